@@ -1,0 +1,26 @@
+"""ireval_core: exact, vectorised information-retrieval evaluation.
+
+Read TREC qrels and runs (:mod:`ireval_core.io`), join them in a columnar layout
+(:mod:`ireval_core.data`), compute measures (:mod:`ireval_core.measures`,
+:func:`ireval_core.evaluate`) and compare systems (:mod:`ireval_core.stats`).
+This package never imports Streamlit.
+"""
+
+from .data import Qrels, Ranked, Run, join
+from .errors import DataWarning, FormatError, IrevalError, UnknownMeasureError
+from .io import read_qrels, read_run, read_runs
+
+__all__ = [
+    "DataWarning",
+    "FormatError",
+    "IrevalError",
+    "Qrels",
+    "Ranked",
+    "Run",
+    "UnknownMeasureError",
+    "join",
+    "read_qrels",
+    "read_run",
+    "read_runs",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,460 @@
+"""Immutable qrels and runs, laid out for vectorised evaluation over all queries at once.
+
+Layout
+------
+Identifiers are coded to integers exactly once, when a :class:`Qrels` or
+:class:`Run` is built:
+
+* ``query_ids`` is the sorted array of distinct query ids; ``qcode[i]`` indexes it.
+* ``doc_ids`` is the byte-wise sorted array of distinct document ids (a pyarrow
+  string array, so seven million ids do not become seven million Python objects);
+  ``dcode[i]`` indexes it, and because the dictionary is sorted, comparing codes
+  compares document ids byte-wise.
+
+Entries are stored as flat columns grouped by query, with CSR offsets: the
+entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
+
+* :class:`Qrels` entries are sorted by (query, document); ``grade`` is float64.
+  A negative grade means "in the pool but not judged" (kept as it is).
+* :class:`Run` entries are sorted once in **ranking order**: score descending,
+  ties broken by document id descending (byte-wise), exactly as trec_eval does.
+  The rank column of the input file is ignored.
+
+:func:`join` aligns one run with the qrels for a chosen set of queries and gives a
+:class:`Ranked` structure, which is what every measure kernel consumes:
+
+* ``offsets`` / ``qidx`` / ``pos``: CSR layout of the ranked lists, the query index of
+  every entry and its 1-based rank;
+* ``grade``: the qrels grade of every ranked document, NaN when it is not in the
+  qrels (unjudged);
+* ``ideal_offsets`` / ``ideal_grade``: every qrels grade of each evaluated query,
+  sorted descending (the ideal ranking built from the qrels).
+
+Counts that depend on the relevance threshold (relevant and judged non-relevant
+documents per query) are computed on demand with :meth:`Ranked.n_relevant` and
+:meth:`Ranked.n_nonrelevant`, vectorised with ``np.bincount``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import DataWarning
+
+__all__ = ["DuplicateEntryError", "Qrels", "Ranked", "Run", "join"]
+
+
+class DuplicateEntryError(ValueError):
+    """Two rows share the same (query, document); ``rows`` are 0-based row indices."""
+
+    def __init__(self, rows: tuple[int, int], query_id: str, doc_id: str) -> None:
+        self.rows = rows
+        self.query_id = query_id
+        self.doc_id = doc_id
+        super().__init__(f"duplicate entry for query {query_id!r}, document {doc_id!r}")
+
+
+def _as_string_array(values: object) -> pa.Array:
+    """Return ``values`` as a flat pyarrow string (or dictionary-of-string) array."""
+    if isinstance(values, pa.ChunkedArray):
+        if pa.types.is_dictionary(values.type):
+            values = values.unify_dictionaries()
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(np.asarray(values, dtype=object).astype(str), type=pa.string())
+    if pa.types.is_dictionary(values.type):
+        if not pa.types.is_string(values.type.value_type):
+            values = values.cast(pa.dictionary(values.type.index_type, pa.string()))
+        return values
+    if not pa.types.is_string(values.type):
+        values = values.cast(pa.string())
+    return values
+
+
+def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes (int32) and distinct values, in order of first appearance."""
+    arr = _as_string_array(values)
+    encoded = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    return codes, encoded.dictionary
+
+
+def _encode_sorted(values: object) -> tuple[np.ndarray, pa.Array]:
+    """Code strings to int32 indices into their byte-wise sorted distinct values.
+
+    Hashing (``dictionary_encode``) happens on all values; sorting only on the
+    distinct ones, so the cost is dominated by one hash pass.
+    """
+    codes, dictionary = dictionary_codes(values)
+    used = np.bincount(codes, minlength=len(dictionary)) > 0
+    if not used.all():  # a filtered dictionary column keeps values no row uses
+        remap = np.cumsum(used, dtype=np.int32) - 1
+        codes = remap[codes]
+        dictionary = dictionary.filter(pa.array(used))
+    order = pc.sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], dictionary.take(pa.array(order))
+
+
+def _offsets(codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """CSR offsets of sorted group codes."""
+    out = np.zeros(n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=n_groups), out=out[1:])
+    return out
+
+
+def _check_unique(qcode: np.ndarray, dcode: np.ndarray, n_docs: int,
+                  query_ids: np.ndarray, doc_ids: pa.Array) -> None:
+    """Raise :class:`DuplicateEntryError` naming the first two rows of a duplicate pair."""
+    key = qcode.astype(np.int64) * max(n_docs, 1) + dcode
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    dup = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+    if dup.size:
+        # report the duplicate whose second occurrence comes first in the file
+        second = order[dup + 1]
+        k = int(np.argmin(second))
+        i, j = int(order[dup[k]]), int(second[k])
+        raise DuplicateEntryError(
+            (min(i, j), max(i, j)), str(query_ids[qcode[i]]), doc_ids[int(dcode[i])].as_py()
+        )
+
+
+def _string_numpy(dictionary: pa.Array) -> np.ndarray:
+    return np.asarray(dictionary.to_pylist(), dtype=object)
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgments, one graded entry per (query, document).
+
+    Build with :meth:`from_arrays` (or a reader in :mod:`ireval_core.io`); the
+    fields are documented in the module docstring.
+    """
+
+    query_ids: np.ndarray
+    doc_ids: pa.Array
+    qcode: np.ndarray
+    dcode: np.ndarray
+    grade: np.ndarray
+    offsets: np.ndarray
+    source: str = "qrels"
+    warnings: tuple[DataWarning, ...] = field(default=())
+
+    @classmethod
+    def from_arrays(cls, query_ids: object, doc_ids: object, grades: object, *,
+                    source: str = "qrels",
+                    warnings: Sequence[DataWarning] = ()) -> Qrels:
+        """Build qrels from three parallel columns (row order is irrelevant).
+
+        Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
+        """
+        qcode, qdict = _encode_sorted(query_ids)
+        dcode, ddict = _encode_sorted(doc_ids)
+        grade = np.asarray(grades, dtype=np.float64)
+        if not (len(qcode) == len(dcode) == len(grade)):
+            raise ValueError("query_ids, doc_ids and grades must have the same length")
+        qids = _string_numpy(qdict)
+        _check_unique(qcode, dcode, len(ddict), qids, ddict)
+        order = np.lexsort((dcode, qcode))
+        qcode, dcode, grade = qcode[order], dcode[order], grade[order]
+        return cls(qids, ddict, qcode, dcode, grade, _offsets(qcode, len(qids)),
+                   source, tuple(warnings))
+
+    @classmethod
+    def from_dict(cls, qrels: dict[str, dict[str, float]], *, source: str = "qrels") -> Qrels:
+        """Build from ``{qid: {docid: grade}}`` (the pytrec_eval / ranx layout)."""
+        q, d, g = _flatten(qrels)
+        return cls.from_arrays(q, d, g, source=source)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def __len__(self) -> int:
+        return len(self.grade)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """Return ``{qid: {docid: grade}}``."""
+        return _to_dict(self.query_ids, self.doc_ids, self.qcode, self.dcode, self.grade)
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.source!r}: {self.n_queries} queries, {len(self)} judgments)"
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One system's ranked lists, stored in ranking order (score desc, docid desc).
+
+    Build with :meth:`from_arrays` (or a reader in :mod:`ireval_core.io`).
+    """
+
+    name: str
+    query_ids: np.ndarray
+    doc_ids: pa.Array
+    qcode: np.ndarray
+    dcode: np.ndarray
+    score: np.ndarray
+    offsets: np.ndarray
+    source: str = "run"
+    warnings: tuple[DataWarning, ...] = field(default=())
+
+    @classmethod
+    def from_arrays(cls, query_ids: object, doc_ids: object, scores: object, *,
+                    name: str, source: str = "run",
+                    warnings: Sequence[DataWarning] = ()) -> Run:
+        """Build a run from three parallel columns; rows are put in ranking order.
+
+        Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
+        """
+        qcode, qdict = _encode_sorted(query_ids)
+        dcode, ddict = _encode_sorted(doc_ids)
+        score = np.asarray(scores, dtype=np.float64)
+        if not (len(qcode) == len(dcode) == len(score)):
+            raise ValueError("query_ids, doc_ids and scores must have the same length")
+        qids = _string_numpy(qdict)
+        _check_unique(qcode, dcode, len(ddict), qids, ddict)
+        order = ranking_order(qcode, score, dcode)
+        if order is not None:
+            qcode, dcode, score = qcode[order], dcode[order], score[order]
+        return cls(name, qids, ddict, qcode, dcode, score, _offsets(qcode, len(qids)),
+                   source, tuple(warnings))
+
+    @classmethod
+    def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> Run:
+        """Build from ``{qid: {docid: score}}`` (the pytrec_eval / ranx layout)."""
+        q, d, s = _flatten(run)
+        return cls.from_arrays(q, d, s, name=name, source=name)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    @cached_property
+    def depth(self) -> np.ndarray:
+        """Number of retrieved documents per query."""
+        return np.diff(self.offsets)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """Return ``{qid: {docid: score}}``."""
+        return _to_dict(self.query_ids, self.doc_ids, self.qcode, self.dcode, self.score)
+
+    def renamed(self, name: str) -> Run:
+        """A copy of this run under another name (the data is shared, not copied)."""
+        return Run(name, self.query_ids, self.doc_ids, self.qcode, self.dcode, self.score,
+                   self.offsets, self.source, self.warnings)
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r}: {self.n_queries} queries, {len(self)} documents)"
+
+
+def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
+    """Permutation putting rows in (query asc, score desc, docid desc) order.
+
+    Returns ``None`` when the rows are already in that order (the common case for
+    run files written by a search engine), which costs one linear pass.
+    """
+    if len(qcode) > 1:
+        dq = np.diff(qcode)
+        same = dq == 0
+        ds = np.diff(score)
+        in_order = (
+            not (dq < 0).any()
+            and not (same & (ds > 0)).any()
+            and not (same & (ds == 0) & (np.diff(dcode) > 0)).any()
+        )
+        if not in_order:
+            return np.lexsort((-dcode.astype(np.int64), -score, qcode))
+    return None
+
+
+def _flatten(nested: dict[str, dict[str, float]]) -> tuple[list[str], list[str], list[float]]:
+    q: list[str] = []
+    d: list[str] = []
+    v: list[float] = []
+    for qid, docs in nested.items():
+        q.extend([str(qid)] * len(docs))
+        d.extend(str(k) for k in docs)
+        v.extend(float(x) for x in docs.values())
+    return q, d, v
+
+
+def _to_dict(query_ids: np.ndarray, doc_ids: pa.Array, qcode: np.ndarray, dcode: np.ndarray,
+             values: np.ndarray) -> dict[str, dict[str, float]]:
+    docs = doc_ids.take(pa.array(dcode)).to_pylist()
+    out: dict[str, dict[str, float]] = {}
+    for q, d, v in zip(query_ids[qcode].tolist(), docs, values.tolist(), strict=True):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Ranked:
+    """One run joined with the qrels over the evaluated queries (see module docstring)."""
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    qidx: np.ndarray
+    pos: np.ndarray
+    grade: np.ndarray
+    score: np.ndarray
+    ideal_offsets: np.ndarray
+    ideal_grade: np.ndarray
+    in_run: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @cached_property
+    def n_retrieved(self) -> np.ndarray:
+        """Ranked documents per query (after any depth cut)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def ideal_qidx(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_queries), np.diff(self.ideal_offsets))
+
+    def n_relevant(self, threshold: float = 1.0) -> np.ndarray:
+        """Relevant documents in the qrels (grade >= threshold), per query."""
+        return np.bincount(self.ideal_qidx, weights=self.ideal_grade >= threshold,
+                           minlength=self.n_queries)
+
+    def n_nonrelevant(self, threshold: float = 1.0) -> np.ndarray:
+        """Judged non-relevant documents in the qrels (0 <= grade < threshold), per query."""
+        g = self.ideal_grade
+        return np.bincount(self.ideal_qidx, weights=(g >= 0) & (g < threshold),
+                           minlength=self.n_queries)
+
+
+def _pick_segments(offsets: np.ndarray, groups: np.ndarray,
+                   depth: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of the CSR segments ``groups`` (each cut to ``depth``), and new offsets."""
+    lengths = np.diff(offsets)[groups]
+    starts = offsets[groups]
+    if depth is not None:
+        lengths = np.minimum(lengths, depth)
+    new_offsets = np.zeros(len(groups) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    total = int(new_offsets[-1])
+    seg = np.repeat(np.arange(len(groups)), lengths)
+    rows = np.arange(total, dtype=np.int64) - new_offsets[seg] + starts[seg]
+    return rows, new_offsets
+
+
+def evaluated_queries(qrels: Qrels, run: Run, *, complete: bool = False) -> np.ndarray:
+    """Query ids that enter the mean: run ∩ qrels (trec_eval), or every qrels query (``-c``)."""
+    if complete:
+        return qrels.query_ids
+    return np.intersect1d(qrels.query_ids.astype(str), run.query_ids.astype(str)).astype(object)
+
+
+def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: int | None = None,
+         complete: bool = False, judged_only: bool = False) -> Ranked:
+    """Align ``run`` with ``qrels`` for vectorised evaluation.
+
+    Parameters
+    ----------
+    qrels, run:
+        The judgments and one system's rankings.
+    queries:
+        Query ids to evaluate, in output order. Default: :func:`evaluated_queries`
+        (queries in both, or every qrels query when ``complete``). A query absent
+        from the run gets an empty ranking; one absent from the qrels gets no
+        judgments.
+    depth:
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
+    judged_only:
+        Drop unjudged documents (not in the qrels, or with a negative grade) from
+        the rankings before anything is computed (condensed lists).
+    """
+    if depth is not None and depth < 1:
+        raise ValueError(f"The 'depth' parameter must be an int >= 1. Got {depth} instead.")
+    if queries is None:
+        queries = evaluated_queries(qrels, run, complete=complete)
+    queries = np.asarray(queries, dtype=object)
+    nq = len(queries)
+
+    # query codes of the evaluated queries in the run and in the qrels (-1 = absent)
+    run_q = _lookup(run.query_ids, queries)
+    qrels_q = _lookup(qrels.query_ids, queries)
+
+    # ranked entries of the evaluated queries, in ranking order
+    in_run = run_q >= 0
+    rows, offsets = _pick_segments(run.offsets, np.where(in_run, run_q, 0),
+                                   None if judged_only else depth)
+    if not in_run.all():  # absent queries: empty segments
+        lengths = np.where(in_run, np.diff(offsets), 0)
+        keep = np.repeat(in_run, np.diff(offsets))
+        rows = rows[keep]
+        offsets = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+    qidx = np.repeat(np.arange(nq, dtype=np.int32), np.diff(offsets))
+
+    # qrels entries of the evaluated queries
+    in_qrels = qrels_q >= 0
+    qrows, _ = _pick_segments(qrels.offsets, np.where(in_qrels, qrels_q, 0))
+    qlen = np.where(in_qrels, np.diff(qrels.offsets)[np.where(in_qrels, qrels_q, 0)], 0)
+    qkeep = np.repeat(in_qrels, np.diff(qrels.offsets)[np.where(in_qrels, qrels_q, 0)])
+    qrows = qrows[qkeep]
+    qqidx = np.repeat(np.arange(nq, dtype=np.int64), qlen)
+
+    # grade of every ranked document: look (query, doc) up among the qrels rows
+    doc_map = _doc_code_map(run.doc_ids, qrels.doc_ids)  # run dcode -> qrels dcode or -1
+    rdoc = doc_map[run.dcode[rows]]
+    n_docs = max(len(qrels.doc_ids), 1)
+    qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
+    rkey = qidx.astype(np.int64) * n_docs + rdoc
+    hit = np.searchsorted(qkey, rkey)
+    hit_ok = (rdoc >= 0) & (hit < len(qkey))
+    hit_ok[hit_ok] = qkey[hit[hit_ok]] == rkey[hit_ok]
+    grade = np.full(len(rows), np.nan)
+    grade[hit_ok] = qrels.grade[qrows[hit[hit_ok]]]
+    score = run.score[rows]
+
+    if judged_only:
+        keep = grade >= 0
+        grade, score, qidx = grade[keep], score[keep], qidx[keep]
+        lengths = np.bincount(qidx, minlength=nq)
+        if depth is not None:
+            offsets0 = np.zeros(nq + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets0[1:])
+            pos0 = np.arange(len(qidx)) - offsets0[qidx]
+            cut = pos0 < depth
+            grade, score, qidx = grade[cut], score[cut], qidx[cut]
+            lengths = np.minimum(lengths, depth)
+        offsets = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+
+    pos = (np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1).astype(np.int32)
+
+    # ideal: every qrels grade of the query, descending
+    ideal_grade = qrels.grade[qrows]
+    order = np.lexsort((-ideal_grade, qqidx))
+    ideal_offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(qlen, out=ideal_offsets[1:])
+    return Ranked(queries, offsets, qidx, pos, grade, score, ideal_offsets,
+                  ideal_grade[order], in_run)
+
+
+def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Index of each needle in the sorted string array ``haystack``, -1 when absent."""
+    idx = pc.index_in(pa.array(needles.astype(str), type=pa.string()),
+                      value_set=pa.array(haystack.astype(str), type=pa.string()))
+    return idx.fill_null(-1).to_numpy().astype(np.int64)
+
+
+def _doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
+    """For each run document code, the qrels document code (or -1 when never judged)."""
+    idx = pc.index_in(run_docs, value_set=qrels_docs)
+    return idx.fill_null(-1).to_numpy().astype(np.int64)
