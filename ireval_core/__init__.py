@@ -8,10 +8,17 @@ This package never imports Streamlit.
 
 from .data import Qrels, Ranked, Run, join
 from .errors import DataWarning, FormatError, IrevalError, UnknownMeasureError
+from .evaluate import EvalOptions, Evaluation, evaluate
 from .io import read_qrels, read_run, read_runs
+from .measures import Measure, parse_measure
 
 __all__ = [
     "DataWarning",
+    "EvalOptions",
+    "Evaluation",
+    "Measure",
+    "evaluate",
+    "parse_measure",
     "FormatError",
     "IrevalError",
     "Qrels",

@@ -311,6 +311,7 @@ class Ranked:
     ideal_offsets: np.ndarray
     ideal_grade: np.ndarray
     in_run: np.ndarray
+    max_grade: float = 0.0
 
     @property
     def n_queries(self) -> int:
@@ -443,8 +444,9 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
     order = np.lexsort((-ideal_grade, qqidx))
     ideal_offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(qlen, out=ideal_offsets[1:])
+    top = float(qrels.grade.max()) if len(qrels.grade) else 0.0
     return Ranked(queries, offsets, qidx, pos, grade, score, ideal_offsets,
-                  ideal_grade[order], in_run)
+                  ideal_grade[order], in_run, max(top, 0.0))
 
 
 def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

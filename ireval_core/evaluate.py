@@ -1,0 +1,180 @@
+"""Evaluate several runs against qrels: per-query values and aggregates.
+
+>>> from ireval_core import Qrels, Run, evaluate
+>>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 2}})
+>>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}, name="bm25")
+>>> res = evaluate(qrels, [run], ["P@2", "AP"])
+>>> round(res.mean("bm25", "AP"), 4)
+0.8333
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .data import Qrels, Ranked, Run, evaluated_queries, join
+from .measures import Measure, Options, parse_measures
+
+__all__ = ["EvalOptions", "Evaluation", "evaluate"]
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """Settings that change which numbers come out, all shown next to results.
+
+    complete:
+        Average over every qrels query, a query missing from a run scoring 0
+        (trec_eval ``-c``). Default: queries in both the run and the qrels.
+    depth:
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
+    rel_level:
+        Relevance threshold of binary measures (trec_eval ``-l``).
+    idcg_zero:
+        nDCG of a query without relevant documents: ``"zero"`` (kept, scores 0,
+        trec_eval) or ``"drop"`` (left out of the mean, TF-Ranking).
+    judged_only:
+        Remove unjudged documents from the rankings first (condensed lists);
+        default: unjudged documents count as non-relevant.
+    """
+
+    complete: bool = False
+    depth: int | None = None
+    rel_level: float = 1.0
+    idcg_zero: Literal["zero", "drop"] = "zero"
+    judged_only: bool = False
+
+    @property
+    def kernel_options(self) -> Options:
+        return Options(rel_level=self.rel_level, idcg_zero=self.idcg_zero)
+
+    def describe(self) -> str:
+        """The averaging and unjudged policies in words."""
+        parts = ["queries: every qrels query (missing from a run = 0)" if self.complete
+                 else "queries: in both run and qrels"]
+        parts.append("unjudged: removed" if self.judged_only else "unjudged: non-relevant")
+        parts.append(f"relevant: grade >= {self.rel_level:g}")
+        if self.depth is not None:
+            parts.append(f"depth: top {self.depth}")
+        parts.append("IDCG = 0: query dropped" if self.idcg_zero == "drop"
+                     else "IDCG = 0: scores 0")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Per-query values and aggregates for several systems and measures."""
+
+    systems: tuple[str, ...]
+    measures: tuple[Measure, ...]
+    options: EvalOptions
+    query_ids: dict[str, np.ndarray]
+    values: dict[tuple[str, str], np.ndarray]
+    aggregates: dict[tuple[str, str], float]
+    n_averaged: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def per_query(self, system: str, measure: str | Measure) -> pd.Series:
+        """Per-query values of one system and measure, indexed by query id."""
+        key = (system, str(measure if isinstance(measure, Measure) else
+                           parse_measures(measure)[0]))
+        return pd.Series(self.values[key], index=pd.Index(self.query_ids[system], name="query"),
+                         name=key[1])
+
+    def mean(self, system: str, measure: str | Measure) -> float:
+        """The aggregate of one system and measure (see :meth:`definition` for the rule)."""
+        m = measure if isinstance(measure, Measure) else parse_measures(measure)[0]
+        return self.aggregates[(system, str(m))]
+
+    def definition(self, measure: str | Measure) -> str:
+        """One-line definition of a measure under these options."""
+        m = measure if isinstance(measure, Measure) else parse_measures(measure)[0]
+        return m.definition(self.options.kernel_options)
+
+    def tidy(self) -> pd.DataFrame:
+        """Long table: system, query, measure, value (one row per value)."""
+        frames = []
+        for (system, measure), v in self.values.items():
+            frames.append(pd.DataFrame({"system": system, "query": self.query_ids[system],
+                                        "measure": measure, "value": v}))
+        if not frames:
+            return pd.DataFrame(columns=["system", "query", "measure", "value"])
+        return pd.concat(frames, ignore_index=True)
+
+    def table(self) -> pd.DataFrame:
+        """Aggregates as a systems x measures table (measure order as requested)."""
+        cols = [str(m) for m in self.measures]
+        data = {c: [self.aggregates[(s, c)] for s in self.systems] for c in cols}
+        return pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
+
+    def paired(self, measure: str | Measure, a: str, b: str) -> tuple[np.ndarray, np.ndarray,
+                                                                        np.ndarray]:
+        """Values of two systems on their common queries: (query_ids, values_a, values_b)."""
+        m = str(measure if isinstance(measure, Measure) else parse_measures(measure)[0])
+        qa, qb = self.query_ids[a], self.query_ids[b]
+        common, ia, ib = np.intersect1d(qa.astype(str), qb.astype(str), return_indices=True)
+        va, vb = self.values[(a, m)][ia], self.values[(b, m)][ib]
+        ok = ~(np.isnan(va) | np.isnan(vb))
+        return common[ok].astype(object), va[ok], vb[ok]
+
+
+def _aggregate(r: Ranked, m: Measure, o: Options, values: np.ndarray) -> tuple[float, int]:
+    fam = m.family
+    n = int(np.count_nonzero(~np.isnan(values)))
+    if fam.aggregate is not None:
+        return fam.aggregate(r, m, o, values), n
+    return (float(np.nanmean(values)) if n else float("nan")), n
+
+
+def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[str | Measure], *,
+             complete: bool = False, depth: int | None = None, rel_level: float = 1.0,
+             idcg_zero: Literal["zero", "drop"] = "zero", judged_only: bool = False,
+             ) -> Evaluation:
+    """Compute ``measures`` for every run; vectorised over all queries of each run.
+
+    Parameters
+    ----------
+    qrels:
+        Relevance judgments.
+    runs:
+        One run or several (names must be distinct).
+    measures:
+        Measure specs or their text (``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map"``, ...).
+    complete, depth, rel_level, idcg_zero, judged_only:
+        See :class:`EvalOptions`.
+
+    Returns
+    -------
+    Evaluation
+        Per-query values (NaN = the query is not counted for that measure) and
+        aggregates, with the averaging rule of each measure in its definition.
+    """
+    if isinstance(runs, Run):
+        runs = [runs]
+    runs = list(runs)
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"run names must be distinct, got {names}")
+    if idcg_zero not in ("zero", "drop"):
+        raise ValueError(f"The 'idcg_zero' parameter must be 'zero' or 'drop'. Got "
+                         f"{idcg_zero!r} instead.")
+    specs = parse_measures(measures)
+    opts = EvalOptions(complete, depth, float(rel_level), idcg_zero, judged_only)
+    kopts = opts.kernel_options
+    values: dict[tuple[str, str], np.ndarray] = {}
+    aggregates: dict[tuple[str, str], float] = {}
+    counts: dict[tuple[str, str], int] = {}
+    query_ids: dict[str, np.ndarray] = {}
+    for run in runs:
+        queries = evaluated_queries(qrels, run, complete=complete)
+        ranked = join(qrels, run, queries=queries, depth=depth, judged_only=judged_only)
+        query_ids[run.name] = ranked.query_ids
+        for m in specs:
+            v = np.asarray(m.family.kernel(ranked, m, kopts), dtype=np.float64)
+            values[(run.name, str(m))] = v
+            aggregates[(run.name, str(m))], counts[(run.name, str(m))] = _aggregate(
+                ranked, m, kopts, v)
+    return Evaluation(tuple(names), tuple(specs), opts, query_ids, values, aggregates, counts)

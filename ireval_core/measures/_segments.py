@@ -1,0 +1,66 @@
+"""Segmented (per-query) array primitives over CSR layouts.
+
+Every helper works on flat arrays holding all queries at once; ``qidx`` gives the
+query of each entry and ``offsets`` the CSR boundaries. None loops over queries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def seg_sum(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
+    """Sum of ``values`` per query (float64)."""
+    return np.bincount(qidx, weights=values, minlength=n).astype(np.float64, copy=False)
+
+
+def seg_count(mask: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
+    """Number of true entries per query (int64)."""
+    return np.bincount(qidx[mask], minlength=n)
+
+
+def seg_cumcount(mask: np.ndarray, offsets: np.ndarray, qidx: np.ndarray) -> np.ndarray:
+    """Inclusive running count of true entries within each query (int64, exact)."""
+    c = np.cumsum(mask, dtype=np.int64)
+    before = np.concatenate(([0], c))[offsets[:-1]]
+    return c - before[qidx]
+
+
+def seg_first(mask: np.ndarray, pos: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
+    """Smallest ``pos`` where ``mask`` holds, per query (0 when never)."""
+    out = np.zeros(n, dtype=np.int64)
+    hits = np.flatnonzero(mask)
+    if hits.size:
+        # entries are in rank order, so the first hit of a query is its smallest pos
+        q = qidx[hits]
+        first = np.concatenate(([True], q[1:] != q[:-1]))
+        out[q[first]] = pos[hits[first]]
+    return out
+
+
+def seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
+    """``out[i] = max(values[j] for j >= i in the same query)`` for values in [0, 1]."""
+    if values.size == 0:
+        return values.copy()
+    # Shift each query's values by 2 * its index so that a running max from the end
+    # never carries a value across a query boundary, then undo the shift.
+    shift = 2.0 * (n - qidx.astype(np.float64))
+    rev = (values + shift)[::-1]
+    return np.maximum.accumulate(rev)[::-1] - shift
+
+
+def take_per_query(values: np.ndarray, offsets: np.ndarray, index: np.ndarray,
+                   valid: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """``values[offsets[q] + index[q]]`` for queries where ``valid``, else ``fill``."""
+    out = np.full(len(index), fill, dtype=np.float64)
+    out[valid] = values[offsets[:-1][valid] + index[valid]]
+    return out
+
+
+def safe_div(num: np.ndarray, den: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """``num / den`` with ``fill`` where ``den == 0``."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, fill, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out

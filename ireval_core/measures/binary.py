@@ -1,0 +1,195 @@
+"""Binary-relevance kernels: cutoff and set measures, AP family, bpref, IPrec.
+
+Each kernel takes a :class:`~ireval_core.data.Ranked` (all queries at once), the
+:class:`~.registry.Measure` and the :class:`~.registry.Options`, and returns one
+float64 per query. A document is relevant when its grade >= the threshold;
+unjudged documents (grade NaN) and pooled-but-unjudged ones (negative grade) are
+never relevant; judged non-relevant means 0 <= grade < threshold. Undefined cases
+follow trec_eval 9.0.8 (e.g. no relevant document gives 0) unless noted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import Ranked
+from ._segments import (
+    safe_div,
+    seg_count,
+    seg_cumcount,
+    seg_first,
+    seg_reverse_cummax,
+    seg_sum,
+)
+from .registry import Measure, Options
+
+
+def _rel(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    return r.grade >= m.threshold(o)
+
+
+def _nonrel(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    g = r.grade
+    return (g >= 0) & (g < m.threshold(o))
+
+
+def _top(r: Ranked, m: Measure) -> np.ndarray | None:
+    """Mask of entries within the cutoff (None = whole ranking)."""
+    return None if m.cutoff is None else r.pos <= m.k
+
+
+def _count_top(mask: np.ndarray, r: Ranked, m: Measure) -> np.ndarray:
+    top = _top(r, m)
+    return seg_count(mask if top is None else mask & top, r.qidx, r.n_queries)
+
+
+def _retrieved_top(r: Ranked, m: Measure) -> np.ndarray:
+    return r.n_retrieved if m.cutoff is None else np.minimum(r.n_retrieved, m.k)
+
+
+def precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """P@k = relevant in top k / k (short lists padded with non-relevant); set_P without k."""
+    hits = _count_top(_rel(r, m, o), r, m)
+    return safe_div(hits, r.n_retrieved if m.cutoff is None else np.full(r.n_queries, m.k))
+
+
+def recall(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """R@k = relevant in top k / relevant in qrels (0 when the query has none)."""
+    return safe_div(_count_top(_rel(r, m, o), r, m), r.n_relevant(m.threshold(o)))
+
+
+def f_measure(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """F(beta)@k = (1 + b²) P R / (b² P + R), 0 when P + R = 0."""
+    p, rec = precision(r, m, o), recall(r, m, o)
+    b2 = float(m.get("beta")) ** 2
+    return safe_div((1 + b2) * p * rec, b2 * p + rec)
+
+
+def fallout(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """Judged non-relevant in top k / judged non-relevant in qrels."""
+    return safe_div(_count_top(_nonrel(r, m, o), r, m), r.n_nonrelevant(m.threshold(o)))
+
+
+def accuracy(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """(TP + TN) / judged docs, predicting the top k positive and the rest negative."""
+    t = m.threshold(o)
+    tp = _count_top(_rel(r, m, o), r, m)
+    fp = _count_top(_nonrel(r, m, o), r, m)
+    n_rel, n_non = r.n_relevant(t), r.n_nonrelevant(t)
+    return safe_div(tp + (n_non - fp), n_rel + n_non)
+
+
+def success(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """1 if a relevant document is in the top k, else 0."""
+    return (_count_top(_rel(r, m, o), r, m) > 0).astype(np.float64)
+
+
+def judged(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """Judged documents (grade >= 0) in the top k / min(k, retrieved); 0 for an empty ranking."""
+    return safe_div(_count_top(r.grade >= 0, r, m), _retrieved_top(r, m))
+
+
+def num_ret(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    return _retrieved_top(r, m).astype(np.float64)
+
+
+def num_rel(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    return r.n_relevant(m.threshold(o))
+
+
+def num_rel_ret(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    return _count_top(_rel(r, m, o), r, m).astype(np.float64)
+
+
+def num_nonrel_ret(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    return _count_top(_nonrel(r, m, o), r, m).astype(np.float64)
+
+
+def r_precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """P@R where R = relevant in qrels (0 when R = 0)."""
+    n_rel = r.n_relevant(m.threshold(o))
+    within = r.pos <= n_rel[r.qidx]
+    return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), n_rel)
+
+
+def average_precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """AP@k = Σ over relevant ranks r <= k of P@r, divided by R (not by min(k, R))."""
+    rel = _rel(r, m, o)
+    top = _top(r, m)
+    hits = rel if top is None else rel & top
+    prec = seg_cumcount(rel, r.offsets, r.qidx) / r.pos
+    return safe_div(seg_sum(np.where(hits, prec, 0.0), r.qidx, r.n_queries),
+                    r.n_relevant(m.threshold(o)))
+
+
+def reciprocal_rank(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """1 / rank of the first relevant document within the cutoff, 0 if none."""
+    rel = _rel(r, m, o)
+    top = _top(r, m)
+    first = seg_first(rel if top is None else rel & top, r.pos, r.qidx, r.n_queries)
+    return safe_div(np.ones(r.n_queries), first)
+
+
+def bpref(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """bpref as trec_eval: (1/R) Σ_rel retrieved (1 − min(n above, R) / min(N, R)).
+
+    ``n above`` counts judged non-relevant documents ranked above; N is the number
+    of judged non-relevant documents of the query. With ``form=original`` the
+    seed's (1/R) Σ (1 − min(n above, R) / R) is used instead.
+    """
+    t = m.threshold(o)
+    rel = _rel(r, m, o)
+    nonrel = _nonrel(r, m, o)
+    above = seg_cumcount(nonrel, r.offsets, r.qidx)  # rel entries are not counted in it
+    n_rel = r.n_relevant(t)
+    if m.get("form") == "original":
+        denom = n_rel
+    else:
+        denom = np.minimum(r.n_nonrelevant(t), n_rel)
+    q = r.qidx
+    term = 1.0 - safe_div(np.minimum(above, n_rel[q]), denom[q])
+    term = np.where(above > 0, term, 1.0)
+    return safe_div(seg_sum(np.where(rel, term, 0.0), q, r.n_queries), n_rel)
+
+
+def _iprec_levels(r: Ranked, m: Measure, o: Options, levels: np.ndarray) -> np.ndarray:
+    """Interpolated precision at recall levels (queries x levels), trec_eval 9.0.8.
+
+    The level r needs c = (long)(r * R + 0.9) relevant documents (trec_eval 9's
+    rounding; 10.0 uses lround). Value: the highest precision at or below the
+    rank of the max(c, 1)-th relevant document; 0 when fewer are retrieved.
+    """
+    rel = _rel(r, m, o)
+    n_rel = r.n_relevant(m.threshold(o))
+    hits = seg_cumcount(rel, r.offsets, r.qidx)
+    prec = hits / np.maximum(r.pos, 1)
+    best_below = seg_reverse_cummax(prec, r.qidx, r.n_queries)
+    rel_rows = np.flatnonzero(rel)  # rows of relevant docs, grouped by query in rank order
+    rel_start = np.concatenate(([0], np.cumsum(np.bincount(r.qidx[rel_rows],
+                                                           minlength=r.n_queries))))
+    n_rel_ret = np.diff(rel_start)
+    need = (levels[None, :] * n_rel[:, None] + 0.9).astype(np.int64)
+    need = np.maximum(need, 1)
+    ok = (need <= n_rel_ret[:, None]) & (n_rel_ret[:, None] > 0)
+    out = np.zeros(need.shape)
+    idx = rel_start[:-1, None] + need - 1
+    out[ok] = best_below[rel_rows[idx[ok]]]
+    return out
+
+
+def iprec(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """Interpolated precision at recall level r: max precision at any recall >= r."""
+    return _iprec_levels(r, m, o, np.array([m.cutoff]))[:, 0]
+
+
+ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
+
+
+def eleven_point(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+    """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
+    return _iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
+
+
+def sum_aggregate(r: Ranked, m: Measure, o: Options, values: np.ndarray) -> float:
+    """Counts are summed over queries, as trec_eval prints them."""
+    return float(np.nansum(values))

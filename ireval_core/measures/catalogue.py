@@ -1,0 +1,92 @@
+"""The catalogue: every measure family ireval knows, registered once.
+
+The one-line definitions here are what the CLI's ``--help`` and the app show
+next to each number; ``{k}``, ``{rel}`` and parameter names are filled in.
+"""
+
+from __future__ import annotations
+
+from . import binary, gain
+from .registry import Family, Param, _float, _gain, register
+
+REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
+            "(default: the evaluation's level, 1)", kind=_float)
+GAIN = Param("gain", "linear", "gain of a grade: linear = g, exp = 2^g - 1, or a map "
+             "{grade:gain,...}", choices=("linear", "exp"), kind=_gain)
+DISCOUNT = Param("discount", "log2", "rank discount: log2 = 1/log2(i+1), jk = "
+                 "Järvelin-Kekäläinen (1 at rank 1, then 1/log2 i)", choices=("log2", "jk"))
+IDEAL = Param("ideal", "qrels", "ideal ranking: qrels = all judged documents of the query "
+              "(trec_eval), run = the retrieved documents only (hides recall failures)",
+              choices=("qrels", "run"))
+UNJUDGED = "unjudged documents count as non-relevant"
+
+register(Family("P", binary.precision, "relevant ({rel}) in the top {k} / {k}; short "
+                "rankings padded with non-relevant; " + UNJUDGED, params=(REL,),
+                trec="P_k / set_P", aliases=("Precision",)))
+register(Family("R", binary.recall, "relevant ({rel}) in the top {k} / relevant in the "
+                "qrels (0 when none); " + UNJUDGED, params=(REL,), trec="recall_k / set_recall",
+                aliases=("Recall",)))
+register(Family("F", binary.f_measure, "(1+beta²)·P·R / (beta²·P + R) at {k}, beta = {beta}, "
+                "relevant: {rel}", params=(REL, Param("beta", 1.0, "weight of recall",
+                                                       kind=_float)), trec="set_F"))
+register(Family("Fallout", binary.fallout, "judged non-relevant (0 <= grade, not {rel}) in "
+                "the top {k} / judged non-relevant in the qrels", params=(REL,)))
+register(Family("Accuracy", binary.accuracy, "(TP + TN) / judged documents, the top {k} "
+                "predicted relevant ({rel}), everything else predicted non-relevant",
+                params=(REL,)))
+register(Family("Success", binary.success, "1 if a relevant ({rel}) document is in the top "
+                "{k}, else 0", params=(REL,), trec="success_k", aliases=("HitRate",)))
+register(Family("Judged", binary.judged, "judged documents (grade >= 0) in the top {k} / "
+                "min({k}, retrieved): how much of the ranking the labels cover", binary=False))
+register(Family("AP", binary.average_precision, "Σ over relevant ({rel}) ranks r within {k} "
+                "of P@r, / relevant in qrels (not min(k, R)); " + UNJUDGED, params=(REL,),
+                trec="map / map_cut_k", aliases=("MAP",), perfect_is_one=True))
+register(Family("RR", binary.reciprocal_rank, "1 / rank of the first relevant ({rel}) "
+                "document within {k}, 0 if none", params=(REL,), trec="recip_rank",
+                aliases=("MRR", "RecipRank"), perfect_is_one=True))
+register(Family("Rprec", binary.r_precision, "precision at rank R, R = relevant ({rel}) "
+                "documents in the qrels", cutoff="none", params=(REL,), trec="Rprec",
+                aliases=("RPrec",), perfect_is_one=True))
+register(Family("bpref", binary.bpref, "(1/R) Σ over retrieved relevant ({rel}) of "
+                "1 − min(judged non-relevant above, R) / min(N, R) (trec_eval; form=original: "
+                "/ R); unjudged documents are skipped", cutoff="none",
+                params=(REL, Param("form", "trec", "trec_eval's form or the original "
+                                   "(1/R)Σ(1 − N_above/R)", choices=("trec", "original"))),
+                trec="bpref", aliases=("Bpref",), perfect_is_one=True))
+register(Family("IPrec", binary.iprec, "interpolated precision at recall {k}: the highest "
+                "precision at any recall >= {k} (trec_eval 9 rounding: needs "
+                "(long)(r·R + 0.9) relevant)", cutoff="recall", params=(REL,),
+                trec="iprec_at_recall_r", perfect_is_one=True))
+register(Family("11pt", binary.eleven_point, "mean of IPrec at recall 0.0, 0.1, ..., 1.0 "
+                "(relevant: {rel})", cutoff="none", params=(REL,), trec="11pt_avg",
+                aliases=("11ptAvg",), perfect_is_one=True))
+register(Family("NumRet", binary.num_ret, "documents retrieved (within {k})", binary=False,
+                bounds=(0.0, None), aggregate=binary.sum_aggregate,
+                aggregate_rule="summed over queries", trec="num_ret"))
+register(Family("NumRel", binary.num_rel, "relevant ({rel}) documents in the qrels",
+                cutoff="none", params=(REL,), bounds=(0.0, None),
+                aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
+                trec="num_rel"))
+register(Family("NumRelRet", binary.num_rel_ret, "relevant ({rel}) documents retrieved "
+                "(within {k})", params=(REL,), bounds=(0.0, None),
+                aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
+                trec="num_rel_ret"))
+register(Family("NumNonRelRet", binary.num_nonrel_ret, "judged non-relevant documents "
+                "retrieved (within {k})", params=(REL,), bounds=(0.0, None),
+                aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
+                trec="num_nonrel_judged_ret"))
+
+register(Family("CG", gain.cg, "Σ gain ({gain}) over the top {k}", params=(GAIN,),
+                binary=False, bounds=(0.0, None)))
+register(Family("DCG", gain.dcg, "Σ gain ({gain}) · discount ({discount}) over the top {k}; "
+                "absolute, so a ranking of junk scores near 0", params=(GAIN, DISCOUNT),
+                binary=False, bounds=(0.0, None)))
+register(Family("nDCG", gain.ndcg, "DCG@{k} / IDCG@{k}, gain {gain}, discount {discount}, "
+                "ideal from {ideal}", params=(GAIN, DISCOUNT, IDEAL), binary=False,
+                trec="ndcg / ndcg_cut_k", aliases=("NDCG",), perfect_is_one=True))
+register(Family("ERR", gain.err, "Σ_r (1/r)·R_r·Π_(i<r)(1 − R_i) over the top {k}, "
+                "R = (2^g − 1)/2^gmax, gmax = {max_grade}",
+                params=(Param("max_grade", None, "top grade of the scale (default: the "
+                              "highest grade in the qrels)", kind=_float),), binary=False))
+register(Family("RBP", gain.rbp, "(1 − p)·Σ rel_i·p^(i−1) over the top {k}, p = {p}, "
+                "relevant: {rel}", params=(REL, Param("p", 0.8, "persistence", kind=_float))))

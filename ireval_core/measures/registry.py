@@ -1,0 +1,344 @@
+"""Measures are data: immutable specs in one registry, parsed from text.
+
+A :class:`Measure` is a family name, an optional cutoff and non-default
+parameters; its text form round-trips through :func:`parse_measure`::
+
+    >>> m = parse_measure("nDCG(gain=exp, ideal=run)@10")
+    >>> str(m)
+    'nDCG(gain=exp,ideal=run)@10'
+    >>> parse_measure("ndcg_cut_10") == parse_measure("nDCG@10")
+    True
+
+Each :class:`Family` holds its kernel (a pure numpy function over a
+:class:`~ireval_core.data.Ranked`), its parameters with their defaults, and a
+one-line definition that the CLI help and the app show next to every number.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from ..data import Ranked
+from ..errors import UnknownMeasureError
+
+__all__ = ["Family", "Measure", "Options", "Param", "FAMILIES", "parse_measure",
+           "parse_measures", "register", "measure_names"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """Evaluation-wide settings a kernel may need.
+
+    rel_level:
+        Default relevance threshold for binary measures (trec_eval ``-l``): a
+        document is relevant when its grade >= rel_level. A measure's own ``rel=``
+        parameter overrides it.
+    idcg_zero:
+        What nDCG does for a query with no relevant document (IDCG = 0): ``"zero"``
+        scores 0 and keeps the query in the mean (trec_eval); ``"drop"`` leaves it
+        out of the mean (TF-Ranking).
+    """
+
+    rel_level: float = 1.0
+    idcg_zero: Literal["zero", "drop"] = "zero"
+
+
+Kernel = Callable[[Ranked, "Measure", Options], np.ndarray]
+Aggregator = Callable[[Ranked, "Measure", Options, np.ndarray], float]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a family: name, default, accepted values and meaning."""
+
+    name: str
+    default: object
+    doc: str
+    choices: tuple[str, ...] | None = None
+    kind: Callable[[str], object] = str
+
+    def parse(self, text: str, family: str) -> object:
+        text = text.strip()
+        if self.choices is not None and self.kind is str and text not in self.choices:
+            raise UnknownMeasureError(
+                f"The '{self.name}' parameter of {family} must be one of "
+                f"{', '.join(self.choices)}. Got {text!r} instead.")
+        try:
+            return self.kind(text)
+        except ValueError as exc:
+            raise UnknownMeasureError(
+                f"The '{self.name}' parameter of {family} is invalid: {exc}") from None
+
+
+def _float(text: str) -> float:
+    return float(text)
+
+
+def _gain(text: str) -> str:
+    """Gain: linear, exp, or a grade->gain map written {0:0,1:1,2:3,3:7}."""
+    if text in ("linear", "exp"):
+        return text
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError(f"expected linear, exp or a map like {{0:0,1:1,2:3}}, got {text!r}")
+    pairs = []
+    for item in filter(None, (x.strip() for x in text[1:-1].split(","))):
+        g, _, v = item.partition(":")
+        pairs.append((float(g), float(v)))
+    if not pairs:
+        raise ValueError("empty gain map")
+    return "{" + ",".join(f"{_num(g)}:{_num(v)}" for g, v in sorted(pairs)) + "}"
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: everything that does not depend on the parameters' values.
+
+    cutoff:
+        ``"optional"`` (``@k`` or whole ranking), ``"required"``, ``"none"``, or
+        ``"recall"`` (``@r`` is a recall level in [0, 1], as IPrec).
+    definition:
+        One-line definition; ``{k}``, ``{rel}`` and parameter names in braces
+        are filled in by :meth:`Measure.definition`.
+    binary:
+        Uses the relevance threshold.
+    bounds:
+        Range of per-query values (``None`` = unbounded), checked by property tests.
+    perfect_is_one:
+        A ranking of all relevant documents by decreasing grade scores 1.
+    aggregate:
+        How per-query values become one number: ``None`` = mean over queries
+        (NaN = not counted); otherwise a function.
+    aggregate_rule:
+        The averaging rule in words.
+    """
+
+    name: str
+    kernel: Kernel
+    definition: str
+    cutoff: Literal["optional", "required", "none", "recall"] = "optional"
+    params: tuple[Param, ...] = ()
+    binary: bool = True
+    bounds: tuple[float | None, float | None] = (0.0, 1.0)
+    perfect_is_one: bool = False
+    aggregate: Aggregator | None = None
+    aggregate_rule: str = "arithmetic mean over queries"
+    trec: str | None = None
+    aliases: tuple[str, ...] = ()
+    needs: tuple[str, ...] = field(default=())
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+FAMILIES: dict[str, Family] = {}
+_BY_LOWER: dict[str, str] = {}
+
+
+def register(family: Family) -> Family:
+    """Add a family to the registry (names are case-insensitive when parsed)."""
+    FAMILIES[family.name] = family
+    for n in (family.name, *family.aliases):
+        _BY_LOWER[n.lower()] = family.name
+    return family
+
+
+@dataclass(frozen=True)
+class Measure:
+    """An immutable measure spec: family, cutoff and non-default parameters."""
+
+    name: str
+    cutoff: float | None = None
+    params: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def family(self) -> Family:
+        return FAMILIES[self.name]
+
+    def get(self, key: str) -> object:
+        """Value of a parameter (its default when not given)."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return self.family.param(key).default
+
+    def threshold(self, options: Options) -> float:
+        """Relevance threshold in force: the measure's ``rel=`` or the evaluation's."""
+        rel = dict(self.params).get("rel")
+        return float(options.rel_level if rel is None else rel)
+
+    @property
+    def k(self) -> int | None:
+        return None if self.cutoff is None else int(self.cutoff)
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += "@" + (_num(self.cutoff) if self.family.cutoff != "recall"
+                           else f"{self.cutoff:g}")
+        return text
+
+    def definition(self, options: Options | None = None) -> str:
+        """One-line definition with this measure's parameters filled in."""
+        options = options or Options()
+        values = {p.name: _fmt(self.get(p.name)) for p in self.family.params}
+        values["k"] = "the whole ranking" if self.cutoff is None else f"{self.cutoff:g}"
+        values["rel"] = f"grade >= {_num(self.threshold(options))}"
+        text = self.family.definition.format(**values)
+        return f"{text}; {self.family.aggregate_rule}"
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        return _num(v)
+    return str(v)
+
+
+_SYNTAX = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_]*)\s*(?:\((?P<params>.*)\))?\s*"
+                     r"(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\s*$")
+
+# trec_eval per-query names (as pytrec_eval prints them) -> ireval text
+_TREC_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"^P_(\d+)$"), lambda m: f"P@{m[1]}"),
+    (re.compile(r"^recall_(\d+)$"), lambda m: f"R@{m[1]}"),
+    (re.compile(r"^map_cut_(\d+)$"), lambda m: f"AP@{m[1]}"),
+    (re.compile(r"^ndcg_cut_(\d+)$"), lambda m: f"nDCG@{m[1]}"),
+    (re.compile(r"^success_(\d+)$"), lambda m: f"Success@{m[1]}"),
+    (re.compile(r"^iprec_at_recall_(\d*\.?\d+)$"), lambda m: f"IPrec@{m[1]}"),
+    (re.compile(r"^map$"), lambda m: "AP"),
+    (re.compile(r"^ndcg$"), lambda m: "nDCG"),
+    (re.compile(r"^recip_rank$"), lambda m: "RR"),
+    (re.compile(r"^set_F$"), lambda m: "F"),
+    (re.compile(r"^set_P$"), lambda m: "P"),
+    (re.compile(r"^set_recall$"), lambda m: "R"),
+    (re.compile(r"^11pt_avg$"), lambda m: "11pt"),
+    (re.compile(r"^num_nonrel_judged_ret$"), lambda m: "NumNonRelRet"),
+    (re.compile(r"^num_ret$"), lambda m: "NumRet"),
+    (re.compile(r"^num_rel$"), lambda m: "NumRel"),
+    (re.compile(r"^num_rel_ret$"), lambda m: "NumRelRet"),
+]
+
+
+def _split_params(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p for p in (x.strip() for x in parts) if p]
+
+
+def measure_names() -> list[str]:
+    """Every family name and alias, for messages and completion."""
+    return sorted({*FAMILIES, *(a for f in FAMILIES.values() for a in f.aliases)})
+
+
+def _unknown(name: str) -> UnknownMeasureError:
+    known = measure_names() + ["map", "ndcg", "P_10", "recall_100", "map_cut_10",
+                               "ndcg_cut_10", "recip_rank", "success_5", "set_F",
+                               "iprec_at_recall_0.30"]
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.4)
+    if not near:
+        near = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
+        near = [k for k in known if near and k.lower() == near[0]][:1]
+    hint = f" Did you mean {near[0]!r}?" if near else ""
+    return UnknownMeasureError(
+        f"Unknown measure {name!r}.{hint} Valid names: {', '.join(measure_names())} "
+        "(with @k cutoffs and parameters, e.g. nDCG(gain=exp)@10), or trec_eval names "
+        "such as map, ndcg_cut_10, P_10, recall_100, recip_rank, iprec_at_recall_0.30.")
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse ``nDCG@10``, ``P(rel=2)@5``, ``DCG(discount=jk)@6`` or a trec_eval name.
+
+    Raises :class:`~ireval_core.errors.UnknownMeasureError` naming the nearest
+    valid measure when the name is unknown, or the parameter at fault.
+    """
+    if isinstance(text, Measure):
+        return text
+    raw = text.strip()
+    for pattern, to_text in _TREC_PATTERNS:
+        hit = pattern.match(raw)
+        if hit:
+            raw = to_text(hit)
+            break
+    m = _SYNTAX.match(raw)
+    if not m:
+        raise _unknown(text)
+    fam_name = _BY_LOWER.get(m["name"].lower())
+    if fam_name is None:
+        raise _unknown(m["name"])
+    fam = FAMILIES[fam_name]
+    params: dict[str, object] = {}
+    for item in _split_params(m["params"] or ""):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq:
+            raise UnknownMeasureError(f"Parameters are written name=value; got {item!r} in "
+                                      f"{text!r}.")
+        try:
+            p = fam.param(key)
+        except KeyError:
+            valid = ", ".join(p.name for p in fam.params) or "none"
+            raise UnknownMeasureError(f"{fam.name} has no parameter {key!r} (valid: {valid})."
+                                      ) from None
+        params[key] = p.parse(value, fam.name)
+    # drop defaults so that equal measures have equal specs
+    clean = tuple(sorted((k, v) for k, v in params.items() if v != fam.param(k).default))
+    cutoff = _parse_cutoff(fam, m["cutoff"], text)
+    return Measure(fam.name, cutoff, clean)
+
+
+def _parse_cutoff(fam: Family, text: str | None, whole: str) -> float | None:
+    if text is None:
+        if fam.cutoff in ("required", "recall"):
+            raise UnknownMeasureError(f"{fam.name} needs a cutoff, e.g. {fam.name}@"
+                                      f"{'0.5' if fam.cutoff == 'recall' else '10'}.")
+        return None
+    if fam.cutoff == "none":
+        raise UnknownMeasureError(f"{fam.name} takes no cutoff; got {whole!r}.")
+    value = float(text)
+    if fam.cutoff == "recall":
+        if not 0.0 <= value <= 1.0:
+            raise UnknownMeasureError(f"The recall level of {fam.name} must be in [0, 1]. "
+                                      f"Got {text} instead.")
+        return value
+    if not value.is_integer() or value < 1:
+        raise UnknownMeasureError(f"The cutoff of {fam.name} must be an int >= 1. "
+                                  f"Got {text} instead.")
+    return float(int(value))
+
+
+def parse_measures(texts: str | Measure | list[str | Measure] | tuple[str | Measure, ...]
+                   ) -> list[Measure]:
+    """Parse one or several measures (a comma-free list or a single string)."""
+    if isinstance(texts, str | Measure):
+        texts = [texts]
+    out: list[Measure] = []
+    for t in texts:
+        m = parse_measure(t)
+        if m not in out:
+            out.append(m)
+    return out
