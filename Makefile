@@ -1,0 +1,50 @@
+# ireval: the two commands a newcomer needs are `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: run test lint bench sample browser clean
+
+# Runtime environment: re-installed whenever requirements.txt changes.
+$(VENV)/.runtime: requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+# Test environment: runtime + pytest, the pytrec_eval oracle, playwright, ruff.
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+## run: start the app on the bundled sample data (http://localhost:$(PORT))
+run: $(VENV)/.runtime
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+## test: lint, then the whole suite (unit, oracle, AppTest and the real-browser test)
+test: $(VENV)/.dev browser
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+## browser: Debian's chromium for the browser test (installed with apt-get when root)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing: run 'sudo apt-get install chromium' for the browser test"; fi; }
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check .
+
+## bench: speed and memory against pytrec_eval and ranx (not part of the tests)
+bench: $(VENV)/.dev
+	$(BIN)/python -m pip install --quiet -r requirements-bench.txt
+	$(BIN)/python benchmarks/run_all.py
+
+## sample: regenerate sample_data/ (deterministic)
+sample: $(VENV)/.runtime
+	$(BIN)/python sample_data/make_sample.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache benchmarks/data test-artifacts

@@ -1,0 +1,208 @@
+"""Cached reading of qrels and runs, keyed by explicit arguments only.
+
+Every input is identified by its file name and a digest of its bytes, so re-reading the
+same upload (or the bundled sample on every rerun) costs one hash, not one parse. The
+parsed objects are immutable, so they are cached with ``st.cache_resource`` and shared
+rather than copied. A file that cannot be read gives a :class:`LoadedFile` carrying the
+:class:`~ireval_core.errors.FormatError`: errors are cached and shown, never raised
+into the page.
+
+Nothing in this module reads widget values, session state or other globals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from ireval_core.data import Qrels, Run
+from ireval_core.dataset import Dataset
+from ireval_core.errors import FormatError
+from ireval_core.io import read_qrels, read_runs
+
+__all__ = [
+    "SAMPLE_DIR",
+    "UPLOAD_TYPES",
+    "LoadedFile",
+    "LoadedFiles",
+    "dataset_for",
+    "digest",
+    "load_qrels",
+    "load_run_files",
+    "load_runs",
+    "load_sample",
+]
+
+_log = logging.getLogger(__name__)
+
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+"""The bundled synthetic sample (``qrels.txt`` and ``run_*.txt``)."""
+
+UPLOAD_TYPES = ("txt", "trec", "qrels", "run", "res", "tsv", "csv", "parquet", "json", "gz")
+"""File extensions the uploaders accept; the reader detects the format from the content."""
+
+_MAX_CACHED_FILES = 32
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedFile:
+    """One input file after reading: its qrels or runs, or the error that stopped it.
+
+    Attributes
+    ----------
+    name:
+        The file name (as uploaded), used in every message.
+    digest:
+        Hex digest of the raw bytes (see :func:`digest`).
+    qrels:
+        The judgments, for a qrels file read without error.
+    runs:
+        The systems of a run file read without error (one per tag).
+    error:
+        Why the file could not be read, or ``None``.
+    """
+
+    name: str
+    digest: str
+    qrels: Qrels | None = None
+    runs: tuple[Run, ...] = ()
+    error: FormatError | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the file was read without error."""
+        return self.error is None
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedFiles:
+    """The qrels file and run files currently chosen, each read or failed on its own."""
+
+    qrels: LoadedFile | None = None
+    runs: tuple[LoadedFile, ...] = ()
+
+    @property
+    def files(self) -> tuple[LoadedFile, ...]:
+        """The qrels file (if any), then the run files."""
+        return ((self.qrels,) if self.qrels is not None else ()) + self.runs
+
+    @property
+    def errors(self) -> list[FormatError]:
+        """The errors of the files that could not be read, in file order."""
+        return [f.error for f in self.files if f.error is not None]
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.files
+
+    @property
+    def key(self) -> str:
+        """Fingerprint of the inputs (names, contents and order); the cache key of a dataset."""
+        parts = [f"qrels\0{self.qrels.name}\0{self.qrels.digest}" if self.qrels else "qrels\0"]
+        parts += [f"run\0{f.name}\0{f.digest}" for f in self.runs]
+        return digest("\n".join(parts).encode())
+
+
+def digest(data: bytes) -> str:
+    """Hex digest identifying ``data`` (BLAKE2b, 128 bits)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def load_qrels(name: str, data: bytes) -> LoadedFile:
+    """Read a qrels file given its name and raw bytes (plain or gzip); never raises.
+
+    Cached by ``(name, digest(data))``.
+    """
+    with st.spinner(f"Reading {name}…"):
+        return _read_qrels(name, digest(data), data)
+
+
+def load_runs(name: str, data: bytes, *, taken_names: Sequence[str] = ()) -> LoadedFile:
+    """Read a run file (one run per tag) given its name and raw bytes; never raises.
+
+    ``taken_names`` are run names already in use (a clashing tag is renamed
+    ``stem:tag``, see :func:`ireval_core.io.read_runs`). Cached by
+    ``(name, digest(data), taken_names)``.
+    """
+    with st.spinner(f"Reading {name}…"):
+        return _read_runs(name, digest(data), tuple(taken_names), data)
+
+
+def load_run_files(files: Sequence[tuple[str, bytes]]) -> tuple[LoadedFile, ...]:
+    """Read several ``(name, bytes)`` run files in order, keeping run names distinct.
+
+    A file that fails does not affect the others.
+    """
+    out: list[LoadedFile] = []
+    taken: list[str] = []
+    for name, data in files:
+        loaded = load_runs(name, data, taken_names=taken)
+        taken += [r.name for r in loaded.runs]
+        out.append(loaded)
+    return tuple(out)
+
+
+def load_sample(directory: Path = SAMPLE_DIR) -> LoadedFiles | None:
+    """The bundled sample: ``qrels.txt`` and every ``run_*.txt``; ``None`` when absent."""
+    qrels_path = directory / "qrels.txt"
+    if not qrels_path.is_file():
+        return None
+    run_paths = sorted(directory.glob("run_*.txt"))
+    return LoadedFiles(
+        load_qrels(qrels_path.name, qrels_path.read_bytes()),
+        load_run_files([(p.name, p.read_bytes()) for p in run_paths]),
+    )
+
+
+def dataset_for(files: LoadedFiles) -> Dataset | None:
+    """The :class:`Dataset` of the files that were read; ``None`` without valid qrels.
+
+    Runs whose file failed are simply absent. Cached by :attr:`LoadedFiles.key`, so the
+    same inputs give the same object (and its memoised checks) on every rerun.
+    """
+    if files.qrels is None or files.qrels.qrels is None:
+        return None
+    runs = tuple(r for f in files.runs for r in f.runs)
+    return _build_dataset(files.key, files.qrels.qrels, runs)
+
+
+# ----------------------------------------------------------------------------- cached kernels
+# Arguments starting with "_" are not hashed: the digest before them stands for their content.
+
+
+@st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
+def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
+    try:
+        return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name))
+    except FormatError as exc:
+        return LoadedFile(name, data_digest, error=exc)
+    except Exception as exc:  # the app must show a message, never a traceback
+        return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc))
+
+
+@st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
+def _read_runs(name: str, data_digest: str, taken_names: tuple[str, ...],
+               _data: bytes) -> LoadedFile:
+    try:
+        runs = read_runs(_data, name=name, taken_names=taken_names)
+        return LoadedFile(name, data_digest, runs=tuple(runs))
+    except FormatError as exc:
+        return LoadedFile(name, data_digest, error=exc)
+    except Exception as exc:  # the app must show a message, never a traceback
+        return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
+    return Dataset(_qrels, _runs)
+
+
+def _unexpected(name: str, kind: str, exc: Exception) -> FormatError:
+    _log.exception("unexpected error reading %s %s", kind, name)
+    return FormatError(f"could not read this {kind} file ({type(exc).__name__}: {exc})",
+                       source=name)

@@ -1,0 +1,133 @@
+"""Every session-state key of the app, in one place, behind typed accessors.
+
+Pages never touch ``st.session_state`` directly: they call these functions (widget keys
+are passed as ``key=`` from the constants below).
+
+What lives here
+---------------
+* the data source chosen on the Data page (bundled sample or upload);
+* what was uploaded, already read (:class:`~ireval_app.cache.LoadedFiles`). A file
+  uploader forgets its files when it is not rendered (another page, or the sample
+  source chosen); the loaded files stay here, so nothing uploaded is lost;
+* the current :class:`~ireval_core.dataset.Dataset` and its key, for every later page.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, cast
+
+import streamlit as st
+
+from ireval_core.dataset import Dataset
+
+from . import cache
+
+__all__ = [
+    "QRELS_UPLOADER",
+    "RUNS_UPLOADER",
+    "SOURCE",
+    "SOURCES",
+    "SourceMode",
+    "UploadKind",
+    "clear_uploads",
+    "get_dataset",
+    "get_dataset_key",
+    "get_source",
+    "get_upload_ids",
+    "get_uploaded",
+    "mark_upload_changed",
+    "pop_upload_changed",
+    "set_loaded",
+    "set_upload_ids",
+    "set_uploaded",
+]
+
+SourceMode = Literal["sample", "upload"]
+UploadKind = Literal["qrels", "runs"]
+SOURCES: tuple[SourceMode, ...] = ("sample", "upload")
+
+# widget keys
+SOURCE = "ireval.source"
+"""Radio on the Data page: ``"sample"`` or ``"upload"``."""
+QRELS_UPLOADER = "ireval.upload.qrels"
+RUNS_UPLOADER = "ireval.upload.runs"
+
+# plain keys
+_UPLOAD_CHANGED = "ireval.upload.changed"  # set of UploadKind touched by the user
+_UPLOAD_IDS = "ireval.upload.ids"  # UploadKind -> file ids last read
+_UPLOADED = "ireval.upload.loaded"  # LoadedFiles read from uploads
+_DATASET = "ireval.dataset"
+_DATASET_KEY = "ireval.dataset.key"
+
+
+# ----------------------------------------------------------------------------- data source
+
+
+def get_source() -> SourceMode | None:
+    """The data source chosen on the Data page, or ``None`` before the page first ran."""
+    value = st.session_state.get(SOURCE)
+    return cast(SourceMode, value) if value in SOURCES else None
+
+
+# ----------------------------------------------------------------------------- dataset
+
+
+def get_dataset() -> Dataset | None:
+    """The dataset the pages work on, or ``None`` when no valid qrels are loaded."""
+    return st.session_state.get(_DATASET)
+
+
+def get_dataset_key() -> str | None:
+    """Fingerprint of the loaded inputs: use it as the cache key of anything derived.
+
+    Example: ``@st.cache_data def scores(key: str, _dataset: Dataset, ...)`` called as
+    ``scores(state.get_dataset_key(), state.get_dataset(), ...)``.
+    """
+    return st.session_state.get(_DATASET_KEY)
+
+
+def set_loaded(files: cache.LoadedFiles | None) -> Dataset | None:
+    """Make ``files`` the current data; returns (and stores) their dataset, if any."""
+    dataset = None if files is None else cache.dataset_for(files)
+    st.session_state[_DATASET] = dataset
+    st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key
+    return dataset
+
+
+# ----------------------------------------------------------------------------- uploads
+
+
+def get_uploaded() -> cache.LoadedFiles:
+    """The uploaded files read so far (empty when nothing was uploaded)."""
+    return st.session_state.get(_UPLOADED) or cache.LoadedFiles()
+
+
+def set_uploaded(files: cache.LoadedFiles) -> None:
+    st.session_state[_UPLOADED] = files
+
+
+def get_upload_ids(kind: UploadKind) -> tuple[str, ...]:
+    """File ids of the uploads of ``kind`` that :func:`get_uploaded` holds."""
+    return st.session_state.get(_UPLOAD_IDS, {}).get(kind, ())
+
+
+def set_upload_ids(kind: UploadKind, ids: tuple[str, ...]) -> None:
+    st.session_state[_UPLOAD_IDS] = {**st.session_state.get(_UPLOAD_IDS, {}), kind: ids}
+
+
+def mark_upload_changed(kind: UploadKind) -> None:
+    """``on_change`` callback of the uploaders: the user added or removed files."""
+    st.session_state[_UPLOAD_CHANGED] = st.session_state.get(_UPLOAD_CHANGED, set()) | {kind}
+
+
+def pop_upload_changed(kind: UploadKind) -> bool:
+    """Whether the user changed the uploads of ``kind`` since the last call."""
+    changed: set[str] = st.session_state.get(_UPLOAD_CHANGED, set())
+    st.session_state[_UPLOAD_CHANGED] = changed - {kind}
+    return kind in changed
+
+
+def clear_uploads() -> None:
+    """Forget every uploaded file (the button next to files kept from an earlier upload)."""
+    for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED):
+        st.session_state.pop(key, None)

@@ -1,0 +1,218 @@
+"""Command line: ``python -m ireval_core eval|compare|measures ...``.
+
+``eval`` prints trec_eval's layout by default (``measure<TAB>qid<TAB>value``,
+``all`` for the mean); ``compare`` runs paired significance tests. Bad input
+exits with status 2 and one line ``file:line: message`` on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+import textwrap
+from collections.abc import Sequence
+from typing import TextIO
+
+from .errors import IrevalError
+from .evaluate import Evaluation, evaluate
+from .io import read_qrels, read_runs
+from .measures import FAMILIES, Measure, parse_measure
+
+# trec_eval's all_trec measures that ireval computes, in trec_eval's order
+ALL_TREC = (
+    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank"]
+    + [f"iprec_at_recall_{x / 10:.2f}" for x in range(11)]
+    + [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    + [f"recall_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    + ["11pt_avg", "ndcg"]
+    + [f"ndcg_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    + [f"map_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    + [f"success_{k}" for k in (1, 5, 10)]
+    + ["set_P", "set_recall", "set_F", "num_nonrel_judged_ret"]
+)
+_COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumNonRelRet"}
+
+
+def _measure_help() -> str:
+    lines = ["measures (ir_measures-style names; @k = cutoff, (name=value) = parameters):"]
+    for fam in FAMILIES.values():
+        params = ", ".join(f"{p.name}={p.default}" for p in fam.params)
+        head = f"  {fam.name}" + (f"({params})" if params else "")
+        head += {"required": "@k", "recall": "@r", "optional": "[@k]", "none": ""}[fam.cutoff]
+        if fam.trec:
+            head += f"   [trec_eval: {fam.trec}]"
+        lines.append(head)
+        body = fam.definition.replace("{", "").replace("}", "")
+        lines.extend(textwrap.wrap(body, 76, initial_indent="      ",
+                                   subsequent_indent="      "))
+    lines.append("  all_trec   every trec_eval measure above, by its trec_eval name")
+    return "\n".join(lines)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m ireval_core",
+        description="Exact, vectorised IR evaluation (trec_eval-compatible).")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser("eval", help="evaluate runs against qrels",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        epilog=_measure_help())
+    ev.add_argument("qrels", help="qrels file (TREC, CSV/TSV, Parquet, JSON; .gz ok)")
+    ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); several tags = systems")
+    ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                    help="measure, repeatable (default: all_trec)")
+    ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
+    ev.add_argument("-c", action="store_true", dest="complete",
+                    help="average over every qrels query (missing from a run = 0)")
+    ev.add_argument("-l", type=float, default=1.0, dest="rel_level", metavar="LEVEL",
+                    help="relevance threshold of binary measures (default 1)")
+    ev.add_argument("-M", type=int, default=None, dest="depth", metavar="DEPTH",
+                    help="keep only the top DEPTH documents of each ranking")
+    ev.add_argument("-J", "--judged-only", action="store_true",
+                    help="remove unjudged documents from rankings first")
+    ev.add_argument("--idcg-zero", choices=("zero", "drop"), default="zero",
+                    help="nDCG of a query without relevant docs: 0 (default) or not averaged")
+    ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
+
+    cmp_ = sub.add_parser("compare", help="paired significance tests between runs")
+    cmp_.add_argument("qrels")
+    cmp_.add_argument("runs", nargs="+", metavar="RUN")
+    cmp_.add_argument("-m", "--measure", action="append", dest="measures", required=True)
+    cmp_.add_argument("--baseline", default=None, help="compare each run with this one only")
+    cmp_.add_argument("--tests", default="t,wilcoxon,sign,randomization,bootstrap",
+                      help="comma-separated tests (default: all)")
+    cmp_.add_argument("--alternative", choices=("two-sided", "greater", "less"),
+                      default="two-sided", help="about b - a; greater = b is better")
+    cmp_.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
+                      default="holm")
+    cmp_.add_argument("--resamples", type=int, default=10_000)
+    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.add_argument("-c", action="store_true", dest="complete")
+    cmp_.add_argument("-l", type=float, default=1.0, dest="rel_level")
+    cmp_.add_argument("-M", type=int, default=None, dest="depth")
+    cmp_.add_argument("--format", choices=("json", "csv"), default="json")
+
+    sub.add_parser("measures", help="list every measure with its definition")
+    return parser
+
+
+def _expand(names: Sequence[str] | None) -> list[Measure]:
+    out: list[str] = []
+    for n in names or ["all_trec"]:
+        out.extend(ALL_TREC if n == "all_trec" else [n])
+    specs: list[Measure] = []
+    for n in out:
+        m = parse_measure(n)
+        if m not in specs:
+            specs.append(m)
+    return specs
+
+
+def _load(qrels_path: str, run_paths: Sequence[str]):
+    qrels = read_qrels(qrels_path)
+    runs = []
+    for p in run_paths:
+        runs.extend(read_runs(p, taken_names=[r.name for r in runs]))
+    return qrels, runs
+
+
+def _fmt(value: float, measure: Measure) -> str:
+    if math.isnan(value):
+        return "nan"
+    if measure.name in _COUNTS:
+        return str(int(round(value)))
+    return f"{value:.4f}"
+
+
+def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt: str,
+               out: TextIO) -> None:
+    """Write an evaluation in trec_eval layout, CSV or JSON."""
+    if fmt == "json":
+        doc = {"options": res.options.describe(), "runs": {}}
+        for s in res.systems:
+            doc["runs"][s] = {
+                labels[m]: {"definition": res.definition(m), "all": _num(res.mean(s, m)),
+                            **({"per_query": {q: _num(v) for q, v in
+                                              res.per_query(s, m).items()}} if per_query else {})}
+                for m in res.measures}
+        json.dump(doc, out, indent=2)
+        out.write("\n")
+        return
+    if fmt == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["run", "measure", "qid", "value"])
+        for s in res.systems:
+            for m in res.measures:
+                if per_query:
+                    for q, v in res.per_query(s, m).items():
+                        w.writerow([s, labels[m], q, repr(float(v))])
+                w.writerow([s, labels[m], "all", repr(res.mean(s, m))])
+        return
+    for s in res.systems:
+        out.write(f"{'runid':<22}\tall\t{s}\n")
+        if per_query:
+            for q in res.query_ids[s]:
+                for m in res.measures:
+                    v = res.per_query(s, m)[q]
+                    out.write(f"{labels[m]:<22}\t{q}\t{_fmt(float(v), m)}\n")
+        out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
+        for m in res.measures:
+            out.write(f"{labels[m]:<22}\tall\t{_fmt(res.mean(s, m), m)}\n")
+
+
+def _num(v: float) -> float | None:
+    v = float(v)
+    return None if math.isnan(v) else v
+
+
+def _cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    names = args.measures or ["all_trec"]
+    specs = _expand(names)
+    raw = [n for name in names for n in (ALL_TREC if name == "all_trec" else [name])]
+    labels: dict[Measure, str] = {}
+    for n in raw:
+        labels.setdefault(parse_measure(n), n.strip())
+    qrels, runs = _load(args.qrels, args.runs)
+    res = evaluate(qrels, runs, specs, complete=args.complete, depth=args.depth,
+                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
+                   judged_only=args.judged_only)
+    write_eval(res, labels, args.per_query, args.format, out)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
+    from .compare import compare_runs, write_comparison
+
+    qrels, runs = _load(args.qrels, args.runs)
+    records = compare_runs(
+        qrels, runs, args.measures, baseline=args.baseline,
+        tests=[t.strip() for t in args.tests.split(",") if t.strip()],
+        alternative=args.alternative, correction=args.correction,
+        n_resamples=args.resamples, seed=args.seed, complete=args.complete,
+        rel_level=args.rel_level, depth=args.depth)
+    write_comparison(records, args.format, out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point; returns the exit status (2 for bad input, one line on stderr)."""
+    out = out or sys.stdout
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "measures":
+            out.write(_measure_help() + "\n")
+            return 0
+        if args.command == "eval":
+            return _cmd_eval(args, out)
+        return _cmd_compare(args, out)
+    except (IrevalError, ValueError, OSError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, OSError) and exc.filename:
+            message = f"{exc.filename}: {exc.strerror}"
+        sys.stderr.write(f"{message}\n")
+        return 2
