@@ -1,0 +1,156 @@
+"""Pure chart builders: data in, ``plotly.graph_objects.Figure`` out.
+
+No Streamlit and no metric computation here: callers pass numbers computed by
+:mod:`ireval_core.evaluate` and :mod:`ireval_core.curves`. One template for all
+charts is set in :data:`TEMPLATE`.
+
+Conventions: PR curves are steps (precision is piecewise constant between
+recall levels) with the chance line horizontal at the prevalence; ROC curves
+have the diagonal and equal axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["TEMPLATE", "COLORS", "pr_curve", "interpolated_pr_curve", "roc_curve",
+           "per_query_distribution", "per_query_delta", "ideal_comparison", "grade_bars",
+           "metric_bars"]
+
+TEMPLATE = "plotly_white"
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+          "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figure:
+    fig.update_layout(template=TEMPLATE, title=title, xaxis_title=x, yaxis_title=y,
+                      legend_title_text="system", margin=dict(l=50, r=20, t=50, b=45), **kw)
+    return fig
+
+
+def _color(i: int) -> str:
+    return COLORS[i % len(COLORS)]
+
+
+def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
+                          prevalence: float | None = None) -> go.Figure:
+    """11-point interpolated precision/recall, one stepped line per system.
+
+    ``curves[system]`` has columns ``recall`` and ``precision`` (means over queries).
+    """
+    fig = go.Figure()
+    for i, (name, df) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=df["recall"], y=df["precision"], mode="lines+markers",
+                                 line_shape="hv", name=name, line_color=_color(i)))
+    if prevalence is not None:
+        fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
+                      annotation_text=f"chance (prevalence {prevalence:.3f})")
+    fig.update_xaxes(range=[0, 1.02])
+    fig.update_yaxes(range=[0, 1.02])
+    return _layout(fig, "Interpolated precision at recall (mean over queries)", "recall",
+                   "interpolated precision")
+
+
+def pr_curve(points: Mapping[str, pd.DataFrame], *, prevalence: float | None = None,
+             title: str = "Precision–recall") -> go.Figure:
+    """Raw precision/recall points of one query per system, drawn as steps.
+
+    ``points[system]`` has columns ``recall`` and ``precision`` in rank order.
+    """
+    fig = go.Figure()
+    for i, (name, df) in enumerate(points.items()):
+        x = np.concatenate(([0.0], df["recall"].to_numpy()))
+        y = np.concatenate(([df["precision"].iloc[0] if len(df) else 0.0],
+                            df["precision"].to_numpy()))
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="vh", name=name,
+                                 line_color=_color(i)))
+    if prevalence is not None:
+        fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
+                      annotation_text="chance")
+    fig.update_xaxes(range=[0, 1.02])
+    fig.update_yaxes(range=[0, 1.02])
+    return _layout(fig, title, "recall", "precision")
+
+
+def roc_curve(points: Mapping[str, pd.DataFrame], *, auc: Mapping[str, float] | None = None,
+              title: str = "ROC (judged retrieved documents, pooled over queries)"
+              ) -> go.Figure:
+    """ROC curves with the chance diagonal and equal axes; ``points[s]`` has fpr, tpr."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                             line=dict(dash="dot", color="grey")))
+    for i, (name, df) in enumerate(points.items()):
+        label = name if auc is None else f"{name} (AUC {auc[name]:.3f})"
+        fig.add_trace(go.Scatter(x=df["fpr"], y=df["tpr"], mode="lines", name=label,
+                                 line_shape="linear", line_color=_color(i)))
+    fig.update_xaxes(range=[0, 1], constrain="domain")
+    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
+    return _layout(fig, title, "false positive rate", "true positive rate")
+
+
+def per_query_distribution(values: pd.DataFrame, measure: str) -> go.Figure:
+    """Box + points of per-query values; ``values`` has columns system, query, value."""
+    fig = go.Figure()
+    for i, (name, df) in enumerate(values.groupby("system", sort=False)):
+        fig.add_trace(go.Box(y=df["value"], x=[name] * len(df), name=str(name),
+                             boxpoints="all", jitter=0.4, pointpos=0, text=df["query"],
+                             hovertemplate="%{text}: %{y:.4f}<extra></extra>",
+                             marker_color=_color(i), boxmean=True))
+    fig.update_layout(showlegend=False)
+    return _layout(fig, f"Per-query {measure}", "system", measure)
+
+
+def per_query_delta(queries: np.ndarray, delta: np.ndarray, *, a: str, b: str,
+                    measure: str) -> go.Figure:
+    """Sorted per-query differences b − a (wins up, losses down)."""
+    order = np.argsort(delta, kind="stable")
+    d = np.asarray(delta)[order]
+    q = np.asarray(queries)[order]
+    colors = np.where(d > 0, COLORS[2], np.where(d < 0, COLORS[1], "#bbbbbb"))
+    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, text=q,
+                           hovertemplate="%{text}: %{y:+.4f}<extra></extra>"))
+    fig.update_xaxes(showticklabels=False)
+    return _layout(fig, f"{measure}: {b} − {a} per query (sorted)", "queries", "difference")
+
+
+def ideal_comparison(table: pd.DataFrame) -> go.Figure:
+    """Grouped bars per system of the measures in ``table`` (index system, one column each).
+
+    Used to show that nDCG with an ideal taken from the run hides recall failures
+    that DCG, nDCG with the qrels ideal and recall expose.
+    """
+    fig = go.Figure()
+    for i, col in enumerate(table.columns):
+        fig.add_trace(go.Bar(x=table.index.astype(str), y=table[col], name=str(col),
+                             marker_color=_color(i),
+                             hovertemplate="%{x}: %{y:.4f}<extra>" + str(col) + "</extra>"))
+    fig.update_layout(barmode="group", legend_title_text="measure")
+    return _layout(fig, "Same runs, different normalisation", "system", "value",
+                   legend_title_text="measure")
+
+
+def metric_bars(table: pd.DataFrame, low: pd.DataFrame | None = None,
+                high: pd.DataFrame | None = None) -> go.Figure:
+    """Bars of aggregates (index system, columns measures) with optional CI error bars."""
+    fig = go.Figure()
+    for i, name in enumerate(table.index):
+        err = None
+        if low is not None and high is not None:
+            y = table.loc[name].to_numpy(dtype=float)
+            err = dict(type="data", symmetric=False,
+                       array=high.loc[name].to_numpy(dtype=float) - y,
+                       arrayminus=y - low.loc[name].to_numpy(dtype=float))
+        fig.add_trace(go.Bar(x=[str(c) for c in table.columns], y=table.loc[name],
+                             name=str(name), marker_color=_color(i), error_y=err))
+    fig.update_layout(barmode="group")
+    return _layout(fig, "Mean per measure (95% CI)", "measure", "mean")
+
+
+def grade_bars(counts: Mapping[str, int]) -> go.Figure:
+    """Judgments per grade label."""
+    fig = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=COLORS[0]))
+    return _layout(fig, "Judgments per grade", "grade", "documents")
