@@ -68,6 +68,8 @@ def _as_string_array(values: object) -> pa.Array:
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
         values = pa.array(np.asarray(values, dtype=object).astype(str), type=pa.string())
+        if isinstance(values, pa.ChunkedArray):  # very large inputs come back chunked
+            values = values.combine_chunks()
     if pa.types.is_dictionary(values.type):
         if not pa.types.is_string(values.type.value_type):
             values = values.cast(pa.dictionary(values.type.index_type, pa.string()))
@@ -377,7 +379,8 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
         Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
     judged_only:
         Drop unjudged documents (not in the qrels, or with a negative grade) from
-        the rankings before anything is computed (condensed lists).
+        the rankings, after the depth cut, before anything is computed (condensed
+        lists; trec_eval ``-J``).
     """
     if depth is not None and depth < 1:
         raise ValueError(f"The 'depth' parameter must be an int >= 1. Got {depth} instead.")
@@ -392,8 +395,7 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
 
     # ranked entries of the evaluated queries, in ranking order
     in_run = run_q >= 0
-    rows, offsets = _pick_segments(run.offsets, np.where(in_run, run_q, 0),
-                                   None if judged_only else depth)
+    rows, offsets = _pick_segments(run.offsets, np.where(in_run, run_q, 0), depth)
     if not in_run.all():  # absent queries: empty segments
         lengths = np.where(in_run, np.diff(offsets), 0)
         keep = np.repeat(in_run, np.diff(offsets))
@@ -423,19 +425,11 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
     grade[hit_ok] = qrels.grade[qrows[hit[hit_ok]]]
     score = run.score[rows]
 
-    if judged_only:
+    if judged_only:  # as trec_eval -J: cut to depth first, then drop unjudged documents
         keep = grade >= 0
         grade, score, qidx = grade[keep], score[keep], qidx[keep]
-        lengths = np.bincount(qidx, minlength=nq)
-        if depth is not None:
-            offsets0 = np.zeros(nq + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets0[1:])
-            pos0 = np.arange(len(qidx)) - offsets0[qidx]
-            cut = pos0 < depth
-            grade, score, qidx = grade[cut], score[cut], qidx[cut]
-            lengths = np.minimum(lengths, depth)
         offsets = np.zeros(nq + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
+        np.cumsum(np.bincount(qidx, minlength=nq), out=offsets[1:])
 
     pos = (np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1).astype(np.int32)
 

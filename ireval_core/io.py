@@ -104,7 +104,7 @@ class Source:
 
     @property
     def stem(self) -> str:
-        """File name without directories and known extensions (``run.bm25.txt.gz`` → ``run.bm25``)."""
+        """File name without folders and known extensions (``run.bm25.txt.gz`` → ``run.bm25``)."""
         stem = Path(self.name).name
         for ext in (".gz", ".txt", ".trec", ".tsv", ".csv", ".parquet", ".pq", ".json",
                     ".qrels", ".run", ".res"):
@@ -246,7 +246,7 @@ def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list
         raise FormatError(f"file is empty; expected {kind} lines '{cols}'", source=src.name)
     fmt = _detect_format(src, format)
     if fmt == "trec":
-        return _read_trec(src, kind), [], None
+        return (*_read_trec(src, kind), None)
     if fmt == "json":
         return _read_json(src, kind), [], None
     if fmt == "parquet":
@@ -265,40 +265,59 @@ def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list
 _SLOPPY = (b"  ", b"\t", b" \n", b"\n ", b" \r", b"\r")
 
 
-def _read_trec(src: Source, kind: Kind) -> pa.Table:
-    names = _TREC_COLUMNS[kind]
+def _read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
     _check_first_line(src, kind)
-    data = src.data
+    warnings: list[DataWarning] = []
+    try:
+        table = _parse_trec(src.data, kind)
+    except (pa.ArrowInvalid, pa.ArrowException):
+        error, extra = _diagnose_trec(src, kind)
+        if error is not None or not extra:
+            raise error or FormatError(f"could not read as TREC {kind}",
+                                       source=src.name) from None
+        # trec_eval reads the first six fields of a run line and ignores the rest
+        data = _normalise_whitespace(src.data)
+        data = re.sub(rb"(?m)^((?:\S+ ){5}\S+) .*$", rb"\1", data)
+        table = _parse_trec(data, kind)
+        warnings.append(DataWarning(
+            "extra-columns", f"{extra} line(s) have more than 6 columns; the extra columns "
+            "were ignored (as trec_eval does)", src.name, extra))
+    values = table.column(_VALUE[kind])
+    if values.null_count or not np.isfinite(_numeric(values)).all():
+        raise _diagnose_trec(src, kind)[0] or FormatError(
+            f"non-finite {_VALUE_WORD[_VALUE[kind]]}", source=src.name)
+    return table, warnings
+
+
+def _normalise_whitespace(data: bytes) -> bytes:
+    """Runs of spaces, tabs and CRs become one space; no space at line ends (lines kept)."""
+    data = re.sub(rb"[ \t\r]+", b" ", data)
+    return re.sub(rb"(?m)^ | $", b"", data)
+
+
+def _parse_trec(data: bytes, kind: Kind) -> pa.Table:
+    """Columnar parse with pyarrow; raises pyarrow's error on any malformed line."""
+    names = _TREC_COLUMNS[kind]
     delimiter = " "
     if any(p in data for p in _SLOPPY) or data[:1] in (b" ", b"\t"):
         if b" " not in data and b"\r" not in data and b"\t\t" not in data:
             delimiter = "\t"
         else:  # mixed whitespace: normalise to single spaces (line count unchanged)
-            data = re.sub(rb"[ \t\r]+", b" ", data)
-            data = re.sub(rb"(?m)^ | $", b"", data)
+            data = _normalise_whitespace(data)
     keep = ["qid", "docid", _VALUE[kind]] + (["tag"] if kind == "run" else [])
     types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docid": pa.string(),
              _VALUE[kind]: pa.float64(), "tag": pa.dictionary(pa.int32(), pa.string())}
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pacsv.ReadOptions(column_names=list(_col_keys(names)),
-                                           block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                             double_quote=False, escape_char=False,
-                                             ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types={k: types[k] for k in keep}, include_columns=keep,
-                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
-        )
-    except (pa.ArrowInvalid, pa.ArrowException):
-        raise _diagnose_trec(src, kind) or FormatError(
-            f"could not read as TREC {kind}", source=src.name) from None
-    values = table.column(_VALUE[kind])
-    if values.null_count or not np.isfinite(_numeric(values)).all():
-        raise _diagnose_trec(src, kind) or FormatError(
-            f"non-finite {_VALUE_WORD[_VALUE[kind]]}", source=src.name)
-    return table
+    return pacsv.read_csv(
+        pa.BufferReader(data),
+        read_options=pacsv.ReadOptions(column_names=list(_col_keys(names)),
+                                       block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                         double_quote=False, escape_char=False,
+                                         ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(
+            column_types={k: types[k] for k in keep}, include_columns=keep,
+            null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+    )
 
 
 def _col_keys(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -325,11 +344,16 @@ def _check_first_line(src: Source, kind: Kind) -> None:
         return
 
 
-def _diagnose_trec(src: Source, kind: Kind) -> FormatError | None:
-    """Slow line-by-line pass that names the first bad line (only used on failure)."""
+def _diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
+    """Slow line-by-line pass naming the first bad line (only used on failure).
+
+    Returns the error (or None) and the number of run lines with extra columns,
+    which trec_eval ignores and so do we, with a warning.
+    """
     names = _TREC_COLUMNS[kind]
     value_col = names.index(_VALUE[kind] if kind == "run" else "rel")
     seen: dict[tuple[bytes, bytes], int] = {}
+    extra = 0
     for lineno, raw in _lines(src):
         try:
             text = raw.decode("utf-8")
@@ -337,28 +361,32 @@ def _diagnose_trec(src: Source, kind: Kind) -> FormatError | None:
             return FormatError(
                 f"line is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1});"
                 " save the file as UTF-8", source=src.name, line=lineno,
-                text=raw.decode("utf-8", "replace"))
+                text=raw.decode("utf-8", "replace")), extra
         fields = text.split()
         if not fields:
             continue
+        if kind == "run" and len(fields) > len(names):
+            extra += 1
+            fields = fields[: len(names)]
         if len(fields) != len(names):
             return FormatError(f"expected {len(names)} columns ({' '.join(names)}), "
-                               f"got {len(fields)}", source=src.name, line=lineno, text=text)
+                               f"got {len(fields)}", source=src.name, line=lineno,
+                               text=text), extra
         value = fields[value_col]
         word = _VALUE_WORD[_VALUE[kind]]
         try:
             number = float(value)
         except ValueError:
             return FormatError(f"expected a numeric {word} in column {value_col + 1}, "
-                               f"got {value!r}", source=src.name, line=lineno, text=text)
+                               f"got {value!r}", source=src.name, line=lineno, text=text), extra
         if not np.isfinite(number):
             return FormatError(f"expected a finite {word} in column {value_col + 1}, "
-                               f"got {value!r}", source=src.name, line=lineno, text=text)
+                               f"got {value!r}", source=src.name, line=lineno, text=text), extra
         key = (fields[0], fields[2]) if kind == "qrels" else (fields[0], fields[2], fields[5])
         if key in seen:
-            return _dup_message(src, kind, seen[key], lineno, fields[0], fields[2], text)
+            return _dup_message(src, kind, seen[key], lineno, fields[0], fields[2], text), extra
         seen[key] = lineno
-    return None
+    return None, extra
 
 
 def _dup_message(src: Source, kind: Kind, first: int, second: int, qid: str, docid: str,
@@ -374,7 +402,7 @@ def _duplicate_error(src: Source, kind: Kind, format: Format, exc: DuplicateEntr
     """Turn a row-level duplicate into a line-level message."""
     fmt = _detect_format(src, format)
     if fmt == "trec":
-        err = _diagnose_trec(src, kind)
+        err = _diagnose_trec(src, kind)[0]
         if err is not None:
             return err
     if fmt in ("csv", "tsv"):

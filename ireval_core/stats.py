@@ -457,11 +457,13 @@ def wilcoxon_test(
     """Wilcoxon signed-rank test of ``d = b - a`` (zeros dropped, tied ranks averaged).
 
     The statistic and p-value are those of
-    ``scipy.stats.wilcoxon(d, zero_method="wilcox", alternative=alternative)``, which is
-    called directly, so scipy chooses between the exact distribution, an exact
-    permutation test (ties or zeros, ``n <= 13``) and the normal approximation with
-    continuity correction. Ties are exact float ties: differences equal only up to
-    rounding (``0.3 - 0.1`` vs ``0.2``) are not tied, as in scipy.
+    ``scipy.stats.wilcoxon(d, zero_method="wilcox", alternative=alternative)``, with the
+    same choice of method: the exact distribution (no ties, no zeros, ``n <= 50``), an
+    exact sign-flip permutation test (ties or zeros, ``n <= 13``; re-implemented here,
+    vectorised, because scipy's takes seconds), else the normal approximation with
+    continuity correction (scipy is called for those). Ties are exact float ties:
+    differences equal only up to rounding (``0.3 - 0.1`` vs ``0.2``) are not tied, as
+    in scipy.
 
     Parameters
     ----------
@@ -495,11 +497,46 @@ def wilcoxon_test(
         )
     ranks = stats.rankdata(np.abs(nonzero), method="average")
     w = float(np.sum(np.sign(nonzero) * ranks))
-    res = stats.wilcoxon(d, zero_method="wilcox", alternative=alternative)
+    has_ties = np.unique(ranks).size < ranks.size
+    if d.size <= _WILCOXON_PERMUTATION_MAX and (has_ties or nonzero.size < d.size):
+        statistic, p = _wilcoxon_sign_flip(nonzero, ranks, alternative)
+    else:
+        res = stats.wilcoxon(d, zero_method="wilcox", alternative=alternative)
+        statistic, p = float(res.statistic), float(res.pvalue)
     return TestResult(
-        test="wilcoxon", statistic=float(res.statistic), pvalue=float(res.pvalue),
-        alternative=alternative, n=int(nonzero.size), mean_diff=mean, w_signed_rank_sum=w,
+        test="wilcoxon", statistic=statistic, pvalue=p, alternative=alternative,
+        n=int(nonzero.size), mean_diff=mean, w_signed_rank_sum=w,
     )
+
+
+# scipy.stats.wilcoxon(method="auto") runs an exact sign-flip permutation test of R+
+# when there are ties or zeros and at most 13 differences (2**13 < 9999 resamples).
+_WILCOXON_PERMUTATION_MAX = 13
+
+
+def _wilcoxon_sign_flip(
+    nonzero: FloatArray, ranks: FloatArray, alternative: str
+) -> tuple[float, float]:
+    """scipy's exact permutation branch of ``wilcoxon``, vectorised.
+
+    Enumerates the ``2**m`` sign patterns of the ``m`` non-zero differences (flipping a
+    zero changes nothing, so the ratio equals scipy's count over ``2**n``). R+ sums
+    half-integer ranks, so comparisons are exact. scipy's own loop takes seconds at
+    ``n = 13``.
+    """
+    m = nonzero.size
+    r_plus = float(ranks[nonzero > 0].sum())
+    r_minus = float(ranks[nonzero < 0].sum())
+    patterns = np.arange(2**m, dtype=np.int64)[:, None]
+    positive = ((patterns >> np.arange(m, dtype=np.int64)) & 1).astype(np.float64)
+    null = positive @ ranks
+    p_less = int(np.count_nonzero(null <= r_plus)) / 2**m
+    p_greater = int(np.count_nonzero(null >= r_plus)) / 2**m
+    if alternative == "less":
+        return r_plus, p_less
+    if alternative == "greater":
+        return r_plus, p_greater
+    return min(r_plus, r_minus), min(1.0, 2.0 * min(p_less, p_greater))
 
 
 def sign_test(
@@ -585,13 +622,13 @@ def _randomization_core(
     n = D.shape[0]
     exact = n <= _MAX_EXACT_QUERIES and 2**n <= n_resamples
     total = 2**n if exact else n_resamples
-    gen = None if exact else _as_generator(rng)
+    gen = _as_generator(rng)  # validates rng even when the enumeration does not use it
     sums = _exact_sums(D)
     tol = _tie_tolerance(sums, D)
     count_le = np.zeros(D.shape[1], dtype=np.int64)
     count_ge = np.zeros(D.shape[1], dtype=np.int64)
     buf = np.empty((max(1, min(total, _CHUNK_ELEMENTS // n)), n), dtype=np.float64)
-    for bits in _sign_bit_chunks(n, total, gen):
+    for bits in _sign_bit_chunks(n, total, None if exact else gen):
         r = bits.shape[0]
         np.copyto(buf[:r], bits)
         # sum of s_i d_i with s = 2 * bit - 1
@@ -1046,13 +1083,13 @@ class _Column:
 
 # Each entry: (D, alternative, confidence_level, n_resamples, rng) ->
 #   (statistic, pvalue, ci_low or None, ci_high or None); None = the t-interval.
-_ColumnTest = Callable[
-    [FloatArray, str, float, int, RngLike],
-    tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None],
-]
+_ColumnResult = tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None]
+_ColumnTest = Callable[[FloatArray, str, float, int, RngLike], _ColumnResult]
 
 
-def _compare_t(D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike):
+def _compare_t(
+    D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
+) -> _ColumnResult:
     t, p, _, _ = _t_many(D, alternative)
     return t, p, None, None
 
@@ -1060,7 +1097,9 @@ def _compare_t(D: FloatArray, alternative: str, level: float, n_resamples: int, 
 def _compare_per_column(
     fn: Callable[..., TestResult],
 ) -> _ColumnTest:
-    def run(D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike):
+    def run(
+        D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
+    ) -> _ColumnResult:
         zeros = np.zeros(D.shape[0])
         results = [fn(zeros, D[:, j], alternative=alternative) for j in range(D.shape[1])]
         return (
@@ -1075,14 +1114,14 @@ def _compare_per_column(
 
 def _compare_randomization(
     D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
-):
+) -> _ColumnResult:
     means, p, _, _ = _randomization_core(D, alternative, n_resamples, rng)
     return means, p, None, None
 
 
 def _compare_bootstrap(
     D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
-):
+) -> _ColumnResult:
     theta_b = _bootstrap_means(D, n_resamples, rng)
     p = _bootstrap_pvalues(theta_b, D, alternative)
     low, high = _bootstrap_interval(theta_b, level, "two-sided", None)
@@ -1170,7 +1209,7 @@ def compare_measures(
         With an int seed each resampling test of each query-set size starts a new
         generator from that seed, so every row equals the single-pair function
         (:func:`randomization_test`, :func:`bootstrap_test`) with the same seed. A
-        Generator is consumed in order (randomization before bootstrap).
+        Generator is consumed in order: per query-set size, tests in ``tests`` order.
 
     Returns
     -------
@@ -1181,7 +1220,8 @@ def compare_measures(
     -----
     All randomization columns with the same number of queries (all pairs of all such
     measures) share one sign matrix and one matrix product per chunk; the same for the
-    bootstrap resampling. Wilcoxon and sign tests call scipy once per pair.
+    bootstrap resampling. The t-test is vectorised over columns; Wilcoxon and sign
+    tests are computed pair by pair (about 1 ms each).
     """
     tests = _check_tests(tests)
     _check_alternative(alternative)
@@ -1316,7 +1356,9 @@ def tukey_hsd(
         square of the two-way ANOVA (systems x queries, no interaction),
         ``df = (n - 1)(k - 1)``, so per-query difficulty is removed as in the paired
         tests; the studentized range statistic is ``|mean_b - mean_a| / sqrt(MSE / n)``.
-        With two systems its p-value equals the two-sided paired t-test's.
+        With two systems its p-value equals the two-sided paired t-test's. With zero
+        residual variance (every system a constant shift of another) the p-value is 0
+        for a non-zero difference and 1 otherwise.
         ``False``: ``scipy.stats.tukey_hsd`` on the per-system samples, which treats
         them as independent groups (one-way ANOVA; ignores the pairing).
     confidence_level : float, default 0.95
@@ -1457,9 +1499,8 @@ def min_detectable_difference(
     alpha = _check_probability(alpha, "alpha")
     target = _check_probability(power, "power")
     n = _check_queries(n_queries)
-    floor = alpha / 2.0 if alternative == "two-sided" else alpha
-    if target <= floor:
-        raise ValueError(f"power must exceed {floor} (the test's size); got {target}")
+    if target <= alpha:
+        raise ValueError(f"power must exceed alpha={alpha} (the power at no effect); got {target}")
 
     def gap(delta: float) -> float:
         return _power(delta, sd_diff, n, alpha, alternative) - target

@@ -165,7 +165,7 @@ def test_errors_name_file_line_and_expectation(tmp_path, reader, content, line, 
 
 
 def test_non_utf8_names_the_line(tmp_path):
-    content = "q1 0 d1 1\nq1 0 d2 0\n".encode() + b"q1 0 d\xe9 1\n"
+    content = b"q1 0 d1 1\nq1 0 d2 0\n" + b"q1 0 d\xe9 1\n"
     err = error_of(read_qrels, write(tmp_path, "latin1.txt", content))
     assert (err.source, err.line) == ("latin1.txt", 3)
     assert "not valid UTF-8" in err.message and "0xe9" in err.message

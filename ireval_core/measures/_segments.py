@@ -7,6 +7,7 @@ query of each entry and ``offsets`` the CSR boundaries. None loops over queries.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 
 def seg_sum(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
@@ -39,14 +40,11 @@ def seg_first(mask: np.ndarray, pos: np.ndarray, qidx: np.ndarray, n: int) -> np
 
 
 def seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
-    """``out[i] = max(values[j] for j >= i in the same query)`` for values in [0, 1]."""
+    """``out[i] = max(values[j] for j >= i in the same query)`` (exact)."""
     if values.size == 0:
         return values.copy()
-    # Shift each query's values by 2 * its index so that a running max from the end
-    # never carries a value across a query boundary, then undo the shift.
-    shift = 2.0 * (n - qidx.astype(np.float64))
-    rev = (values + shift)[::-1]
-    return np.maximum.accumulate(rev)[::-1] - shift
+    rev = pd.Series(values[::-1])
+    return rev.groupby(qidx[::-1], sort=False).cummax().to_numpy()[::-1]
 
 
 def take_per_query(values: np.ndarray, offsets: np.ndarray, index: np.ndarray,

@@ -6,11 +6,13 @@ next to each number; ``{k}``, ``{rel}`` and parameter names are filled in.
 
 from __future__ import annotations
 
-from . import binary, gain
+from . import binary, gain, pairwise  # noqa: F401  (pairwise registers its own families)
 from .registry import Family, Param, _float, _gain, register
 
 REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
             "(default: the evaluation's level, 1)", kind=_float)
+PROBABILITY = dict(check=lambda v: 0.0 < v < 1.0, rule="in (0, 1)")
+POSITIVE = dict(check=lambda v: v > 0, rule="> 0")
 GAIN = Param("gain", "linear", "gain of a grade: linear = g, exp = 2^g - 1, or a map "
              "{grade:gain,...}", choices=("linear", "exp"), kind=_gain)
 DISCOUNT = Param("discount", "log2", "rank discount: log2 = 1/log2(i+1), jk = "
@@ -28,7 +30,7 @@ register(Family("R", binary.recall, "relevant ({rel}) in the top {k} / relevant 
                 aliases=("Recall",)))
 register(Family("F", binary.f_measure, "(1+beta²)·P·R / (beta²·P + R) at {k}, beta = {beta}, "
                 "relevant: {rel}", params=(REL, Param("beta", 1.0, "weight of recall",
-                                                       kind=_float)), trec="set_F"))
+                                                       kind=_float, **POSITIVE)), trec="set_F"))
 register(Family("Fallout", binary.fallout, "judged non-relevant (0 <= grade, not {rel}) in "
                 "the top {k} / judged non-relevant in the qrels", params=(REL,)))
 register(Family("Accuracy", binary.accuracy, "(TP + TN) / judged documents, the top {k} "
@@ -54,7 +56,7 @@ register(Family("bpref", binary.bpref, "(1/R) Σ over retrieved relevant ({rel})
                                    "(1/R)Σ(1 − N_above/R)", choices=("trec", "original"))),
                 trec="bpref", aliases=("Bpref",), perfect_is_one=True))
 register(Family("IPrec", binary.iprec, "interpolated precision at recall {k}: the highest "
-                "precision at any recall >= {k} (trec_eval 9 rounding: needs "
+                "precision at any recall >= {k}, relevant: {rel} (trec_eval 9 rounding: needs "
                 "(long)(r·R + 0.9) relevant)", cutoff="recall", params=(REL,),
                 trec="iprec_at_recall_r", perfect_is_one=True))
 register(Family("11pt", binary.eleven_point, "mean of IPrec at recall 0.0, 0.1, ..., 1.0 "
@@ -71,8 +73,8 @@ register(Family("NumRelRet", binary.num_rel_ret, "relevant ({rel}) documents ret
                 "(within {k})", params=(REL,), bounds=(0.0, None),
                 aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
                 trec="num_rel_ret"))
-register(Family("NumNonRelRet", binary.num_nonrel_ret, "judged non-relevant documents "
-                "retrieved (within {k})", params=(REL,), bounds=(0.0, None),
+register(Family("NumNonRelRet", binary.num_nonrel_ret, "judged non-relevant (not {rel}) "
+                "documents retrieved (within {k})", params=(REL,), bounds=(0.0, None),
                 aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
                 trec="num_nonrel_judged_ret"))
 
@@ -87,6 +89,8 @@ register(Family("nDCG", gain.ndcg, "DCG@{k} / IDCG@{k}, gain {gain}, discount {d
 register(Family("ERR", gain.err, "Σ_r (1/r)·R_r·Π_(i<r)(1 − R_i) over the top {k}, "
                 "R = (2^g − 1)/2^gmax, gmax = {max_grade}",
                 params=(Param("max_grade", None, "top grade of the scale (default: the "
-                              "highest grade in the qrels)", kind=_float),), binary=False))
+                              "highest grade in the qrels)", kind=_float, **POSITIVE),),
+                binary=False))
 register(Family("RBP", gain.rbp, "(1 − p)·Σ rel_i·p^(i−1) over the top {k}, p = {p}, "
-                "relevant: {rel}", params=(REL, Param("p", 0.8, "persistence", kind=_float))))
+                "relevant: {rel}",
+                params=(REL, Param("p", 0.8, "persistence", kind=_float, **PROBABILITY))))

@@ -75,7 +75,9 @@ def ideal_dcg(r: Ranked, m: Measure) -> np.ndarray:
         g = g[order]
         qidx, offsets = r.qidx, r.offsets
     else:
-        g = gains(r.ideal_grade, gain)  # already sorted by grade, descending
+        g = gains(r.ideal_grade, gain)  # sorted by grade, descending
+        if gain not in ("linear", "exp"):  # a gain map need not grow with the grade
+            g = g[np.lexsort((-g, r.ideal_qidx))]
         qidx, offsets = r.ideal_qidx, r.ideal_offsets
     pos = np.arange(len(g), dtype=np.int64) - offsets[qidx] + 1
     w = g * discounts(pos, disc)

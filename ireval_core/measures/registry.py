@@ -62,6 +62,8 @@ class Param:
     doc: str
     choices: tuple[str, ...] | None = None
     kind: Callable[[str], object] = str
+    check: Callable[[object], bool] | None = None
+    rule: str = ""
 
     def parse(self, text: str, family: str) -> object:
         text = text.strip()
@@ -70,14 +72,22 @@ class Param:
                 f"The '{self.name}' parameter of {family} must be one of "
                 f"{', '.join(self.choices)}. Got {text!r} instead.")
         try:
-            return self.kind(text)
+            value = self.kind(text)
         except ValueError as exc:
             raise UnknownMeasureError(
                 f"The '{self.name}' parameter of {family} is invalid: {exc}") from None
+        if self.check is not None and not self.check(value):
+            raise UnknownMeasureError(
+                f"The '{self.name}' parameter of {family} must be {self.rule}. "
+                f"Got {text} instead.")
+        return value
 
 
 def _float(text: str) -> float:
-    return float(text)
+    value = float(text)
+    if not np.isfinite(value):
+        raise ValueError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def _gain(text: str) -> str:
@@ -209,7 +219,7 @@ def _fmt(v: object) -> str:
 
 
 _SYNTAX = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_]*)\s*(?:\((?P<params>.*)\))?\s*"
-                     r"(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?\s*$")
+                     r"(?:@\s*(?P<cutoff>-?[0-9]*\.?[0-9]+))?\s*$")
 
 # trec_eval per-query names (as pytrec_eval prints them) -> ireval text
 _TREC_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
@@ -304,6 +314,8 @@ def parse_measure(text: str | Measure) -> Measure:
             valid = ", ".join(p.name for p in fam.params) or "none"
             raise UnknownMeasureError(f"{fam.name} has no parameter {key!r} (valid: {valid})."
                                       ) from None
+        if key in params:
+            raise UnknownMeasureError(f"Parameter {key!r} is given twice in {text!r}.")
         params[key] = p.parse(value, fam.name)
     # drop defaults so that equal measures have equal specs
     clean = tuple(sorted((k, v) for k, v in params.items() if v != fam.param(k).default))

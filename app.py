@@ -1,0 +1,36 @@
+"""ireval: search-evaluation workbench. Router and frame only; the pages are in ``pages/``.
+
+Run with ``streamlit run app.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ireval_app import state, widgets
+
+ROOT = Path(__file__).resolve().parent
+
+# (path, title, icon); a page is shown once its file exists. The first is the default.
+PAGES: list[tuple[str, str, str]] = [
+    (widgets.DATA_PAGE, "Data", ":material/database:"),
+    ("pages/metrics.py", "Metrics", ":material/table_chart:"),
+    ("pages/curves.py", "Curves", ":material/show_chart:"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
+]
+
+st.set_page_config(page_title="ireval", layout="wide")
+page = st.navigation([
+    st.Page(path, title=title, icon=icon, default=(path == widgets.DATA_PAGE))
+    for path, title, icon in PAGES if (ROOT / path).is_file()
+])
+# The sidebar shows what is loaded, drawn after the page ran (the page may load data) into a
+# slot placed before it. A page stopped by widgets.require_dataset() draws it itself.
+with st.sidebar:
+    glance = st.container()
+page.run()
+with glance:
+    widgets.dataset_glance(state.get_dataset())

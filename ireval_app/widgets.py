@@ -1,0 +1,262 @@
+"""Widgets and renderers shared by the pages.
+
+Errors are shown as a message with ``file:line``, the reason and the offending line,
+never as a traceback; warnings as one box listing every soft problem.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+from pandas.io.formats.style import Styler
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from ireval_core.dataset import TOP_K, Dataset
+from ireval_core.errors import DataWarning, FormatError
+
+from . import cache, state
+
+__all__ = [
+    "DATA_PAGE",
+    "GRADE_COLUMNS",
+    "RUN_CHECK_COLUMNS",
+    "RUN_OVERVIEW_COLUMNS",
+    "RUN_SUMMARY_COLUMNS",
+    "dataset_glance",
+    "highlight_problems",
+    "md_escape",
+    "require_dataset",
+    "show_format_error",
+    "show_loaded_files",
+    "show_warnings",
+    "source_choice",
+    "upload_block",
+]
+
+DATA_PAGE = "pages/data.py"
+"""Path of the Data page, for ``st.page_link`` / ``st.switch_page``."""
+
+_SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload"}
+
+_QRELS_HELP = (
+    "TREC qrels (`qid iter docid rel`), CSV/TSV with a header row, Parquet, or JSON "
+    "`{qid: {docid: grade}}`; plain or gzip-compressed. A negative grade means "
+    "'pooled, not judged'.")
+_RUNS_HELP = (
+    "TREC runs (`qid Q0 docid rank score tag`; a file with several tags gives several "
+    "runs), CSV/TSV with a header row, Parquet, or JSON `{qid: {docid: score}}`; plain or "
+    "gzip-compressed. Documents are ranked by score, ties by document id descending.")
+
+GRADE_COLUMNS: dict[str, object] = {
+    "judgments": st.column_config.NumberColumn(format="localized"),
+    "share": st.column_config.NumberColumn(format="percent"),
+}
+"""``column_config`` for :attr:`ireval_core.dataset.DatasetSummary.grades` in ``st.dataframe``."""
+
+RUN_OVERVIEW_COLUMNS = ("run", "file", "queries", "documents", "min depth", "median depth",
+                        "max depth", "queries in qrels", f"judged in top {TOP_K}")
+"""``column_order`` of the run overview (sizes, depths, overlap with the qrels)."""
+
+RUN_CHECK_COLUMNS = ("run", "run queries without qrels", "qrels queries missing",
+                     "queries < 10 docs", "queries < 100 docs", f"unjudged in top {TOP_K}")
+"""``column_order`` of the per-run soft-problem counts."""
+
+RUN_SUMMARY_COLUMNS: dict[str, object] = {
+    "run": st.column_config.TextColumn("run", pinned=True),
+    "documents": st.column_config.NumberColumn(format="localized"),
+    "median depth": st.column_config.NumberColumn(format="%.1f"),
+    "queries in qrels": st.column_config.NumberColumn(
+        help="Queries the run answers that have judgments: the queries it is evaluated on"),
+    f"judged in top {TOP_K}": st.column_config.NumberColumn(
+        format="percent",
+        help=f"Share of the top-{TOP_K} documents (queries in both) that have a grade ≥ 0"),
+    "run queries without qrels": st.column_config.NumberColumn(
+        help="Queries in the run with no judgments; left out of the means"),
+    "qrels queries missing": st.column_config.NumberColumn(
+        help="Judged queries the run does not answer; left out of the means, or 0 with "
+             "the complete option (trec_eval -c)"),
+    "queries < 10 docs": st.column_config.NumberColumn(
+        help="Queries that rank fewer than 10 documents; P@10 and nDCG@10 see short lists"),
+    "queries < 100 docs": st.column_config.NumberColumn(
+        help="Queries that rank fewer than 100 documents; R@100 sees short lists"),
+    f"unjudged in top {TOP_K}": st.column_config.NumberColumn(
+        help=f"Top-{TOP_K} documents with no grade or a negative grade; counted as "
+             "non-relevant"),
+}
+"""``column_config`` for :attr:`ireval_core.dataset.DatasetSummary.runs` in ``st.dataframe``."""
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|$~:])")
+
+
+def md_escape(text: str) -> str:
+    """Escape ``text`` so that Streamlit markdown shows it literally (no LaTeX, no emphasis)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _inline_code(text: str) -> str:
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _code_block(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}text\n{text}\n{fence}"
+
+
+# ----------------------------------------------------------------------------- errors, warnings
+
+
+def show_format_error(error: FormatError) -> None:
+    """One ``st.error``: ``file:line``, what is wrong, and the offending line as code."""
+    body = f"**Could not read {_inline_code(error.location)}**: {md_escape(error.message)}"
+    if error.text is not None:
+        body += "\n\n" + _code_block(error.text)
+    st.error(body, icon=":material/error:")
+
+
+def show_warnings(warnings: Sequence[DataWarning]) -> None:
+    """One ``st.warning`` listing every :class:`DataWarning` (nothing when there are none)."""
+    if not warnings:
+        return
+    lines = []
+    for w in warnings:
+        where = f"**{md_escape(w.source)}**: " if w.source else ""
+        eg = (f" (e.g. {', '.join(_inline_code(x) for x in w.examples)})"
+              if w.examples else "")
+        lines.append(f"- {where}{md_escape(w.message)}{eg}")
+    n = len(warnings)
+    head = f"**{n} data warning{'s' if n != 1 else ''}**: the data can be evaluated, but check"
+    st.warning(head + "\n" + "\n".join(lines), icon=":material/warning:")
+
+
+def show_loaded_files(files: cache.LoadedFiles) -> None:
+    """An error box for each file that failed, and one line for each file that was read."""
+    for error in files.errors:
+        show_format_error(error)
+    lines = []
+    for f in files.files:
+        if f.qrels is not None:
+            what = (f"qrels: {f.qrels.n_queries:,} queries, {len(f.qrels):,} judgments")
+        elif f.ok:
+            what = "; ".join(f"run {_inline_code(r.name)}: {r.n_queries:,} queries, "
+                             f"{len(r):,} documents" for r in f.runs)
+        else:
+            continue
+        lines.append(f"- :green[:material/check_circle:] {_inline_code(f.name)}: {what}")
+    if lines:
+        st.markdown("\n".join(lines))
+
+
+# ----------------------------------------------------------------------------- data source
+
+
+def source_choice() -> state.SourceMode:
+    """The sample-or-upload choice (the sample by default, so a newcomer sees results)."""
+    choice = st.radio(
+        "Data", state.SOURCES, format_func=_SOURCE_LABELS.__getitem__, key=state.SOURCE,
+        horizontal=True, label_visibility="collapsed", persist_state="session")
+    return choice or "sample"
+
+
+def upload_block() -> cache.LoadedFiles:
+    """Uploaders for one qrels file and any number of run files; returns what was read.
+
+    Each file is read on its own (a broken file leaves the others loaded). Files stay
+    loaded when the uploaders are not shown (another page, or the sample chosen) and
+    come back with them; uploading new files replaces them.
+    """
+    left, right = st.columns(2)
+    with left:
+        qrels_file = st.file_uploader(
+            "Qrels: one file", type=list(cache.UPLOAD_TYPES), key=state.QRELS_UPLOADER,
+            on_change=state.mark_upload_changed, args=("qrels",), help=_QRELS_HELP)
+    with right:
+        run_files = st.file_uploader(
+            "Runs: one or more files", type=list(cache.UPLOAD_TYPES),
+            accept_multiple_files=True, key=state.RUNS_UPLOADER,
+            on_change=state.mark_upload_changed, args=("runs",), help=_RUNS_HELP)
+    files = _sync_uploads(qrels_file, list(run_files or ()))
+    kept = [f.name for f in files.files
+            if (f is files.qrels and qrels_file is None) or (f in files.runs and not run_files)]
+    if kept:
+        note, forget = st.columns([5, 1], vertical_alignment="center")
+        note.caption("Still loaded from an earlier upload: "
+                     + ", ".join(_inline_code(n) for n in kept)
+                     + ". Uploading new files replaces them.")
+        forget.button("Forget them", on_click=state.clear_uploads, type="tertiary",
+                      icon=":material/delete:")
+    return files
+
+
+def _sync_uploads(qrels_file: UploadedFile | None,
+                  run_files: list[UploadedFile]) -> cache.LoadedFiles:
+    """Read the uploads that changed since the last run; keep the rest as they are."""
+    current = state.get_uploaded()
+    qrels, runs = current.qrels, current.runs
+    qrels_ids = (qrels_file.file_id,) if qrels_file is not None else ()
+    if state.pop_upload_changed("qrels") or (
+            qrels_ids and qrels_ids != state.get_upload_ids("qrels")):
+        qrels = (None if qrels_file is None
+                 else cache.load_qrels(qrels_file.name, qrels_file.getvalue()))
+        state.set_upload_ids("qrels", qrels_ids)
+    run_ids = tuple(f.file_id for f in run_files)
+    if state.pop_upload_changed("runs") or (run_ids and run_ids != state.get_upload_ids("runs")):
+        runs = cache.load_run_files([(f.name, f.getvalue()) for f in run_files])
+        state.set_upload_ids("runs", run_ids)
+    files = cache.LoadedFiles(qrels, runs)
+    state.set_uploaded(files)
+    return files
+
+
+# ----------------------------------------------------------------------------- for every page
+
+
+def dataset_glance(dataset: Dataset | None) -> None:
+    """A few lines for the sidebar: which qrels and runs are loaded."""
+    st.markdown("**Dataset**")
+    if dataset is None:
+        st.caption("No data loaded yet.")
+        return
+    q = dataset.qrels
+    st.caption(f"Qrels {_inline_code(q.source)}: {q.n_queries:,} queries, "
+               f"{len(q):,} judgments")
+    n = len(dataset.runs)
+    names = ", ".join(_inline_code(name) for name in dataset.run_names)
+    st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
+
+
+def require_dataset() -> Dataset:
+    """The loaded dataset, for pages that need one; otherwise a pointer to the Data page.
+
+    A visitor who opens another page first gets the bundled sample, as on the Data page.
+    When nothing can be loaded, shows how to load data and stops the page.
+    """
+    dataset = state.get_dataset()
+    if dataset is None and state.get_source() in (None, "sample"):
+        dataset = state.set_loaded(cache.load_sample())
+    if dataset is None:
+        st.info("No data loaded yet: choose the sample data or upload qrels and runs on the "
+                "Data page.", icon=":material/info:")
+        st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
+        with st.sidebar:  # app.py cannot draw after st.stop()
+            dataset_glance(None)
+        st.stop()
+    return dataset
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+def highlight_problems(runs: pd.DataFrame) -> Styler:
+    """The run summary with non-zero problem counts (:data:`RUN_CHECK_COLUMNS`) in amber."""
+    cols = [c for c in RUN_CHECK_COLUMNS[1:] if c in runs.columns]
+    return runs.style.map(
+        lambda v: "color: #b45309; font-weight: 600" if v else "", subset=cols)

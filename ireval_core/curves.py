@@ -1,0 +1,172 @@
+"""Curve data for the curves page: precision–recall and ROC points, pure and vectorised.
+
+Everything here returns plain :class:`pandas.DataFrame` objects (or floats) built
+from a :class:`~ireval_core.data.Ranked`; the chart builders plot them. A
+document is relevant when its grade >= ``rel_level``.
+
+* PR curves run over the **whole ranking**: unjudged documents count as
+  non-relevant, and recall divides by R, the relevant documents in the qrels
+  (trec_eval). The interpolated curve is trec_eval's ``iprec_at_recall``.
+* ROC curves use only **judged** retrieved documents (grade >= 0): relevant
+  versus judged non-relevant, as :mod:`~ireval_core.measures.pairwise` AUC does.
+  Points are put at every distinct score (sklearn's ``roc_curve`` with
+  ``drop_intermediate=False``), after a first point (0, 0) at threshold +inf.
+
+>>> from ireval_core import Qrels, Run, join
+>>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 2}})
+>>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}, name="bm25")
+>>> r = join(qrels, run)
+>>> pooled_auc(r)
+0.5
+>>> prevalence(r)
+0.6666666666666666
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .data import Ranked
+from .measures._segments import safe_div, seg_cumcount
+from .measures.binary import ELEVEN_POINTS, _iprec_levels
+from .measures.pairwise import auc_counts, tie_groups
+from .measures.registry import Measure, Options
+
+__all__ = ["interpolated_pr", "pooled_auc", "pooled_roc", "pr_points", "prevalence",
+           "roc_points"]
+
+
+def pr_points(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
+    """Precision and recall after every ranked document, per query.
+
+    Columns ``query``, ``rank`` (1-based), ``recall`` (relevant so far / R, R from
+    the qrels) and ``precision`` (relevant so far / rank). Queries with R = 0 are
+    omitted (their recall is undefined); a query's last recall is its R@depth.
+    """
+    rel = r.grade >= rel_level
+    n_rel = r.n_relevant(rel_level)
+    hits = seg_cumcount(rel, r.offsets, r.qidx)
+    keep = n_rel[r.qidx] > 0
+    q = r.qidx[keep]
+    return pd.DataFrame({
+        "query": r.query_ids[q],
+        "rank": r.pos[keep].astype(np.int64),
+        "recall": hits[keep] / n_rel[q],
+        "precision": hits[keep] / r.pos[keep],
+    })
+
+
+def interpolated_pr(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
+    """Mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval ``iprec_at_recall``).
+
+    The mean is over every query of ``r`` (a query with R = 0 scores 0, as in
+    trec_eval 9.0.8, whose rounding is used; see :func:`~.measures.binary.iprec`).
+    """
+    levels = _iprec_levels(r, Measure("11pt"), Options(rel_level=float(rel_level)),
+                           ELEVEN_POINTS)
+    precision = levels.mean(axis=0) if r.n_queries else np.full(len(ELEVEN_POINTS), np.nan)
+    return pd.DataFrame({"recall": ELEVEN_POINTS.copy(), "precision": precision})
+
+
+def _judged(r: Ranked, rel_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query index, score and relevance of judged retrieved documents, in ranking order."""
+    rows = np.flatnonzero(r.grade >= 0)
+    return r.qidx[rows].astype(np.int64), r.score[rows], r.grade[rows] >= rel_level
+
+
+def _roc_steps(q: np.ndarray, score: np.ndarray, positive: np.ndarray,
+               n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                np.ndarray]:
+    """ROC points at each tie group of entries sorted by (query, score descending).
+
+    Returns per group (query, fpr, tpr, threshold) and per query (n_pos, n_neg).
+    """
+    gid, start = tie_groups(q, score)
+    ng = int(gid[-1]) + 1 if len(gid) else 0
+    gq = q[start]
+    n_pos = np.bincount(q[positive], minlength=n)
+    n_neg = np.bincount(q[~positive], minlength=n)
+    goff = _group_offsets(gq, n)
+    tp = seg_cumcount(np.bincount(gid[positive], minlength=ng), goff, gq)  # cumsum of counts
+    fp = seg_cumcount(np.bincount(gid[~positive], minlength=ng), goff, gq)
+    return (gq, safe_div(fp, n_neg[gq]), safe_div(tp, n_pos[gq]), score[start],
+            n_pos, n_neg)
+
+
+def _group_offsets(gq: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(gq, minlength=n), out=out[1:])
+    return out
+
+
+def roc_points(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
+    """ROC points per query over its judged retrieved documents.
+
+    Columns ``query``, ``fpr``, ``tpr``, ``threshold``: a first point (0, 0) at
+    threshold +inf, then one point per distinct score s, counting documents with
+    score >= s as predicted relevant. Queries lacking relevant or judged
+    non-relevant retrieved documents are omitted (their ROC is undefined).
+    """
+    n = r.n_queries
+    q, score, positive = _judged(r, rel_level)
+    gq, fpr, tpr, thr, n_pos, n_neg = _roc_steps(q, score, positive, n)
+    ok = (n_pos > 0) & (n_neg > 0)
+    keep = ok[gq]
+    first = np.flatnonzero(ok)
+    qs = np.concatenate((first, gq[keep]))
+    step = np.concatenate((np.full(len(first), -1), np.flatnonzero(keep)))
+    order = np.lexsort((step, qs))
+    return pd.DataFrame({
+        "query": r.query_ids[qs[order]],
+        "fpr": np.concatenate((np.zeros(len(first)), fpr[keep]))[order],
+        "tpr": np.concatenate((np.zeros(len(first)), tpr[keep]))[order],
+        "threshold": np.concatenate((np.full(len(first), np.inf), thr[keep]))[order],
+    })
+
+
+def _pooled(r: Ranked, rel_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores and relevance of every query's judged retrieved documents, by score desc."""
+    _, score, positive = _judged(r, rel_level)
+    # one group: the order inside a run of equal scores does not change any output,
+    # and the stable sort keeps it deterministic (ranking order)
+    order = np.argsort(-score, kind="stable")
+    return np.zeros(len(order), dtype=np.int64), score[order], positive[order]
+
+
+def pooled_roc(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
+    """One ROC curve over all queries' judged retrieved documents pooled by score.
+
+    Columns ``fpr``, ``tpr``, ``threshold`` as :func:`roc_points`; empty when the
+    pool lacks relevant or judged non-relevant documents.
+    """
+    q, score, positive = _pooled(r, rel_level)
+    _, fpr, tpr, thr, n_pos, n_neg = _roc_steps(q, score, positive, 1)
+    if not (n_pos[0] > 0 and n_neg[0] > 0):
+        return pd.DataFrame({"fpr": [], "tpr": [], "threshold": []})
+    return pd.DataFrame({"fpr": np.concatenate(([0.0], fpr)),
+                         "tpr": np.concatenate(([0.0], tpr)),
+                         "threshold": np.concatenate(([np.inf], thr))})
+
+
+def pooled_auc(r: Ranked, *, rel_level: float = 1.0) -> float:
+    """Area under :func:`pooled_roc`: P(relevant scores > judged non-relevant), ties ½.
+
+    Equals ``sklearn.metrics.roc_auc_score`` on the pooled labels and scores; NaN
+    (where sklearn raises) when the pool lacks either class.
+    """
+    q, score, positive = _pooled(r, rel_level)
+    twice_u, n_pos, n_neg = auc_counts(q, score, positive, 1)
+    return float(safe_div(twice_u, 2.0 * n_pos * n_neg, fill=np.nan)[0])
+
+
+def prevalence(r: Ranked, rel_level: float = 1.0) -> float:
+    """Relevant / judged among all retrieved documents (pooled): the PR chance line.
+
+    NaN when no retrieved document is judged.
+    """
+    judged = r.grade >= 0
+    n_judged = int(np.count_nonzero(judged))
+    if not n_judged:
+        return float("nan")
+    return int(np.count_nonzero(judged & (r.grade >= rel_level))) / n_judged

@@ -1,0 +1,145 @@
+"""AppTest of app.py and the Data page: sample data on first visit, uploads and their errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import state
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+SAMPLE_QRELS = Path(__file__).resolve().parents[1] / "sample_data" / "qrels.txt"
+
+QRELS = b"q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 -1\nq2 0 d4 1\n"
+RUN_A = b"q1 Q0 d1 1 3.0 alpha\nq1 Q0 d9 2 2.0 alpha\nq2 Q0 d4 1 1.0 alpha\n"
+RUN_B = b"q1 Q0 d2 1 1.5 beta\nq3 Q0 d4 1 1.0 beta\n"
+BROKEN_RUN = b"q1 Q0 d1 1 0.5 gamma\nq1 Q0 d2 2\n"
+
+
+@pytest.fixture(autouse=True)
+def _navigation_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every AppTest rerun through app.py, as the server does.
+
+    AppTest builds a fresh PagesManager per run, and a fresh one treats the ``pages/``
+    folder next to app.py as an old-style (v1) multipage app until ``st.navigation`` is
+    called, so reruns would execute ``pages/data.py`` alone, without app.py. The server
+    keeps the flag off after the first ``st.navigation`` call; do the same here.
+    """
+    init = PagesManager.__init__
+
+    def patched(self: PagesManager, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", patched)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _runs_table(at: AppTest) -> list[str]:
+    """Run names in the run overview (the table after the grade table)."""
+    return at.dataframe[1].value["run"].tolist()
+
+
+def _upload(at: AppTest, qrels: tuple[str, bytes] | None = None,
+            runs: list[tuple[str, bytes]] | None = None) -> AppTest:
+    if at.radio(key=state.SOURCE).value != "upload":
+        at.radio(key=state.SOURCE).set_value("upload").run()
+    if qrels is not None:
+        at.file_uploader(key=state.QRELS_UPLOADER).set_value((*qrels, "text/plain"))
+    if runs is not None:
+        at.file_uploader(key=state.RUNS_UPLOADER).set_value(
+            [(name, data, "text/plain") for name, data in runs])
+    return at.run()
+
+
+@pytest.mark.skipif(not SAMPLE_QRELS.exists(), reason="sample data not generated")
+def test_first_visit_shows_sample_data() -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert at.title[0].value == "Data"
+    assert at.radio(key=state.SOURCE).value == "sample"
+    metrics = _metrics(at)
+    assert metrics["Queries in qrels"] == "59"
+    assert metrics["Judged documents"] == "3,009"
+    assert metrics["Pooled, unjudged"] == "9"
+    assert metrics["Runs"] == "3"
+    runs = at.dataframe[1].value.set_index("run")
+    assert runs["queries"].to_dict() == {"bm25": 60, "narrow_recall": 59, "neural_rerank": 60}
+    checks = at.dataframe[2].value.set_index("run")  # the soft problems, highlighted
+    assert checks["qrels queries missing"].to_dict() == {
+        "bm25": 0, "narrow_recall": 1, "neural_rerank": 0}
+    assert checks["queries < 100 docs"].to_dict() == {
+        "bm25": 0, "narrow_recall": 59, "neural_rerank": 0}
+    grades = at.dataframe[0].value
+    assert grades["judgments"].tolist() == [9, 2286, 391, 222, 110]
+    [box] = at.warning
+    assert "q060" in box.value and "q031" in box.value
+    assert not at.error
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert "59 queries" in sidebar and "3 runs" in sidebar
+
+
+def test_broken_run_file_is_reported_and_others_stay_loaded() -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    _upload(at, ("my.qrels", QRELS),
+            [("a.run", RUN_A), ("broken.run", BROKEN_RUN), ("b.run", RUN_B)])
+    assert not at.exception
+    [error] = at.error
+    assert "broken.run:2" in error.value
+    assert "expected 6 columns" in error.value
+    assert "```text\nq1 Q0 d2 2\n```" in error.value  # the offending line as code
+    # the qrels and the two good run files are still there
+    assert _metrics(at)["Queries in qrels"] == "2"
+    assert _metrics(at)["Runs"] == "2"
+    assert _runs_table(at) == ["alpha", "beta"]
+    loaded = at.main.markdown[-1].value
+    assert "`a.run`" in loaded and "`b.run`" in loaded and "`my.qrels`" in loaded
+    # dataset-level checks on the uploaded data
+    [box] = at.warning
+    assert "q3" in box.value and "unjudged" in box.value
+    assert "2 runs" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_broken_qrels_keeps_runs_until_fixed() -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    _upload(at, ("judgments.txt", RUN_A), [("a.run", RUN_A)])  # a run given as qrels
+    assert not at.exception
+    [error] = at.error
+    assert "judgments.txt:1" in error.value and "looks like a TREC run file" in error.value
+    assert "`a.run`" in at.main.markdown[-1].value  # the run was read
+    assert not at.metric
+    assert "qrels file that can be read" in at.info[0].value
+    _upload(at, ("my.qrels", QRELS))  # only the qrels is replaced
+    assert not at.exception and not at.error
+    assert _metrics(at)["Runs"] == "1"
+    assert _runs_table(at) == ["alpha"]
+
+
+def test_uploads_survive_while_uploaders_are_hidden() -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    _upload(at, ("my.qrels", QRELS), [("a.run", RUN_A), ("b.run", RUN_B)])
+    at.radio(key=state.SOURCE).set_value("sample").run()  # the uploaders are not rendered
+    at.radio(key=state.SOURCE).set_value("upload").run()
+    assert not at.exception
+    assert _metrics(at)["Runs"] == "2"
+    assert any("Still loaded from an earlier upload" in c.value for c in at.caption)
+    at.button[0].click().run()  # "Forget them"
+    assert not at.metric and not at.dataframe
+    assert "No data loaded yet." in [c.value for c in at.sidebar.caption]
+
+
+def test_removing_run_files() -> None:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    _upload(at, ("my.qrels", QRELS), [("a.run", RUN_A), ("b.run", RUN_B)])
+    at.file_uploader(key=state.RUNS_UPLOADER).set_value([("b.run", RUN_B, "text/plain")]).run()
+    assert _runs_table(at) == ["beta"]
+    at.file_uploader(key=state.RUNS_UPLOADER).set_value(None).run()
+    assert not at.exception
+    assert _metrics(at)["Runs"] == "0"
+    assert "No runs loaded yet." in [i.value for i in at.info]
