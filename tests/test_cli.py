@@ -1,0 +1,166 @@
+"""The command line, run as a user runs it: a subprocess with real files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ireval_core import evaluate, read_qrels, read_runs
+from ireval_core.compare import compare_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+CONFORMANCE = ROOT.parent / "shared" / "conformance" / "trec_eval-9.0.8"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ireval_core", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def seed_files(tmp_path: Path) -> tuple[Path, Path]:
+    """Seed 002's MAP example: q1 has 4 relevant at ranks 1, 2, 4, 7; q2 has 5, at 1, 3, 5."""
+    qrels, run = [], []
+    for q, n_rel, ranks in (("q1", 4, (1, 2, 4, 7)), ("q2", 5, (1, 3, 5))):
+        rel_docs = [f"{q}r{i}" for i in range(n_rel)]
+        qrels += [f"{q} 0 {d} 1" for d in rel_docs]
+        it = iter(rel_docs)
+        for rank in range(1, 11):
+            doc = next(it) if rank in ranks else f"{q}n{rank}"
+            run.append(f"{q} Q0 {doc} {rank} {100 - rank} seed")
+    (tmp_path / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "run.txt").write_text("\n".join(run) + "\n")
+    return tmp_path / "qrels.txt", tmp_path / "run.txt"
+
+
+def test_trec_layout_and_golden_map(seed_files):
+    qrels, run = seed_files
+    out = cli("eval", qrels, run, "-m", "map", "-q")
+    assert out.returncode == 0, out.stderr
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    values = {(m.strip(), q): v for m, q, v in rows}
+    assert values[("runid", "all")] == "seed"
+    assert values[("num_q", "all")] == "2"
+    assert round(float(values[("map", "q1")]), 2) == 0.83
+    assert round(float(values[("map", "q2")]), 2) == 0.45
+    assert round(float(values[("map", "all")]), 2) == 0.64
+
+
+def test_conformance_file_through_cli():
+    if not CONFORMANCE.is_dir():
+        pytest.skip("shared conformance data not present")
+    out = cli("eval", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test", "-q")
+    assert out.returncode == 0, out.stderr
+    ours = {tuple(x.strip() for x in line.split("\t")[:2]): line.split("\t")[2]
+            for line in out.stdout.splitlines()}
+    expected = {}
+    for line in (CONFORMANCE / "out.test.aq").read_text().splitlines():
+        m, q, v = (x.strip() for x in line.split("\t"))
+        expected[(m, q)] = v
+    shared = set(ours) & set(expected)
+    assert len(shared) > 250
+    assert {k: ours[k] for k in shared} == {k: expected[k] for k in shared}
+
+
+def test_csv_format_matches_library():
+    out = cli("eval", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", SAMPLE / "run_narrow.txt",
+              "-m", "nDCG@10", "-m", "P_10", "--format", "csv", "-q")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert list(rows[0]) == ["run", "measure", "qid", "value"]
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = read_runs(SAMPLE / "run_bm25.txt") + read_runs(SAMPLE / "run_narrow.txt")
+    res = evaluate(qrels, runs, ["nDCG@10", "P@10"])
+    means = {(r["run"], r["measure"]): float(r["value"]) for r in rows if r["qid"] == "all"}
+    assert means[("bm25", "nDCG@10")] == res.mean("bm25", "nDCG@10")
+    assert means[("narrow_recall", "P_10")] == res.mean("narrow_recall", "P@10")
+    per_query = [r for r in rows if r["run"] == "bm25" and r["measure"] == "nDCG@10"
+                 and r["qid"] != "all"]
+    assert len(per_query) == len(res.query_ids["bm25"])
+
+
+def test_json_format_carries_definitions():
+    out = cli("eval", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", "-m", "nDCG(ideal=run)@10",
+              "--format", "json", "-c")
+    doc = json.loads(out.stdout)
+    entry = doc["runs"]["bm25"]["nDCG(ideal=run)@10"]
+    assert "ideal from run" in entry["definition"]
+    assert "every qrels query" in doc["options"]
+    assert 0 < entry["all"] <= 1
+
+
+def test_options_change_numbers_like_trec_eval(seed_files):
+    qrels, run = seed_files
+    depth = cli("eval", qrels, run, "-m", "num_ret", "-M", "3")
+    assert "num_ret               \tall\t6" in depth.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["eval", "missing_qrels.txt", "x.run"], "missing_qrels.txt: No such file"),
+        (["eval", "QRELS", "QRELS"], "qrels.txt:1: this looks like a TREC qrels file"),
+        (["eval", "QRELS", "RUN", "-m", "nDGC@10"], "Did you mean"),
+        (["compare", "QRELS", "RUN", "RUN", "-m", "AP", "--baseline", "nope"], "baseline"),
+    ],
+    ids=["missing-file", "qrels-as-run", "unknown-measure", "bad-baseline"],
+)
+def test_bad_input_exits_2_with_one_line(seed_files, args, needle):
+    qrels, run = seed_files
+    args = [str(qrels) if a == "QRELS" else str(run) if a == "RUN" else a for a in args]
+    out = cli(*args)
+    assert out.returncode == 2
+    assert needle in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+
+
+def test_help_lists_every_measure_with_definition():
+    out = cli("eval", "--help")
+    assert out.returncode == 0
+    for name in ("nDCG", "ERR", "RBP", "bpref", "AUC", "PNR", "Judged", "IPrec", "11pt"):
+        assert f"  {name}" in out.stdout
+    assert "ideal from" in out.stdout
+
+
+def test_compare_json_records_match_library():
+    out = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+              SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,randomization",
+              "--alternative", "greater", "--resamples", "2000", "--seed", "7")
+    assert out.returncode == 0, out.stderr
+    records = json.loads(out.stdout)
+    assert [r["test"] for r in records] == ["t", "randomization"]
+    assert {r["system_a"] for r in records} == {"bm25"}
+    assert set(records[0]) == {"system_a", "system_b", "measure", "test", "statistic",
+                               "pvalue", "pvalue_corrected", "mean_a", "mean_b", "mean_diff",
+                               "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
+                               "n"}
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = read_runs(SAMPLE / "run_bm25.txt") + read_runs(SAMPLE / "run_neural.txt")
+    lib = compare_runs(qrels, runs, ["nDCG@10"], tests=["t", "randomization"],
+                       alternative="greater", n_resamples=2000, seed=7)
+    for rec, c in zip(records, lib, strict=True):
+        assert rec["pvalue"] == pytest.approx(c.pvalue, rel=1e-12)
+        assert rec["mean_diff"] == pytest.approx(c.mean_b - c.mean_a, rel=1e-12)
+    assert records[0]["mean_diff"] > 0 and records[0]["pvalue"] < 0.001
+    again = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+                SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,randomization",
+                "--alternative", "greater", "--resamples", "2000", "--seed", "7")
+    assert again.stdout == out.stdout  # same seed, same p-values
+
+
+def test_compare_csv_and_corrections():
+    out = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+              SAMPLE / "run_neural.txt", SAMPLE / "run_narrow.txt", "-m", "AP", "--tests",
+              "sign", "--correction", "bonferroni", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert len(rows) == 3  # three unordered pairs
+    for r in rows:
+        assert float(r["pvalue_corrected"]) == pytest.approx(min(1.0, 3 * float(r["pvalue"])))
