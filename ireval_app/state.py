@@ -29,11 +29,19 @@ __all__ = [
     "SOURCES",
     "SourceMode",
     "UploadKind",
+    "EVAL_COMPLETE",
+    "EVAL_DEPTH",
+    "EVAL_IDCG_ZERO",
+    "EVAL_JUDGED_ONLY",
+    "EVAL_REL_LEVEL",
+    "IDCG_ZERO_POLICIES",
     "clear_uploads",
     "get_dataset",
+    "get_eval_options",
     "get_dataset_key",
     "get_source",
     "get_upload_ids",
+    "init_eval_options",
     "get_uploaded",
     "mark_upload_changed",
     "pop_upload_changed",
@@ -51,6 +59,27 @@ SOURCE = "ireval.source"
 """Radio on the Data page: ``"sample"`` or ``"upload"``."""
 QRELS_UPLOADER = "ireval.upload.qrels"
 RUNS_UPLOADER = "ireval.upload.runs"
+
+# evaluation options (widgets of ireval_app.evaluation.evaluation_options, shared by pages)
+EVAL_COMPLETE = "ireval.eval.complete"
+"""Checkbox: average over every qrels query, a missing query scoring 0 (trec_eval -c)."""
+EVAL_REL_LEVEL = "ireval.eval.rel_level"
+"""Number: relevance threshold of binary measures (trec_eval -l)."""
+EVAL_DEPTH = "ireval.eval.depth"
+"""Number: keep the top N documents of each ranking; 0 = whole ranking (trec_eval -M)."""
+EVAL_IDCG_ZERO = "ireval.eval.idcg_zero"
+"""Radio: nDCG of a query without relevant documents, ``"zero"`` or ``"drop"``."""
+EVAL_JUDGED_ONLY = "ireval.eval.judged_only"
+"""Checkbox: remove unjudged documents from the rankings first (condensed lists)."""
+IDCG_ZERO_POLICIES: tuple[str, ...] = ("zero", "drop")
+
+_EVAL_DEFAULTS: dict[str, object] = {
+    EVAL_COMPLETE: False,
+    EVAL_REL_LEVEL: 1.0,
+    EVAL_DEPTH: 0,
+    EVAL_IDCG_ZERO: "zero",
+    EVAL_JUDGED_ONLY: False,
+}
 
 # plain keys
 _UPLOAD_CHANGED = "ireval.upload.changed"  # set of UploadKind touched by the user
@@ -92,6 +121,34 @@ def set_loaded(files: cache.LoadedFiles | None) -> Dataset | None:
     st.session_state[_DATASET] = dataset
     st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key
     return dataset
+
+
+# ----------------------------------------------------------------------------- evaluation options
+
+
+def init_eval_options() -> None:
+    """Put the default evaluation options in session state (before their widgets draw)."""
+    for key, default in _EVAL_DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = default
+
+
+def get_eval_options() -> dict[str, object]:
+    """The evaluation options as keyword arguments of :func:`ireval_core.evaluate`.
+
+    Keys: ``complete``, ``depth`` (``None`` = whole ranking), ``rel_level``,
+    ``idcg_zero`` and ``judged_only``; defaults when the widgets were never drawn.
+    """
+    get = st.session_state.get
+    depth = int(get(EVAL_DEPTH, 0) or 0)
+    idcg = get(EVAL_IDCG_ZERO, "zero")
+    return {
+        "complete": bool(get(EVAL_COMPLETE, False)),
+        "depth": depth if depth > 0 else None,
+        "rel_level": float(get(EVAL_REL_LEVEL, 1.0)),
+        "idcg_zero": idcg if idcg in IDCG_ZERO_POLICIES else "zero",
+        "judged_only": bool(get(EVAL_JUDGED_ONLY, False)),
+    }
 
 
 # ----------------------------------------------------------------------------- uploads

@@ -233,12 +233,30 @@ def dataset_glance(dataset: Dataset | None) -> None:
     st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
 
 
+def ensure_router() -> None:
+    """Make sure ``app.py`` (the router and frame) runs, even on a page's own URL.
+
+    With a ``pages/`` folder beside ``app.py``, a freshly started Streamlit server
+    handles its first request in the legacy folder mode: a request for ``/metrics``
+    runs ``pages/metrics.py`` alone, without the navigation, sidebar and page
+    config of ``app.py``. ``st.navigation`` switches that mode off for good, but
+    only once ``app.py`` has run. Each page calls this first: in legacy mode it
+    switches the mode off and reruns, so ``app.py`` runs and routes to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def require_dataset() -> Dataset:
     """The loaded dataset, for pages that need one; otherwise a pointer to the Data page.
 
     A visitor who opens another page first gets the bundled sample, as on the Data page.
     When nothing can be loaded, shows how to load data and stops the page.
     """
+    ensure_router()
     dataset = state.get_dataset()
     if dataset is None and state.get_source() in (None, "sample"):
         dataset = state.set_loaded(cache.load_sample())

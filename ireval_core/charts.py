@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 __all__ = ["TEMPLATE", "COLORS", "pr_curve", "interpolated_pr_curve", "roc_curve",
            "per_query_distribution", "per_query_delta", "ideal_comparison", "grade_bars",
-           "metric_bars"]
+           "metric_bars", "ideal_scatter"]
 
 TEMPLATE = "plotly_white"
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -27,8 +27,10 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e3
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figure:
-    fig.update_layout(template=TEMPLATE, title=title, xaxis_title=x, yaxis_title=y,
-                      legend_title_text="system", margin=dict(l=50, r=20, t=50, b=45), **kw)
+    layout: dict[str, object] = dict(legend_title_text="system",
+                                     margin=dict(l=50, r=20, t=50, b=45))
+    layout.update(kw)  # a caller may override the defaults (e.g. legend_title_text)
+    fig.update_layout(template=TEMPLATE, title=title, xaxis_title=x, yaxis_title=y, **layout)
     return fig
 
 
@@ -111,8 +113,8 @@ def per_query_delta(queries: np.ndarray, delta: np.ndarray, *, a: str, b: str,
     d = np.asarray(delta)[order]
     q = np.asarray(queries)[order]
     colors = np.where(d > 0, COLORS[2], np.where(d < 0, COLORS[1], "#bbbbbb"))
-    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, text=q,
-                           hovertemplate="%{text}: %{y:+.4f}<extra></extra>"))
+    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, customdata=q,
+                           hovertemplate="%{customdata}: %{y:+.4f}<extra></extra>"))
     fig.update_xaxes(showticklabels=False)
     return _layout(fig, f"{measure}: {b} − {a} per query (sorted)", "queries", "difference")
 
@@ -154,3 +156,25 @@ def grade_bars(counts: Mapping[str, int]) -> go.Figure:
     """Judgments per grade label."""
     fig = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=COLORS[0]))
     return _layout(fig, "Judgments per grade", "grade", "documents")
+
+
+def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
+                  y_label: str = "nDCG (ideal = qrels)") -> go.Figure:
+    """Per-query scatter of two nDCG variants, one colour per system, with the diagonal.
+
+    ``df`` has columns ``system``, ``query``, ``x`` (nDCG with the ideal from the
+    retrieved list) and ``y`` (nDCG with the ideal from the qrels). Points far below
+    the diagonal are queries whose candidates miss relevant documents: the run-ideal
+    nDCG looks good while the qrels-ideal nDCG does not.
+    """
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="y = x",
+                             line=dict(color="grey", dash="dot"), hoverinfo="skip"))
+    for i, (name, part) in enumerate(df.groupby("system", sort=False)):
+        fig.add_trace(go.Scatter(
+            x=part["x"], y=part["y"], mode="markers", name=str(name), text=part["query"],
+            marker=dict(color=_color(i), size=8, opacity=0.75),
+            hovertemplate="%{text}: x=%{x:.4f}, y=%{y:.4f}<extra>" + str(name) + "</extra>"))
+    fig.update_xaxes(range=[-0.02, 1.02])
+    fig.update_yaxes(range=[-0.02, 1.02])
+    return _layout(fig, "Per query: run ideal vs qrels ideal", x_label, y_label)

@@ -56,6 +56,7 @@ def _show_summary(dataset: Dataset) -> None:
         st.success("No problems found.", icon=":material/check:")
 
 
+widgets.ensure_router()
 st.title("Data")
 st.caption("Relevance judgments (qrels) and the runs to evaluate with them.")
 

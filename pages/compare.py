@@ -1,0 +1,157 @@
+"""Compare page: paired significance tests between runs, verdicts, and planning the next round."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ireval_app import compare_glue as cg
+from ireval_app import evaluation, state, widgets
+from ireval_core import charts
+from ireval_core.errors import UnknownMeasureError
+from ireval_core.measures import parse_measure
+from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
+
+K = "ireval.compare."
+MEASURES, MODE, BASELINE, SYSTEMS, TESTS_KEY = (K + "measures", K + "mode", K + "baseline",
+                                                K + "systems", K + "tests")
+ALTERNATIVE, CORRECTION, RESAMPLES, SEED, ALPHA = (K + "alternative", K + "correction",
+                                                   K + "resamples", K + "seed", K + "alpha")
+PAIR, DELTA = K + "pair", K + "delta"
+
+dataset = widgets.require_dataset()
+opts = evaluation.evaluation_options()
+
+st.title("Compare")
+st.caption("Paired significance tests between runs, query by query: every test pairs the same "
+           "queries (those all selected runs have), and differences are always B − A.")
+
+if len(dataset.runs) < 2:
+    st.info("Comparing needs at least two runs: add run files on the Data page.",
+            icon=":material/info:")
+    st.stop()
+
+# ----------------------------------------------------------------------------- settings
+with st.container(border=True):
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        measure_texts = st.multiselect(
+            "Measures", cg.MEASURE_CHOICES, default=["nDCG@10"], key=MEASURES,
+            accept_new_options=True,
+            help="Pick or type measures (e.g. `P(rel=2)@5`, `nDCG@20`)")
+        systems = st.multiselect("Runs", dataset.run_names, default=list(dataset.run_names),
+                                 key=SYSTEMS)
+        mode = st.radio("Pairs", ("all pairs", "against a baseline"), key=MODE,
+                        horizontal=True)
+        baseline = None
+        if mode == "against a baseline" and systems:
+            baseline = st.selectbox("Baseline (system A)", systems, key=BASELINE)
+    with c2:
+        tests = st.multiselect("Tests", TESTS, default=["t", "randomization"], key=TESTS_KEY,
+                               format_func=cg.TEST_LABELS.__getitem__)
+        alternative = st.selectbox(
+            "Alternative", ALTERNATIVES, key=ALTERNATIVE,
+            help="two-sided: B ≠ A; greater: B better than A; less: B worse than A")
+        correction = st.selectbox(
+            "Multiple-comparison correction", CORRECTIONS, index=CORRECTIONS.index("holm"),
+            key=CORRECTION, format_func=cg.CORRECTION_LABELS.__getitem__,
+            help="Applied over the pairs of one measure and one test")
+    with c3:
+        n_resamples = st.number_input(
+            "Resamples", min_value=100, max_value=1_000_000, value=10_000, step=1000,
+            key=RESAMPLES, help="Random sign flips (randomization) or resamples (bootstrap); "
+                                "with 2^n ≤ resamples, randomization is exact")
+        seed = st.number_input("Seed", min_value=0, value=0, step=1, key=SEED,
+                               help="The same seed gives the same Monte Carlo p-values")
+        alpha = st.selectbox("Significance level α", (0.01, 0.05, 0.1), index=1, key=ALPHA,
+                             help="Rows with corrected p < α are highlighted")
+
+measures, bad = [], []
+for text in measure_texts:
+    try:
+        measures.append(str(parse_measure(text)))
+    except UnknownMeasureError as exc:
+        bad.append(f"`{text}`: {exc}")
+    except ValueError as exc:
+        bad.append(f"`{text}`: {exc}")
+if bad:
+    st.error("Cannot parse: " + "; ".join(bad), icon=":material/error:")
+problems = [msg for ok, msg in ((measures, "Choose at least one measure."),
+                                (len(systems) >= 2, "Choose at least two runs."),
+                                (tests, "Choose at least one test.")) if not ok]
+if problems:
+    st.info(" ".join(problems), icon=":material/info:")
+    st.stop()
+
+key = state.get_dataset_key() or ""
+res = evaluation.evaluate_cached(key, dataset, tuple(dict.fromkeys(measures)), **opts)
+with st.spinner(f"Running {len(tests)} test(s) with {int(n_resamples):,} resamples…"):
+    records = cg.compare_cached(
+        key, tuple(sorted(opts.items())), res, tuple(dict.fromkeys(measures)), tuple(systems),
+        baseline, tuple(tests), alternative, correction, int(n_resamples), int(seed))
+
+# ----------------------------------------------------------------------------- results
+st.subheader("Results")
+table = cg.comparison_table(records)
+st.dataframe(
+    table.style.apply(lambda row: ["background-color: #dcfce7" if row["corrected p"] < alpha
+                                   else ""] * len(row), axis=1),
+    hide_index=True,
+    column_config={
+        **{c: st.column_config.NumberColumn(format="%.4f", help=cg.COLUMN_HELP[c], width=60)
+           for c in ("mean_a", "mean_b", "effect size")},
+        "mean_diff": st.column_config.NumberColumn(format="%+.4f",
+                                                   help=cg.COLUMN_HELP["mean_diff"]),
+        **{c: st.column_config.NumberColumn(format="%.2e", help=cg.COLUMN_HELP[c])
+           for c in ("p", "corrected p")},
+        **{c: st.column_config.Column(help=cg.COLUMN_HELP[c]) for c in ("95% CI", "W/T/L")},
+        "n": st.column_config.NumberColumn(help=cg.COLUMN_HELP["n"], width=40),
+        "test": st.column_config.Column(width=95),
+        **{c: st.column_config.Column(width=95) for c in ("system_a", "system_b", "measure")},
+    })
+st.caption(f"Green rows: corrected p < α = {alpha:g}. Evaluation: {res.options.describe()}. "
+           f"Effect size = Cohen's d_z = mean(B − A) / sd(B − A).")
+for m in dict.fromkeys(measures):
+    st.caption(f"**{m}**: {res.definition(m)}")
+
+st.markdown("**Verdicts**")
+for significant, text in cg.verdicts(records, alpha=alpha):
+    icon = ":material/check_circle:" if significant else ":material/remove:"
+    st.markdown(f"{icon} {text}")
+
+d1, d2, _ = st.columns([1, 1, 4])
+d1.download_button("Download CSV", cg.download(records, "csv"), "comparison.csv", "text/csv",
+                   icon=":material/download:")
+d2.download_button("Download JSON", cg.download(records, "json"), "comparison.json",
+                   "application/json", icon=":material/download:")
+
+# ----------------------------------------------------------------------------- per query
+st.subheader("Per-query differences")
+pairs = list(dict.fromkeys((c.system_a, c.system_b, c.measure) for c in records))
+a, b, m = st.selectbox("Pair and measure", pairs, key=PAIR,
+                       format_func=lambda p: f"{p[1]} − {p[0]} on {p[2]}")
+queries, deltas = cg.pair_deltas(res, m, systems, a, b)
+st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
+                config={"displayModeBar": False})
+st.caption(f"Each bar is one of the {len(deltas)} compared queries: {m} of {b} minus {m} of "
+           f"{a}, sorted; bars above 0 are queries where {b} wins.")
+
+# ----------------------------------------------------------------------------- planning
+st.subheader("Planning the next labeling round")
+st.caption(f"Paired t-test, power 0.8, α = {alpha:g}, {alternative}; the spread of per-query "
+           f"differences is taken from {b} − {a} on {m}.")
+delta = st.columns(4)[0].number_input(
+    "Difference you want to detect (Δ)", min_value=0.001, max_value=1.0, value=0.02,
+    step=0.005, format="%.3f", key=DELTA,
+    help="The true mean difference in the measure you want the next round to detect")
+plan = cg.planning(deltas, delta, alpha=alpha, power=0.8, alternative=alternative)
+p1, p2, p3, p4 = st.columns(4)
+p1.metric("sd of differences", f"{plan.sd_diff:.4f}",
+          help="Sample standard deviation of the per-query differences B − A")
+p2.metric("Queries now", f"{plan.n_queries:,}", help="Queries compared for this pair")
+p3.metric("Minimum detectable difference",
+          "—" if plan.min_detectable is None else f"{plan.min_detectable:.4f}",
+          help="Smallest true mean difference the paired t-test finds with power 0.8 "
+               "with the current number of queries")
+p4.metric(f"Queries needed for Δ = {delta:g}",
+          "—" if plan.queries_needed is None else f"{plan.queries_needed:,}",
+          help="Smallest number of queries for power 0.8 at this Δ (same spread assumed)")

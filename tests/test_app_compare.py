@@ -1,0 +1,132 @@
+"""AppTest of the Compare page: p-values and planning numbers equal the core functions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import compare_glue
+from ireval_core.compare import aligned_scores, compare_runs
+from ireval_core.evaluate import evaluate
+from ireval_core.io import read_qrels, read_runs
+from ireval_core.stats import min_detectable_difference, queries_needed
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data"
+K = "ireval.compare."
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
+                                reason="sample data not generated")
+
+
+@pytest.fixture(autouse=True)
+def _navigation_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run every rerun through app.py, as the server does (see test_app_data.py)."""
+    init = PagesManager.__init__
+
+    def patched(self: PagesManager, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", patched)
+
+
+def _sample():
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    return qrels, runs
+
+
+def _compare_page(resamples: int = 1000) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    at.number_input(key=K + "resamples").set_value(resamples).run()
+    assert not at.exception
+    return at
+
+
+def _row(table, a: str, b: str, measure: str, test: str):
+    sel = table[(table["system_a"] == a) & (table["system_b"] == b)
+                & (table["measure"] == measure) & (table["test"] == test)]
+    assert len(sel) == 1
+    return sel.iloc[0]
+
+
+def test_pvalues_equal_compare_runs() -> None:
+    at = _compare_page()
+    assert at.title[0].value == "Compare"
+    table = at.dataframe[0].value
+    qrels, runs = _sample()
+    expected = compare_runs(qrels, runs, ["nDCG@10"], tests=("t", "randomization"),
+                            correction="holm", n_resamples=1000, seed=0)
+    assert len(table) == len(expected) == 6  # 3 pairs x 2 tests
+    for c in expected:
+        row = _row(table, c.system_a, c.system_b, c.measure, c.test)
+        assert row["p"] == pytest.approx(c.pvalue, rel=1e-12, abs=0)
+        assert row["corrected p"] == pytest.approx(c.pvalue_corrected, rel=1e-12, abs=0)
+        assert row["mean_diff"] == pytest.approx(c.mean_diff, abs=1e-12)
+        assert row["W/T/L"] == f"{c.wins}/{c.ties}/{c.losses}"
+        assert row["n"] == c.n
+    t = next(c for c in expected if (c.system_a, c.system_b, c.test)
+             == ("bm25", "neural_rerank", "t"))
+    assert _row(table, "bm25", "neural_rerank", "nDCG@10", "t")["p"] == t.pvalue
+    verdict = next(m.value for m in at.markdown if "**neural_rerank** beats **bm25**" in m.value)
+    assert f"by {t.mean_diff:+.2f}" in verdict and "Holm-corrected" in verdict
+
+
+def test_baseline_and_wilcoxon() -> None:
+    at = _compare_page()
+    at.radio(key=K + "mode").set_value("against a baseline").run()
+    at.selectbox(key=K + "baseline").set_value("bm25")
+    at.multiselect(key=K + "tests").set_value(["wilcoxon"])
+    at.selectbox(key=K + "correction").set_value("none").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    qrels, runs = _sample()
+    expected = compare_runs(qrels, runs, ["nDCG@10"], baseline="bm25", tests=("wilcoxon",),
+                            correction="none")
+    assert sorted(table["system_b"]) == ["narrow_recall", "neural_rerank"]
+    for c in expected:
+        assert _row(table, "bm25", c.system_b, "nDCG@10", "wilcoxon")["p"] == pytest.approx(
+            c.pvalue, rel=1e-12)
+
+
+def test_planning_numbers_equal_stats_functions() -> None:
+    at = _compare_page()
+    at.selectbox(key=K + "pair").set_value(("bm25", "neural_rerank", "nDCG@10"))
+    at.number_input(key=K + "delta").set_value(0.05).run()
+    assert not at.exception
+    qrels, runs = _sample()
+    res = evaluate(qrels, runs, ["nDCG@10"])
+    _, scores = aligned_scores(res, "nDCG@10", [r.name for r in runs])
+    d = scores["neural_rerank"] - scores["bm25"]
+    sd = float(np.std(d, ddof=1))
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["sd of differences"] == f"{sd:.4f}"
+    assert metrics["Queries now"] == f"{len(d):,}"
+    assert metrics["Minimum detectable difference"] == (
+        f"{min_detectable_difference(sd, len(d), alpha=0.05, power=0.8):.4f}")
+    assert metrics["Queries needed for Δ = 0.05"] == (
+        f"{queries_needed(sd, 0.05, alpha=0.05, power=0.8):,}")
+
+
+def test_downloads_hold_the_records() -> None:
+    at = _compare_page()
+    table = at.dataframe[0].value
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download CSV", "Download JSON"]
+    qrels, runs = _sample()
+    records = compare_runs(qrels, runs, ["nDCG@10"], tests=("t", "randomization"),
+                           correction="holm", n_resamples=1000, seed=0)
+    rows = json.loads(compare_glue.download(records, "json"))
+    assert [r["pvalue"] for r in rows] == pytest.approx(table["p"].tolist(), rel=1e-12)
+    csv_lines = compare_glue.download(records, "csv").splitlines()
+    assert csv_lines[0].startswith("system_a,system_b,measure,test")
+    assert len(csv_lines) == 1 + len(table)
