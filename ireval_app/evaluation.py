@@ -18,7 +18,6 @@ Typical page::
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -30,7 +29,6 @@ from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
 from ireval_core.evaluate import Evaluation, evaluate
 from ireval_core.measures import parse_measure
-from ireval_core.stats import mean_ci
 
 from . import state
 
@@ -131,21 +129,13 @@ def parse_specs(texts: Iterable[str]) -> tuple[tuple[str, ...], list[str]]:
 
 def mean_ci_tables(res: Evaluation, *, confidence_level: float = 0.95,
                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Aggregates and the bounds of a t confidence interval per cell (systems x measures).
+    """Aggregates and the bounds of their t confidence intervals (systems x measures).
 
-    The interval is :func:`ireval_core.stats.mean_ci` over the per-query values that
-    are counted (NaN left out); NaN when fewer than two values.
+    See :meth:`ireval_core.evaluate.Evaluation.intervals` (clipped to each measure's
+    range; NaN where a mean interval does not apply).
     """
-    mean = res.table()
-    low = pd.DataFrame(math.nan, index=mean.index, columns=mean.columns)
-    high = low.copy()
-    for system in mean.index:
-        for m in mean.columns:
-            values = res.per_query(system, m).dropna().to_numpy()
-            if values.size:
-                ci = mean_ci(values, confidence_level=confidence_level, method="t")
-                low.loc[system, m], high.loc[system, m] = ci.low, ci.high
-    return mean, low, high
+    low, high = res.intervals(confidence_level=confidence_level)
+    return res.table(), low, high
 
 
 def ideal_table(k: int, recall_k: int) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .data import Qrels, Ranked, Run, evaluated_queries, join
 from .measures import Measure, Options, parse_measures
+from .stats import mean_ci
 
 __all__ = ["EvalOptions", "Evaluation", "evaluate"]
 
@@ -109,6 +110,31 @@ class Evaluation:
         cols = [str(m) for m in self.measures]
         data = {c: [self.aggregates[(s, c)] for s in self.systems] for c in cols}
         return pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
+
+    def intervals(self, *, confidence_level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Student-t confidence interval of each mean, as (low, high) systems x measures tables.
+
+        Over the per-query values that are counted (NaN left out); clipped to the
+        measure's range (a t-interval of a mean near 1 can pass 1). NaN for fewer than
+        two queries and for measures not aggregated by a mean (sums, ratios of sums).
+        """
+        cols = [str(m) for m in self.measures]
+        low = pd.DataFrame(np.nan, index=pd.Index(self.systems, name="system"), columns=cols)
+        high = low.copy()
+        for m in self.measures:
+            fam = m.family
+            if fam.aggregate is not None:
+                continue
+            lo_b = -np.inf if fam.bounds[0] is None else fam.bounds[0]
+            hi_b = np.inf if fam.bounds[1] is None else fam.bounds[1]
+            for s in self.systems:
+                v = self.values[(s, str(m))]
+                v = v[~np.isnan(v)]
+                if v.size >= 2:
+                    ci = mean_ci(v, confidence_level=confidence_level, method="t")
+                    low.loc[s, str(m)] = min(max(ci.low, lo_b), hi_b)
+                    high.loc[s, str(m)] = min(max(ci.high, lo_b), hi_b)
+        return low, high
 
     def paired(self, measure: str | Measure, a: str, b: str) -> tuple[np.ndarray, np.ndarray,
                                                                         np.ndarray]:
