@@ -6,10 +6,10 @@ Identifiers are coded to integers exactly once, when a :class:`Qrels` or
 :class:`Run` is built:
 
 * ``query_ids`` is the sorted array of distinct query ids; ``qcode[i]`` indexes it.
-* ``doc_ids`` is the byte-wise sorted array of distinct document ids (a pyarrow
-  string array, so seven million ids do not become seven million Python objects);
-  ``dcode[i]`` indexes it, and because the dictionary is sorted, comparing codes
-  compares document ids byte-wise.
+* ``doc_ids`` is the array of distinct document ids in order of first appearance
+  (a pyarrow string array, so seven million ids do not become seven million Python
+  objects); ``dcode[i]`` indexes it. Codes carry identity only, not order: the
+  one place document order matters (ties in a run) compares the ids themselves.
 
 Entries are stored as flat columns grouped by query, with CSR offsets: the
 entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
@@ -60,29 +60,46 @@ class DuplicateEntryError(ValueError):
         super().__init__(f"duplicate entry for query {query_id!r}, document {doc_id!r}")
 
 
-def _as_string_array(values: object) -> pa.Array:
-    """Return ``values`` as a flat pyarrow string (or dictionary-of-string) array."""
-    if isinstance(values, pa.ChunkedArray):
-        if pa.types.is_dictionary(values.type):
-            values = values.unify_dictionaries()
-        values = values.combine_chunks()
-    if not isinstance(values, pa.Array):
-        values = pa.array(np.asarray(values, dtype=object).astype(str), type=pa.string())
-        if isinstance(values, pa.ChunkedArray):  # very large inputs come back chunked
-            values = values.combine_chunks()
-    if pa.types.is_dictionary(values.type):
-        if not pa.types.is_string(values.type.value_type):
-            values = values.cast(pa.dictionary(values.type.index_type, pa.string()))
-        return values
-    if not pa.types.is_string(values.type):
-        values = values.cast(pa.string())
-    return values
+def _as_string_array(values: object) -> pa.Array | pa.ChunkedArray:
+    """``values`` as a pyarrow string (or dictionary-of-string) array, chunks kept."""
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        arr = values
+    else:
+        arr = pa.array(np.asarray(values, dtype=object).astype(str), type=pa.string())
+    if pa.types.is_dictionary(arr.type):
+        if not pa.types.is_string(arr.type.value_type):
+            arr = arr.cast(pa.dictionary(arr.type.index_type, pa.string()))
+        return arr
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string())
+    return arr
 
 
-def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
-    """Integer codes (int32) and distinct values, in order of first appearance."""
+def dictionary_codes(values: object, *, few_distinct: bool = False
+                     ) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes (int32) and distinct values, in order of first appearance.
+
+    ``few_distinct`` (query ids, tags) encodes chunk by chunk and merges the small
+    dictionaries, which avoids copying the column; with many distinct values
+    (document ids) one pass over the combined column is faster than merging.
+    """
     arr = _as_string_array(values)
-    encoded = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
+    if isinstance(arr, pa.ChunkedArray) and not pa.types.is_dictionary(arr.type):
+        if few_distinct:
+            arr = pc.dictionary_encode(arr)
+        else:
+            arr = arr.combine_chunks()
+    if isinstance(arr, pa.ChunkedArray):  # dictionary chunks: one shared dictionary
+        if arr.num_chunks == 0:
+            return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
+        arr = arr.unify_dictionaries()
+        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+                                for c in arr.chunks])
+        return _compact(codes, arr.chunk(0).dictionary)
+    if pa.types.is_dictionary(arr.type):  # may keep values no row uses: drop them
+        codes = arr.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        return _compact(codes, arr.dictionary)
+    encoded = pc.dictionary_encode(arr)
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
     return codes, encoded.dictionary
 
@@ -90,19 +107,23 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
 def _encode_sorted(values: object) -> tuple[np.ndarray, pa.Array]:
     """Code strings to int32 indices into their byte-wise sorted distinct values.
 
-    Hashing (``dictionary_encode``) happens on all values; sorting only on the
-    distinct ones, so the cost is dominated by one hash pass.
+    Used for query ids (few distinct values): hashing happens on all values,
+    sorting only on the distinct ones.
     """
-    codes, dictionary = dictionary_codes(values)
-    used = np.bincount(codes, minlength=len(dictionary)) > 0
-    if not used.all():  # a filtered dictionary column keeps values no row uses
-        remap = np.cumsum(used, dtype=np.int32) - 1
-        codes = remap[codes]
-        dictionary = dictionary.filter(pa.array(used))
+    codes, dictionary = dictionary_codes(values, few_distinct=True)
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     return rank[codes], dictionary.take(pa.array(order))
+
+
+def _compact(codes: np.ndarray, dictionary: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Drop dictionary values no row uses (a filtered dictionary column keeps them)."""
+    used = np.bincount(codes, minlength=len(dictionary)) > 0
+    if used.all():
+        return codes, dictionary
+    remap = np.cumsum(used, dtype=np.int32) - 1
+    return remap[codes], dictionary.filter(pa.array(used))
 
 
 def _offsets(codes: np.ndarray, n_groups: int) -> np.ndarray:
@@ -116,17 +137,21 @@ def _check_unique(qcode: np.ndarray, dcode: np.ndarray, n_docs: int,
                   query_ids: np.ndarray, doc_ids: pa.Array) -> None:
     """Raise :class:`DuplicateEntryError` naming the first two rows of a duplicate pair."""
     key = qcode.astype(np.int64) * max(n_docs, 1) + dcode
-    order = np.argsort(key, kind="stable")
+    sorted_key = key.copy()
+    sorted_key.sort()
+    if not (sorted_key[1:] == sorted_key[:-1]).any():
+        return
+    del sorted_key
+    order = np.argsort(key, kind="stable")  # only on failure: find the rows
     sorted_key = key[order]
     dup = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
-    if dup.size:
-        # report the duplicate whose second occurrence comes first in the file
-        second = order[dup + 1]
-        k = int(np.argmin(second))
-        i, j = int(order[dup[k]]), int(second[k])
-        raise DuplicateEntryError(
-            (min(i, j), max(i, j)), str(query_ids[qcode[i]]), doc_ids[int(dcode[i])].as_py()
-        )
+    # report the duplicate whose second occurrence comes first in the file
+    second = order[dup + 1]
+    k = int(np.argmin(second))
+    i, j = int(order[dup[k]]), int(second[k])
+    raise DuplicateEntryError(
+        (min(i, j), max(i, j)), str(query_ids[qcode[i]]), doc_ids[int(dcode[i])].as_py()
+    )
 
 
 def _string_numpy(dictionary: pa.Array) -> np.ndarray:
@@ -159,7 +184,7 @@ class Qrels:
         Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
         """
         qcode, qdict = _encode_sorted(query_ids)
-        dcode, ddict = _encode_sorted(doc_ids)
+        dcode, ddict = dictionary_codes(doc_ids)
         grade = np.asarray(grades, dtype=np.float64)
         if not (len(qcode) == len(dcode) == len(grade)):
             raise ValueError("query_ids, doc_ids and grades must have the same length")
@@ -216,14 +241,27 @@ class Run:
 
         Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
         """
-        qcode, qdict = _encode_sorted(query_ids)
-        dcode, ddict = _encode_sorted(doc_ids)
+        return cls.from_columns({"qid": query_ids, "docid": doc_ids}, scores, name=name,
+                                source=source, warnings=warnings)
+
+    @classmethod
+    def from_columns(cls, columns: dict[str, object], scores: object, *, name: str,
+                     source: str = "run", warnings: Sequence[DataWarning] = ()) -> Run:
+        """Like :meth:`from_arrays`, taking ``{"qid": ..., "docid": ...}``.
+
+        The id columns are popped from ``columns`` as soon as they are coded, so a
+        reader that hands over a dictionary it keeps no other reference to lets the
+        large string columns be freed early (peak memory on big runs).
+        """
         score = np.asarray(scores, dtype=np.float64)
+        qcode, qdict = _encode_sorted(columns.pop("qid"))
+        dcode, ddict = dictionary_codes(columns.pop("docid"))
+        pa.default_memory_pool().release_unused()
         if not (len(qcode) == len(dcode) == len(score)):
             raise ValueError("query_ids, doc_ids and scores must have the same length")
         qids = _string_numpy(qdict)
         _check_unique(qcode, dcode, len(ddict), qids, ddict)
-        order = ranking_order(qcode, score, dcode)
+        order = ranking_order(qcode, score, dcode, ddict)
         if order is not None:
             qcode, dcode, score = qcode[order], dcode[order], score[order]
         return cls(name, qids, ddict, qcode, dcode, score, _offsets(qcode, len(qids)),
@@ -260,24 +298,65 @@ class Run:
         return f"Run({self.name!r}: {self.n_queries} queries, {len(self)} documents)"
 
 
-def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray) -> np.ndarray | None:
+def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
+                  doc_ids: pa.Array) -> np.ndarray | None:
     """Permutation putting rows in (query asc, score desc, docid desc) order.
 
-    Returns ``None`` when the rows are already in that order (the common case for
-    run files written by a search engine), which costs one linear pass.
+    Document ids are compared byte-wise (as trec_eval's ``strcmp``), and only
+    where scores tie. Returns ``None`` when the rows are already in that order.
+    Rows grouped by query with scores descending (what search engines write) only
+    need their groups moved and their ties fixed, a few linear passes; anything
+    else is sorted.
     """
-    if len(qcode) > 1:
-        dq = np.diff(qcode)
-        same = dq == 0
-        ds = np.diff(score)
-        in_order = (
-            not (dq < 0).any()
-            and not (same & (ds > 0)).any()
-            and not (same & (ds == 0) & (np.diff(dcode) > 0)).any()
-        )
-        if not in_order:
-            return np.lexsort((-dcode.astype(np.int64), -score, qcode))
-    return None
+    n = len(qcode)
+    if n < 2:
+        return None
+    starts = np.flatnonzero(np.diff(qcode)) + 1
+    grouped = len(starts) + 1 == len(np.unique(qcode[np.concatenate(([0], starts))]))
+    same = qcode[1:] == qcode[:-1]
+    order: np.ndarray | None
+    if grouped and not (same & (np.diff(score) > 0)).any():
+        bounds = np.concatenate(([0], starts, [n]))
+        group_q = qcode[bounds[:-1]]
+        if (np.diff(group_q) > 0).all():
+            order = None
+        else:  # move whole groups into query order
+            g_order = np.argsort(group_q, kind="stable")
+            lengths = np.diff(bounds)[g_order]
+            new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+            itype = np.int32 if n < 2**31 else np.int64
+            shift = (bounds[:-1][g_order] - new_starts).astype(itype)
+            order = np.arange(n, dtype=itype)
+            order += np.repeat(shift, lengths)
+    else:
+        order = np.lexsort((-score, qcode))
+    return _order_ties(order, qcode, score, dcode, doc_ids)
+
+
+def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
+                dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:
+    """Within each run of equal (query, score) in ``order``, put docids descending."""
+    q = qcode if order is None else qcode[order]
+    sc = score if order is None else score[order]
+    tied = np.flatnonzero((q[1:] == q[:-1]) & (sc[1:] == sc[:-1]))
+    if tied.size == 0:
+        return order
+    # positions (in the current order) of every row of a tie, grouped into tie runs
+    pos = np.unique(np.concatenate((tied, tied + 1)))
+    tie_with_prev = np.zeros(len(q), dtype=bool)
+    tie_with_prev[tied + 1] = True  # row p ties with row p - 1: same tie run
+    run_id = np.cumsum(~tie_with_prev[pos])
+    rows = pos if order is None else order[pos]
+    codes, local = np.unique(dcode[rows], return_inverse=True)
+    by_bytes = pc.sort_indices(doc_ids.take(pa.array(codes))).to_numpy()
+    rank = np.empty(len(codes), dtype=np.int64)
+    rank[by_bytes] = np.arange(len(codes))
+    within = np.lexsort((-rank[local], run_id))
+    if (within == np.arange(len(within))).all():
+        return order
+    out = np.arange(len(qcode), dtype=np.int64) if order is None else order.copy()
+    out[pos] = rows[within]
+    return out
 
 
 def _flatten(nested: dict[str, dict[str, float]]) -> tuple[list[str], list[str], list[float]]:
@@ -417,12 +496,13 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
     rdoc = doc_map[run.dcode[rows]]
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
-    rkey = qidx.astype(np.int64) * n_docs + rdoc
-    hit = np.searchsorted(qkey, rkey)
-    hit_ok = (rdoc >= 0) & (hit < len(qkey))
-    hit_ok[hit_ok] = qkey[hit[hit_ok]] == rkey[hit_ok]
+    judged_doc = np.flatnonzero(rdoc >= 0)  # only documents judged for some query
+    rkey = qidx[judged_doc].astype(np.int64) * n_docs + rdoc[judged_doc]
+    hit = np.minimum(np.searchsorted(qkey, rkey), max(len(qkey) - 1, 0))
     grade = np.full(len(rows), np.nan)
-    grade[hit_ok] = qrels.grade[qrows[hit[hit_ok]]]
+    if len(qkey):
+        found = qkey[hit] == rkey
+        grade[judged_doc[found]] = qrels.grade[qrows[hit[found]]]
     score = run.score[rows]
 
     if judged_only:  # as trec_eval -J: cut to depth first, then drop unjudged documents

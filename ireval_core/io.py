@@ -38,7 +38,6 @@ import io
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -73,34 +72,74 @@ _VALUE_WORD = {"rel": "grade", "score": "score"}
 PathOrBytes = str | Path | bytes | bytearray | memoryview | BinaryIO
 
 
-@dataclass(frozen=True)
 class Source:
-    """Raw bytes of one input and the name used in messages."""
+    """One input: the name used in messages, and its bytes.
 
-    name: str
-    data: bytes
+    A plain (uncompressed) file on disk is not read into memory up front: the
+    columnar parser streams it, and the bytes are loaded only when a slow
+    diagnostic pass has to name a bad line.
+    """
+
+    def __init__(self, name: str, data: bytes | None = None, path: Path | None = None) -> None:
+        if data is None and path is None:
+            raise ValueError("a Source needs data or a path")
+        self.name = name
+        self._data = data
+        self.path = path
 
     @classmethod
     def of(cls, source: PathOrBytes | Source, name: str | None = None) -> Source:
-        """Load a path, bytes or binary file object; gunzip when compressed."""
+        """Wrap a path, bytes or binary file object; gunzip when compressed."""
         if isinstance(source, Source):
             return source
+        data: bytes | None = None
+        path: Path | None = None
         if isinstance(source, str | Path):
             path = Path(source)
-            data = path.read_bytes()
             name = name or path.name
+            with open(path, "rb") as fh:
+                if fh.read(2) == b"\x1f\x8b":
+                    data = path.read_bytes()
         elif isinstance(source, bytes | bytearray | memoryview):
             data = bytes(source)
         else:
             data = source.read()
             name = name or getattr(source, "name", None)
         name = str(name or "<input>")
-        if data[:2] == b"\x1f\x8b":
+        if data is not None and data[:2] == b"\x1f\x8b":
             try:
                 data = gzip.decompress(data)
             except (OSError, EOFError) as exc:
                 raise FormatError(f"cannot decompress gzip data ({exc})", source=name) from exc
-        return cls(name, data)
+            path = None
+        return cls(name, data, None if data is not None else path)
+
+    @property
+    def data(self) -> bytes:
+        """All the bytes (read from disk on first use)."""
+        if self._data is None:
+            self._data = self.path.read_bytes()  # type: ignore[union-attr]
+        return self._data
+
+    def head(self, size: int = 1 << 16) -> bytes:
+        """The first ``size`` bytes, without reading the rest of a file."""
+        if self._data is not None:
+            return self._data[:size]
+        with open(self.path, "rb") as fh:  # type: ignore[arg-type]
+            return fh.read(size)
+
+    def stream(self) -> pa.NativeFile:
+        """A pyarrow input stream over the bytes (the file itself when not yet loaded)."""
+        if self._data is None:
+            return pa.OSFile(str(self.path))
+        return pa.BufferReader(self._data)
+
+    def is_blank(self) -> bool:
+        """True when the input holds nothing but whitespace."""
+        head = self.head()
+        if head.strip():
+            return False
+        return len(head) < (1 << 16) or not self.data.strip()
 
     @property
     def stem(self) -> str:
@@ -165,26 +204,31 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     taken = set(taken_names)
     scores = _numeric(table.column("score"))
     if "tag" in table.column_names:
-        tag_codes, tag_dict = dictionary_codes(table.column("tag"))
+        tag_codes, tag_dict = dictionary_codes(table.column("tag"), few_distinct=True)
         tag_names = tag_dict.to_pylist()
     else:
         tag_names, tag_codes = [None], None
+    if len(tag_names) == 1:  # one system: hand the columns over, drop the table
+        parts = [{"qid": table.column("qid"), "docid": table.column("docid")}]
+        del table
+    else:
+        parts = [{"qid": table.column("qid").filter(pa.array(tag_codes == i)),
+                  "docid": table.column("docid").filter(pa.array(tag_codes == i))}
+                 for i in range(len(tag_names))]
+        del table
     runs = []
     for i, tag in enumerate(tag_names):
-        if tag_codes is None or len(tag_names) == 1:
-            part, part_scores = table, scores
-        else:
-            mask = tag_codes == i
-            part, part_scores = table.filter(pa.array(mask)), scores[mask]
+        part_scores = scores if len(tag_names) == 1 else scores[tag_codes == i]
         run_name = _unique_name(tag, src.stem, taken)
         taken.add(run_name)
         try:
-            runs.append(Run.from_arrays(part.column("qid"), part.column("docid"), part_scores,
-                                        name=run_name, source=src.name, warnings=warnings))
+            runs.append(Run.from_columns(parts[i], part_scores, name=run_name,
+                                         source=src.name, warnings=warnings))
         except DuplicateEntryError as exc:
             if tag_codes is not None and len(tag_names) > 1:
                 exc.rows = tuple(int(r) for r in np.flatnonzero(tag_codes == i)[list(exc.rows)])
             raise _duplicate_error(src, "run", format, exc, rows) from None
+        parts[i] = {}
     return runs
 
 
@@ -218,15 +262,14 @@ def _unique_name(tag: str | None, stem: str, taken: set[str]) -> str:
 def _detect_format(src: Source, format: Format) -> str:
     if format != "auto":
         return format
-    data = src.data
-    if data[:4] == b"PAR1":
+    if src.head(4) == b"PAR1":
         return "parquet"
     lower = src.name.lower().removesuffix(".gz")
     for ext, fmt in ((".parquet", "parquet"), (".pq", "parquet"), (".json", "json"),
                      (".csv", "csv"), (".tsv", "tsv")):
         if lower.endswith(ext):
             return fmt
-    head = data[:4096].lstrip()
+    head = src.head(4096).lstrip()
     if head[:1] == b"{":
         return "json"
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip().lower()
@@ -241,7 +284,7 @@ def _detect_format(src: Source, format: Format) -> str:
 def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list[DataWarning],
                                                                      np.ndarray | None]:
     """Return a table with columns qid, docid, rel|score (+ tag), warnings, row→line map."""
-    if not src.data.strip():
+    if src.is_blank():
         cols = " ".join(_TREC_COLUMNS[kind])
         raise FormatError(f"file is empty; expected {kind} lines '{cols}'", source=src.name)
     fmt = _detect_format(src, format)
@@ -253,7 +296,7 @@ def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list
         import pyarrow.parquet as pq
 
         try:
-            table = pq.read_table(pa.BufferReader(src.data))
+            table = pq.read_table(src.stream())
         except (pa.ArrowException, OSError) as exc:
             raise FormatError(f"not a readable Parquet file ({exc})", source=src.name) from None
         return (*_columns_by_alias(table, src, kind, header_line=None), None)
@@ -262,31 +305,49 @@ def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list
 
 # ----------------------------------------------------------------------------- TREC text
 
-_SLOPPY = (b"  ", b"\t", b" \n", b"\n ", b" \r", b"\r")
-
-
 def _read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
     _check_first_line(src, kind)
     warnings: list[DataWarning] = []
+    delimiter = _sniff_delimiter(src.head())
     try:
-        table = _parse_trec(src.data, kind)
+        if delimiter is None:  # mixed whitespace: normalise first
+            raise pa.ArrowInvalid("irregular whitespace")
+        table = _parse_trec(src.stream(), kind, delimiter)
     except (pa.ArrowInvalid, pa.ArrowException):
-        error, extra = _diagnose_trec(src, kind)
-        if error is not None or not extra:
-            raise error or FormatError(f"could not read as TREC {kind}",
-                                       source=src.name) from None
-        # trec_eval reads the first six fields of a run line and ignores the rest
+        table = None
+    if table is None:
+        # Irregular whitespace (tabs and spaces mixed, runs of blanks, CR, blanks at
+        # line ends) is legal in TREC files: normalise to single spaces, lines kept.
         data = _normalise_whitespace(src.data)
-        data = re.sub(rb"(?m)^((?:\S+ ){5}\S+) .*$", rb"\1", data)
-        table = _parse_trec(data, kind)
-        warnings.append(DataWarning(
-            "extra-columns", f"{extra} line(s) have more than 6 columns; the extra columns "
-            "were ignored (as trec_eval does)", src.name, extra))
+        try:
+            table = _parse_trec(pa.BufferReader(data), kind, " ")
+        except (pa.ArrowInvalid, pa.ArrowException):
+            error, extra = _diagnose_trec(src, kind)
+            if error is not None or not extra:
+                raise error or FormatError(f"could not read as TREC {kind}",
+                                           source=src.name) from None
+            # trec_eval reads the first six fields of a run line and ignores the rest
+            data = re.sub(rb"(?m)^((?:\S+ ){5}\S+) .*$", rb"\1", data)
+            table = _parse_trec(pa.BufferReader(data), kind, " ")
+            warnings.append(DataWarning(
+                "extra-columns", f"{extra} line(s) have more than 6 columns; the extra "
+                "columns were ignored (as trec_eval does)", src.name, extra))
     values = table.column(_VALUE[kind])
     if values.null_count or not np.isfinite(_numeric(values)).all():
         raise _diagnose_trec(src, kind)[0] or FormatError(
             f"non-finite {_VALUE_WORD[_VALUE[kind]]}", source=src.name)
+    pa.default_memory_pool().release_unused()  # the parser's block buffers
     return table, warnings
+
+
+def _sniff_delimiter(head: bytes) -> str | None:
+    """Single spaces or single tabs from the first lines; None for irregular whitespace."""
+    if head[:1] in (b" ", b"\t") or any(p in head for p in (b"  ", b"\t\t", b"\r", b" \n",
+                                                               b"\n ", b"\t\n", b"\n\t")):
+        return None
+    if b"\t" in head:
+        return "\t" if b" " not in head else None
+    return " "
 
 
 def _normalise_whitespace(data: bytes) -> bytes:
@@ -295,20 +356,19 @@ def _normalise_whitespace(data: bytes) -> bytes:
     return re.sub(rb"(?m)^ | $", b"", data)
 
 
-def _parse_trec(data: bytes, kind: Kind) -> pa.Table:
-    """Columnar parse with pyarrow; raises pyarrow's error on any malformed line."""
+def _parse_trec(stream: pa.NativeFile, kind: Kind, delimiter: str) -> pa.Table:
+    """Columnar parse with pyarrow; raises pyarrow's error on any malformed line.
+
+    Ids are read as plain strings and coded afterwards: pyarrow's dictionary
+    conversion inside the CSV reader is several times slower than one
+    ``dictionary_encode`` pass over the finished column.
+    """
     names = _TREC_COLUMNS[kind]
-    delimiter = " "
-    if any(p in data for p in _SLOPPY) or data[:1] in (b" ", b"\t"):
-        if b" " not in data and b"\r" not in data and b"\t\t" not in data:
-            delimiter = "\t"
-        else:  # mixed whitespace: normalise to single spaces (line count unchanged)
-            data = _normalise_whitespace(data)
     keep = ["qid", "docid", _VALUE[kind]] + (["tag"] if kind == "run" else [])
-    types = {"qid": pa.dictionary(pa.int32(), pa.string()), "docid": pa.string(),
-             _VALUE[kind]: pa.float64(), "tag": pa.dictionary(pa.int32(), pa.string())}
+    types = {"qid": pa.string(), "docid": pa.string(), _VALUE[kind]: pa.float64(),
+             "tag": pa.string()}
     return pacsv.read_csv(
-        pa.BufferReader(data),
+        stream,
         read_options=pacsv.ReadOptions(column_names=list(_col_keys(names)),
                                        block_size=1 << 24),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
@@ -330,7 +390,8 @@ def _lines(src: Source) -> Iterable[tuple[int, bytes]]:
 
 def _check_first_line(src: Source, kind: Kind) -> None:
     """Say early, by shape, when qrels were given as a run or the reverse."""
-    for lineno, raw in enumerate(src.data[:65536].splitlines()[:-1] or [src.data], start=1):
+    head = src.head()
+    for lineno, raw in enumerate(head.splitlines()[:-1] or [head], start=1):
         fields = raw.split()
         if not fields:
             continue
@@ -419,7 +480,7 @@ def _duplicate_error(src: Source, kind: Kind, format: Format, exc: DuplicateEntr
 def _read_delimited(src: Source, kind: Kind, delimiter: str) -> tuple[pa.Table, list[DataWarning]]:
     try:
         table = pacsv.read_csv(
-            pa.BufferReader(src.data),
+            src.stream(),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(strings_can_be_null=False),
         )

@@ -1,0 +1,104 @@
+"""The columnar data model: ranking order, duplicate detection, the join with qrels."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from ireval_core.data import DuplicateEntryError, Qrels, Run, join
+
+DOCS = [f"d{i}" for i in range(30)] + ["é", "B", "ab", "a"]
+
+
+def reference_order(rows: list[tuple[str, str, float]]) -> list[tuple[str, str]]:
+    """trec_eval's order with plain sorts: query, score descending, docid bytes descending."""
+    out = sorted(rows, key=lambda r: r[1].encode(), reverse=True)
+    out = sorted(out, key=lambda r: -r[2])
+    out = sorted(out, key=lambda r: r[0])
+    return [(q, d) for q, d, _ in out]
+
+
+def ranked(run: Run) -> list[tuple[str, str]]:
+    docs = run.doc_ids.take(pa.array(run.dcode)).to_pylist()
+    return list(zip(run.query_ids[run.qcode].tolist(), docs, strict=True))
+
+
+@pytest.mark.parametrize("layout", ["engine", "query-shuffled", "rows-shuffled"])
+@pytest.mark.parametrize("seed", range(40))
+def test_ranking_order_matches_reference(seed: int, layout: str) -> None:
+    rng = random.Random(seed)
+    rows = []
+    for q in rng.sample(range(9), rng.randint(1, 5)):
+        for doc in rng.sample(DOCS, rng.randint(1, 14)):
+            rows.append((f"q{q}", doc, float(rng.choice([0.5, 1, 2, 2, 3, 1e9, -1]))))
+    # "engine": grouped by query, scores descending, ties in arbitrary docid order
+    rows.sort(key=lambda r: (r[0], -r[2]))
+    if layout == "query-shuffled":
+        groups: dict[str, list] = {}
+        for r in rows:
+            groups.setdefault(r[0], []).append(r)
+        keys = list(groups)
+        rng.shuffle(keys)
+        rows = [r for k in keys for r in groups[k]]
+    elif layout == "rows-shuffled":
+        rng.shuffle(rows)
+    run = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                          name="x")
+    assert ranked(run) == reference_order(rows)
+    assert run.offsets[-1] == len(rows)
+    assert np.all(np.diff(run.qcode) >= 0)
+
+
+def test_already_ranked_input_is_kept_as_is() -> None:
+    run = Run.from_arrays(["a", "a", "b"], ["x", "w", "z"], [2.0, 2.0, 1.0], name="r")
+    assert ranked(run) == [("a", "x"), ("a", "w"), ("b", "z")]
+
+
+def test_duplicates_name_rows() -> None:
+    with pytest.raises(DuplicateEntryError) as info:
+        Run.from_arrays(["q", "q", "p", "q"], ["a", "b", "a", "a"], [1, 2, 3, 4], name="r")
+    assert info.value.rows == (0, 3)
+    assert (info.value.query_id, info.value.doc_id) == ("q", "a")
+    with pytest.raises(DuplicateEntryError):
+        Qrels.from_arrays(["q", "q"], ["a", "a"], [1, 0])
+
+
+def test_join_aligns_grades_and_ideal() -> None:
+    qrels = Qrels.from_dict({"q1": {"a": 2, "b": 0, "c": -1, "z": 3}, "q2": {"a": 1}})
+    run = Run.from_dict({"q1": {"a": 0.1, "b": 0.9, "c": 0.5, "u": 0.7}, "q3": {"a": 1.0}},
+                        name="r")
+    r = join(qrels, run)
+    assert list(r.query_ids) == ["q1"]
+    assert r.grade.tolist()[:1] == [0.0]  # b first (0.9)
+    assert np.isnan(r.grade[1])  # u: unjudged
+    assert r.grade.tolist()[2:] == [-1.0, 2.0]
+    assert r.pos.tolist() == [1, 2, 3, 4]
+    assert r.ideal_grade.tolist() == [3.0, 2.0, 0.0, -1.0]
+    assert r.n_relevant(1).tolist() == [2] and r.n_nonrelevant(1).tolist() == [1]
+    full = join(qrels, run, complete=True)
+    assert list(full.query_ids) == ["q1", "q2"]
+    assert full.offsets.tolist() == [0, 4, 4]  # q2 absent from the run: empty ranking
+    assert full.max_grade == 3.0
+
+
+def test_join_depth_then_judged_only() -> None:
+    qrels = Qrels.from_dict({"q": {"a": 1, "b": 1}})
+    run = Run.from_dict({"q": {"x": 3.0, "a": 2.0, "b": 1.0}}, name="r")
+    assert join(qrels, run, depth=2).grade.size == 2
+    cut_first = join(qrels, run, depth=1, judged_only=True)  # trec_eval -M1 -J: x cut, then
+    assert cut_first.grade.size == 0  # dropped as unjudged: nothing left
+    condensed = join(qrels, run, judged_only=True)
+    assert condensed.grade.tolist() == [1.0, 1.0] and condensed.pos.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="'depth' parameter"):
+        join(qrels, run, depth=0)
+
+
+def test_large_string_input_is_accepted() -> None:
+    n = 50_000
+    q = np.array([f"q{i % 7}" for i in range(n)])
+    d = np.array([f"doc{i}" for i in range(n)])
+    run = Run.from_arrays(q, d, np.arange(n, dtype=float), name="big")
+    assert len(run) == n and run.n_queries == 7
