@@ -73,6 +73,22 @@ EVAL_JUDGED_ONLY = "ireval.eval.judged_only"
 """Checkbox: remove unjudged documents from the rankings first (condensed lists)."""
 IDCG_ZERO_POLICIES: tuple[str, ...] = ("zero", "drop")
 
+# page widgets
+METRICS_MEASURES = "ireval.metrics.measures"
+"""Multiselect on the Metrics page: the measures of the table."""
+METRICS_EXTRA = "ireval.metrics.extra"
+"""Text on the Metrics page: more measure specs, separated by ``;``."""
+METRICS_DISTRIBUTION = "ireval.metrics.distribution"
+"""Select on the Metrics page: the measure of the per-query distribution chart."""
+CURVES_QUERY = "ireval.curves.query"
+"""Select on the Curves page: the query whose precision-recall curve is drawn."""
+NDCG_K = "ireval.ndcg.k"
+"""Select on the nDCG vs DCG page: the cutoff of DCG and nDCG."""
+NDCG_RECALL_K = "ireval.ndcg.recall_k"
+"""Select on the nDCG vs DCG page: the cutoff of recall."""
+COMPARE_PREFIX = "ireval.compare."
+"""Prefix of every widget key on the Compare page (one per setting)."""
+
 _EVAL_DEFAULTS: dict[str, object] = {
     EVAL_COMPLETE: False,
     EVAL_REL_LEVEL: 1.0,

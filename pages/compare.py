@@ -11,7 +11,7 @@ from ireval_core.errors import UnknownMeasureError
 from ireval_core.measures import parse_measure
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
 
-K = "ireval.compare."
+K = state.COMPARE_PREFIX
 MEASURES, MODE, BASELINE, SYSTEMS, TESTS_KEY = (K + "measures", K + "mode", K + "baseline",
                                                 K + "systems", K + "tests")
 ALTERNATIVE, CORRECTION, RESAMPLES, SEED, ALPHA = (K + "alternative", K + "correction",

@@ -8,7 +8,7 @@ import streamlit as st
 from ireval_app import curves_glue, evaluation, state, widgets
 from ireval_core import charts
 
-QUERY = "ireval.curves.query"
+QUERY = state.CURVES_QUERY
 
 dataset = widgets.require_dataset()
 opts = evaluation.evaluation_options()

@@ -13,9 +13,9 @@ from ireval_core import charts
 DEFAULT_MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10"]
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
                  "R@1000", "RPrec", "ERR@10", "Success@1", "Success@10", "AP@100", "11pt"]
-MEASURES_KEY = "ireval.metrics.measures"
-EXTRA_KEY = "ireval.metrics.extra"
-DIST_KEY = "ireval.metrics.distribution"
+MEASURES_KEY = state.METRICS_MEASURES
+EXTRA_KEY = state.METRICS_EXTRA
+DIST_KEY = state.METRICS_DISTRIBUTION
 
 
 def _cell(mean: float, low: float, high: float) -> str:

@@ -7,8 +7,8 @@ import streamlit as st
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
 
-K_KEY = "ireval.ndcg.k"
-RECALL_K_KEY = "ireval.ndcg.recall_k"
+K_KEY = state.NDCG_K
+RECALL_K_KEY = state.NDCG_RECALL_K
 
 st.title("nDCG vs DCG")
 dataset = widgets.require_dataset()

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import compare_glue
@@ -23,18 +22,6 @@ K = "ireval.compare."
 
 pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
                                 reason="sample data not generated")
-
-
-@pytest.fixture(autouse=True)
-def _navigation_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run every rerun through app.py, as the server does (see test_app_data.py)."""
-    init = PagesManager.__init__
-
-    def patched(self: PagesManager, *args: object, **kwargs: object) -> None:
-        init(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", patched)
 
 
 def _sample():

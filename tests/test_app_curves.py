@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from ireval_core.curves import pooled_auc, prevalence
@@ -19,18 +18,6 @@ SAMPLE = ROOT / "sample_data"
 
 pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
                                 reason="sample data not generated")
-
-
-@pytest.fixture(autouse=True)
-def _navigation_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run every rerun through app.py, as the server does (see test_app_data.py)."""
-    init = PagesManager.__init__
-
-    def patched(self: PagesManager, *args: object, **kwargs: object) -> None:
-        init(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", patched)
 
 
 def _sample_ranked(**kwargs: object) -> dict[str, object]:

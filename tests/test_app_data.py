@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
@@ -17,24 +16,6 @@ QRELS = b"q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 -1\nq2 0 d4 1\n"
 RUN_A = b"q1 Q0 d1 1 3.0 alpha\nq1 Q0 d9 2 2.0 alpha\nq2 Q0 d4 1 1.0 alpha\n"
 RUN_B = b"q1 Q0 d2 1 1.5 beta\nq3 Q0 d4 1 1.0 beta\n"
 BROKEN_RUN = b"q1 Q0 d1 1 0.5 gamma\nq1 Q0 d2 2\n"
-
-
-@pytest.fixture(autouse=True)
-def _navigation_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run every AppTest rerun through app.py, as the server does.
-
-    AppTest builds a fresh PagesManager per run, and a fresh one treats the ``pages/``
-    folder next to app.py as an old-style (v1) multipage app until ``st.navigation`` is
-    called, so reruns would execute ``pages/data.py`` alone, without app.py. The server
-    keeps the flag off after the first ``st.navigation`` call; do the same here.
-    """
-    init = PagesManager.__init__
-
-    def patched(self: PagesManager, *args: object, **kwargs: object) -> None:
-        init(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", patched)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
