@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import compare_glue
+from ireval_app import compare_glue, state
 from ireval_core.compare import aligned_scores, compare_runs
 from ireval_core.evaluate import evaluate
 from ireval_core.io import read_qrels, read_runs
@@ -18,7 +18,7 @@ from ireval_core.stats import min_detectable_difference, queries_needed
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data"
-K = "ireval.compare."
+K = state.COMPARE_PREFIX
 
 pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
                                 reason="sample data not generated")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ireval_app import state
 from ireval_core import evaluate
 from ireval_core.io import read_qrels, read_runs
 
@@ -63,7 +64,7 @@ def test_table_holds_sample_means_with_intervals() -> None:
 
 def test_typed_measure_is_added() -> None:
     at = _metrics_page()
-    at.text_input(key="ireval.metrics.extra").set_value("nDCG(gain=exp)@20; P(rel=2)@5").run()
+    at.text_input(key=state.METRICS_EXTRA).set_value("nDCG(gain=exp)@20; P(rel=2)@5").run()
     assert not at.exception and not at.error
     table = at.table[0].value
     expected = _sample_eval(["nDCG(gain=exp)@20", "P(rel=2)@5"])
@@ -74,7 +75,7 @@ def test_typed_measure_is_added() -> None:
 
 def test_unknown_measure_shows_suggestion() -> None:
     at = _metrics_page()
-    at.text_input(key="ireval.metrics.extra").set_value("nDGC@10").run()
+    at.text_input(key=state.METRICS_EXTRA).set_value("nDGC@10").run()
     assert not at.exception
     [error] = at.error
     assert "Did you mean" in error.value and "nDCG" in error.value
@@ -83,7 +84,7 @@ def test_unknown_measure_shows_suggestion() -> None:
 
 def test_options_are_applied() -> None:
     at = _metrics_page()
-    at.checkbox(key="ireval.eval.complete").check().run()
+    at.checkbox(key=state.EVAL_COMPLETE).check().run()
     assert not at.exception
     table = at.table[0].value
     qrels = read_qrels(SAMPLE / "qrels.txt")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ireval_app import state
 from ireval_app.evaluation import toy_example
 from ireval_core import evaluate
 from ireval_core.io import read_qrels, read_runs
@@ -44,7 +45,7 @@ def test_run_ideal_hides_recall_failure() -> None:
     assert summary["nDCG(ideal=run)@4"] == pytest.approx(1.0)
     assert summary["nDCG@4 (qrels ideal)"] < 0.5
 
-    at.selectbox(key="ireval.ndcg.k").set_value(5).run()
+    at.selectbox(key=state.NDCG_K).set_value(5).run()
     assert not at.exception
     assert "nDCG(ideal=run)@5" in at.dataframe[0].value.columns
 
