@@ -328,8 +328,10 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
             shift = (bounds[:-1][g_order] - new_starts).astype(itype)
             order = np.arange(n, dtype=itype)
             order += np.repeat(shift, lengths)
-    else:
-        order = np.lexsort((-score, qcode))
+    else:  # one multi-key sort in Arrow: ids compared as bytes, faster than np.lexsort
+        keys = pa.table({"q": qcode, "s": score, "d": doc_ids.take(pa.array(dcode))})
+        return pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
+                                                ("d", "descending")]).to_numpy()
     return _order_ties(order, qcode, score, dcode, doc_ids)
 
 

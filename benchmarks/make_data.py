@@ -1,0 +1,215 @@
+"""Generate seeded synthetic TREC qrels and run files for the benchmarks.
+
+Sizes (run lines = queries x 1,000 retrieved documents):
+
+========  =========  ===========
+size      queries    run lines
+========  =========  ===========
+``10k``   10         10,000
+``500k``  500        500,000
+``7M``    7,000      7,000,000
+========  =========  ===========
+
+Files go to ``benchmarks/data/<size>/`` (gitignored):
+
+``qrels.txt``
+    ``qid 0 docid grade``; 100-300 judged documents per query, grades 0-3, about
+    70% of them pooled from the run (biased to the top ranks), the rest drawn from
+    the corpus and not retrieved (so some relevant documents are never retrieved).
+    1% extra queries are judged but absent from the run. Sorted by qid, docid.
+``run.txt``
+    ``qid Q0 docid rank score tag`` sorted by query, then score descending, as
+    search engines write them. Scores have 6 decimals, are distinct in float32
+    within a query except for a few exact ties (about 0.2% of lines), whose order
+    in the file is arbitrary.
+``run.shuffled.txt`` (with ``--shuffled``)
+    The same lines in random order.
+
+Query ids look like ``q123456``; document ids like ``clueweb-01234567``, drawn
+from a corpus of 2,000,000 ids. Everything is vectorised (numpy + pyarrow
+compute); the 7M run is written in a few seconds.
+
+Usage::
+
+    python benchmarks/make_data.py                # all sizes, skip existing files
+    python benchmarks/make_data.py --sizes 7M --shuffled --force
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+SIZES = {"10k": 10, "500k": 500, "7M": 7_000}
+DEPTH = 1_000
+CORPUS = 2_000_000
+SEED = 20240611
+TAG = "bm25-synth"
+
+
+def paths(size: str) -> dict[str, Path]:
+    d = DATA_DIR / size
+    return {"qrels": d / "qrels.txt", "run": d / "run.txt", "shuffled": d / "run.shuffled.txt"}
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def _str(values: np.ndarray) -> pa.Array:
+    return pc.cast(pa.array(values), pa.string())
+
+
+def _prefixed(prefix: str, numbers: np.ndarray, width: int = 0) -> pa.Array:
+    s = _str(numbers)
+    if width:
+        s = pc.utf8_lpad(s, width=width, padding="0")
+    return pc.binary_join_element_wise(prefix, s, "")
+
+
+def _fixed6(x: np.ndarray) -> pa.Array:
+    """Non-negative floats as text with exactly 6 decimals ("12.340000")."""
+    micro = np.rint(x * 1e6).astype(np.int64)
+    whole, frac = np.divmod(micro, 1_000_000)
+    return pc.binary_join_element_wise(
+        _str(whole), pc.utf8_lpad(_str(frac), width=6, padding="0"), ".")
+
+
+def _write_lines(path: Path, columns: list[pa.Array | str]) -> None:
+    """Write space-separated columns, one line per row, straight from the arrow buffer."""
+    lines = pc.binary_join_element_wise(*columns, " ")
+    lines = pc.binary_join_element_wise(lines, "", "\n")  # append a newline to every row
+    if isinstance(lines, pa.ChunkedArray):
+        lines = lines.combine_chunks()
+    lines = lines.cast(pa.large_string())
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:]
+    data = lines.buffers()[2]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(memoryview(data)[offsets[0]:offsets[len(lines)]])
+    tmp.replace(path)
+
+
+# ----------------------------------------------------------------------------- generation
+
+
+def _distinct_rows(rng: np.random.Generator, n_rows: int, n_cols: int, high: int) -> np.ndarray:
+    """``n_rows`` x ``n_cols`` ints in [0, high), distinct within each row (rows sorted)."""
+    a = np.sort(rng.integers(0, high, size=(n_rows, n_cols)), axis=1)
+    while True:
+        dup = np.zeros(a.shape, dtype=bool)
+        dup[:, 1:] = a[:, 1:] == a[:, :-1]
+        n = int(dup.sum())
+        if not n:
+            return a
+        a[dup] = rng.integers(0, high, size=n)
+        a.sort(axis=1)
+
+
+def generate(size: str, *, shuffled: bool = False, seed: int = SEED) -> dict[str, int]:
+    n_q = SIZES[size]
+    rng = np.random.default_rng([seed, n_q])
+    n_extra = max(1, n_q // 100)  # judged queries that the run does not cover
+
+    # query ids: distinct 6-digit numbers, in file (= string) order
+    qnum = np.sort(rng.choice(np.arange(100_000, 1_000_000), n_q + n_extra, replace=False))
+    in_run = np.ones(n_q + n_extra, dtype=bool)
+    in_run[rng.choice(n_q + n_extra, n_extra, replace=False)] = False
+    run_q = np.flatnonzero(in_run)
+    # corpus: 2M distinct 8-digit document numbers
+    corpus = np.sort(rng.choice(100_000_000, CORPUS, replace=False))
+
+    # ----- run: 1,000 distinct documents per query, scores descending
+    doc_idx = _distinct_rows(rng, n_q, DEPTH, CORPUS)
+    rng.permuted(doc_idx, axis=1, out=doc_idx)  # retrieval order unrelated to doc id
+    step = 2e-5 + rng.exponential(0.02, size=(n_q, DEPTH))  # >= 2e-5: distinct in float32
+    step[:, 0] = 0.0
+    step[rng.random((n_q, DEPTH)) < 0.002] = 0.0  # a few exact ties
+    top = rng.uniform(25.0, 45.0, size=(n_q, 1))
+    score = np.round(top - np.cumsum(step, axis=1), 6)
+    assert score.min() > 0
+
+    # ----- qrels: 100-300 judged documents per judged query
+    n_all = n_q + n_extra
+    n_judged = rng.integers(100, 301, size=n_all)
+    n_pooled = np.where(in_run, np.rint(0.7 * n_judged).astype(np.int64), 0)
+    n_outside = n_judged - n_pooled
+    # pooled: weighted sampling without replacement of ranks, favouring the top
+    ranks = np.arange(DEPTH)
+    keys = np.log(rng.random((n_q, DEPTH))) * (ranks + 10.0)  # Efraimidis-Spirakis
+    pick = np.argsort(-keys, axis=1, kind="stable")
+    take = np.arange(DEPTH)[None, :] < n_pooled[run_q][:, None]
+    p_rows = np.repeat(np.arange(n_q), take.sum(axis=1))
+    p_rank = pick[take]
+    p_doc = doc_idx[p_rows, p_rank]
+    p_q = run_q[p_rows]
+    p_rel = 0.6 * np.exp(-p_rank / 150.0) + 0.05
+    # outside the run: random corpus documents not retrieved for that query
+    o_q = np.repeat(np.arange(n_all), n_outside)
+    o_doc = rng.integers(0, CORPUS, size=len(o_q))
+    run_key = np.sort((run_q[:, None] * CORPUS + doc_idx).ravel())
+    o_key = o_q * CORPUS + o_doc
+    o_key, first = np.unique(o_key, return_index=True)
+    keep = ~np.isin(o_key, run_key, assume_unique=True)
+    o_q, o_doc = o_q[first][keep], o_doc[first][keep]
+    o_rel = np.full(len(o_q), 0.15)
+
+    j_q = np.concatenate([p_q, o_q])
+    j_doc = np.concatenate([p_doc, o_doc])
+    p = np.concatenate([p_rel, o_rel])
+    relevant = rng.random(len(p)) < p
+    grade = np.where(relevant, rng.choice([1, 2, 3], size=len(p), p=[0.6, 0.3, 0.1]), 0)
+    order = np.lexsort((j_doc, j_q))  # qid, then docid (doc numbers are sorted like ids)
+    j_q, j_doc, grade = j_q[order], j_doc[order], grade[order]
+
+    # ----- write
+    out = paths(size)
+    qid_str = _prefixed("q", qnum)
+    _write_lines(out["qrels"], [qid_str.take(pa.array(j_q)), "0",
+                                _prefixed("clueweb-", corpus[j_doc], 8), _str(grade)])
+    r_q = np.repeat(run_q, DEPTH)
+    run_cols = [qid_str.take(pa.array(r_q)), "Q0",
+                _prefixed("clueweb-", corpus[doc_idx.ravel()], 8),
+                _str(np.tile(np.arange(1, DEPTH + 1), n_q)), _fixed6(score.ravel()), TAG]
+    _write_lines(out["run"], run_cols)
+    if shuffled:
+        perm = pa.array(np.random.default_rng([seed, n_q, 1]).permutation(n_q * DEPTH))
+        _write_lines(out["shuffled"], [c if isinstance(c, str) else c.take(perm)
+                                       for c in run_cols])
+    return {"queries": n_q, "run_lines": n_q * DEPTH, "qrels_lines": len(j_q),
+            "relevant": int((grade > 0).sum()), "ties": int((step[:, 1:] == 0).sum())}
+
+
+def ensure(sizes: list[str], *, shuffled: bool = False, force: bool = False,
+           quiet: bool = False) -> None:
+    """Generate the files of ``sizes`` that are missing (all of them with ``force``)."""
+    for size in sizes:
+        p = paths(size)
+        wanted = [p["qrels"], p["run"]] + ([p["shuffled"]] if shuffled else [])
+        if not force and all(f.exists() for f in wanted):
+            continue
+        t = time.perf_counter()
+        info = generate(size, shuffled=shuffled)
+        if not quiet:
+            print(f"[make_data] {size}: {info} in {time.perf_counter() - t:.1f} s",
+                  file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+    ap.add_argument("--shuffled", action="store_true", help="also write run.shuffled.txt")
+    ap.add_argument("--force", action="store_true", help="regenerate existing files")
+    args = ap.parse_args(argv)
+    ensure(args.sizes, shuffled=args.shuffled, force=args.force)
+
+
+if __name__ == "__main__":
+    main()
