@@ -495,7 +495,9 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
 
     # grade of every ranked document: look (query, doc) up among the qrels rows
     doc_map = _doc_code_map(run.doc_ids, qrels.doc_ids)  # run dcode -> qrels dcode or -1
-    rdoc = doc_map[run.dcode[rows]]
+    # every run row, in order (all queries evaluated, no depth cut): no gather needed
+    whole = len(rows) == len(run.dcode)
+    rdoc = doc_map[run.dcode if whole else run.dcode[rows]]
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
     judged_doc = np.flatnonzero(rdoc >= 0)  # only documents judged for some query
@@ -505,7 +507,7 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
     if len(qkey):
         found = qkey[hit] == rkey
         grade[judged_doc[found]] = qrels.grade[qrows[hit[found]]]
-    score = run.score[rows]
+    score = run.score if whole else run.score[rows]
 
     if judged_only:  # as trec_eval -J: cut to depth first, then drop unjudged documents
         keep = grade >= 0
@@ -513,7 +515,9 @@ def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: in
         offsets = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(np.bincount(qidx, minlength=nq), out=offsets[1:])
 
-    pos = (np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1).astype(np.int32)
+    pos = np.arange(1, len(qidx) + 1, dtype=np.int64)
+    pos -= np.repeat(offsets[:-1], np.diff(offsets))
+    pos = pos.astype(np.int32)
 
     # ideal: every qrels grade of the query, descending
     ideal_grade = qrels.grade[qrows]
