@@ -164,3 +164,23 @@ def test_compare_csv_and_corrections():
     assert len(rows) == 3  # three unordered pairs
     for r in rows:
         assert float(r["pvalue_corrected"]) == pytest.approx(min(1.0, 3 * float(r["pvalue"])))
+
+
+def test_judged_only_and_idcg_policy_flags(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 0\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 x 1 3 s\nq1 Q0 a 2 2 s\nq2 Q0 c 1 1 s\n")
+    plain = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P_1", "-m", "ndcg")
+    judged = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P_1", "-J")
+    drop = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "ndcg",
+               "--idcg-zero", "drop")
+    assert "P_1                   \tall\t0.0000" in plain.stdout  # x (unjudged) is first
+    assert "P_1                   \tall\t0.5000" in judged.stdout  # x removed: a is first
+    # q2 has no relevant document: 0 and averaged (default) or left out of the mean
+    assert "ndcg                  \tall\t0.3155" in plain.stdout
+    assert "ndcg                  \tall\t0.6309" in drop.stdout
+
+
+def test_measures_subcommand_lists_definitions():
+    out = cli("measures")
+    assert out.returncode == 0
+    assert "bpref" in out.stdout and "min(N, R)" in out.stdout
