@@ -175,7 +175,7 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
         With file, line and what was expected, for anything that is not valid qrels.
     """
     src = Source.of(source, name)
-    table, warnings, rows = _read_table(src, "qrels", format)
+    table, warnings = _read_table(src, "qrels", format)
     grades = _numeric(table.column("rel"))
     frac = grades[np.isfinite(grades) & (grades != np.floor(grades))]
     if frac.size:
@@ -188,7 +188,7 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
         return Qrels.from_arrays(table.column("qid"), table.column("docid"), grades,
                                  source=src.name, warnings=warnings)
     except DuplicateEntryError as exc:
-        raise _duplicate_error(src, "qrels", format, exc, rows) from None
+        raise _duplicate_error(src, "qrels", format, exc) from None
 
 
 def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
@@ -200,7 +200,7 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     needed). Returns one :class:`Run` per tag, in order of first appearance.
     """
     src = Source.of(source, name)
-    table, warnings, rows = _read_table(src, "run", format)
+    table, warnings = _read_table(src, "run", format)
     taken = set(taken_names)
     scores = _numeric(table.column("score"))
     if "tag" in table.column_names:
@@ -227,7 +227,7 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
         except DuplicateEntryError as exc:
             if tag_codes is not None and len(tag_names) > 1:
                 exc.rows = tuple(int(r) for r in np.flatnonzero(tag_codes == i)[list(exc.rows)])
-            raise _duplicate_error(src, "run", format, exc, rows) from None
+            raise _duplicate_error(src, "run", format, exc) from None
         parts[i] = {}
     return runs
 
@@ -281,17 +281,16 @@ def _detect_format(src: Source, format: Format) -> str:
     return "trec"
 
 
-def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list[DataWarning],
-                                                                     np.ndarray | None]:
-    """Return a table with columns qid, docid, rel|score (+ tag), warnings, row→line map."""
+def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list[DataWarning]]:
+    """Return a table with columns qid, docid, rel|score (+ tag), and reading warnings."""
     if src.is_blank():
         cols = " ".join(_TREC_COLUMNS[kind])
         raise FormatError(f"file is empty; expected {kind} lines '{cols}'", source=src.name)
     fmt = _detect_format(src, format)
     if fmt == "trec":
-        return (*_read_trec(src, kind), None)
+        return _read_trec(src, kind)
     if fmt == "json":
-        return _read_json(src, kind), [], None
+        return _read_json(src, kind), []
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -299,8 +298,8 @@ def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list
             table = pq.read_table(src.stream())
         except (pa.ArrowException, OSError) as exc:
             raise FormatError(f"not a readable Parquet file ({exc})", source=src.name) from None
-        return (*_columns_by_alias(table, src, kind, header_line=None), None)
-    return (*_read_delimited(src, kind, "," if fmt == "csv" else "\t"), None)
+        return _columns_by_alias(table, src, kind, header_line=None)
+    return _read_delimited(src, kind, "," if fmt == "csv" else "\t")
 
 
 # ----------------------------------------------------------------------------- TREC text
@@ -458,8 +457,8 @@ def _dup_message(src: Source, kind: Kind, first: int, second: int, qid: str, doc
         source=src.name, line=second, text=text)
 
 
-def _duplicate_error(src: Source, kind: Kind, format: Format, exc: DuplicateEntryError,
-                     rows: np.ndarray | None) -> FormatError:
+def _duplicate_error(src: Source, kind: Kind, format: Format,
+                     exc: DuplicateEntryError) -> FormatError:
     """Turn a row-level duplicate into a line-level message."""
     fmt = _detect_format(src, format)
     if fmt == "trec":
