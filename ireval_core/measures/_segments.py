@@ -47,14 +47,6 @@ def seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarr
     return rev.groupby(qidx[::-1], sort=False).cummax().to_numpy()[::-1]
 
 
-def take_per_query(values: np.ndarray, offsets: np.ndarray, index: np.ndarray,
-                   valid: np.ndarray, fill: float = 0.0) -> np.ndarray:
-    """``values[offsets[q] + index[q]]`` for queries where ``valid``, else ``fill``."""
-    out = np.full(len(index), fill, dtype=np.float64)
-    out[valid] = values[offsets[:-1][valid] + index[valid]]
-    return out
-
-
 def safe_div(num: np.ndarray, den: np.ndarray, fill: float = 0.0) -> np.ndarray:
     """``num / den`` with ``fill`` where ``den == 0``."""
     num = np.asarray(num, dtype=np.float64)

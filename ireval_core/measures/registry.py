@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -144,7 +144,6 @@ class Family:
     aggregate_rule: str = "arithmetic mean over queries"
     trec: str | None = None
     aliases: tuple[str, ...] = ()
-    needs: tuple[str, ...] = field(default=())
 
     def param(self, name: str) -> Param:
         for p in self.params:
