@@ -204,3 +204,11 @@ def clear_uploads() -> None:
     """Forget every uploaded file (the button next to files kept from an earlier upload)."""
     for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED):
         st.session_state.pop(key, None)
+ROUNDS_UPLOADER = "ireval.rounds.upload"
+"""File uploader on the Labeling rounds page: the qrels of another round."""
+ROUNDS_SWAP = "ireval.rounds.swap"
+"""Toggle on the Labeling rounds page: the uploaded round is the newer one."""
+ROUNDS_MEASURE = "ireval.rounds.measure"
+"""Select on the Labeling rounds page: the measure of the ranking-stability table."""
+ROUNDS_K = "ireval.rounds.k"
+"""Number on the Labeling rounds page: the depth k of coverage and of the to-label list."""

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 __all__ = ["TEMPLATE", "COLORS", "pr_curve", "interpolated_pr_curve", "roc_curve",
            "per_query_distribution", "per_query_delta", "ideal_comparison", "grade_bars",
-           "metric_bars", "ideal_scatter"]
+           "metric_bars", "ideal_scatter", "transition_heatmap"]
 
 TEMPLATE = "plotly_white"
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -178,3 +178,27 @@ def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
     fig.update_xaxes(range=[-0.02, 1.02])
     fig.update_yaxes(range=[-0.02, 1.02])
     return _layout(fig, "Per query: run ideal vs qrels ideal", x_label, y_label)
+
+
+def transition_heatmap(table: pd.DataFrame) -> go.Figure:
+    """Heatmap of a grade transition table: rows = old grade, columns = new grade.
+
+    ``table`` holds counts (e.g. :attr:`ireval_core.rounds.RoundsDiff.transitions`);
+    each cell is annotated with its count. The diagonal (unchanged grades) is outlined
+    so that the off-diagonal cells, the regraded judgments, stand out.
+    """
+    z = table.to_numpy(dtype=float)
+    x = [str(c) for c in table.columns]
+    y = [str(i) for i in table.index]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=x, y=y, colorscale="Blues", text=table.to_numpy(), texttemplate="%{text:,}",
+        hovertemplate="old %{y} → new %{x}: %{z:,.0f} judgments<extra></extra>",
+        colorbar=dict(title="judgments")))
+    for label in set(x) & set(y):
+        fig.add_shape(type="rect", xref="x", yref="y", line=dict(color="#d62728", width=2),
+                      x0=x.index(label) - 0.5, x1=x.index(label) + 0.5,
+                      y0=y.index(label) - 0.5, y1=y.index(label) + 0.5)
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="bottom")
+    return _layout(fig, "Grade transitions (judgments in both rounds)", "new grade",
+                   "old grade")

@@ -1,0 +1,90 @@
+"""AppTest of the Labeling rounds page: coverage alone, then a second round uploaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import state
+from ireval_core.io import read_qrels, read_runs
+from ireval_core.rounds import compare_qrels, to_label
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data"
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
+                                reason="sample data not generated")
+
+
+def _rounds_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.switch_page("pages/rounds.py").run()
+    assert not at.exception
+    assert at.title[0].value == "Labeling rounds"
+    return at
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _regraded_sample(n: int) -> bytes:
+    """The sample qrels with the grade of its first ``n`` judged lines changed."""
+    lines = (SAMPLE / "qrels.txt").read_text().splitlines()
+    done = 0
+    for i, line in enumerate(lines):
+        q, it, d, g = line.split()
+        if done < n and float(g) >= 0:
+            lines[i] = f"{q} {it} {d} {(int(g) + 1) % 3}"
+            done += 1
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_coverage_without_second_round() -> None:
+    at = _rounds_page()
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    expected = to_label(qrels, runs, k=10)
+    metrics = _metrics(at)
+    assert metrics["Distinct unjudged pairs in the top 10"] == f"{len(expected):,}"
+    assert "Regraded" not in metrics
+    coverage = at.dataframe[0].value.set_index("run")
+    assert sorted(coverage.index) == ["bm25", "narrow_recall", "neural_rerank"]
+    assert at.get("download_button")
+    assert any("No other round uploaded" in c.value for c in at.caption)
+
+
+def test_second_round_shows_changes_and_kappa() -> None:
+    at = _rounds_page()
+    data = _regraded_sample(5)
+    at.file_uploader(key=state.ROUNDS_UPLOADER).set_value(("april.qrels", data, "text/plain"))
+    at.run()
+    assert not at.exception
+    current = read_qrels(SAMPLE / "qrels.txt")
+    other = read_qrels(data, name="april.qrels")
+    diff = compare_qrels(other, current)  # default: the uploaded round is the older one
+    metrics = _metrics(at)
+    assert metrics["Regraded"] == "5" == str(diff.n_changed)
+    assert metrics["Added (new only)"] == "0"
+    assert metrics["Cohen's kappa"] == f"{diff.kappa:.4f}"
+    assert metrics["Linearly weighted kappa"] == f"{diff.weighted_kappa:.4f}"
+    assert "Kendall's τ" in metrics
+    text = " ".join(m.value for m in at.markdown)
+    assert "april.qrels" in text and "(uploaded)" in text
+    # swap: the uploaded round becomes the newer one
+    at.toggle(key=state.ROUNDS_SWAP).set_value(True).run()
+    assert not at.exception
+    swapped = compare_qrels(current, other)
+    assert _metrics(at)["Cohen's kappa"] == f"{swapped.kappa:.4f}"
+
+
+def test_broken_second_round_shows_error() -> None:
+    at = _rounds_page()
+    at.file_uploader(key=state.ROUNDS_UPLOADER).set_value(
+        ("bad.qrels", b"q1 0 d1\n", "text/plain"))
+    at.run()
+    assert not at.exception
+    assert any("bad.qrels" in e.value for e in at.error)
