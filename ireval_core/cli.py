@@ -19,7 +19,7 @@ from typing import TextIO
 from .errors import IrevalError
 from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
-from .measures import FAMILIES, Measure, parse_measure
+from .measures import FAMILIES, Measure, parse_measure, parse_measures
 
 # trec_eval's all_trec measures that ireval computes, in trec_eval's order
 ALL_TREC = (
@@ -100,16 +100,10 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _expand(names: Sequence[str] | None) -> list[Measure]:
-    out: list[str] = []
-    for n in names or ["all_trec"]:
-        out.extend(ALL_TREC if n == "all_trec" else [n])
-    specs: list[Measure] = []
-    for n in out:
-        m = parse_measure(n)
-        if m not in specs:
-            specs.append(m)
-    return specs
+def _expand(names: Sequence[str] | None) -> list[str]:
+    """Measure names as given, with ``all_trec`` replaced by its trec_eval names."""
+    return [n for name in names or ["all_trec"]
+            for n in (ALL_TREC if name == "all_trec" else [name])]
 
 
 def _load(qrels_path: str, run_paths: Sequence[str]):
@@ -170,10 +164,9 @@ def _num(v: float) -> float | None:
 
 
 def _cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
-    names = args.measures or ["all_trec"]
-    specs = _expand(names)
-    raw = [n for name in names for n in (ALL_TREC if name == "all_trec" else [name])]
-    labels: dict[Measure, str] = {}
+    raw = _expand(args.measures)
+    specs = parse_measures(raw)
+    labels: dict[Measure, str] = {}  # each measure printed under the name first given
     for n in raw:
         labels.setdefault(parse_measure(n), n.strip())
     qrels, runs = _load(args.qrels, args.runs)
