@@ -148,11 +148,11 @@ def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt
         return
     for s in res.systems:
         out.write(f"{'runid':<22}\tall\t{s}\n")
-        if per_query:
-            for q in res.query_ids[s]:
-                for m in res.measures:
-                    v = res.per_query(s, m)[q]
-                    out.write(f"{labels[m]:<22}\t{q}\t{_fmt(float(v), m)}\n")
+        if per_query:  # one values array per measure, indexed by query position
+            columns = [(labels[m], m, res.values[(s, str(m))]) for m in res.measures]
+            for i, q in enumerate(res.query_ids[s]):
+                for label, m, values in columns:
+                    out.write(f"{label:<22}\t{q}\t{_fmt(float(values[i]), m)}\n")
         out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
         for m in res.measures:
             out.write(f"{labels[m]:<22}\tall\t{_fmt(res.mean(s, m), m)}\n")
