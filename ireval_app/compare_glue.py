@@ -54,6 +54,8 @@ CORRECTION_LABELS = {
 }
 
 COLUMN_HELP = {
+    "system_a": "System A of the pair (the baseline when comparing against one)",
+    "system_b": "System B of the pair; differences are B − A",
     "mean_a": "Mean of system A over the compared queries",
     "mean_b": "Mean of system B over the compared queries",
     "mean_diff": "Mean per-query difference B − A (positive: B is better)",

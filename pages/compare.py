@@ -92,24 +92,39 @@ with st.spinner(f"Running {len(tests)} test(s) with {int(n_resamples):,} resampl
 # ----------------------------------------------------------------------------- results
 st.subheader("Results")
 table = cg.comparison_table(records)
+# Columns that hold one value for every row go to the caption: the table fits the page.
+constant = [c for c in ("measure", "n") if table[c].nunique() == 1]
 st.dataframe(
     table.style.apply(lambda row: ["background-color: #dcfce7" if row["corrected p"] < alpha
                                    else ""] * len(row), axis=1),
     hide_index=True,
+    column_order=[c for c in table.columns if c not in constant],
     column_config={
-        **{c: st.column_config.NumberColumn(format="%.4f", help=cg.COLUMN_HELP[c], width=60)
-           for c in ("mean_a", "mean_b", "effect size")},
-        "mean_diff": st.column_config.NumberColumn(format="%+.4f",
-                                                   help=cg.COLUMN_HELP["mean_diff"]),
-        **{c: st.column_config.NumberColumn(format="%.2e", help=cg.COLUMN_HELP[c])
-           for c in ("p", "corrected p")},
-        **{c: st.column_config.Column(help=cg.COLUMN_HELP[c]) for c in ("95% CI", "W/T/L")},
-        "n": st.column_config.NumberColumn(help=cg.COLUMN_HELP["n"], width=40),
+        "system_a": st.column_config.Column("A", help=cg.COLUMN_HELP["system_a"]),
+        "system_b": st.column_config.Column("B", help=cg.COLUMN_HELP["system_b"]),
+        "measure": st.column_config.Column(width=90),
         "test": st.column_config.Column(width=95),
-        **{c: st.column_config.Column(width=95) for c in ("system_a", "system_b", "measure")},
+        "mean_a": st.column_config.NumberColumn("mean A", format="%.4f",
+                                                help=cg.COLUMN_HELP["mean_a"]),
+        "mean_b": st.column_config.NumberColumn("mean B", format="%.4f",
+                                                help=cg.COLUMN_HELP["mean_b"]),
+        "mean_diff": st.column_config.NumberColumn("B − A", format="%+.4f",
+                                                   help=cg.COLUMN_HELP["mean_diff"]),
+        "95% CI": st.column_config.Column(help=cg.COLUMN_HELP["95% CI"]),
+        "p": st.column_config.NumberColumn(format="%.2e", help=cg.COLUMN_HELP["p"]),
+        "corrected p": st.column_config.NumberColumn("adj. p", format="%.2e",
+                                                     help=cg.COLUMN_HELP["corrected p"]),
+        "effect size": st.column_config.NumberColumn("d_z", format="%+.3f",
+                                                     help=cg.COLUMN_HELP["effect size"]),
+        "W/T/L": st.column_config.Column(help=cg.COLUMN_HELP["W/T/L"]),
+        "n": st.column_config.NumberColumn(help=cg.COLUMN_HELP["n"]),
     })
-st.caption(f"Green rows: corrected p < α = {alpha:g}. Evaluation: {res.options.describe()}. "
-           f"Effect size = Cohen's d_z = mean(B − A) / sd(B − A).")
+same = [f"on {table['measure'].iloc[0]}" if "measure" in constant else "",
+        f"over the same {table['n'].iloc[0]:,} queries" if "n" in constant else ""]
+st.caption((f"Every pair is compared {' '.join(x for x in same if x)}. " if any(same) else "")
+           + f"Green rows: adjusted p < α = {alpha:g} ({cg.CORRECTION_LABELS[correction]}). "
+           f"Evaluation: {res.options.describe()}. "
+           "d_z = Cohen's effect size, mean(B − A) / sd(B − A).")
 for m in dict.fromkeys(measures):
     st.caption(f"**{m}**: {res.definition(m)}")
 

@@ -66,6 +66,9 @@ def test_pvalues_equal_compare_runs() -> None:
     assert _row(table, "bm25", "neural_rerank", "nDCG@10", "t")["p"] == t.pvalue
     verdict = next(m.value for m in at.markdown if "**neural_rerank** beats **bm25**" in m.value)
     assert f"by {t.mean_diff:+.2f}" in verdict and "Holm-corrected" in verdict
+    # one measure, one query set: both move from the table to the caption
+    assert any(f"compared on nDCG@10 over the same {t.n} queries" in c.value
+               for c in at.caption)
 
 
 def test_baseline_and_wilcoxon() -> None:
