@@ -75,24 +75,21 @@ def _as_string_array(values: object) -> pa.Array | pa.ChunkedArray:
     return arr
 
 
-def dictionary_codes(values: object, *, few_distinct: bool = False
-                     ) -> tuple[np.ndarray, pa.Array]:
+def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
     """Integer codes (int32) and distinct values, in order of first appearance.
 
-    ``few_distinct`` (query ids, tags) encodes chunk by chunk and merges the small
-    dictionaries, which avoids copying the column; with many distinct values
-    (document ids) one pass over the combined column is faster than merging.
+    A chunked column is encoded chunk by chunk with one hash table: pyarrow gives
+    every chunk the same final dictionary, so the indices are simply concatenated
+    (no copy of the strings into one chunk, no merging of dictionaries).
     """
     arr = _as_string_array(values)
     if isinstance(arr, pa.ChunkedArray) and not pa.types.is_dictionary(arr.type):
-        if few_distinct:
-            arr = pc.dictionary_encode(arr)
-        else:
-            arr = arr.combine_chunks()
-    if isinstance(arr, pa.ChunkedArray):  # dictionary chunks: one shared dictionary
+        arr = pc.dictionary_encode(arr)
+    if isinstance(arr, pa.ChunkedArray):  # dictionary chunks
         if arr.num_chunks == 0:
             return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
-        arr = arr.unify_dictionaries()
+        if not _shared_dictionary(arr):
+            arr = arr.unify_dictionaries()
         codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int32)
                                 for c in arr.chunks])
         return _compact(codes, arr.chunk(0).dictionary)
@@ -104,13 +101,21 @@ def dictionary_codes(values: object, *, few_distinct: bool = False
     return codes, encoded.dictionary
 
 
+def _shared_dictionary(arr: pa.ChunkedArray) -> bool:
+    """True when every chunk's dictionary is the very same array (same buffers)."""
+    def ident(d: pa.Array) -> tuple[object, ...]:
+        return (d.offset, len(d), *(b.address if b is not None else 0 for b in d.buffers()))
+    first = ident(arr.chunk(0).dictionary)
+    return all(ident(c.dictionary) == first for c in arr.chunks[1:])
+
+
 def _encode_sorted(values: object) -> tuple[np.ndarray, pa.Array]:
     """Code strings to int32 indices into their byte-wise sorted distinct values.
 
     Used for query ids (few distinct values): hashing happens on all values,
     sorting only on the distinct ones.
     """
-    codes, dictionary = dictionary_codes(values, few_distinct=True)
+    codes, dictionary = dictionary_codes(values)
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)

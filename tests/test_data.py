@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from ireval_core.data import DuplicateEntryError, Qrels, Run, join
+from ireval_core.data import DuplicateEntryError, Qrels, Run, dictionary_codes, join
 
 DOCS = [f"d{i}" for i in range(30)] + ["é", "B", "ab", "a"]
 
@@ -102,3 +102,23 @@ def test_large_string_input_is_accepted() -> None:
     d = np.array([f"doc{i}" for i in range(n)])
     run = Run.from_arrays(q, d, np.arange(n, dtype=float), name="big")
     assert len(run) == n and run.n_queries == 7
+
+
+def _decoded(codes: np.ndarray, dictionary: pa.Array) -> list[str]:
+    return dictionary.take(pa.array(codes)).to_pylist()
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 7])
+def test_dictionary_codes_of_chunked_columns(chunks: int) -> None:
+    rng = random.Random(chunks)
+    values = [rng.choice(DOCS) for _ in range(200)]
+    cuts = sorted(rng.sample(range(1, 200), chunks - 1))
+    parts = [values[a:b] for a, b in zip([0, *cuts], [*cuts, 200], strict=True)]
+    plain = pa.chunked_array([pa.array(p, pa.string()) for p in parts])
+    # chunks dictionary-coded separately (as pyarrow's CSV reader does), each its own dictionary
+    coded = pa.chunked_array([pa.array(p, pa.string()).dictionary_encode() for p in parts])
+    for column in (plain, coded, pa.array(values)):
+        codes, dictionary = dictionary_codes(column)
+        assert codes.dtype == np.int32
+        assert _decoded(codes, dictionary) == values
+        assert dictionary.to_pylist() == list(dict.fromkeys(values))  # first appearance
