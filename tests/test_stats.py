@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from ireval_core import stats
+from ireval_core.stats import _base, effects, paired, planning, resampling, systems
 
 # Seed 001, table 8-6 (two systems A and B over 10 queries).
 SEED_A = np.array([25, 43, 39, 75, 43, 15, 20, 52, 49, 50], dtype=float)
@@ -300,7 +301,7 @@ def test_sign_matrix_does_not_depend_on_chunk_size(monkeypatch):
     a, b = _random_pair(6, 300, shift=0.01)
     D = np.column_stack([b - a, a - b, (b - a) ** 3])
     before = [r.pvalue for r in stats.randomization_test_many(D, n_resamples=3000, rng=5)]
-    monkeypatch.setattr(stats, "_CHUNK_ELEMENTS", 1000)  # 3 rows per chunk
+    monkeypatch.setattr(resampling, "_CHUNK_ELEMENTS", 1000)  # 3 rows per chunk
     after = [r.pvalue for r in stats.randomization_test_many(D, n_resamples=3000, rng=5)]
     assert before == after
 
@@ -564,5 +565,7 @@ def test_mean_ci():
 
 
 def test_docstring_examples():
-    result = doctest.testmod(stats, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 20 and result.failed == 0
+    modules = (stats, _base, effects, paired, planning, resampling, systems)
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS) for m in modules]
+    assert sum(r.attempted for r in results) > 20
+    assert [r.failed for r in results] == [0] * len(modules)
