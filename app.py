@@ -19,6 +19,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("pages/metrics.py", "Metrics", ":material/table_chart:"),
     ("pages/curves.py", "Curves", ":material/show_chart:"),
     ("pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/queries.py", "Queries", ":material/manage_search:"),
     ("pages/rounds.py", "Labeling rounds", ":material/history:"),
     ("pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
 ]

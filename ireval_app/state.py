@@ -88,6 +88,8 @@ NDCG_RECALL_K = "ireval.ndcg.recall_k"
 """Select on the nDCG vs DCG page: the cutoff of recall."""
 COMPARE_PREFIX = "ireval.compare."
 """Prefix of every widget key on the Compare page (one per setting)."""
+QUERIES_PREFIX = "ireval.queries."
+"""Prefix of every widget key on the Queries page (one per setting)."""
 
 _EVAL_DEFAULTS: dict[str, object] = {
     EVAL_COMPLETE: False,

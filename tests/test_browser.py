@@ -106,6 +106,7 @@ def test_data_page_shows_the_sample(page, server):
     ("metrics", "nDCG@10"),
     ("curves", "ROC"),
     ("compare", "neural_rerank"),
+    ("queries", "relevant document(s)"),
     ("rounds", "To label next"),
     ("ndcg_vs_dcg", "DCG@10"),
 ])
