@@ -17,9 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from ireval_core.compare import aligned_scores, compare_evaluation, write_comparison
 from ireval_core.evaluate import Evaluation
+from ireval_core.report import SignificanceTable, significance_table
 from ireval_core.stats import PairComparison, min_detectable_difference, queries_needed
 
 __all__ = [
@@ -33,6 +35,8 @@ __all__ = [
     "download",
     "pair_deltas",
     "planning",
+    "report_cached",
+    "report_styler",
     "verdicts",
 ]
 
@@ -78,6 +82,26 @@ def compare_cached(dataset_key: str, eval_key: tuple[object, ...], _res: Evaluat
     return compare_evaluation(_res, list(measures), systems=list(systems), baseline=baseline,
                               tests=tests, alternative=alternative, correction=correction,
                               n_resamples=n_resamples, seed=seed)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def report_cached(dataset_key: str, eval_key: tuple[object, ...], _res: Evaluation,
+                  measures: tuple[str, ...], systems: tuple[str, ...], test: str,
+                  correction: str, alpha: float, n_resamples: int,
+                  seed: int) -> SignificanceTable:
+    """:func:`significance_table`, cached; ``eval_key`` names the options of ``_res``."""
+    return significance_table(_res, list(measures), systems=list(systems), test=test,
+                              correction=correction, alpha=alpha, n_resamples=n_resamples,
+                              seed=seed)
+
+
+def report_styler(table: SignificanceTable) -> Styler:
+    """The plain-text table with the best mean of each measure in bold."""
+    frame = table.to_frame()
+    best = pd.DataFrame({m: [table.is_best(s, m) for s in table.systems]
+                         for m in table.measures}, index=frame.index)
+    return frame.style.apply(
+        lambda _: best.map(lambda b: "font-weight: 700" if b else ""), axis=None)
 
 
 def comparison_table(records: Sequence[PairComparison]) -> pd.DataFrame:

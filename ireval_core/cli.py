@@ -96,6 +96,23 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("-M", type=int, default=None, dest="depth")
     cmp_.add_argument("--format", choices=("json", "csv"), default="json")
 
+    rep = sub.add_parser("report", help="results table with significance markers "
+                                        "(Markdown, LaTeX or HTML)")
+    rep.add_argument("qrels")
+    rep.add_argument("runs", nargs="+", metavar="RUN")
+    rep.add_argument("-m", "--measure", action="append", dest="measures", required=True)
+    rep.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
+                     default="t", help="two-sided paired test marking the table (default t)")
+    rep.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
+                     default="holm", help="over the pairs of each measure (default holm)")
+    rep.add_argument("--alpha", type=float, default=0.05)
+    rep.add_argument("--resamples", type=int, default=10_000)
+    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("-c", action="store_true", dest="complete")
+    rep.add_argument("-l", type=float, default=1.0, dest="rel_level")
+    rep.add_argument("-M", type=int, default=None, dest="depth")
+    rep.add_argument("--format", choices=("markdown", "latex", "html"), default="markdown")
+
     sub.add_parser("measures", help="list every measure with its definition")
     return parser
 
@@ -191,6 +208,19 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from .report import significance_table
+
+    qrels, runs = _load(args.qrels, args.runs)
+    res = evaluate(qrels, runs, args.measures, complete=args.complete,
+                   rel_level=args.rel_level, depth=args.depth)
+    table = significance_table(res, args.measures, test=args.test, correction=args.correction,
+                               alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
+    render = {"markdown": table.to_markdown, "latex": table.to_latex, "html": table.to_html}
+    out.write(render[args.format]())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, one line on stderr)."""
     out = out or sys.stdout
@@ -202,6 +232,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return 0
         if args.command == "eval":
             return _cmd_eval(args, out)
+        if args.command == "report":
+            return _cmd_report(args, out)
         return _cmd_compare(args, out)
     except (IrevalError, ValueError, OSError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -16,7 +16,7 @@ MEASURES, MODE, BASELINE, SYSTEMS, TESTS_KEY = (K + "measures", K + "mode", K + 
                                                 K + "systems", K + "tests")
 ALTERNATIVE, CORRECTION, RESAMPLES, SEED, ALPHA = (K + "alternative", K + "correction",
                                                    K + "resamples", K + "seed", K + "alpha")
-PAIR, DELTA = K + "pair", K + "delta"
+PAIR, DELTA, REPORT_TEST = K + "pair", K + "delta", K + "report_test"
 
 dataset = widgets.require_dataset()
 opts = evaluation.evaluation_options()
@@ -138,6 +138,26 @@ d1.download_button("Download CSV", cg.download(records, "csv"), "comparison.csv"
                    icon=":material/download:")
 d2.download_button("Download JSON", cg.download(records, "json"), "comparison.json",
                    "application/json", icon=":material/download:")
+
+# ----------------------------------------------------------------------------- report
+st.subheader("Results table for the report")
+r1, r2 = st.columns([1, 3])
+report_test = r1.selectbox("Test", tests, key=REPORT_TEST, format_func=cg.TEST_LABELS.__getitem__,
+                           help="One two-sided test marks the table; correction, α, resamples "
+                                "and seed as above")
+report = cg.report_cached(key, tuple(sorted(opts.items())), res, tuple(dict.fromkeys(measures)),
+                          tuple(systems), report_test, correction, float(alpha),
+                          int(n_resamples), int(seed))
+st.table(cg.report_styler(report))
+st.caption(report.caption() + " Letters: " + ", ".join(
+    f"{letter} = {name}" for name, letter in report.labels.items()) + ".")
+e1, e2, e3, _ = st.columns([1, 1, 1, 3])
+e1.download_button("Markdown", report.to_markdown(), "results.md", "text/markdown",
+                   icon=":material/download:")
+e2.download_button("LaTeX", report.to_latex(), "results.tex", "application/x-tex",
+                   icon=":material/download:")
+e3.download_button("HTML", report.to_html(), "results.html", "text/html",
+                   icon=":material/download:")
 
 # ----------------------------------------------------------------------------- per query
 st.subheader("Per-query differences")

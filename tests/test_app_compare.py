@@ -13,6 +13,7 @@ from ireval_app import compare_glue, state
 from ireval_core.compare import aligned_scores, compare_runs
 from ireval_core.evaluate import evaluate
 from ireval_core.io import read_qrels, read_runs
+from ireval_core.report import significance_table
 from ireval_core.stats import min_detectable_difference, queries_needed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +112,7 @@ def test_downloads_hold_the_records() -> None:
     at = _compare_page()
     table = at.dataframe[0].value
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download CSV", "Download JSON"]
+    assert labels == ["Download CSV", "Download JSON", "Markdown", "LaTeX", "HTML"]
     qrels, runs = _sample()
     records = compare_runs(qrels, runs, ["nDCG@10"], tests=("t", "randomization"),
                            correction="holm", n_resamples=1000, seed=0)
@@ -120,3 +121,19 @@ def test_downloads_hold_the_records() -> None:
     csv_lines = compare_glue.download(records, "csv").splitlines()
     assert csv_lines[0].startswith("system_a,system_b,measure,test")
     assert len(csv_lines) == 1 + len(table)
+
+
+def test_report_table_equals_significance_table() -> None:
+    at = _compare_page()
+    at.selectbox(key=K + "report_test").set_value("randomization").run()
+    assert not at.exception
+    qrels, runs = _sample()
+    res = evaluate(qrels, runs, ["nDCG@10"])
+    expected = significance_table(res, ["nDCG@10"], test="randomization", correction="holm",
+                                  alpha=0.05, n_resamples=1000, seed=0)
+    shown = at.table[-1].value
+    assert shown.equals(expected.to_frame())
+    assert "randomization (permutation) test, Holm correction" in "".join(
+        c.value for c in at.caption)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert {"Markdown", "LaTeX", "HTML"} <= set(labels)

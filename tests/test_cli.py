@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import subprocess
@@ -184,3 +185,30 @@ def test_measures_subcommand_lists_definitions():
     out = cli("measures")
     assert out.returncode == 0
     assert "bpref" in out.stdout and "min(N, R)" in out.stdout
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex", "html"])
+def test_report_renders_the_significance_table(fmt: str) -> None:
+    from ireval_core.report import significance_table
+
+    runs_files = [SAMPLE / "run_bm25.txt", SAMPLE / "run_narrow.txt", SAMPLE / "run_neural.txt"]
+    out = cli("report", SAMPLE / "qrels.txt", *runs_files, "-m", "nDCG@10", "-m", "AP",
+              "--test", "wilcoxon", "--correction", "bonferroni", "--alpha", "0.01",
+              "--format", fmt)
+    assert out.returncode == 0, out.stderr
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in runs_files for r in read_runs(p)]
+    table = significance_table(evaluate(qrels, runs, ["nDCG@10", "AP"]), test="wilcoxon",
+                               correction="bonferroni", alpha=0.01)
+    expected = {"markdown": table.to_markdown, "latex": table.to_latex,
+                "html": table.to_html}[fmt]()
+    assert out.stdout == expected
+    text = html.unescape(out.stdout)
+    assert "Bonferroni correction" in text and "p < 0.01" in text
+
+
+def test_report_bad_measure_exits_2() -> None:
+    out = cli("report", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt",
+              "-m", "nDCG@x")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr

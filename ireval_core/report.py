@@ -1,0 +1,226 @@
+"""A results table for papers and review notes: means with significance markers.
+
+Systems are labelled ``a, b, c, ...`` in row order. The cell of system ``s`` on a
+measure carries the labels of the systems ``s`` is significantly better than on that
+measure: a two-sided paired test over the queries all listed systems share, p-values
+corrected over the pairs of that measure, ``p < alpha``, and ``s`` has the higher
+mean. The best mean of each measure is in bold. This is the layout of
+ranx's ``Report`` and of most IR papers; the caption states the test, the
+correction, alpha, the queries and every measure's definition.
+
+>>> from ireval_core import Qrels, Run, evaluate
+>>> qrels = Qrels.from_dict({f"q{i}": {"r": 1} for i in range(8)})
+>>> good = Run.from_dict({f"q{i}": {"r": 2.0, "x": 1.0} for i in range(8)}, name="good")
+>>> bad = Run.from_dict({f"q{i}": {"x": 2.0, "r": 1.0} for i in range(8)}, name="bad")
+>>> table = significance_table(evaluate(qrels, [good, bad], ["RR"]), test="t")
+>>> table.cell("good", "RR"), table.cell("bad", "RR")
+('1.0000 ᵇ', '0.5000')
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .compare import aligned_scores, compare_evaluation
+from .evaluate import Evaluation
+from .measures import parse_measures
+from .stats import TESTS
+
+__all__ = ["SignificanceTable", "significance_table"]
+
+_SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
+_LETTERS = tuple(_SUPERSCRIPT)  # q has no superscript form: it is skipped
+_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+               "sign": "sign test", "randomization": "randomization (permutation) test",
+               "bootstrap": "bootstrap test"}
+_CORRECTION_NAMES = {"none": "no correction", "bonferroni": "Bonferroni correction",
+                     "holm": "Holm correction", "bh": "Benjamini–Hochberg adjustment"}
+
+
+def _label(i: int) -> str:
+    """a, b, ..., z (no q), then aa, ab, ..."""
+    n = len(_LETTERS)
+    return _LETTERS[i] if i < n else _label(i // n - 1) + _LETTERS[i % n]
+
+
+@dataclass(frozen=True)
+class SignificanceTable:
+    """Means of systems x measures with, per cell, the systems it significantly beats."""
+
+    systems: tuple[str, ...]
+    measures: tuple[str, ...]
+    means: pd.DataFrame
+    """Systems x measures: the mean over the compared queries of each measure."""
+    beats: dict[tuple[str, str], tuple[str, ...]]
+    """(system, measure) -> the systems it is significantly better than."""
+    n_queries: dict[str, int]
+    """Measure -> number of queries compared (those every listed system has)."""
+    test: str
+    correction: str
+    alpha: float
+    definitions: dict[str, str]
+    options: str
+    decimals: int = 4
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """System -> its letter."""
+        return {s: _label(i) for i, s in enumerate(self.systems)}
+
+    def markers(self, system: str, measure: str) -> str:
+        """Letters of the systems ``system`` beats on ``measure``, in row order."""
+        labels = self.labels
+        return "".join(labels[s] for s in self.systems if s in self.beats[(system, measure)])
+
+    def is_best(self, system: str, measure: str) -> bool:
+        col = self.means[measure]
+        return bool(col.notna().any() and col[system] == col.max())
+
+    def _number(self, system: str, measure: str) -> str:
+        v = self.means.loc[system, measure]
+        return "–" if math.isnan(v) else f"{v:.{self.decimals}f}"
+
+    def cell(self, system: str, measure: str) -> str:
+        """Plain-text cell: the mean, then the markers as superscript letters."""
+        marks = self.markers(system, measure)
+        if not marks:
+            return self._number(system, measure)
+        sup = ("".join(_SUPERSCRIPT[c] for c in marks) if len(self.systems) <= len(_LETTERS)
+               else f"^({marks})")
+        return f"{self._number(system, measure)} {sup}"
+
+    def to_frame(self) -> pd.DataFrame:
+        """Plain-text table: systems (with their letters) x measures."""
+        index = pd.Index([f"({self.labels[s]}) {s}" for s in self.systems], name="system")
+        return pd.DataFrame({m: [self.cell(s, m) for s in self.systems] for m in self.measures},
+                            index=index)
+
+    def caption(self) -> str:
+        """What the markers mean, under which evaluation options."""
+        n = sorted(set(self.n_queries.values()))
+        queries = f"{n[0]:,}" if len(n) == 1 else f"{n[0]:,}–{n[-1]:,} (by measure)"
+        return (f"Means over the {queries} queries every system has. A superscript letter "
+                f"marks a system significantly better than the system with that letter: "
+                f"two-sided {_TEST_NAMES[self.test]}, {_CORRECTION_NAMES[self.correction]} "
+                f"over the pairs of each measure, p < {self.alpha:g}. Best mean of each "
+                f"measure in bold. Evaluation: {self.options}.")
+
+    def to_markdown(self) -> str:
+        """A Markdown table (GitHub flavour; superscripts as ``<sup>``), caption and definitions."""
+        head = "| system | " + " | ".join(self.measures) + " |"
+        rule = "|---|" + "---:|" * len(self.measures)
+        rows = []
+        for s in self.systems:
+            cells = []
+            for m in self.measures:
+                text = self._number(s, m)
+                if self.is_best(s, m):
+                    text = f"**{text}**"
+                marks = self.markers(s, m)
+                cells.append(text + (f"<sup>{marks}</sup>" if marks else ""))
+            rows.append(f"| ({self.labels[s]}) {s} | " + " | ".join(cells) + " |")
+        defs = "\n".join(f"- **{m}**: {self.definitions[m]}" for m in self.measures)
+        return "\n".join([head, rule, *rows, "", self.caption(), "", defs, ""])
+
+    def to_latex(self) -> str:
+        """A ``tabular`` (booktabs) with ``\\textbf`` for the best and ``$^{...}$`` markers."""
+        def esc(text: str) -> str:
+            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
+                         ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
+                         ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+                text = text.replace(a, b)
+            return text
+
+        lines = [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
+                 "System & " + " & ".join(esc(m) for m in self.measures) + r" \\", r"\midrule"]
+        for s in self.systems:
+            cells = []
+            for m in self.measures:
+                text = self._number(s, m)
+                if self.is_best(s, m):
+                    text = rf"\textbf{{{text}}}"
+                marks = self.markers(s, m)
+                cells.append(text + (f"$^{{{marks}}}$" if marks else ""))
+            lines.append(f"({self.labels[s]}) {esc(s)} & " + " & ".join(cells) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}", "% " + self.caption()]
+        return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        """A standalone HTML page: the table, the caption and the definitions."""
+        e = html.escape
+        head = "".join(f"<th>{e(m)}</th>" for m in self.measures)
+        rows = []
+        for s in self.systems:
+            cells = []
+            for m in self.measures:
+                text = e(self._number(s, m))
+                if self.is_best(s, m):
+                    text = f"<b>{text}</b>"
+                marks = self.markers(s, m)
+                cells.append(f"<td>{text}{f'<sup>{marks}</sup>' if marks else ''}</td>")
+            rows.append(f"<tr><th>({self.labels[s]}) {e(s)}</th>{''.join(cells)}</tr>")
+        defs = "".join(f"<li><b>{e(m)}</b>: {e(self.definitions[m])}</li>" for m in self.measures)
+        return (
+            "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>ireval results</title>"
+            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+            "th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
+            "tr th:first-child{text-align:left}sup{color:#15803d}</style></head><body>\n"
+            f"<table><thead><tr><th>system</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>\n"
+            f"<p>{e(self.caption())}</p>\n<ul>{defs}</ul>\n</body></html>\n"
+        )
+
+
+def significance_table(res: Evaluation, measures: Sequence[str] | None = None, *,
+                       systems: Sequence[str] | None = None, test: str = "t",
+                       correction: str = "holm", alpha: float = 0.05,
+                       n_resamples: int = 10_000, seed: int | None = 0,
+                       decimals: int = 4) -> SignificanceTable:
+    """Means with significance markers for every pair of ``systems`` on ``measures``.
+
+    Parameters
+    ----------
+    res:
+        An evaluation holding the measures and systems.
+    measures, systems:
+        Default: all of ``res``, in its order (at least two systems).
+    test:
+        One of :data:`~ireval_core.stats.TESTS` (two-sided).
+    correction:
+        ``none``, ``bonferroni``, ``holm`` or ``bh``, over the pairs of each measure.
+    alpha:
+        Significance level of the corrected p-values.
+    """
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1; got {alpha}")
+    specs = parse_measures(list(measures) if measures else list(res.measures))
+    names = tuple(str(m) for m in specs)
+    systems = tuple(systems or res.systems)
+    records = compare_evaluation(res, names, systems=systems, tests=(test,),
+                                 correction=correction, n_resamples=n_resamples, seed=seed)
+    beats: dict[tuple[str, str], set[str]] = {(s, m): set() for s in systems for m in names}
+    for r in records:
+        if r.measure is not None and r.pvalue_corrected < alpha and r.mean_diff != 0:
+            winner, loser = ((r.system_b, r.system_a) if r.mean_diff > 0
+                             else (r.system_a, r.system_b))
+            beats[(winner, r.measure)].add(loser)
+    means = pd.DataFrame(index=pd.Index(systems, name="system"), columns=list(names),
+                         dtype=np.float64)
+    n_queries = {}
+    for m in names:
+        queries, values = aligned_scores(res, m, systems)
+        n_queries[m] = len(queries)
+        for s in systems:
+            means.loc[s, m] = float(values[s].mean()) if len(queries) else math.nan
+    return SignificanceTable(
+        systems, names, means, {k: tuple(sorted(v)) for k, v in beats.items()}, n_queries,
+        test, correction, float(alpha), {m: res.definition(m) for m in names},
+        res.options.describe(), decimals)
