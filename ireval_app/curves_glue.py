@@ -33,8 +33,9 @@ ROC_DEFINITION = (
     "Only judged retrieved documents enter the ROC: relevant (grade ≥ {rel:g}) against judged "
     "non-relevant; unjudged documents are left out. The documents of all queries are pooled "
     "and ranked by score, so the curve and its AUC compare scores across queries. "
-    "AUC = P(a relevant document outscores a judged non-relevant one), ties count ½.")
-"""Definition shown beside the ROC chart; format with ``rel``."""
+    "AUC = P(a relevant document outscores a judged non-relevant one), ties count ½. "
+    "Long curves are drawn within 1/{resolution} of every exact point; the AUC uses them all.")
+"""Definition shown beside the ROC chart; format with ``rel`` and ``resolution``."""
 
 
 @dataclass(frozen=True, eq=False)

@@ -63,7 +63,8 @@ chart, text = st.columns([3, 1])
 chart.plotly_chart(charts.roc_curve({name: c.roc for name, c in curves.items()},
                                     auc={name: c.auc for name, c in curves.items()}),
                    config={"displayModeBar": False})
-text.caption(curves_glue.ROC_DEFINITION.format(rel=rel))
+text.caption(curves_glue.ROC_DEFINITION.format(rel=rel,
+                                                resolution=charts.ROC_RESOLUTION))
 table, _ = st.columns([3, 1])
 with table:
     st.dataframe(pd.DataFrame({
