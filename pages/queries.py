@@ -45,14 +45,17 @@ if errors or not specs:
 measure = specs[0]
 
 res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, (measure,), **opts)
+single = a == b  # one run: its queries from the lowest value up
 diffs = query_differences(res, measure, a, b)
+if single:
+    diffs = diffs.sort_values(["a", "query"], kind="stable", ignore_index=True)
 if diffs.empty:
     st.info(f"{a} and {b} have no query with a value of {measure} in common.",
             icon=":material/info:")
     st.stop()
 
 # ----------------------------------------------------------------------------- differences
-st.subheader(f"{measure}, query by query" if a == b else f"{b} − {a} on {measure}")
+st.subheader(f"{a} on {measure}, query by query" if single else f"{b} − {a} on {measure}")
 left, right = st.columns([3, 2])
 with left:
     st.dataframe(
@@ -64,36 +67,42 @@ with left:
             "diff": st.column_config.NumberColumn("B − A", format="%+.4f",
                                                   help=f"{measure} of {b} minus {a}"),
         },
-        column_order=["query", "a", "diff"] if a == b else None)
+        column_order=["query", "a"] if single else None)
 with right:
     n = len(diffs)
-    wins, losses = int((diffs["diff"] > 0).sum()), int((diffs["diff"] < 0).sum())
-    if a != b:
+    if single:
+        st.caption(f"{n:,} queries of {a} with a value, the lowest first. Pick two different "
+                   "runs to see where they differ.")
+    else:
+        wins, losses = int((diffs["diff"] > 0).sum()), int((diffs["diff"] < 0).sum())
         st.metric(f"Queries where {b} wins / ties / loses", f"{wins} / {n - wins - losses} / "
                   f"{losses}", help="Per-query comparison of the measure, ties exact")
-    st.caption(f"{n:,} queries that both runs have, sorted by B − A: the queries where B "
-               f"loses most come first. **{measure}**: "
-               f"{widgets.md_escape(res.definition(measure))}. Evaluation: "
+        st.caption(f"{n:,} queries that both runs have, sorted by B − A: the queries where B "
+                   "loses most come first.")
+    st.caption(f"**{measure}**: {widgets.md_escape(res.definition(measure))}. Evaluation: "
                f"{widgets.md_escape(res.options.describe())}.")
 
 # ----------------------------------------------------------------------------- one query
-labels = {q: f"{q}   ({d:+.4f})" for q, d in zip(diffs["query"], diffs["diff"], strict=True)}
+shown_value = diffs["a"] if single else diffs["diff"]
+labels = {q: f"{q}   ({v:.4f})" if single else f"{q}   ({v:+.4f})"
+          for q, v in zip(diffs["query"], shown_value, strict=True)}
 query = st.selectbox("Query", list(labels), key=QUERY, format_func=labels.__getitem__,
-                     help="Ordered as the table: B's largest losses first")
+                     help="Ordered as the table above")
 row = diffs.set_index("query").loc[query]
 st.subheader(f"Query {query}")
 m1, m2, m3, m4 = st.columns(4)
 m1.metric(f"{measure} of {a}", f"{row['a']:.4f}")
-m2.metric(f"{measure} of {b}", f"{row['b']:.4f}", delta=None if a == b else f"{row['diff']:+.4f}")
+if not single:
+    m2.metric(f"{measure} of {b}", f"{row['b']:.4f}", delta=f"{row['diff']:+.4f}")
 relevant, judged = qg.judged_counts(dataset.qrels, query, float(opts["rel_level"]))
 m3.metric("Relevant in the qrels", f"{relevant:,}", help=f"Grade ≥ {opts['rel_level']:g}")
 m4.metric("Judged documents", f"{judged:,}",
           help="Grade ≥ 0 (negative grades: pooled, not judged)")
 
-shown = [a] if a == b else [a, b]
+shown = [a] if single else [a, b]
 columns = st.columns(len(shown))
 for col, name in zip(columns, shown, strict=True):
-    other = None if a == b else dataset.run(b if name == a else a)
+    other = None if single else dataset.run(b if name == a else a)
     table = qg.side_ranking(dataset.qrels, dataset.run(name), other, query, int(depth))
     with col:
         st.markdown(f"**{name}**: top {len(table)} of {query}")

@@ -93,6 +93,10 @@ def test_one_run_against_itself_and_a_bad_measure() -> None:
     at.selectbox(key=K + "run_b").set_value("bm25").run()
     assert not at.exception
     assert sum("rank" in d.value.columns for d in at.dataframe) == 1  # one ranking
+    values = at.dataframe[0].value["a"].tolist()
+    assert values == sorted(values)  # one run: its queries from the lowest value up
+    first = at.dataframe[0].value["query"].iloc[0]
+    assert at.selectbox(key=K + "query").options[0] == f"{first}   ({values[0]:.4f})"
     assert "other rank" not in _shown_ranking(at, 0).columns
     at.text_input(key=K + "typed").set_value("nDCG@ten").run()
     assert not at.exception
