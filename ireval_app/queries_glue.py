@@ -28,7 +28,8 @@ RANKING_HELP = {
     "score": "The run's score",
     "grade": "The judges' grade in the qrels; 'not judged' = not in the qrels, "
              "'pooled, unjudged' = a negative grade",
-    "other rank": "Rank of the same document in the other run ('–': not ranked there)",
+    "other rank": "Rank of the same document in the other run ('–': not ranked there, or "
+                  "below the depth cut of the evaluation options)",
 }
 
 # background of a row by grade: unjudged grey, non-relevant none, relevant greens by level
@@ -51,12 +52,16 @@ def judged_counts(qrels: Qrels, query_id: str, rel_level: float) -> tuple[int, i
     return sum(g >= rel_level for g in grades), sum(g >= 0 for g in grades)
 
 
-def side_ranking(qrels: Qrels, run: Run, other: Run | None, query_id: str,
-                 depth: int) -> pd.DataFrame:
-    """The top ``depth`` of ``run`` for one query, with the rank in ``other`` of each document."""
+def side_ranking(qrels: Qrels, run: Run, other: Run | None, query_id: str, depth: int, *,
+                 cut: int | None = None) -> pd.DataFrame:
+    """The top ``depth`` of ``run`` for one query, with the rank in ``other`` of each document.
+
+    ``cut`` is the evaluation's depth cut (trec_eval ``-M``): a document the other run
+    ranks below it counts as not ranked there, as the measures see it.
+    """
     table = ranking(qrels, run, query_id, depth=depth)
     if other is not None:
-        theirs = ranking(qrels, other, query_id)
+        theirs = ranking(qrels, other, query_id, depth=cut)
         where = dict(zip(theirs["docid"], theirs["rank"], strict=True))
         table["other rank"] = pd.array([where.get(d) for d in table["docid"]], dtype="Int64")
     return table

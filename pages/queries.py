@@ -100,10 +100,13 @@ m4.metric("Judged documents", f"{judged:,}",
           help="Grade ≥ 0 (negative grades: pooled, not judged)")
 
 shown = [a] if single else [a, b]
+# the measures see no document below the evaluation's depth cut (-M): neither does the table
+shown_depth = int(depth) if opts["depth"] is None else min(int(depth), int(opts["depth"]))
 columns = st.columns(len(shown))
 for col, name in zip(columns, shown, strict=True):
     other = None if single else dataset.run(b if name == a else a)
-    table = qg.side_ranking(dataset.qrels, dataset.run(name), other, query, int(depth))
+    table = qg.side_ranking(dataset.qrels, dataset.run(name), other, query, shown_depth,
+                            cut=opts["depth"])
     with col:
         st.markdown(f"**{name}**: top {len(table)} of {query}")
         st.dataframe(qg.style_ranking(table, float(opts["rel_level"])), hide_index=True,
@@ -120,4 +123,6 @@ for col, name in zip(columns, shown, strict=True):
 st.caption(f"Rows: green = relevant (grade ≥ {opts['rel_level']:g}, darker = higher grade), "
            "grey = not judged or pooled but unjudged (both count as non-relevant unless the "
            "judged-only option is on), white = judged non-relevant. 'other rank' is the "
-           "document's rank in the other run.")
+           "document's rank in the other run."
+           + ("" if opts["depth"] is None else
+              f" Rankings are cut at the depth of the evaluation options (top {opts['depth']})."))

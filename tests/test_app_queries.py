@@ -101,3 +101,21 @@ def test_one_run_against_itself_and_a_bad_measure() -> None:
     at.text_input(key=K + "typed").set_value("nDCG@ten").run()
     assert not at.exception
     assert at.error and "nDCG@ten" in at.error[0].value
+
+
+def test_depth_cut_of_the_evaluation_options() -> None:
+    at = _queries_page()
+    qrels, runs = _sample()
+    cut = next(n for n in at.sidebar.number_input if n.label.startswith("Depth cut"))
+    cut.set_value(5).run()
+    assert not at.exception
+    query = at.selectbox(key=K + "query").value
+    shown = _shown_ranking(at, 0)  # bm25 cut to its top 5, ranks in narrow_recall's top 5
+    assert shown["docid"].tolist() == ranking(qrels, runs["bm25"], query, depth=5)["docid"].tolist()
+    theirs = ranking(qrels, runs["narrow_recall"], query, depth=5)
+    where = dict(zip(theirs["docid"], theirs["rank"], strict=True))
+    assert shown["other rank"].tolist() == [str(where[d]) if d in where else "–"
+                                            for d in shown["docid"]]
+    n_missed = len(missed_relevant(qrels, runs["bm25"], query, depth=5))
+    assert any(f"{n_missed:,} relevant document(s) bm25 does not rank" in e.label
+               for e in at.expander)
