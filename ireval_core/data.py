@@ -83,7 +83,8 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
     (no copy of the strings into one chunk, no merging of dictionaries).
     """
     arr = _as_string_array(values)
-    if isinstance(arr, pa.ChunkedArray) and not pa.types.is_dictionary(arr.type):
+    encoded_here = isinstance(arr, pa.ChunkedArray) and not pa.types.is_dictionary(arr.type)
+    if encoded_here:
         arr = pc.dictionary_encode(arr)
     if isinstance(arr, pa.ChunkedArray):  # dictionary chunks
         if arr.num_chunks == 0:
@@ -92,6 +93,8 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
             arr = arr.unify_dictionaries()
         codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int32)
                                 for c in arr.chunks])
+        if encoded_here:  # every value of a dictionary we built is used
+            return codes, arr.chunk(0).dictionary
         return _compact(codes, arr.chunk(0).dictionary)
     if pa.types.is_dictionary(arr.type):  # may keep values no row uses: drop them
         codes = arr.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)

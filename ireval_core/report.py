@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .compare import aligned_scores, compare_evaluation
+from .compare import compare_evaluation
 from .evaluate import Evaluation
 from .measures import parse_measures
-from .stats import TESTS
+from .stats import TESTS, PairComparison
 
-__all__ = ["SignificanceTable", "significance_table"]
+__all__ = ["SignificanceTable", "significance_table", "table_from_records"]
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 _LETTERS = tuple(_SUPERSCRIPT)  # q has no superscript form: it is skipped
@@ -111,20 +111,25 @@ class SignificanceTable:
                 f"over the pairs of each measure, p < {self.alpha:g}. Best mean of each "
                 f"measure in bold. Evaluation: {self.options}.")
 
+    def _cells(self, system: str, bold: Callable[[str], str],
+               sup: Callable[[str], str]) -> list[str]:
+        """The cells of one row, the best mean marked with ``bold``, the letters with ``sup``."""
+        cells = []
+        for m in self.measures:
+            text = self._number(system, m)
+            if self.is_best(system, m):
+                text = bold(text)
+            marks = self.markers(system, m)
+            cells.append(text + (sup(marks) if marks else ""))
+        return cells
+
     def to_markdown(self) -> str:
         """A Markdown table (GitHub flavour; superscripts as ``<sup>``), caption and definitions."""
         head = "| system | " + " | ".join(self.measures) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
-        rows = []
-        for s in self.systems:
-            cells = []
-            for m in self.measures:
-                text = self._number(s, m)
-                if self.is_best(s, m):
-                    text = f"**{text}**"
-                marks = self.markers(s, m)
-                cells.append(text + (f"<sup>{marks}</sup>" if marks else ""))
-            rows.append(f"| ({self.labels[s]}) {s} | " + " | ".join(cells) + " |")
+        rows = [f"| ({self.labels[s]}) {s} | "
+                + " | ".join(self._cells(s, lambda t: f"**{t}**", lambda k: f"<sup>{k}</sup>"))
+                + " |" for s in self.systems]
         defs = "\n".join(f"- **{m}**: {self.definitions[m]}" for m in self.measures)
         return "\n".join([head, rule, *rows, "", self.caption(), "", defs, ""])
 
@@ -140,13 +145,7 @@ class SignificanceTable:
         lines = [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
                  "System & " + " & ".join(esc(m) for m in self.measures) + r" \\", r"\midrule"]
         for s in self.systems:
-            cells = []
-            for m in self.measures:
-                text = self._number(s, m)
-                if self.is_best(s, m):
-                    text = rf"\textbf{{{text}}}"
-                marks = self.markers(s, m)
-                cells.append(text + (f"$^{{{marks}}}$" if marks else ""))
+            cells = self._cells(s, lambda t: rf"\textbf{{{t}}}", lambda k: f"$^{{{k}}}$")
             lines.append(f"({self.labels[s]}) {esc(s)} & " + " & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", "% " + self.caption()]
         return "\n".join(lines) + "\n"
@@ -157,14 +156,9 @@ class SignificanceTable:
         head = "".join(f"<th>{e(m)}</th>" for m in self.measures)
         rows = []
         for s in self.systems:
-            cells = []
-            for m in self.measures:
-                text = e(self._number(s, m))
-                if self.is_best(s, m):
-                    text = f"<b>{text}</b>"
-                marks = self.markers(s, m)
-                cells.append(f"<td>{text}{f'<sup>{marks}</sup>' if marks else ''}</td>")
-            rows.append(f"<tr><th>({self.labels[s]}) {e(s)}</th>{''.join(cells)}</tr>")
+            cells = self._cells(s, lambda t: f"<b>{t}</b>", lambda k: f"<sup>{k}</sup>")
+            rows.append(f"<tr><th>({self.labels[s]}) {e(s)}</th>"
+                        + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         defs = "".join(f"<li><b>{e(m)}</b>: {e(self.definitions[m])}</li>" for m in self.measures)
         return (
             "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>ireval results</title>"
@@ -199,28 +193,45 @@ def significance_table(res: Evaluation, measures: Sequence[str] | None = None, *
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
+    specs = parse_measures(list(measures) if measures else list(res.measures))
+    systems = tuple(systems or res.systems)
+    records = compare_evaluation(res, [str(m) for m in specs], systems=systems, tests=(test,),
+                                 correction=correction, n_resamples=n_resamples, seed=seed)
+    return table_from_records(res, records, systems, alpha=alpha, decimals=decimals)
+
+
+def table_from_records(res: Evaluation, records: Sequence[PairComparison],
+                       systems: Sequence[str], *, alpha: float = 0.05,
+                       decimals: int = 4) -> SignificanceTable:
+    """The table from comparisons already run (one test, every pair of ``systems``).
+
+    ``records`` are what :func:`~ireval_core.compare.compare_evaluation` returns for
+    all pairs (no baseline) and a single test; the means and query counts are read
+    from them, so nothing is recomputed.
+    """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be strictly between 0 and 1; got {alpha}")
-    specs = parse_measures(list(measures) if measures else list(res.measures))
-    names = tuple(str(m) for m in specs)
-    systems = tuple(systems or res.systems)
-    records = compare_evaluation(res, names, systems=systems, tests=(test,),
-                                 correction=correction, n_resamples=n_resamples, seed=seed)
+    systems = tuple(systems)
+    tests = {r.test for r in records}
+    if len(tests) != 1:
+        raise ValueError(f"the records must hold exactly one test; got {sorted(tests)}")
+    names = tuple(dict.fromkeys(str(r.measure) for r in records))
+    pairs = {(r.system_a, r.system_b, r.measure) for r in records}
+    if len(pairs) != len(names) * len(systems) * (len(systems) - 1) // 2:
+        raise ValueError("the records must compare every pair of the systems on every measure")
     beats: dict[tuple[str, str], set[str]] = {(s, m): set() for s in systems for m in names}
-    for r in records:
-        if r.measure is not None and r.pvalue_corrected < alpha and r.mean_diff != 0:
-            winner, loser = ((r.system_b, r.system_a) if r.mean_diff > 0
-                             else (r.system_a, r.system_b))
-            beats[(winner, r.measure)].add(loser)
     means = pd.DataFrame(index=pd.Index(systems, name="system"), columns=list(names),
                          dtype=np.float64)
     n_queries = {}
-    for m in names:
-        queries, values = aligned_scores(res, m, systems)
-        n_queries[m] = len(queries)
-        for s in systems:
-            means.loc[s, m] = float(values[s].mean()) if len(queries) else math.nan
+    for r in records:
+        m = str(r.measure)
+        means.loc[r.system_a, m], means.loc[r.system_b, m] = r.mean_a, r.mean_b
+        n_queries[m] = r.n
+        if r.pvalue_corrected < alpha and r.mean_diff != 0:
+            winner, loser = ((r.system_b, r.system_a) if r.mean_diff > 0
+                             else (r.system_a, r.system_b))
+            beats[(winner, m)].add(loser)
     return SignificanceTable(
         systems, names, means, {k: tuple(sorted(v)) for k, v in beats.items()}, n_queries,
-        test, correction, float(alpha), {m: res.definition(m) for m in names},
-        res.options.describe(), decimals)
+        tests.pop(), records[0].correction, float(alpha),
+        {m: res.definition(m) for m in names}, res.options.describe(), decimals)

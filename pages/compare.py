@@ -9,6 +9,7 @@ from ireval_app import evaluation, state, widgets
 from ireval_core import charts
 from ireval_core.errors import UnknownMeasureError
 from ireval_core.measures import parse_measure
+from ireval_core.report import table_from_records
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
 
 K = state.COMPARE_PREFIX
@@ -145,9 +146,13 @@ r1, r2 = st.columns([1, 3])
 report_test = r1.selectbox("Test", tests, key=REPORT_TEST, format_func=cg.TEST_LABELS.__getitem__,
                            help="One two-sided test marks the table; correction, α, resamples "
                                 "and seed as above")
-report = cg.report_cached(key, tuple(sorted(opts.items())), res, tuple(dict.fromkeys(measures)),
-                          tuple(systems), report_test, correction, float(alpha),
-                          int(n_resamples), int(seed))
+if baseline is None:  # every pair was compared above: the table reads those records
+    report = table_from_records(res, [r for r in records if r.test == report_test], systems,
+                                alpha=float(alpha))
+else:
+    report = cg.report_cached(key, tuple(sorted(opts.items())), res,
+                              tuple(dict.fromkeys(measures)), tuple(systems), report_test,
+                              correction, float(alpha), int(n_resamples), int(seed))
 st.table(cg.report_styler(report))
 st.caption(report.caption() + " Letters: " + ", ".join(
     f"{letter} = {name}" for name, letter in report.labels.items()) + ".")

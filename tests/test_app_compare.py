@@ -87,6 +87,11 @@ def test_baseline_and_wilcoxon() -> None:
     for c in expected:
         assert _row(table, "bm25", c.system_b, "nDCG@10", "wilcoxon")["p"] == pytest.approx(
             c.pvalue, rel=1e-12)
+    # the report table still compares every pair (run apart from the baseline comparisons)
+    res = evaluate(qrels, runs, ["nDCG@10"])
+    report = significance_table(res, ["nDCG@10"], test="wilcoxon", correction="none",
+                                n_resamples=1000)
+    assert at.table[-1].value.equals(report.to_frame())
 
 
 def test_planning_numbers_equal_stats_functions() -> None:

@@ -10,7 +10,7 @@ import pytest
 from ireval_core import evaluate
 from ireval_core.compare import aligned_scores, compare_evaluation
 from ireval_core.io import read_qrels, read_runs
-from ireval_core.report import _label, significance_table
+from ireval_core.report import _label, significance_table, table_from_records
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
@@ -98,3 +98,19 @@ def test_labels_skip_q_and_grow() -> None:
     assert labels[24] == "z" and labels[25] == "aa" and labels[26] == "ab"
     assert len(set(_label(i) for i in range(700))) == 700
     assert np.all([_label(i).isalpha() for i in range(700)])
+
+
+def test_table_from_records_reads_what_was_run(res) -> None:
+    records = compare_evaluation(res, MEASURES, tests=("t", "randomization"),
+                                 correction="bh", n_resamples=2000, seed=1)
+    from_records = table_from_records(
+        res, [r for r in records if r.test == "randomization"], res.systems, alpha=0.05)
+    direct = significance_table(res, test="randomization", correction="bh",
+                                n_resamples=2000, seed=1)
+    assert from_records.to_markdown() == direct.to_markdown()
+    assert from_records.beats == direct.beats
+    with pytest.raises(ValueError, match="exactly one test"):
+        table_from_records(res, records, res.systems)
+    against_baseline = compare_evaluation(res, MEASURES, baseline="bm25", tests=("t",))
+    with pytest.raises(ValueError, match="every pair"):
+        table_from_records(res, against_baseline, res.systems)
