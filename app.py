@@ -1,4 +1,4 @@
-"""ireval: search-evaluation workbench. Router and frame only; the pages are in ``pages/``.
+"""ireval: search-evaluation workbench. Router and frame only; the pages are in ``app_pages/``.
 
 Run with ``streamlit run app.py``.
 """
@@ -16,12 +16,12 @@ ROOT = Path(__file__).resolve().parent
 # (path, title, icon); a page is shown once its file exists. The first is the default.
 PAGES: list[tuple[str, str, str]] = [
     (widgets.DATA_PAGE, "Data", ":material/database:"),
-    ("pages/metrics.py", "Metrics", ":material/table_chart:"),
-    ("pages/curves.py", "Curves", ":material/show_chart:"),
-    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
-    ("pages/queries.py", "Queries", ":material/manage_search:"),
-    ("pages/rounds.py", "Labeling rounds", ":material/history:"),
-    ("pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
+    ("app_pages/metrics.py", "Metrics", ":material/table_chart:"),
+    ("app_pages/curves.py", "Curves", ":material/show_chart:"),
+    ("app_pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("app_pages/queries.py", "Queries", ":material/manage_search:"),
+    ("app_pages/rounds.py", "Labeling rounds", ":material/history:"),
+    ("app_pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
 ]
 
 st.set_page_config(page_title="ireval", layout="wide")
@@ -29,10 +29,15 @@ page = st.navigation([
     st.Page(path, title=title, icon=icon, default=(path == widgets.DATA_PAGE))
     for path, title, icon in PAGES if (ROOT / path).is_file()
 ])
+# The options come from the URL on a session's first run, then only from their widgets;
+# the URL is kept in step so that a reload or a copied link restores them.
+state.get_options()
+state.sync_query_params()
 # The sidebar shows what is loaded, drawn after the page ran (the page may load data) into a
 # slot placed before it. A page stopped by widgets.require_dataset() draws it itself.
 with st.sidebar:
     glance = st.container()
+    widgets.options_panel()
 page.run()
 with glance:
     widgets.dataset_glance(state.get_dataset())

@@ -1,25 +1,22 @@
-"""Cached evaluation and the evaluation options shared by every page that evaluates.
+"""Cached evaluation shared by every page that evaluates.
 
 :func:`evaluate_cached` is :func:`ireval_core.evaluate` cached by explicit arguments:
 the dataset key (a digest of the loaded files, :func:`ireval_app.state.get_dataset_key`)
-stands for the unhashable dataset. :func:`evaluation_options` draws the option widgets
-(trec_eval ``-c``, ``-l``, ``-M``, the IDCG = 0 policy, judged-only) in the sidebar; their
-values live in session state under the keys of :mod:`ireval_app.state` (kept with
-``persist_state="session"`` while a page without these widgets is shown), so every page
-sees the same choices.
+stands for the unhashable dataset, and the frozen
+:class:`~ireval_core.options.EvalOptions` is part of the key. The result is shared
+between sessions: its arrays are read-only (see :func:`ireval_core.evaluate`).
 
 Typical page::
 
     dataset = widgets.require_dataset()
-    opts = evaluation.evaluation_options()
+    options = state.get_options()
     res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset,
-                                     ("nDCG@10", "AP"), **opts)
+                                     ("nDCG@10", "AP"), options)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -29,78 +26,23 @@ from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
 from ireval_core.evaluate import Evaluation, evaluate
 from ireval_core.measures import parse_measure
+from ireval_core.options import EvalOptions
 
-from . import state
-
-__all__ = ["IDCG_ZERO_LABELS", "TOY_QRELS", "TOY_RUN", "evaluate_cached", "evaluation_options",
-           "ideal_pairs", "ideal_table", "mean_ci_tables", "parse_specs", "toy_example"]
-
-IDCG_ZERO_LABELS = {
-    "zero": "score 0 (trec_eval)",
-    "drop": "drop the query (TF-Ranking)",
-}
-"""How the IDCG = 0 policies are shown."""
-
-
-def evaluate_cached(dataset_key: str, dataset: Dataset, measures: tuple[str, ...],
-                    complete: bool = False, depth: int | None = None,
-                    rel_level: float = 1.0, idcg_zero: str = "zero",
-                    judged_only: bool = False) -> Evaluation:
-    """:func:`ireval_core.evaluate` of every run of ``dataset``, cached.
-
-    Cached by ``dataset_key`` (use :func:`ireval_app.state.get_dataset_key`), the
-    measures and the options; ``dataset`` itself is not hashed. Raises
-    :class:`~ireval_core.errors.UnknownMeasureError` for an unknown measure (parse
-    user text with :func:`ireval_core.measures.parse_measure` first to show it).
-    """
-    return _evaluate(dataset_key, dataset, tuple(measures), bool(complete),
-                     None if depth is None else int(depth), float(rel_level),
-                     str(idcg_zero), bool(judged_only))
+__all__ = ["TOY_QRELS", "TOY_RUN", "evaluate_cached", "ideal_pairs", "ideal_table",
+           "parse_specs", "toy_example"]
 
 
 @st.cache_resource(max_entries=64, show_spinner="Evaluating…")
-def _evaluate(dataset_key: str, _dataset: Dataset, measures: tuple[str, ...], complete: bool,
-              depth: int | None, rel_level: float, idcg_zero: str,
-              judged_only: bool) -> Evaluation:
-    # cache_resource: an Evaluation is never mutated, so it is shared, not copied.
-    policy: Literal["zero", "drop"] = "drop" if idcg_zero == "drop" else "zero"
-    return evaluate(_dataset.qrels, _dataset.runs, list(measures), complete=complete,
-                    depth=depth, rel_level=rel_level, idcg_zero=policy,
-                    judged_only=judged_only)
+def evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, ...],
+                    options: EvalOptions) -> Evaluation:
+    """:func:`ireval_core.evaluate` of every run of the dataset, cached.
 
-
-def evaluation_options(*, sidebar: bool = True) -> dict[str, Any]:
-    """Draw the evaluation options; returns them as keyword arguments of :func:`evaluate_cached`.
-
-    The widgets sit in an expander in the sidebar (or in the page with
-    ``sidebar=False``); their values are kept in session state, shared by all pages.
-    Returns ``{"complete", "depth", "rel_level", "idcg_zero", "judged_only"}``
-    (``depth`` is ``None`` for the whole ranking).
+    Cached by ``dataset_key`` (use :func:`ireval_app.state.get_dataset_key`), the
+    measures and the options; the dataset itself is not hashed. Raises
+    :class:`~ireval_core.errors.UnknownMeasureError` for an unknown measure (parse
+    user text with :func:`parse_specs` first to show it).
     """
-    state.init_eval_options()
-    where = st.sidebar if sidebar else st.container()
-    with where.expander("Evaluation options", icon=":material/tune:"):
-        st.checkbox(
-            "Every qrels query (-c)", key=state.EVAL_COMPLETE, persist_state="session",
-            help="Average over every judged query; a query missing from a run scores 0 "
-                 "(trec_eval -c). Off: average over the queries in both run and qrels.")
-        st.number_input(
-            "Relevance level (-l)", min_value=0.0, step=1.0, key=state.EVAL_REL_LEVEL,
-            persist_state="session",
-            help="A document is relevant for binary measures (P, R, AP, RR, bpref...) when "
-                 "its grade >= this level. Graded measures (DCG, nDCG) use the grade.")
-        st.number_input(
-            "Depth cut (-M)", min_value=0, step=10, key=state.EVAL_DEPTH, persist_state="session",
-            help="Keep only the top N documents of each ranking; 0 = the whole ranking.")
-        st.radio(
-            "nDCG of a query without relevant documents (IDCG = 0)",
-            state.IDCG_ZERO_POLICIES, format_func=IDCG_ZERO_LABELS.__getitem__,
-            key=state.EVAL_IDCG_ZERO, persist_state="session")
-        st.checkbox(
-            "Judged documents only", key=state.EVAL_JUDGED_ONLY, persist_state="session",
-            help="Remove unjudged documents from the rankings before evaluating "
-                 "(condensed lists). Off: unjudged documents count as non-relevant.")
-    return state.get_eval_options()
+    return evaluate(_dataset.qrels, _dataset.runs, list(measures), options=options)
 
 
 # ----------------------------------------------------------------------------- page helpers
@@ -125,17 +67,6 @@ def parse_specs(texts: Iterable[str]) -> tuple[tuple[str, ...], list[str]]:
         if spec not in valid:
             valid.append(spec)
     return tuple(valid), errors
-
-
-def mean_ci_tables(res: Evaluation, *, confidence_level: float = 0.95,
-                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Aggregates and the bounds of their t confidence intervals (systems x measures).
-
-    See :meth:`ireval_core.evaluate.Evaluation.intervals` (clipped to each measure's
-    range; NaN where a mean interval does not apply).
-    """
-    low, high = res.intervals(confidence_level=confidence_level)
-    return res.table(), low, high
 
 
 def ideal_table(k: int, recall_k: int) -> tuple[str, ...]:

@@ -9,7 +9,14 @@ What lives here
 * what was uploaded, already read (:class:`~ireval_app.cache.LoadedFiles`). A file
   uploader forgets its files when it is not rendered (another page, or the sample
   source chosen); the loaded files stay here, so nothing uploaded is lost;
-* the current :class:`~ireval_core.dataset.Dataset` and its key, for every later page.
+* the current :class:`~ireval_core.dataset.Dataset` and its key, for every later page,
+  and whether it is the bundled sample;
+* the evaluation options (:class:`~ireval_core.options.EvalOptions`) under a plain key
+  that no widget owns: a widget's own state is dropped by Streamlit when the widget is
+  not drawn, so the option widgets only *show* this value and write it back from their
+  ``on_change`` callback. A new session takes the options from the URL's query
+  parameters, and every run writes them back there, so a reload or a link restores
+  them.
 """
 
 from __future__ import annotations
@@ -19,35 +26,37 @@ from typing import Literal, cast
 import streamlit as st
 
 from ireval_core.dataset import Dataset
+from ireval_core.options import EvalOptions
 
 from . import cache
 
 __all__ = [
+    "OPTION_KEYS",
     "QRELS_UPLOADER",
     "RUNS_UPLOADER",
     "SOURCE",
     "SOURCES",
     "SourceMode",
     "UploadKind",
-    "EVAL_COMPLETE",
-    "EVAL_DEPTH",
-    "EVAL_IDCG_ZERO",
-    "EVAL_JUDGED_ONLY",
-    "EVAL_REL_LEVEL",
-    "IDCG_ZERO_POLICIES",
     "clear_uploads",
     "get_dataset",
-    "get_eval_options",
     "get_dataset_key",
+    "get_options",
     "get_source",
     "get_upload_ids",
-    "init_eval_options",
     "get_uploaded",
+    "is_sample",
     "mark_upload_changed",
+    "option_problems",
+    "options_from_widgets",
+    "options_to_widgets",
     "pop_upload_changed",
     "set_loaded",
+    "set_options",
+    "set_source",
     "set_upload_ids",
     "set_uploaded",
+    "sync_query_params",
 ]
 
 SourceMode = Literal["sample", "upload"]
@@ -60,18 +69,15 @@ SOURCE = "ireval.source"
 QRELS_UPLOADER = "ireval.upload.qrels"
 RUNS_UPLOADER = "ireval.upload.runs"
 
-# evaluation options (widgets of ireval_app.evaluation.evaluation_options, shared by pages)
-EVAL_COMPLETE = "ireval.eval.complete"
-"""Checkbox: average over every qrels query, a missing query scoring 0 (trec_eval -c)."""
-EVAL_REL_LEVEL = "ireval.eval.rel_level"
-"""Number: relevance threshold of binary measures (trec_eval -l)."""
-EVAL_DEPTH = "ireval.eval.depth"
-"""Number: keep the top N documents of each ranking; 0 = whole ranking (trec_eval -M)."""
-EVAL_IDCG_ZERO = "ireval.eval.idcg_zero"
-"""Radio: nDCG of a query without relevant documents, ``"zero"`` or ``"drop"``."""
-EVAL_JUDGED_ONLY = "ireval.eval.judged_only"
-"""Checkbox: remove unjudged documents from the rankings first (condensed lists)."""
-IDCG_ZERO_POLICIES: tuple[str, ...] = ("zero", "drop")
+# evaluation options: widgets that show the canonical EvalOptions (see get_options)
+OPTION_KEYS: dict[str, str] = {
+    "complete": "ireval.opt.complete",
+    "rel_level": "ireval.opt.rel_level",
+    "depth": "ireval.opt.depth",
+    "judged_only": "ireval.opt.judged_only",
+    "idcg_zero": "ireval.opt.idcg_zero",
+}
+"""Widget key of each :class:`EvalOptions` field (``depth`` shows 0 for the whole ranking)."""
 
 # page widgets
 METRICS_MEASURES = "ireval.metrics.measures"
@@ -86,18 +92,54 @@ NDCG_K = "ireval.ndcg.k"
 """Select on the nDCG vs DCG page: the cutoff of DCG and nDCG."""
 NDCG_RECALL_K = "ireval.ndcg.recall_k"
 """Select on the nDCG vs DCG page: the cutoff of recall."""
-COMPARE_PREFIX = "ireval.compare."
-"""Prefix of every widget key on the Compare page (one per setting)."""
-QUERIES_PREFIX = "ireval.queries."
-"""Prefix of every widget key on the Queries page (one per setting)."""
-
-_EVAL_DEFAULTS: dict[str, object] = {
-    EVAL_COMPLETE: False,
-    EVAL_REL_LEVEL: 1.0,
-    EVAL_DEPTH: 0,
-    EVAL_IDCG_ZERO: "zero",
-    EVAL_JUDGED_ONLY: False,
-}
+COMPARE_MEASURES = "ireval.compare.measures"
+"""Multiselect on the Compare page: the measures compared."""
+COMPARE_SYSTEMS = "ireval.compare.systems"
+"""Multiselect on the Compare page: the runs compared."""
+COMPARE_MODE = "ireval.compare.mode"
+"""Radio on the Compare page: all pairs or against a baseline."""
+COMPARE_BASELINE = "ireval.compare.baseline"
+"""Select on the Compare page: the baseline run (system A)."""
+COMPARE_TESTS = "ireval.compare.tests"
+"""Multiselect on the Compare page: the paired tests."""
+COMPARE_ALTERNATIVE = "ireval.compare.alternative"
+"""Select on the Compare page: two-sided, greater or less."""
+COMPARE_CORRECTION = "ireval.compare.correction"
+"""Select on the Compare page: the multiple-comparison correction."""
+COMPARE_RESAMPLES = "ireval.compare.resamples"
+"""Number on the Compare page: resamples of the randomization and bootstrap tests."""
+COMPARE_SEED = "ireval.compare.seed"
+"""Number on the Compare page: the seed of the Monte Carlo tests."""
+COMPARE_ALPHA = "ireval.compare.alpha"
+"""Select on the Compare page: the significance level."""
+COMPARE_PAIR = "ireval.compare.pair"
+"""Select on the Compare page: the pair and measure of the per-query chart."""
+COMPARE_DELTA = "ireval.compare.delta"
+"""Number on the Compare page: the difference the next round should detect."""
+COMPARE_REPORT_TEST = "ireval.compare.report_test"
+"""Select on the Compare page: the test marking the report table."""
+QUERIES_MEASURE = "ireval.queries.measure"
+"""Select on the Queries page: the measure."""
+QUERIES_TYPED = "ireval.queries.typed"
+"""Text on the Queries page: a typed measure, used instead of the pick."""
+QUERIES_RUN_A = "ireval.queries.run_a"
+"""Select on the Queries page: run A."""
+QUERIES_RUN_B = "ireval.queries.run_b"
+"""Select on the Queries page: run B (differences are B − A)."""
+QUERIES_QUERY = "ireval.queries.query"
+"""Select on the Queries page: the query opened."""
+QUERIES_SHOWN = "ireval.queries.depth"
+"""Select on the Queries page: how many documents of each ranking are shown."""
+NDCG_TABLE = "ireval.ndcg.table"
+"""Dataframe on the nDCG vs DCG page (a key keeps its selection stable)."""
+ROUNDS_UPLOADER = "ireval.rounds.upload"
+"""File uploader on the Labeling rounds page: the qrels of another round."""
+ROUNDS_SWAP = "ireval.rounds.swap"
+"""Toggle on the Labeling rounds page: the uploaded round is the newer one."""
+ROUNDS_MEASURE = "ireval.rounds.measure"
+"""Select on the Labeling rounds page: the measure of the ranking-stability table."""
+ROUNDS_K = "ireval.rounds.k"
+"""Number on the Labeling rounds page: the depth k of coverage and of the to-label list."""
 
 # plain keys
 _UPLOAD_CHANGED = "ireval.upload.changed"  # set of UploadKind touched by the user
@@ -105,6 +147,10 @@ _UPLOAD_IDS = "ireval.upload.ids"  # UploadKind -> file ids last read
 _UPLOADED = "ireval.upload.loaded"  # LoadedFiles read from uploads
 _DATASET = "ireval.dataset"
 _DATASET_KEY = "ireval.dataset.key"
+_DATASET_SAMPLE = "ireval.dataset.sample"  # bool: the dataset is the bundled sample
+_SOURCE_KEPT = "ireval.source.kept"  # the source choice, kept while its radio is not drawn
+_OPTIONS = "ireval.options"  # the canonical EvalOptions
+_OPTION_PROBLEMS = "ireval.options.problems"  # why a URL or widget value was not taken
 
 
 # ----------------------------------------------------------------------------- data source
@@ -112,8 +158,22 @@ _DATASET_KEY = "ireval.dataset.key"
 
 def get_source() -> SourceMode | None:
     """The data source chosen on the Data page, or ``None`` before the page first ran."""
-    value = st.session_state.get(SOURCE)
+    value = st.session_state.get(SOURCE, st.session_state.get(_SOURCE_KEPT))
     return cast(SourceMode, value) if value in SOURCES else None
+
+
+def set_source() -> None:
+    """Before the source radio is drawn: restore its value (dropped on other pages).
+
+    Also its ``on_change``-free mirror: call it right before drawing the radio.
+    """
+    if SOURCE not in st.session_state and _SOURCE_KEPT in st.session_state:
+        st.session_state[SOURCE] = st.session_state[_SOURCE_KEPT]
+
+
+def keep_source(value: SourceMode) -> None:
+    """After the source radio is drawn: remember its value for the other pages."""
+    st.session_state[_SOURCE_KEPT] = value
 
 
 # ----------------------------------------------------------------------------- dataset
@@ -133,40 +193,103 @@ def get_dataset_key() -> str | None:
     return st.session_state.get(_DATASET_KEY)
 
 
-def set_loaded(files: cache.LoadedFiles | None) -> Dataset | None:
-    """Make ``files`` the current data; returns (and stores) their dataset, if any."""
+def set_loaded(files: cache.LoadedFiles | None, *, sample: bool = False) -> Dataset | None:
+    """Make ``files`` the current data; returns (and stores) their dataset, if any.
+
+    ``sample``: the files are the bundled sample (every page then says so).
+    """
     dataset = None if files is None else cache.dataset_for(files)
     st.session_state[_DATASET] = dataset
     st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key
+    st.session_state[_DATASET_SAMPLE] = bool(sample and dataset is not None)
     return dataset
+
+
+def is_sample() -> bool:
+    """Whether the current dataset is the bundled sample."""
+    return bool(st.session_state.get(_DATASET_SAMPLE, False))
 
 
 # ----------------------------------------------------------------------------- evaluation options
 
 
-def init_eval_options() -> None:
-    """Put the default evaluation options in session state (before their widgets draw)."""
-    for key, default in _EVAL_DEFAULTS.items():
-        if key not in st.session_state:
-            st.session_state[key] = default
+def get_options() -> EvalOptions:
+    """The evaluation options of this session (the one value every page evaluates with).
 
-
-def get_eval_options() -> dict[str, object]:
-    """The evaluation options as keyword arguments of :func:`ireval_core.evaluate`.
-
-    Keys: ``complete``, ``depth`` (``None`` = whole ranking), ``rel_level``,
-    ``idcg_zero`` and ``judged_only``; defaults when the widgets were never drawn.
+    On a session's first call they are read from the URL's query parameters
+    (defaults where absent; a value that cannot be read keeps its default and is
+    listed by :func:`option_problems`). After that only the option widgets change
+    them (:func:`options_from_widgets`), whatever page is shown.
     """
-    get = st.session_state.get
-    depth = int(get(EVAL_DEPTH, 0) or 0)
-    idcg = get(EVAL_IDCG_ZERO, "zero")
-    return {
-        "complete": bool(get(EVAL_COMPLETE, False)),
-        "depth": depth if depth > 0 else None,
-        "rel_level": float(get(EVAL_REL_LEVEL, 1.0)),
-        "idcg_zero": idcg if idcg in IDCG_ZERO_POLICIES else "zero",
-        "judged_only": bool(get(EVAL_JUDGED_ONLY, False)),
-    }
+    options = st.session_state.get(_OPTIONS)
+    if not isinstance(options, EvalOptions):
+        options, problems = EvalOptions.from_query_params(st.query_params.to_dict())
+        st.session_state[_OPTIONS] = options
+        st.session_state[_OPTION_PROBLEMS] = problems
+    return options
+
+
+def set_options(options: EvalOptions) -> None:
+    """Replace the evaluation options (the widgets show them on the next run)."""
+    st.session_state[_OPTIONS] = options
+
+
+def option_problems() -> list[str]:
+    """Option values from the URL or the widgets that were not taken, and why."""
+    return list(st.session_state.get(_OPTION_PROBLEMS, []))
+
+
+def options_to_widgets() -> None:
+    """Before the option widgets are drawn: make them show the current options."""
+    options = get_options()
+    ss = st.session_state
+    ss[OPTION_KEYS["complete"]] = options.complete
+    ss[OPTION_KEYS["rel_level"]] = options.rel_level
+    ss[OPTION_KEYS["depth"]] = options.depth or 0
+    ss[OPTION_KEYS["judged_only"]] = options.judged_only
+    ss[OPTION_KEYS["idcg_zero"]] = options.idcg_zero
+
+
+def options_from_widgets() -> None:
+    """``on_change`` of every option widget: their values become the options.
+
+    A value :class:`EvalOptions` refuses leaves the options as they were and is
+    listed by :func:`option_problems`.
+    """
+    ss = st.session_state
+    get = {name: ss.get(key) for name, key in OPTION_KEYS.items()}
+    try:
+        options = EvalOptions(
+            complete=bool(get["complete"]), judged_only=bool(get["judged_only"]),
+            rel_level=float(cast(float, get["rel_level"])) if get["rel_level"] is not None
+            else 1.0,
+            depth=int(cast(int, get["depth"])) or None if get["depth"] is not None else None,
+            idcg_zero=cast(Literal["zero", "drop"], get["idcg_zero"] or "zero"))
+    except (TypeError, ValueError) as exc:
+        ss[_OPTION_PROBLEMS] = [str(exc)]
+        return
+    ss[_OPTIONS] = options
+    ss[_OPTION_PROBLEMS] = []
+
+
+def sync_query_params(extra: dict[str, str] | None = None) -> None:
+    """Write the options (and ``extra`` parameters) into the URL, only where they changed.
+
+    Parameters at their default are removed, so a plain link means default options.
+    """
+    wanted = {**get_options().to_query_params(), **(extra or {})}
+    params = st.query_params
+    for name in _OPTION_PARAM_NAMES | wanted.keys():
+        if name in wanted:
+            if params.get(name) != wanted[name]:
+                params[name] = wanted[name]
+        elif name in params:
+            del params[name]
+
+
+_OPTION_PARAM_NAMES = frozenset(EvalOptions(complete=True, rel_level=2.0, depth=1,
+                                            judged_only=True,
+                                            idcg_zero="drop").to_query_params())
 
 
 # ----------------------------------------------------------------------------- uploads
@@ -206,11 +329,3 @@ def clear_uploads() -> None:
     """Forget every uploaded file (the button next to files kept from an earlier upload)."""
     for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED):
         st.session_state.pop(key, None)
-ROUNDS_UPLOADER = "ireval.rounds.upload"
-"""File uploader on the Labeling rounds page: the qrels of another round."""
-ROUNDS_SWAP = "ireval.rounds.swap"
-"""Toggle on the Labeling rounds page: the uploaded round is the newer one."""
-ROUNDS_MEASURE = "ireval.rounds.measure"
-"""Select on the Labeling rounds page: the measure of the ranking-stability table."""
-ROUNDS_K = "ireval.rounds.k"
-"""Number on the Labeling rounds page: the depth k of coverage and of the to-label list."""

@@ -16,6 +16,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
+from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 
 from . import cache, state
 
@@ -25,9 +26,12 @@ __all__ = [
     "RUN_CHECK_COLUMNS",
     "RUN_OVERVIEW_COLUMNS",
     "RUN_SUMMARY_COLUMNS",
+    "IDCG_ZERO_LABELS",
     "dataset_glance",
     "highlight_problems",
     "md_escape",
+    "options_panel",
+    "page_header",
     "require_dataset",
     "show_format_error",
     "show_loaded_files",
@@ -36,7 +40,7 @@ __all__ = [
     "upload_block",
 ]
 
-DATA_PAGE = "pages/data.py"
+DATA_PAGE = "app_pages/data.py"
 """Path of the Data page, for ``st.page_link`` / ``st.switch_page``."""
 
 _SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload"}
@@ -160,10 +164,63 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
 
 def source_choice() -> state.SourceMode:
     """The sample-or-upload choice (the sample by default, so a newcomer sees results)."""
+    state.set_source()
     choice = st.radio(
         "Data", state.SOURCES, format_func=_SOURCE_LABELS.__getitem__, key=state.SOURCE,
-        horizontal=True, label_visibility="collapsed", persist_state="session")
+        horizontal=True, label_visibility="collapsed")
+    state.keep_source(choice or "sample")
     return choice or "sample"
+
+
+# ----------------------------------------------------------------------------- options
+
+
+def options_panel() -> EvalOptions:
+    """The evaluation option widgets (sidebar of every page); returns the options.
+
+    The widgets show :func:`ireval_app.state.get_options` and write back through
+    their ``on_change`` callback, so no page switch, reload or page without these
+    widgets can change an option: only the user can.
+    """
+    state.options_to_widgets()
+    keys, on_change = state.OPTION_KEYS, state.options_from_widgets
+    with st.expander("Evaluation options", icon=":material/tune:"):
+        st.checkbox("Every qrels query (-c)", key=keys["complete"], on_change=on_change,
+                    help=OPTION_HELP["complete"])
+        st.number_input("Relevance level (-l)", step=1.0, format="%g", key=keys["rel_level"],
+                        on_change=on_change, help=OPTION_HELP["rel_level"])
+        st.number_input("Depth cut (-M), 0 = whole ranking", min_value=0, step=10,
+                        key=keys["depth"], on_change=on_change, help=OPTION_HELP["depth"])
+        st.checkbox("Judged documents only (-J)", key=keys["judged_only"], on_change=on_change,
+                    help=OPTION_HELP["judged_only"])
+        st.radio("nDCG of a query without relevant documents (IDCG = 0)",
+                 IDCG_ZERO_POLICIES, format_func=IDCG_ZERO_LABELS.__getitem__,
+                 key=keys["idcg_zero"], on_change=on_change, help=OPTION_HELP["idcg_zero"])
+    for problem in state.option_problems():
+        st.warning(f"Option not applied: {md_escape(problem)}", icon=":material/warning:")
+    return state.get_options()
+
+
+IDCG_ZERO_LABELS = {"zero": "score 0 (trec_eval)", "drop": "drop the query (TF-Ranking)"}
+"""How the IDCG = 0 policies are shown."""
+
+
+def page_header(title: str, intro: str | None = None, *, results: bool = True) -> None:
+    """Title, one line of introduction, and what the numbers below are computed on.
+
+    On every page: a note when the data is the bundled sample (never mistaken for
+    the user's). On results pages (``results=True``): the options line, e.g.
+    ``relevant: grade >= 1 · queries in both run and qrels · whole ranking``.
+    """
+    st.title(title)
+    if intro:
+        st.caption(intro)
+    if state.is_sample():
+        st.info("**Sample data**: these numbers are from the bundled synthetic sample, "
+                "not your files. Upload qrels and runs on the Data page.",
+                icon=":material/science:")
+    if results:
+        st.caption(f":material/tune: **Options**: {md_escape(state.get_options().summary())}")
 
 
 def upload_block() -> cache.LoadedFiles:
@@ -233,33 +290,16 @@ def dataset_glance(dataset: Dataset | None) -> None:
     st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
 
 
-def ensure_router() -> None:
-    """Make sure ``app.py`` (the router and frame) runs, even on a page's own URL.
-
-    With a ``pages/`` folder beside ``app.py``, a freshly started Streamlit server
-    handles its first request in the legacy folder mode: a request for ``/metrics``
-    runs ``pages/metrics.py`` alone, without the navigation, sidebar and page
-    config of ``app.py``. ``st.navigation`` switches that mode off for good, but
-    only once ``app.py`` has run. Each page calls this first: in legacy mode it
-    switches the mode off and reruns, so ``app.py`` runs and routes to the same page.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def require_dataset() -> Dataset:
     """The loaded dataset, for pages that need one; otherwise a pointer to the Data page.
 
-    A visitor who opens another page first gets the bundled sample, as on the Data page.
-    When nothing can be loaded, shows how to load data and stops the page.
+    A visitor who opens another page first gets the bundled sample, as on the Data page
+    (and :func:`page_header` says it is the sample). When nothing can be loaded, shows
+    how to load data and stops the page.
     """
-    ensure_router()
     dataset = state.get_dataset()
     if dataset is None and state.get_source() in (None, "sample"):
-        dataset = state.set_loaded(cache.load_sample())
+        dataset = state.set_loaded(cache.load_sample(), sample=True)
     if dataset is None:
         st.info("No data loaded yet: choose the sample data or upload qrels and runs on the "
                 "Data page.", icon=":material/info:")

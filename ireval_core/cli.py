@@ -16,10 +16,12 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
+from .data import Qrels, Run
 from .errors import IrevalError
 from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
 from .measures import FAMILIES, Measure, parse_measure, parse_measures
+from .options import add_arguments, from_arguments
 
 # trec_eval's all_trec measures that ireval computes, in trec_eval's order
 ALL_TREC = (
@@ -66,16 +68,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                     help="measure, repeatable (default: all_trec)")
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
-    ev.add_argument("-c", action="store_true", dest="complete",
-                    help="average over every qrels query (missing from a run = 0)")
-    ev.add_argument("-l", type=float, default=1.0, dest="rel_level", metavar="LEVEL",
-                    help="relevance threshold of binary measures (default 1)")
-    ev.add_argument("-M", type=int, default=None, dest="depth", metavar="DEPTH",
-                    help="keep only the top DEPTH documents of each ranking")
-    ev.add_argument("-J", "--judged-only", action="store_true",
-                    help="remove unjudged documents from rankings first")
-    ev.add_argument("--idcg-zero", choices=("zero", "drop"), default="zero",
-                    help="nDCG of a query without relevant docs: 0 (default) or not averaged")
+    add_arguments(ev)
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
 
     cmp_ = sub.add_parser("compare", help="paired significance tests between runs")
@@ -91,9 +84,7 @@ def _build_parser() -> argparse.ArgumentParser:
                       default="holm")
     cmp_.add_argument("--resamples", type=int, default=10_000)
     cmp_.add_argument("--seed", type=int, default=0)
-    cmp_.add_argument("-c", action="store_true", dest="complete")
-    cmp_.add_argument("-l", type=float, default=1.0, dest="rel_level")
-    cmp_.add_argument("-M", type=int, default=None, dest="depth")
+    add_arguments(cmp_)
     cmp_.add_argument("--format", choices=("json", "csv"), default="json")
 
     rep = sub.add_parser("report", help="results table with significance markers "
@@ -108,9 +99,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--alpha", type=float, default=0.05)
     rep.add_argument("--resamples", type=int, default=10_000)
     rep.add_argument("--seed", type=int, default=0)
-    rep.add_argument("-c", action="store_true", dest="complete")
-    rep.add_argument("-l", type=float, default=1.0, dest="rel_level")
-    rep.add_argument("-M", type=int, default=None, dest="depth")
+    add_arguments(rep)
     rep.add_argument("--format", choices=("markdown", "latex", "html"), default="markdown")
 
     sub.add_parser("measures", help="list every measure with its definition")
@@ -123,9 +112,9 @@ def _expand(names: Sequence[str] | None) -> list[str]:
             for n in (ALL_TREC if name == "all_trec" else [name])]
 
 
-def _load(qrels_path: str, run_paths: Sequence[str]):
+def _load(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[Run]]:
     qrels = read_qrels(qrels_path)
-    runs = []
+    runs: list[Run] = []
     for p in run_paths:
         runs.extend(read_runs(p, taken_names=[r.name for r in runs]))
     return qrels, runs
@@ -187,9 +176,7 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     for n in raw:
         labels.setdefault(parse_measure(n), n.strip())
     qrels, runs = _load(args.qrels, args.runs)
-    res = evaluate(qrels, runs, specs, complete=args.complete, depth=args.depth,
-                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
-                   judged_only=args.judged_only)
+    res = evaluate(qrels, runs, specs, options=from_arguments(args))
     write_eval(res, labels, args.per_query, args.format, out)
     return 0
 
@@ -202,8 +189,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
         qrels, runs, args.measures, baseline=args.baseline,
         tests=[t.strip() for t in args.tests.split(",") if t.strip()],
         alternative=args.alternative, correction=args.correction,
-        n_resamples=args.resamples, seed=args.seed, complete=args.complete,
-        rel_level=args.rel_level, depth=args.depth)
+        n_resamples=args.resamples, seed=args.seed, options=from_arguments(args))
     write_comparison(records, args.format, out)
     return 0
 
@@ -212,8 +198,7 @@ def _cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     from .report import significance_table
 
     qrels, runs = _load(args.qrels, args.runs)
-    res = evaluate(qrels, runs, args.measures, complete=args.complete,
-                   rel_level=args.rel_level, depth=args.depth)
+    res = evaluate(qrels, runs, args.measures, options=from_arguments(args))
     table = significance_table(res, args.measures, test=args.test, correction=args.correction,
                                alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
     render = {"markdown": table.to_markdown, "latex": table.to_latex, "html": table.to_html}

@@ -24,17 +24,37 @@ document is relevant when its grade >= ``rel_level``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from .data import Ranked
+from .data import Qrels, Ranked, Run, join
 from .measures._segments import safe_div, seg_cumcount
 from .measures.binary import ELEVEN_POINTS, _iprec_levels
 from .measures.pairwise import auc_counts, tie_groups
-from .measures.registry import Measure, Options
+from .measures.registry import Measure
+from .options import EvalOptions
 
-__all__ = ["interpolated_pr", "pooled_auc", "pooled_roc", "pr_points", "prevalence",
-           "roc_points"]
+__all__ = ["PR_DEFINITION", "ROC_DEFINITION", "RunCurves", "interpolated_pr",
+           "pooled_auc", "pooled_prevalence", "pooled_roc", "pr_points", "prevalence",
+           "roc_points", "run_curves"]
+
+PR_DEFINITION = (
+    "Precision and recall over the ranking (cut at the depth of the options); unjudged "
+    "documents count as non-relevant (or are removed with judged-only rankings) and recall "
+    "divides by R, the relevant documents (grade >= {rel:g}) in the qrels. Interpolated "
+    "precision at recall r = the best precision at any recall >= r, averaged over the "
+    "evaluated queries (trec_eval iprec_at_recall; a query with R = 0 scores 0).")
+"""Definition shown beside the PR charts; format with ``rel``."""
+
+ROC_DEFINITION = (
+    "Only judged retrieved documents enter the ROC: relevant (grade >= {rel:g}) against "
+    "judged non-relevant; unjudged documents are left out. The documents of all queries are "
+    "pooled and ranked by score, so the curve and its AUC compare scores across queries. "
+    "AUC = P(a relevant document outscores a judged non-relevant one), ties count 1/2.")
+"""Definition shown beside the ROC chart; format with ``rel``."""
 
 
 def pr_points(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
@@ -63,7 +83,7 @@ def interpolated_pr(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
     The mean is over every query of ``r`` (a query with R = 0 scores 0, as in
     trec_eval 9.0.8, whose rounding is used; see :func:`~.measures.binary.iprec`).
     """
-    levels = _iprec_levels(r, Measure("11pt"), Options(rel_level=float(rel_level)),
+    levels = _iprec_levels(r, Measure("11pt"), EvalOptions(rel_level=float(rel_level)),
                            ELEVEN_POINTS)
     precision = levels.mean(axis=0) if r.n_queries else np.full(len(ELEVEN_POINTS), np.nan)
     return pd.DataFrame({"recall": ELEVEN_POINTS.copy(), "precision": precision})
@@ -170,3 +190,155 @@ def prevalence(r: Ranked, rel_level: float = 1.0) -> float:
     if not n_judged:
         return float("nan")
     return int(np.count_nonzero(judged & (r.grade >= rel_level))) / n_judged
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class RunCurves:
+    """Every curve of one run under one :class:`~ireval_core.options.EvalOptions`.
+
+    Holds read-only arrays (safe to share between sessions); the ``*_frame``
+    methods build fresh tables for charts.
+
+    Attributes
+    ----------
+    run:
+        The run name.
+    options:
+        The options the curves were computed under.
+    interpolated_precision:
+        Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.
+    n_queries:
+        Queries evaluated (the mean of :attr:`interpolated_precision` is over them).
+    n_judged, n_relevant:
+        Judged (grade >= 0) and relevant retrieved documents, over all queries.
+    auc:
+        Area under the pooled ROC (NaN when undefined; :meth:`roc_problem` says why).
+    """
+
+    run: str
+    options: EvalOptions
+    interpolated_precision: np.ndarray
+    n_queries: int
+    n_judged: int
+    n_relevant: int
+    n_with_relevant: int
+    auc: float
+    _point_queries: np.ndarray
+    _point_offsets: np.ndarray
+    _point_order: np.ndarray
+    _rank: np.ndarray
+    _recall: np.ndarray
+    _precision: np.ndarray
+    _fpr: np.ndarray
+    _tpr: np.ndarray
+    _threshold: np.ndarray
+
+    @property
+    def prevalence(self) -> float:
+        """Relevant / judged among the retrieved documents (NaN when none is judged)."""
+        return self.n_relevant / self.n_judged if self.n_judged else float("nan")
+
+    @property
+    def queries_with_relevant(self) -> tuple[str, ...]:
+        """Queries with at least one relevant document in the qrels (those with a PR curve)."""
+        return tuple(str(q) for q in self._point_queries)
+
+    def interpolated_frame(self) -> pd.DataFrame:
+        """``recall``, ``precision``: the 11-point interpolated curve."""
+        return pd.DataFrame({"recall": ELEVEN_POINTS.copy(),
+                             "precision": self.interpolated_precision.copy()})
+
+    def query_points(self, query: str) -> pd.DataFrame:
+        """PR points of one query in rank order (``rank``, ``recall``, ``precision``).
+
+        Empty when the query has no relevant document (or retrieved nothing).
+        """
+        order = self._point_order
+        j = int(np.searchsorted(self._point_queries[order], str(query)))
+        rows = slice(0, 0)
+        if j < len(order) and self._point_queries[order[j]] == str(query):
+            i = int(order[j])
+            rows = slice(int(self._point_offsets[i]), int(self._point_offsets[i + 1]))
+        return pd.DataFrame({"rank": self._rank[rows].copy(), "recall": self._recall[rows].copy(),
+                             "precision": self._precision[rows].copy()})
+
+    def roc_frame(self) -> pd.DataFrame:
+        """Pooled ROC points ``fpr``, ``tpr``, ``threshold`` (empty when undefined)."""
+        return pd.DataFrame({"fpr": self._fpr.copy(), "tpr": self._tpr.copy(),
+                             "threshold": self._threshold.copy()})
+
+    def roc_problem(self) -> str | None:
+        """Why the pooled ROC is undefined, in words; ``None`` when it is drawn."""
+        rel = self.options.rel_level
+        if self.n_judged == 0:
+            return "no retrieved document is judged"
+        if self.n_relevant == 0:
+            return f"no judged retrieved document has a grade >= {rel:g} (no relevant class)"
+        if self.n_relevant == self.n_judged:
+            return (f"every judged retrieved document has a grade >= {rel:g}, so there is no "
+                    "judged non-relevant document to rank below them")
+        return None
+
+    def pr_problem(self) -> str | None:
+        """Why the PR curves are undefined, in words; ``None`` when they are drawn."""
+        if self.n_queries == 0:
+            return "no query is evaluated (no query in both the run and the qrels)"
+        if self.n_with_relevant == 0:
+            return (f"no evaluated query has a document with grade >= "
+                    f"{self.options.rel_level:g} in the qrels, so recall is undefined")
+        return None
+
+
+def run_curves(qrels: Qrels, run: Run, *, options: EvalOptions | None = None) -> RunCurves:
+    """Every curve of ``run``: the run is joined with the qrels once under ``options``.
+
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 2}})
+    >>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}, name="bm25")
+    >>> c = run_curves(qrels, run)
+    >>> c.auc, c.roc_problem()
+    (0.5, None)
+    >>> run_curves(qrels, run, options=EvalOptions(rel_level=0)).roc_problem()
+    'every judged retrieved document has a grade >= 0, so there is no judged non-relevant document to rank below them'
+    """
+    options = EvalOptions() if options is None else options
+    rel = options.rel_level
+    r = join(qrels, run, options=options)
+    pts = pr_points(r, rel_level=rel)
+    queries = pts["query"].astype(str).to_numpy()
+    starts = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]]) if len(queries) else (
+        np.zeros(0, dtype=np.int64))
+    offsets = np.append(starts, len(queries))
+    roc = pooled_roc(r, rel_level=rel)
+    n_rel = r.n_relevant(rel)
+    return RunCurves(
+        run=run.name, options=options,
+        interpolated_precision=_readonly(interpolated_pr(r, rel_level=rel)["precision"]),
+        n_queries=r.n_queries,
+        n_judged=int(np.count_nonzero(r.grade >= 0)),
+        n_relevant=int(np.count_nonzero(r.grade >= rel)),
+        n_with_relevant=int(np.count_nonzero(n_rel > 0)),
+        auc=pooled_auc(r, rel_level=rel),
+        _point_queries=_readonly(queries[starts].astype(str)),
+        _point_offsets=_readonly(offsets),
+        _point_order=_readonly(np.argsort(queries[starts].astype(str), kind="stable")),
+        _rank=_readonly(pts["rank"].to_numpy()),
+        _recall=_readonly(pts["recall"].to_numpy()),
+        _precision=_readonly(pts["precision"].to_numpy()),
+        _fpr=_readonly(roc["fpr"].to_numpy()), _tpr=_readonly(roc["tpr"].to_numpy()),
+        _threshold=_readonly(roc["threshold"].to_numpy()),
+    )
+
+
+def pooled_prevalence(curves: Mapping[str, RunCurves]) -> float:
+    """Relevant / judged over the retrieved documents of all runs together (NaN if none).
+
+    The PR chance line: a random ordering of the judged documents has this precision.
+    """
+    judged = sum(c.n_judged for c in curves.values())
+    return sum(c.n_relevant for c in curves.values()) / judged if judged else float("nan")

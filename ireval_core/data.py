@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DataWarning
+from .options import EvalOptions
 
 __all__ = ["DuplicateEntryError", "Qrels", "Ranked", "Run", "join"]
 
@@ -451,30 +452,28 @@ def evaluated_queries(qrels: Qrels, run: Run, *, complete: bool = False) -> np.n
     return np.intersect1d(qrels.query_ids.astype(str), run.query_ids.astype(str)).astype(object)
 
 
-def join(qrels: Qrels, run: Run, *, queries: np.ndarray | None = None, depth: int | None = None,
-         complete: bool = False, judged_only: bool = False) -> Ranked:
+def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
+         queries: np.ndarray | None = None) -> Ranked:
     """Align ``run`` with ``qrels`` for vectorised evaluation.
 
     Parameters
     ----------
     qrels, run:
         The judgments and one system's rankings.
+    options:
+        The evaluation options; ``join`` applies the query set (``complete``), the
+        depth cut (``depth``, trec_eval ``-M``) and judged-only rankings
+        (``judged_only``: unjudged documents, not in the qrels or graded negative,
+        are dropped after the depth cut, as trec_eval ``-J``).
     queries:
-        Query ids to evaluate, in output order. Default: :func:`evaluated_queries`
-        (queries in both, or every qrels query when ``complete``). A query absent
-        from the run gets an empty ranking; one absent from the qrels gets no
-        judgments.
-    depth:
-        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
-    judged_only:
-        Drop unjudged documents (not in the qrels, or with a negative grade) from
-        the rankings, after the depth cut, before anything is computed (condensed
-        lists; trec_eval ``-J``).
+        Query ids to evaluate, in output order, instead of the options' query set.
+        A query absent from the run gets an empty ranking; one absent from the
+        qrels gets no judgments.
     """
-    if depth is not None and depth < 1:
-        raise ValueError(f"The 'depth' parameter must be an int >= 1. Got {depth} instead.")
+    options = EvalOptions() if options is None else options
+    depth, judged_only = options.depth, options.judged_only
     if queries is None:
-        queries = evaluated_queries(qrels, run, complete=complete)
+        queries = evaluated_queries(qrels, run, complete=options.complete)
     queries = np.asarray(queries, dtype=object)
     nq = len(queries)
 

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run, join
+from .options import EvalOptions
 from .errors import DataWarning
 
 __all__ = ["POOLED_LABEL", "SHORT_DEPTHS", "TOP_K", "Dataset", "DatasetSummary"]
@@ -228,7 +229,7 @@ def _check_run(qrels: Qrels, run: Run) -> _RunChecks:
     qrels_q = qrels.query_ids.astype(str)
     run_q = run.query_ids.astype(str)
     in_qrels = np.isin(run_q, qrels_q)
-    ranked = join(qrels, run, depth=TOP_K)
+    ranked = join(qrels, run, options=EvalOptions(depth=TOP_K))
     unjudged = ~(ranked.grade >= 0)  # NaN (not in the qrels) or negative (pooled)
     per_query = np.bincount(ranked.qidx, weights=unjudged, minlength=ranked.n_queries)
     return _RunChecks(

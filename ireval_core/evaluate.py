@@ -6,64 +6,25 @@
 >>> res = evaluate(qrels, [run], ["P@2", "AP"])
 >>> round(res.mean("bm25", "AP"), 4)
 0.8333
+>>> res = evaluate(qrels, [run], ["AP"], options=EvalOptions(rel_level=2))
+>>> round(res.mean("bm25", "AP"), 4)
+0.3333
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from .data import Qrels, Ranked, Run, evaluated_queries, join
-from .measures import Measure, Options, parse_measures
+from .data import Qrels, Ranked, Run, join
+from .measures import Measure, parse_measures
+from .options import EvalOptions
 from .stats import mean_ci
 
 __all__ = ["EvalOptions", "Evaluation", "evaluate"]
-
-
-@dataclass(frozen=True)
-class EvalOptions:
-    """Settings that change which numbers come out, all shown next to results.
-
-    complete:
-        Average over every qrels query, a query missing from a run scoring 0
-        (trec_eval ``-c``). Default: queries in both the run and the qrels.
-    depth:
-        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``).
-    rel_level:
-        Relevance threshold of binary measures (trec_eval ``-l``).
-    idcg_zero:
-        nDCG of a query without relevant documents: ``"zero"`` (kept, scores 0,
-        trec_eval) or ``"drop"`` (left out of the mean, TF-Ranking).
-    judged_only:
-        Remove unjudged documents from the rankings first (condensed lists);
-        default: unjudged documents count as non-relevant.
-    """
-
-    complete: bool = False
-    depth: int | None = None
-    rel_level: float = 1.0
-    idcg_zero: Literal["zero", "drop"] = "zero"
-    judged_only: bool = False
-
-    @property
-    def kernel_options(self) -> Options:
-        return Options(rel_level=self.rel_level, idcg_zero=self.idcg_zero)
-
-    def describe(self) -> str:
-        """The averaging and unjudged policies in words."""
-        parts = ["queries: every qrels query (missing from a run = 0)" if self.complete
-                 else "queries: in both run and qrels"]
-        parts.append("unjudged: removed" if self.judged_only else "unjudged: non-relevant")
-        parts.append(f"relevant: grade >= {self.rel_level:g}")
-        if self.depth is not None:
-            parts.append(f"depth: top {self.depth}")
-        parts.append("IDCG = 0: query dropped" if self.idcg_zero == "drop"
-                     else "IDCG = 0: scores 0")
-        return "; ".join(parts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +54,12 @@ class Evaluation:
     def definition(self, measure: str | Measure) -> str:
         """One-line definition of a measure under these options."""
         m = measure if isinstance(measure, Measure) else parse_measures(measure)[0]
-        return m.definition(self.options.kernel_options)
+        return m.definition(self.options)
+
+    def averaged(self, system: str, measure: str | Measure) -> np.ndarray:
+        """Ids of the queries the aggregate of ``system`` on ``measure`` is over (NaN left out)."""
+        m = str(measure if isinstance(measure, Measure) else parse_measures(measure)[0])
+        return self.query_ids[system][~np.isnan(self.values[(system, m)])]
 
     def tidy(self) -> pd.DataFrame:
         """Long table: system, query, measure, value (one row per value)."""
@@ -147,7 +113,8 @@ class Evaluation:
         return common[ok].astype(object), va[ok], vb[ok]
 
 
-def _aggregate(r: Ranked, m: Measure, o: Options, values: np.ndarray) -> tuple[float, int]:
+def _aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray
+               ) -> tuple[float, int]:
     fam = m.family
     n = int(np.count_nonzero(~np.isnan(values)))
     if fam.aggregate is not None:
@@ -156,9 +123,7 @@ def _aggregate(r: Ranked, m: Measure, o: Options, values: np.ndarray) -> tuple[f
 
 
 def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[str | Measure], *,
-             complete: bool = False, depth: int | None = None, rel_level: float = 1.0,
-             idcg_zero: Literal["zero", "drop"] = "zero", judged_only: bool = False,
-             ) -> Evaluation:
+             options: EvalOptions | None = None) -> Evaluation:
     """Compute ``measures`` for every run; vectorised over all queries of each run.
 
     Parameters
@@ -169,38 +134,48 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
         One run or several (names must be distinct).
     measures:
         Measure specs or their text (``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map"``, ...).
-    complete, depth, rel_level, idcg_zero, judged_only:
-        See :class:`EvalOptions`.
+    options:
+        Which queries are averaged, the relevance level, depth cut, judged-only
+        rankings and the IDCG = 0 policy (:class:`~ireval_core.options.EvalOptions`;
+        default: trec_eval's defaults).
 
     Returns
     -------
     Evaluation
         Per-query values (NaN = the query is not counted for that measure) and
-        aggregates, with the averaging rule of each measure in its definition.
+        aggregates, with the averaging rule of each measure in its definition. Its
+        arrays are read-only: an evaluation can be shared (cached) safely.
     """
+    options = EvalOptions() if options is None else options
+    if not isinstance(options, EvalOptions):
+        raise TypeError(f"The 'options' parameter of evaluate must be an EvalOptions. Got "
+                        f"{options!r} instead.")
     if isinstance(runs, Run):
         runs = [runs]
     runs = list(runs)
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
-        raise ValueError(f"run names must be distinct, got {names}")
-    if idcg_zero not in ("zero", "drop"):
-        raise ValueError(f"The 'idcg_zero' parameter must be 'zero' or 'drop'. Got "
-                         f"{idcg_zero!r} instead.")
-    specs = parse_measures(measures)
-    opts = EvalOptions(complete, depth, float(rel_level), idcg_zero, judged_only)
-    kopts = opts.kernel_options
+        raise ValueError(f"The 'runs' parameter of evaluate must hold runs with distinct "
+                         f"names. Got {names!r} instead.")
+    specs = parse_measures(list(measures) if not isinstance(measures, str) else measures)
     values: dict[tuple[str, str], np.ndarray] = {}
     aggregates: dict[tuple[str, str], float] = {}
     counts: dict[tuple[str, str], int] = {}
     query_ids: dict[str, np.ndarray] = {}
     for run in runs:
-        queries = evaluated_queries(qrels, run, complete=complete)
-        ranked = join(qrels, run, queries=queries, depth=depth, judged_only=judged_only)
-        query_ids[run.name] = ranked.query_ids
+        ranked = join(qrels, run, options=options)
+        query_ids[run.name] = _frozen(ranked.query_ids)
         for m in specs:
-            v = np.asarray(m.family.kernel(ranked, m, kopts), dtype=np.float64)
-            values[(run.name, str(m))] = v
+            v = np.asarray(m.family.kernel(ranked, m, options), dtype=np.float64)
+            values[(run.name, str(m))] = _frozen(v)
             aggregates[(run.name, str(m))], counts[(run.name, str(m))] = _aggregate(
-                ranked, m, kopts, v)
-    return Evaluation(tuple(names), tuple(specs), opts, query_ids, values, aggregates, counts)
+                ranked, m, options, v)
+    return Evaluation(tuple(names), tuple(specs), options, query_ids, values, aggregates, counts)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only (a copy if it is a view of another array)."""
+    if a.base is not None:
+        a = a.copy()
+    a.setflags(write=False)
+    return a

@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .data import DuplicateEntryError, Qrels, Run, dictionary_codes
-from .errors import DataWarning, FormatError
+from .errors import DataWarning, FormatError, invalid_parameter
 
 __all__ = ["read_qrels", "read_run", "read_runs", "Source"]
 
@@ -82,7 +82,7 @@ class Source:
 
     def __init__(self, name: str, data: bytes | None = None, path: Path | None = None) -> None:
         if data is None and path is None:
-            raise ValueError("a Source needs data or a path")
+            raise invalid_parameter("path", "Source", "a path when data is None", path)
         self.name = name
         self._data = data
         self.path = path
@@ -118,20 +118,26 @@ class Source:
     def data(self) -> bytes:
         """All the bytes (read from disk on first use)."""
         if self._data is None:
-            self._data = self.path.read_bytes()  # type: ignore[union-attr]
+            self._data = self._path().read_bytes()
         return self._data
+
+    def _path(self) -> Path:
+        """The file on disk; only called while the bytes are not loaded."""
+        if self.path is None:  # __init__ rejects a Source with neither data nor path
+            raise ValueError(f"{self.name}: neither bytes nor a path to read")
+        return self.path
 
     def head(self, size: int = 1 << 16) -> bytes:
         """The first ``size`` bytes, without reading the rest of a file."""
         if self._data is not None:
             return self._data[:size]
-        with open(self.path, "rb") as fh:  # type: ignore[arg-type]
+        with open(self._path(), "rb") as fh:
             return fh.read(size)
 
     def stream(self) -> pa.NativeFile:
         """A pyarrow input stream over the bytes (the file itself when not yet loaded)."""
         if self._data is None:
-            return pa.OSFile(str(self.path))
+            return pa.OSFile(str(self._path()))
         return pa.BufferReader(self._data)
 
     def is_blank(self) -> bool:
@@ -226,7 +232,8 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
                                          source=src.name, warnings=warnings))
         except DuplicateEntryError as exc:
             if tag_codes is not None and len(tag_names) > 1:
-                exc.rows = tuple(int(r) for r in np.flatnonzero(tag_codes == i)[list(exc.rows)])
+                first, second = np.flatnonzero(tag_codes == i)[list(exc.rows)]
+                exc.rows = (int(first), int(second))
             raise _duplicate_error(src, "run", format, exc) from None
         parts[i] = {}
     return runs
@@ -415,7 +422,7 @@ def _diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
     """
     names = _TREC_COLUMNS[kind]
     value_col = names.index(_VALUE[kind] if kind == "run" else "rel")
-    seen: dict[tuple[bytes, bytes], int] = {}
+    seen: dict[tuple[str, ...], int] = {}
     extra = 0
     for lineno, raw in _lines(src):
         try:
@@ -523,13 +530,12 @@ def _columns_by_alias(table: pa.Table, src: Source, kind: Kind, *, header_line: 
                 found[key] = lower[a]
                 break
     warnings: list[DataWarning] = []
-    where = dict(source=src.name, line=header_line)
     if kind == "run" and "score" not in found and "rel" in found and "rank" not in found:
         raise FormatError("this looks like qrels (a relevance column and no score), but a run "
-                          "was expected", **where)
+                          "was expected", source=src.name, line=header_line)
     if kind == "qrels" and "rel" not in found and "score" in found:
         raise FormatError("this looks like a run (a score column and no relevance), but qrels "
-                          "were expected", **where)
+                          "were expected", source=src.name, line=header_line)
     need = ["qid", "docid", _VALUE[kind]]
     if kind == "run" and "score" not in found and "rank" in found:
         warnings.append(DataWarning("score-from-rank", "no score column: ranking by the rank "
@@ -541,7 +547,7 @@ def _columns_by_alias(table: pa.Table, src: Source, kind: Kind, *, header_line: 
     if missing:
         expected = "; ".join(f"{k}: one of {', '.join(_ALIASES[k])}" for k in missing)
         raise FormatError(f"missing column(s) in header {list(table.column_names)}; expected "
-                          f"{expected}", **where)
+                          f"{expected}", source=src.name, line=header_line)
     cols = need + (["tag"] if kind == "run" and "tag" in found else [])
     out = {}
     for k in cols:

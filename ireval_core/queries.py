@@ -26,14 +26,18 @@ here loops over queries.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from .data import Qrels, Run
 from .evaluate import Evaluation
+from .options import EvalOptions
 
-__all__ = ["RANKING_COLUMNS", "judgments", "missed_relevant", "query_differences", "ranking"]
+__all__ = ["RANKING_COLUMNS", "grade_text", "judged_counts", "judgments", "missed_relevant",
+           "query_differences", "ranking", "side_by_side", "wins_ties_losses"]
 
 RANKING_COLUMNS = ("rank", "docid", "score", "grade")
 """Columns of :func:`ranking`."""
@@ -58,9 +62,9 @@ def judgments(qrels: Qrels, query_id: str) -> dict[str, float]:
                     strict=True))
 
 
-def ranking(qrels: Qrels, run: Run, query_id: str, *, depth: int | None = None
-            ) -> pd.DataFrame:
-    """One query's ranking in trec_eval's order, with the qrels grade of every document.
+def ranking(qrels: Qrels, run: Run, query_id: str, *, options: EvalOptions | None = None,
+            top: int | None = None) -> pd.DataFrame:
+    """One query's ranking as the measures see it, with the qrels grade of every document.
 
     Parameters
     ----------
@@ -68,8 +72,12 @@ def ranking(qrels: Qrels, run: Run, query_id: str, *, depth: int | None = None
         The judgments and one system's rankings.
     query_id:
         The query; a query the run does not answer gives an empty table.
-    depth:
-        Keep only the top ``depth`` documents (None: the whole ranking).
+    options:
+        The evaluation options: the ranking is cut at their depth (``-M``) and,
+        with judged-only rankings, unjudged documents are removed after the cut
+        and the rest re-ranked (``-J``), exactly as the measures see it.
+    top:
+        Show only the first ``top`` rows (None: all).
 
     Returns
     -------
@@ -77,32 +85,78 @@ def ranking(qrels: Qrels, run: Run, query_id: str, *, depth: int | None = None
         Columns ``rank`` (1-based), ``docid``, ``score`` and ``grade`` (NaN when the
         document is not in the qrels of this query).
     """
-    if depth is not None and depth < 1:
-        raise ValueError(f"depth must be at least 1, got {depth}")
+    options = EvalOptions() if options is None else options
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise ValueError(f"The 'top' parameter of ranking must be an int >= 1 or None. Got "
+                         f"{top!r} instead.")
     rows = _segment(run.query_ids, run.offsets, query_id)
-    if depth is not None:
-        rows = slice(rows.start, min(rows.stop, rows.start + depth))
-    docs = _docs(run.doc_ids, run.dcode[rows])
+    if options.depth is not None:
+        rows = slice(rows.start, min(rows.stop, rows.start + options.depth))
+    docs = np.array(_docs(run.doc_ids, run.dcode[rows]), dtype=object)
     judged = judgments(qrels, query_id)
+    grade = np.array([judged.get(d, np.nan) for d in docs], dtype=np.float64)
+    score = run.score[rows]
+    if options.judged_only:
+        keep = grade >= 0
+        docs, grade, score = docs[keep], grade[keep], score[keep]
+    n = len(docs) if top is None else min(len(docs), top)
     return pd.DataFrame({
-        "rank": np.arange(1, len(docs) + 1, dtype=np.int64),
-        "docid": pd.Series(docs, dtype=object),
-        "score": run.score[rows],
-        "grade": np.array([judged.get(d, np.nan) for d in docs], dtype=np.float64),
+        "rank": np.arange(1, n + 1, dtype=np.int64),
+        "docid": pd.Series(docs[:n], dtype=object),
+        "score": score[:n],
+        "grade": grade[:n],
     }, columns=list(RANKING_COLUMNS))
 
 
-def missed_relevant(qrels: Qrels, run: Run, query_id: str, *, rel_level: float = 1.0,
-                    depth: int | None = None) -> pd.DataFrame:
-    """Relevant documents of a query (grade >= ``rel_level``) that the run does not rank.
+def side_by_side(qrels: Qrels, run: Run, other: Run | None, query_id: str, *,
+                 options: EvalOptions | None = None, top: int | None = None) -> pd.DataFrame:
+    """:func:`ranking` of ``run`` with, per document, its rank in ``other`` (``other rank``).
 
-    With ``depth``, documents ranked below ``depth`` count as missed too (what a
-    measure cut at that depth sees). Sorted by grade descending, then document id.
-    Columns ``docid`` and ``grade``.
+    Both rankings are taken under the same ``options``: a document the other run
+    ranks below the depth cut (or removes as unjudged) counts as not ranked there,
+    as the measures see it (``<NA>``).
     """
+    table = ranking(qrels, run, query_id, options=options, top=top)
+    if other is not None:
+        theirs = ranking(qrels, other, query_id, options=options)
+        where = dict(zip(theirs["docid"], theirs["rank"], strict=True))
+        table["other rank"] = pd.array([where.get(d) for d in table["docid"]], dtype="Int64")
+    return table
+
+
+def grade_text(grade: float) -> str:
+    """How a grade is shown in tables: the number, ``unjudged`` or ``pooled, unjudged``.
+
+    >>> grade_text(2.0), grade_text(float("nan")), grade_text(-1.0)
+    ('2', 'unjudged', 'pooled, unjudged')
+    """
+    if math.isnan(grade):
+        return "unjudged"
+    if grade < 0:
+        return "pooled, unjudged"
+    return f"{grade:g}"
+
+
+def judged_counts(qrels: Qrels, query_id: str, *, options: EvalOptions | None = None
+                  ) -> tuple[int, int]:
+    """(relevant, judged) documents of one query in the qrels: grade >= level, grade >= 0."""
+    options = EvalOptions() if options is None else options
+    grades = np.fromiter(judgments(qrels, query_id).values(), dtype=np.float64)
+    return int(np.count_nonzero(grades >= options.rel_level)), int(np.count_nonzero(grades >= 0))
+
+
+def missed_relevant(qrels: Qrels, run: Run, query_id: str, *,
+                    options: EvalOptions | None = None) -> pd.DataFrame:
+    """Relevant documents of a query (grade >= the relevance level) that the run does not rank.
+
+    Under ``options``: documents ranked below the depth cut count as missed too
+    (what a measure cut at that depth sees). Sorted by grade descending, then
+    document id. Columns ``docid`` and ``grade``.
+    """
+    options = EvalOptions() if options is None else options
     judged = judgments(qrels, query_id)
-    ranked = set(ranking(qrels, run, query_id, depth=depth)["docid"])
-    rows = [(d, g) for d, g in judged.items() if g >= rel_level and d not in ranked]
+    ranked = set(ranking(qrels, run, query_id, options=options)["docid"])
+    rows = [(d, g) for d, g in judged.items() if g >= options.rel_level and d not in ranked]
     rows.sort(key=lambda dg: (-dg[1], dg[0]))
     return pd.DataFrame(rows, columns=["docid", "grade"]).astype({"grade": np.float64})
 
@@ -111,9 +165,18 @@ def query_differences(evaluation: Evaluation, measure: str, a: str, b: str) -> p
     """Per-query values of systems ``a`` and ``b`` on one measure, and ``b − a``.
 
     Over the queries both systems have a value for (as the paired tests use), sorted
-    by the difference ascending: the queries where ``b`` loses most come first.
+    by the difference ascending: the queries where ``b`` loses most come first. With
+    ``a == b`` (one run), sorted by its value ascending: its weakest queries first.
     Columns ``query``, ``a``, ``b``, ``diff``.
     """
     queries, va, vb = evaluation.paired(measure, a, b)
     out = pd.DataFrame({"query": queries.astype(str), "a": va, "b": vb, "diff": vb - va})
-    return out.sort_values(["diff", "query"], kind="stable", ignore_index=True)
+    by = ["a", "query"] if a == b else ["diff", "query"]
+    return out.sort_values(by, kind="stable", ignore_index=True)
+
+
+def wins_ties_losses(differences: pd.DataFrame) -> tuple[int, int, int]:
+    """Queries where ``b`` wins, ties (exactly) and loses, from :func:`query_differences`."""
+    d = differences["diff"].to_numpy()
+    wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+    return wins, len(d) - wins - losses, losses

@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 
 from .data import Qrels, Run
 from .evaluate import evaluate
+from .options import EvalOptions
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
 
@@ -58,7 +59,7 @@ PER_QUERY_COLUMNS = ("query", "judged_old", "judged_new", "added", "removed", "c
                      "relevant_old", "relevant_new")
 """Columns of :attr:`RoundsDiff.per_query`."""
 
-TO_LABEL_COLUMNS = ("query", "docid", "runs", "best_rank", "grade")
+TO_LABEL_COLUMNS = ("query", "docid", "runs", "best_rank", "grade", "status")
 """Columns of :func:`to_label`."""
 
 
@@ -183,15 +184,16 @@ def _doc_codes_new(old: Qrels, new: Qrels) -> tuple[np.ndarray, int]:
     return out, len(old.doc_ids) + int(missing.sum())
 
 
-def compare_qrels(old: Qrels, new: Qrels, *, rel_level: float = 1.0) -> RoundsDiff:
+def compare_qrels(old: Qrels, new: Qrels, *, options: EvalOptions | None = None) -> RoundsDiff:
     """Align two rounds of judgments by (query, document) and describe the changes.
 
     Parameters
     ----------
     old, new:
         The earlier and the later round.
-    rel_level:
-        Relevance threshold of the per-query ``relevant_old`` / ``relevant_new`` counts.
+    options:
+        The evaluation options; their relevance level is the threshold of the
+        per-query ``relevant_old`` / ``relevant_new`` counts.
 
     Returns
     -------
@@ -210,6 +212,7 @@ def compare_qrels(old: Qrels, new: Qrels, *, rel_level: float = 1.0) -> RoundsDi
     >>> list(d.queries_only_old), list(d.queries_only_new), list(d.queries_both)
     (['q2'], ['q3'], ['q1'])
     """
+    rel_level = (EvalOptions() if options is None else options).rel_level
     queries, qmap_old, qmap_new = _query_union(old, new)
     nq = len(queries)
     dcode_new, n_docs = _doc_codes_new(old, new)
@@ -307,12 +310,11 @@ class Stability:
     definition: str
 
 
-def ranking_stability(old: Qrels, new: Qrels, runs: Run | Iterable[Run], measure: str,
-                      **evaluate_kwargs: object) -> Stability:
+def ranking_stability(old: Qrels, new: Qrels, runs: Run | Iterable[Run], measure: str, *,
+                      options: EvalOptions | None = None) -> Stability:
     """Mean of ``measure`` for each run under each round, ranks, and Kendall's τ.
 
-    ``evaluate_kwargs`` are passed to :func:`ireval_core.evaluate` for both rounds
-    (``complete``, ``depth``, ``rel_level``, ``idcg_zero``, ``judged_only``).
+    Both rounds are evaluated with the same ``options`` (:func:`ireval_core.evaluate`).
 
     Examples
     --------
@@ -327,8 +329,8 @@ def ranking_stability(old: Qrels, new: Qrels, runs: Run | Iterable[Run], measure
     """
     runs = [runs] if isinstance(runs, Run) else list(runs)
     spec = str(parse_measure(measure))
-    res_old = evaluate(old, runs, [spec], **evaluate_kwargs)  # type: ignore[arg-type]
-    res_new = evaluate(new, runs, [spec], **evaluate_kwargs)  # type: ignore[arg-type]
+    res_old = evaluate(old, runs, [spec], options=options)
+    res_new = evaluate(new, runs, [spec], options=options)
     names = [r.name for r in runs]
     mean_old = pd.Series([res_old.mean(s, spec) for s in names], index=names, dtype=float)
     mean_new = pd.Series([res_new.mean(s, spec) for s in names], index=names, dtype=float)
@@ -341,7 +343,8 @@ def ranking_stability(old: Qrels, new: Qrels, runs: Run | Iterable[Run], measure
         "rank_old": rank_old.to_numpy(), "rank_new": rank_new.to_numpy(),
         "rank_change": (rank_old - rank_new).to_numpy(),
     })
-    tau = system_ranking_tau(mean_old.to_dict(), mean_new.to_dict())
+    tau = system_ranking_tau(dict(zip(names, mean_old.to_numpy(), strict=True)),
+                             dict(zip(names, mean_new.to_numpy(), strict=True)))
     return Stability(spec, table, tau, res_old.definition(spec))
 
 
@@ -427,7 +430,8 @@ def to_label(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFra
     negative grade ("pooled, unjudged"). Columns (:data:`TO_LABEL_COLUMNS`): ``query``,
     ``docid``, ``runs`` (how many runs rank it in their top k), ``best_rank`` (its best
     rank among them), ``grade`` (NaN when absent from the qrels, else the negative
-    grade). Sorted by query, best rank, then docid: export it and send it to the judges.
+    grade) and ``status`` (the same in words: ``unjudged`` or ``pooled, unjudged``).
+    Sorted by query, best rank, then docid: export it and send it to the judges.
 
     Examples
     --------
@@ -451,4 +455,5 @@ def to_label(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFra
         "best_rank": grouped["rank_min"].to_numpy(zero_copy_only=False).astype(np.int64),
         "grade": grouped["grade_max"].to_numpy(zero_copy_only=False).astype(np.float64),
     })
+    out["status"] = np.where(out["grade"].isna(), "unjudged", UNJUDGED_LABEL).astype(object)
     return out.sort_values(["query", "best_rank", "docid"], kind="stable", ignore_index=True)

@@ -21,14 +21,14 @@ from ._segments import (
     seg_reverse_cummax,
     seg_sum,
 )
-from .registry import Measure, Options
+from .registry import KernelOptions, Measure
 
 
-def _rel(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def _rel(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return r.grade >= m.threshold(o)
 
 
-def _nonrel(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def _nonrel(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     g = r.grade
     return (g >= 0) & (g < m.threshold(o))
 
@@ -44,33 +44,34 @@ def _count_top(mask: np.ndarray, r: Ranked, m: Measure) -> np.ndarray:
 
 
 def _retrieved_top(r: Ranked, m: Measure) -> np.ndarray:
-    return r.n_retrieved if m.cutoff is None else np.minimum(r.n_retrieved, m.k)
+    k = m.k  # None exactly when there is no cutoff
+    return r.n_retrieved if k is None else np.minimum(r.n_retrieved, k)
 
 
-def precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """P@k = relevant in top k / k (short lists padded with non-relevant); set_P without k."""
     hits = _count_top(_rel(r, m, o), r, m)
     return safe_div(hits, r.n_retrieved if m.cutoff is None else np.full(r.n_queries, m.k))
 
 
-def recall(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def recall(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """R@k = relevant in top k / relevant in qrels (0 when the query has none)."""
     return safe_div(_count_top(_rel(r, m, o), r, m), r.n_relevant(m.threshold(o)))
 
 
-def f_measure(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def f_measure(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """F(beta)@k = (1 + b²) P R / (b² P + R), 0 when P + R = 0."""
     p, rec = precision(r, m, o), recall(r, m, o)
-    b2 = float(m.get("beta")) ** 2
+    b2 = m.number("beta") ** 2
     return safe_div((1 + b2) * p * rec, b2 * p + rec)
 
 
-def fallout(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def fallout(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """Judged non-relevant in top k / judged non-relevant in qrels."""
     return safe_div(_count_top(_nonrel(r, m, o), r, m), r.n_nonrelevant(m.threshold(o)))
 
 
-def accuracy(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def accuracy(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """(TP + TN) / judged docs, predicting the top k positive and the rest negative."""
     t = m.threshold(o)
     tp = _count_top(_rel(r, m, o), r, m)
@@ -79,40 +80,40 @@ def accuracy(r: Ranked, m: Measure, o: Options) -> np.ndarray:
     return safe_div(tp + (n_non - fp), n_rel + n_non)
 
 
-def success(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def success(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """1 if a relevant document is in the top k, else 0."""
     return (_count_top(_rel(r, m, o), r, m) > 0).astype(np.float64)
 
 
-def judged(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def judged(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """Judged documents (grade >= 0) in the top k / min(k, retrieved); 0 for an empty ranking."""
     return safe_div(_count_top(r.grade >= 0, r, m), _retrieved_top(r, m))
 
 
-def num_ret(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def num_ret(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return _retrieved_top(r, m).astype(np.float64)
 
 
-def num_rel(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def num_rel(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return r.n_relevant(m.threshold(o))
 
 
-def num_rel_ret(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def num_rel_ret(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return _count_top(_rel(r, m, o), r, m).astype(np.float64)
 
 
-def num_nonrel_ret(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def num_nonrel_ret(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return _count_top(_nonrel(r, m, o), r, m).astype(np.float64)
 
 
-def r_precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def r_precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """P@R where R = relevant in qrels (0 when R = 0)."""
     n_rel = r.n_relevant(m.threshold(o))
     within = r.pos <= n_rel[r.qidx]
     return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), n_rel)
 
 
-def average_precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def average_precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """AP@k = Σ over relevant ranks r <= k of P@r, divided by R (not by min(k, R))."""
     rel = _rel(r, m, o)
     top = _top(r, m)
@@ -122,7 +123,7 @@ def average_precision(r: Ranked, m: Measure, o: Options) -> np.ndarray:
                     r.n_relevant(m.threshold(o)))
 
 
-def reciprocal_rank(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def reciprocal_rank(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """1 / rank of the first relevant document within the cutoff, 0 if none."""
     rel = _rel(r, m, o)
     top = _top(r, m)
@@ -130,7 +131,7 @@ def reciprocal_rank(r: Ranked, m: Measure, o: Options) -> np.ndarray:
     return safe_div(np.ones(r.n_queries), first)
 
 
-def bpref(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def bpref(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """bpref as trec_eval: (1/R) Σ_rel retrieved (1 − min(n above, R) / min(N, R)).
 
     ``n above`` counts judged non-relevant documents ranked above; N is the number
@@ -152,7 +153,7 @@ def bpref(r: Ranked, m: Measure, o: Options) -> np.ndarray:
     return safe_div(seg_sum(np.where(rel, term, 0.0), q, r.n_queries), n_rel)
 
 
-def _iprec_levels(r: Ranked, m: Measure, o: Options, levels: np.ndarray) -> np.ndarray:
+def _iprec_levels(r: Ranked, m: Measure, o: KernelOptions, levels: np.ndarray) -> np.ndarray:
     """Interpolated precision at recall levels (queries x levels), trec_eval 9.0.8.
 
     The level r needs c = (long)(r * R + 0.9) relevant documents (trec_eval 9's
@@ -177,7 +178,7 @@ def _iprec_levels(r: Ranked, m: Measure, o: Options, levels: np.ndarray) -> np.n
     return out
 
 
-def iprec(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def iprec(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """Interpolated precision at recall level r: max precision at any recall >= r."""
     return _iprec_levels(r, m, o, np.array([m.cutoff]))[:, 0]
 
@@ -185,11 +186,11 @@ def iprec(r: Ranked, m: Measure, o: Options) -> np.ndarray:
 ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
 
 
-def eleven_point(r: Ranked, m: Measure, o: Options) -> np.ndarray:
+def eleven_point(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
     return _iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
 
 
-def sum_aggregate(r: Ranked, m: Measure, o: Options, values: np.ndarray) -> float:
+def sum_aggregate(r: Ranked, m: Measure, o: KernelOptions, values: np.ndarray) -> float:
     """Counts are summed over queries, as trec_eval prints them."""
     return float(np.nansum(values))

@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
 from ..data import Ranked
-from ..errors import UnknownMeasureError
+from ..errors import UnknownMeasureError, invalid_parameter
 
-__all__ = ["Family", "Measure", "Options", "Param", "FAMILIES", "parse_measure",
-           "parse_measures", "register", "measure_names"]
+__all__ = ["Family", "KernelOptions", "Measure", "Options", "Param", "ParamValue", "FAMILIES",
+           "parse_measure", "parse_measures", "register", "measure_names"]
 
 
 @dataclass(frozen=True)
@@ -49,38 +49,70 @@ class Options:
     idcg_zero: Literal["zero", "drop"] = "zero"
 
 
-Kernel = Callable[[Ranked, "Measure", Options], np.ndarray]
-Aggregator = Callable[[Ranked, "Measure", Options, np.ndarray], float]
+class KernelOptions(Protocol):
+    """What kernels and aggregators read from the evaluation's settings.
+
+    :class:`Options` has these attributes, and so has any other options object of
+    the evaluation (e.g. :class:`ireval_core.options.EvalOptions`).
+    """
+
+    @property
+    def rel_level(self) -> float: ...
+
+    @property
+    def idcg_zero(self) -> Literal["zero", "drop"]: ...
+
+
+Kernel = Callable[[Ranked, "Measure", KernelOptions], np.ndarray]
+Aggregator = Callable[[Ranked, "Measure", KernelOptions, np.ndarray], float]
+
+ParamValue = float | str | None
+"""A parameter's value: a number (``kind=_float``), a word or a gain map (``str``), or
+``None`` for a default that means "not set" (``rel``: the evaluation's level)."""
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of a family: name, default, accepted values and meaning."""
+    """One parameter of a family: name, default, accepted values and meaning.
+
+    ``kind`` turns the text after ``name=`` into the value (``ValueError`` when it
+    cannot); ``check`` is an extra test of a numeric value; ``rule`` says what the
+    value must be, completing "must be ..." in messages (default: one of ``choices``).
+    """
 
     name: str
-    default: object
+    default: ParamValue
     doc: str
     choices: tuple[str, ...] | None = None
-    kind: Callable[[str], object] = str
-    check: Callable[[object], bool] | None = None
+    kind: Callable[[str], ParamValue] = str
+    check: Callable[[float], bool] | None = None
     rule: str = ""
 
-    def parse(self, text: str, family: str) -> object:
+    @property
+    def constraint(self) -> str:
+        """What a value must be, in words."""
+        if self.rule:
+            return self.rule
+        if self.choices is not None:
+            return "one of " + ", ".join(self.choices)
+        return "a valid value"
+
+    def parse(self, text: str, family: str) -> ParamValue:
+        """Parse the value written ``text`` in a spec of ``family`` (named in messages)."""
         text = text.strip()
         if self.choices is not None and self.kind is str and text not in self.choices:
-            raise UnknownMeasureError(
-                f"The '{self.name}' parameter of {family} must be one of "
-                f"{', '.join(self.choices)}. Got {text!r} instead.")
+            raise self._invalid(family, text)
         try:
             value = self.kind(text)
-        except ValueError as exc:
-            raise UnknownMeasureError(
-                f"The '{self.name}' parameter of {family} is invalid: {exc}") from None
-        if self.check is not None and not self.check(value):
-            raise UnknownMeasureError(
-                f"The '{self.name}' parameter of {family} must be {self.rule}. "
-                f"Got {text} instead.")
+        except ValueError:
+            raise self._invalid(family, text) from None
+        if self.check is not None and not (isinstance(value, float) and self.check(value)):
+            raise self._invalid(family, _shown(value))
         return value
+
+    def _invalid(self, family: str, got: object) -> UnknownMeasureError:
+        return invalid_parameter(self.name, family, self.constraint, got,
+                                 error=UnknownMeasureError)
 
 
 def _float(text: str) -> float:
@@ -107,6 +139,13 @@ def _gain(text: str) -> str:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _shown(value: ParamValue) -> object:
+    """A number as it is written in a spec (``2.0`` as ``2``), for messages."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -170,20 +209,27 @@ class Measure:
 
     name: str
     cutoff: float | None = None
-    params: tuple[tuple[str, object], ...] = ()
+    params: tuple[tuple[str, ParamValue], ...] = ()
 
     @property
     def family(self) -> Family:
         return FAMILIES[self.name]
 
-    def get(self, key: str) -> object:
+    def get(self, key: str) -> ParamValue:
         """Value of a parameter (its default when not given)."""
         for k, v in self.params:
             if k == key:
                 return v
         return self.family.param(key).default
 
-    def threshold(self, options: Options) -> float:
+    def number(self, key: str) -> float:
+        """Value of a numeric parameter whose default is a number (F's beta, RBP's p)."""
+        value = self.get(key)
+        if value is None or isinstance(value, str):
+            raise TypeError(f"the {key!r} parameter of {self.name} is not a number: {value!r}")
+        return float(value)
+
+    def threshold(self, options: KernelOptions) -> float:
         """Relevance threshold in force: the measure's ``rel=`` or the evaluation's."""
         rel = dict(self.params).get("rel")
         return float(options.rel_level if rel is None else rel)
@@ -201,7 +247,7 @@ class Measure:
                            else f"{self.cutoff:g}")
         return text
 
-    def definition(self, options: Options | None = None) -> str:
+    def definition(self, options: KernelOptions | None = None) -> str:
         """One-line definition with this measure's parameters filled in."""
         options = options or Options()
         values = {p.name: _fmt(self.get(p.name)) for p in self.family.params}
@@ -300,7 +346,7 @@ def parse_measure(text: str | Measure) -> Measure:
     if fam_name is None:
         raise _unknown(m["name"])
     fam = FAMILIES[fam_name]
-    params: dict[str, object] = {}
+    params: dict[str, ParamValue] = {}
     for item in _split_params(m["params"] or ""):
         key, eq, value = item.partition("=")
         key = key.strip()
@@ -333,18 +379,17 @@ def _parse_cutoff(fam: Family, text: str | None, whole: str) -> float | None:
     value = float(text)
     if fam.cutoff == "recall":
         if not 0.0 <= value <= 1.0:
-            raise UnknownMeasureError(f"The recall level of {fam.name} must be in [0, 1]. "
-                                      f"Got {text} instead.")
+            raise invalid_parameter("k", fam.name, "a recall level in [0, 1]", _shown(value),
+                                    error=UnknownMeasureError)
         return value
     if not value.is_integer() or value < 1:
-        raise UnknownMeasureError(f"The cutoff of {fam.name} must be an int >= 1. "
-                                  f"Got {text} instead.")
+        raise invalid_parameter("k", fam.name, "an int >= 1", _shown(value),
+                                error=UnknownMeasureError)
     return float(int(value))
 
 
-def parse_measures(texts: str | Measure | list[str | Measure] | tuple[str | Measure, ...]
-                   ) -> list[Measure]:
-    """Parse one or several measures (a comma-free list or a single string)."""
+def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse one or several measures (a single spec, or any iterable of specs)."""
     if isinstance(texts, str | Measure):
         texts = [texts]
     out: list[Measure] = []

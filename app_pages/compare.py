@@ -7,24 +7,26 @@ import streamlit as st
 from ireval_app import compare_glue as cg
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
-from ireval_core.errors import UnknownMeasureError
-from ireval_core.measures import parse_measure
+from ireval_core.compare import (
+    CORRECTION_LABELS,
+    TEST_LABELS,
+    aligned_scores,
+    comparison_table,
+    plan_next_round,
+    query_set_note,
+    verdicts,
+)
 from ireval_core.report import table_from_records
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
 
-K = state.COMPARE_PREFIX
-MEASURES, MODE, BASELINE, SYSTEMS, TESTS_KEY = (K + "measures", K + "mode", K + "baseline",
-                                                K + "systems", K + "tests")
-ALTERNATIVE, CORRECTION, RESAMPLES, SEED, ALPHA = (K + "alternative", K + "correction",
-                                                   K + "resamples", K + "seed", K + "alpha")
-PAIR, DELTA, REPORT_TEST = K + "pair", K + "delta", K + "report_test"
+VERDICT_ICONS = {"significant": ":material/check_circle:", "not significant": ":material/remove:",
+                 "cannot tell": ":material/help:"}
 
 dataset = widgets.require_dataset()
-opts = evaluation.evaluation_options()
-
-st.title("Compare")
-st.caption("Paired significance tests between runs, query by query: every test pairs the same "
-           "queries (those all selected runs have), and differences are always B − A.")
+widgets.page_header("Compare", "Paired significance tests between runs, query by query: every "
+                    "test pairs the same queries (those all selected runs have), and "
+                    "differences are always B − A.")
+options = state.get_options()
 
 if len(dataset.runs) < 2:
     st.info("Comparing needs at least two runs: add run files on the Data page.",
@@ -36,46 +38,40 @@ with st.container(border=True):
     c1, c2, c3 = st.columns(3)
     with c1:
         measure_texts = st.multiselect(
-            "Measures", cg.MEASURE_CHOICES, default=["nDCG@10"], key=MEASURES,
+            "Measures", cg.MEASURE_CHOICES, default=["nDCG@10"], key=state.COMPARE_MEASURES,
             accept_new_options=True,
             help="Pick or type measures (e.g. `P(rel=2)@5`, `nDCG@20`)")
         systems = st.multiselect("Runs", dataset.run_names, default=list(dataset.run_names),
-                                 key=SYSTEMS)
-        mode = st.radio("Pairs", ("all pairs", "against a baseline"), key=MODE,
+                                 key=state.COMPARE_SYSTEMS)
+        mode = st.radio("Pairs", ("all pairs", "against a baseline"), key=state.COMPARE_MODE,
                         horizontal=True)
         baseline = None
         if mode == "against a baseline" and systems:
-            baseline = st.selectbox("Baseline (system A)", systems, key=BASELINE)
+            baseline = st.selectbox("Baseline (system A)", systems, key=state.COMPARE_BASELINE)
     with c2:
-        tests = st.multiselect("Tests", TESTS, default=["t", "randomization"], key=TESTS_KEY,
-                               format_func=cg.TEST_LABELS.__getitem__)
+        tests = st.multiselect("Tests", TESTS, default=["t", "randomization"], key=state.COMPARE_TESTS,
+                               format_func=TEST_LABELS.__getitem__)
         alternative = st.selectbox(
-            "Alternative", ALTERNATIVES, key=ALTERNATIVE,
+            "Alternative", ALTERNATIVES, key=state.COMPARE_ALTERNATIVE,
             help="two-sided: B ≠ A; greater: B better than A; less: B worse than A")
         correction = st.selectbox(
             "Multiple-comparison correction", CORRECTIONS, index=CORRECTIONS.index("holm"),
-            key=CORRECTION, format_func=cg.CORRECTION_LABELS.__getitem__,
+            key=state.COMPARE_CORRECTION, format_func=CORRECTION_LABELS.__getitem__,
             help="Applied over the pairs of one measure and one test")
     with c3:
         n_resamples = st.number_input(
             "Resamples", min_value=100, max_value=1_000_000, value=10_000, step=1000,
-            key=RESAMPLES, help="Random sign flips (randomization) or resamples (bootstrap); "
+            key=state.COMPARE_RESAMPLES, help="Random sign flips (randomization) or resamples (bootstrap); "
                                 "with 2^n ≤ resamples, randomization is exact")
-        seed = st.number_input("Seed", min_value=0, value=0, step=1, key=SEED,
+        seed = st.number_input("Seed", min_value=0, value=0, step=1, key=state.COMPARE_SEED,
                                help="The same seed gives the same Monte Carlo p-values")
-        alpha = st.selectbox("Significance level α", (0.01, 0.05, 0.1), index=1, key=ALPHA,
+        alpha = st.selectbox("Significance level α", (0.01, 0.05, 0.1), index=1, key=state.COMPARE_ALPHA,
                              help="Rows with corrected p < α are highlighted")
 
-measures, bad = [], []
-for text in measure_texts:
-    try:
-        measures.append(str(parse_measure(text)))
-    except UnknownMeasureError as exc:
-        bad.append(f"`{text}`: {exc}")
-    except ValueError as exc:
-        bad.append(f"`{text}`: {exc}")
+measures, bad = evaluation.parse_specs(measure_texts)
 if bad:
-    st.error("Cannot parse: " + "; ".join(bad), icon=":material/error:")
+    st.error("Cannot parse: " + "; ".join(widgets.md_escape(b) for b in bad),
+             icon=":material/error:")
 problems = [msg for ok, msg in ((measures, "Choose at least one measure."),
                                 (len(systems) >= 2, "Choose at least two runs."),
                                 (tests, "Choose at least one test.")) if not ok]
@@ -84,15 +80,15 @@ if problems:
     st.stop()
 
 key = state.get_dataset_key() or ""
-res = evaluation.evaluate_cached(key, dataset, tuple(dict.fromkeys(measures)), **opts)
+res = evaluation.evaluate_cached(key, dataset, measures, options)
 with st.spinner(f"Running {len(tests)} test(s) with {int(n_resamples):,} resamples…"):
     records = cg.compare_cached(
-        key, tuple(sorted(opts.items())), res, tuple(dict.fromkeys(measures)), tuple(systems),
-        baseline, tuple(tests), alternative, correction, int(n_resamples), int(seed))
+        key, options, res, measures, tuple(systems), baseline, tuple(tests), alternative,
+        correction, int(n_resamples), int(seed))
 
 # ----------------------------------------------------------------------------- results
 st.subheader("Results")
-table = cg.comparison_table(records)
+table = comparison_table(records)
 # Columns that hold one value for every row go to the caption: the table fits the page.
 constant = [c for c in ("measure", "n") if table[c].nunique() == 1]
 st.dataframe(
@@ -122,17 +118,20 @@ st.dataframe(
     })
 same = [f"on {table['measure'].iloc[0]}" if "measure" in constant else "",
         f"over the same {table['n'].iloc[0]:,} queries" if "n" in constant else ""]
-st.caption((f"Every pair is compared {' '.join(x for x in same if x)}. " if any(same) else "")
-           + f"Green rows: adjusted p < α = {alpha:g} ({cg.CORRECTION_LABELS[correction]}). "
-           f"Evaluation: {res.options.describe()}. "
-           "d_z = Cohen's effect size, mean(B − A) / sd(B − A).")
-for m in dict.fromkeys(measures):
-    st.caption(f"**{m}**: {res.definition(m)}")
+st.caption(widgets.md_escape(
+    (f"Every pair is compared {' '.join(x for x in same if x)}. " if any(same) else "")
+    + "Means A and B are over the queries all selected runs share. "
+    + f"Green rows: adjusted p < α = {alpha:g} ({CORRECTION_LABELS[correction]}). "
+    "d_z = Cohen's effect size, mean(B − A) / sd(B − A)."))
+for m in measures:
+    note = query_set_note(res, m, systems)
+    if note:
+        st.warning(widgets.md_escape(note), icon=":material/rule:")
+    st.caption(f"**{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}")
 
 st.markdown("**Verdicts**")
-for significant, text in cg.verdicts(records, alpha=alpha):
-    icon = ":material/check_circle:" if significant else ":material/remove:"
-    st.markdown(f"{icon} {text}")
+for verdict in verdicts(records, alpha=alpha):
+    st.markdown(f"{VERDICT_ICONS[verdict.outcome]} {widgets.md_escape(verdict.text)}")
 
 d1, d2, _ = st.columns([1, 1, 4])
 d1.download_button("Download CSV", cg.download(records, "csv"), "comparison.csv", "text/csv",
@@ -143,19 +142,19 @@ d2.download_button("Download JSON", cg.download(records, "json"), "comparison.js
 # ----------------------------------------------------------------------------- report
 st.subheader("Results table for the report")
 r1, r2 = st.columns([1, 3])
-report_test = r1.selectbox("Test", tests, key=REPORT_TEST, format_func=cg.TEST_LABELS.__getitem__,
+report_test = r1.selectbox("Test", tests, key=state.COMPARE_REPORT_TEST,
+                           format_func=TEST_LABELS.__getitem__,
                            help="One two-sided test marks the table; correction, α, resamples "
                                 "and seed as above")
 if baseline is None:  # every pair was compared above: the table reads those records
     report = table_from_records(res, [r for r in records if r.test == report_test], systems,
                                 alpha=float(alpha))
 else:
-    report = cg.report_cached(key, tuple(sorted(opts.items())), res,
-                              tuple(dict.fromkeys(measures)), tuple(systems), report_test,
+    report = cg.report_cached(key, options, res, measures, tuple(systems), report_test,
                               correction, float(alpha), int(n_resamples), int(seed))
 st.table(cg.report_styler(report))
-st.caption(report.caption() + " Letters: " + ", ".join(
-    f"{letter} = {name}" for name, letter in report.labels.items()) + ".")
+st.caption(widgets.md_escape(report.caption() + " Letters: " + ", ".join(
+    f"{letter} = {name}" for name, letter in report.labels.items()) + "."))
 e1, e2, e3, _ = st.columns([1, 1, 1, 3])
 e1.download_button("Markdown", report.to_markdown(), "results.md", "text/markdown",
                    icon=":material/download:")
@@ -167,31 +166,38 @@ e3.download_button("HTML", report.to_html(), "results.html", "text/html",
 # ----------------------------------------------------------------------------- per query
 st.subheader("Per-query differences")
 pairs = list(dict.fromkeys((c.system_a, c.system_b, c.measure) for c in records))
-a, b, m = st.selectbox("Pair and measure", pairs, key=PAIR,
+a, b, m = st.selectbox("Pair and measure", pairs, key=state.COMPARE_PAIR,
                        format_func=lambda p: f"{p[1]} − {p[0]} on {p[2]}")
-queries, deltas = cg.pair_deltas(res, m, systems, a, b)
+queries, aligned = aligned_scores(res, str(m), systems)
+deltas = aligned[b] - aligned[a]
 st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
                 config={"displayModeBar": False})
-st.caption(f"Each bar is one of the {len(deltas)} compared queries: {m} of {b} minus {m} of "
-           f"{a}, sorted; bars above 0 are queries where {b} wins.")
+st.caption(widgets.md_escape(
+    f"Each bar is one of the {len(deltas)} compared queries: {m} of {b} minus {m} of {a}, "
+    f"sorted; bars above 0 are queries where {b} wins."))
 
 # ----------------------------------------------------------------------------- planning
 st.subheader("Planning the next labeling round")
-st.caption(f"Paired t-test, power 0.8, α = {alpha:g}, {alternative}; the spread of per-query "
-           f"differences is taken from {b} − {a} on {m}.")
+st.caption(widgets.md_escape(
+    f"Paired t-test, power 0.8, α = {alpha:g}, {alternative}; the spread of per-query "
+    f"differences is taken from {b} − {a} on {m}."))
 delta = st.columns(4)[0].number_input(
     "Difference you want to detect (Δ)", min_value=0.001, max_value=1.0, value=0.02,
-    step=0.005, format="%.3f", key=DELTA,
+    step=0.005, format="%.3f", key=state.COMPARE_DELTA,
     help="The true mean difference in the measure you want the next round to detect")
-plan = cg.planning(deltas, delta, alpha=alpha, power=0.8, alternative=alternative)
+plan = plan_next_round(deltas, delta, measure=str(m), alpha=alpha, power=0.8,
+                       alternative=alternative)
 p1, p2, p3, p4 = st.columns(4)
 p1.metric("sd of differences", f"{plan.sd_diff:.4f}",
           help="Sample standard deviation of the per-query differences B − A")
 p2.metric("Queries now", f"{plan.n_queries:,}", help="Queries compared for this pair")
 p3.metric("Minimum detectable difference",
-          "—" if plan.min_detectable is None else f"{plan.min_detectable:.4f}",
+          "—" if plan.min_detectable is None else
+          (f"> {plan.min_detectable:.2f}" if plan.exceeds_range else f"{plan.min_detectable:.4f}"),
           help="Smallest true mean difference the paired t-test finds with power 0.8 "
                "with the current number of queries")
 p4.metric(f"Queries needed for Δ = {delta:g}",
           "—" if plan.queries_needed is None else f"{plan.queries_needed:,}",
           help="Smallest number of queries for power 0.8 at this Δ (same spread assumed)")
+if plan.note:
+    st.warning(widgets.md_escape(plan.note), icon=":material/warning:")

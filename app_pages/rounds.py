@@ -12,12 +12,12 @@ from ireval_core import charts
 from ireval_core.rounds import UNJUDGED_LABEL
 
 dataset = widgets.require_dataset()
-opts = evaluation.evaluation_options()
+widgets.page_header("Labeling rounds")
+options = state.get_options()
 dataset_key = state.get_dataset_key() or ""
 current = dataset.qrels
 runs = tuple(dataset.runs)
 
-st.title("Labeling rounds")
 st.markdown(
     "Judges label documents in rounds (e.g. monthly). The qrels loaded on the Data page is "
     "the **current round**. Upload the qrels of **another round** to see what the judges "
@@ -49,10 +49,10 @@ else:
              "the newer one. On: the other way round.")
     sides = [(current, "current round, Data page"), (other.qrels, "uploaded")]
     (old, old_what), (new, new_what) = sides if uploaded_is_new else sides[::-1]
-    st.markdown(f"**Old:** `{old.source}` ({old_what}) → **New:** `{new.source}` "
-                f"({new_what})")
+    st.markdown(f"**Old:** {widgets.md_escape(old.source)} ({old_what}) → **New:** "
+                f"{widgets.md_escape(new.source)} ({new_what})")
     key = f"{dataset_key}|{other.digest}|{uploaded_is_new}"
-    diff = rg.compare_cached(key, old, new, float(opts["rel_level"]))
+    diff = rg.compare_cached(key, old, new, options)
 
     st.subheader("What changed")
     c = st.columns(4)
@@ -117,16 +117,17 @@ else:
             st.error(message, icon=":material/error:")
         if specs:
             try:
-                stab = rg.stability_cached(key, old, new, runs, specs[0],
-                                           tuple(sorted(opts.items())))
+                stab = rg.stability_cached(key, old, new, runs, specs[0], options)
             except ValueError as exc:
-                st.error(f"Cannot compute {specs[0]}: {exc}", icon=":material/error:")
+                st.error(widgets.md_escape(f"Cannot compute {specs[0]}: {exc}"),
+                         icon=":material/error:")
             else:
                 s1, s2 = st.columns([1, 3])
                 s1.metric("Kendall's τ", "n/a" if math.isnan(stab.tau) else f"{stab.tau:.4f}",
                           help="(P − Q) / (P + Q) over pairs of runs: P ordered the same way "
                                "under both rounds, Q reversed. 1 = same order.")
-                s2.caption(f"**{stab.measure}**: {stab.definition}. Mean of each run under "
+                s2.caption(f"**{widgets.md_escape(stab.measure)}**: "
+                           f"{widgets.md_escape(stab.definition)}. Mean of each run under "
                            "each round; delta = new − old; rank 1 = best; rank change > 0 = "
                            "moved up in the new round.")
                 s2.dataframe(stab.table, hide_index=True, column_config={
@@ -157,11 +158,14 @@ m1.metric(f"Distinct unjudged pairs in the top {k}", f"{n_pending:,}")
 m2.metric("Queries concerned", f"{pending['query'].nunique():,}")
 st.caption("Every (query, document) in some run's top k that has no grade ≥ 0, once, with how "
            "many runs rank it there and its best rank: send this list to the judges.")
-st.dataframe(pending.head(1000), hide_index=True, column_config={
-    "grade": st.column_config.NumberColumn(
-        help=f"Empty: not in the qrels; negative: in the pool, not judged ({UNJUDGED_LABEL})"),
-    "runs": st.column_config.NumberColumn(help="How many runs rank it in their top k"),
-})
+st.dataframe(pending.head(1000), hide_index=True,
+             column_order=[c for c in pending.columns if c != "grade"], column_config={
+                 "status": st.column_config.TextColumn(
+                     help=f"unjudged: not in the qrels; {UNJUDGED_LABEL}: in the pool with a "
+                          "negative grade"),
+                 "runs": st.column_config.NumberColumn(
+                     help="How many runs rank it in their top k"),
+             })
 if n_pending > 1000:
     st.caption(f"The first 1,000 of {n_pending:,} shown; the download holds them all.")
 st.download_button("Download the to-label list (CSV)", rg.to_label_csv(pending),

@@ -9,8 +9,8 @@ from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
 
 
-def _show_summary(dataset: Dataset) -> None:
-    summary = dataset.summary()
+def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
+    summary = dataset.summary(threshold=state.get_options().rel_level)
     q = summary.qrels.iloc[0]
 
     # ----------------------------------------------------------------------------- qrels
@@ -52,15 +52,16 @@ def _show_summary(dataset: Dataset) -> None:
     warnings = dataset.warnings()
     if warnings:
         widgets.show_warnings(warnings)
-    else:
+    if files.errors:
+        st.error(f"{len(files.errors)} file(s) could not be read (see above): the checks cover "
+                 "only the files that were read.", icon=":material/error:")
+    elif not warnings:
         st.success("No problems found.", icon=":material/check:")
 
 
-widgets.ensure_router()
+# ----------------------------------------------------------------------------- source
 st.title("Data")
 st.caption("Relevance judgments (qrels) and the runs to evaluate with them.")
-
-# ----------------------------------------------------------------------------- source
 source = widgets.source_choice()
 if source == "sample":
     files = cache.load_sample()
@@ -73,7 +74,7 @@ if source == "sample":
                    "Choose **Upload** to evaluate your own files.")
 else:
     files = widgets.upload_block()
-dataset = state.set_loaded(files)
+dataset = state.set_loaded(files, sample=source == "sample")
 
 # ----------------------------------------------------------------------------- files
 if files is not None and not files.is_empty:
@@ -86,4 +87,4 @@ if dataset is None:
         st.info(f"Upload {missing} to see the summary; run files alone cannot be evaluated.",
                 icon=":material/upload_file:")
 else:
-    _show_summary(dataset)
+    _show_summary(dataset, files if files is not None else cache.LoadedFiles())

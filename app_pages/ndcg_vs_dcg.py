@@ -7,12 +7,9 @@ import streamlit as st
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
 
-K_KEY = state.NDCG_K
-RECALL_K_KEY = state.NDCG_RECALL_K
-
-st.title("nDCG vs DCG")
 dataset = widgets.require_dataset()
-options = evaluation.evaluation_options()
+widgets.page_header("nDCG vs DCG")
+options = state.get_options()
 st.markdown(
     "nDCG divides DCG by the DCG of an *ideal* ranking. Where that ideal comes from matters. "
     "With the ideal built from **every judged document of the query (the qrels)**, as "
@@ -26,10 +23,10 @@ if not dataset.runs:
     st.stop()
 
 left, right, _ = st.columns([1, 1, 3])
-k = int(left.selectbox("Cutoff k (DCG, nDCG)", (5, 10, 20, 100), index=1, key=K_KEY))
-recall_k = int(right.selectbox("Recall cutoff", (10, 100, 1000), index=1, key=RECALL_K_KEY))
+k = int(left.selectbox("Cutoff k (DCG, nDCG)", (5, 10, 20, 100), index=1, key=state.NDCG_K))
+recall_k = int(right.selectbox("Recall cutoff", (10, 100, 1000), index=1, key=state.NDCG_RECALL_K))
 measures = evaluation.ideal_table(k, recall_k)
-res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, **options)
+res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
 table = res.table()
 
 # ----------------------------------------------------------------------------- per system
@@ -41,11 +38,11 @@ absolute.plotly_chart(charts.ideal_comparison(table[[measures[0]]]).update_layou
     title=f"DCG@{k}, absolute", showlegend=False), config={"displayModeBar": False})
 st.caption(f"Left: the three measures in [0, 1]; right: DCG@{k}, on its own scale (not "
            "bounded by 1: it grows with the grades and k). Definitions below.")
-st.dataframe(table.style.format("{:.4f}"), key="ireval.ndcg.table")
+st.dataframe(table.style.format("{:.4f}"), key=state.NDCG_TABLE)
 st.markdown("\n".join(f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
                       for m in table.columns))
 st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
-if "narrow_recall" in table.index:
+if state.is_sample() and "narrow_recall" in table.index:
     row = table.loc["narrow_recall"]
     st.info(
         f"In the sample, `narrow_recall` retrieves few documents and misses most relevant "

@@ -1,0 +1,224 @@
+r"""Escape untrusted strings for each export format.
+
+Query ids, document ids and run names (tags) come from uploaded files. Whatever
+they hold must come out of an export as that same text: never as markup, a
+command or a formula. One function per format:
+
+:func:`markdown_text`
+    Text shown literally by CommonMark, GitHub-flavoured Markdown (GFM) and
+    Streamlit's Markdown. Protects against raw HTML (``<script>``,
+    ``<img src=x onerror=...>``), images that fetch a URL when the page is viewed
+    (``![b](http://host/beacon.png)``, a tracking beacon), links, emphasis,
+    headings, lists and block quotes, GFM tables broken by ``|``, strikethrough,
+    character references (``&lt;``), and Streamlit's ``$...$`` LaTeX,
+    ``:color[...]`` directives and ``:material/icon:`` icons.
+:func:`latex_text`
+    Text typeset literally by LaTeX. Protects against commands
+    (``\input{/etc/passwd}``, ``\write18``), math mode, ``%`` comments that hide
+    the rest of a line, ``&`` that shifts a ``tabular`` cell, unbalanced braces.
+:func:`html_text`
+    HTML text content or a quoted attribute value. Protects against tags,
+    scripts, event-handler attributes and attribute break-out.
+:func:`csv_cell`, :func:`csv_row`
+    Cells of a CSV file opened in a spreadsheet. Protects against formula
+    (CSV) injection: ``=HYPERLINK(...)``, ``@SUM(...)``, DDE ``=cmd|...``.
+
+:func:`markdown_text` and :func:`latex_text` turn line breaks into spaces: a name
+never ends a table row, a list item or a ``%`` comment. JSON needs none of this:
+it is data, quoted by :mod:`json`.
+
+Examples
+--------
+>>> print(markdown_text("![b](http://127.0.0.1:9/beacon.png)"))
+\!\[b\]\(http\://127.0.0.1\:9/beacon.png)
+>>> print(latex_text(r"$\input{/etc/passwd}$"))
+\$\textbackslash{}input\{/etc/passwd\}\$
+>>> html_text('"><img src=x onerror=alert(1)>')
+'&quot;&gt;&lt;img src=x onerror=alert(1)&gt;'
+>>> csv_row(["=HYPERLINK(\"http://x\")", "bm25", -0.5])
+['\'=HYPERLINK("http://x")', 'bm25', -0.5]
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+__all__ = ["csv_cell", "csv_row", "html_text", "latex_text", "markdown_text"]
+
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Everything :meth:`str.splitlines` splits on (CR LF counts once)."""
+
+_MD_SPECIAL = re.compile(r"""
+      \A(?P<number>\d{1,9})[.)]  # at the start of a line: an ordered-list marker (1. 2)),
+    | \A[-=>.)]               # list item, setext underline, thematic break, block quote;
+                              # anywhere else these are plain text (t-test, >=, 0.05)
+    | [\\`*_{}\[\]|$~!^\#+&]  # meaningful anywhere: escape, code, emphasis, links, images,
+                              # table cells, math, strikethrough, entities, ...
+    | <(?![ \t])              # a tag, an HTML comment or an autolink (not "p < 0.05")
+    | :(?![ \t])              # a directive (:red[...]), an autolink scheme (http:)
+    | (?<=\])\(               # a link destination: ]( even for renderers that ignore \]
+    | (?<=(?i:www))\.         # a GFM autolink: www.host
+    | (?<=:material)/         # Streamlit rewrites ":material/" in the raw source
+""", re.VERBOSE)
+_MD_ENTITY = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def _md_escape(match: re.Match[str]) -> str:
+    c, number = match.group(), match.group("number")
+    if number is not None:  # 1. or 2): escape the "." or ")"
+        return number + "\\" + c[-1]
+    return _MD_ENTITY.get(c, "\\" + c)
+
+
+def markdown_text(text: str) -> str:
+    r"""Escape ``text`` so that Markdown shows it literally, in a paragraph or a table cell.
+
+    Every ASCII punctuation character that has a meaning where it stands is
+    escaped with a backslash; ``&``, ``<`` and ``>`` become character references,
+    which every Markdown implementation decodes to text (some, such as
+    Python-Markdown, keep the HTML after ``\<``). Characters that mean something
+    only at the start of a line (``-``, ``=``, ``>``, ``1.``) are escaped there;
+    ``<`` and ``:`` followed by a space, and ``(`` not after ``]``, are plain text
+    and stay as they are, so prose such as ``p < 0.05`` or ``t-test: (n >= 1)``
+    reads unchanged in the Markdown source. Line breaks become spaces.
+
+    The result is safe at the start of a line, inside a GFM table cell (``|`` is
+    escaped) and as a run of text in Streamlit's Markdown (``$``, directives and
+    ``:material/`` icons are escaped). Two kinds of text Streamlit rewrites after
+    parsing cannot be escaped and still render as symbols: emoji shortcodes
+    (``:smile:``, ``:material_home:``, ``:streamlit:``) and arrows (``->``). GFM
+    may make a bare ``www.`` address or an e-mail address a clickable link (its
+    text unchanged); ``http://`` addresses are not linked.
+
+    Parameters
+    ----------
+    text:
+        Untrusted text: a run name, a query id, a document id.
+
+    Returns
+    -------
+    str
+        Markdown source that renders as ``text`` (line breaks as spaces).
+
+    Examples
+    --------
+    >>> print(markdown_text("a|b|c"))
+    a\|b\|c
+    >>> print(markdown_text("<script>alert(1)</script>"))
+    &lt;script>alert(1)&lt;/script>
+    >>> print(markdown_text("$x$ :red[y] **z** -> p < 0.05"))
+    \$x\$ \:red\[y\] \*\*z\*\* -> p < 0.05
+    >>> print(markdown_text("- item\nnext"))
+    \- item next
+    >>> print(markdown_text("2024. report"))
+    2024\. report
+    """
+    return _MD_SPECIAL.sub(_md_escape, _LINE_BREAK.sub(" ", text).strip(" \t"))
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+          "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]")
+
+
+def latex_text(text: str) -> str:
+    r"""Escape ``text`` so that LaTeX typesets it literally (text mode, e.g. a table cell).
+
+    One pass over the text: each of ``\ & % $ # _ { } ~ ^`` is replaced by its
+    text-mode form, and the replacements are never escaped again (so ``\`` gives
+    ``\textbackslash{}``, not ``\textbackslash\{\}``). Line breaks become spaces,
+    so that the text cannot end a ``%`` comment or a table row.
+
+    Parameters
+    ----------
+    text:
+        Untrusted text: a run name, a query id, a document id.
+
+    Returns
+    -------
+    str
+        LaTeX source that typesets as ``text``.
+
+    Examples
+    --------
+    >>> print(latex_text(r"\input{/etc/passwd}"))
+    \textbackslash{}input\{/etc/passwd\}
+    >>> print(latex_text("50% of run_1 & ~2^3 #1"))
+    50\% of run\_1 \& \textasciitilde{}2\textasciicircum{}3 \#1
+    >>> print(latex_text("two\nlines"))
+    two lines
+    """
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], _LINE_BREAK.sub(" ", text))
+
+
+def html_text(text: str) -> str:
+    """Escape ``text`` for HTML text content or a quoted attribute value.
+
+    Parameters
+    ----------
+    text:
+        Untrusted text: a run name, a query id, a document id.
+
+    Returns
+    -------
+    str
+        ``text`` with ``& < > " '`` as character references (:func:`html.escape`).
+
+    Examples
+    --------
+    >>> html_text("<script>alert(1)</script>")
+    '&lt;script&gt;alert(1)&lt;/script&gt;'
+    >>> html_text("O'Brien & \\"co\\"")
+    'O&#x27;Brien &amp; &quot;co&quot;'
+    """
+    return html.escape(text, quote=True)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\0")
+"""Leading characters a spreadsheet reads as a formula (OWASP CSV injection; the
+OWASP ASVS 5.0 requirement 1.2.10 adds NUL)."""
+
+
+def csv_cell(value: object) -> object:
+    """Neutralise a CSV cell a spreadsheet would read as a formula.
+
+    A string starting with ``=``, ``+``, ``-``, ``@``, tab, carriage return or
+    NUL gets a leading single quote, which spreadsheets take as "this is text"
+    and do not show. Anything else is returned unchanged: numbers stay numbers
+    (``-0.5`` is not touched), ``None`` stays an empty cell. Quoting of commas,
+    quotes and line breaks is left to :mod:`csv`.
+
+    Parameters
+    ----------
+    value:
+        A cell as given to :class:`csv.writer`.
+
+    Returns
+    -------
+    object
+        ``"'" + value`` for a formula-like string, else ``value``.
+
+    Examples
+    --------
+    >>> csv_cell("=HYPERLINK(\\"http://x\\")")
+    '\\'=HYPERLINK("http://x")'
+    >>> csv_cell("@SUM(A1)"), csv_cell("-2"), csv_cell(-2.0), csv_cell("bm25"), csv_cell(None)
+    ("'@SUM(A1)", "'-2", -2.0, 'bm25', None)
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_row(values: Iterable[object]) -> list[object]:
+    """:func:`csv_cell` of every value of a row.
+
+    Examples
+    --------
+    >>> csv_row(["+1", 1, "a"])
+    ["'+1", 1, 'a']
+    """
+    return [csv_cell(v) for v in values]

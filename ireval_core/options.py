@@ -1,0 +1,261 @@
+"""The evaluation options: one immutable object from the user to the kernels.
+
+Every setting that changes which numbers come out of an evaluation lives in
+:class:`EvalOptions`: which queries are averaged (trec_eval ``-c``), the relevance
+level of binary measures (``-l``), the depth cut (``-M``), judged-only rankings
+(``-J``) and what nDCG does when a query has no relevant document. The same object
+is taken by :func:`ireval_core.evaluate`, the compare, report, curves, queries and
+rounds functions, every CLI sub-command (:func:`add_arguments` /
+:func:`from_arguments`) and the app (:meth:`EvalOptions.to_query_params` /
+:meth:`EvalOptions.from_query_params` keep it in the page URL). It is frozen and
+hashable, so it is also the cache key of anything computed from it.
+
+>>> opts = EvalOptions(rel_level=2)
+>>> opts.summary()
+'relevant: grade >= 2 · queries in both run and qrels · whole ranking'
+>>> opts.to_query_params()
+{'rel': '2'}
+>>> EvalOptions.from_query_params({'rel': '2'})[0] == opts
+True
+>>> EvalOptions(depth=0)
+Traceback (most recent call last):
+...
+ValueError: The 'depth' parameter of EvalOptions must be an int >= 1 or None. Got 0 instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+__all__ = ["IDCG_ZERO_POLICIES", "OPTION_HELP", "EvalOptions", "IdcgZero", "add_arguments",
+           "from_arguments"]
+
+IdcgZero = Literal["zero", "drop"]
+IDCG_ZERO_POLICIES: tuple[IdcgZero, ...] = ("zero", "drop")
+
+OPTION_HELP: dict[str, str] = {
+    "complete": "Average over every qrels query; a query missing from a run scores 0 "
+                "(trec_eval -c). Off: average over the queries in both the run and the qrels.",
+    "rel_level": "A document is relevant for binary measures (P, R, AP, RR, bpref, ...) when "
+                 "its grade >= this level (trec_eval -l). Graded measures (DCG, nDCG, ERR) "
+                 "use the grade itself.",
+    "depth": "Keep only the top N documents of each ranking (trec_eval -M); "
+             "none = the whole ranking.",
+    "judged_only": "Remove unjudged documents from the rankings first, after the depth cut "
+                   "(condensed lists, trec_eval -J). Off: unjudged documents count as "
+                   "non-relevant.",
+    "idcg_zero": "nDCG of a query without relevant documents (IDCG = 0): 'zero' scores 0 and "
+                 "keeps the query in the mean (trec_eval); 'drop' leaves it out of the mean "
+                 "(TF-Ranking).",
+}
+"""What each option does, in words: the CLI help and the app's widget help."""
+
+# query-parameter name of each field (short: they end up in links people send)
+_PARAM = {"complete": "complete", "rel_level": "rel", "depth": "depth",
+          "judged_only": "judged", "idcg_zero": "idcg"}
+
+
+def _invalid(param: str, constraint: str, got: object) -> ValueError:
+    return ValueError(f"The '{param}' parameter of EvalOptions must be {constraint}. "
+                      f"Got {got!r} instead.")
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """Settings that change which numbers come out; shown next to every result.
+
+    Parameters
+    ----------
+    complete:
+        Average over every qrels query, a query missing from a run scoring 0
+        (trec_eval ``-c``). Default: the queries in both the run and the qrels.
+    rel_level:
+        Relevance threshold of binary measures (trec_eval ``-l``): relevant when
+        grade >= ``rel_level``. A measure's own ``rel=`` parameter overrides it.
+    depth:
+        Keep only the top ``depth`` documents of each ranking (trec_eval ``-M``);
+        ``None``: the whole ranking.
+    judged_only:
+        Remove unjudged documents (not in the qrels, or graded negative) from the
+        rankings after the depth cut (trec_eval ``-J``). Default: they count as
+        non-relevant.
+    idcg_zero:
+        nDCG of a query without relevant documents: ``"zero"`` (kept, scores 0,
+        trec_eval) or ``"drop"`` (left out of the mean, TF-Ranking).
+    """
+
+    complete: bool = False
+    rel_level: float = 1.0
+    depth: int | None = None
+    judged_only: bool = False
+    idcg_zero: IdcgZero = "zero"
+
+    def __post_init__(self) -> None:
+        for name in ("complete", "judged_only"):
+            if not isinstance(getattr(self, name), bool):
+                raise _invalid(name, "a bool", getattr(self, name))
+        level = self.rel_level
+        if isinstance(level, bool) or not isinstance(level, int | float) or not math.isfinite(
+                level):
+            raise _invalid("rel_level", "a finite number", level)
+        object.__setattr__(self, "rel_level", float(level))
+        depth = self.depth
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
+                                  or depth < 1):
+            raise _invalid("depth", "an int >= 1 or None", depth)
+        if self.idcg_zero not in IDCG_ZERO_POLICIES:
+            raise _invalid("idcg_zero", "'zero' or 'drop'", self.idcg_zero)
+
+    # ------------------------------------------------------------------------- in words
+
+    def summary(self) -> str:
+        """One compact line for the top of every results page.
+
+        Non-default judged-only and IDCG = 0 settings are added when they apply.
+
+        >>> EvalOptions(complete=True, depth=100, judged_only=True).summary()
+        'relevant: grade >= 1 · every qrels query (missing = 0) · top 100 · unjudged removed'
+        """
+        parts = [f"relevant: grade >= {self.rel_level:g}",
+                 "every qrels query (missing = 0)" if self.complete
+                 else "queries in both run and qrels",
+                 "whole ranking" if self.depth is None else f"top {self.depth}"]
+        if self.judged_only:
+            parts.append("unjudged removed")
+        if self.idcg_zero == "drop":
+            parts.append("IDCG = 0: query dropped")
+        return " · ".join(parts)
+
+    def describe(self) -> str:
+        """Every option in words (the caption of tables and the header of reports)."""
+        parts = ["queries: every qrels query (missing from a run = 0)" if self.complete
+                 else "queries: in both run and qrels",
+                 "unjudged: removed" if self.judged_only else "unjudged: non-relevant",
+                 f"relevant: grade >= {self.rel_level:g}",
+                 "depth: whole ranking" if self.depth is None else f"depth: top {self.depth}",
+                 "IDCG = 0: query dropped" if self.idcg_zero == "drop"
+                 else "IDCG = 0: scores 0"]
+        return "; ".join(parts)
+
+    def trec_eval_flags(self) -> str:
+        """The trec_eval command-line flags giving the same numbers (where it has them).
+
+        >>> EvalOptions(complete=True, rel_level=2, depth=100).trec_eval_flags()
+        '-c -l 2 -M 100'
+        """
+        flags = ["-c"] if self.complete else []
+        if self.rel_level != 1.0:
+            flags.append(f"-l {self.rel_level:g}")
+        if self.depth is not None:
+            flags.append(f"-M {self.depth}")
+        if self.judged_only:
+            flags.append("-J")
+        return " ".join(flags)
+
+    # ------------------------------------------------------------------------- in a URL
+
+    def to_query_params(self) -> dict[str, str]:
+        """The options that differ from the defaults, as URL query parameters."""
+        out: dict[str, str] = {}
+        default = EvalOptions()
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == getattr(default, f.name):
+                continue
+            if isinstance(value, bool):
+                out[_PARAM[f.name]] = "1" if value else "0"
+            elif isinstance(value, float):
+                out[_PARAM[f.name]] = f"{value:g}"
+            else:
+                out[_PARAM[f.name]] = str(value)
+        return out
+
+    @classmethod
+    def from_query_params(cls, params: Mapping[str, str | list[str]],
+                          ) -> tuple[EvalOptions, list[str]]:
+        """Options from URL query parameters; unknown keys are ignored.
+
+        Returns ``(options, problems)``: a parameter that cannot be read keeps its
+        default and is named in ``problems``, so a broken link never changes a number
+        silently.
+
+        >>> EvalOptions.from_query_params({"rel": "x", "depth": "50"})
+        (EvalOptions(complete=False, rel_level=1.0, depth=50, judged_only=False, idcg_zero='zero'), ["rel='x': expected a finite number"])
+        """
+        values: dict[str, Any] = {}
+        problems: list[str] = []
+        for f in fields(cls):
+            raw = params.get(_PARAM[f.name])
+            if raw is None:
+                continue
+            text = (raw[-1] if isinstance(raw, list) and raw else str(raw)).strip()
+            try:
+                value = _parse_param(f.name, text)
+                cls(**{f.name: value})  # validates this one field
+            except ValueError as exc:
+                problems.append(f"{_PARAM[f.name]}={text!r}: {_reason(exc)}")
+            else:
+                values[f.name] = value
+        return cls(**values), problems
+
+
+def _reason(exc: ValueError) -> str:
+    text = str(exc)
+    if " must be " in text and ". Got " in text:
+        return "expected " + text.split(" must be ", 1)[1].split(". Got ", 1)[0]
+    return text
+
+
+def _parse_param(name: str, text: str) -> object:
+    if name in ("complete", "judged_only"):
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise _invalid(name, "a bool (1 or 0)", text)
+    if name == "rel_level":
+        try:
+            level = float(text)
+        except ValueError:
+            raise _invalid(name, "a finite number", text) from None
+        return int(level) if level.is_integer() and abs(level) < 2**53 else level
+    if name == "depth":
+        if text in ("", "0", "none"):
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise _invalid(name, "an int >= 1 or None", text) from None
+    return text
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the option flags (``-c``, ``-l``, ``-M``, ``-J``, ``--idcg-zero``) to ``parser``.
+
+    Every sub-command that evaluates calls this, so the CLI and the app cannot
+    disagree on what an option means.
+    """
+    group = parser.add_argument_group("evaluation options (as trec_eval)")
+    group.add_argument("-c", "--complete", action="store_true", help=OPTION_HELP["complete"])
+    group.add_argument("-l", "--rel-level", type=float, default=1.0, metavar="LEVEL",
+                       help=OPTION_HELP["rel_level"] + " Default 1.")
+    group.add_argument("-M", "--depth", type=int, default=None, metavar="DEPTH",
+                       help=OPTION_HELP["depth"])
+    group.add_argument("-J", "--judged-only", action="store_true",
+                       help=OPTION_HELP["judged_only"])
+    group.add_argument("--idcg-zero", choices=IDCG_ZERO_POLICIES, default="zero",
+                       help=OPTION_HELP["idcg_zero"] + " Default: zero.")
+
+
+def from_arguments(args: argparse.Namespace) -> EvalOptions:
+    """The :class:`EvalOptions` of parsed arguments (see :func:`add_arguments`)."""
+    return EvalOptions(complete=bool(args.complete), rel_level=args.rel_level,
+                       depth=args.depth, judged_only=bool(args.judged_only),
+                       idcg_zero=args.idcg_zero)

@@ -1,0 +1,137 @@
+"""The systems x measures table people read: means, intervals, best marks, query sets.
+
+:func:`metrics_table` turns an :class:`~ireval_core.evaluate.Evaluation` into what the
+Metrics page, the CLI and the reports show, so that each of them shows the same
+numbers with the same marks:
+
+* every cell is the mean to 4 decimals and its 95% interval (clipped to the
+  measure's range, :meth:`~ireval_core.evaluate.Evaluation.intervals`);
+* the best mean of each measure is marked, and means equal to it (to within
+  floating-point summation error) are marked too;
+* every mean says how many queries it averages; when runs average different query
+  sets, :attr:`MetricsTable.query_note` says so, because the best mark then
+  compares means over different queries.
+
+>>> from ireval_core import Qrels, Run, evaluate
+>>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+>>> x = Run.from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}}, name="x")
+>>> y = Run.from_dict({"q1": {"a": 1.0}}, name="y")
+>>> t = metrics_table(evaluate(qrels, [x, y], ["P@1"]))
+>>> t.best["P@1"].tolist()
+[True, True]
+>>> t.query_note
+'The runs average different query sets (x 2, y 1 queries): a highlighted best mean may compare different queries. The Compare page tests the runs on the queries they share.'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .evaluate import Evaluation
+
+__all__ = ["MetricsTable", "metrics_table"]
+
+_REL_TOL = 1e-12
+
+
+@dataclass(frozen=True, eq=False)
+class MetricsTable:
+    """Means, intervals and marks of an evaluation, systems x measures.
+
+    Every frame is a fresh object built by :func:`metrics_table`; nothing here is
+    shared with a cached evaluation.
+
+    Attributes
+    ----------
+    mean, low, high:
+        The aggregates and the bounds of their confidence intervals.
+    cells:
+        Text cells: ``0.4746 [0.42, 0.53]`` (the interval to 2 decimals; no interval
+        where it does not apply, ``–`` where the mean is undefined).
+    best:
+        True where the mean is the best of its measure (ties all marked).
+    n_queries:
+        Queries averaged per (system, measure).
+    query_note:
+        A sentence when the systems average different query sets, else ``None``.
+    confidence_level:
+        Of the intervals.
+    """
+
+    mean: pd.DataFrame
+    low: pd.DataFrame
+    high: pd.DataFrame
+    cells: pd.DataFrame
+    best: pd.DataFrame
+    n_queries: pd.DataFrame
+    query_note: str | None
+    confidence_level: float
+
+    def queries_caption(self) -> str:
+        """How many queries each system's means average, in words."""
+        parts = []
+        for system, row in self.n_queries.iterrows():
+            n = sorted(set(row.tolist()))
+            parts.append(f"{system} {n[0]:,}" if len(n) == 1
+                         else f"{system} {n[0]:,}–{n[-1]:,} (by measure)")
+        return "Queries averaged: " + ", ".join(parts) + "."
+
+    def to_long(self, evaluation: Evaluation) -> pd.DataFrame:
+        """One row per (system, measure): mean, interval, queries, definition, options."""
+        rows = []
+        for s in self.mean.index:
+            for m in self.mean.columns:
+                rows.append({"system": s, "measure": m, "mean": self.mean.loc[s, m],
+                             "ci_low": self.low.loc[s, m], "ci_high": self.high.loc[s, m],
+                             "queries": int(self.n_queries.loc[s, m]),
+                             "definition": evaluation.definition(m),
+                             "options": evaluation.options.describe()})
+        return pd.DataFrame(rows, columns=["system", "measure", "mean", "ci_low", "ci_high",
+                                           "queries", "definition", "options"])
+
+
+def _cell(mean: float, low: float, high: float) -> str:
+    if math.isnan(mean):
+        return "–"
+    if math.isnan(low):
+        return f"{mean:.4f}"
+    return f"{mean:.4f} [{low:.2f}, {high:.2f}]"
+
+
+def best_marks(mean: pd.DataFrame) -> pd.DataFrame:
+    """True where a mean equals the best of its column (relative tolerance 1e-12).
+
+    Means computed over different query orders can differ in the last bit; equal
+    means get equal marks. Higher is better for every measure of the registry.
+    """
+    top = mean.max(axis=0)
+    close = np.isclose(mean.to_numpy(dtype=float), top.to_numpy(dtype=float)[None, :],
+                       rtol=_REL_TOL, atol=0.0)
+    return pd.DataFrame(close & mean.notna().to_numpy(), index=mean.index, columns=mean.columns)
+
+
+def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> MetricsTable:
+    """The table of ``res``: see the module docstring."""
+    if not 0.0 < confidence_level < 1.0:
+        raise ValueError(f"The 'confidence_level' parameter of metrics_table must be a float "
+                         f"in (0, 1). Got {confidence_level!r} instead.")
+    mean = res.table()
+    low, high = res.intervals(confidence_level=confidence_level)
+    cells = pd.DataFrame({m: [_cell(mean.loc[s, m], low.loc[s, m], high.loc[s, m])
+                              for s in mean.index] for m in mean.columns}, index=mean.index)
+    n = pd.DataFrame({m: [res.n_averaged[(s, m)] for s in mean.index] for m in mean.columns},
+                     index=mean.index)
+    note = None
+    for m in mean.columns:  # the same query set for every system, measure by measure?
+        sets = {s: res.averaged(s, m).astype(str) for s in res.systems}
+        if len({tuple(v) for v in sets.values()}) > 1:
+            counts = ", ".join(f"{s} {len(v):,}" for s, v in sets.items())
+            note = (f"The runs average different query sets ({counts} queries): a highlighted "
+                    "best mean may compare different queries. The Compare page tests the "
+                    "runs on the queries they share.")
+            break
+    return MetricsTable(mean, low, high, cells, best_marks(mean), n, note, confidence_level)
