@@ -68,6 +68,20 @@ def _color(i: int) -> str:
     return COLORS[i % len(COLORS)]
 
 
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
+
+
+def _line(i: int) -> dict[str, object]:
+    """Colour, dash and width of the i-th system's line.
+
+    Dashes differ as well as colours, and earlier lines are drawn wider, so two
+    systems with identical curves (e.g. the same run uploaded twice) stay visible
+    one on top of the other.
+    """
+    return dict(color=_color(i), dash=_DASHES[i % len(_DASHES)], width=max(4.0 - 0.8 * i, 1.6))
+
+
 def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
                           prevalence: float | None = None) -> go.Figure:
     """11-point interpolated precision/recall, one stepped line per system.
@@ -77,7 +91,8 @@ def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
     fig = go.Figure()
     for i, (name, df) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=df["recall"], y=df["precision"], mode="lines+markers",
-                                 line_shape="hv", name=name, line_color=_color(i)))
+                                 line_shape="hv", name=name, line=_line(i),
+                                 marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
     if prevalence is not None:
         fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
                       annotation_text=f"chance (prevalence {prevalence:.3f})")
@@ -99,7 +114,7 @@ def pr_curve(points: Mapping[str, pd.DataFrame], *, prevalence: float | None = N
         y = np.concatenate(([df["precision"].iloc[0] if len(df) else 0.0],
                             df["precision"].to_numpy()))
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="vh", name=name,
-                                 line_color=_color(i)))
+                                 line=_line(i)))
     if prevalence is not None:
         fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
                       annotation_text="chance")
@@ -122,7 +137,7 @@ def roc_curve(points: Mapping[str, pd.DataFrame], *, auc: Mapping[str, float] | 
         label = name if auc is None else f"{name} (AUC {auc[name]:.3f})"
         fpr, tpr = thin_monotone_curve(df["fpr"].to_numpy(), df["tpr"].to_numpy())
         fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=label,
-                                 line_shape="linear", line_color=_color(i)))
+                                 line_shape="linear", line=_line(i)))
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
     return _layout(fig, title, "false positive rate", "true positive rate")

@@ -59,6 +59,11 @@ _PARAM = {"complete": "complete", "rel_level": "rel", "depth": "depth",
           "judged_only": "judged", "idcg_zero": "idcg"}
 
 
+def _level(x: float) -> str:
+    """A level as written by people: ``2`` for 2.0, else the shortest exact form."""
+    return str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
+
+
 def _invalid(param: str, constraint: str, got: object) -> ValueError:
     return ValueError(f"The '{param}' parameter of EvalOptions must be {constraint}. "
                       f"Got {got!r} instead.")
@@ -120,7 +125,7 @@ class EvalOptions:
         >>> EvalOptions(complete=True, depth=100, judged_only=True).summary()
         'relevant: grade >= 1 · every qrels query (missing = 0) · top 100 · unjudged removed'
         """
-        parts = [f"relevant: grade >= {self.rel_level:g}",
+        parts = [f"relevant: grade >= {_level(self.rel_level)}",
                  "every qrels query (missing = 0)" if self.complete
                  else "queries in both run and qrels",
                  "whole ranking" if self.depth is None else f"top {self.depth}"]
@@ -135,7 +140,7 @@ class EvalOptions:
         parts = ["queries: every qrels query (missing from a run = 0)" if self.complete
                  else "queries: in both run and qrels",
                  "unjudged: removed" if self.judged_only else "unjudged: non-relevant",
-                 f"relevant: grade >= {self.rel_level:g}",
+                 f"relevant: grade >= {_level(self.rel_level)}",
                  "depth: whole ranking" if self.depth is None else f"depth: top {self.depth}",
                  "IDCG = 0: query dropped" if self.idcg_zero == "drop"
                  else "IDCG = 0: scores 0"]
@@ -149,7 +154,7 @@ class EvalOptions:
         """
         flags = ["-c"] if self.complete else []
         if self.rel_level != 1.0:
-            flags.append(f"-l {self.rel_level:g}")
+            flags.append(f"-l {_level(self.rel_level)}")
         if self.depth is not None:
             flags.append(f"-M {self.depth}")
         if self.judged_only:
@@ -169,7 +174,7 @@ class EvalOptions:
             if isinstance(value, bool):
                 out[_PARAM[f.name]] = "1" if value else "0"
             elif isinstance(value, float):
-                out[_PARAM[f.name]] = f"{value:g}"
+                out[_PARAM[f.name]] = _level(value)
             else:
                 out[_PARAM[f.name]] = str(value)
         return out

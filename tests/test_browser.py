@@ -1,8 +1,10 @@
 """A real browser against a real server: Debian's chromium driven by playwright.
 
-Starts ``streamlit run app.py`` on a free loopback port, opens every page, uploads a
-broken run file through the real uploader, and saves screenshots to
-``test-artifacts/`` for a person to look at.
+Starts ``streamlit run app.py`` on a free loopback port, clicks through the pages as a
+person does and asserts the numbers they show (the same after every page switch, an
+option changed on one page used by all, restored by a reload), opens every page by
+its own URL, uploads a broken run file through the real uploader, and saves
+screenshots to ``test-artifacts/`` for a person to look at.
 """
 
 from __future__ import annotations
@@ -87,6 +89,38 @@ def _settle(pg) -> None:
     pg.wait_for_timeout(500)
 
 
+def _nav(pg, title: str) -> None:
+    """Switch page by clicking its entry in the sidebar navigation (same session)."""
+    pg.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+    pg.wait_for_timeout(300)
+    _settle(pg)
+
+
+def _table(pg) -> dict[tuple[str, str], str]:
+    """The first ``st.table`` of the page: (row label, column) -> cell text."""
+    rows = pg.locator('[data-testid="stTable"]').first.evaluate(
+        "t => [...t.querySelectorAll('tr')].map("
+        "r => [...r.querySelectorAll('th,td')].map(c => c.innerText.trim()))")
+    head = rows[0]
+    return {(r[0], head[i]): r[i] for r in rows[1:] for i in range(1, len(r))}
+
+
+def _rel_level(pg) -> str:
+    """The relevance level shown in the sidebar's options."""
+    return pg.locator('[data-testid="stSidebar"] input[type="number"]').first.input_value()
+
+
+def _set_rel_level(pg, value: str) -> None:
+    sidebar = pg.locator('[data-testid="stSidebar"]')
+    box = sidebar.locator('input[type="number"]').first
+    if not box.is_visible():
+        sidebar.get_by_text("Evaluation options").click()
+    box.fill(value)
+    box.press("Enter")
+    pg.wait_for_timeout(300)
+    _settle(pg)
+
+
 def _no_exception(pg) -> None:
     assert pg.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in pg.inner_text("body")
@@ -100,6 +134,68 @@ def test_data_page_shows_the_sample(page, server):
     body = page.inner_text("body")
     assert "narrow_recall" in body and "neural_rerank" in body
     page.screenshot(path=str(ARTIFACTS / "data.png"), full_page=True)
+
+
+def _core_means(options) -> dict[tuple[str, str], float]:
+    from ireval_core import evaluate
+    from ireval_core.io import read_qrels, read_runs
+    sample = ROOT / "sample_data"
+    runs = [r for p in sorted(sample.glob("run_*.txt")) for r in read_runs(p)]
+    res = evaluate(read_qrels(sample / "qrels.txt"), runs, ["P@10", "AP", "nDCG@10"],
+                   options=options)
+    return {(s, m): res.mean(s, m) for s in res.systems for m in ("P@10", "AP", "nDCG@10")}
+
+
+def _assert_metrics(pg, expected: dict[tuple[str, str], float]) -> None:
+    table = _table(pg)
+    for key, value in expected.items():
+        assert table[key].startswith(f"{value:.4f}"), (key, table[key], value)
+
+
+def test_numbers_hold_across_page_switches(page, server):
+    """Issue 8: Data, Metrics, Compare, Metrics, Curves with default options."""
+    from ireval_core import EvalOptions
+    expected = _core_means(EvalOptions())
+    assert f"{expected[('bm25', 'P@10')]:.4f}" == "0.4746"
+    page.goto(server)
+    page.get_by_text("run_bm25.txt").first.wait_for()
+    _settle(page)
+    for title in ("Metrics", "Compare", "Metrics", "Curves", "Queries", "Data", "Metrics"):
+        _nav(page, title)
+        _no_exception(page)
+        assert _rel_level(page) == "1", title
+        body = page.inner_text("body")
+        assert "grade ≥ 1" in body or "grade >= 1" in body, title
+        if title == "Metrics":
+            _assert_metrics(page, expected)
+        if title == "Curves":
+            assert "No ROC curve" not in body
+            page.get_by_text("AUC 0.").first.wait_for()  # an ROC legend entry is drawn
+    page.screenshot(path=str(ARTIFACTS / "metrics_after_switches.png"), full_page=True)
+
+
+def test_option_change_holds_across_pages_and_reload(page, server):
+    from ireval_core import EvalOptions
+    expected = _core_means(EvalOptions(rel_level=2))
+    page.goto(server)
+    page.get_by_text("run_bm25.txt").first.wait_for()
+    _settle(page)
+    _nav(page, "Compare")
+    _set_rel_level(page, "2")
+    assert "rel=2" in page.url
+    for title in ("Metrics", "Curves", "Metrics"):
+        _nav(page, title)
+        _no_exception(page)
+        assert _rel_level(page) == "2", title
+    _assert_metrics(page, expected)
+    page.reload()
+    page.get_by_text("Mean per run").first.wait_for()
+    _settle(page)
+    assert _rel_level(page) == "2"
+    _assert_metrics(page, expected)
+    page.screenshot(path=str(ARTIFACTS / "metrics_rel2_reloaded.png"), full_page=True)
+    _set_rel_level(page, "1")  # leave the shared browser page as the other tests expect
+    assert "rel=" not in page.url
 
 
 @pytest.mark.parametrize(("path", "expect"), [
