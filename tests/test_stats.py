@@ -349,7 +349,7 @@ def test_invalid_inputs_raise(a, b, message):
 
 
 def test_invalid_options_raise():
-    with pytest.raises(ValueError, match="alternative must be one of"):
+    with pytest.raises(ValueError, match="'alternative' parameter of paired_t_test must be one of"):
         stats.paired_t_test(SEED_A, SEED_B, alternative="bigger")
     with pytest.raises(ValueError, match="n_resamples"):
         stats.randomization_test(SEED_A, SEED_B, n_resamples=0)
@@ -359,7 +359,7 @@ def test_invalid_options_raise():
         stats.bootstrap_ci(SEED_A, SEED_B, confidence_level=95)
     with pytest.raises(ValueError, match="method"):
         stats.bootstrap_ci(SEED_A, SEED_B, method="basic")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="each test"):
+    with pytest.raises(ValueError, match="'tests' parameter of compare_pairs"):
         stats.compare_pairs({"x": SEED_A, "y": SEED_B}, tests=("z",))
     with pytest.raises(ValueError, match="correction"):
         stats.compare_pairs({"x": SEED_A, "y": SEED_B}, correction="fdr")

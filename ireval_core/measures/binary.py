@@ -1,8 +1,9 @@
 """Binary-relevance kernels: cutoff and set measures, AP family, bpref, IPrec.
 
 Each kernel takes a :class:`~ireval_core.data.Ranked` (all queries at once), the
-:class:`~.registry.Measure` and the :class:`~.registry.Options`, and returns one
-float64 per query. A document is relevant when its grade >= the threshold;
+:class:`~.registry.Measure` and the evaluation's options (any
+:class:`~.registry.KernelOptions`, such as :class:`~.registry.Options`), and returns
+one float64 per query. A document is relevant when its grade >= the threshold;
 unjudged documents (grade NaN) and pooled-but-unjudged ones (negative grade) are
 never relevant; judged non-relevant means 0 <= grade < threshold. Undefined cases
 follow trec_eval 9.0.8 (e.g. no relevant document gives 0) unless noted.

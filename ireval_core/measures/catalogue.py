@@ -6,15 +6,29 @@ next to each number; ``{k}``, ``{rel}`` and parameter names are filled in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypedDict
+
 from . import binary, gain, pairwise  # noqa: F401  (pairwise registers its own families)
 from .registry import Family, Param, _float, _gain, register
 
+
+class _Numeric(TypedDict):
+    """The keyword arguments of :class:`Param` for a checked number."""
+
+    kind: Callable[[str], float]
+    check: Callable[[float], bool]
+    rule: str
+
+
 REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
-            "(default: the evaluation's level, 1)", kind=_float)
-PROBABILITY = dict(check=lambda v: 0.0 < v < 1.0, rule="in (0, 1)")
-POSITIVE = dict(check=lambda v: v > 0, rule="> 0")
+            "(default: the evaluation's level, 1)", kind=_float, rule="a finite number")
+PROBABILITY: _Numeric = {"kind": _float, "check": lambda v: 0.0 < v < 1.0,
+                         "rule": "a number in (0, 1)"}
+POSITIVE: _Numeric = {"kind": _float, "check": lambda v: v > 0, "rule": "a finite number > 0"}
 GAIN = Param("gain", "linear", "gain of a grade: linear = g, exp = 2^g - 1, or a map "
-             "{grade:gain,...}", choices=("linear", "exp"), kind=_gain)
+             "{grade:gain,...}", choices=("linear", "exp"), kind=_gain,
+             rule="linear, exp or a non-empty map {grade:gain,...}")
 DISCOUNT = Param("discount", "log2", "rank discount: log2 = 1/log2(i+1), jk = "
                  "Järvelin-Kekäläinen (1 at rank 1, then 1/log2 i)", choices=("log2", "jk"))
 IDEAL = Param("ideal", "qrels", "ideal ranking: qrels = all judged documents of the query "
@@ -29,8 +43,8 @@ register(Family("R", binary.recall, "relevant ({rel}) in the top {k} / relevant 
                 "qrels (0 when none); " + UNJUDGED, params=(REL,), trec="recall_k / set_recall",
                 aliases=("Recall",)))
 register(Family("F", binary.f_measure, "(1+beta²)·P·R / (beta²·P + R) at {k}, beta = {beta}, "
-                "relevant: {rel}", params=(REL, Param("beta", 1.0, "weight of recall",
-                                                       kind=_float, **POSITIVE)), trec="set_F"))
+                "relevant: {rel}", params=(REL, Param("beta", 1.0, "weight of recall", **POSITIVE)),
+                trec="set_F"))
 register(Family("Fallout", binary.fallout, "judged non-relevant (0 <= grade, not {rel}) in "
                 "the top {k} / judged non-relevant in the qrels", params=(REL,)))
 register(Family("Accuracy", binary.accuracy, "(TP + TN) / judged documents, the top {k} "
@@ -89,8 +103,8 @@ register(Family("nDCG", gain.ndcg, "DCG@{k} / IDCG@{k}, gain {gain}, discount {d
 register(Family("ERR", gain.err, "Σ_r (1/r)·R_r·Π_(i<r)(1 − R_i) over the top {k}, "
                 "R = (2^g − 1)/2^gmax, gmax = {max_grade}",
                 params=(Param("max_grade", None, "top grade of the scale (default: the "
-                              "highest grade in the qrels)", kind=_float, **POSITIVE),),
+                              "highest grade in the qrels)", **POSITIVE),),
                 binary=False))
 register(Family("RBP", gain.rbp, "(1 − p)·Σ rel_i·p^(i−1) over the top {k}, p = {p}, "
                 "relevant: {rel}",
-                params=(REL, Param("p", 0.8, "persistence", kind=_float, **PROBABILITY))))
+                params=(REL, Param("p", 0.8, "persistence", **PROBABILITY))))

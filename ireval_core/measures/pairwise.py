@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Ranked, Run, _doc_code_map, _lookup, _pick_segments
+from ..errors import invalid_parameter
 from ._segments import safe_div
 from .registry import Family, KernelOptions, Measure, Param, _float, register
 
@@ -106,7 +107,8 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- AUC / GAUC
 
-def _auc_parts(r: Ranked, m: Measure, o: KernelOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _auc_parts(r: Ranked, m: Measure,
+               o: KernelOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = _judged_rows(r, m)
     return auc_counts(r.qidx[rows], r.score[rows], r.grade[rows] >= m.threshold(o),
                       r.n_queries)
@@ -216,8 +218,8 @@ def _unique_index(items: Sequence[str] | np.ndarray, name: str) -> pd.Index:
     index = pd.Index(np.asarray(items, dtype=object))
     if not index.is_unique:
         dup = index[index.duplicated()][0]
-        raise ValueError(f"The '{name}' ordering of kendall_tau must not repeat items. "
-                         f"Got {dup!r} twice.")
+        raise invalid_parameter(name, "kendall_tau", f"an ordering that does not repeat "
+                                f"items ({dup!r} is repeated)", items)
     return index
 
 
@@ -255,7 +257,7 @@ def kendall_tau_runs(run_a: Run, run_b: Run, *, depth: int | None = None) -> pd.
     the queries of both runs (sorted); NaN where fewer than two documents are shared.
     """
     if depth is not None and depth < 1:
-        raise ValueError(f"The 'depth' parameter must be an int >= 1. Got {depth} instead.")
+        raise invalid_parameter("depth", "kendall_tau_runs", "an int >= 1 or None", depth)
     queries = np.intersect1d(run_a.query_ids.astype(str),
                              run_b.query_ids.astype(str)).astype(object)
     nq = len(queries)
@@ -308,7 +310,7 @@ def system_ranking_tau(means_a: Mapping[str, float], means_b: Mapping[str, float
 # ---------------------------------------------------------------- registration
 
 REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
-            "(default: the evaluation's level, 1)", kind=_float)
+            "(default: the evaluation's level, 1)", kind=_float, rule="a finite number")
 WEIGHT = Param("weight", "none", "query weight in the mean: none = every query with both "
                "classes counts once, impressions = by its judged retrieved documents",
                choices=("none", "impressions"))

@@ -11,6 +11,8 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..errors import invalid_parameter
+
 Alternative = Literal["two-sided", "greater", "less"]
 RngLike = None | int | np.random.Generator | np.random.SeedSequence
 FloatArray = NDArray[np.float64]
@@ -117,7 +119,7 @@ class TestResult:
             For the wilcoxon, sign and randomization tests, which define no interval
             of the mean difference.
         """
-        _check_confidence_level(confidence_level)
+        _check_confidence_level(confidence_level, "TestResult.confidence_interval")
         # the interval kernels live with their tests, which import this module
         from .paired import _t_interval
         from .resampling import _bootstrap_interval
@@ -202,36 +204,67 @@ class TukeyComparison:
 # ------------------------------------------------------------------------ validation
 
 
-def _check_alternative(alternative: str) -> str:
+# Every check names the parameter and the public function the caller called, in the
+# message template of :func:`ireval_core.errors.invalid_parameter`.
+
+
+def _one_of(choices: Sequence[str]) -> str:
+    return "one of " + ", ".join(map(repr, choices))
+
+
+def _check_alternative(alternative: str, function: str) -> str:
     if alternative not in ALTERNATIVES:
-        raise ValueError(
-            f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}; "
-            f"got {alternative!r}"
-        )
+        raise invalid_parameter("alternative", function, _one_of(ALTERNATIVES), alternative)
     return alternative
 
 
-def _check_choice(value: str, name: str, choices: Sequence[str]) -> str:
+def _check_choice(value: str, name: str, choices: Sequence[str], function: str) -> str:
     if value not in choices:
-        raise ValueError(
-            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}"
-        )
+        raise invalid_parameter(name, function, _one_of(choices), value)
     return value
 
 
-def _check_confidence_level(confidence_level: float) -> float:
-    level = float(confidence_level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"confidence_level must be strictly between 0 and 1; got {level}")
-    return level
+def _as_float(value: float, name: str, function: str, constraint: str) -> float:
+    """``float(value)``; a value that is not a number raises the same exception class as
+    ``float`` would (``ValueError`` or ``TypeError``), with the parameter message."""
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise invalid_parameter(name, function, constraint, value, error=type(exc)) from None
 
 
-def _check_n_resamples(n_resamples: int) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
-        raise ValueError(f"n_resamples must be an int >= 1; got {n_resamples!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be an int >= 1; got {n_resamples}")
+def _check_unit_interval(value: float, name: str, function: str) -> float:
+    """A number strictly between 0 and 1 (a probability or a confidence level)."""
+    constraint = "a number strictly between 0 and 1"
+    number = _as_float(value, name, function, constraint)
+    if not 0.0 < number < 1.0:
+        raise invalid_parameter(name, function, constraint, value)
+    return number
+
+
+def _check_confidence_level(confidence_level: float, function: str) -> float:
+    return _check_unit_interval(confidence_level, "confidence_level", function)
+
+
+def _check_n_resamples(n_resamples: int, function: str) -> int:
+    if (isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral)
+            or n_resamples < 1):
+        raise invalid_parameter("n_resamples", function, "an int >= 1", n_resamples)
     return int(n_resamples)
+
+
+_RNG_TYPES = "None, an int seed >= 0, a numpy.random.SeedSequence or a numpy.random.Generator"
+
+
+def _check_rng(rng: RngLike, function: str) -> RngLike:
+    """Raise ``TypeError`` for an ``rng`` of another type, ``ValueError`` for a negative seed."""
+    if rng is None or isinstance(rng, np.random.Generator | np.random.SeedSequence):
+        return rng
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise invalid_parameter("rng", function, _RNG_TYPES, rng)
+        return rng
+    raise invalid_parameter("rng", function, _RNG_TYPES, rng, error=TypeError)
 
 
 def _check_finite(values: FloatArray, name: str) -> None:
@@ -285,18 +318,15 @@ def _as_diff_matrix(diffs: ArrayLike) -> FloatArray:
 
 
 def _as_generator(rng: RngLike) -> np.random.Generator:
-    """``None`` / int seed / SeedSequence -> a new Generator; a Generator is used as is."""
+    """``None`` / int seed / SeedSequence -> a new Generator; a Generator is used as is.
+
+    The public functions check ``rng`` with :func:`_check_rng` first, which names them.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
-        if rng < 0:
-            raise ValueError(f"rng seed must be a non-negative int; got {rng}")
-        return np.random.default_rng(int(rng))
-    raise TypeError(
-        f"rng must be None, an int seed or a numpy.random.Generator; got {type(rng).__name__}"
-    )
+    return np.random.default_rng(int(rng))
 
 
 def _exact_sums(D: FloatArray) -> FloatArray:

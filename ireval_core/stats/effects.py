@@ -8,7 +8,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._base import CORRECTIONS, FloatArray, _check_choice, _paired_diff
+from ..errors import invalid_parameter
+from ._base import CORRECTIONS, FloatArray, _as_float, _check_choice, _paired_diff
 from .paired import _t_kernel
 
 # -------------------------------------------------------------- effect and counts
@@ -58,9 +59,10 @@ def win_tie_loss(a: ArrayLike, b: ArrayLike, *, tol: float = 0.0) -> tuple[int, 
     >>> win_tie_loss([25, 43, 39, 75], [35, 84, 15, 75])
     (2, 1, 1)
     """
-    tol = float(tol)
+    given = tol
+    tol = _as_float(given, "tol", "win_tie_loss", "a number >= 0")
     if not tol >= 0.0:
-        raise ValueError(f"tol must be >= 0; got {tol}")
+        raise invalid_parameter("tol", "win_tie_loss", "a number >= 0", given)
     d = _paired_diff(a, b)
     wins, ties, losses = _win_tie_loss(d[:, None], tol)
     return int(wins[0]), int(ties[0]), int(losses[0])
@@ -122,7 +124,7 @@ def correct_pvalues(pvalues: ArrayLike, method: str = "holm") -> FloatArray:
     >>> correct_pvalues([0.01, 0.04, 0.03, 0.005], "holm").tolist()
     [0.03, 0.06, 0.06, 0.02]
     """
-    _check_choice(method, "method", CORRECTIONS)
+    _check_choice(method, "method", CORRECTIONS, "correct_pvalues")
     try:
         p = np.asarray(pvalues, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -90,7 +90,7 @@ def paired_t_test(
     >>> round(res.mean_diff, 1), round(res.statistic, 2), round(res.pvalue, 3)
     (21.4, 2.33, 0.022)
     """
-    _check_alternative(alternative)
+    _check_alternative(alternative, "paired_t_test")
     d = _paired_diff(a, b)
     t, p, se, df = _t_many(d[:, None], alternative)
     return TestResult(
@@ -134,7 +134,7 @@ def wilcoxon_test(
     >>> res.n, res.w_signed_rank_sum, res.statistic, round(res.pvalue, 4)
     (9, 35.0, 40.0, 0.0176)
     """
-    _check_alternative(alternative)
+    _check_alternative(alternative, "wilcoxon_test")
     d = _paired_diff(a, b)
     nonzero = d[d != 0]
     mean = float(d.mean())
@@ -211,7 +211,7 @@ def sign_test(
     >>> res.statistic, res.n, res.pvalue == 46 / 512
     (7.0, 9, True)
     """
-    _check_alternative(alternative)
+    _check_alternative(alternative, "sign_test")
     d = _paired_diff(a, b)
     k = int(np.count_nonzero(d > 0))
     m = int(np.count_nonzero(d))

@@ -10,16 +10,20 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
+from ..errors import invalid_parameter
 from ._base import (
     _EPS,
     Alternative,
     MeanCI,
     RngLike,
+    _as_float,
     _as_values,
     _check_alternative,
     _check_choice,
     _check_confidence_level,
     _check_n_resamples,
+    _check_rng,
+    _check_unit_interval,
 )
 from .paired import _t_interval, _t_kernel
 from .resampling import _bootstrap_interval, _bootstrap_means
@@ -27,18 +31,12 @@ from .resampling import _bootstrap_interval, _bootstrap_means
 # -------------------------------------------------------------------- planning
 
 
-def _check_positive(value: float, name: str) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"{name} must be a positive finite number; got {value}")
-    return value
-
-
-def _check_probability(value: float, name: str) -> float:
-    value = float(value)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1; got {value}")
-    return value
+def _check_positive(value: float, name: str, function: str) -> float:
+    constraint = "a positive finite number"
+    number = _as_float(value, name, function, constraint)
+    if not (math.isfinite(number) and number > 0.0):
+        raise invalid_parameter(name, function, constraint, value)
+    return number
 
 
 def _power(delta: float, sd_diff: float, n: int, alpha: float, alternative: str) -> float:
@@ -77,19 +75,19 @@ def paired_t_power(
     >>> round(paired_t_power(0.2, 0.05, 100, alpha=0.05), 3)
     0.697
     """
-    _check_alternative(alternative)
-    sd_diff = _check_positive(sd_diff, "sd_diff")
-    delta = _check_positive(delta, "delta")
-    alpha = _check_probability(alpha, "alpha")
-    n = _check_queries(n_queries)
+    fn = "paired_t_power"
+    _check_alternative(alternative, fn)
+    sd_diff = _check_positive(sd_diff, "sd_diff", fn)
+    delta = _check_positive(delta, "delta", fn)
+    alpha = _check_unit_interval(alpha, "alpha", fn)
+    n = _check_queries(n_queries, fn)
     return _power(delta, sd_diff, n, alpha, alternative)
 
 
-def _check_queries(n_queries: int) -> int:
-    if isinstance(n_queries, bool) or not isinstance(n_queries, numbers.Integral):
-        raise ValueError(f"n_queries must be an int >= 2; got {n_queries!r}")
-    if n_queries < 2:
-        raise ValueError(f"n_queries must be an int >= 2; got {n_queries}")
+def _check_queries(n_queries: int, function: str) -> int:
+    if (isinstance(n_queries, bool) or not isinstance(n_queries, numbers.Integral)
+            or n_queries < 2):
+        raise invalid_parameter("n_queries", function, "an int >= 2", n_queries)
     return int(n_queries)
 
 
@@ -112,13 +110,15 @@ def min_detectable_difference(
     >>> round(min_detectable_difference(0.2, 100), 4)
     0.0566
     """
-    _check_alternative(alternative)
-    sd_diff = _check_positive(sd_diff, "sd_diff")
-    alpha = _check_probability(alpha, "alpha")
-    target = _check_probability(power, "power")
-    n = _check_queries(n_queries)
+    fn = "min_detectable_difference"
+    _check_alternative(alternative, fn)
+    sd_diff = _check_positive(sd_diff, "sd_diff", fn)
+    alpha = _check_unit_interval(alpha, "alpha", fn)
+    target = _check_unit_interval(power, "power", fn)
+    n = _check_queries(n_queries, fn)
     if target <= alpha:
-        raise ValueError(f"power must exceed alpha={alpha} (the power at no effect); got {target}")
+        raise invalid_parameter("power", fn, f"greater than alpha={alpha} (the power at no "
+                                "effect)", power)
 
     def gap(delta: float) -> float:
         return _power(delta, sd_diff, n, alpha, alternative) - target
@@ -150,11 +150,12 @@ def queries_needed(
     >>> queries_needed(0.2, 0.05)
     128
     """
-    _check_alternative(alternative)
-    sd_diff = _check_positive(sd_diff, "sd_diff")
-    delta = _check_positive(delta, "delta")
-    alpha = _check_probability(alpha, "alpha")
-    target = _check_probability(power, "power")
+    fn = "queries_needed"
+    _check_alternative(alternative, fn)
+    sd_diff = _check_positive(sd_diff, "sd_diff", fn)
+    delta = _check_positive(delta, "delta", fn)
+    alpha = _check_unit_interval(alpha, "alpha", fn)
+    target = _check_unit_interval(power, "power", fn)
 
     def enough(n: int) -> bool:
         return _power(delta, sd_diff, n, alpha, alternative) >= target
@@ -165,7 +166,8 @@ def queries_needed(
     while not enough(high):
         low, high = high, high * 2
         if high > 2**40:
-            raise ValueError(f"delta={delta} is too small to detect with sd_diff={sd_diff}")
+            raise invalid_parameter("delta", fn, f"large enough to detect with sd_diff={sd_diff} "
+                                    "in at most 2**40 queries", delta)
     while high - low > 1:
         mid = (low + high) // 2
         if enough(mid):
@@ -206,8 +208,8 @@ def mean_ci(
     >>> round(m, 2), round(low, 4), round(high, 4)
     (0.5, 0.0891, 0.9109)
     """
-    level = _check_confidence_level(confidence_level)
-    _check_choice(method, "method", ("t", "bootstrap"))
+    level = _check_confidence_level(confidence_level, "mean_ci")
+    _check_choice(method, "method", ("t", "bootstrap"), "mean_ci")
     x = _as_values(values, "values", min_size=1)
     mean = float(x.mean())
     if x.size == 1:
@@ -217,6 +219,7 @@ def mean_ci(
         m, se, _, df = _t_kernel(D)
         low, high = _t_interval(m, se, df, level, "two-sided")
     else:
-        theta_b = _bootstrap_means(D, _check_n_resamples(n_resamples), rng)
+        n_resamples = _check_n_resamples(n_resamples, "mean_ci")
+        theta_b = _bootstrap_means(D, n_resamples, _check_rng(rng, "mean_ci"))
         low, high = _bootstrap_interval(theta_b, level, "two-sided", None)
     return MeanCI(mean, float(low[0]), float(high[0]))

@@ -24,6 +24,7 @@ from ._base import (
     _check_choice,
     _check_confidence_level,
     _check_n_resamples,
+    _check_rng,
     _exact_sums,
     _paired_diff,
 )
@@ -84,7 +85,7 @@ def _randomization_core(
     n = D.shape[0]
     exact = n <= _MAX_EXACT_QUERIES and 2**n <= n_resamples
     total = 2**n if exact else n_resamples
-    gen = _as_generator(rng)  # validates rng even when the enumeration does not use it
+    gen = _as_generator(rng)  # even when the enumeration does not use it
     sums = _exact_sums(D)
     tol = _tie_tolerance(sums, D)
     count_le = np.zeros(D.shape[1], dtype=np.int64)
@@ -142,10 +143,11 @@ def randomization_test_many(
     list of TestResult
         One per column, ``test="randomization"``, ``statistic`` = mean difference.
     """
-    _check_alternative(alternative)
-    n_resamples = _check_n_resamples(n_resamples)
+    fn = "randomization_test_many"
+    _check_alternative(alternative, fn)
+    n_resamples = _check_n_resamples(n_resamples, fn)
     D = _as_diff_matrix(diffs)
-    means, p, used, exact = _randomization_core(D, alternative, n_resamples, rng)
+    means, p, used, exact = _randomization_core(D, alternative, n_resamples, _check_rng(rng, fn))
     return [
         TestResult(
             test="randomization", statistic=float(means[j]), pvalue=float(p[j]),
@@ -197,9 +199,12 @@ def randomization_test(
     >>> res.exact, res.n_resamples, res.pvalue == 24 / 1024
     (True, 1024, True)
     """
+    fn = "randomization_test"
+    _check_alternative(alternative, fn)
+    n_resamples = _check_n_resamples(n_resamples, fn)
     d = _paired_diff(a, b)
     return randomization_test_many(
-        d[:, None], alternative=alternative, n_resamples=n_resamples, rng=rng
+        d[:, None], alternative=alternative, n_resamples=n_resamples, rng=_check_rng(rng, fn)
     )[0]
 
 
@@ -323,11 +328,12 @@ def bootstrap_test_many(
         ``test="bootstrap"``, ``statistic`` = mean difference, ``pvalue`` by the shift
         method (resample ``d - mean(d)``; ``p = (b + 1) / (B + 1)``).
     """
-    _check_alternative(alternative)
-    _check_choice(method, "method", BOOTSTRAP_METHODS)
-    n_resamples = _check_n_resamples(n_resamples)
+    fn = "bootstrap_test_many"
+    _check_alternative(alternative, fn)
+    _check_choice(method, "method", BOOTSTRAP_METHODS, fn)
+    n_resamples = _check_n_resamples(n_resamples, fn)
     D = _as_diff_matrix(diffs)
-    theta_b = _bootstrap_means(D, n_resamples, rng)
+    theta_b = _bootstrap_means(D, n_resamples, _check_rng(rng, fn))
     p = _bootstrap_pvalues(theta_b, D, alternative)
     means = _exact_sums(D) / D.shape[0]
     z0, accel = _bca_parameters(D, theta_b) if method == "bca" else (None, None)
@@ -370,9 +376,14 @@ def bootstrap_test(
     >>> res.statistic, res.pvalue < 0.05
     (21.4, True)
     """
+    fn = "bootstrap_test"
+    _check_alternative(alternative, fn)
+    _check_choice(method, "method", BOOTSTRAP_METHODS, fn)
+    n_resamples = _check_n_resamples(n_resamples, fn)
     d = _paired_diff(a, b)
     return bootstrap_test_many(
-        d[:, None], alternative=alternative, method=method, n_resamples=n_resamples, rng=rng
+        d[:, None], alternative=alternative, method=method, n_resamples=n_resamples,
+        rng=_check_rng(rng, fn),
     )[0]
 
 
@@ -399,6 +410,9 @@ def bootstrap_ci(
     >>> bool(low < 21.4 < high)
     True
     """
-    level = _check_confidence_level(confidence_level)
-    res = bootstrap_test(a, b, method=method, n_resamples=n_resamples, rng=rng)
+    fn = "bootstrap_ci"
+    level = _check_confidence_level(confidence_level, fn)
+    _check_choice(method, "method", BOOTSTRAP_METHODS, fn)
+    n_resamples = _check_n_resamples(n_resamples, fn)
+    res = bootstrap_test(a, b, method=method, n_resamples=n_resamples, rng=_check_rng(rng, fn))
     return res.confidence_interval(level)

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from ..errors import invalid_parameter
 from ._base import (
     CORRECTIONS,
     FAMILIES,
@@ -26,7 +27,9 @@ from ._base import (
     _check_choice,
     _check_confidence_level,
     _check_n_resamples,
+    _check_rng,
     _exact_sums,
+    _one_of,
 )
 from .effects import _effect_sizes, _win_tie_loss, correct_pvalues
 from .paired import _t_interval, _t_kernel, _t_many, sign_test, wilcoxon_test
@@ -105,21 +108,21 @@ _COMPARE_TESTS: dict[str, _ColumnTest] = {
 }
 
 
-def _check_tests(tests: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(tests, str):
-        tests = (tests,)
-    tests = tuple(tests)
-    if not tests:
-        raise ValueError("tests must name at least one test")
-    for name in tests:
-        _check_choice(name, "each test", TESTS)
-    if len(set(tests)) != len(tests):
-        raise ValueError(f"tests must not repeat a test; got {tests}")
-    return tests
+# resampling tests: the only ones that use ``rng``
+_RESAMPLING_TESTS = frozenset({"randomization", "bootstrap"})
+
+
+def _check_tests(tests: Sequence[str], function: str) -> tuple[str, ...]:
+    given = tests
+    names = (tests,) if isinstance(tests, str) else tuple(tests)
+    if not names or len(set(names)) != len(names) or any(n not in TESTS for n in names):
+        raise invalid_parameter("tests", function, "a non-empty sequence of distinct names, "
+                                f"each {_one_of(TESTS)}", given)
+    return names
 
 
 def _system_columns(
-    measure: str, scores: Mapping[str, ArrayLike], baseline: str | None
+    measure: str, scores: Mapping[str, ArrayLike], baseline: str | None, function: str
 ) -> list[_Column]:
     if len(scores) < 2:
         raise ValueError(f"measure {measure!r}: need at least 2 systems; got {len(scores)}")
@@ -132,7 +135,9 @@ def _system_columns(
     if baseline is None:
         pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     elif baseline not in values:
-        raise ValueError(f"measure {measure!r}: baseline {baseline!r} is not among {names}")
+        of_measure = f" (measure {measure!r})" if measure else ""
+        raise invalid_parameter("baseline", function,
+                                f"None or one of the systems {names}{of_measure}", baseline)
     else:
         pairs = [(baseline, name) for name in names if name != baseline]
     return [_Column(measure, x, y, values[x], values[y]) for x, y in pairs]
@@ -191,12 +196,35 @@ def compare_measures(
     bootstrap resampling. The t-test is vectorised over columns; Wilcoxon and sign
     tests are computed pair by pair (about 1 ms each).
     """
-    tests = _check_tests(tests)
-    _check_alternative(alternative)
-    _check_choice(correction, "correction", CORRECTIONS)
-    _check_choice(family, "family", FAMILIES)
-    level = _check_confidence_level(confidence_level)
-    n_resamples = _check_n_resamples(n_resamples)
+    return _compare_measures(
+        scores_by_measure, baseline=baseline, tests=tests, alternative=alternative,
+        correction=correction, family=family, confidence_level=confidence_level,
+        n_resamples=n_resamples, rng=rng, function="compare_measures",
+    )
+
+
+def _compare_measures(
+    scores_by_measure: Mapping[str, Mapping[str, ArrayLike]],
+    *,
+    baseline: str | None,
+    tests: Sequence[str],
+    alternative: Alternative,
+    correction: str,
+    family: Literal["measure", "all"],
+    confidence_level: float,
+    n_resamples: int,
+    rng: RngLike,
+    function: str,
+) -> list[PairComparison]:
+    """:func:`compare_measures`, naming ``function`` in the messages of invalid parameters."""
+    tests = _check_tests(tests, function)
+    _check_alternative(alternative, function)
+    _check_choice(correction, "correction", CORRECTIONS, function)
+    _check_choice(family, "family", FAMILIES, function)
+    level = _check_confidence_level(confidence_level, function)
+    n_resamples = _check_n_resamples(n_resamples, function)
+    if _RESAMPLING_TESTS.intersection(tests):  # rng is not used (nor checked) otherwise
+        _check_rng(rng, function)
     if not scores_by_measure:
         raise ValueError("scores_by_measure must hold at least one measure")
     if isinstance(rng, np.random.SeedSequence):
@@ -204,7 +232,7 @@ def compare_measures(
 
     columns: list[_Column] = []
     for measure, scores in scores_by_measure.items():
-        columns.extend(_system_columns(measure, scores, baseline))
+        columns.extend(_system_columns(measure, scores, baseline, function))
 
     # group the columns by query count: one D matrix (and one resampling) per group
     groups: dict[int, list[int]] = {}
@@ -288,10 +316,11 @@ def compare_pairs(
     >>> [(r.test, r.mean_diff, r.wins, r.ties, r.losses) for r in rows]
     [('t', 21.4, 7, 1, 2), ('sign', 21.4, 7, 1, 2)]
     """
-    rows = compare_measures(
+    rows = _compare_measures(
         {"" if measure is None else measure: scores}, baseline=baseline, tests=tests,
         alternative=alternative, correction=correction, family="measure",
         confidence_level=confidence_level, n_resamples=n_resamples, rng=rng,
+        function="compare_pairs",
     )
     if measure is not None:
         return rows
@@ -303,7 +332,8 @@ def where_significant(
 ) -> list[PairComparison]:
     """The comparisons whose (corrected) p-value is below ``alpha``."""
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be strictly between 0 and 1; got {alpha}")
+        raise invalid_parameter("alpha", "where_significant", "a number strictly between 0 "
+                                "and 1", alpha)
     key = "pvalue_corrected" if corrected else "pvalue"
     return [c for c in comparisons if getattr(c, key) < alpha]
 
@@ -337,8 +367,8 @@ def tukey_hsd(
     list of TukeyComparison
         All unordered pairs, ``a`` earlier in mapping order, ``mean_diff = b - a``.
     """
-    level = _check_confidence_level(confidence_level)
-    columns = _system_columns("tukey_hsd", scores, None)
+    level = _check_confidence_level(confidence_level, "tukey_hsd")
+    columns = _system_columns("tukey_hsd", scores, None, "tukey_hsd")
     names = list(scores)
     X = np.column_stack([_as_values(scores[name], f"scores[{name!r}]") for name in names])
     n, k = X.shape
