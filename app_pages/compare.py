@@ -49,8 +49,8 @@ with st.container(border=True):
         if mode == "against a baseline" and systems:
             baseline = st.selectbox("Baseline (system A)", systems, key=state.COMPARE_BASELINE)
     with c2:
-        tests = st.multiselect("Tests", TESTS, default=["t", "randomization"], key=state.COMPARE_TESTS,
-                               format_func=TEST_LABELS.__getitem__)
+        tests = st.multiselect("Tests", TESTS, default=["t", "randomization"],
+                               key=state.COMPARE_TESTS, format_func=TEST_LABELS.__getitem__)
         alternative = st.selectbox(
             "Alternative", ALTERNATIVES, key=state.COMPARE_ALTERNATIVE,
             help="two-sided: B ≠ A; greater: B better than A; less: B worse than A")
@@ -61,11 +61,13 @@ with st.container(border=True):
     with c3:
         n_resamples = st.number_input(
             "Resamples", min_value=100, max_value=1_000_000, value=10_000, step=1000,
-            key=state.COMPARE_RESAMPLES, help="Random sign flips (randomization) or resamples (bootstrap); "
-                                "with 2^n ≤ resamples, randomization is exact")
+            key=state.COMPARE_RESAMPLES,
+            help="Random sign flips (randomization) or resamples (bootstrap); with 2^n ≤ "
+                 "resamples, randomization is exact")
         seed = st.number_input("Seed", min_value=0, value=0, step=1, key=state.COMPARE_SEED,
                                help="The same seed gives the same Monte Carlo p-values")
-        alpha = st.selectbox("Significance level α", (0.01, 0.05, 0.1), index=1, key=state.COMPARE_ALPHA,
+        alpha = st.selectbox("Significance level α", (0.01, 0.05, 0.1), index=1,
+                             key=state.COMPARE_ALPHA,
                              help="Rows with corrected p < α are highlighted")
 
 measures, bad = evaluation.parse_specs(measure_texts)

@@ -29,7 +29,7 @@ st.markdown(
 # ----------------------------------------------------------------------------- another round
 st.header("Compare with another round")
 upload = st.file_uploader(
-    "Qrels of another round", type=list(cache.UPLOAD_TYPES), key=state.ROUNDS_UPLOADER,
+    "Qrels of another round", type=None, key=state.ROUNDS_UPLOADER,
     help="Same formats as the qrels on the Data page. Compared judgment by judgment "
          "(query, document) with the current round.")
 other = None

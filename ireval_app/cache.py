@@ -27,7 +27,7 @@ from ireval_core.io import read_qrels, read_runs
 
 __all__ = [
     "SAMPLE_DIR",
-    "UPLOAD_TYPES",
+    "FORMATS_HELP",
     "LoadedFile",
     "LoadedFiles",
     "dataset_for",
@@ -43,8 +43,14 @@ _log = logging.getLogger(__name__)
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 """The bundled synthetic sample (``qrels.txt`` and ``run_*.txt``)."""
 
-UPLOAD_TYPES = ("txt", "trec", "qrels", "run", "res", "tsv", "csv", "parquet", "json", "gz")
-"""File extensions the uploaders accept; the reader detects the format from the content."""
+FORMATS_HELP = (
+    "**Accepted formats**, recognised from the content (any file name, e.g. `results.test`, "
+    "`input.runA`, `qrels.dl19-passage.txt`, or none): TREC qrels `qid iter docid grade` and "
+    "TREC runs `qid Q0 docid rank score tag` (spaces or tabs); CSV or TSV with a header row "
+    "(`qid`/`query`, `docid`/`doc`, `rel`/`grade`/`label` or `score`/`rank`, optional "
+    "`tag`/`run`/`system`); Parquet with the same columns; JSON `{qid: {docid: value}}`. "
+    "Any of them gzip-compressed.")
+"""Listed under the uploaders: what can be uploaded."""
 
 _MAX_CACHED_FILES = 32
 
@@ -122,12 +128,13 @@ def load_qrels(name: str, data: bytes) -> LoadedFile:
         return _read_qrels(name, digest(data), data)
 
 
-def load_runs(name: str, data: bytes, *, taken_names: Sequence[str] = ()) -> LoadedFile:
+def load_runs(name: str, data: bytes, *,
+              taken_names: Sequence[tuple[str, str]] = ()) -> LoadedFile:
     """Read a run file (one run per tag) given its name and raw bytes; never raises.
 
-    ``taken_names`` are run names already in use (a clashing tag is renamed
-    ``stem:tag``, see :func:`ireval_core.io.read_runs`). Cached by
-    ``(name, digest(data), taken_names)``.
+    ``taken_names`` are ``(run name, file name)`` pairs already in use: a clashing
+    tag is renamed ``stem:tag`` with a warning naming both files (see
+    :func:`ireval_core.io.read_runs`). Cached by ``(name, digest(data), taken_names)``.
     """
     with st.spinner(f"Reading {name}…"):
         return _read_runs(name, digest(data), tuple(taken_names), data)
@@ -139,10 +146,10 @@ def load_run_files(files: Sequence[tuple[str, bytes]]) -> tuple[LoadedFile, ...]
     A file that fails does not affect the others.
     """
     out: list[LoadedFile] = []
-    taken: list[str] = []
+    taken: list[tuple[str, str]] = []
     for name, data in files:
         loaded = load_runs(name, data, taken_names=taken)
-        taken += [r.name for r in loaded.runs]
+        taken += [(r.name, name) for r in loaded.runs]
         out.append(loaded)
     return tuple(out)
 
@@ -186,10 +193,10 @@ def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
 
 
 @st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
-def _read_runs(name: str, data_digest: str, taken_names: tuple[str, ...],
+def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
                _data: bytes) -> LoadedFile:
     try:
-        runs = read_runs(_data, name=name, taken_names=taken_names)
+        runs = read_runs(_data, name=name, taken_names=dict(taken_names))
         return LoadedFile(name, data_digest, runs=tuple(runs))
     except FormatError as exc:
         return LoadedFile(name, data_digest, error=exc)

@@ -233,13 +233,14 @@ def upload_block() -> cache.LoadedFiles:
     left, right = st.columns(2)
     with left:
         qrels_file = st.file_uploader(
-            "Qrels: one file", type=list(cache.UPLOAD_TYPES), key=state.QRELS_UPLOADER,
+            "Qrels: one file", type=None, key=state.QRELS_UPLOADER,
             on_change=state.mark_upload_changed, args=("qrels",), help=_QRELS_HELP)
     with right:
         run_files = st.file_uploader(
-            "Runs: one or more files", type=list(cache.UPLOAD_TYPES),
+            "Runs: one or more files", type=None,
             accept_multiple_files=True, key=state.RUNS_UPLOADER,
             on_change=state.mark_upload_changed, args=("runs",), help=_RUNS_HELP)
+    st.caption(cache.FORMATS_HELP)
     files = _sync_uploads(qrels_file, list(run_files or ()))
     kept = [f.name for f in files.files
             if (f is files.qrels and qrels_file is None) or (f in files.runs and not run_files)]

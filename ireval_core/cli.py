@@ -14,7 +14,7 @@ import math
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from .data import Qrels, Run
 from .errors import IrevalError
@@ -116,7 +116,10 @@ def _load(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[Run]]:
     qrels = read_qrels(qrels_path)
     runs: list[Run] = []
     for p in run_paths:
-        runs.extend(read_runs(p, taken_names=[r.name for r in runs]))
+        read = read_runs(p, taken_names={r.name: r.source for r in runs})
+        for w in dict.fromkeys(w for r in read for w in r.warnings if w.code == "run-renamed"):
+            sys.stderr.write(f"warning: {w}\n")
+        runs.extend(read)
     return qrels, runs
 
 
@@ -132,7 +135,7 @@ def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt
                out: TextIO) -> None:
     """Write an evaluation in trec_eval layout, CSV or JSON."""
     if fmt == "json":
-        doc = {"options": res.options.describe(), "runs": {}}
+        doc: dict[str, Any] = {"options": res.options.describe(), "runs": {}}
         for s in res.systems:
             doc["runs"][s] = {
                 labels[m]: {"definition": res.definition(m), "all": _num(res.mean(s, m)),

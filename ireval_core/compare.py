@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
-
 import pandas as pd
 
 from .data import Qrels, Run
@@ -103,10 +102,32 @@ def compare_evaluation(res: Evaluation, measures: Sequence[Measure | str] | None
     if alternative not in ALTERNATIVES:
         raise ValueError(f"The 'alternative' parameter of compare_evaluation must be one of "
                          f"{', '.join(map(repr, ALTERNATIVES))}. Got {alternative!r} instead.")
-    return compare_measures(scores, baseline=baseline, tests=tuple(tests),
-                            alternative=alternative,  # type: ignore[arg-type]
-                            correction=correction,
-                            n_resamples=n_resamples, rng=seed)
+    # a test needs two queries: measures with fewer shared queries get records without one
+    testable = {m: v for m, v in scores.items() if len(next(iter(v.values()))) >= 2}
+    tested = compare_measures(testable, baseline=baseline, tests=tuple(tests),
+                              alternative=alternative,  # type: ignore[arg-type]
+                              correction=correction,
+                              n_resamples=n_resamples, rng=seed) if testable else []
+    if len(testable) == len(scores):
+        return tested
+    pairs = ([(baseline, s) for s in systems if s != baseline] if baseline is not None
+             else [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]])
+    out: list[PairComparison] = []
+    for m, v in scores.items():
+        if m in testable:
+            out.extend(r for r in tested if r.measure == m)
+            continue
+        for a, b in pairs:
+            d = v[b] - v[a]
+            for test in tests:
+                out.append(PairComparison(
+                    m, a, b, test, math.nan, math.nan, math.nan, correction, alternative,
+                    float(np.mean(v[a])) if len(d) else math.nan,
+                    float(np.mean(v[b])) if len(d) else math.nan,
+                    float(np.mean(d)) if len(d) else math.nan, math.nan, math.nan, math.nan,
+                    int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0)),
+                    int(np.count_nonzero(d < 0)), int(len(d))))
+    return out
 
 
 def compare_runs(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str | Measure], *,

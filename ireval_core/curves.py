@@ -303,8 +303,9 @@ def run_curves(qrels: Qrels, run: Run, *, options: EvalOptions | None = None) ->
     >>> c = run_curves(qrels, run)
     >>> c.auc, c.roc_problem()
     (0.5, None)
-    >>> run_curves(qrels, run, options=EvalOptions(rel_level=0)).roc_problem()
-    'every judged retrieved document has a grade >= 0, so there is no judged non-relevant document to rank below them'
+    >>> print(run_curves(qrels, run, options=EvalOptions(rel_level=0)).roc_problem())
+    every judged retrieved document has a grade >= 0, so there is no judged non-relevant \
+document to rank below them
     """
     options = EvalOptions() if options is None else options
     rel = options.rel_level

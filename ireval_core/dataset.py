@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run, join
-from .options import EvalOptions
 from .errors import DataWarning
+from .options import EvalOptions
 
 __all__ = ["POOLED_LABEL", "SHORT_DEPTHS", "TOP_K", "Dataset", "DatasetSummary"]
 

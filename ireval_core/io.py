@@ -37,7 +37,7 @@ import gzip
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -198,16 +198,21 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
 
 
 def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
-              format: Format = "auto", taken_names: Iterable[str] = ()) -> list[Run]:
+              format: Format = "auto",
+              taken_names: Iterable[str] | Mapping[str, str] = ()) -> list[Run]:
     """Read a run file, which may hold several systems (one per tag).
 
     Each system is named by its tag; by the file name when there is no tag column
     or when the tag is already in ``taken_names`` (then ``stem:tag``, numbered if
-    needed). Returns one :class:`Run` per tag, in order of first appearance.
+    needed), with a ``run-renamed`` warning naming both files when ``taken_names``
+    maps each name to the file it came from. Returns one :class:`Run` per tag, in
+    order of first appearance.
     """
     src = Source.of(source, name)
     table, warnings = _read_table(src, "run", format)
-    taken = set(taken_names)
+    owners = dict(taken_names) if isinstance(taken_names, Mapping) else dict.fromkeys(
+        taken_names, "")
+    taken = set(owners)
     scores = _numeric(table.column("score"))
     if "tag" in table.column_names:
         tag_codes, tag_dict = dictionary_codes(table.column("tag"))
@@ -227,9 +232,16 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
         part_scores = scores if len(tag_names) == 1 else scores[tag_codes == i]
         run_name = _unique_name(tag, src.stem, taken)
         taken.add(run_name)
+        run_warnings = list(warnings)
+        if tag and run_name != tag:
+            other = owners.get(tag, "")
+            where = f"the run {tag!r} of {other}" if other else f"the run name {tag!r}"
+            run_warnings.append(DataWarning(
+                "run-renamed", f"tag {tag!r} is already {where}: this run is named "
+                f"{run_name!r}", source=src.name, count=1))
         try:
             runs.append(Run.from_columns(parts[i], part_scores, name=run_name,
-                                         source=src.name, warnings=warnings))
+                                         source=src.name, warnings=run_warnings))
         except DuplicateEntryError as exc:
             if tag_codes is not None and len(tag_names) > 1:
                 first, second = np.flatnonzero(tag_codes == i)[list(exc.rows)]

@@ -188,8 +188,9 @@ class EvalOptions:
         default and is named in ``problems``, so a broken link never changes a number
         silently.
 
-        >>> EvalOptions.from_query_params({"rel": "x", "depth": "50"})
-        (EvalOptions(complete=False, rel_level=1.0, depth=50, judged_only=False, idcg_zero='zero'), ["rel='x': expected a finite number"])
+        >>> options, problems = EvalOptions.from_query_params({"rel": "x", "depth": "50"})
+        >>> options.depth, options.rel_level, problems
+        (50, 1.0, ["rel='x': expected a finite number"])
         """
         values: dict[str, Any] = {}
         problems: list[str] = []
@@ -200,7 +201,8 @@ class EvalOptions:
             text = (raw[-1] if isinstance(raw, list) and raw else str(raw)).strip()
             try:
                 value = _parse_param(f.name, text)
-                cls(**{f.name: value})  # validates this one field
+                one: dict[str, Any] = {f.name: value}
+                cls(**one)  # validates this one field
             except ValueError as exc:
                 problems.append(f"{_PARAM[f.name]}={text!r}: {_reason(exc)}")
             else:

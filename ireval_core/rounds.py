@@ -35,9 +35,9 @@ import pyarrow.compute as pc
 
 from .data import Qrels, Run
 from .evaluate import evaluate
-from .options import EvalOptions
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
+from .options import EvalOptions
 
 __all__ = [
     "PER_QUERY_COLUMNS",
