@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from ireval_core import Qrels, Run, UnknownMeasureError, evaluate, parse_measure
-from ireval_core.measures import FAMILIES, Measure, Options
+from ireval_core.measures import FAMILIES, Measure
+from ireval_core.options import EvalOptions
 
 Nested = dict[str, dict[str, float]]
 
@@ -215,13 +216,13 @@ def test_every_family_has_a_definition(name: str) -> None:
     for spec in default_specs(name):
         m = parse_measure(spec)
         assert isinstance(m, Measure) and m.family is fam
-        for options in (None, Options(rel_level=2.0)):
+        for options in (None, EvalOptions(rel_level=2.0)):
             text = m.definition(options)
             assert len(text) > 20
             assert fam.aggregate_rule in text
             assert not re.search(r"\{[a-z_]+\}", text), text  # every placeholder filled in
         if "rel" in [p.name for p in fam.params]:
-            assert "grade >= 2" in m.definition(Options(rel_level=2.0))
+            assert "grade >= 2" in m.definition(EvalOptions(rel_level=2.0))
 
 
 # ----------------------------------------------------------------------------- properties

@@ -2,7 +2,7 @@
 
 Each kernel takes a :class:`~ireval_core.data.Ranked` (all queries at once), the
 :class:`~.registry.Measure` and the evaluation's options (any
-:class:`~.registry.KernelOptions`, such as :class:`~.registry.Options`), and returns
+:class:`~ireval_core.options.EvalOptions`), and returns
 one float64 per query. A document is relevant when its grade >= the threshold;
 unjudged documents (grade NaN) and pooled-but-unjudged ones (negative grade) are
 never relevant; judged non-relevant means 0 <= grade < threshold. Undefined cases
@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Ranked
+from ..options import EvalOptions
 from ._segments import (
     safe_div,
     seg_count,
@@ -22,14 +23,14 @@ from ._segments import (
     seg_reverse_cummax,
     seg_sum,
 )
-from .registry import KernelOptions, Measure
+from .registry import Measure
 
 
-def _rel(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def _rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return r.grade >= m.threshold(o)
 
 
-def _nonrel(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def _nonrel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     g = r.grade
     return (g >= 0) & (g < m.threshold(o))
 
@@ -49,30 +50,30 @@ def _retrieved_top(r: Ranked, m: Measure) -> np.ndarray:
     return r.n_retrieved if k is None else np.minimum(r.n_retrieved, k)
 
 
-def precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """P@k = relevant in top k / k (short lists padded with non-relevant); set_P without k."""
     hits = _count_top(_rel(r, m, o), r, m)
     return safe_div(hits, r.n_retrieved if m.cutoff is None else np.full(r.n_queries, m.k))
 
 
-def recall(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def recall(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """R@k = relevant in top k / relevant in qrels (0 when the query has none)."""
     return safe_div(_count_top(_rel(r, m, o), r, m), r.n_relevant(m.threshold(o)))
 
 
-def f_measure(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def f_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """F(beta)@k = (1 + b²) P R / (b² P + R), 0 when P + R = 0."""
     p, rec = precision(r, m, o), recall(r, m, o)
     b2 = m.number("beta") ** 2
     return safe_div((1 + b2) * p * rec, b2 * p + rec)
 
 
-def fallout(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def fallout(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Judged non-relevant in top k / judged non-relevant in qrels."""
     return safe_div(_count_top(_nonrel(r, m, o), r, m), r.n_nonrelevant(m.threshold(o)))
 
 
-def accuracy(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def accuracy(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """(TP + TN) / judged docs, predicting the top k positive and the rest negative."""
     t = m.threshold(o)
     tp = _count_top(_rel(r, m, o), r, m)
@@ -81,40 +82,40 @@ def accuracy(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return safe_div(tp + (n_non - fp), n_rel + n_non)
 
 
-def success(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def success(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """1 if a relevant document is in the top k, else 0."""
     return (_count_top(_rel(r, m, o), r, m) > 0).astype(np.float64)
 
 
-def judged(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def judged(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Judged documents (grade >= 0) in the top k / min(k, retrieved); 0 for an empty ranking."""
     return safe_div(_count_top(r.grade >= 0, r, m), _retrieved_top(r, m))
 
 
-def num_ret(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def num_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return _retrieved_top(r, m).astype(np.float64)
 
 
-def num_rel(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def num_rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return r.n_relevant(m.threshold(o))
 
 
-def num_rel_ret(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def num_rel_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return _count_top(_rel(r, m, o), r, m).astype(np.float64)
 
 
-def num_nonrel_ret(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def num_nonrel_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return _count_top(_nonrel(r, m, o), r, m).astype(np.float64)
 
 
-def r_precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def r_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """P@R where R = relevant in qrels (0 when R = 0)."""
     n_rel = r.n_relevant(m.threshold(o))
     within = r.pos <= n_rel[r.qidx]
     return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), n_rel)
 
 
-def average_precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def average_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """AP@k = Σ over relevant ranks r <= k of P@r, divided by R (not by min(k, R))."""
     rel = _rel(r, m, o)
     top = _top(r, m)
@@ -124,7 +125,7 @@ def average_precision(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
                     r.n_relevant(m.threshold(o)))
 
 
-def reciprocal_rank(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def reciprocal_rank(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """1 / rank of the first relevant document within the cutoff, 0 if none."""
     rel = _rel(r, m, o)
     top = _top(r, m)
@@ -132,7 +133,7 @@ def reciprocal_rank(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return safe_div(np.ones(r.n_queries), first)
 
 
-def bpref(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def bpref(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """bpref as trec_eval: (1/R) Σ_rel retrieved (1 − min(n above, R) / min(N, R)).
 
     ``n above`` counts judged non-relevant documents ranked above; N is the number
@@ -154,7 +155,7 @@ def bpref(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return safe_div(seg_sum(np.where(rel, term, 0.0), q, r.n_queries), n_rel)
 
 
-def _iprec_levels(r: Ranked, m: Measure, o: KernelOptions, levels: np.ndarray) -> np.ndarray:
+def _iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> np.ndarray:
     """Interpolated precision at recall levels (queries x levels), trec_eval 9.0.8.
 
     The level r needs c = (long)(r * R + 0.9) relevant documents (trec_eval 9's
@@ -179,7 +180,7 @@ def _iprec_levels(r: Ranked, m: Measure, o: KernelOptions, levels: np.ndarray) -
     return out
 
 
-def iprec(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def iprec(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Interpolated precision at recall level r: max precision at any recall >= r."""
     return _iprec_levels(r, m, o, np.array([m.cutoff]))[:, 0]
 
@@ -187,11 +188,11 @@ def iprec(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
 ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
 
 
-def eleven_point(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def eleven_point(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
     return _iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
 
 
-def sum_aggregate(r: Ranked, m: Measure, o: KernelOptions, values: np.ndarray) -> float:
+def sum_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
     """Counts are summed over queries, as trec_eval prints them."""
     return float(np.nansum(values))

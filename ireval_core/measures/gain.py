@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Ranked
+from ..options import EvalOptions
 from ._segments import safe_div, seg_sum
-from .registry import KernelOptions, Measure
+from .registry import Measure
 
 
 def gains(grade: np.ndarray, spec: str) -> np.ndarray:
@@ -53,7 +54,7 @@ def _dcg(r: Ranked, m: Measure) -> np.ndarray:
     return seg_sum(w, r.qidx, r.n_queries)
 
 
-def cg(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def cg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """CG@k = Σ gain over the top k."""
     g = gains(r.grade, str(m.get("gain")))
     if m.cutoff is not None:
@@ -61,7 +62,7 @@ def cg(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return seg_sum(g, r.qidx, r.n_queries)
 
 
-def dcg(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def dcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """DCG@k = Σ gain_i · discount(i) over the top k."""
     return _dcg(r, m)
 
@@ -86,7 +87,7 @@ def ideal_dcg(r: Ranked, m: Measure) -> np.ndarray:
     return seg_sum(w, qidx, r.n_queries)
 
 
-def ndcg(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def ndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """nDCG@k = DCG@k / IDCG@k; IDCG = 0 scores 0 (``idcg_zero="zero"``) or NaN ("drop")."""
     idcg = ideal_dcg(r, m)
     return safe_div(_dcg(r, m), idcg, fill=0.0 if o.idcg_zero == "zero" else np.nan)
@@ -98,7 +99,7 @@ def max_grade(r: Ranked, m: Measure) -> float:
     return float(r.max_grade if given is None else given)
 
 
-def err(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """ERR@k = Σ_r (1/r) R_r Π_{i<r} (1 − R_i), R_i = (2^g_i − 1) / 2^g_max (cascade model)."""
     gmax = max_grade(r, m)
     g = np.clip(np.where(np.isnan(r.grade), 0.0, r.grade), 0.0, gmax)
@@ -114,7 +115,7 @@ def err(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
     return seg_sum(reach * stop / r.pos, r.qidx, r.n_queries)
 
 
-def rbp(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def rbp(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """RBP(p) = (1 − p) Σ rel_i p^(i−1), rel_i binary by the threshold (Moffat & Zobel)."""
     p = m.number("p")
     rel = r.grade >= m.threshold(o)

@@ -34,8 +34,9 @@ import pandas as pd
 
 from ..data import Ranked, Run, _doc_code_map, _lookup, _pick_segments
 from ..errors import invalid_parameter
+from ..options import EvalOptions
 from ._segments import safe_div
-from .registry import Family, KernelOptions, Measure, Param, _float, register
+from .registry import Family, Measure, Param, _float, register
 
 __all__ = ["auc", "auc_counts", "gauc_aggregate", "kendall_tau", "kendall_tau_runs",
            "pnr", "pnr_aggregate", "pnr_counts", "system_ranking_tau", "tie_groups"]
@@ -108,19 +109,19 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- AUC / GAUC
 
 def _auc_parts(r: Ranked, m: Measure,
-               o: KernelOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               o: EvalOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = _judged_rows(r, m)
     return auc_counts(r.qidx[rows], r.score[rows], r.grade[rows] >= m.threshold(o),
                       r.n_queries)
 
 
-def auc(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def auc(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """P(relevant scores > judged non-relevant), ties ½; NaN when a class is missing."""
     twice_u, n_pos, n_neg = _auc_parts(r, m, o)
     return safe_div(twice_u, 2.0 * n_pos * n_neg, fill=np.nan)
 
 
-def gauc_aggregate(r: Ranked, m: Measure, o: KernelOptions, values: np.ndarray) -> float:
+def gauc_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
     """Mean of per-query AUC over queries having both classes, plain or by impressions.
 
     ``weight=impressions`` weights a query by its judged retrieved documents
@@ -137,7 +138,7 @@ def gauc_aggregate(r: Ranked, m: Measure, o: KernelOptions, values: np.ndarray) 
 
 # ---------------------------------------------------------------- PNR
 
-def pnr_counts(r: Ranked, m: Measure, o: KernelOptions) -> tuple[np.ndarray, np.ndarray]:
+def pnr_counts(r: Ranked, m: Measure, o: EvalOptions) -> tuple[np.ndarray, np.ndarray]:
     """Concordant and discordant pairs per query (float64, exact integers).
 
     Over pairs of judged retrieved documents with different grades: concordant when
@@ -166,12 +167,12 @@ def pnr_counts(r: Ranked, m: Measure, o: KernelOptions) -> tuple[np.ndarray, np.
     return conc, disc
 
 
-def pnr(r: Ranked, m: Measure, o: KernelOptions) -> np.ndarray:
+def pnr(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Concordant / discordant pairs; inf when only concordant, NaN when no pair counts."""
     return _ratio(*pnr_counts(r, m, o))
 
 
-def pnr_aggregate(r: Ranked, m: Measure, o: KernelOptions, values: np.ndarray) -> float:
+def pnr_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
     """Σ concordant / Σ discordant over queries (inf when no discordant pair at all)."""
     conc, disc = pnr_counts(r, m, o)
     return float(_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])

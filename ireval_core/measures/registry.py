@@ -20,51 +20,21 @@ import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 
 from ..data import Ranked
 from ..errors import UnknownMeasureError, invalid_parameter
+from ..options import EvalOptions
 
-__all__ = ["Family", "KernelOptions", "Measure", "Options", "Param", "ParamValue", "FAMILIES",
+__all__ = ["Family", "Measure", "Param", "ParamValue", "FAMILIES",
            "parse_measure", "parse_measures", "register", "measure_names"]
 
 
-@dataclass(frozen=True)
-class Options:
-    """Evaluation-wide settings a kernel may need.
-
-    rel_level:
-        Default relevance threshold for binary measures (trec_eval ``-l``): a
-        document is relevant when its grade >= rel_level. A measure's own ``rel=``
-        parameter overrides it.
-    idcg_zero:
-        What nDCG does for a query with no relevant document (IDCG = 0): ``"zero"``
-        scores 0 and keeps the query in the mean (trec_eval); ``"drop"`` leaves it
-        out of the mean (TF-Ranking).
-    """
-
-    rel_level: float = 1.0
-    idcg_zero: Literal["zero", "drop"] = "zero"
-
-
-class KernelOptions(Protocol):
-    """What kernels and aggregators read from the evaluation's settings.
-
-    :class:`Options` has these attributes, and so has any other options object of
-    the evaluation (e.g. :class:`ireval_core.options.EvalOptions`).
-    """
-
-    @property
-    def rel_level(self) -> float: ...
-
-    @property
-    def idcg_zero(self) -> Literal["zero", "drop"]: ...
-
-
-Kernel = Callable[[Ranked, "Measure", KernelOptions], np.ndarray]
-Aggregator = Callable[[Ranked, "Measure", KernelOptions, np.ndarray], float]
+Kernel = Callable[[Ranked, "Measure", EvalOptions], np.ndarray]
+"""A per-query kernel: the joined data, the measure and the evaluation options."""
+Aggregator = Callable[[Ranked, "Measure", EvalOptions, np.ndarray], float]
 
 ParamValue = float | str | None
 """A parameter's value: a number (``kind=_float``), a word or a gain map (``str``), or
@@ -229,7 +199,7 @@ class Measure:
             raise TypeError(f"the {key!r} parameter of {self.name} is not a number: {value!r}")
         return float(value)
 
-    def threshold(self, options: KernelOptions) -> float:
+    def threshold(self, options: EvalOptions) -> float:
         """Relevance threshold in force: the measure's ``rel=`` or the evaluation's."""
         rel = dict(self.params).get("rel")
         return float(options.rel_level if rel is None else rel)
@@ -247,9 +217,9 @@ class Measure:
                            else f"{self.cutoff:g}")
         return text
 
-    def definition(self, options: KernelOptions | None = None) -> str:
+    def definition(self, options: EvalOptions | None = None) -> str:
         """One-line definition with this measure's parameters filled in."""
-        options = options or Options()
+        options = options or EvalOptions()
         values = {p.name: _fmt(self.get(p.name)) for p in self.family.params}
         values["k"] = "the whole ranking" if self.cutoff is None else f"{self.cutoff:g}"
         values["rel"] = f"grade >= {_num(self.threshold(options))}"
