@@ -22,9 +22,10 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 run: $(VENV)/.runtime
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
-## test: lint, then the whole suite (unit, oracle, AppTest and the real-browser test)
+## test: lint and type-check, then the whole suite (unit, oracle, AppTest, real browser)
 test: $(VENV)/.dev browser
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 ## browser: Debian's chromium for the browser test (installed with apt-get when root)
@@ -36,6 +37,7 @@ browser:
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 ## bench: speed and memory against pytrec_eval and ranx (not part of the tests)
 bench: $(VENV)/.dev
