@@ -6,6 +6,7 @@ import streamlit as st
 
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
+from ireval_core.ideal import ideal_measures, ideal_pairs, toy_example
 
 dataset = widgets.require_dataset()
 widgets.page_header("nDCG vs DCG")
@@ -25,7 +26,7 @@ if not dataset.runs:
 left, right, _ = st.columns([1, 1, 3])
 k = int(left.selectbox("Cutoff k (DCG, nDCG)", (5, 10, 20, 100), index=1, key=state.NDCG_K))
 recall_k = int(right.selectbox("Recall cutoff", (10, 100, 1000), index=1, key=state.NDCG_RECALL_K))
-measures = evaluation.ideal_table(k, recall_k)
+measures = ideal_measures(k, recall_k)
 res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
 table = res.table()
 
@@ -53,7 +54,7 @@ if state.is_sample() and "narrow_recall" in table.index:
 
 # ----------------------------------------------------------------------------- per query
 st.subheader("Per query")
-st.plotly_chart(charts.ideal_scatter(evaluation.ideal_pairs(res, k),
+st.plotly_chart(charts.ideal_scatter(ideal_pairs(res, k),
                                      x_label=f"nDCG(ideal=run)@{k}",
                                      y_label=f"nDCG@{k} (ideal from qrels)"),
                 config={"displayModeBar": False})
@@ -64,7 +65,7 @@ st.caption(f"One point per query and run. x: nDCG(ideal=run)@{k}, the ideal from
 
 # ----------------------------------------------------------------------------- toy example
 st.subheader("A worked example")
-ranking, summary = evaluation.toy_example(4)
+ranking, summary = toy_example(4)
 st.markdown(
     "One query; the qrels judge seven documents, three of them strong (grades 3, 3, 2). "
     "The run retrieves four weak candidates (grades 1, 1, 0, 0) and ranks them perfectly. "

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
-from ireval_app.evaluation import toy_example
+from ireval_core.ideal import toy_example
 from ireval_core import evaluate
 from ireval_core.io import read_qrels, read_runs
 
@@ -23,7 +23,7 @@ SAMPLE = ROOT / "sample_data"
 @pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
 def test_run_ideal_hides_recall_failure() -> None:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("pages/ndcg_vs_dcg.py").run()
+    at.switch_page("app_pages/ndcg_vs_dcg.py").run()
     assert not at.exception
     assert at.title[0].value == "nDCG vs DCG"
     table = at.dataframe[0].value
@@ -39,7 +39,8 @@ def test_run_ideal_hides_recall_failure() -> None:
     for system in table.index:
         for m in table.columns:
             assert table.loc[system, m] == pytest.approx(expected.mean(system, m))
-    assert "narrow_recall" in at.info[0].value
+    assert "Sample data" in at.info[0].value  # every page says so first
+    assert "narrow_recall" in at.info[1].value
     # the toy example is shown, run ideal = 1, qrels ideal well below
     summary = at.dataframe[2].value.set_index("quantity")["value"]
     assert summary["nDCG(ideal=run)@4"] == pytest.approx(1.0)
