@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Qrels, Run
+from .errors import invalid_parameter
 from .evaluate import Evaluation, evaluate
 from .measures import Measure, parse_measures
 from .options import EvalOptions
@@ -95,13 +96,14 @@ def compare_evaluation(res: Evaluation, measures: Sequence[Measure | str] | None
     specs = parse_measures(list(measures) if measures else list(res.measures))
     systems = list(systems or res.systems)
     if baseline is not None and baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not one of the runs: {', '.join(systems)}")
+        raise invalid_parameter("baseline", "compare_evaluation",
+                                f"one of the runs ({', '.join(systems)})", baseline)
     if len(systems) < 2:
-        raise ValueError("comparing needs at least two runs")
+        raise invalid_parameter("systems", "compare_evaluation", "at least two runs", systems)
     scores = {str(m): aligned_scores(res, m, systems)[1] for m in specs}
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"The 'alternative' parameter of compare_evaluation must be one of "
-                         f"{', '.join(map(repr, ALTERNATIVES))}. Got {alternative!r} instead.")
+        raise invalid_parameter("alternative", "compare_evaluation",
+                                f"one of {', '.join(map(repr, ALTERNATIVES))}", alternative)
     # a test needs two queries: measures with fewer shared queries get records without one
     testable = {m: v for m, v in scores.items() if len(next(iter(v.values()))) >= 2}
     tested = compare_measures(testable, baseline=baseline, tests=tuple(tests),
@@ -254,8 +256,7 @@ def verdicts(records: Sequence[PairComparison], *, alpha: float) -> list[Verdict
     undefined p-value give ``"cannot tell"`` instead of a verdict.
     """
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"The 'alpha' parameter of verdicts must be a float in (0, 1). "
-                         f"Got {alpha!r} instead.")
+        raise invalid_parameter("alpha", "verdicts", "a float in (0, 1)", alpha)
     groups: dict[tuple[str, str, str], list[PairComparison]] = {}
     for c in records:
         groups.setdefault((c.system_a, c.system_b, str(c.measure)), []).append(c)
@@ -349,8 +350,7 @@ def plan_next_round(differences: np.ndarray, delta: float, *, measure: str | Mea
     next round. See :class:`Planning` for the fields and the undefined cases.
     """
     if not (isinstance(delta, int | float) and delta > 0):
-        raise ValueError(f"The 'delta' parameter of plan_next_round must be a number > 0. "
-                         f"Got {delta!r} instead.")
+        raise invalid_parameter("delta", "plan_next_round", "a number > 0", delta)
     d = np.asarray(differences, dtype=float)
     n = len(d)
     sd = float(np.std(d, ddof=1)) if n >= 2 else float("nan")

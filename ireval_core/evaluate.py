@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Qrels, Ranked, Run, join
+from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
 from .stats import mean_ci
@@ -148,15 +149,14 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
     """
     options = EvalOptions() if options is None else options
     if not isinstance(options, EvalOptions):
-        raise TypeError(f"The 'options' parameter of evaluate must be an EvalOptions. Got "
-                        f"{options!r} instead.")
+        raise invalid_parameter("options", "evaluate", "an EvalOptions", options,
+                                error=TypeError)
     if isinstance(runs, Run):
         runs = [runs]
     runs = list(runs)
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
-        raise ValueError(f"The 'runs' parameter of evaluate must hold runs with distinct "
-                         f"names. Got {names!r} instead.")
+        raise invalid_parameter("runs", "evaluate", "runs with distinct names", names)
     specs = parse_measures(list(measures) if not isinstance(measures, str) else measures)
     values: dict[tuple[str, str], np.ndarray] = {}
     aggregates: dict[tuple[str, str], float] = {}

@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from .errors import invalid_parameter
+
 __all__ = ["IDCG_ZERO_POLICIES", "OPTION_HELP", "EvalOptions", "IdcgZero", "add_arguments",
            "from_arguments"]
 
@@ -65,8 +67,7 @@ def _level(x: float) -> str:
 
 
 def _invalid(param: str, constraint: str, got: object) -> ValueError:
-    return ValueError(f"The '{param}' parameter of EvalOptions must be {constraint}. "
-                      f"Got {got!r} instead.")
+    return invalid_parameter(param, "EvalOptions", constraint, got)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .data import Qrels, Run
+from .errors import invalid_parameter
 from .evaluate import Evaluation
 from .options import EvalOptions
 
@@ -87,8 +88,7 @@ def ranking(qrels: Qrels, run: Run, query_id: str, *, options: EvalOptions | Non
     """
     options = EvalOptions() if options is None else options
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-        raise ValueError(f"The 'top' parameter of ranking must be an int >= 1 or None. Got "
-                         f"{top!r} instead.")
+        raise invalid_parameter("top", "ranking", "an int >= 1 or None", top)
     rows = _segment(run.query_ids, run.offsets, query_id)
     if options.depth is not None:
         rows = slice(rows.start, min(rows.stop, rows.start + options.depth))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .errors import invalid_parameter
 from .evaluate import Evaluation
 
 __all__ = ["MetricsTable", "metrics_table"]
@@ -117,8 +118,8 @@ def best_marks(mean: pd.DataFrame) -> pd.DataFrame:
 def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> MetricsTable:
     """The table of ``res``: see the module docstring."""
     if not 0.0 < confidence_level < 1.0:
-        raise ValueError(f"The 'confidence_level' parameter of metrics_table must be a float "
-                         f"in (0, 1). Got {confidence_level!r} instead.")
+        raise invalid_parameter("confidence_level", "metrics_table", "a float in (0, 1)",
+                                confidence_level)
     mean = res.table()
     low, high = res.intervals(confidence_level=confidence_level)
     cells = pd.DataFrame({m: [_cell(mean.loc[s, m], low.loc[s, m], high.loc[s, m])

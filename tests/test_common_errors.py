@@ -21,12 +21,16 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 
-from ireval_core import stats
+from ireval_core import EvalOptions, Qrels, evaluate, stats
+from ireval_core.compare import compare_evaluation, plan_next_round, verdicts
 from ireval_core.data import Run
 from ireval_core.errors import UnknownMeasureError, invalid_parameter, parameter_message
 from ireval_core.io import Source
 from ireval_core.measures import parse_measure, parse_measures
 from ireval_core.measures.pairwise import kendall_tau, kendall_tau_runs
+from ireval_core.queries import ranking
+from ireval_core.rounds import coverage, to_label
+from ireval_core.tables import metrics_table
 
 MESSAGE = r"^The '{param}' parameter of (?P<function>\w[\w.]*) must be .+\. Got .+ instead\.$"
 
@@ -39,6 +43,9 @@ BY_MEASURE = {"P@10": SCORES}
 T_RESULT = stats.paired_t_test(A, B)
 COMPARISONS = stats.compare_pairs(SCORES)
 RUN = Run.from_dict({"q1": {"d1": 2.0, "d2": 1.0}}, name="r")
+QRELS = Qrels.from_dict({"q1": {"d1": 1}})
+RES = evaluate(QRELS, [RUN], ["P@1"])
+RES2 = evaluate(QRELS, [RUN, RUN.renamed("s")], ["P@1"])
 
 
 class Case(NamedTuple):
@@ -52,8 +59,7 @@ class Case(NamedTuple):
     function: str | None = None
 
 
-# The lead will append rows for the evaluate, compare, curves, queries, rounds, report and
-# options functions (one row per validated parameter, as below).
+# One row per validated parameter of every public function.
 CASES: list[Case] = [
     # ---------------------------------------------------------------- ireval_core.stats
     Case(stats.paired_t_test, {**AB, "alternative": "bigger"}, "alternative"),
@@ -167,6 +173,26 @@ CASES: list[Case] = [
     Case(kendall_tau_runs, {"run_a": RUN, "run_b": RUN, "depth": 0}, "depth"),
     # ------------------------------------------------------------------------------ io
     Case(Source, {"name": "run.txt"}, "path"),
+    # ----------------------------------------------------------- options and evaluation
+    Case(EvalOptions, {"depth": 0}, "depth"),
+    Case(EvalOptions, {"rel_level": float("inf")}, "rel_level"),
+    Case(EvalOptions, {"idcg_zero": "keep"}, "idcg_zero"),
+    Case(EvalOptions, {"complete": "yes"}, "complete"),
+    Case(EvalOptions, {"judged_only": 1}, "judged_only"),
+    Case(evaluate, {"qrels": QRELS, "runs": [RUN], "measures": ["P@1"],
+                    "options": {"rel_level": 2}}, "options", TypeError),
+    Case(evaluate, {"qrels": QRELS, "runs": [RUN, RUN], "measures": ["P@1"]}, "runs"),
+    Case(metrics_table, {"res": RES, "confidence_level": 1.5}, "confidence_level"),
+    # --------------------------------------------------------------------------- compare
+    Case(compare_evaluation, {"res": RES2, "alternative": "bigger"}, "alternative"),
+    Case(compare_evaluation, {"res": RES2, "baseline": "nope"}, "baseline"),
+    Case(compare_evaluation, {"res": RES2, "systems": ["r"]}, "systems"),
+    Case(verdicts, {"records": [], "alpha": 5}, "alpha"),
+    Case(plan_next_round, {"differences": [0.1, 0.2], "delta": -1, "measure": "AP"}, "delta"),
+    # ------------------------------------------------------------ queries, rounds, report
+    Case(ranking, {"qrels": QRELS, "run": RUN, "query_id": "q1", "top": 0}, "top"),
+    Case(coverage, {"qrels": QRELS, "runs": [RUN], "k": 0}, "k"),
+    Case(to_label, {"qrels": QRELS, "runs": [RUN], "k": -1}, "k"),
 ]
 
 
