@@ -39,8 +39,8 @@ def ideal_pairs(res: Evaluation, k: int) -> pd.DataFrame:
     return wide[["system", "query", "x", "y"]].dropna()
 
 
-TOY_QRELS: dict[str, dict[str, float]] = {"q1": {"best1": 3, "best2": 3, "good": 2, "meh1": 1, "meh2": 1,
-                    "junk1": 0, "junk2": 0}}
+TOY_QRELS: dict[str, dict[str, float]] = {
+    "q1": {"best1": 3, "best2": 3, "good": 2, "meh1": 1, "meh2": 1, "junk1": 0, "junk2": 0}}
 """Toy judgments: three strong documents the toy run never retrieves."""
 TOY_RUN = {"q1": {"meh1": 4.0, "meh2": 3.0, "junk1": 2.0, "junk2": 1.0}}
 """Toy run: only weak candidates, ranked as well as they can be."""
