@@ -167,6 +167,17 @@ def _string_numpy(dictionary: pa.Array) -> np.ndarray:
     return np.asarray(dictionary.to_pylist(), dtype=object)
 
 
+def _freeze(obj: object) -> None:
+    """Make every numpy array field of ``obj`` read-only.
+
+    Qrels and runs are shared between sessions of the app (and between callers of the
+    library): nothing may change them in place.
+    """
+    for value in vars(obj).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+
+
 @dataclass(frozen=True, eq=False)
 class Qrels:
     """Relevance judgments, one graded entry per (query, document).
@@ -183,6 +194,9 @@ class Qrels:
     offsets: np.ndarray
     source: str = "qrels"
     warnings: tuple[DataWarning, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _freeze(self)
 
     @classmethod
     def from_arrays(cls, query_ids: object, doc_ids: object, grades: object, *,
@@ -241,6 +255,9 @@ class Run:
     offsets: np.ndarray
     source: str = "run"
     warnings: tuple[DataWarning, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _freeze(self)
 
     @classmethod
     def from_arrays(cls, query_ids: object, doc_ids: object, scores: object, *,
