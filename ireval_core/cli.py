@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .data import Qrels, Run
-from .errors import IrevalError
+from .errors import DataWarning, IrevalError
 from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
 from .measures import FAMILIES, Measure, parse_measure, parse_measures
@@ -112,14 +112,14 @@ def _expand(names: Sequence[str] | None) -> list[str]:
             for n in (ALL_TREC if name == "all_trec" else [name])]
 
 
-def _load(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[Run]]:
+def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning]
+          ) -> tuple[Qrels, list[Run]]:
+    """Read the inputs; runs renamed because their tag was taken go to ``notes``."""
     qrels = read_qrels(qrels_path)
     runs: list[Run] = []
     for p in run_paths:
-        read = read_runs(p, taken_names={r.name: r.source for r in runs})
-        for w in dict.fromkeys(w for r in read for w in r.warnings if w.code == "run-renamed"):
-            sys.stderr.write(f"warning: {w}\n")
-        runs.extend(read)
+        runs.extend(read_runs(p, taken_names={r.name: r.source for r in runs}))
+    notes.extend(dict.fromkeys(w for r in runs for w in r.warnings if w.code == "run-renamed"))
     return qrels, runs
 
 
@@ -172,22 +172,22 @@ def _num(v: float) -> float | None:
     return None if math.isnan(v) else v
 
 
-def _cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     raw = _expand(args.measures)
     specs = parse_measures(raw)
     labels: dict[Measure, str] = {}  # each measure printed under the name first given
     for n in raw:
         labels.setdefault(parse_measure(n), n.strip())
-    qrels, runs = _load(args.qrels, args.runs)
+    qrels, runs = _load(args.qrels, args.runs, notes)
     res = evaluate(qrels, runs, specs, options=from_arguments(args))
     write_eval(res, labels, args.per_query, args.format, out)
     return 0
 
 
-def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
+def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     from .compare import compare_runs, write_comparison
 
-    qrels, runs = _load(args.qrels, args.runs)
+    qrels, runs = _load(args.qrels, args.runs, notes)
     records = compare_runs(
         qrels, runs, args.measures, baseline=args.baseline,
         tests=[t.strip() for t in args.tests.split(",") if t.strip()],
@@ -197,10 +197,10 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     from .report import significance_table
 
-    qrels, runs = _load(args.qrels, args.runs)
+    qrels, runs = _load(args.qrels, args.runs, notes)
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args))
     table = significance_table(res, args.measures, test=args.test, correction=args.correction,
                                alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
@@ -214,15 +214,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = _build_parser()
     args = parser.parse_args(argv)
+    notes: list[DataWarning] = []
     try:
         if args.command == "measures":
             out.write(_measure_help() + "\n")
             return 0
-        if args.command == "eval":
-            return _cmd_eval(args, out)
-        if args.command == "report":
-            return _cmd_report(args, out)
-        return _cmd_compare(args, out)
+        commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare}
+        status = commands[args.command](args, out, notes)
+        for w in notes:  # after success only: a failure prints its one line
+            sys.stderr.write(f"warning: {w}\n")
+        return status
     except (IrevalError, ValueError, OSError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +20,14 @@ from ireval_core.stats import min_detectable_difference, queries_needed
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data"
-K = state.COMPARE_PREFIX
 
 pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
                                 reason="sample data not generated")
+
+
+def _shown(text: str) -> str:
+    """Markdown source as displayed: backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def _sample():
@@ -33,9 +38,9 @@ def _sample():
 
 def _compare_page(resamples: int = 1000) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     assert not at.exception
-    at.number_input(key=K + "resamples").set_value(resamples).run()
+    at.number_input(key=state.COMPARE_RESAMPLES).set_value(resamples).run()
     assert not at.exception
     return at
 
@@ -65,7 +70,9 @@ def test_pvalues_equal_compare_runs() -> None:
     t = next(c for c in expected if (c.system_a, c.system_b, c.test)
              == ("bm25", "neural_rerank", "t"))
     assert _row(table, "bm25", "neural_rerank", "nDCG@10", "t")["p"] == t.pvalue
-    verdict = next(m.value for m in at.markdown if "**neural_rerank** beats **bm25**" in m.value)
+    verdict = next(_shown(m.value) for m in at.markdown
+                   if "neural_rerank beats bm25" in _shown(m.value))
+    assert verdict.startswith(":material/check_circle: ")  # the icon of a significant verdict
     assert f"by {t.mean_diff:+.2f}" in verdict and "Holm-corrected" in verdict
     # one measure, one query set: both move from the table to the caption
     assert any(f"compared on nDCG@10 over the same {t.n} queries" in c.value
@@ -74,10 +81,10 @@ def test_pvalues_equal_compare_runs() -> None:
 
 def test_baseline_and_wilcoxon() -> None:
     at = _compare_page()
-    at.radio(key=K + "mode").set_value("against a baseline").run()
-    at.selectbox(key=K + "baseline").set_value("bm25")
-    at.multiselect(key=K + "tests").set_value(["wilcoxon"])
-    at.selectbox(key=K + "correction").set_value("none").run()
+    at.radio(key=state.COMPARE_MODE).set_value("against a baseline").run()
+    at.selectbox(key=state.COMPARE_BASELINE).set_value("bm25")
+    at.multiselect(key=state.COMPARE_TESTS).set_value(["wilcoxon"])
+    at.selectbox(key=state.COMPARE_CORRECTION).set_value("none").run()
     assert not at.exception
     table = at.dataframe[0].value
     qrels, runs = _sample()
@@ -96,8 +103,8 @@ def test_baseline_and_wilcoxon() -> None:
 
 def test_planning_numbers_equal_stats_functions() -> None:
     at = _compare_page()
-    at.selectbox(key=K + "pair").set_value(("bm25", "neural_rerank", "nDCG@10"))
-    at.number_input(key=K + "delta").set_value(0.05).run()
+    at.selectbox(key=state.COMPARE_PAIR).set_value(("bm25", "neural_rerank", "nDCG@10"))
+    at.number_input(key=state.COMPARE_DELTA).set_value(0.05).run()
     assert not at.exception
     qrels, runs = _sample()
     res = evaluate(qrels, runs, ["nDCG@10"])
@@ -130,7 +137,7 @@ def test_downloads_hold_the_records() -> None:
 
 def test_report_table_equals_significance_table() -> None:
     at = _compare_page()
-    at.selectbox(key=K + "report_test").set_value("randomization").run()
+    at.selectbox(key=state.COMPARE_REPORT_TEST).set_value("randomization").run()
     assert not at.exception
     qrels, runs = _sample()
     res = evaluate(qrels, runs, ["nDCG@10"])
@@ -139,6 +146,6 @@ def test_report_table_equals_significance_table() -> None:
     shown = at.table[-1].value
     assert shown.equals(expected.to_frame())
     assert "randomization (permutation) test, Holm correction" in "".join(
-        c.value for c in at.caption)
+        _shown(c.value) for c in at.caption)
     labels = [b.proto.label for b in at.get("download_button")]
     assert {"Markdown", "LaTeX", "HTML"} <= set(labels)

@@ -12,6 +12,7 @@ from ireval_app import state
 from ireval_core.curves import pooled_auc, prevalence
 from ireval_core.data import join
 from ireval_core.io import read_qrels, read_runs
+from ireval_core.options import EvalOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -21,15 +22,15 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
                                 reason="sample data not generated")
 
 
-def _sample_ranked(**kwargs: object) -> dict[str, object]:
+def _sample_ranked(options: EvalOptions | None = None) -> dict[str, object]:
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
-    return {r.name: join(qrels, r, **kwargs) for r in runs}
+    return {r.name: join(qrels, r, options=options) for r in runs}
 
 
 def _curves_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("pages/curves.py").run()
+    at.switch_page("app_pages/curves.py").run()
     assert not at.exception
     return at
 

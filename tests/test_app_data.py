@@ -71,7 +71,8 @@ def test_broken_run_file_is_reported_and_others_stay_loaded() -> None:
     _upload(at, ("my.qrels", QRELS),
             [("a.run", RUN_A), ("broken.run", BROKEN_RUN), ("b.run", RUN_B)])
     assert not at.exception
-    [error] = at.error
+    error, summary = at.error  # the file's error, then what it means for the checks
+    assert "1 file(s) could not be read" in summary.value
     assert "broken.run:2" in error.value
     assert "expected 6 columns" in error.value
     assert "```text\nq1 Q0 d2 2\n```" in error.value  # the offending line as code

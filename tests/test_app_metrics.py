@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
-from ireval_core import evaluate
+from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,10 +28,15 @@ def _sample_eval(measures: list[str]):
 
 def _metrics_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("pages/metrics.py").run()
+    at.switch_page("app_pages/metrics.py").run()
     assert not at.exception
     assert at.title[0].value == "Metrics"
     return at
+
+
+def _shown(text: str) -> str:
+    """Markdown source as displayed: backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def _leading_number(cell: str) -> float:
@@ -56,7 +61,7 @@ def test_table_holds_sample_means_with_intervals() -> None:
     # definitions and options next to the numbers
     text = " ".join(m.value for m in at.markdown)
     assert "nDCG@10" in text and "IDCG" in text
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(_shown(c.value) for c in at.caption)
     assert "in both run and qrels" in captions
     assert "Queries averaged: bm25 59" in captions
     assert len(at.get("download_button")) == 2
@@ -84,12 +89,12 @@ def test_unknown_measure_shows_suggestion() -> None:
 
 def test_options_are_applied() -> None:
     at = _metrics_page()
-    at.checkbox(key=state.EVAL_COMPLETE).check().run()
+    at.checkbox(key=state.OPTION_KEYS["complete"]).check().run()
     assert not at.exception
     table = at.table[0].value
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
-    expected = evaluate(qrels, runs, ["nDCG@10"], complete=True)
+    expected = evaluate(qrels, runs, ["nDCG@10"], options=EvalOptions(complete=True))
     assert _leading_number(table.loc["narrow_recall", "nDCG@10"]) == pytest.approx(
         expected.mean("narrow_recall", "nDCG@10"), abs=5e-5)
-    assert "every qrels query" in " ".join(c.value for c in at.caption)
+    assert "every qrels query" in " ".join(_shown(c.value) for c in at.caption)

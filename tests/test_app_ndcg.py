@@ -9,8 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
-from ireval_core.ideal import toy_example
 from ireval_core import evaluate
+from ireval_core.ideal import toy_example
 from ireval_core.io import read_qrels, read_runs
 
 ROOT = Path(__file__).resolve().parents[1]

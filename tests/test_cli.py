@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ireval_core import evaluate, read_qrels, read_runs
+from ireval_core import EvalOptions, evaluate, read_qrels, read_runs
 from ireval_core.compare import compare_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -212,3 +212,30 @@ def test_report_bad_measure_exits_2() -> None:
               "-m", "nDCG@x")
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert "Traceback" not in out.stderr
+
+
+def test_same_tag_twice_is_renamed_with_a_warning(seed_files):
+    qrels, run = seed_files
+    done = cli("eval", qrels, run, run, "-m", "P@5", "--format", "csv")
+    assert done.returncode == 0
+    systems = {row.split(",")[0] for row in done.stdout.splitlines()[1:]}
+    assert systems == {"seed", "run:seed"}
+    [warning] = done.stderr.splitlines()
+    assert warning.startswith("warning: run.txt: tag 'seed' is already the run 'seed' of "
+                              "run.txt") and "'run:seed'" in warning
+
+
+def test_compare_and_report_take_the_eval_options(seed_files):
+    qrels, run = seed_files
+    flags = ["-J", "--idcg-zero", "drop", "-l", "2", "-M", "3", "-c"]
+    report = cli("report", qrels, run, run, "-m", "P@5", *flags)
+    assert report.returncode == 0, report.stderr
+    assert "relevant: grade >= 2" in report.stdout and "depth: top 3" in report.stdout
+    base = ["compare", qrels, run, run, "-m", "P@5", "--tests", "t", "--format", "json"]
+    plain = json.loads(cli(*base).stdout)
+    strict = json.loads(cli(*base, *flags).stdout)
+    lib = evaluate(read_qrels(qrels), read_runs(run), ["P@5"],
+                   options=EvalOptions(complete=True, rel_level=2, depth=3, judged_only=True,
+                                       idcg_zero="drop"))
+    assert strict[0]["mean_a"] == pytest.approx(lib.mean("seed", "P@5"))
+    assert strict[0]["mean_a"] != plain[0]["mean_a"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ireval_core import evaluate, parse_measure, read_qrels, read_runs
+from ireval_core import EvalOptions, evaluate, parse_measure, read_qrels, read_runs
 from ireval_core.errors import UnknownMeasureError
 
 FIXTURE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "trec_eval-9.0.8"
@@ -34,10 +34,10 @@ PRINTED = 5e-5 + 1e-9  # half a unit of the 4th decimal, plus rounding slack
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 CASES = {
-    "aq": ("qrels.test", "results.test", {}),
-    "aqc": ("qrels.test", "results.trunc", {"complete": True}),
-    "aqcM": ("qrels.test", "results.trunc", {"complete": True, "depth": 100}),
-    "aql": ("qrels.rel_level", "results.test", {"rel_level": 2}),
+    "aq": ("qrels.test", "results.test", EvalOptions()),
+    "aqc": ("qrels.test", "results.trunc", EvalOptions(complete=True)),
+    "aqcM": ("qrels.test", "results.trunc", EvalOptions(complete=True, depth=100)),
+    "aql": ("qrels.rel_level", "results.test", EvalOptions(rel_level=2)),
 }
 
 # Measures trec_eval prints that ireval does not have (checked so that the list stays honest).
@@ -84,7 +84,7 @@ def evaluated(case: str):
     expected = read_expected(case)
     names = supported({m for m, _ in expected})
     run = read_run_file(run_file)
-    res = evaluate(read_qrels(FIXTURE / qrels_file), run, names, **options)
+    res = evaluate(read_qrels(FIXTURE / qrels_file), run, names, options=options)
     return res, run.name, names, expected
 
 
@@ -134,7 +134,7 @@ def test_evaluated_queries(case: str) -> None:
     res, system, _, expected = _cached(case)
     printed = {q for (_, q) in expected} - {"all"}
     queries = set(res.query_ids[system])
-    if CASES[case][2].get("complete"):
+    if CASES[case][2].complete:
         assert printed == {"301", "303"}
         assert queries == {"301", "302", "303"}
         assert res.per_query(system, "map")["302"] == 0.0
@@ -158,15 +158,15 @@ def test_trec_eval_ndcg_ignores_relevance_level() -> None:
     qrels = read_qrels(FIXTURE / "qrels.rel_level")
     run = read_run_file("results.test")
     ndcg_names = supported({m for m, _ in expected if m.startswith("ndcg")})
-    at_1 = evaluate(qrels, run, ndcg_names, rel_level=1)
+    at_1 = evaluate(qrels, run, ndcg_names, options=EvalOptions(rel_level=1))
     for name in ndcg_names:
         for (m, q), printed in expected.items():
             if m == name:
                 got = at_1.mean(run.name, m) if q == "all" else at_1.per_query(run.name, m)[q]
                 assert abs(got - float(printed)) <= PRINTED, (m, q)
     # binary measures do move with -l, so the comparison above is not vacuous
-    at_2 = evaluate(qrels, run, ["map", "ndcg"], rel_level=2)
-    at_1b = evaluate(qrels, run, ["map", "ndcg"], rel_level=1)
+    at_2 = evaluate(qrels, run, ["map", "ndcg"], options=EvalOptions(rel_level=2))
+    at_1b = evaluate(qrels, run, ["map", "ndcg"], options=EvalOptions(rel_level=1))
     assert at_2.mean(run.name, "map") != pytest.approx(at_1b.mean(run.name, "map"), abs=1e-3)
     assert at_2.mean(run.name, "ndcg") == at_1b.mean(run.name, "ndcg")
 

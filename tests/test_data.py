@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from ireval_core.data import DuplicateEntryError, Qrels, Run, dictionary_codes, join
+from ireval_core.options import EvalOptions
 
 DOCS = [f"d{i}" for i in range(30)] + ["é", "B", "ab", "a"]
 
@@ -78,7 +79,7 @@ def test_join_aligns_grades_and_ideal() -> None:
     assert r.pos.tolist() == [1, 2, 3, 4]
     assert r.ideal_grade.tolist() == [3.0, 2.0, 0.0, -1.0]
     assert r.n_relevant(1).tolist() == [2] and r.n_nonrelevant(1).tolist() == [1]
-    full = join(qrels, run, complete=True)
+    full = join(qrels, run, options=EvalOptions(complete=True))
     assert list(full.query_ids) == ["q1", "q2"]
     assert full.offsets.tolist() == [0, 4, 4]  # q2 absent from the run: empty ranking
     assert full.max_grade == 3.0
@@ -87,13 +88,14 @@ def test_join_aligns_grades_and_ideal() -> None:
 def test_join_depth_then_judged_only() -> None:
     qrels = Qrels.from_dict({"q": {"a": 1, "b": 1}})
     run = Run.from_dict({"q": {"x": 3.0, "a": 2.0, "b": 1.0}}, name="r")
-    assert join(qrels, run, depth=2).grade.size == 2
-    cut_first = join(qrels, run, depth=1, judged_only=True)  # trec_eval -M1 -J: x cut, then
+    assert join(qrels, run, options=EvalOptions(depth=2)).grade.size == 2
+    # trec_eval -M1 -J: x cut, then
+    cut_first = join(qrels, run, options=EvalOptions(depth=1, judged_only=True))
     assert cut_first.grade.size == 0  # dropped as unjudged: nothing left
-    condensed = join(qrels, run, judged_only=True)
+    condensed = join(qrels, run, options=EvalOptions(judged_only=True))
     assert condensed.grade.tolist() == [1.0, 1.0] and condensed.pos.tolist() == [1, 2]
     with pytest.raises(ValueError, match="'depth' parameter"):
-        join(qrels, run, depth=0)
+        join(qrels, run, options=EvalOptions(depth=0))
 
 
 def test_large_string_input_is_accepted() -> None:

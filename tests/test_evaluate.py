@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from ireval_core import Qrels, Run, evaluate
+from ireval_core import EvalOptions, Qrels, Run, evaluate
 
 QRELS = Qrels.from_dict({"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"a": 1, "d": 3},
                          "q3": {"x": 0}})
@@ -19,7 +19,7 @@ def test_queries_averaged_and_complete():
     res = evaluate(QRELS, [RUN_A, RUN_B], ["AP"])
     assert list(res.query_ids["A"]) == ["q1", "q2", "q3"]  # q9 has no qrels: ignored
     assert list(res.query_ids["B"]) == ["q1", "q2"]
-    full = evaluate(QRELS, [RUN_B], ["AP"], complete=True)
+    full = evaluate(QRELS, [RUN_B], ["AP"], options=EvalOptions(complete=True))
     assert list(full.query_ids["B"]) == ["q1", "q2", "q3"]
     assert full.per_query("B", "AP")["q3"] == 0.0
     assert full.mean("B", "AP") == pytest.approx(res.per_query("B", "AP").sum() / 3)
@@ -46,13 +46,13 @@ def test_paired_uses_common_queries():
 
 def test_idcg_zero_policies():
     keep = evaluate(QRELS, [RUN_A], ["nDCG"])
-    drop = evaluate(QRELS, [RUN_A], ["nDCG"], idcg_zero="drop")
+    drop = evaluate(QRELS, [RUN_A], ["nDCG"], options=EvalOptions(idcg_zero="drop"))
     assert keep.per_query("A", "nDCG")["q3"] == 0.0
     assert np.isnan(drop.per_query("A", "nDCG")["q3"])
     assert drop.n_averaged[("A", "nDCG")] == 2
     assert drop.mean("A", "nDCG") == pytest.approx(keep.per_query("A", "nDCG")[:2].mean())
     with pytest.raises(ValueError, match="'idcg_zero' parameter"):
-        evaluate(QRELS, [RUN_A], ["nDCG"], idcg_zero="one")
+        evaluate(QRELS, [RUN_A], ["nDCG"], options=EvalOptions(idcg_zero="one"))
 
 
 def test_intervals_are_t_intervals_clipped_to_range():

@@ -17,7 +17,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from ireval_core import Qrels, Run, evaluate
+from ireval_core import EvalOptions, Qrels, Run, evaluate
 
 SEEDS = range(12)
 TOL = 1e-9
@@ -294,8 +294,10 @@ def compare(res, expected: dict[str, dict[str, float]]) -> list[str]:
     return bad
 
 
-def run_ireval(qrels: Nested, run: Nested, names, **kwargs):
-    return evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="sys"), list(names), **kwargs)
+def run_ireval(qrels: Nested, run: Nested, names, **options):
+    """ireval's evaluation under ``EvalOptions(**options)``."""
+    return evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="sys"), list(names),
+                    options=EvalOptions(**options))
 
 
 @cache

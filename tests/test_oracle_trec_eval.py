@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
 
-from ireval_core import Qrels, Run, evaluate
+from ireval_core import EvalOptions, Qrels, Run, evaluate
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -143,8 +144,10 @@ def oracle(qrels: Nested, run: Nested, **kwargs: object) -> dict[str, dict[str, 
     return evaluator.evaluate(run)
 
 
-def ireval(qrels: Nested, run: Nested, **kwargs: object):
-    return evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="sys"), TREC_NAMES, **kwargs)
+def ireval(qrels: Nested, run: Nested, **options: Any):
+    """ireval's evaluation under ``EvalOptions(**options)``."""
+    return evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="sys"), TREC_NAMES,
+                    options=EvalOptions(**options))
 
 
 def mismatches(res, expected: dict[str, dict[str, float]]) -> list[str]:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ireval_core import Qrels, Run, evaluate
+from ireval_core import EvalOptions, Qrels, Run, evaluate
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.queries import judgments, missed_relevant, query_differences, ranking
 
@@ -35,13 +35,13 @@ def test_ranking_is_in_trec_eval_order_with_grades() -> None:
 
 
 def test_ranking_depth_and_absent_queries() -> None:
-    assert ranking(QRELS, RUN, "q1", depth=2)["docid"].tolist() == ["x", "b"]
-    assert ranking(QRELS, RUN, "q1", depth=50)["docid"].tolist() == ["x", "b", "a", "B", "d"]
+    assert ranking(QRELS, RUN, "q1", top=2)["docid"].tolist() == ["x", "b"]
+    assert ranking(QRELS, RUN, "q1", top=50)["docid"].tolist() == ["x", "b", "a", "B", "d"]
     assert ranking(QRELS, RUN, "q2").empty  # judged, not in the run
     assert ranking(QRELS, RUN, "nope").empty
     assert ranking(QRELS, RUN, "q3")["grade"].isna().all()  # in the run, no qrels
-    with pytest.raises(ValueError, match="depth"):
-        ranking(QRELS, RUN, "q1", depth=0)
+    with pytest.raises(ValueError, match="'top' parameter"):
+        ranking(QRELS, RUN, "q1", top=0)
 
 
 def test_judgments_of_one_query() -> None:
@@ -53,9 +53,11 @@ def test_missed_relevant() -> None:
     # relevant (grade >= 1): a, c, e; the run ranks a
     assert missed_relevant(QRELS, RUN, "q1").to_dict("list") == {
         "docid": ["e", "c"], "grade": [3.0, 1.0]}
-    assert missed_relevant(QRELS, RUN, "q1", rel_level=2)["docid"].tolist() == ["e"]
+    assert missed_relevant(QRELS, RUN, "q1", options=EvalOptions(rel_level=2))[
+        "docid"].tolist() == ["e"]
     # a is ranked third: cut at depth 2 it is missed too
-    assert missed_relevant(QRELS, RUN, "q1", depth=2)["docid"].tolist() == ["e", "a", "c"]
+    assert missed_relevant(QRELS, RUN, "q1", options=EvalOptions(depth=2))["docid"].tolist() == [
+        "e", "a", "c"]
     assert missed_relevant(QRELS, RUN, "q2")["docid"].tolist() == ["z"]
     assert missed_relevant(QRELS, RUN, "q3").empty
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from ireval_core import Qrels, Run, evaluate
+from ireval_core import EvalOptions, Qrels, Run, evaluate
 from ireval_core.measures.pairwise import system_ranking_tau
 from ireval_core.rounds import (
     PER_QUERY_COLUMNS,
@@ -92,7 +92,7 @@ def test_per_query_summary() -> None:
                               relevant_old=1, relevant_new=0)
     assert rows["q4"] == dict(judged_old=0, judged_new=1, added=1, removed=0, changed=0,
                               relevant_old=0, relevant_new=0)
-    pq2 = compare_qrels(OLD, NEW, rel_level=2).per_query.set_index("query")
+    pq2 = compare_qrels(OLD, NEW, options=EvalOptions(rel_level=2)).per_query.set_index("query")
     assert pq2.loc["q1", ["relevant_old", "relevant_new"]].tolist() == [1, 2]
 
 
@@ -127,8 +127,9 @@ def test_ranking_stability_by_hand() -> None:
 
 
 def test_ranking_stability_passes_options() -> None:
-    s = ranking_stability(OLD, NEW, RUNS, "P@2", rel_level=2)
-    res = evaluate(NEW, RUNS, ["P@2"], rel_level=2)
+    options = EvalOptions(rel_level=2)
+    s = ranking_stability(OLD, NEW, RUNS, "P@2", options=options)
+    res = evaluate(NEW, RUNS, ["P@2"], options=options)
     assert s.table.set_index("system")["mean_new"].to_dict() == pytest.approx(
         {r.name: res.mean(r.name, "P@2") for r in RUNS})
 
@@ -156,6 +157,8 @@ def test_coverage_and_to_label() -> None:
     ]
     assert todo.set_index("docid").loc["b", "grade"] == -1
     assert np.isnan(todo.set_index("docid").loc["c", "grade"])
+    assert todo.set_index("docid")["status"].to_dict() == {
+        "c": "unjudged", "b": UNJUDGED_LABEL, "e": "unjudged", "n": "unjudged"}
     # k = 3: c is in both runs' top 3 (x rank 3, y rank 1)
     c = to_label(qrels, runs, k=3).set_index("docid").loc["c"]
     assert (c["runs"], c["best_rank"]) == (2, 1)
