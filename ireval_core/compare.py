@@ -26,6 +26,7 @@ import pandas as pd
 
 from .data import Qrels, Run
 from .errors import invalid_parameter
+from .escape import csv_cell
 from .evaluate import Evaluation, evaluate
 from .measures import Measure, parse_measures
 from .options import EvalOptions
@@ -158,7 +159,12 @@ def _record(c: PairComparison) -> dict[str, object]:
 
 
 def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO) -> None:
-    """Write comparison records as JSON (a list of objects) or CSV (header + rows)."""
+    """Write comparison records as JSON (a list of objects) or CSV (header + rows).
+
+    In CSV a name a spreadsheet would read as a formula (``=...``, ``+...``, ``-...``,
+    ``@...``) is written with a leading ``'`` (:func:`~ireval_core.escape.csv_cell`);
+    JSON holds the names as they are.
+    """
     rows = [_record(c) for c in records]
     if fmt == "json":
         json.dump(rows, out, indent=2)
@@ -166,7 +172,7 @@ def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO) -
         return
     w = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
     w.writeheader()
-    w.writerows(rows)
+    w.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
 
 
 # ----------------------------------------------------------------------------- for people

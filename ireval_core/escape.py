@@ -54,10 +54,11 @@ _MD_SPECIAL = re.compile(r"""
       \A(?P<number>\d{1,9})[.)]  # at the start of a line: an ordered-list marker (1. 2)),
     | \A[-=>.)]               # list item, setext underline, thematic break, block quote;
                               # anywhere else these are plain text (t-test, >=, 0.05)
-    | [\\`*_{}\[\]|$~!^\#+&]  # meaningful anywhere: escape, code, emphasis, links, images,
+    | [\\`*{}\[\]|$~!^\#+&]   # meaningful anywhere: escape, code, emphasis, links, images,
                               # table cells, math, strikethrough, entities, ...
-    | <(?![ \t])              # a tag, an HTML comment or an autolink (not "p < 0.05")
-    | :(?![ \t])              # a directive (:red[...]), an autolink scheme (http:)
+    | (?P<underscores>_+)     # emphasis, unless between letters or digits (run_1)
+    | <(?![ ])                # a tag, an HTML comment or an autolink (not "p < 0.05")
+    | :(?![ ])                # a directive (:red[...], also ":\tx"), an autolink scheme
     | (?<=\])\(               # a link destination: ]( even for renderers that ignore \]
     | (?<=(?i:www))\.         # a GFM autolink: www.host
     | (?<=:material)/         # Streamlit rewrites ":material/" in the raw source
@@ -69,6 +70,12 @@ def _md_escape(match: re.Match[str]) -> str:
     c, number = match.group(), match.group("number")
     if number is not None:  # 1. or 2): escape the "." or ")"
         return number + "\\" + c[-1]
+    if match.group("underscores") is not None:
+        # a run of _ with a letter or digit on both sides can neither open nor close emphasis
+        text, start, end = match.string, match.start(), match.end()
+        if 0 < start and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
+            return c
+        return "\\_" * len(c)
     return _MD_ENTITY.get(c, "\\" + c)
 
 
@@ -76,7 +83,8 @@ def markdown_text(text: str) -> str:
     r"""Escape ``text`` so that Markdown shows it literally, in a paragraph or a table cell.
 
     Every ASCII punctuation character that has a meaning where it stands is
-    escaped with a backslash; ``&``, ``<`` and ``>`` become character references,
+    escaped with a backslash (``_`` between letters or digits, as in ``run_1``,
+    has none); ``&``, ``<`` and ``>`` become character references,
     which every Markdown implementation decodes to text (some, such as
     Python-Markdown, keep the HTML after ``\<``). Characters that mean something
     only at the start of a line (``-``, ``=``, ``>``, ``1.``) are escaped there;
@@ -86,11 +94,15 @@ def markdown_text(text: str) -> str:
 
     The result is safe at the start of a line, inside a GFM table cell (``|`` is
     escaped) and as a run of text in Streamlit's Markdown (``$``, directives and
-    ``:material/`` icons are escaped). Two kinds of text Streamlit rewrites after
-    parsing cannot be escaped and still render as symbols: emoji shortcodes
-    (``:smile:``, ``:material_home:``, ``:streamlit:``) and arrows (``->``). GFM
-    may make a bare ``www.`` address or an e-mail address a clickable link (its
-    text unchanged); ``http://`` addresses are not linked.
+    ``:material/`` icons are escaped). Leading and trailing spaces and tabs are
+    dropped: Markdown never shows them, and four leading spaces would make a code
+    block.
+
+    What escaping cannot stop: Streamlit turns emoji shortcodes (``:smile:``,
+    ``:material_home:``, ``:streamlit:``) and arrows (``->``) into symbols after
+    parsing, and GFM renderers may make a bare web or e-mail address
+    (``https://x.org``, ``www.x.org``, ``a@x.org``) a clickable link. The text
+    shown stays the same and nothing is loaded.
 
     Parameters
     ----------
@@ -114,6 +126,8 @@ def markdown_text(text: str) -> str:
     \- item next
     >>> print(markdown_text("2024. report"))
     2024\. report
+    >>> print(markdown_text("bm25_rm3 _x_"))
+    bm25_rm3 \_x\_
     """
     return _MD_SPECIAL.sub(_md_escape, _LINE_BREAK.sub(" ", text).strip(" \t"))
 

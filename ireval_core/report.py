@@ -19,7 +19,6 @@ correction, alpha, the queries and every measure's definition.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .compare import compare_evaluation
+from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
 from .measures import parse_measures
 from .stats import TESTS, PairComparison
@@ -124,35 +124,38 @@ class SignificanceTable:
         return cells
 
     def to_markdown(self) -> str:
-        """A Markdown table (GitHub flavour; superscripts as ``<sup>``), caption and definitions."""
-        head = "| system | " + " | ".join(self.measures) + " |"
+        """A Markdown table (GitHub flavour; superscripts as ``<sup>``), caption and definitions.
+
+        Names, caption and definitions are escaped (:func:`~ireval_core.escape.markdown_text`):
+        they show as text, one table cell each, never as markup.
+        """
+        e = markdown_text
+        head = "| system | " + " | ".join(e(m) for m in self.measures) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
-        rows = [f"| ({self.labels[s]}) {s} | "
+        rows = [f"| ({self.labels[s]}) {e(s)} | "
                 + " | ".join(self._cells(s, lambda t: f"**{t}**", lambda k: f"<sup>{k}</sup>"))
                 + " |" for s in self.systems]
-        defs = "\n".join(f"- **{m}**: {self.definitions[m]}" for m in self.measures)
-        return "\n".join([head, rule, *rows, "", self.caption(), "", defs, ""])
+        defs = "\n".join(f"- **{e(m)}**: {e(self.definitions[m])}" for m in self.measures)
+        return "\n".join([head, rule, *rows, "", e(self.caption()), "", defs, ""])
 
     def to_latex(self) -> str:
-        """A ``tabular`` (booktabs) with ``\\textbf`` for the best and ``$^{...}$`` markers."""
-        def esc(text: str) -> str:
-            for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                         ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
-                         ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
-                text = text.replace(a, b)
-            return text
+        """A ``tabular`` (booktabs) with ``\\textbf`` for the best and ``$^{...}$`` markers.
 
+        Names are escaped (:func:`~ireval_core.escape.latex_text`); the caption follows as a
+        ``%`` comment on one line, escaped too, ready to paste into ``\\caption``.
+        """
+        esc = latex_text
         lines = [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
                  "System & " + " & ".join(esc(m) for m in self.measures) + r" \\", r"\midrule"]
         for s in self.systems:
             cells = self._cells(s, lambda t: rf"\textbf{{{t}}}", lambda k: f"$^{{{k}}}$")
             lines.append(f"({self.labels[s]}) {esc(s)} & " + " & ".join(cells) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}", "% " + self.caption()]
+        lines += [r"\bottomrule", r"\end{tabular}", "% " + latex_text(self.caption())]
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:
-        """A standalone HTML page: the table, the caption and the definitions."""
-        e = html.escape
+        """A standalone HTML page: the table, the caption and the definitions (all escaped)."""
+        e = html_text
         head = "".join(f"<th>{e(m)}</th>" for m in self.measures)
         rows = []
         for s in self.systems:
