@@ -30,7 +30,8 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
     grade_counts = dict(zip(summary.grades["grade"], summary.grades["judgments"], strict=True))
     chart.plotly_chart(charts.grade_bars(grade_counts), config={"displayModeBar": False})
     with table:
-        st.caption(f"`{q['qrels']}`: {q['judgments']:,} judgments of {q['documents']:,} distinct "
+        st.caption(f"{widgets.md_escape(str(q['qrels']))}: {q['judgments']:,} judgments of "
+                   f"{q['documents']:,} distinct "
                    f"documents; {q['min judgments']:,} to {q['max judgments']:,} judgments per "
                    f"query (median {q['median judgments']:g}).")
         st.dataframe(summary.grades, hide_index=True, column_config=widgets.GRADE_COLUMNS)

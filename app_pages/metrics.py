@@ -6,6 +6,7 @@ import streamlit as st
 
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
+from ireval_core.escape import csv_frame
 from ireval_core.tables import metrics_table
 
 DEFAULT_MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10"]
@@ -43,8 +44,9 @@ table = metrics_table(res)
 
 # ----------------------------------------------------------------------------- table
 st.subheader("Mean per run")
-st.table(table.cells.style.apply(
-    lambda _: table.best.map(lambda b: BEST_STYLE if b else ""), axis=None))
+best = widgets.md_frame(table.best)
+st.table(widgets.md_frame(table.cells).style.apply(
+    lambda _: best.map(lambda b: BEST_STYLE if b else ""), axis=None))
 st.caption("Each cell: the mean over queries to 4 decimals, then its 95% confidence interval "
            "[low, high] (Student t over the per-query values, clipped to the measure's "
            "range). Highlighted: the highest mean of each measure (equal means alike). "
@@ -70,15 +72,15 @@ shown = st.selectbox("Measure", names, index=default, key=state.METRICS_DISTRIBU
 tidy = res.tidy()
 values = tidy[(tidy["measure"] == shown) & tidy["value"].notna()]
 st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})
-st.caption(f"One point per query; box: quartiles, dashed line: mean. {shown}: "
-           f"{widgets.md_escape(res.definition(shown))}.")
+st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line: mean. "
+                             f"{shown}: {res.definition(shown)}."))
 
 # ----------------------------------------------------------------------------- downloads
 aggregate = table.to_long(res)
 left, right = st.columns(2)
-left.download_button("Per-query values (CSV)", tidy.to_csv(index=False),
+left.download_button("Per-query values (CSV)", csv_frame(tidy).to_csv(index=False),
                      file_name="ireval_per_query.csv", mime="text/csv",
                      icon=":material/download:")
-right.download_button("Aggregate table (CSV)", aggregate.to_csv(index=False),
+right.download_button("Aggregate table (CSV)", csv_frame(aggregate).to_csv(index=False),
                       file_name="ireval_metrics.csv", mime="text/csv",
                       icon=":material/download:")

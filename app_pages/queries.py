@@ -61,20 +61,24 @@ with left:
         diffs, hide_index=True, height=320,
         column_config={
             "query": st.column_config.Column("query"),
-            "a": st.column_config.NumberColumn(a, format="%.4f", help=f"{measure} of {a}"),
-            "b": st.column_config.NumberColumn(b, format="%.4f", help=f"{measure} of {b}"),
+            "a": st.column_config.NumberColumn(a, format="%.4f",
+                                               help=widgets.md_escape(f"{measure} of {a}")),
+            "b": st.column_config.NumberColumn(b, format="%.4f",
+                                               help=widgets.md_escape(f"{measure} of {b}")),
             "diff": st.column_config.NumberColumn("B − A", format="%+.4f",
-                                                  help=f"{measure} of {b} minus {a}"),
+                                                  help=widgets.md_escape(
+                                                      f"{measure} of {b} minus {a}")),
         },
         column_order=["query", "a"] if single else None)
 with right:
     n = len(diffs)
     if single:
-        st.caption(f"{n:,} queries of {a} with a value, the lowest first. Pick two different "
-                   "runs to see where they differ.")
+        st.caption(widgets.md_escape(f"{n:,} queries of {a} with a value, the lowest first. Pick "
+                                     "two different runs to see where they differ."))
     else:
         wins, ties, losses = wins_ties_losses(diffs)
-        st.metric(f"Queries where {b} wins / ties / loses", f"{wins} / {ties} / {losses}",
+        st.metric(widgets.md_escape(f"Queries where {b} wins / ties / loses"),
+                  f"{wins} / {ties} / {losses}",
                   help="Per-query comparison of the measure, ties exact")
         st.caption(f"{n:,} queries that both runs have, sorted by B − A: the queries where B "
                    "loses most come first.")
@@ -90,9 +94,10 @@ query = st.selectbox("Query", list(labels), key=state.QUERIES_QUERY,
 row = diffs.set_index("query").loc[query]
 st.subheader(widgets.md_escape(f"Query {query}"))
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(f"{measure} of {a}", f"{row['a']:.4f}")
+m1.metric(widgets.md_escape(f"{measure} of {a}"), f"{row['a']:.4f}")
 if not single:
-    m2.metric(f"{measure} of {b}", f"{row['b']:.4f}", delta=f"{row['diff']:+.4f}")
+    m2.metric(widgets.md_escape(f"{measure} of {b}"), f"{row['b']:.4f}",
+              delta=f"{row['diff']:+.4f}")
 relevant, judged = judged_counts(dataset.qrels, query, options=options)
 m3.metric("Relevant in the qrels", f"{relevant:,}", help=f"Grade ≥ {options.rel_level:g}")
 m4.metric("Judged documents", f"{judged:,}",
@@ -115,7 +120,8 @@ for col, name in zip(columns, shown, strict=True):
         if missed.empty:
             st.caption(widgets.md_escape(f"{name} ranks every relevant document of {query}."))
         else:
-            with st.expander(f"{len(missed):,} relevant document(s) {name} does not rank"):
+            with st.expander(widgets.md_escape(
+                    f"{len(missed):,} relevant document(s) {name} does not rank")):
                 st.dataframe(missed, hide_index=True)
 st.caption(f"Rows: green = relevant (grade ≥ {options.rel_level:g}, darker = higher grade), "
            "grey = not judged or pooled but unjudged (both count as non-relevant"

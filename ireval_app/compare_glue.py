@@ -22,6 +22,8 @@ from ireval_core.options import EvalOptions
 from ireval_core.report import SignificanceTable, significance_table
 from ireval_core.stats import PairComparison
 
+from . import widgets
+
 __all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "report_cached",
            "report_styler"]
 
@@ -68,10 +70,14 @@ def report_cached(dataset_key: str, options: EvalOptions, _res: Evaluation,
 
 
 def report_styler(table: SignificanceTable) -> Styler:
-    """The plain-text table with the best mean of each measure in bold."""
-    frame = table.to_frame()
+    """The plain-text table with the best mean of each measure in bold.
+
+    For ``st.table``, which renders labels and cells as Markdown: every name escaped.
+    """
+    frame = widgets.md_frame(table.to_frame())
     best = pd.DataFrame({m: [table.is_best(s, m) for s in table.systems]
                          for m in table.measures}, index=frame.index)
+    best.columns = frame.columns
     return frame.style.apply(
         lambda _: best.map(lambda b: "font-weight: 700" if b else ""), axis=None)
 

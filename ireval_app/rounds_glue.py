@@ -14,6 +14,7 @@ import streamlit as st
 
 from ireval_core import rounds
 from ireval_core.data import Qrels, Run
+from ireval_core.escape import csv_frame
 from ireval_core.options import EvalOptions
 
 __all__ = ["MEASURE_CHOICES", "compare_cached", "coverage_cached", "stability_cached",
@@ -51,4 +52,4 @@ def to_label_cached(key: str, _qrels: Qrels, _runs: tuple[Run, ...], k: int) -> 
 
 def to_label_csv(table: pd.DataFrame) -> bytes:
     """The to-label list as CSV (UTF-8, header row) for the judges."""
-    return table.to_csv(index=False).encode("utf-8")
+    return csv_frame(table).to_csv(index=False).encode("utf-8")

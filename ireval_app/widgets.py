@@ -6,7 +6,6 @@ never as a traceback; warnings as one box listing every soft problem.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -16,6 +15,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
+from ireval_core.escape import markdown_text
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 
 from . import cache, state
@@ -30,6 +30,7 @@ __all__ = [
     "dataset_glance",
     "highlight_problems",
     "md_escape",
+    "md_frame",
     "options_panel",
     "page_header",
     "require_dataset",
@@ -92,15 +93,30 @@ RUN_SUMMARY_COLUMNS: dict[str, object] = {
 }
 """``column_config`` for :attr:`ireval_core.dataset.DatasetSummary.runs` in ``st.dataframe``."""
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|$~:])")
-
-
 def md_escape(text: str) -> str:
-    """Escape ``text`` so that Streamlit markdown shows it literally (no LaTeX, no emphasis)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """``text`` shown literally by Streamlit's Markdown (no HTML, image, link, LaTeX, icon).
+
+    The one escaping helper of the app: every uploaded string (ids, tags, file names)
+    that reaches a Markdown-rendering element goes through it
+    (:func:`ireval_core.escape.markdown_text`).
+    """
+    return markdown_text(text)
+
+
+def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` for ``st.table``, which renders index, header and cells as Markdown:
+    every label and text cell escaped with :func:`md_escape`."""
+    out = frame.copy()
+    out.index = pd.Index([md_escape(str(i)) for i in frame.index], name=frame.index.name)
+    out.columns = pd.Index([md_escape(str(c)) for c in frame.columns])
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = out[col].map(lambda v: md_escape(v) if isinstance(v, str) else v)
+    return out
 
 
 def _inline_code(text: str) -> str:
+    text = " ".join(text.splitlines())  # a line break would end the code span
     fence = "`"
     while fence in text:
         fence += "`"

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from .data import Qrels, Run
 from .errors import DataWarning, IrevalError
+from .escape import csv_row
 from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
 from .measures import FAMILIES, Measure, parse_measure, parse_measures
@@ -150,10 +151,12 @@ def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt
         w.writerow(["run", "measure", "qid", "value"])
         for s in res.systems:
             for m in res.measures:
+                # names and ids are neutralised against spreadsheet formulas; the values
+                # are numbers written by repr (a leading '-' is a sign, not a formula)
                 if per_query:
                     for q, v in res.per_query(s, m).items():
-                        w.writerow([s, labels[m], q, repr(float(v))])
-                w.writerow([s, labels[m], "all", repr(res.mean(s, m))])
+                        w.writerow([*csv_row([s, labels[m], q]), repr(float(v))])
+                w.writerow([*csv_row([s, labels[m], "all"]), repr(res.mean(s, m))])
         return
     for s in res.systems:
         out.write(f"{'runid':<22}\tall\t{s}\n")

@@ -45,7 +45,9 @@ import html
 import re
 from collections.abc import Iterable
 
-__all__ = ["csv_cell", "csv_row", "html_text", "latex_text", "markdown_text"]
+import pandas as pd
+
+__all__ = ["csv_cell", "csv_frame", "csv_row", "html_text", "latex_text", "markdown_text"]
 
 _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 """Everything :meth:`str.splitlines` splits on (CR LF counts once)."""
@@ -236,3 +238,19 @@ def csv_row(values: Iterable[object]) -> list[object]:
     ["'+1", 1, 'a']
     """
     return [csv_cell(v) for v in values]
+
+
+def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells are neutralised with :func:`csv_cell`.
+
+    Only text (object or string) columns are touched; numbers stay numbers. Use it
+    before ``to_csv`` on any table that holds uploaded ids or names.
+
+    >>> csv_frame(pd.DataFrame({"run": ["=1+1", "bm25"], "mean": [-0.5, 0.2]})).to_dict("list")
+    {'run': ["'=1+1", 'bm25'], 'mean': [-0.5, 0.2]}
+    """
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
+            out[col] = out[col].map(csv_cell)
+    return out

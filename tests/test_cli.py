@@ -239,3 +239,14 @@ def test_compare_and_report_take_the_eval_options(seed_files):
                                        idcg_zero="drop"))
     assert strict[0]["mean_a"] == pytest.approx(lib.mean("seed", "P@5"))
     assert strict[0]["mean_a"] != plain[0]["mean_a"]
+
+
+def test_csv_output_neutralises_formula_names(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\n=cmd 0 d1 1\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 d1 1 2.0 @SUM(A1)\n=cmd Q0 d1 1 1.0 @SUM(A1)\n")
+    done = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P@1", "-q",
+               "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(done.stdout)))[1:]
+    assert rows == [["'@SUM(A1)", "P@1", "'=cmd", "1.0"], ["'@SUM(A1)", "P@1", "q1", "1.0"],
+                    ["'@SUM(A1)", "P@1", "all", "1.0"]]
