@@ -31,6 +31,7 @@ from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
 from .measures import parse_measures
 from .stats import TESTS, PairComparison
+from .tables import best_marks
 
 __all__ = ["SignificanceTable", "significance_table", "table_from_records"]
 
@@ -79,8 +80,9 @@ class SignificanceTable:
         return "".join(labels[s] for s in self.systems if s in self.beats[(system, measure)])
 
     def is_best(self, system: str, measure: str) -> bool:
-        col = self.means[measure]
-        return bool(col.notna().any() and col[system] == col.max())
+        """Whether ``system`` has the best mean of ``measure`` (equal means alike, as on the
+        Metrics page: :func:`ireval_core.tables.best_marks`)."""
+        return bool(best_marks(self.means[[measure]]).loc[system, measure])
 
     def _number(self, system: str, measure: str) -> str:
         v = self.means.loc[system, measure]

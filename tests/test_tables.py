@@ -65,3 +65,12 @@ def test_confidence_level_is_validated() -> None:
     res = evaluate(QRELS, [_run("x", "a")], ["P@1"])
     with pytest.raises(ValueError, match="'confidence_level' parameter of metrics_table"):
         metrics_table(res, confidence_level=95)
+
+
+def test_report_marks_equal_means_alike() -> None:
+    from ireval_core.report import significance_table
+    res = evaluate(QRELS, [_run("x", "a"), _run("y", "a"), _run("z", "b")], ["P@1"])
+    table = significance_table(res, test="t")
+    assert [table.is_best(s, "P@1") for s in ("x", "y", "z")] == [True, True, False]
+    assert [table.is_best(s, "P@1") for s in ("x", "y", "z")] == metrics_table(
+        res).best["P@1"].tolist()
