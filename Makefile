@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+# Loopback only by default; ADDRESS=0.0.0.0 serves a team (put authentication in front).
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test lint bench sample browser clean
 
@@ -18,9 +20,9 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-## run: start the app on the bundled sample data (http://localhost:$(PORT))
+## run: start the app on the bundled sample data (http://127.0.0.1:$(PORT))
 run: $(VENV)/.runtime
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS)
 
 ## test: lint and type-check, then the whole suite (unit, oracle, AppTest, real browser)
 test: $(VENV)/.dev browser
