@@ -51,8 +51,9 @@ st.caption("Each cell: the mean over queries to 4 decimals, then its 95% confide
            "[low, high] (Student t over the per-query values, clipped to the measure's "
            "range). Highlighted: the highest mean of each measure (equal means alike). "
            + widgets.md_escape(table.queries_caption()))
-if table.query_note:
-    st.warning(widgets.md_escape(table.query_note), icon=":material/rule:")
+for note in (table.small_note, table.query_note):
+    if note:
+        st.warning(widgets.md_escape(note), icon=":material/rule:")
 
 with st.container(border=True):
     st.markdown("**What the numbers are**")

@@ -34,7 +34,10 @@ import pandas as pd
 from .errors import invalid_parameter
 from .evaluate import Evaluation
 
-__all__ = ["MetricsTable", "metrics_table"]
+__all__ = ["SMALL_SAMPLE", "MetricsTable", "best_marks", "metrics_table"]
+
+SMALL_SAMPLE = 5
+"""Means over fewer queries than this get a warning beside their intervals."""
 
 _REL_TOL = 1e-12
 
@@ -59,6 +62,9 @@ class MetricsTable:
         Queries averaged per (system, measure).
     query_note:
         A sentence when the systems average different query sets, else ``None``.
+    small_note:
+        A sentence when a mean averages fewer than :data:`SMALL_SAMPLE` queries (its
+        interval is then too rough to read much into), else ``None``.
     confidence_level:
         Of the intervals.
     """
@@ -71,6 +77,7 @@ class MetricsTable:
     n_queries: pd.DataFrame
     query_note: str | None
     confidence_level: float
+    small_note: str | None = None
 
     def queries_caption(self) -> str:
         """How many queries each system's means average, in words."""
@@ -135,4 +142,11 @@ def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> Metrics
                     "best mean may compare different queries. The Compare page tests the "
                     "runs on the queries they share.")
             break
-    return MetricsTable(mean, low, high, cells, best_marks(mean), n, note, confidence_level)
+    fewest = int(n.to_numpy().min()) if n.size else 0
+    small = None
+    if fewest < SMALL_SAMPLE:
+        small = (f"Only {fewest} quer{'y' if fewest == 1 else 'ies'} behind some means: their "
+                 "intervals are rough (or missing with one query); do not read much into "
+                 "differences between them.")
+    return MetricsTable(mean, low, high, cells, best_marks(mean), n, note, confidence_level,
+                        small)

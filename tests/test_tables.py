@@ -74,3 +74,10 @@ def test_report_marks_equal_means_alike() -> None:
     assert [table.is_best(s, "P@1") for s in ("x", "y", "z")] == [True, True, False]
     assert [table.is_best(s, "P@1") for s in ("x", "y", "z")] == metrics_table(
         res).best["P@1"].tolist()
+
+
+def test_few_queries_are_said_beside_the_intervals() -> None:
+    qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 0} for i in range(3)})
+    t = metrics_table(evaluate(qrels, [_run("x", "a", range(3))], ["P@1"]))
+    assert t.small_note is not None and t.small_note.startswith("Only 3 queries")
+    assert metrics_table(evaluate(QRELS, [_run("x", "a")], ["P@1"])).small_note is None
