@@ -44,8 +44,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["csv_cell", "csv_frame", "csv_row", "html_text", "latex_text", "markdown_text"]
 
@@ -246,9 +248,12 @@ def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
     Only text (object or string) columns are touched; numbers stay numbers. Use it
     before ``to_csv`` on any table that holds uploaded ids or names.
 
+    >>> import pandas as pd
     >>> csv_frame(pd.DataFrame({"run": ["=1+1", "bm25"], "mean": [-0.5, 0.2]})).to_dict("list")
     {'run': ["'=1+1", 'bm25'], 'mean': [-0.5, 0.2]}
     """
+    import pandas as pd
+
     out = frame.copy()
     for col in out.columns:
         if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .data import Qrels, Ranked, Run, join
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
-from .stats import mean_ci
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EvalOptions", "Evaluation", "evaluate"]
 
@@ -42,6 +44,8 @@ class Evaluation:
 
     def per_query(self, system: str, measure: str | Measure) -> pd.Series:
         """Per-query values of one system and measure, indexed by query id."""
+        import pandas as pd
+
         key = (system, str(measure if isinstance(measure, Measure) else
                            parse_measures(measure)[0]))
         return pd.Series(self.values[key], index=pd.Index(self.query_ids[system], name="query"),
@@ -64,6 +68,8 @@ class Evaluation:
 
     def tidy(self) -> pd.DataFrame:
         """Long table: system, query, measure, value (one row per value)."""
+        import pandas as pd
+
         frames = []
         for (system, measure), v in self.values.items():
             frames.append(pd.DataFrame({"system": system, "query": self.query_ids[system],
@@ -74,6 +80,8 @@ class Evaluation:
 
     def table(self) -> pd.DataFrame:
         """Aggregates as a systems x measures table (measure order as requested)."""
+        import pandas as pd
+
         cols = [str(m) for m in self.measures]
         data = {c: [self.aggregates[(s, c)] for s in self.systems] for c in cols}
         return pd.DataFrame(data, index=pd.Index(self.systems, name="system"))
@@ -85,6 +93,10 @@ class Evaluation:
         measure's range (a t-interval of a mean near 1 can pass 1). NaN for fewer than
         two queries and for measures not aggregated by a mean (sums, ratios of sums).
         """
+        import pandas as pd
+
+        from .stats import mean_ci  # scipy: imported only when intervals are asked for
+
         cols = [str(m) for m in self.measures]
         low = pd.DataFrame(np.nan, index=pd.Index(self.systems, name="system"), columns=cols)
         high = low.copy()

@@ -6,9 +6,12 @@ query of each entry and ``offsets`` the CSR boundaries. None loops over queries.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+if TYPE_CHECKING:
+    pass
 
 def seg_sum(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
     """Sum of ``values`` per query (float64)."""
@@ -43,6 +46,8 @@ def seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarr
     """``out[i] = max(values[j] for j >= i in the same query)`` (exact)."""
     if values.size == 0:
         return values.copy()
+    import pandas as pd  # only the IPrec measures need it: not on every evaluation's path
+
     rev = pd.Series(values[::-1])
     return rev.groupby(qidx[::-1], sort=False).cummax().to_numpy()[::-1]
 

@@ -28,15 +28,18 @@ distinct grade levels (a handful: 0–4 typically), never over queries.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..data import Ranked, Run, _doc_code_map, _lookup, _pick_segments
 from ..errors import invalid_parameter
 from ..options import EvalOptions
 from ._segments import safe_div
 from .registry import Family, Measure, Param, _float, register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["auc", "auc_counts", "gauc_aggregate", "kendall_tau", "kendall_tau_runs",
            "pnr", "pnr_aggregate", "pnr_counts", "system_ranking_tau", "tie_groups"]
@@ -216,6 +219,8 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
 
 
 def _unique_index(items: Sequence[str] | np.ndarray, name: str) -> pd.Index:
+    import pandas as pd
+
     index = pd.Index(np.asarray(items, dtype=object))
     if not index.is_unique:
         dup = index[index.duplicated()][0]
@@ -257,6 +262,8 @@ def kendall_tau_runs(run_a: Run, run_b: Run, *, depth: int | None = None) -> pd.
     first when given; documents retrieved by only one run are ignored. Indexed by
     the queries of both runs (sorted); NaN where fewer than two documents are shared.
     """
+    import pandas as pd
+
     if depth is not None and depth < 1:
         raise invalid_parameter("depth", "kendall_tau_runs", "an int >= 1 or None", depth)
     queries = np.intersect1d(run_a.query_ids.astype(str),
