@@ -32,6 +32,7 @@ page = st.navigation([
 # The options come from the URL on a session's first run, then only from their widgets;
 # the URL is kept in step so that a reload or a copied link restores them.
 state.get_options()
+state.set_page(page.url_path or "data")
 state.sync_query_params()
 # The sidebar shows what is loaded, drawn after the page ran (the page may load data) into a
 # slot placed before it. A page stopped by widgets.require_dataset() draws it itself.
@@ -41,3 +42,4 @@ with st.sidebar:
 page.run()
 with glance:
     widgets.dataset_glance(state.get_dataset())
+    widgets.link_box()

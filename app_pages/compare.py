@@ -37,16 +37,21 @@ if len(dataset.runs) < 2:
 with st.container(border=True):
     c1, c2, c3 = st.columns(3)
     with c1:
+        state.bind_view(state.COMPARE_MEASURES, ["nDCG@10"])
         measure_texts = st.multiselect(
-            "Measures", cg.MEASURE_CHOICES, default=["nDCG@10"], key=state.COMPARE_MEASURES,
+            "Measures", cg.MEASURE_CHOICES, key=state.COMPARE_MEASURES,
             accept_new_options=True,
             help="Pick or type measures (e.g. `P(rel=2)@5`, `nDCG@20`)")
-        systems = st.multiselect("Runs", dataset.run_names, default=list(dataset.run_names),
-                                 key=state.COMPARE_SYSTEMS)
+        state.bind_view(state.COMPARE_SYSTEMS, list(dataset.run_names),
+                        choices=dataset.run_names)
+        systems = st.multiselect("Runs", dataset.run_names, key=state.COMPARE_SYSTEMS)
+        state.bind_view(state.COMPARE_MODE, "all pairs",
+                        choices=("all pairs", "against a baseline"))
         mode = st.radio("Pairs", ("all pairs", "against a baseline"), key=state.COMPARE_MODE,
                         horizontal=True)
         baseline = None
         if mode == "against a baseline" and systems:
+            state.bind_view(state.COMPARE_BASELINE, systems[0], choices=systems)
             baseline = st.selectbox("Baseline (system A)", systems, key=state.COMPARE_BASELINE)
     with c2:
         tests = st.multiselect("Tests", TESTS, default=["t", "randomization"],

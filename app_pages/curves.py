@@ -47,6 +47,7 @@ queries = sorted(set().union(*(c.queries_with_relevant for c in curves.values())
 if queries:
     chart, text = st.columns([3, 1])
     with text:
+        state.bind_view(state.CURVES_QUERY, queries[0], choices=queries)
         query = st.selectbox("Query", queries, key=state.CURVES_QUERY,
                              help=f"Queries with at least one document of grade ≥ {rel:g} in "
                                   "the qrels")

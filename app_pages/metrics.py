@@ -24,8 +24,10 @@ if not dataset.runs:
     st.stop()
 
 pick, extra = st.columns([3, 2])
+state.bind_view(state.METRICS_MEASURES, DEFAULT_MEASURES,
+                choices=DEFAULT_MEASURES + MORE_MEASURES)
 chosen = pick.multiselect("Measures", DEFAULT_MEASURES + MORE_MEASURES,
-                          default=DEFAULT_MEASURES, key=state.METRICS_MEASURES)
+                          key=state.METRICS_MEASURES)
 typed = extra.text_input(
     "More measures (separate with ;)", key=state.METRICS_EXTRA,
     placeholder="nDCG(gain=exp)@20; P(rel=2)@5",

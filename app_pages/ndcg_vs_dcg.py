@@ -24,8 +24,10 @@ if not dataset.runs:
     st.stop()
 
 left, right, _ = st.columns([1, 1, 3])
-k = int(left.selectbox("Cutoff k (DCG, nDCG)", (5, 10, 20, 100), index=1, key=state.NDCG_K))
-recall_k = int(right.selectbox("Recall cutoff", (10, 100, 1000), index=1, key=state.NDCG_RECALL_K))
+state.bind_view(state.NDCG_K, 10, choices=(5, 10, 20, 100))
+state.bind_view(state.NDCG_RECALL_K, 100, choices=(10, 100, 1000))
+k = int(left.selectbox("Cutoff k (DCG, nDCG)", (5, 10, 20, 100), key=state.NDCG_K))
+recall_k = int(right.selectbox("Recall cutoff", (10, 100, 1000), key=state.NDCG_RECALL_K))
 measures = ideal_measures(k, recall_k)
 res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
 table = res.table()

@@ -27,13 +27,16 @@ if not dataset.runs:
 # ----------------------------------------------------------------------------- settings
 names = list(dataset.run_names)
 c1, c2 = st.columns(2)
+state.bind_view(state.QUERIES_MEASURE, qg.MEASURE_CHOICES[0], choices=qg.MEASURE_CHOICES)
 picked = c1.selectbox("Measure", qg.MEASURE_CHOICES, key=state.QUERIES_MEASURE)
 typed = c2.text_input("Or type a measure", key=state.QUERIES_TYPED, placeholder="P(rel=2)@5",
                       help="Any measure spec, e.g. nDCG(gain=exp)@20, P(rel=2)@5, or a "
                            "trec_eval name such as ndcg_cut_10; used instead of the pick")
 c3, c4, c5 = st.columns([2, 2, 1])
+state.bind_view(state.QUERIES_RUN_A, names[0], choices=names)
+state.bind_view(state.QUERIES_RUN_B, names[min(1, len(names) - 1)], choices=names)
 a = c3.selectbox("Run A", names, key=state.QUERIES_RUN_A)
-b = c4.selectbox("Run B", names, index=min(1, len(names) - 1), key=state.QUERIES_RUN_B,
+b = c4.selectbox("Run B", names, key=state.QUERIES_RUN_B,
                  help="Differences are B − A: negative where B does worse")
 depth = c5.selectbox("Documents shown", (10, 20, 50, 100), index=1, key=state.QUERIES_SHOWN)
 
@@ -88,6 +91,7 @@ with right:
 shown_value = diffs["a"] if single else diffs["diff"]
 labels = {q: f"{q}   ({v:.4f})" if single else f"{q}   ({v:+.4f})"
           for q, v in zip(diffs["query"], shown_value, strict=True)}
+state.bind_view(state.QUERIES_QUERY, next(iter(labels)), choices=list(labels))
 query = st.selectbox("Query", list(labels), key=state.QUERIES_QUERY,
                      format_func=labels.__getitem__,
                      help="Ordered as the table above")

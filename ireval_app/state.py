@@ -21,7 +21,9 @@ What lives here
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, cast
 
 import streamlit as st
 
@@ -57,6 +59,11 @@ __all__ = [
     "set_upload_ids",
     "set_uploaded",
     "sync_query_params",
+    "VIEW_PARAMS",
+    "ViewParam",
+    "bind_view",
+    "current_link",
+    "set_page",
 ]
 
 SourceMode = Literal["sample", "upload"]
@@ -329,3 +336,108 @@ def clear_uploads() -> None:
     """Forget every uploaded file (the button next to files kept from an earlier upload)."""
     for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED):
         st.session_state.pop(key, None)
+
+
+# ----------------------------------------------------------------------------- views in the URL
+
+
+@dataclass(frozen=True)
+class ViewParam:
+    """A page widget whose value is part of the view a link restores.
+
+    ``key`` is the widget key, ``param`` its URL query parameter, ``many`` whether it
+    holds a list (repeated parameter), ``kind`` the type of one value.
+    """
+
+    key: str
+    param: str
+    many: bool = False
+    kind: type = str
+
+
+VIEW_PARAMS: dict[str, tuple[ViewParam, ...]] = {
+    "metrics": (ViewParam(METRICS_MEASURES, "measures", many=True),),
+    "curves": (ViewParam(CURVES_QUERY, "query"),),
+    "compare": (ViewParam(COMPARE_MEASURES, "measures", many=True),
+                ViewParam(COMPARE_SYSTEMS, "runs", many=True),
+                ViewParam(COMPARE_MODE, "pairs"),
+                ViewParam(COMPARE_BASELINE, "baseline")),
+    "queries": (ViewParam(QUERIES_MEASURE, "measure"), ViewParam(QUERIES_RUN_A, "a"),
+                ViewParam(QUERIES_RUN_B, "b"), ViewParam(QUERIES_QUERY, "query")),
+    "ndcg_vs_dcg": (ViewParam(NDCG_K, "k", kind=int), ViewParam(NDCG_RECALL_K, "recall_k",
+                                                                  kind=int)),
+}
+"""The URL parameters of each page (by its URL path) besides the evaluation options."""
+
+_VIEW = "ireval.view."  # + widget key: the value kept while the widget is not drawn
+_PAGE = "ireval.page"  # URL path of the page being run
+_BY_KEY = {v.key: v for views in VIEW_PARAMS.values() for v in views}
+
+
+def set_page(url_path: str) -> None:
+    """Called by ``app.py`` before the page runs: keep only this page's view parameters
+    (and the options) in the URL."""
+    st.session_state[_PAGE] = url_path
+    keep = _OPTION_PARAM_NAMES | {v.param for v in VIEW_PARAMS.get(url_path, ())}
+    for name in list(st.query_params.keys()):
+        if name not in keep:
+            del st.query_params[name]
+
+
+def _parse(view: ViewParam, raw: list[str]) -> Any:
+    try:
+        values = [view.kind(x) for x in raw]
+    except ValueError:
+        return None
+    if view.many:
+        return values
+    return values[-1] if values else None
+
+
+def bind_view(key: str, default: Any, *, choices: Sequence[Any] | None = None) -> None:
+    """Before drawing the page widget ``key``: give it its value, and put it in the URL.
+
+    The value is, in order: the widget's own (the user just changed it), the value
+    kept from an earlier visit of the page, the URL's (a link opened in a new
+    session), ``default``. Values not among ``choices`` are dropped (a run that is
+    no longer loaded). Draw the widget with ``key=key`` and no default of its own.
+    """
+    view = _BY_KEY[key]
+    ss = st.session_state
+    mirror = _VIEW + key
+    if key in ss:
+        value = ss[key]
+    elif mirror in ss:
+        value = ss[mirror]
+    else:
+        raw = st.query_params.get_all(view.param)
+        value = _parse(view, raw) if raw else None
+    if choices is not None and value is not None:
+        allowed = list(choices)
+        if view.many:
+            value = [v for v in value if v in allowed] or None
+        elif value not in allowed:
+            value = None
+    if value is None:
+        value = list(default) if view.many else default
+    ss[key] = value
+    ss[mirror] = value
+    if value == default or value == (list(default) if view.many else default):
+        if view.param in st.query_params:
+            del st.query_params[view.param]
+    elif view.many:
+        st.query_params[view.param] = [str(v) for v in value]
+    else:
+        st.query_params[view.param] = str(value)
+
+
+def current_link() -> str | None:
+    """The address of the current view (page, options, selections), or ``None`` when the
+    browser's address is unknown (e.g. in tests)."""
+    from urllib.parse import urlencode
+
+    base = st.context.url
+    if not base:
+        return None
+    pairs = [(k, v) for k in st.query_params.keys() for v in st.query_params.get_all(k)]
+    return base + ("?" + urlencode(pairs) if pairs else "")

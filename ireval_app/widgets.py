@@ -27,6 +27,7 @@ __all__ = [
     "RUN_OVERVIEW_COLUMNS",
     "RUN_SUMMARY_COLUMNS",
     "IDCG_ZERO_LABELS",
+    "link_box",
     "dataset_glance",
     "highlight_problems",
     "md_escape",
@@ -291,6 +292,17 @@ def _sync_uploads(qrels_file: UploadedFile | None,
 
 
 # ----------------------------------------------------------------------------- for every page
+
+
+def link_box() -> None:
+    """The address of this view (page, options, selections) with a copy button."""
+    link = state.current_link()
+    if link is None:
+        return
+    with st.expander("Link to this view", icon=":material/link:"):
+        st.code(link, language=None, wrap_lines=True)
+        st.caption("Opens this page with the same options and selections. The data itself "
+                   "is not in the link.")
 
 
 def dataset_glance(dataset: Dataset | None) -> None:

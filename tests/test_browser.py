@@ -198,6 +198,31 @@ def test_option_change_holds_across_pages_and_reload(page, server):
     assert "rel=" not in page.url
 
 
+def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
+    """Copy the link of a view, open it in a new browser context (no session, no cookies)."""
+    page.goto(f"{server}/queries")
+    page.get_by_text("Run A").first.wait_for()
+    _settle(page)
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Run A").click()
+    page.get_by_role("option", name="neural_rerank").click()
+    _settle(page)
+    assert "a=neural_rerank" in page.url
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Link to this view").click()
+    link = sidebar.locator('[data-testid="stCode"]').inner_text().strip()
+    assert link == page.url
+    other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    fresh = other.new_page()
+    fresh.set_default_timeout(45_000)
+    fresh.goto(link)
+    fresh.get_by_text("neural_rerank").first.wait_for()
+    _no_exception(fresh)
+    # the heading names both runs: B − A with A = neural_rerank from the link
+    fresh.get_by_text("narrow_recall − neural_rerank on nDCG@10").first.wait_for()
+    fresh.screenshot(path=str(ARTIFACTS / "queries_from_link.png"), full_page=True)
+    other.close()
+
+
 @pytest.mark.parametrize(("path", "expect"), [
     ("metrics", "nDCG@10"),
     ("curves", "ROC"),
