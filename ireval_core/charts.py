@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .escape import html_text
+
 __all__ = [
     "COLORS", "ROC_RESOLUTION", "TEMPLATE", "grade_bars", "ideal_comparison", "ideal_scatter",
     "interpolated_pr_curve", "metric_bars", "per_query_delta", "per_query_distribution",
@@ -56,11 +58,22 @@ def thin_monotone_curve(x: np.ndarray, y: np.ndarray, resolution: int = ROC_RESO
     return x[keep], y[keep]
 
 
+def _t(text: object) -> str:
+    """Text for plotly, which renders a subset of HTML (``<a href>``, ``<b>``, entities) in
+    trace names, titles, tick labels and hover text: uploaded names are escaped."""
+    return html_text(str(text))
+
+
+def _ts(values: object) -> list[str]:
+    return [_t(v) for v in np.asarray(values, dtype=object)]
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figure:
     layout: dict[str, object] = dict(legend_title_text="system",
                                      margin=dict(l=50, r=20, t=50, b=45))
     layout.update(kw)  # a caller may override the defaults (e.g. legend_title_text)
-    fig.update_layout(template=TEMPLATE, title=title, xaxis_title=x, yaxis_title=y, **layout)
+    fig.update_layout(template=TEMPLATE, title=_t(title), xaxis_title=_t(x), yaxis_title=_t(y),
+                      **layout)
     return fig
 
 
@@ -91,7 +104,7 @@ def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
     fig = go.Figure()
     for i, (name, df) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=df["recall"], y=df["precision"], mode="lines+markers",
-                                 line_shape="hv", name=name, line=_line(i),
+                                 line_shape="hv", name=_t(name), line=_line(i),
                                  marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
     if prevalence is not None:
         fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
@@ -113,7 +126,7 @@ def pr_curve(points: Mapping[str, pd.DataFrame], *, prevalence: float | None = N
         x = np.concatenate(([0.0], df["recall"].to_numpy()))
         y = np.concatenate(([df["precision"].iloc[0] if len(df) else 0.0],
                             df["precision"].to_numpy()))
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="vh", name=name,
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="vh", name=_t(name),
                                  line=_line(i)))
     if prevalence is not None:
         fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
@@ -136,7 +149,7 @@ def roc_curve(points: Mapping[str, pd.DataFrame], *, auc: Mapping[str, float] | 
     for i, (name, df) in enumerate(points.items()):
         label = name if auc is None else f"{name} (AUC {auc[name]:.3f})"
         fpr, tpr = thin_monotone_curve(df["fpr"].to_numpy(), df["tpr"].to_numpy())
-        fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=label,
+        fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=_t(label),
                                  line_shape="linear", line=_line(i)))
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
@@ -147,8 +160,8 @@ def per_query_distribution(values: pd.DataFrame, measure: str) -> go.Figure:
     """Box + points of per-query values; ``values`` has columns system, query, value."""
     fig = go.Figure()
     for i, (name, df) in enumerate(values.groupby("system", sort=False)):
-        fig.add_trace(go.Box(y=df["value"], x=[name] * len(df), name=str(name),
-                             boxpoints="all", jitter=0.4, pointpos=0, text=df["query"],
+        fig.add_trace(go.Box(y=df["value"], x=[_t(name)] * len(df), name=_t(name),
+                             boxpoints="all", jitter=0.4, pointpos=0, text=_ts(df["query"]),
                              hovertemplate="%{text}: %{y:.4f}<extra></extra>",
                              marker_color=_color(i), boxmean=True))
     fig.update_layout(showlegend=False)
@@ -162,7 +175,7 @@ def per_query_delta(queries: np.ndarray, delta: np.ndarray, *, a: str, b: str,
     d = np.asarray(delta)[order]
     q = np.asarray(queries)[order]
     colors = np.where(d > 0, COLORS[2], np.where(d < 0, COLORS[1], "#bbbbbb"))
-    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, customdata=q,
+    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, customdata=_ts(q),
                            hovertemplate="%{customdata}: %{y:+.4f}<extra></extra>"))
     fig.update_xaxes(showticklabels=False)
     return _layout(fig, f"{measure}: {b} − {a} per query (sorted)", "queries", "difference")
@@ -176,7 +189,7 @@ def ideal_comparison(table: pd.DataFrame) -> go.Figure:
     """
     fig = go.Figure()
     for i, col in enumerate(table.columns):
-        fig.add_trace(go.Bar(x=table.index.astype(str), y=table[col], name=str(col),
+        fig.add_trace(go.Bar(x=_ts(table.index), y=table[col], name=_t(col),
                              marker_color=_color(i),
                              hovertemplate="%{x}: %{y:.4f}<extra>" + str(col) + "</extra>"))
     fig.update_layout(barmode="group", legend_title_text="measure")
@@ -195,8 +208,8 @@ def metric_bars(table: pd.DataFrame, low: pd.DataFrame | None = None,
             err = dict(type="data", symmetric=False,
                        array=high.loc[name].to_numpy(dtype=float) - y,
                        arrayminus=y - low.loc[name].to_numpy(dtype=float))
-        fig.add_trace(go.Bar(x=[str(c) for c in table.columns], y=table.loc[name],
-                             name=str(name), marker_color=_color(i), error_y=err))
+        fig.add_trace(go.Bar(x=_ts(table.columns), y=table.loc[name],
+                             name=_t(name), marker_color=_color(i), error_y=err))
     fig.update_layout(barmode="group")
     return _layout(fig, "Mean per measure (95% CI)", "measure", "mean")
 
@@ -221,7 +234,7 @@ def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
                              line=dict(color="grey", dash="dot"), hoverinfo="skip"))
     for i, (name, part) in enumerate(df.groupby("system", sort=False)):
         fig.add_trace(go.Scatter(
-            x=part["x"], y=part["y"], mode="markers", name=str(name), text=part["query"],
+            x=part["x"], y=part["y"], mode="markers", name=_t(name), text=_ts(part["query"]),
             marker=dict(color=_color(i), size=8, opacity=0.75),
             hovertemplate="%{text}: x=%{x:.4f}, y=%{y:.4f}<extra>" + str(name) + "</extra>"))
     fig.update_xaxes(range=[-0.02, 1.02])

@@ -155,8 +155,8 @@ class SignificanceTable:
         lines += [r"\bottomrule", r"\end{tabular}", "% " + latex_text(self.caption())]
         return "\n".join(lines) + "\n"
 
-    def to_html(self) -> str:
-        """A standalone HTML page: the table, the caption and the definitions (all escaped)."""
+    def html_table(self) -> str:
+        """The table and its caption as an HTML fragment (every name escaped)."""
         e = html_text
         head = "".join(f"<th>{e(m)}</th>" for m in self.measures)
         rows = []
@@ -164,15 +164,20 @@ class SignificanceTable:
             cells = self._cells(s, lambda t: f"<b>{t}</b>", lambda k: f"<sup>{k}</sup>")
             rows.append(f"<tr><th>({self.labels[s]}) {e(s)}</th>"
                         + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        return (f"<table class='results'><thead><tr><th>system</th>{head}</tr></thead>"
+                f"<tbody>{''.join(rows)}</tbody></table>\n<p class='caption'>"
+                f"{e(self.caption())}</p>\n")
+
+    def to_html(self) -> str:
+        """A standalone HTML page: the table, the caption and the definitions (all escaped)."""
+        e = html_text
         defs = "".join(f"<li><b>{e(m)}</b>: {e(self.definitions[m])}</li>" for m in self.measures)
         return (
             "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>ireval results</title>"
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
             "th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
             "tr th:first-child{text-align:left}sup{color:#15803d}</style></head><body>\n"
-            f"<table><thead><tr><th>system</th>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>\n"
-            f"<p>{e(self.caption())}</p>\n<ul>{defs}</ul>\n</body></html>\n"
+            f"{self.html_table()}<ul>{defs}</ul>\n</body></html>\n"
         )
 
 

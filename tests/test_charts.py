@@ -67,3 +67,22 @@ def test_pr_curves_are_steps_with_a_flat_chance_line() -> None:
     assert curve.line.shape == "vh"
     assert list(curve.x) == [0.0, 0.0, 0.5, 1.0] and list(curve.y) == [1.0, 1.0, 1.0, 0.5]
     assert [(s.type, s.y0, s.y1) for s in fig.layout.shapes] == [("line", 0.25, 0.25)]
+
+
+def test_uploaded_names_are_escaped_for_plotly() -> None:
+    """Plotly renders <a href>, <b> and entities in names, titles, ticks and hover text."""
+    import pandas as pd
+
+    from ireval_core import charts
+
+    evil = '<a href="http://127.0.0.1:9/x">run</a>'
+    values = pd.DataFrame({"system": [evil, evil], "query": ["<b>q1</b>", "q2"],
+                           "value": [0.1, 0.2]})
+    fig = charts.per_query_distribution(values, "P@10")
+    text = fig.to_json()
+    assert "<a href" not in text and "<b>q1" not in text
+    assert fig.data[0].name == "&lt;a href=&quot;http://127.0.0.1:9/x&quot;&gt;run&lt;/a&gt;"
+    assert list(fig.data[0].text) == ["&lt;b&gt;q1&lt;/b&gt;", "q2"]
+    roc = charts.roc_curve({evil: pd.DataFrame({"fpr": [0, 1], "tpr": [0, 1]})},
+                           auc={evil: 0.5}, title=f"ROC of {evil}")
+    assert "<a href" not in roc.to_json()
