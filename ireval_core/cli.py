@@ -103,6 +103,27 @@ def _build_parser() -> argparse.ArgumentParser:
     add_arguments(rep)
     rep.add_argument("--format", choices=("markdown", "latex", "html"), default="markdown")
 
+    mr = sub.add_parser("meeting-report", help="one self-contained HTML file for a review "
+                                               "meeting (opens offline)")
+    mr.add_argument("qrels")
+    mr.add_argument("runs", nargs="+", metavar="RUN")
+    mr.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                    help="measure, repeatable (default: nDCG@10, AP, P@10, R@100, RR)")
+    mr.add_argument("--notes", metavar="FILE",
+                    help="a UTF-8 text file of notes, one per paragraph; a paragraph "
+                         "starting with 'Decision:' is a decision")
+    mr.add_argument("--title", default="ireval meeting report")
+    mr.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
+                    default="t", help="two-sided paired test of the verdicts (default t)")
+    mr.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
+                    default="holm")
+    mr.add_argument("--alpha", type=float, default=0.05)
+    mr.add_argument("--resamples", type=int, default=10_000)
+    mr.add_argument("--seed", type=int, default=0)
+    add_arguments(mr)
+    mr.add_argument("-o", "--output", required=True, metavar="FILE",
+                    help="where to write the HTML file")
+
     sub.add_parser("measures", help="list every measure with its definition")
     return parser
 
@@ -200,6 +221,34 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
     return 0
 
 
+def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
+                        notes: list[DataWarning]) -> int:
+    from pathlib import Path
+
+    from .meeting import ReportNote, input_of, meeting_report
+
+    qrels, runs = _load(args.qrels, args.runs, notes)
+    inputs = [input_of(Path(p).name, kind, Path(p).read_bytes())
+              for p, kind in [(args.qrels, "qrels"), *[(r, "run") for r in args.runs]]]
+    said: list[ReportNote] = []
+    if args.notes:
+        text = Path(args.notes).read_text(encoding="utf-8")
+        for para in (p.strip() for p in text.replace("\r\n", "\n").split("\n\n")):
+            if para:
+                decision = para.lower().startswith("decision:")
+                said.append(ReportNote(para.split(":", 1)[1].strip() if decision else para,
+                                       target=Path(args.notes).name,
+                                       kind="decision" if decision else "note"))
+    report = meeting_report(
+        qrels, runs, args.measures or ["nDCG@10", "AP", "P@10", "R@100", "RR"],
+        options=from_arguments(args), inputs=inputs, notes=said, test=args.test,
+        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
+        seed=args.seed, title=args.title)
+    Path(args.output).write_text(report.html, encoding="utf-8")
+    out.write(f"wrote {args.output} ({len(report.html.encode()):,} bytes)\n")
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     from .report import significance_table
 
@@ -222,7 +271,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if args.command == "measures":
             out.write(_measure_help() + "\n")
             return 0
-        commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare}
+        commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare,
+                    "meeting-report": _cmd_meeting_report}
         status = commands[args.command](args, out, notes)
         for w in notes:  # after success only: a failure prints its one line
             sys.stderr.write(f"warning: {w}\n")

@@ -18,10 +18,12 @@ from __future__ import annotations
 import pandas as pd
 
 from .data import Qrels, Run
+from .errors import invalid_parameter
 from .evaluate import Evaluation, evaluate
 from .measures import parse_measure
 
-__all__ = ["TOY_QRELS", "TOY_RUN", "ideal_measures", "ideal_pairs", "toy_example"]
+__all__ = ["RECALL_GAP", "TOY_QRELS", "TOY_RUN", "ideal_measures", "ideal_pairs",
+           "recall_flags", "toy_example"]
 
 
 def ideal_measures(k: int, recall_k: int) -> tuple[str, ...]:
@@ -37,6 +39,30 @@ def ideal_pairs(res: Evaluation, k: int) -> pd.DataFrame:
         index=["system", "query"], columns="measure", values="value", sort=False)
     wide = wide.rename(columns={x_name: "x", y_name: "y"}).reset_index()
     return wide[["system", "query", "x", "y"]].dropna()
+
+
+RECALL_GAP = 0.3
+"""A query is flagged when nDCG(ideal=run)@k exceeds nDCG@k by at least this much."""
+
+
+def recall_flags(res: Evaluation, k: int, *, gap: float = RECALL_GAP) -> pd.DataFrame:
+    """Queries whose candidates miss relevant documents: the recall check of seed 003.
+
+    A query of a system is flagged when nDCG(ideal=run)@k − nDCG@k >= ``gap``: the
+    system orders its own candidates well (the run-only ideal is nearly met) while the
+    qrels know better documents it never retrieved. ``res`` must hold both measures
+    (see :func:`ideal_measures`). Columns ``system, query, ndcg_run_ideal, ndcg, gap``,
+    largest gap first.
+    """
+    if not 0.0 < gap <= 1.0:
+        raise invalid_parameter("gap", "recall_flags", "a float in (0, 1]", gap)
+    pairs = ideal_pairs(res, k)
+    out = pd.DataFrame({"system": pairs["system"], "query": pairs["query"],
+                        "ndcg_run_ideal": pairs["x"], "ndcg": pairs["y"],
+                        "gap": pairs["x"] - pairs["y"]})
+    out = out[out["gap"] >= gap - 1e-12]
+    return out.sort_values(["gap", "system", "query"], ascending=[False, True, True],
+                           kind="stable", ignore_index=True)
 
 
 TOY_QRELS: dict[str, dict[str, float]] = {

@@ -1,0 +1,304 @@
+"""The meeting report: one self-contained HTML file a team can send, open offline, archive.
+
+:func:`meeting_report` evaluates the runs once and writes everything a review meeting
+walks through: the inputs with their SHA-256, every option, the metric table with
+intervals and significance letters, the verdicts in words, precision–recall and ROC
+curves, per-query distributions, the queries flagged by the recall check (nDCG with a
+run-only ideal far above nDCG with the qrels ideal), an optional labeling trend, the
+notes and decisions, and the definition of every measure.
+
+The file needs nothing else: plotly.js is inlined, with the addresses it carries for
+map tiles and help links (never fetched by these charts) neutralised, so the file
+holds no external URL at all; the only ``http://`` strings left are the XML namespace
+identifiers of SVG (``http://www.w3.org/...``), which browsers never fetch. Every
+uploaded string (ids, run names, file names, notes) is escaped for HTML, and for
+plotly's HTML subset inside the charts.
+
+>>> from ireval_core import Qrels, Run
+>>> qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 0} for i in range(6)})
+>>> runs = [Run.from_dict({f"q{i}": {"a": 2.0, "b": 1.0} for i in range(6)}, name="good"),
+...         Run.from_dict({f"q{i}": {"b": 2.0, "a": 1.0} for i in range(6)}, name="<b>ad")]
+>>> report = meeting_report(qrels, runs, ["P@1", "nDCG@10"], n_resamples=200, charts=False)
+>>> float(report.table.mean.loc["good", "P@1"])
+1.0
+>>> "&lt;b&gt;ad" in report.html, "<b>ad" in report.html
+(True, False)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING
+
+from . import __version__
+from .compare import Verdict, compare_evaluation, verdicts
+from .curves import run_curves
+from .data import Qrels, Run
+from .errors import invalid_parameter
+from .escape import html_text
+from .evaluate import Evaluation, evaluate
+from .ideal import ideal_measures, recall_flags
+from .measures import parse_measures
+from .options import EvalOptions
+from .report import SignificanceTable, table_from_records
+from .tables import MetricsTable, metrics_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MeetingReport", "ReportInput", "ReportNote", "input_of", "meeting_report"]
+
+_EXTERNAL = re.compile(r"https?://(?!www\.w3\.org/)")
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """One input file of the report: its name, kind, size and SHA-256."""
+
+    name: str
+    kind: str
+    size: int
+    sha256: str
+
+
+def input_of(name: str, kind: str, data: bytes) -> ReportInput:
+    """The :class:`ReportInput` of a file's bytes."""
+    return ReportInput(name, kind, len(data), hashlib.sha256(data).hexdigest())
+
+
+@dataclass(frozen=True)
+class ReportNote:
+    """A note or decision shown in the report (from the workspace or a notes file)."""
+
+    text: str
+    author: str = ""
+    created_at: str = ""
+    target: str = "dataset"
+    kind: str = "note"
+
+
+@dataclass(frozen=True, eq=False)
+class MeetingReport:
+    """The report's HTML and the numbers it shows (the same objects the app shows)."""
+
+    html: str
+    evaluation: Evaluation
+    table: MetricsTable
+    significance: SignificanceTable | None
+    verdicts: tuple[Verdict, ...]
+    recall_flags: pd.DataFrame
+    options: EvalOptions
+    inputs: tuple[ReportInput, ...] = field(default=())
+
+
+@cache
+def offline_plotlyjs() -> str:
+    """plotly.js with every fetchable address neutralised (``about:blank#`` + the rest).
+
+    The replaced strings are map-tile servers, topojson and help links that charts
+    without maps never use; XML namespace identifiers are kept.
+    """
+    from plotly.offline import get_plotlyjs
+
+    return _EXTERNAL.sub("about:blank#", get_plotlyjs())
+
+
+def _figure_html(fig: object, div_id: str) -> str:
+    html = fig.to_html(full_html=False, include_plotlyjs=False,  # type: ignore[attr-defined]
+                       div_id=div_id, config={"displaylogo": False, "displayModeBar": False,
+                               "responsive": True})
+    return _EXTERNAL.sub("about:blank#", html)
+
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1100px;
+color:#1f2328;line-height:1.45;padding:0 1em}
+h1{margin-bottom:0}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0}th,td{padding:4px 10px;border-bottom:1px solid #e5e7eb;
+text-align:right;vertical-align:top}tr th:first-child,td.text{text-align:left}
+.caption,.meta{color:#57606a;font-size:.92em}sup{color:#15803d}code{font-size:.9em}
+.verdict{margin:.3em 0}.significant{color:#15803d}.none{color:#57606a}.cannot{color:#b45309}
+.note{border-left:3px solid #1f6feb;padding:.2em .8em;margin:.6em 0}
+.decision{border-left-color:#15803d}.best{font-weight:700;background:#e8f1fb}
+"""
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, text_cols: int = 1) -> str:
+    """An HTML table from cells that are already escaped."""
+    th = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td class='text'>{c}</td>" if i < text_cols else f"<td>{c}</td>"
+                         for i, c in enumerate(r)) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *,
+                   options: EvalOptions | None = None, inputs: Sequence[ReportInput] = (),
+                   notes: Sequence[ReportNote] = (), test: str = "t",
+                   correction: str = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
+                   seed: int = 0, recall_k: int = 10, labels_trend: pd.DataFrame | None = None,
+                   title: str = "ireval meeting report", charts: bool = True,
+                   now: _dt.datetime | None = None) -> MeetingReport:
+    """Evaluate ``runs`` and write the meeting report (see the module docstring).
+
+    Parameters
+    ----------
+    qrels, runs, measures:
+        What to evaluate (measure specs as :func:`ireval_core.evaluate` takes them).
+    options:
+        The evaluation options (shown in full in the report).
+    inputs:
+        The input files (names and SHA-256, see :func:`input_of`).
+    notes:
+        Notes and decisions, shown in their order.
+    test, correction, alpha, n_resamples, seed:
+        The two-sided paired test marking the table and giving the verdicts.
+    recall_k:
+        The cutoff of the recall check (nDCG(ideal=run)@k against nDCG@k).
+    labels_trend:
+        A labeling trend table (one row per round and system) to include as is.
+    charts:
+        Draw the curves and distributions (``False``: tables only, a small file).
+    now:
+        The time printed in the report (default: now, UTC).
+    """
+    if not runs:
+        raise invalid_parameter("runs", "meeting_report", "at least one run", list(runs))
+    if recall_k < 1:
+        raise invalid_parameter("recall_k", "meeting_report", "an int >= 1", recall_k)
+    options = EvalOptions() if options is None else options
+    specs = [str(m) for m in parse_measures(list(measures))]
+    check = list(ideal_measures(recall_k, 100)[:3])
+    res = evaluate(qrels, runs, list(dict.fromkeys(specs + check)), options=options)
+    table = metrics_table(res)
+    systems = [r.name for r in runs]
+    records = (compare_evaluation(res, specs, systems=systems, tests=(test,),
+                                  correction=correction, n_resamples=n_resamples, seed=seed)
+               if len(systems) > 1 else [])
+    sig = (table_from_records(res, records, systems, alpha=alpha) if records else None)
+    said = tuple(verdicts(records, alpha=alpha)) if records else ()
+    flags = recall_flags(res, recall_k)
+    when = (now or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    e = html_text
+
+    parts = [f"<h1>{e(title)}</h1>",
+             f"<p class='meta'>Written {e(when)} by ireval {e(__version__)}. "
+             f"{len(systems)} run(s), {qrels.n_queries:,} judged queries.</p>"]
+
+    # inputs and options
+    parts.append("<h2>Inputs</h2>")
+    if inputs:
+        parts.append(_table(["file", "kind", "bytes", "SHA-256"],
+                            [[e(i.name), e(i.kind), f"{i.size:,}", f"<code>{i.sha256}</code>"]
+                             for i in inputs], text_cols=2))
+    else:
+        parts.append("<p class='meta'>No file names were given (in-memory data).</p>")
+    parts.append("<h2>Options</h2><ul>" + "".join(
+        f"<li>{e(p)}</li>" for p in options.describe().split("; ")) + "</ul>"
+        f"<p class='meta'>trec_eval flags giving the same numbers: "
+        f"<code>{e(options.trec_eval_flags() or '(none)')}</code></p>")
+
+    # the numbers
+    parts.append("<h2>Results</h2>")
+    head = ["system", *[e(m) for m in specs]]
+    rows = []
+    for s in systems:
+        cells = [e(s)]
+        for m in specs:
+            cell = e(table.cells.loc[s, m])
+            cells.append(f"<span class='best'>{cell}</span>" if table.best.loc[s, m] else cell)
+        rows.append(cells)
+    parts.append(_table(head, rows))
+    parts.append(f"<p class='caption'>Mean over queries and its 95% interval (Student t, "
+                 f"clipped to the measure's range); highlighted: the best mean of each "
+                 f"measure. {e(table.queries_caption())}</p>")
+    for note in (table.small_note, table.query_note):
+        if note:
+            parts.append(f"<p class='caption'>{e(note)}</p>")
+    if sig is not None:
+        parts.append("<h3>Significance</h3>" + sig.html_table())
+        parts.append("<h3>Verdicts</h3>")
+        css = {"significant": "significant", "not significant": "none",
+               "cannot tell": "cannot"}
+        parts.extend(f"<p class='verdict {css[v.outcome]}'>{e(v.text)}</p>" for v in said)
+
+    if charts:
+        parts.extend(_charts(qrels, runs, res, specs, options))
+
+    # recall check
+    parts.append(f"<h2>Recall check (nDCG@{recall_k})</h2>")
+    parts.append(f"<p class='caption'>Queries where nDCG(ideal=run)@{recall_k} exceeds "
+                 f"nDCG@{recall_k} by at least 0.3: the run orders its own candidates well "
+                 "while the qrels know relevant documents it never retrieved (a recall "
+                 "failure nDCG with a run-only ideal hides).</p>")
+    if flags.empty:
+        parts.append("<p>No query is flagged.</p>")
+    else:
+        shown = flags.head(50)
+        parts.append(_table(["system", "query", f"nDCG(ideal=run)@{recall_k}",
+                             f"nDCG@{recall_k}", "gap"],
+                            [[e(r.system), e(r.query), f"{r.ndcg_run_ideal:.4f}",
+                              f"{r.ndcg:.4f}", f"{r.gap:.4f}"]
+                             for r in shown.itertuples()], text_cols=2))
+        if len(flags) > len(shown):
+            parts.append(f"<p class='caption'>The first 50 of {len(flags):,} flagged.</p>")
+
+    if labels_trend is not None:
+        parts.append("<h2>Labeling trend</h2>")
+        cols = [str(c) for c in labels_trend.columns]
+        parts.append(_table([e(c) for c in cols], [
+            [e(f"{v:.4f}" if isinstance(v, float) else str(v)) for v in row]
+            for row in labels_trend.itertuples(index=False)], text_cols=2))
+
+    parts.append("<h2>Notes and decisions</h2>")
+    if notes:
+        for n in notes:
+            who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
+            parts.append(f"<div class='note {'decision' if n.kind == 'decision' else ''}'>"
+                         f"<b>{e(n.kind.capitalize())}</b>: {e(n.text)}"
+                         f"<div class='meta'>{e(who)}</div></div>")
+    else:
+        parts.append("<p class='meta'>No notes.</p>")
+
+    parts.append("<h2>Definitions</h2><ul>" + "".join(
+        f"<li><b>{e(m)}</b>: {e(res.definition(m))}</li>" for m in specs) + "</ul>")
+
+    script = (f"<script>{offline_plotlyjs()}</script>" if charts else "")
+    html = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{e(title)}</title><style>{_STYLE}</style>{script}</head><body>\n"
+            + "\n".join(parts) + "\n</body></html>\n")
+    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs))
+
+
+def _charts(qrels: Qrels, runs: Sequence[Run], res: Evaluation, specs: Sequence[str],
+            options: EvalOptions) -> list[str]:
+    from . import charts
+    from .curves import pooled_prevalence
+
+    curves = {r.name: run_curves(qrels, r, options=options) for r in runs}
+    out = ["<h2>Curves</h2>"]
+    drawable = {n: c for n, c in curves.items() if c.pr_problem() is None}
+    if drawable:
+        out.append(_figure_html(charts.interpolated_pr_curve(
+            {n: c.interpolated_frame() for n, c in drawable.items()},
+            prevalence=pooled_prevalence(curves)), "pr"))
+    rocs = {n: c for n, c in curves.items() if c.roc_problem() is None}
+    if rocs:
+        out.append(_figure_html(charts.roc_curve({n: c.roc_frame() for n, c in rocs.items()},
+                                                 auc={n: c.auc for n, c in rocs.items()}),
+                                "roc"))
+    for n, c in curves.items():
+        problem = c.roc_problem() or c.pr_problem()
+        if problem:
+            out.append(f"<p class='caption'>{html_text(n)}: {html_text(problem)}.</p>")
+    out.append("<h2>Per-query distributions</h2>")
+    tidy = res.tidy()
+    for i, m in enumerate(specs):
+        values = tidy[(tidy["measure"] == m) & tidy["value"].notna()]
+        out.append(_figure_html(charts.per_query_distribution(values, m), f"dist{i}"))
+    return out

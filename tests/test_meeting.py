@@ -1,0 +1,102 @@
+"""The meeting report: self-contained (no external URL), escaped, and the core's numbers."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ireval_core import EvalOptions, Qrels, Run, evaluate, read_qrels, read_runs
+from ireval_core.compare import compare_evaluation, verdicts
+from ireval_core.escape import html_text
+from ireval_core.meeting import ReportNote, input_of, meeting_report
+from ireval_core.report import significance_table
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+EXTERNAL = re.compile(r"https?://(?!www\.w3\.org/)")
+HOSTILE = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>',
+           "![b](http://127.0.0.1:9/beacon.png)"]
+
+
+def _hostile_data():
+    queries = [f"q{i}" for i in range(6)] + ["</script><script>alert(3)</script>"]
+    qrels = Qrels.from_dict({q: {"a": 1, "b": 0, "c": 2} for q in queries})
+    runs = [Run.from_dict({q: {"a": 3.0 - i, "b": 2.0, "c": 1.0 + i * (j % 2)}
+                           for j, q in enumerate(queries)}, name=name)
+            for i, name in enumerate(HOSTILE)]
+    return qrels, runs
+
+
+def test_hostile_names_never_become_markup() -> None:
+    qrels, runs = _hostile_data()
+    note = ReportNote("<b>ship it</b> <img src=x onerror=alert(4)>", author="<i>ana</i>",
+                      kind="decision")
+    html = meeting_report(qrels, runs, ["P@1", "nDCG@10"], notes=[note], n_resamples=200,
+                          inputs=[input_of("<evil>.txt", "qrels", b"x")]).html
+    for raw in ("<script>alert", "<img src=x", "<b>ship", "<i>ana", "</script><script>",
+                "<evil>"):
+        assert raw not in html, raw
+    # scripts: the inlined plotly.js and one per chart, nothing else
+    assert html.count("<script") == 1 + html.count("Plotly.newPlot")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;b&gt;ship it&lt;/b&gt;" in html
+    # a name that holds a URL stays text: nothing in the file makes a browser fetch it
+    markup = re.sub(r"<script>.*?</script>", "", html, flags=re.DOTALL)
+    assert markup.count("<script") == 0
+    tags = re.findall(r"<[a-zA-Z][^>]*>", markup)
+    assert not [t for t in tags if re.search(r"\b(src|href|action|on\w+)\s*=", t)]
+    assert not re.search(r"url\(|@import", markup)
+
+
+def test_no_external_url_and_offline_plotly() -> None:
+    qrels, runs = _hostile_data()
+    html = meeting_report(qrels, runs[:2], ["P@1"], n_resamples=200).html
+    assert not EXTERNAL.search(html)
+    assert "Plotly.newPlot" in html and "<script src" not in html and "<link" not in html
+
+
+@pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
+def test_numbers_are_the_cores() -> None:
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    options = EvalOptions(rel_level=2)
+    report = meeting_report(qrels, runs, ["nDCG@10", "AP"], options=options,
+                            n_resamples=500, charts=False)
+    res = evaluate(qrels, runs, ["nDCG@10", "AP"], options=options)
+    for s in res.systems:
+        for m in ("nDCG@10", "AP"):
+            assert report.table.mean.loc[s, m] == res.mean(s, m)
+            assert f"{res.mean(s, m):.4f}" in report.html
+    sig = significance_table(res, test="t", n_resamples=500)
+    assert report.significance is not None
+    for s in res.systems:
+        for m in ("nDCG@10", "AP"):
+            assert report.significance.cell(s, m) == sig.cell(s, m)
+    said = verdicts(compare_evaluation(res, tests=("t",)), alpha=0.05)
+    assert [v.text for v in report.verdicts] == [v.text for v in said]
+    for v in said:
+        assert html_text(v.text) in report.html
+    assert "relevant: grade &gt;= 2" in report.html  # every option is written
+    assert not report.recall_flags.empty
+    assert "narrow_recall" in set(report.recall_flags["system"])
+
+
+@pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
+def test_cli_writes_the_report_with_notes(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Looked at q039 together.\n\nDecision: ship neural_rerank <now>.\n")
+    out = tmp_path / "report.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "ireval_core", "meeting-report", SAMPLE / "qrels.txt",
+         SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt", "-m", "AP", "--notes", notes,
+         "-o", out, "--resamples", "200"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    html = out.read_text()
+    assert "Decision</b>: ship neural_rerank &lt;now&gt;." in html
+    assert "Looked at q039 together." in html
+    assert input_of("qrels.txt", "qrels", (SAMPLE / "qrels.txt").read_bytes()).sha256 in html
+    assert not EXTERNAL.search(html)
