@@ -22,6 +22,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("app_pages/queries.py", "Queries", ":material/manage_search:"),
     ("app_pages/rounds.py", "Labeling rounds", ":material/history:"),
     ("app_pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
+    ("app_pages/meeting.py", "Meeting", ":material/groups:"),
 ]
 
 st.set_page_config(page_title="ireval", layout="wide")

@@ -71,6 +71,8 @@ class LoadedFile:
         The systems of a run file read without error (one per tag).
     error:
         Why the file could not be read, or ``None``.
+    size, sha256:
+        The size and SHA-256 of the raw bytes (shown in reports).
     """
 
     name: str
@@ -78,6 +80,8 @@ class LoadedFile:
     qrels: Qrels | None = None
     runs: tuple[Run, ...] = ()
     error: FormatError | None = None
+    size: int = 0
+    sha256: str = ""
 
     @property
     def ok(self) -> bool:
@@ -184,24 +188,29 @@ def dataset_for(files: LoadedFiles) -> Dataset | None:
 
 @st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
 def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
+    size, sha = len(_data), hashlib.sha256(_data).hexdigest()
     try:
-        return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name))
+        return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name), size=size,
+                          sha256=sha)
     except FormatError as exc:
-        return LoadedFile(name, data_digest, error=exc)
+        return LoadedFile(name, data_digest, error=exc, size=size, sha256=sha)
     except Exception as exc:  # the app must show a message, never a traceback
-        return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc))
+        return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc), size=size,
+                          sha256=sha)
 
 
 @st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
                _data: bytes) -> LoadedFile:
+    size, sha = len(_data), hashlib.sha256(_data).hexdigest()
     try:
         runs = read_runs(_data, name=name, taken_names=dict(taken_names))
-        return LoadedFile(name, data_digest, runs=tuple(runs))
+        return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha)
     except FormatError as exc:
-        return LoadedFile(name, data_digest, error=exc)
+        return LoadedFile(name, data_digest, error=exc, size=size, sha256=sha)
     except Exception as exc:  # the app must show a message, never a traceback
-        return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc))
+        return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc), size=size,
+                          sha256=sha)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

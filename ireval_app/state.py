@@ -43,6 +43,7 @@ __all__ = [
     "clear_uploads",
     "get_dataset",
     "get_dataset_key",
+    "get_loaded_files",
     "get_options",
     "get_source",
     "get_upload_ids",
@@ -137,6 +138,10 @@ QUERIES_QUERY = "ireval.queries.query"
 """Select on the Queries page: the query opened."""
 QUERIES_SHOWN = "ireval.queries.depth"
 """Select on the Queries page: how many documents of each ranking are shown."""
+MEETING_MEASURES = "ireval.meeting.measures"
+"""Multiselect on the Meeting page: the measures of the report."""
+MEETING_TITLE = "ireval.meeting.title"
+"""Text on the Meeting page: the report's title."""
 NDCG_TABLE = "ireval.ndcg.table"
 """Dataframe on the nDCG vs DCG page (a key keeps its selection stable)."""
 ROUNDS_UPLOADER = "ireval.rounds.upload"
@@ -154,6 +159,7 @@ _UPLOAD_IDS = "ireval.upload.ids"  # UploadKind -> file ids last read
 _UPLOADED = "ireval.upload.loaded"  # LoadedFiles read from uploads
 _DATASET = "ireval.dataset"
 _DATASET_KEY = "ireval.dataset.key"
+_FILES = "ireval.dataset.files"  # the LoadedFiles behind the dataset
 _DATASET_SAMPLE = "ireval.dataset.sample"  # bool: the dataset is the bundled sample
 _SOURCE_KEPT = "ireval.source.kept"  # the source choice, kept while its radio is not drawn
 _OPTIONS = "ireval.options"  # the canonical EvalOptions
@@ -207,9 +213,15 @@ def set_loaded(files: cache.LoadedFiles | None, *, sample: bool = False) -> Data
     """
     dataset = None if files is None else cache.dataset_for(files)
     st.session_state[_DATASET] = dataset
+    st.session_state[_FILES] = files
     st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key
     st.session_state[_DATASET_SAMPLE] = bool(sample and dataset is not None)
     return dataset
+
+
+def get_loaded_files() -> cache.LoadedFiles | None:
+    """The files behind the current dataset (names, sizes, SHA-256, errors)."""
+    return st.session_state.get(_FILES)
 
 
 def is_sample() -> bool:
@@ -364,6 +376,7 @@ VIEW_PARAMS: dict[str, tuple[ViewParam, ...]] = {
                 ViewParam(COMPARE_BASELINE, "baseline")),
     "queries": (ViewParam(QUERIES_MEASURE, "measure"), ViewParam(QUERIES_RUN_A, "a"),
                 ViewParam(QUERIES_RUN_B, "b"), ViewParam(QUERIES_QUERY, "query")),
+    "meeting": (ViewParam(MEETING_MEASURES, "measures", many=True),),
     "ndcg_vs_dcg": (ViewParam(NDCG_K, "k", kind=int), ViewParam(NDCG_RECALL_K, "recall_k",
                                                                   kind=int)),
 }

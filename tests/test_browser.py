@@ -223,6 +223,30 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
     other.close()
 
 
+def test_meeting_report_downloads_and_opens_offline(page, server, tmp_path):
+    page.goto(f"{server}/meeting")
+    button = page.get_by_text("Download the meeting report (HTML)")
+    button.wait_for()
+    _settle(page)
+    with page.expect_download(timeout=60_000) as info:
+        button.click()
+    path = tmp_path / "report.html"
+    info.value.save_as(path)
+    html = path.read_text()
+    assert "bm25" in html and "Recall check" in html
+    offline = page.context.browser.new_context(offline=True)
+    report = offline.new_page()
+    requests: list[str] = []
+    report.on("request", lambda r: requests.append(r.url))
+    report.goto(path.as_uri())
+    report.wait_for_selector(".js-plotly-plot")
+    report.wait_for_timeout(1000)
+    assert [u for u in requests if not u.startswith("file:")] == []
+    assert report.locator(".js-plotly-plot").count() >= 3
+    report.screenshot(path=str(ARTIFACTS / "meeting_report.png"))
+    offline.close()
+
+
 @pytest.mark.parametrize(("path", "expect"), [
     ("metrics", "nDCG@10"),
     ("curves", "ROC"),
@@ -230,6 +254,7 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
     ("queries", "relevant document(s)"),
     ("rounds", "To label next"),
     ("ndcg_vs_dcg", "DCG@10"),
+    ("meeting", "meeting report"),
 ])
 def test_every_page_renders(page, server, path, expect):
     page.goto(f"{server}/{path}")

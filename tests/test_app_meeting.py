@@ -1,0 +1,44 @@
+"""AppTest of the Meeting page, and the report it builds when the button is clicked."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import meeting_glue, state
+from ireval_core import EvalOptions, read_qrels, read_runs
+from ireval_core.dataset import Dataset
+from ireval_core.meeting import ReportInput
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data"
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
+                                reason="sample data not generated")
+
+
+def test_meeting_page_offers_the_report() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("app_pages/meeting.py").run()
+    assert not at.exception
+    assert at.title[0].value == "Meeting"
+    assert at.multiselect(key=state.MEETING_MEASURES).value == [
+        "nDCG@10", "AP", "P@10", "R@100", "RR"]
+    [button] = at.get("download_button")
+    assert "meeting report" in button.proto.label
+
+
+def test_report_bytes_hold_the_sessions_numbers_and_inputs() -> None:
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    data = (SAMPLE / "qrels.txt").read_bytes()
+    inputs = [ReportInput("qrels.txt", "qrels", len(data), hashlib.sha256(data).hexdigest())]
+    html = meeting_glue.report_html(Dataset(qrels, tuple(runs)), EvalOptions(rel_level=2),
+                                    ["P@10"], inputs=inputs).decode()
+    assert hashlib.sha256(data).hexdigest() in html
+    assert "relevant: grade &gt;= 2" in html
+    assert "0.2831" in html  # bm25 P@10 at grade >= 2 (see test_app_consistency / test_options)
