@@ -25,6 +25,12 @@ Files go to ``benchmarks/data/<size>/`` (gitignored):
 ``run.shuffled.txt`` (with ``--shuffled``)
     The same lines in random order.
 
+With ``--shape ties`` the files go to ``benchmarks/data/<size>-ties/`` and the run is
+tie-heavy, as quantised models or BM25 with rounded scores write them: scores in
+(0, 1) with 3 decimals, about 0.6 apart from top to bottom of a 1,000-document list,
+so about 60% of the lines tie with a neighbour (ties ordered by document id, as
+trec_eval does). Qrels are the same.
+
 Query ids look like ``q123456``; document ids like ``clueweb-01234567``, drawn
 from a corpus of 2,000,000 ids. Everything is vectorised (numpy + pyarrow
 compute); the 7M run is written in a few seconds.
@@ -33,6 +39,7 @@ Usage::
 
     python benchmarks/make_data.py                # all sizes, skip existing files
     python benchmarks/make_data.py --sizes 7M --shuffled --force
+    python benchmarks/make_data.py --sizes 7M --shape ties
 """
 
 from __future__ import annotations
@@ -54,8 +61,11 @@ SEED = 20240611
 TAG = "bm25-synth"
 
 
-def paths(size: str) -> dict[str, Path]:
-    d = DATA_DIR / size
+SHAPES = ("clean", "ties")
+
+
+def paths(size: str, shape: str = "clean") -> dict[str, Path]:
+    d = DATA_DIR / (size if shape == "clean" else f"{size}-{shape}")
     return {"qrels": d / "qrels.txt", "run": d / "run.txt", "shuffled": d / "run.shuffled.txt"}
 
 
@@ -113,7 +123,8 @@ def _distinct_rows(rng: np.random.Generator, n_rows: int, n_cols: int, high: int
         a.sort(axis=1)
 
 
-def generate(size: str, *, shuffled: bool = False, seed: int = SEED) -> dict[str, int]:
+def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
+             shape: str = "clean") -> dict[str, int]:
     n_q = SIZES[size]
     rng = np.random.default_rng([seed, n_q])
     n_extra = max(1, n_q // 100)  # judged queries that the run does not cover
@@ -129,11 +140,18 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED) -> dict[str
     # ----- run: 1,000 distinct documents per query, scores descending
     doc_idx = _distinct_rows(rng, n_q, DEPTH, CORPUS)
     rng.permuted(doc_idx, axis=1, out=doc_idx)  # retrieval order unrelated to doc id
-    step = 2e-5 + rng.exponential(0.02, size=(n_q, DEPTH))  # >= 2e-5: distinct in float32
-    step[:, 0] = 0.0
-    step[rng.random((n_q, DEPTH)) < 0.002] = 0.0  # a few exact ties
-    top = rng.uniform(25.0, 45.0, size=(n_q, 1))
-    score = np.round(top - np.cumsum(step, axis=1), 6)
+    if shape == "ties":  # 3 decimals over ~0.6: most lines tie with a neighbour
+        step = rng.exponential(0.0006, size=(n_q, DEPTH))
+        step[:, 0] = 0.0
+        top = rng.uniform(0.7, 0.99, size=(n_q, 1))
+        score = np.round(np.maximum(top - np.cumsum(step, axis=1), 0.001), 3)
+        step = np.diff(score, axis=1, prepend=score[:, :1])  # 0 where a line ties
+    else:
+        step = 2e-5 + rng.exponential(0.02, size=(n_q, DEPTH))  # >= 2e-5: distinct in f32
+        step[:, 0] = 0.0
+        step[rng.random((n_q, DEPTH)) < 0.002] = 0.0  # a few exact ties
+        top = rng.uniform(25.0, 45.0, size=(n_q, 1))
+        score = np.round(top - np.cumsum(step, axis=1), 6)
     assert score.min() > 0
 
     # ----- qrels: 100-300 judged documents per judged query
@@ -170,7 +188,7 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED) -> dict[str
     j_q, j_doc, grade = j_q[order], j_doc[order], grade[order]
 
     # ----- write
-    out = paths(size)
+    out = paths(size, shape)
     qid_str = _prefixed("q", qnum)
     _write_lines(out["qrels"], [qid_str.take(pa.array(j_q)), "0",
                                 _prefixed("clueweb-", corpus[j_doc], 8), _str(grade)])
@@ -188,15 +206,15 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED) -> dict[str
 
 
 def ensure(sizes: list[str], *, shuffled: bool = False, force: bool = False,
-           quiet: bool = False) -> None:
+           quiet: bool = False, shape: str = "clean") -> None:
     """Generate the files of ``sizes`` that are missing (all of them with ``force``)."""
     for size in sizes:
-        p = paths(size)
+        p = paths(size, shape)
         wanted = [p["qrels"], p["run"]] + ([p["shuffled"]] if shuffled else [])
         if not force and all(f.exists() for f in wanted):
             continue
         t = time.perf_counter()
-        info = generate(size, shuffled=shuffled)
+        info = generate(size, shuffled=shuffled, shape=shape)
         if not quiet:
             print(f"[make_data] {size}: {info} in {time.perf_counter() - t:.1f} s",
                   file=sys.stderr)
@@ -207,8 +225,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
     ap.add_argument("--shuffled", action="store_true", help="also write run.shuffled.txt")
     ap.add_argument("--force", action="store_true", help="regenerate existing files")
+    ap.add_argument("--shape", choices=SHAPES, default="clean",
+                    help="ties: 3-decimal scores, most lines tied (see the module docstring)")
     args = ap.parse_args(argv)
-    ensure(args.sizes, shuffled=args.shuffled, force=args.force)
+    ensure(args.sizes, shuffled=args.shuffled, force=args.force, shape=args.shape)
 
 
 if __name__ == "__main__":

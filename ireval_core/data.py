@@ -363,24 +363,35 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
 
 def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
                 dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:
-    """Within each run of equal (query, score) in ``order``, put docids descending."""
+    """Within each run of equal (query, score) in ``order``, put docids descending.
+
+    Linear passes plus two sorts sized by the ties: the tied rows are found with a
+    mask, the distinct documents among them with a presence mask over the document
+    codes, only those ids are sorted by bytes, and the tie runs are ordered with one
+    integer sort on (run, byte rank descending).
+    """
     q = qcode if order is None else qcode[order]
     sc = score if order is None else score[order]
-    tied = np.flatnonzero((q[1:] == q[:-1]) & (sc[1:] == sc[:-1]))
-    if tied.size == 0:
-        return order
-    # positions (in the current order) of every row of a tie, grouped into tie runs
-    pos = np.unique(np.concatenate((tied, tied + 1)))
     tie_with_prev = np.zeros(len(q), dtype=bool)
-    tie_with_prev[tied + 1] = True  # row p ties with row p - 1: same tie run
-    run_id = np.cumsum(~tie_with_prev[pos])
+    np.logical_and(q[1:] == q[:-1], sc[1:] == sc[:-1], out=tie_with_prev[1:])
+    if not tie_with_prev.any():
+        return order
+    in_tie = tie_with_prev.copy()
+    in_tie[:-1] |= tie_with_prev[1:]  # the first row of a run ties with the next one
+    pos = np.flatnonzero(in_tie)  # positions (in the current order) of every tied row
+    run_id = np.cumsum(~tie_with_prev[pos]) - 1  # tie runs, numbered in order
     rows = pos if order is None else order[pos]
-    codes, local = np.unique(dcode[rows], return_inverse=True)
+    docs = dcode[rows]
+    present = np.zeros(len(doc_ids), dtype=bool)
+    present[docs] = True
+    codes = np.flatnonzero(present)  # the distinct tied documents, by code
     by_bytes = pc.sort_indices(doc_ids.take(pa.array(codes))).to_numpy()
-    rank = np.empty(len(codes), dtype=np.int64)
-    rank[by_bytes] = np.arange(len(codes))
-    within = np.lexsort((-rank[local], run_id))
-    if (within == np.arange(len(within))).all():
+    rank = np.empty(len(doc_ids), dtype=np.int64)
+    rank[codes[by_bytes]] = np.arange(len(codes), dtype=np.int64)
+    # one key per tied row: its run, then its document's byte rank descending
+    key = run_id.astype(np.int64) * len(codes) + (len(codes) - 1 - rank[docs])
+    within = np.argsort(key, kind="stable")
+    if (within[1:] > within[:-1]).all():
         return order
     out = np.arange(len(qcode), dtype=np.int64) if order is None else order.copy()
     out[pos] = rows[within]
