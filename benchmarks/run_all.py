@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     parse_sizes = ["10k", "500k"] if args.quick else ["10k", "500k", "7M"]
-    eval_sizes = ["500k"] if args.quick else ["500k", "7M"]
-    make_data.ensure(sorted(set(parse_sizes) | set(eval_sizes)))
+    eval_sizes = ["500k", "500k-ties"] if args.quick else ["500k", "7M", "7M-ties"]
+    make_data.ensure(sorted(set(parse_sizes) | {s for s in eval_sizes if "-" not in s}))
 
     info = machine_info()
     digest = _code_digest()
