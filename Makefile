@@ -6,7 +6,7 @@ PORT   ?= 8501
 # Loopback only by default; ADDRESS=0.0.0.0 serves a team (put authentication in front).
 ADDRESS ?= 127.0.0.1
 
-.PHONY: run test lint bench sample browser clean
+.PHONY: run test lint bench sample browser postgres clean
 
 # Runtime environment: re-installed whenever requirements.txt changes.
 $(VENV)/.runtime: requirements.txt
@@ -25,7 +25,7 @@ run: $(VENV)/.runtime
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS)
 
 ## test: lint and type-check, then the whole suite (unit, oracle, AppTest, real browser)
-test: $(VENV)/.dev browser
+test: $(VENV)/.dev browser postgres
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
@@ -36,6 +36,10 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing: run 'sudo apt-get install chromium' for the browser test"; fi; }
+
+## postgres: Debian's PostgreSQL server for the workspace tests (installed with apt-get when root)
+postgres:
+	@bash .ci/postgres.sh
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .

@@ -14,7 +14,9 @@ names: a measure family for ``parse_measure``).
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import tempfile
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -28,9 +30,19 @@ from ireval_core.errors import UnknownMeasureError, invalid_parameter, parameter
 from ireval_core.io import Source
 from ireval_core.measures import parse_measure, parse_measures
 from ireval_core.measures.pairwise import kendall_tau, kendall_tau_runs
+from ireval_core.metadata import (
+    by_segment,
+    compare_by_segment,
+    efficiency_points,
+    latency_summary,
+    pareto_front,
+    read_metadata,
+    weighted_mean,
+)
 from ireval_core.queries import ranking
 from ireval_core.rounds import coverage, to_label
 from ireval_core.tables import metrics_table
+from ireval_core.workspace import Workspace
 
 MESSAGE = r"^The '{param}' parameter of (?P<function>\w[\w.]*) must be .+\. Got .+ instead\.$"
 
@@ -46,6 +58,11 @@ RUN = Run.from_dict({"q1": {"d1": 2.0, "d2": 1.0}}, name="r")
 QRELS = Qrels.from_dict({"q1": {"d1": 1}})
 RES = evaluate(QRELS, [RUN], ["P@1"])
 RES2 = evaluate(QRELS, [RUN, RUN.renamed("s")], ["P@1"])
+RES_SUM = evaluate(QRELS, [RUN], ["P@1", "num_ret"])
+META = read_metadata(b"query,segment,traffic,latency_ms_r\nq1,head,1,5\n", name="m.csv")
+META_NO_WEIGHT = read_metadata(b"query,segment\nq1,head\n", name="m.csv")
+SEG = {"res": RES2, "metadata": META, "column": "segment"}
+PAIR = {**SEG, "measure": "P@1", "a": "r", "b": "s"}
 
 
 class Case(NamedTuple):
@@ -58,6 +75,10 @@ class Case(NamedTuple):
     error: type[Exception] = ValueError
     function: str | None = None
 
+
+# workspace used by the rows below (a SQLite file in a temporary folder)
+WS = Workspace.open(os.path.join(tempfile.mkdtemp(prefix="ireval-errors-"), "ws.db"))
+WS_FILES = [("qrels", "qrels.txt", b"q1 0 d1 1\n")]
 
 # One row per validated parameter of every public function.
 CASES: list[Case] = [
@@ -193,6 +214,38 @@ CASES: list[Case] = [
     Case(ranking, {"qrels": QRELS, "run": RUN, "query_id": "q1", "top": 0}, "top"),
     Case(coverage, {"qrels": QRELS, "runs": [RUN], "k": 0}, "k"),
     Case(to_label, {"qrels": QRELS, "runs": [RUN], "k": -1}, "k"),
+    # ------------------------------------------------------------------- query metadata
+    Case(META.segment, {"column": "intent"}, "column"),
+    Case(META.segments, {"column": "traffic"}, "column"),
+    Case(by_segment, {**SEG, "column": "language"}, "column"),
+    Case(by_segment, {**SEG, "metadata": {"q1": "head"}}, "metadata", TypeError),
+    Case(by_segment, {**SEG, "measures": ["AP"]}, "measures"),
+    Case(by_segment, {**SEG, "res": RES_SUM, "measures": ["num_ret"]}, "measures"),
+    Case(by_segment, {**SEG, "metadata": META_NO_WEIGHT, "weighted": True}, "weighted"),
+    Case(weighted_mean, {"res": RES, "metadata": META, "system": "x", "measure": "P@1"},
+         "system"),
+    Case(weighted_mean, {"res": RES, "metadata": META, "system": "r", "measure": "P@2"},
+         "measure"),
+    Case(weighted_mean, {"res": RES, "metadata": META_NO_WEIGHT, "system": "r",
+                         "measure": "P@1"}, "metadata"),
+    Case(compare_by_segment, {**PAIR, "column": "intent"}, "column"),
+    Case(compare_by_segment, {**PAIR, "metadata": None}, "metadata", TypeError),
+    Case(compare_by_segment, {**PAIR, "measure": "AP"}, "measure"),
+    Case(compare_by_segment, {**PAIR, "a": "x"}, "a"),
+    Case(compare_by_segment, {**PAIR, "b": "r"}, "b"),
+    Case(compare_by_segment, {**PAIR, "test": "z"}, "test"),
+    Case(compare_by_segment, {**PAIR, "alternative": "bigger"}, "alternative"),
+    Case(compare_by_segment, {**PAIR, "correction": "sidak"}, "correction"),
+    Case(compare_by_segment, {**PAIR, "alpha": 1.0}, "alpha"),
+    Case(latency_summary, {"metadata": "m.csv"}, "metadata", TypeError),
+    Case(latency_summary, {"metadata": META, "systems": "r"}, "systems", TypeError),
+    Case(efficiency_points, {"res": RES, "summary": latency_summary(META), "measure": "P@1",
+                             "latency": "p90"}, "latency"),
+    Case(efficiency_points, {"res": RES, "summary": None, "measure": "P@1"}, "summary",
+         TypeError),
+    Case(efficiency_points, {"res": RES, "summary": latency_summary(META), "measure": "AP"},
+         "measure"),
+    Case(pareto_front, {"points": latency_summary(META)}, "points", TypeError),
 ]
 
 
