@@ -20,8 +20,10 @@ PAGES: list[tuple[str, str, str]] = [
     ("app_pages/curves.py", "Curves", ":material/show_chart:"),
     ("app_pages/compare.py", "Compare", ":material/compare_arrows:"),
     ("app_pages/queries.py", "Queries", ":material/manage_search:"),
+    ("app_pages/efficiency.py", "Efficiency", ":material/speed:"),
     ("app_pages/rounds.py", "Labeling rounds", ":material/history:"),
     ("app_pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
+    ("app_pages/lab.py", "Metric lab", ":material/school:"),
     ("app_pages/meeting.py", "Meeting", ":material/groups:"),
 ]
 
@@ -33,6 +35,7 @@ page = st.navigation([
 # The options come from the URL on a session's first run, then only from their widgets;
 # the URL is kept in step so that a reload or a copied link restores them.
 state.get_options()
+widgets.restore_dataset_from_url()  # a link to a saved dataset: open it (first run only)
 state.set_page(page.url_path or "data")
 state.sync_query_params()
 # The sidebar shows what is loaded, drawn after the page ran (the page may load data) into a

@@ -18,6 +18,7 @@ from ireval_core.compare import (
 )
 from ireval_core.report import table_from_records
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
+from ireval_core.workspace import Target
 
 VERDICT_ICONS = {"significant": ":material/check_circle:", "not significant": ":material/remove:",
                  "cannot tell": ":material/help:"}
@@ -179,6 +180,8 @@ queries, aligned = aligned_scores(res, str(m), systems)
 deltas = aligned[b] - aligned[a]
 st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
                 config={"displayModeBar": False})
+widgets.notes_panel(Target.comparison(a, b, str(m)),
+                    title=f"Notes and decisions: {b} vs {a} on {m}")
 st.caption(widgets.md_escape(
     f"Each bar is one of the {len(deltas)} compared queries: {m} of {b} minus {m} of {a}, "
     f"sorted; bars above 0 are queries where {b} wins."))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import cache, state, widgets
+from ireval_app import cache, state, widgets, workspace_glue
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
+from ireval_core.errors import IrevalError
+from ireval_core.workspace import dataset_id_of
 
 
 def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
@@ -60,6 +62,89 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
         st.success("No problems found.", icon=":material/check:")
 
 
+def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
+    """Pick a dataset saved in the workspace (and delete one, with a confirmation)."""
+    ws = workspace_glue.workspace()
+    infos = ws.list_datasets()
+    st.caption(f"Workspace: {widgets.md_escape(ws.url)}. Saved datasets are shared by "
+               "everyone using this workspace; a link to a view opens its dataset.")
+    if not infos:
+        st.info("No saved dataset yet: choose **Upload**, load qrels and runs, then "
+                "**Save to the workspace**.", icon=":material/info:")
+        return None, None
+    by_id = {i.id: i for i in infos}
+    current = state.get_dataset_id()
+    if st.session_state.get(state.SAVED_PICK) not in by_id:
+        st.session_state[state.SAVED_PICK] = current if current in by_id else infos[0].id
+    pick = st.selectbox(
+        "Saved dataset", list(by_id), key=state.SAVED_PICK,
+        format_func=lambda i: (f"{by_id[i].name}  ·  {len(by_id[i].files)} files  ·  saved "
+                               f"by {by_id[i].saved_by} on {by_id[i].saved_at:%Y-%m-%d}  ·  "
+                               f"{by_id[i].short_id}"))
+    info, files = workspace_glue.open_dataset(ws, pick)
+    if info.note:
+        st.caption(f"Note: {widgets.md_escape(info.note)}")
+    with st.expander("Delete this dataset", icon=":material/delete:"):
+        st.caption(f"Deleting removes the dataset, its notes and decisions, and the files no "
+                   f"other dataset uses, for everyone. Type its id **{info.short_id}** to "
+                   "confirm.")
+        typed = st.text_input("Id", key=state.DELETE_CONFIRM)
+        if st.button("Delete for good", type="primary", disabled=not typed):
+            try:
+                gone = ws.delete_dataset(info.id, confirm=typed.strip())
+            except (IrevalError, ValueError) as exc:  # ValueError: a wrong confirmation
+                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+            else:
+                st.session_state.pop(state.SAVED_PICK, None)
+                st.session_state.pop(state.DELETE_CONFIRM, None)
+                state.set_loaded(None)
+                st.toast(f"Deleted {gone.name} ({gone.files} files, {gone.notes} notes)")
+                st.rerun()
+    return files, info.id
+
+
+def _save_block() -> None:
+    """Save the uploaded files to the workspace (once; the same files are one dataset)."""
+    qrels = state.get_upload_bytes("qrels")
+    runs = state.get_upload_bytes("runs")
+    if not qrels:
+        return
+    files = workspace_glue.dataset_files(qrels[0], runs)
+    ws = workspace_glue.workspace()
+    existing = ws.find_dataset(dataset_id_of(files))
+    if existing is not None:
+        state.set_dataset_id(existing.id)
+        st.success(f"These files are saved in the workspace as "
+                   f"**{widgets.md_escape(existing.name)}** (by "
+                   f"{widgets.md_escape(existing.saved_by)}, "
+                   f"{existing.saved_at:%Y-%m-%d}): links to this view open them.",
+                   icon=":material/cloud_done:")
+        return
+    st.warning("Not saved: a reload of the page loses these files. Save them to the "
+               "workspace to keep them, share a link, and attach notes.",
+               icon=":material/cloud_off:")
+    with st.form("ireval.save.form", border=True):
+        st.markdown("**Save to the workspace**")
+        name = st.text_input("Name", key=state.SAVE_NAME,
+                             placeholder="e.g. TREC DL 2019, November round")
+        note = st.text_input("Note (optional)", key=state.SAVE_NOTE)
+        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
+            author = state.get_author().strip()
+            if not name.strip() or not author:
+                st.error("A saved dataset needs a name and your name.", icon=":material/error:")
+                return
+            try:
+                info = ws.save_dataset(files, name=name.strip(), note=note.strip(),
+                                       saved_by=author)
+            except (IrevalError, ValueError, TypeError) as exc:  # refused names or texts
+                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+                return
+            state.set_dataset_id(info.id)
+            st.toast(f"Saved as {info.name} ({info.short_id})")
+            st.rerun()
+
+
 # ----------------------------------------------------------------------------- source
 st.title("Data")
 st.caption("Relevance judgments (qrels) and the runs to evaluate with them.")
@@ -73,9 +158,17 @@ if source == "sample":
         st.caption("Synthetic sample from `sample_data/`: one qrels file and three runs "
                    "(a baseline, a stronger reranker and a short, high-precision run). "
                    "Choose **Upload** to evaluate your own files.")
+    dataset = state.set_loaded(files, sample=True)
+elif source == "saved":
+    files, saved_id = _saved_block()
+    dataset = state.set_loaded(files, dataset_id=saved_id)
+    state.sync_query_params()  # the link names the dataset picked in this run
 else:
     files = widgets.upload_block()
-dataset = state.set_loaded(files, sample=source == "sample")
+    dataset = state.set_loaded(files)
+    if dataset is not None:
+        _save_block()
+        state.sync_query_params()
 
 # ----------------------------------------------------------------------------- files
 if files is not None and not files.is_empty:

@@ -13,6 +13,7 @@ from ireval_core.queries import (
     side_by_side,
     wins_ties_losses,
 )
+from ireval_core.workspace import Target
 
 dataset = widgets.require_dataset()
 widgets.page_header("Queries", "From the means to the queries behind them: pick a measure and "
@@ -97,6 +98,7 @@ query = st.selectbox("Query", list(labels), key=state.QUERIES_QUERY,
                      help="Ordered as the table above")
 row = diffs.set_index("query").loc[query]
 st.subheader(widgets.md_escape(f"Query {query}"))
+widgets.notes_panel(Target.query(str(query)), title=f"Notes on query {query}")
 m1, m2, m3, m4 = st.columns(4)
 m1.metric(widgets.md_escape(f"{measure} of {a}"), f"{row['a']:.4f}")
 if not single:

@@ -43,6 +43,13 @@ __all__ = [
     "clear_uploads",
     "get_dataset",
     "get_dataset_key",
+    "get_dataset_id",
+    "set_dataset_id",
+    "dataset_param",
+    "url_dataset_pending",
+    "get_author",
+    "get_upload_bytes",
+    "set_upload_bytes",
     "get_loaded_files",
     "get_options",
     "get_source",
@@ -57,6 +64,7 @@ __all__ = [
     "set_loaded",
     "set_options",
     "set_source",
+    "set_source_value",
     "set_upload_ids",
     "set_uploaded",
     "sync_query_params",
@@ -67,13 +75,25 @@ __all__ = [
     "set_page",
 ]
 
-SourceMode = Literal["sample", "upload"]
+SourceMode = Literal["sample", "upload", "saved"]
 UploadKind = Literal["qrels", "runs"]
-SOURCES: tuple[SourceMode, ...] = ("sample", "upload")
+SOURCES: tuple[SourceMode, ...] = ("sample", "upload", "saved")
 
 # widget keys
 SOURCE = "ireval.source"
-"""Radio on the Data page: ``"sample"`` or ``"upload"``."""
+"""Radio on the Data page: ``"sample"``, ``"upload"`` or ``"saved"`` (the workspace)."""
+SAVE_NAME = "ireval.save.name"
+"""Text on the Data page: the name of the dataset to save."""
+SAVE_NOTE = "ireval.save.note"
+"""Text on the Data page: a note saved with the dataset."""
+SAVED_PICK = "ireval.saved.pick"
+"""Select on the Data page: the saved dataset to open."""
+DELETE_CONFIRM = "ireval.saved.delete_confirm"
+"""Text on the Data page: the id typed again to confirm a deletion."""
+NOTES_AUTHOR = "ireval.notes.author"
+"""Text beside every notes form: who writes (kept for the session)."""
+NOTES_PREFIX = "ireval.notes."
+"""Prefix of the keys of a notes form (one form per target shown on a page)."""
 QRELS_UPLOADER = "ireval.upload.qrels"
 RUNS_UPLOADER = "ireval.upload.runs"
 
@@ -152,6 +172,28 @@ ROUNDS_MEASURE = "ireval.rounds.measure"
 """Select on the Labeling rounds page: the measure of the ranking-stability table."""
 ROUNDS_K = "ireval.rounds.k"
 """Number on the Labeling rounds page: the depth k of coverage and of the to-label list."""
+EFFICIENCY_UPLOADER = "ireval.efficiency.upload"
+"""File uploader on the Efficiency page: the query metadata file (latencies, segments)."""
+EFFICIENCY_MEASURE = "ireval.efficiency.measure"
+"""Select on the Efficiency page: the effectiveness measure (default nDCG@10)."""
+EFFICIENCY_LATENCY = "ireval.efficiency.latency"
+"""Select on the Efficiency page: the latency statistic of the chart (p50, p95, p99, mean)."""
+LAB_SOURCE = "ireval.lab.source"
+"""Radio on the Metric lab page: a seed's preset, a typed list or a query of a loaded run."""
+LAB_PRESET = "ireval.lab.preset"
+"""Select on the Metric lab page: the preset (a key of ``ireval_core.lab.PRESETS``)."""
+LAB_GRADES = "ireval.lab.grades"
+"""Text on the Metric lab page: the typed ranked list of grades (``-`` = unjudged)."""
+LAB_UNRETRIEVED = "ireval.lab.unretrieved"
+"""Text on the Metric lab page: grades of the judged documents the typed list lacks."""
+LAB_MEASURE = "ireval.lab.measure"
+"""Select on the Metric lab page: the measure explained."""
+LAB_TYPED_MEASURE = "ireval.lab.typed_measure"
+"""Text on the Metric lab page: a typed measure, used instead of the pick."""
+LAB_RUN = "ireval.lab.run"
+"""Select on the Metric lab page: the run whose query is explained."""
+LAB_QUERY = "ireval.lab.query"
+"""Select on the Metric lab page: the query of that run."""
 
 # plain keys
 _UPLOAD_CHANGED = "ireval.upload.changed"  # set of UploadKind touched by the user
@@ -160,6 +202,9 @@ _UPLOADED = "ireval.upload.loaded"  # LoadedFiles read from uploads
 _DATASET = "ireval.dataset"
 _DATASET_KEY = "ireval.dataset.key"
 _FILES = "ireval.dataset.files"  # the LoadedFiles behind the dataset
+_DATASET_ID = "ireval.dataset.id"  # workspace id of the dataset, None when not saved
+_UPLOAD_BYTES = "ireval.upload.bytes"  # UploadKind -> [(name, bytes)], kept until saved
+_RESTORED = "ireval.dataset.restored"  # the URL's dataset was looked up this session
 _DATASET_SAMPLE = "ireval.dataset.sample"  # bool: the dataset is the bundled sample
 _SOURCE_KEPT = "ireval.source.kept"  # the source choice, kept while its radio is not drawn
 _OPTIONS = "ireval.options"  # the canonical EvalOptions
@@ -184,6 +229,12 @@ def set_source() -> None:
         st.session_state[SOURCE] = st.session_state[_SOURCE_KEPT]
 
 
+def set_source_value(value: SourceMode) -> None:
+    """Choose the data source programmatically (a link opening a saved dataset)."""
+    st.session_state[_SOURCE_KEPT] = value
+    st.session_state.pop(SOURCE, None)
+
+
 def keep_source(value: SourceMode) -> None:
     """After the source radio is drawn: remember its value for the other pages."""
     st.session_state[_SOURCE_KEPT] = value
@@ -206,17 +257,58 @@ def get_dataset_key() -> str | None:
     return st.session_state.get(_DATASET_KEY)
 
 
-def set_loaded(files: cache.LoadedFiles | None, *, sample: bool = False) -> Dataset | None:
+def set_loaded(files: cache.LoadedFiles | None, *, sample: bool = False,
+               dataset_id: str | None = None) -> Dataset | None:
     """Make ``files`` the current data; returns (and stores) their dataset, if any.
 
-    ``sample``: the files are the bundled sample (every page then says so).
+    ``sample``: the files are the bundled sample (every page then says so);
+    ``dataset_id``: they are a dataset saved in the workspace (links then carry it).
     """
+    st.session_state[_DATASET_ID] = dataset_id
     dataset = None if files is None else cache.dataset_for(files)
     st.session_state[_DATASET] = dataset
     st.session_state[_FILES] = files
     st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key
     st.session_state[_DATASET_SAMPLE] = bool(sample and dataset is not None)
     return dataset
+
+
+def get_dataset_id() -> str | None:
+    """The workspace id of the current dataset; ``None`` when it is not a saved dataset."""
+    return st.session_state.get(_DATASET_ID)
+
+
+def set_dataset_id(dataset_id: str | None) -> None:
+    """Mark the current data as the saved dataset ``dataset_id`` (after saving it)."""
+    st.session_state[_DATASET_ID] = dataset_id
+
+
+def dataset_param() -> str | None:
+    """The dataset id a link carries (the URL's ``ds``), or ``None``."""
+    value = st.query_params.get("ds")
+    return value or None
+
+
+def url_dataset_pending() -> bool:
+    """Whether this session still has to open the dataset its URL names (once)."""
+    if st.session_state.get(_RESTORED):
+        return False
+    st.session_state[_RESTORED] = True
+    return dataset_param() is not None and get_dataset() is None
+
+
+def get_author() -> str:
+    """Who writes notes in this session (empty until typed)."""
+    return str(st.session_state.get(NOTES_AUTHOR, "") or "")
+
+
+def get_upload_bytes(kind: UploadKind) -> list[tuple[str, bytes]]:
+    """The raw bytes of the uploads of ``kind``, kept so that they can be saved later."""
+    return list(st.session_state.get(_UPLOAD_BYTES, {}).get(kind, []))
+
+
+def set_upload_bytes(kind: UploadKind, files: list[tuple[str, bytes]]) -> None:
+    st.session_state[_UPLOAD_BYTES] = {**st.session_state.get(_UPLOAD_BYTES, {}), kind: files}
 
 
 def get_loaded_files() -> cache.LoadedFiles | None:
@@ -297,8 +389,11 @@ def sync_query_params(extra: dict[str, str] | None = None) -> None:
     Parameters at their default are removed, so a plain link means default options.
     """
     wanted = {**get_options().to_query_params(), **(extra or {})}
+    dataset_id = get_dataset_id()
+    if dataset_id:
+        wanted["ds"] = dataset_id[:12]
     params = st.query_params
-    for name in _OPTION_PARAM_NAMES | wanted.keys():
+    for name in _OPTION_PARAM_NAMES | {"ds"} | wanted.keys():
         if name in wanted:
             if params.get(name) != wanted[name]:
                 params[name] = wanted[name]
@@ -346,7 +441,7 @@ def pop_upload_changed(kind: UploadKind) -> bool:
 
 def clear_uploads() -> None:
     """Forget every uploaded file (the button next to files kept from an earlier upload)."""
-    for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED):
+    for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED, _UPLOAD_BYTES):
         st.session_state.pop(key, None)
 
 
@@ -379,6 +474,10 @@ VIEW_PARAMS: dict[str, tuple[ViewParam, ...]] = {
     "meeting": (ViewParam(MEETING_MEASURES, "measures", many=True),),
     "ndcg_vs_dcg": (ViewParam(NDCG_K, "k", kind=int), ViewParam(NDCG_RECALL_K, "recall_k",
                                                                   kind=int)),
+    "lab": (ViewParam(LAB_SOURCE, "list"), ViewParam(LAB_PRESET, "preset"),
+            ViewParam(LAB_GRADES, "grades"), ViewParam(LAB_UNRETRIEVED, "unretrieved"),
+            ViewParam(LAB_MEASURE, "measure"), ViewParam(LAB_TYPED_MEASURE, "typed"),
+            ViewParam(LAB_RUN, "run"), ViewParam(LAB_QUERY, "query")),
 }
 """The URL parameters of each page (by its URL path) besides the evaluation options."""
 
@@ -391,7 +490,7 @@ def set_page(url_path: str) -> None:
     """Called by ``app.py`` before the page runs: keep only this page's view parameters
     (and the options) in the URL."""
     st.session_state[_PAGE] = url_path
-    keep = _OPTION_PARAM_NAMES | {v.param for v in VIEW_PARAMS.get(url_path, ())}
+    keep = _OPTION_PARAM_NAMES | {"ds"} | {v.param for v in VIEW_PARAMS.get(url_path, ())}
     for name in list(st.query_params.keys()):
         if name not in keep:
             del st.query_params[name]

@@ -6,6 +6,7 @@ never as a traceback; warnings as one box listing every soft problem.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 import pandas as pd
@@ -17,6 +18,7 @@ from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
 from ireval_core.escape import markdown_text
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
+from ireval_core.workspace import Target
 
 from . import cache, state
 
@@ -28,6 +30,9 @@ __all__ = [
     "RUN_SUMMARY_COLUMNS",
     "IDCG_ZERO_LABELS",
     "link_box",
+    "notes_key",
+    "notes_panel",
+    "restore_dataset_from_url",
     "dataset_glance",
     "highlight_problems",
     "md_escape",
@@ -45,7 +50,8 @@ __all__ = [
 DATA_PAGE = "app_pages/data.py"
 """Path of the Data page, for ``st.page_link`` / ``st.switch_page``."""
 
-_SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload"}
+_SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload",
+                  "saved": "Saved datasets"}
 
 _QRELS_HELP = (
     "TREC qrels (`qid iter docid rel`), CSV/TSV with a header row, Parquet, or JSON "
@@ -282,16 +288,86 @@ def _sync_uploads(qrels_file: UploadedFile | None,
         qrels = (None if qrels_file is None
                  else cache.load_qrels(qrels_file.name, qrels_file.getvalue()))
         state.set_upload_ids("qrels", qrels_ids)
+        state.set_upload_bytes("qrels", [] if qrels_file is None
+                               else [(qrels_file.name, qrels_file.getvalue())])
     run_ids = tuple(f.file_id for f in run_files)
     if state.pop_upload_changed("runs") or (run_ids and run_ids != state.get_upload_ids("runs")):
         runs = cache.load_run_files([(f.name, f.getvalue()) for f in run_files])
         state.set_upload_ids("runs", run_ids)
+        state.set_upload_bytes("runs", [(f.name, f.getvalue()) for f in run_files])
     files = cache.LoadedFiles(qrels, runs)
     state.set_uploaded(files)
     return files
 
 
 # ----------------------------------------------------------------------------- for every page
+
+
+def restore_dataset_from_url() -> None:
+    """On a session's first run: open the saved dataset the URL names (``?ds=...``).
+
+    A link to a view carries the dataset id; a new browser opening it gets the same
+    data from the workspace. An unknown id says so and keeps the URL's other settings.
+    """
+    if not state.url_dataset_pending():
+        return
+    from ireval_core.errors import IrevalError
+
+    from . import workspace_glue
+
+    dataset_id = state.dataset_param() or ""
+    try:
+        ws = workspace_glue.workspace()
+        info, files = workspace_glue.open_dataset(ws, dataset_id)
+    except IrevalError as exc:
+        st.warning(f"The link names the saved dataset {md_escape(dataset_id)}, which cannot "
+                   f"be opened: {md_escape(str(exc))}", icon=":material/link_off:")
+        return
+    state.set_source_value("saved")
+    state.set_loaded(files, dataset_id=info.id)
+
+
+def notes_key(target: Target) -> str:
+    """The key prefix of the notes form of ``target`` (stable across runs and processes)."""
+    return state.NOTES_PREFIX + hashlib.sha1(str(target).encode()).hexdigest()[:12]
+
+
+def notes_panel(target: Target, *, title: str) -> None:
+    """Notes and decisions on ``target`` of the current saved dataset, and a form to add
+    one. Notes need a saved dataset."""
+    from ireval_core.errors import IrevalError
+
+    from . import workspace_glue
+
+    dataset_id = state.get_dataset_id()
+    with st.expander(title, icon=":material/sticky_note_2:"):
+        if dataset_id is None:
+            st.caption("Notes are kept with a saved dataset: save these files to the "
+                       "workspace on the Data page (**Save to the workspace**).")
+            return
+        ws = workspace_glue.workspace()
+        for n in ws.notes(dataset_id, target):
+            kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
+            st.markdown(f"{kind}: {md_escape(n.text)}")
+            st.caption(f"{md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
+        key = notes_key(target)
+        with st.form(key + ".form", clear_on_submit=True, border=False):
+            text = st.text_area("Add a note", key=key + ".text", height=80)
+            left, right = st.columns(2)
+            kind = left.radio("Kind", ("note", "decision"), horizontal=True, key=key + ".kind")
+            right.text_input("Your name", key=state.NOTES_AUTHOR)
+            if st.form_submit_button("Add", icon=":material/add:"):
+                author = state.get_author().strip()
+                if not text.strip() or not author:
+                    st.error("A note needs a text and your name.", icon=":material/error:")
+                else:
+                    try:
+                        ws.add_note(dataset_id, target, text.strip(), author=author,
+                                    kind=kind)
+                    except (IrevalError, ValueError) as exc:  # e.g. a NUL character
+                        st.error(md_escape(str(exc)), icon=":material/error:")
+                    else:
+                        st.rerun()
 
 
 def link_box() -> None:

@@ -20,7 +20,8 @@ import plotly.graph_objects as go
 from .escape import html_text
 
 __all__ = [
-    "COLORS", "ROC_RESOLUTION", "TEMPLATE", "grade_bars", "ideal_comparison", "ideal_scatter",
+    "COLORS", "ROC_RESOLUTION", "TEMPLATE", "effectiveness_latency", "grade_bars",
+    "ideal_comparison", "ideal_scatter",
     "interpolated_pr_curve", "metric_bars", "per_query_delta", "per_query_distribution",
     "pr_curve", "roc_curve", "thin_monotone_curve", "transition_heatmap",
 ]
@@ -264,3 +265,39 @@ def transition_heatmap(table: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="category", side="bottom")
     return _layout(fig, "Grade transitions (judgments in both rounds)", "new grade",
                    "old grade")
+
+
+def effectiveness_latency(points: pd.DataFrame, front: pd.DataFrame, *,
+                          measure: str = "effectiveness", latency: str = "latency"
+                          ) -> go.Figure:
+    """Effectiveness (up is better) against latency (left is better), one marker per system,
+    with the Pareto front drawn as a step line.
+
+    ``points`` has columns ``system``, ``effectiveness``, ``latency`` (ms), e.g.
+    :func:`ireval_core.metadata.efficiency_points`; ``front`` is its
+    :func:`ireval_core.metadata.pareto_front`. The front goes from each front system
+    across to the next slower one, then up to it: the edge of everything the front
+    dominates. Front systems are filled markers, dominated ones open. ``measure`` and
+    ``latency`` (the statistic, e.g. ``"p95"``) label the axes.
+    """
+    fig = go.Figure()
+    on_front = set(front["system"])
+    if len(front):
+        f = front.sort_values(["latency", "effectiveness"], ascending=[True, False])
+        fig.add_trace(go.Scatter(x=f["latency"], y=f["effectiveness"], mode="lines",
+                                 line_shape="hv", name="Pareto front", hoverinfo="skip",
+                                 line=dict(color="grey", dash="dot", width=2)))
+    for i, row in enumerate(points.itertuples(index=False)):  # one trace per system
+        name = _t(row.system)
+        on = row.system in on_front
+        fig.add_trace(go.Scatter(
+            x=[row.latency], y=[row.effectiveness], mode="markers+text", name=name,
+            text=[name], customdata=[name], textposition="top center",
+            marker=dict(color=_color(i), size=14 if on else 11,
+                        symbol=_SYMBOLS[i % len(_SYMBOLS)] + ("" if on else "-open"),
+                        line=dict(width=2, color=_color(i))),
+            hovertemplate=("%{customdata}<br>" + _t(latency) + " latency: %{x:.1f} ms<br>"
+                           + _t(measure) + ": %{y:.4f}<extra></extra>")))
+    fig.update_xaxes(rangemode="tozero")
+    return _layout(fig, f"{measure} vs {latency} latency (Pareto front dotted)",
+                   f"{latency} latency (ms)", measure)

@@ -43,13 +43,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def server(tmp_path_factory) -> Iterator[str]:
     port = _free_port()
+    env = {**os.environ,
+           "IREVAL_WORKSPACE": str(tmp_path_factory.mktemp("workspace") / "workspace.db")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -245,6 +247,47 @@ def test_meeting_report_downloads_and_opens_offline(page, server, tmp_path):
     assert report.locator(".js-plotly-plot").count() >= 3
     report.screenshot(path=str(ARTIFACTS / "meeting_report.png"))
     offline.close()
+
+
+def test_saved_upload_survives_a_reload(page, server):
+    """Upload, save to the workspace, reload: the same data, not the bundled sample."""
+    page.goto(server)
+    page.get_by_text("run_bm25.txt").first.wait_for()
+    _settle(page)
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    for _ in range(3):  # a click that lands while the script reruns can be lost: retry
+        page.get_by_text("Upload", exact=True).first.click()
+        try:
+            inputs.first.wait_for(state="attached", timeout=10_000)
+            break
+        except playwright.Error:
+            continue
+    _settle(page)
+    inputs.nth(0).set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
+    _settle(page)
+    inputs.nth(1).set_input_files(str(ROOT / "sample_data" / "run_narrow.txt"))
+    page.get_by_text("Save to the workspace").first.wait_for()
+    _settle(page)
+    assert "a reload of the page loses these files" in page.inner_text("body")
+    page.get_by_label("Name", exact=True).fill("narrow only")
+    page.get_by_label("Your name").fill("ana")
+    page.get_by_role("button", name="Save").click()
+    page.get_by_text("These files are saved in the workspace").first.wait_for()
+    _settle(page)
+    assert "ds=" in page.url
+    page.reload()
+    page.get_by_text("run_narrow.txt").first.wait_for()  # the saved files, opened again
+    _settle(page)
+    assert "run_bm25.txt" not in page.inner_text("body")
+    _no_exception(page)
+    _nav(page, "Metrics")
+    table = _table(page)
+    assert {system for system, _ in table} == {"narrow_recall"}  # not the 3-run sample
+    assert "Sample data" not in page.inner_text("body")
+    page.screenshot(path=str(ARTIFACTS / "saved_after_reload.png"), full_page=True)
+    _nav(page, "Data")  # leave the shared page on the Data page, sample source again
+    page.get_by_text("Use the bundled sample data").first.click()
+    _settle(page)
 
 
 @pytest.mark.parametrize(("path", "expect"), [

@@ -1,0 +1,114 @@
+"""AppTest of the workspace in the app: open a saved dataset, a link that reopens it in a
+new session, notes beside comparisons and queries (in the report), deleting with a
+confirmation. Each test has its own SQLite workspace (``IREVAL_WORKSPACE``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import state, widgets
+from ireval_core import read_qrels, read_runs
+from ireval_core.evaluate import evaluate
+from ireval_core.tables import metrics_table
+from ireval_core.workspace import Target, Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data"
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
+                                reason="sample data not generated")
+
+
+@pytest.fixture
+def ws(tmp_path, monkeypatch) -> Workspace:
+    url = str(tmp_path / "workspace.db")
+    monkeypatch.setenv("IREVAL_WORKSPACE", url)
+    workspace = Workspace.open(url)
+    files = [("qrels", "qrels.txt", (SAMPLE / "qrels.txt").read_bytes()),
+             ("run", "run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes()),
+             ("run", "run_neural.txt", (SAMPLE / "run_neural.txt").read_bytes())]
+    workspace.save_dataset(files, name="November round", note="two runs", saved_by="ana")
+    return workspace
+
+
+def _expected_p10() -> dict[str, float]:
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = read_runs(SAMPLE / "run_bm25.txt") + read_runs(SAMPLE / "run_neural.txt")
+    res = evaluate(qrels, runs, ["P@10"])
+    return {s: res.mean(s, "P@10") for s in res.systems}
+
+
+def test_open_a_saved_dataset_and_link_to_it(ws: Workspace) -> None:
+    [info] = ws.list_datasets()
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.radio(key=state.SOURCE).set_value("saved").run()
+    assert not at.exception
+    assert at.selectbox(key=state.SAVED_PICK).value == info.id
+    assert at.query_params["ds"] == info.short_id
+    assert "two runs" in " ".join(c.value for c in at.caption)
+    at.switch_page("app_pages/metrics.py").run()
+    assert not any("Sample data" in i.value for i in at.info)  # not the sample any more
+    table = metrics_table(evaluate(read_qrels(SAMPLE / "qrels.txt"),
+                                   read_runs(SAMPLE / "run_bm25.txt")
+                                   + read_runs(SAMPLE / "run_neural.txt"), ["P@10"]))
+    shown = at.table[0].value
+    for system, p10 in _expected_p10().items():
+        assert shown.loc[system, "P@10"] == table.cells.loc[system, "P@10"]
+        assert shown.loc[system, "P@10"].startswith(f"{p10:.4f}")
+    assert at.query_params["ds"] == info.short_id  # every page's link carries the dataset
+    # a new session (another browser) opening the link gets the same dataset and view
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.query_params["ds"] = info.short_id
+    fresh.query_params["rel"] = "2"
+    fresh.switch_page("app_pages/metrics.py").run()
+    assert not fresh.exception
+    assert sorted(fresh.table[0].value.index) == ["bm25", "neural_rerank"]
+    assert fresh.session_state["ireval.options"].rel_level == 2.0
+
+
+def test_a_link_to_an_unknown_dataset_says_so(ws: Workspace) -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["ds"] = "0123456789ab"
+    at.switch_page("app_pages/metrics.py").run()
+    assert not at.exception
+    assert any("cannot be opened" in w.value for w in at.warning)
+
+
+def test_notes_beside_a_comparison_and_a_query_go_into_the_meeting(ws: Workspace) -> None:
+    [info] = ws.list_datasets()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["ds"] = info.short_id
+    at.switch_page("app_pages/compare.py").run()
+    at.number_input(key=state.COMPARE_RESAMPLES).set_value(200).run()
+    target = Target.comparison("bm25", "neural_rerank", "nDCG@10")
+    key = widgets.notes_key(target)
+    # a form: fill every field, then submit (nothing is sent before the click)
+    at.text_area(key=key + ".text").set_value("neural wins on head queries")
+    at.radio(key=key + ".kind").set_value("decision")
+    at.text_input(key=state.NOTES_AUTHOR).set_value("<b>bo</b>")
+    at.button[[b.label for b in at.button].index("Add")].click().run()
+    assert not at.exception
+    [note] = ws.notes(info.id, target)
+    assert (note.text, note.kind, note.author) == ("neural wins on head queries", "decision",
+                                                    "<b>bo</b>")
+    at.switch_page("app_pages/meeting.py").run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "neural wins on head queries" in text and "<b>bo" not in text
+
+
+def test_delete_asks_for_the_id(ws: Workspace) -> None:
+    [info] = ws.list_datasets()
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.radio(key=state.SOURCE).set_value("saved").run()
+    at.text_input(key=state.DELETE_CONFIRM).set_value("wrong").run()
+    at.button[[b.label for b in at.button].index("Delete for good")].click().run()
+    assert any("confirm" in e.value.lower() for e in at.error)
+    assert len(ws.list_datasets()) == 1
+    at.text_input(key=state.DELETE_CONFIRM).set_value(info.short_id).run()
+    at.button[[b.label for b in at.button].index("Delete for good")].click().run()
+    assert not at.exception
+    assert ws.list_datasets() == []
