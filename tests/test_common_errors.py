@@ -28,6 +28,7 @@ from ireval_core.compare import compare_evaluation, plan_next_round, verdicts
 from ireval_core.data import Run
 from ireval_core.errors import UnknownMeasureError, invalid_parameter, parameter_message
 from ireval_core.io import Source
+from ireval_core.lab import explain, preset, run_preset
 from ireval_core.measures import parse_measure, parse_measures
 from ireval_core.measures.pairwise import kendall_tau, kendall_tau_runs
 from ireval_core.metadata import (
@@ -42,7 +43,7 @@ from ireval_core.metadata import (
 from ireval_core.queries import ranking
 from ireval_core.rounds import coverage, to_label
 from ireval_core.tables import metrics_table
-from ireval_core.workspace import Workspace
+from ireval_core.workspace import Target, Workspace, dataset_id_of, resolve_url
 
 MESSAGE = r"^The '{param}' parameter of (?P<function>\w[\w.]*) must be .+\. Got .+ instead\.$"
 
@@ -246,6 +247,42 @@ CASES: list[Case] = [
     Case(efficiency_points, {"res": RES, "summary": latency_summary(META), "measure": "AP"},
          "measure"),
     Case(pareto_front, {"points": latency_summary(META)}, "points", TypeError),
+    # ---------------------------------------------------------------------- metric lab
+    Case(explain, {"grades": [], "measure": "AP"}, "grades"),
+    Case(explain, {"grades": [1], "measure": "AP", "unretrieved": [float("nan")]},
+         "unretrieved"),
+    Case(explain, {"grades": [1, 0], "measure": "AP", "scores": [1, 2]}, "scores"),
+    Case(explain, {"grades": [1], "measure": "AP", "top_grade": float("nan")}, "top_grade"),
+    Case(explain, {"grades": [1], "measure": "F@5"}, "measure"),
+    Case(explain, {"grades": [1], "measure": "AP", "options": {}}, "options", TypeError),
+    Case(preset, {"key": "x"}, "key"),
+    Case(run_preset, {"item": 3}, "item", TypeError),
+    # ------------------------------------------------------------------------ workspace
+    Case(WS.save_dataset, {"files": [], "name": "n", "saved_by": "a"}, "files"),
+    Case(WS.save_dataset, {"files": [("qrel", "q.txt", b"")], "name": "n", "saved_by": "a"},
+         "files"),
+    Case(WS.save_dataset, {"files": [("run", "r.txt", "text")], "name": "n", "saved_by": "a"},
+         "files", TypeError),
+    Case(WS.save_dataset, {"files": WS_FILES, "name": "", "saved_by": "a"}, "name"),
+    Case(WS.save_dataset, {"files": WS_FILES, "name": "n", "saved_by": "a\x00"}, "saved_by"),
+    Case(WS.save_dataset, {"files": WS_FILES, "name": "n", "saved_by": "a", "note": None},
+         "note", TypeError),
+    Case(WS.get_dataset, {"dataset_id": "abc"}, "dataset_id"),
+    Case(WS.read_file, {"dataset_id": "not-hex!", "position": 0}, "dataset_id"),
+    Case(WS.delete_dataset, {"dataset_id": "", "confirm": ""}, "dataset_id"),
+    Case(WS.add_note, {"dataset_id": "0" * 12, "target": "q1", "text": "t", "author": "a"},
+         "target", TypeError),
+    Case(WS.add_note, {"dataset_id": "0" * 12, "target": Target.dataset(), "text": "t",
+                       "author": "a", "kind": "todo"}, "kind"),
+    Case(WS.add_note, {"dataset_id": "0" * 12, "target": Target.dataset(), "text": "t",
+                       "author": "a", "supersedes": "3"}, "supersedes", TypeError),
+    Case(WS.notes, {"kind": "decisions"}, "kind"),
+    Case(Target, {"kind": "topic"}, "kind"),
+    Case(Target, {"kind": "comparison", "key": "a|b|AP"}, "key"),
+    Case(Target.query, {"query_id": " "}, "query_id"),
+    Case(Target.comparison, {"run_a": "", "run_b": "b", "measure": "AP"}, "run_a"),
+    Case(dataset_id_of, {"files": [("run", "a", b""), ("run", "a", b"")]}, "files"),
+    Case(resolve_url, {"url": ""}, "url", function="Workspace.open"),
 ]
 
 
