@@ -16,6 +16,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from . import cli_labels
 from .data import Qrels, Run
 from .errors import DataWarning, IrevalError
 from .escape import csv_row
@@ -71,6 +72,15 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
+    scale = ev.add_argument_group("beyond one machine (pip install -r requirements-scale.txt)")
+    scale.add_argument("--engine", choices=("memory", "dask"), default="memory",
+                       help="memory (default) or dask: the same numbers on partitioned data "
+                       "(Parquet datasets, TREC/CSV files larger than memory, fsspec URLs)")
+    where = scale.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, "
+                       "tcp://HOST:PORT; its workers read the inputs (default: a local cluster)")
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="worker processes of the local cluster (default: one per core)")
 
     cmp_ = sub.add_parser("compare", help="paired significance tests between runs")
     cmp_.add_argument("qrels")
@@ -125,6 +135,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="where to write the HTML file")
 
     sub.add_parser("measures", help="list every measure with its definition")
+    cli_labels.add_parsers(sub)  # labels, gsb (monthly labeling)
     return parser
 
 
@@ -202,8 +213,17 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     labels: dict[Measure, str] = {}  # each measure printed under the name first given
     for n in raw:
         labels.setdefault(parse_measure(n), n.strip())
-    qrels, runs = _load(args.qrels, args.runs, notes)
-    res = evaluate(qrels, runs, specs, options=from_arguments(args))
+    if args.engine == "dask":
+        from .distributed import dask_client, evaluate_dask
+
+        with dask_client(args.scheduler, n_workers=args.workers) as client:
+            res = evaluate_dask(args.qrels, args.runs, specs, options=from_arguments(args),
+                                client=client, notes=notes)
+    elif args.scheduler is not None or args.workers is not None:
+        raise ValueError("--scheduler and --workers go with --engine dask")
+    else:
+        qrels, runs = _load(args.qrels, args.runs, notes)
+        res = evaluate(qrels, runs, specs, options=from_arguments(args))
     write_eval(res, labels, args.per_query, args.format, out)
     return 0
 
@@ -271,6 +291,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if args.command == "measures":
             out.write(_measure_help() + "\n")
             return 0
+        if args.command in ("labels", "gsb"):
+            return cli_labels.run(args, out)
         commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare,
                     "meeting-report": _cmd_meeting_report}
         status = commands[args.command](args, out, notes)

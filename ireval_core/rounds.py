@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .agreement import cohen_kappa  # moved there; still importable from here
 from .data import Qrels, Run
 from .evaluate import evaluate
 from .measures import parse_measure
@@ -133,40 +134,6 @@ class RoundsDiff:
 
 def _grade_label(g: float) -> str:
     return UNJUDGED_LABEL if g < 0 else f"{g:g}"
-
-
-def cohen_kappa(a: np.ndarray, b: np.ndarray, *, weights: str | None = None) -> float:
-    """Cohen's kappa between two graders' labels of the same items (vectorised).
-
-    ``weights=None``: κ = (p_o − p_e) / (1 − p_e); ``"linear"``: weights |i − j| over the
-    positions of the sorted distinct labels (as :func:`sklearn.metrics.cohen_kappa_score`).
-    NaN for no items or when chance agreement is total.
-
-    Examples
-    --------
-    >>> cohen_kappa(np.array([0, 1, 1, 2]), np.array([0, 1, 2, 2]))
-    0.6363636363636364
-    """
-    if weights not in (None, "linear"):
-        raise ValueError(f"The 'weights' parameter of cohen_kappa must be None or 'linear'. "
-                         f"Got {weights!r} instead.")
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if len(a) != len(b):
-        raise ValueError("a and b must have the same length")
-    if len(a) == 0:
-        return float("nan")
-    labels, codes = np.unique(np.concatenate((a, b)), return_inverse=True)
-    k, n = len(labels), len(a)
-    confusion = np.bincount(codes[:n] * k + codes[n:], minlength=k * k).reshape(k, k)
-    observed = confusion / n
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    idx = np.arange(k)
-    w = (idx[:, None] != idx[None, :]).astype(np.float64) if weights is None else \
-        np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
-    denom = float((w * expected).sum())
-    if denom == 0.0:
-        return float("nan")
-    return float(1.0 - (w * observed).sum() / denom)
 
 
 def _query_union(old: Qrels, new: Qrels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -77,7 +77,7 @@ def test_kappa_undefined_cases() -> None:
     assert np.isnan(cohen_kappa(np.array([]), np.array([])))
     assert np.isnan(cohen_kappa(np.array([1, 1]), np.array([1, 1])))  # p_e = 1
     with pytest.raises(ValueError, match="'weights' parameter"):
-        cohen_kappa(np.array([1]), np.array([1]), weights="quadratic")
+        cohen_kappa(np.array([1]), np.array([1]), weights="cubic")
 
 
 def test_per_query_summary() -> None:

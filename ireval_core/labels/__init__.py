@@ -1,0 +1,54 @@
+"""Monthly labeling: labeled result lists, month-by-month search quality, what to label next.
+
+Every month a team samples real search sessions and people label the top K results
+that were shown; mean DCG@K over the sampled queries, month by month, monitors the
+whole chain (recall and ranking). This package reads such files and computes:
+
+* :mod:`.judgments` -- the columnar :class:`Judgments` (shown results, units, labels),
+  its reader :func:`read_judgments` and the bridge to the existing model
+  (``j.round(r).to_qrels(combine=...)``, ``.to_runs()``);
+* :mod:`.labelmap` -- label maps (``none=0,low=1,mid=2,high=3``, 无/低/中/高, ...);
+* :mod:`.trend` -- DCG@K and nDCG@K per round and system with bootstrap bands,
+  coverage, grade distribution, month-over-month tests, segment breakdown;
+* :mod:`.online` -- AUC, GAUC and PNR from model scores beside DCG;
+* :mod:`.changes` -- label changes between two rounds and the split of a DCG change
+  into "new result lists" and "changed labels";
+* :mod:`.planning` -- queries needed next round, and the next batch to label.
+"""
+
+from ._table import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS, RawTable, SourceLike, read_table
+from .changes import LabelChanges, dcg_decomposition, label_changes
+from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments, read_judgments
+from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map
+from .online import OfflineOnline, offline_online, score_metrics
+from .planning import export_batch, next_batch, plan_next_round
+from .trend import Trend, compare_rounds, per_query_dcg, trend
+
+__all__ = [
+    "BUILTIN_LABEL_MAPS",
+    "COMBINE_RULES",
+    "DEFAULT_SYSTEM",
+    "LABEL_ALIASES",
+    "REQUIRED_LABEL_COLUMNS",
+    "Combine",
+    "Judgments",
+    "LabelChanges",
+    "LabelMap",
+    "OfflineOnline",
+    "RawTable",
+    "SourceLike",
+    "Trend",
+    "compare_rounds",
+    "dcg_decomposition",
+    "detect_label_map",
+    "export_batch",
+    "label_changes",
+    "next_batch",
+    "offline_online",
+    "per_query_dcg",
+    "plan_next_round",
+    "read_judgments",
+    "read_table",
+    "score_metrics",
+    "trend",
+]

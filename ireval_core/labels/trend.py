@@ -1,0 +1,522 @@
+"""Search quality month by month: DCG@K of what users were shown, per round and system.
+
+The seed's formula (seed 003): for one query,
+
+    DCG@K = Σ over shown positions p <= K of gain(label at p) / log2(p + 1)
+
+with the *shown* position (not a re-ranking), gain ``linear`` (= the label) or
+``exp`` (2^label − 1), and the label combined over raters by a stated rule. An
+unlabeled shown position gains 0 and lowers the **coverage** (labeled shown
+positions <= K / shown positions <= K). **nDCG@K** divides by the DCG of the
+round's labeled documents of that query (whatever system showed them), sorted by
+label: the ideal comes from the round's labels, so a list that lost the good
+documents scores low on both.
+
+:func:`trend` gives, per round and system (and segment with ``by="segment"``),
+the mean DCG@K over the sampled queries -- weighted by the query weight when the
+file has weights -- with a seeded bootstrap percentile interval, nDCG@K, the
+coverage, the grade distribution of the shown top K, and the month-over-month
+change of every system with a test: paired t over the queries both rounds share
+when they make at least half of each round, Welch's t over all queries otherwise.
+
+Everything is vectorised over all rounds, systems and queries at once (one
+``bincount`` per quantity); the only Python loops are over (round, system)
+groups for the bootstrap and over consecutive rounds for the tests.
+
+>>> from ireval_core.labels import Judgments
+>>> import pandas as pd
+>>> df = pd.DataFrame({"round": ["m1"] * 3, "query": ["q"] * 3, "doc": ["a", "b", "c"],
+...                    "position": [1, 2, 3], "label": [1, 3, None]})
+>>> t = trend(Judgments.from_frame(df), k=3)
+>>> t.table[["round", "queries", "dcg", "ndcg", "coverage"]].round(4).values.tolist()
+[['m1', 1, 2.8928, 0.7967, 0.6667]]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from ..agreement import ordered_rounds
+from ..errors import invalid_parameter
+from ..measures.gain import discounts, gains
+from ..options import EvalOptions
+from ..stats import paired_t_test
+from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
+
+__all__ = ["TABLE_COLUMNS", "CHANGE_COLUMNS", "Trend", "compare_rounds", "dcg_definition",
+           "per_query_dcg", "trend"]
+
+Gain = Literal["linear", "exp"]
+
+TABLE_COLUMNS = ("round", "system", "queries", "dcg", "dcg_ci_low", "dcg_ci_high",
+                 "dcg_unweighted", "ndcg", "coverage", "shown", "labeled", "averaging")
+"""Columns of :attr:`Trend.table` (``segment`` after ``system`` with ``by="segment"``)."""
+
+CHANGE_COLUMNS = ("system", "measure", "round_from", "round_to", "mean_from", "mean_to",
+                  "delta", "relative", "test", "queries_from", "queries_to", "shared", "test_delta",
+                  "ci_low", "ci_high", "p", "significant", "drop", "sentence")
+"""Columns of :attr:`Trend.changes` (``segment`` after ``system`` with ``by="segment"``)."""
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def _check_int(value: object, name: str, function: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise invalid_parameter(name, function, f"an int >= {low}", value)
+    return int(value)
+
+
+def _check_unit(value: object, name: str, function: str) -> float:
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+          and 0.0 < float(value) < 1.0)
+    if not ok:
+        raise invalid_parameter(name, function, "a number strictly between 0 and 1", value)
+    return float(value)  # type: ignore[arg-type]
+
+
+def _check_gain(gain: object, function: str) -> str:
+    if gain not in ("linear", "exp"):
+        raise invalid_parameter("gain", function, "'linear' or 'exp'", gain)
+    return str(gain)
+
+
+def _check_options(options: object, function: str) -> EvalOptions:
+    if options is None:
+        return EvalOptions()
+    if not isinstance(options, EvalOptions):
+        raise invalid_parameter("options", function, "an EvalOptions", options,
+                                error=TypeError)
+    return options
+
+
+def dcg_definition(k: int, gain: str, combine: str) -> str:
+    """The definition of DCG@k on labeled result lists, in one line."""
+    g = "the label" if gain == "linear" else "2^label − 1"
+    return (f"DCG@{k} = Σ over shown positions p <= {k} of gain / log2(p + 1), gain = {g}, "
+            f"label = {COMBINE_RULES[combine]}; an unlabeled position gains 0")
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+@dataclass(frozen=True, eq=False)
+class PerQuery:
+    """Per (round, system, query) list of a :class:`Judgments` (its ``group_*`` order)."""
+
+    dcg: np.ndarray
+    idcg: np.ndarray
+    ndcg: np.ndarray
+    shown: np.ndarray
+    labeled: np.ndarray
+
+
+def per_query_dcg(j: Judgments, *, k: int = 10, gain: Gain = "linear",
+                  combine: Combine = "mean", idcg_zero: str = "zero",
+                  shown_label: np.ndarray | None = None) -> PerQuery:
+    """DCG@k, IDCG@k, nDCG@k, shown and labeled positions <= k of every query list.
+
+    ``shown_label`` replaces the combined label of each shown result (the label
+    used for its gain; :mod:`.changes` evaluates new lists with old labels this
+    way). The ideal always comes from the round's combined labels.
+    """
+    unit_label, _ = j.combined(combine)
+    label = unit_label[j.shown_unit] if shown_label is None else shown_label
+    pos = j.shown_position
+    in_k = pos <= k
+    w = np.where(in_k, gains(label, gain) * discounts(pos, "log2"), 0.0)
+    n = j.n_groups
+    dcg = np.bincount(j.shown_group, weights=w, minlength=n)
+    shown = np.bincount(j.shown_group, weights=in_k, minlength=n)
+    labeled = np.bincount(j.shown_group, weights=in_k & np.isfinite(label), minlength=n)
+
+    # ideal per (round, query): the round's labeled units sorted by label, top k
+    nq = max(len(j.query_ids), 1)
+    ok = np.flatnonzero(np.isfinite(unit_label))
+    key = j.unit_round[ok].astype(np.int64) * nq + j.unit_query[ok]
+    g = gains(unit_label[ok], gain)
+    order = np.lexsort((-g, key))
+    key, g = key[order], g[order]
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = key[1:] != key[:-1]
+    run = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    rank = np.arange(len(key)) - starts[run] + 1 if len(key) else np.zeros(0, dtype=np.int64)
+    wi = np.where(rank <= k, g * discounts(rank, "log2"), 0.0)
+    idcg_run = np.bincount(run, weights=wi, minlength=len(starts))
+    run_key = key[starts]
+    gkey = j.group_round.astype(np.int64) * nq + j.group_query
+    hit = np.minimum(np.searchsorted(run_key, gkey), max(len(run_key) - 1, 0))
+    found = (run_key[hit] == gkey) if len(run_key) else np.zeros(n, dtype=bool)
+    idcg = np.where(found, idcg_run[hit] if len(run_key) else 0.0, 0.0)
+    fill = 0.0 if idcg_zero == "zero" else np.nan
+    ndcg = np.full(n, fill)
+    np.divide(dcg, idcg, out=ndcg, where=idcg > 0)
+    return PerQuery(dcg, idcg, ndcg, shown, labeled)
+
+
+def _wmean(x: np.ndarray, w: np.ndarray) -> float:
+    ok = ~np.isnan(x)
+    if not ok.any():
+        return math.nan
+    return float(np.dot(x[ok], w[ok]) / w[ok].sum())
+
+
+_CHUNK = 1 << 21  # random draws per chunk (8 MB of float32): memory stays bounded
+
+
+def _resample_indices(n: int, n_resamples: int, seed: int) -> list[np.ndarray]:
+    """The bootstrap draws as chunks of rows of the (n x n_resamples) index matrix."""
+    rng = np.random.default_rng(seed)
+    dtype = np.float32 if n <= 1 << 20 else np.float64
+    rows = max(1, _CHUNK // n_resamples)
+    chunks = []
+    for start in range(0, n, rows):
+        u = rng.random((min(rows, n - start), n_resamples), dtype=dtype)
+        idx = (u * dtype(n)).astype(np.int32 if n < 2**31 else np.int64)
+        np.minimum(idx, n - 1, out=idx)  # float rounding can reach n
+        chunks.append(idx)
+    return chunks
+
+
+def bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
+                    cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+                    ) -> np.ndarray:
+    """Means of ``n_resamples`` bootstrap resamples of the rows of ``values`` (n x c).
+
+    Draw ``i`` of resample ``b`` is row ``floor(u[i, b] · n)`` with ``u`` the uniform
+    matrix of ``numpy.random.default_rng(seed)`` generated row by row (float32 draws for
+    n <= 2^20, float64 beyond), in chunks of rows so that memory stays bounded. The
+    resamples depend only on (seed, n, n_resamples): groups of the same size share them
+    (the systems of one round, for one), and ``cache`` keeps them between calls when
+    they fit in 64 MB. Returns ``(n_resamples, c)``.
+    """
+    n, c = values.shape
+    key = (n, n_resamples, seed)
+    if cache is not None and key in cache:
+        chunks = cache[key]
+    else:
+        chunks = _resample_indices(n, n_resamples, seed)
+        if cache is not None and n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    sums = np.zeros((n_resamples, c))
+    columns = [np.ascontiguousarray(values[:, col]) for col in range(c)]
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample
+        for col, v in enumerate(columns):
+            sums[:, col] += v[idx].sum(axis=0)
+    return sums / n
+
+
+def _bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: int,
+               seed: int, cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+               ) -> tuple[float, float]:
+    """Percentile interval of the (weighted) mean of ``x``: queries resampled with
+    replacement (:func:`bootstrap_means`); the weighted mean of a resample is
+    Σ w·x / Σ w over its draws. NaN for fewer than two values."""
+    if len(x) < 2:
+        return math.nan, math.nan
+    if w is None:
+        theta = bootstrap_means(x[:, None], n_resamples, seed, cache)[:, 0]
+    else:
+        both = bootstrap_means(np.column_stack((w * x, w)), n_resamples, seed, cache)
+        theta = both[:, 0] / both[:, 1]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(theta, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+# ----------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True, eq=False)
+class Trend:
+    """DCG@k per round and system (see the module docstring).
+
+    Attributes
+    ----------
+    table:
+        One row per (round, system[, segment]): :data:`TABLE_COLUMNS`. ``dcg`` and
+        ``ndcg`` are weighted by the query weight when the input has weights
+        (``averaging`` says which); ``dcg_unweighted`` is always the plain mean;
+        ``coverage`` = ``labeled / shown`` (positions <= k, pooled over queries).
+    per_query:
+        One row per (round, system, query): ``round, system, query, segment,
+        weight, dcg, idcg, ndcg, shown, labeled``.
+    grades:
+        The shown top-k positions per (round, system) by combined label (rounded
+        to the nearest grade, halves up) and ``unlabeled``: ``round, system, grade,
+        name, count, share``.
+    changes:
+        Month over month per system (and segment): :data:`CHANGE_COLUMNS`.
+    definition:
+        What ``dcg``, ``ndcg``, the interval and the test are, in words.
+    """
+
+    table: pd.DataFrame
+    per_query: pd.DataFrame
+    grades: pd.DataFrame
+    changes: pd.DataFrame
+    definition: str
+    k: int
+    gain: str
+    combine: str
+    by: str | None
+    options: EvalOptions = field(default_factory=EvalOptions)
+
+    def notes(self) -> list[str]:
+        """The sentences of the significant drops (empty when there is none)."""
+        return [str(s) for s in self.changes.loc[self.changes["drop"], "sentence"]]
+
+
+def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
+          by: Literal["segment"] | None = None, confidence_level: float = 0.95,
+          n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
+          pairing: Literal["auto", "paired", "unpaired"] = "auto",
+          options: EvalOptions | None = None) -> Trend:
+    """Mean DCG@k per round and system, with bands, nDCG, coverage, grades and changes.
+
+    Parameters
+    ----------
+    j:
+        The labeled result lists.
+    k:
+        Cutoff: shown positions 1..k count.
+    gain:
+        ``"linear"`` (gain = label, the seed's formula) or ``"exp"`` (2^label − 1).
+    combine:
+        How several raters' labels become one (:data:`COMBINE_RULES`).
+    by:
+        ``"segment"``: one row per (round, system, segment) instead.
+    confidence_level, n_resamples, seed:
+        The bootstrap percentile interval of each mean (queries resampled).
+    alpha:
+        Level of the month-over-month test; a change is a ``drop`` when it is
+        negative and p < alpha.
+    pairing:
+        ``"auto"``: paired t over the shared queries when they are at least half of
+        each round's queries (and >= 2), else Welch's t over all; or force one.
+    options:
+        :class:`~ireval_core.options.EvalOptions`; its ``idcg_zero`` decides nDCG of
+        a query without any labeled gain (0 and kept, or left out). Depth, judged-only
+        and the query set do not apply: the lists are what users were shown.
+
+    Returns
+    -------
+    Trend
+    """
+    fn = "trend"
+    k = _check_int(k, "k", fn, 1)
+    gain = _check_gain(gain, fn)  # type: ignore[assignment]
+    check_combine(combine, fn)
+    if by not in (None, "segment"):
+        raise invalid_parameter("by", fn, "None or 'segment'", by)
+    level = _check_unit(confidence_level, "confidence_level", fn)
+    n_resamples = _check_int(n_resamples, "n_resamples", fn, 1)
+    seed = _check_int(seed, "seed", fn, 0)
+    alpha = _check_unit(alpha, "alpha", fn)
+    if pairing not in ("auto", "paired", "unpaired"):
+        raise invalid_parameter("pairing", fn, "'auto', 'paired' or 'unpaired'", pairing)
+    opts = _check_options(options, fn)
+
+    pq = per_query_dcg(j, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
+    weighted = j.has_weight
+    w = j.group_weight
+    seg = j.group_segment if by == "segment" else np.zeros(j.n_groups, dtype=np.int32)
+    names = ["round", "system"] + (["segment"] if by else [])
+    codes = pd.DataFrame({"r": j.group_round, "s": j.group_system, "g": seg})
+    key = codes.groupby(["r", "s", "g"], sort=True).ngroup().to_numpy()
+    n_keys = int(key.max()) + 1 if len(key) else 0
+
+    # vectorised aggregates per key
+    cnt = np.bincount(key, minlength=n_keys)
+    shown = np.bincount(key, weights=pq.shown, minlength=n_keys)
+    labeled = np.bincount(key, weights=pq.labeled, minlength=n_keys)
+    sw = np.bincount(key, weights=w, minlength=n_keys)
+    dcg_w = np.bincount(key, weights=w * pq.dcg, minlength=n_keys) / np.maximum(sw, 1e-300)
+    dcg_u = np.bincount(key, weights=pq.dcg, minlength=n_keys) / np.maximum(cnt, 1)
+    nd_ok = ~np.isnan(pq.ndcg)
+    nd_w = np.where(nd_ok, w, 0.0)
+    ndcg = (np.bincount(key, weights=np.where(nd_ok, pq.ndcg, 0.0) * nd_w, minlength=n_keys)
+            / np.bincount(key, weights=nd_w, minlength=n_keys).clip(1e-300))
+    ndcg = np.where(np.bincount(key, weights=nd_ok, minlength=n_keys) > 0, ndcg, np.nan)
+
+    order = np.argsort(key, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(cnt)))
+    first = order[bounds[:-1]]
+    low = np.full(n_keys, np.nan)
+    high = np.full(n_keys, np.nan)
+    label_of = []
+    cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
+    for i in range(n_keys):  # one bootstrap per (round, system[, segment]) group
+        rows = order[bounds[i]:bounds[i + 1]]
+        f = first[i]
+        parts = [str(j.round_names[j.group_round[f]]), str(j.system_names[j.group_system[f]])]
+        if by:
+            parts.append(str(j.segment_names[j.group_segment[f]]))
+        label_of.append(parts)
+        low[i], high[i] = _bootstrap(pq.dcg[rows], w[rows] if weighted else None, level,
+                                     n_resamples, seed, cache)
+    head = pd.DataFrame(label_of, columns=names) if n_keys else pd.DataFrame(columns=names)
+    averaging = ("weighted by the query weight" if weighted else "mean over queries")
+    table = head.assign(
+        queries=cnt.astype(np.int64), dcg=dcg_w if weighted else dcg_u, dcg_ci_low=low,
+        dcg_ci_high=high, dcg_unweighted=dcg_u, ndcg=ndcg,
+        coverage=np.where(shown > 0, labeled / np.maximum(shown, 1), np.nan),
+        shown=shown.astype(np.int64), labeled=labeled.astype(np.int64), averaging=averaging)
+
+    per_query = pd.DataFrame({
+        "round": text_column(j.round_names, j.group_round),
+        "system": text_column(j.system_names, j.group_system),
+        "query": text_column(j.query_ids, j.group_query),
+        "segment": text_column(j.segment_names, j.group_segment),
+        "weight": np.asarray(w), "dcg": pq.dcg, "idcg": pq.idcg, "ndcg": pq.ndcg,
+        "shown": pq.shown.astype(np.int64), "labeled": pq.labeled.astype(np.int64)})
+
+    changes = compare_rounds(per_query, by=by, alpha=alpha, confidence_level=level,
+                             pairing=pairing, k=k, weighted=weighted)
+    definition = (f"{dcg_definition(k, gain, combine)}. nDCG@{k} = DCG@{k} / the DCG@{k} of "
+                  "the round's labeled documents of the query sorted by label "
+                  f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
+                  f"Averages: {averaging} per round and system; the band is a "
+                  f"{level:.0%} bootstrap percentile interval over queries ({n_resamples} "
+                  f"resamples, seed {seed}). Coverage = labeled / shown positions <= {k}. "
+                  "Month over month: paired t over the queries both rounds share when they are "
+                  "at least half of each round, else Welch's t over all queries, on the "
+                  f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}.")
+    return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
+                 combine, by, opts)
+
+
+def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
+    """Shown positions <= k per (round, system) and rounded combined label; every grade
+    seen anywhere is listed for every (round, system), with 0 where absent."""
+    label, _ = j.combined(combine)
+    lab = label[j.shown_unit]
+    in_k = j.shown_position <= k
+    grade = np.where(np.isfinite(lab), np.floor(lab + 0.5), np.nan)[in_k]
+    levels = np.unique(grade[np.isfinite(grade)])
+    slot = np.where(np.isfinite(grade), np.searchsorted(levels, grade), len(levels))
+    n_slots = len(levels) + 1
+    pairs = pd.DataFrame({"r": j.shown_round[in_k], "s": j.shown_system[in_k]})
+    rs = pairs.groupby(["r", "s"], sort=True).ngroup().to_numpy()
+    n_rs = int(rs.max()) + 1 if len(rs) else 0
+    counts = np.bincount(rs * n_slots + slot, minlength=n_rs * n_slots).reshape(n_rs, n_slots)
+    first = np.zeros(n_rs, dtype=np.int64)
+    order = np.argsort(rs, kind="stable")
+    first[:] = order[np.searchsorted(rs[order], np.arange(n_rs))]
+    names = j.label_map.grade_names()
+    grade_text = [f"{g:g}" for g in levels] + ["unlabeled"]
+    grade_name = [names.get(float(g), f"{g:g}") for g in levels] + ["unlabeled"]
+    total = counts.sum(axis=1, keepdims=True)
+    return pd.DataFrame({
+        "round": np.repeat(j.round_names[j.shown_round[in_k][first]].astype(str), n_slots),
+        "system": np.repeat(j.system_names[j.shown_system[in_k][first]].astype(str), n_slots),
+        "grade": np.tile(np.asarray(grade_text, dtype=object), n_rs),
+        "name": np.tile(np.asarray(grade_name, dtype=object), n_rs),
+        "count": counts.ravel().astype(np.int64),
+        "share": (counts / np.maximum(total, 1)).ravel()})
+
+
+# ----------------------------------------------------------------------------- month over month
+
+
+def _p_text(p: float) -> str:
+    if not np.isfinite(p):
+        return "p undefined"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairing: str,
+          level: float) -> dict[str, object]:
+    """Compare two rounds' per-query values (x1 − x0): paired over shared queries or Welch."""
+    shared, i0, i1 = np.intersect1d(q0, q1, assume_unique=True, return_indices=True)
+    n0, n1, ns = len(x0), len(x1), len(shared)
+    paired = (pairing == "paired" or (pairing == "auto" and ns >= 2
+                                      and 2 * ns >= max(n0, n1)))
+    out: dict[str, object] = {"shared": ns, "test": "none", "test_delta": math.nan,
+                              "ci_low": math.nan, "ci_high": math.nan, "p": math.nan}
+    if paired and ns >= 2:
+        a, b = x0[i0], x1[i1]
+        out["test"] = f"paired t over {ns} shared queries"
+        out["test_delta"] = float(np.mean(b - a))
+        if np.ptp(b - a) > 0:
+            res = paired_t_test(a, b)
+            ci = res.confidence_interval(level)
+            out.update(p=float(res.pvalue), ci_low=float(ci.low), ci_high=float(ci.high))
+        return out
+    if pairing != "paired" and n0 >= 2 and n1 >= 2:
+        out["test"] = "Welch t"
+        out["test_delta"] = float(np.mean(x1) - np.mean(x0))
+        if np.var(x0) + np.var(x1) > 0:
+            res = _sps.ttest_ind(x1, x0, equal_var=False)
+            ci = res.confidence_interval(level)
+            out.update(p=float(res.pvalue), ci_low=float(ci.low), ci_high=float(ci.high))
+    return out
+
+
+def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | None = None,
+                   alpha: float = 0.05, confidence_level: float = 0.95,
+                   pairing: str = "auto", k: int = 10, weighted: bool = False,
+                   measure: str | None = None) -> pd.DataFrame:
+    """Change between consecutive rounds of each system (and segment), with a test.
+
+    ``per_query`` has ``round, system, query, weight`` (and ``segment``) and the
+    ``value`` column; NaN values are left out. ``mean_from``/``mean_to`` are the
+    round means of ``measure`` (default ``DCG@k``; weighted when ``weighted``) and
+    ``delta`` their difference; the test is on the unweighted per-query values
+    (``test_delta``): paired t over shared queries (see :func:`trend`'s ``pairing``) or
+    Welch's t. Returns :data:`CHANGE_COLUMNS`.
+    """
+    measure = measure or f"DCG@{k}"
+    keys = ["system"] + (["segment"] if by else [])
+    rows: list[dict[str, object]] = []
+    data = per_query[~per_query[value].isna()]
+    for key_values, part in data.groupby(keys, sort=True):  # systems (and segments)
+        key_values = key_values if isinstance(key_values, tuple) else (key_values,)
+        rounds = ordered_rounds(part["round"].unique())
+        by_round = {r: g for r, g in part.groupby("round", sort=True)}
+        for r0, r1 in zip(rounds[:-1], rounds[1:], strict=True):
+            g0, g1 = by_round[r0], by_round[r1]
+            x0, x1 = g0[value].to_numpy(float), g1[value].to_numpy(float)
+            w0 = g0["weight"].to_numpy(float) if weighted else np.ones(len(x0))
+            w1 = g1["weight"].to_numpy(float) if weighted else np.ones(len(x1))
+            m0, m1 = _wmean(x0, w0), _wmean(x1, w1)
+            res = _test(x0, x1, g0["query"].to_numpy(str), g1["query"].to_numpy(str),
+                        pairing, confidence_level)
+            p = float(res["p"])  # type: ignore[arg-type]
+            significant = bool(np.isfinite(p) and p < alpha)
+            tdelta = float(res["test_delta"])  # type: ignore[arg-type]
+            drop = significant and tdelta < 0
+            delta = m1 - m0
+            rel = delta / m0 if m0 else math.nan
+            who = ", ".join(str(v) for v in key_values)
+            verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
+            verdict = ("a significant drop" if drop else "a significant rise" if significant
+                       else "within noise" if np.isfinite(p) else "no test possible")
+            rel_text = f", {rel:+.1%}" if np.isfinite(rel) else ""
+            test = str(res["test"])
+            sentence = (f"{who}, {r0} → {r1}: {measure} {verb} from {m0:.3f} to {m1:.3f} "
+                        f"({delta:+.3f}{rel_text}); "
+                        + (f"{test} ({len(x0)} and {len(x1)} queries" if test == "Welch t"
+                           else f"{test} (" if test != "none" else "too few queries (")
+                        + f"), {_p_text(p)}: {verdict}.")
+            rows.append(dict(zip(keys, key_values, strict=True)) | {
+                "measure": measure, "round_from": r0, "round_to": r1, "mean_from": m0,
+                "mean_to": m1, "delta": delta,
+                "relative": rel, "test": test, "queries_from": len(x0), "queries_to": len(x1),
+                "shared": res["shared"], "test_delta": tdelta, "ci_low": res["ci_low"],
+                "ci_high": res["ci_high"], "p": p, "significant": significant, "drop": drop,
+                "sentence": sentence})
+    columns = list(CHANGE_COLUMNS)
+    if by:
+        columns.insert(1, "segment")
+    if not rows:
+        return pd.DataFrame(columns=columns).astype({"drop": bool, "significant": bool})
+    return pd.DataFrame(rows)[columns]

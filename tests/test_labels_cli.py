@@ -1,0 +1,126 @@
+"""The ``labels`` and ``gsb`` commands: columns, formats, empty cells, exit status 2."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from ireval_core import cli
+from ireval_core.cli_labels import GSB_COLUMNS, LABELS_COLUMNS
+
+LABELS = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
+SAMPLE = [str(p) for p in sorted(LABELS.glob("labels_*.csv"))]
+HAS_AGREEMENT = importlib.util.find_spec("ireval_core.agreement") is not None
+HAS_GSB = importlib.util.find_spec("ireval_core.gsb") is not None
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    return cli.main(argv, out=out), out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def sample_json() -> dict:
+    status, text = run(["labels", *SAMPLE, "--format", "json", "--resamples", "200"])
+    assert status == 0
+    return json.loads(text)
+
+
+@pytest.mark.skipif(not HAS_AGREEMENT, reason="ireval_core.agreement (Part B) missing")
+def test_labels_json_rows_and_the_planted_events(sample_json):
+    assert sample_json["columns"] == list(LABELS_COLUMNS)
+    rows = {(r["round"], r["system"]): r for r in sample_json["rows"]}
+    assert len(rows) == 12
+    assert all(r["queries"] == 150 for r in rows.values())
+    broken, before = rows[("2026-08", "treatment")], rows[("2026-07", "treatment")]
+    assert broken["dcg"] < 0.5 * before["dcg"] and broken["auc"] > 0.8
+    assert broken["dcg_ci_low"] < broken["dcg"] < broken["dcg_ci_high"]
+    # the rater drift shows in Krippendorff's alpha (one value per round)
+    alpha = {r: rows[(r, "control")]["alpha"] for r, _ in rows}
+    assert alpha["2026-09"] < 0.8 < min(v for k, v in alpha.items() if k != "2026-09")
+    assert any("suspect recall" in n for n in sample_json["notes"])
+
+
+@pytest.mark.skipif(not HAS_AGREEMENT, reason="ireval_core.agreement (Part B) missing")
+def test_labels_table_and_csv_agree(sample_json):
+    status, table = run(["labels", *SAMPLE[:2], "--resamples", "200"])
+    assert status == 0
+    lines = table.splitlines()
+    assert lines[0].split() == list(LABELS_COLUMNS)
+    assert len(lines[1].split()) == len(LABELS_COLUMNS)
+    assert any(line.startswith("# labels: none/low/mid/high") for line in lines)
+    status, text = run(["labels", *SAMPLE[:2], "--resamples", "200", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == list(LABELS_COLUMNS) and len(rows) == 4
+    first = sample_json["rows"][0]
+    assert float(rows[0]["dcg"]) == pytest.approx(first["dcg"])
+    assert f"{first['dcg']:.4f}" in lines[1]
+
+
+def test_empty_cells_without_scores_or_second_rater(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("round,query,doc,position,label\nr1,q1,d1,1,2\nr1,q1,d2,2,0\n"
+                    "r1,q2,d3,1,1\n")
+    status, text = run(["labels", str(path), "--format", "csv", "--k", "2"])
+    assert status == 0
+    row = next(csv.DictReader(io.StringIO(text)))
+    assert row["auc"] == row["gauc"] == row["pnr"] == row["alpha"] == ""
+    assert float(row["dcg"]) == pytest.approx((2 + 0 + 1) / 2)
+    assert row["queries"] == "2" and row["system"] == "default"
+
+
+def test_options_reach_the_numbers(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("round,query,doc,position,label\nr1,q1,d1,1,none\nr1,q1,d2,2,high\n")
+    status, text = run(["labels", str(path), "--format", "json", "--gain", "exp", "--k", "1"])
+    assert json.loads(text)["rows"][0]["dcg"] == 0.0
+    status, text = run(["labels", str(path), "--format", "json", "--gain", "exp",
+                        "--label-map", "none=3,high=0", "--k", "1"])
+    assert json.loads(text)["rows"][0]["dcg"] == 7.0
+
+
+def test_formula_cells_are_neutralised_in_csv(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text("round,system,query,doc,position,label\n=cmd|x,=SUM(A1),q,d,1,1\n")
+    status, text = run(["labels", str(path), "--format", "csv"])
+    row = next(csv.reader(io.StringIO(text.splitlines()[1])))
+    assert row[0] == "'=cmd|x" and row[1] == "'=SUM(A1)"
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("round,query,doc,position,label\nr,q,d1,1,high\nr,q,d2,2,meh\n")
+    status, _ = run(["labels", str(path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("bad.csv:3: unknown label 'meh'")
+    status, _ = run(["labels", str(tmp_path / "missing.csv")])
+    assert status == 2 and "missing.csv" in capsys.readouterr().err
+    good = tmp_path / "good.csv"
+    good.write_text("round,query,doc,position,label\nr,q,d1,1,high\n")
+    status, _ = run(["labels", str(good), "--k", "0"])
+    assert status == 2 and "The 'k' parameter of trend" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not HAS_GSB, reason="ireval_core.gsb (Part B) missing")
+def test_gsb_rows(capsys, tmp_path):
+    status, text = run(["gsb", str(LABELS / "gsb.csv"), "--format", "json"])
+    assert status == 0
+    doc = json.loads(text)
+    assert doc["columns"] == list(GSB_COLUMNS)
+    rows = {r["round"]: r for r in doc["rows"]}
+    assert len(rows) == 6
+    assert rows["2026-08"]["gsb"] < -0.5 and rows["2026-08"]["p"] < 0.001
+    r = rows["2026-05"]
+    assert r["gsb"] == pytest.approx((r["good"] - r["bad"]) / (r["good"] + r["same"] + r["bad"]))
+    status, table = run(["gsb", str(LABELS / "gsb.csv")])
+    assert table.splitlines()[0].split() == list(GSB_COLUMNS)
+    bad = tmp_path / "g.csv"
+    bad.write_text("round,query,judgment\nr,q,G\nr,q2,maybe\n")
+    status, _ = run(["gsb", str(bad)])
+    assert status == 2 and capsys.readouterr().err.startswith("g.csv:3:")
