@@ -13,25 +13,39 @@ from ireval_app import state, widgets
 
 ROOT = Path(__file__).resolve().parent
 
-# (path, title, icon); a page is shown once its file exists. The first is the default.
-PAGES: list[tuple[str, str, str]] = [
-    (widgets.DATA_PAGE, "Data", ":material/database:"),
-    ("app_pages/metrics.py", "Metrics", ":material/table_chart:"),
-    ("app_pages/curves.py", "Curves", ":material/show_chart:"),
-    ("app_pages/compare.py", "Compare", ":material/compare_arrows:"),
-    ("app_pages/queries.py", "Queries", ":material/manage_search:"),
-    ("app_pages/efficiency.py", "Efficiency", ":material/speed:"),
-    ("app_pages/rounds.py", "Labeling rounds", ":material/history:"),
-    ("app_pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
-    ("app_pages/lab.py", "Metric lab", ":material/school:"),
-    ("app_pages/meeting.py", "Meeting", ":material/groups:"),
-]
+# section -> (path, title, icon); a page is shown once its file exists. Data is the default.
+SECTIONS: dict[str, list[tuple[str, str, str]]] = {
+    "Evaluate": [
+        (widgets.DATA_PAGE, "Data", ":material/database:"),
+        ("app_pages/metrics.py", "Metrics", ":material/table_chart:"),
+        ("app_pages/curves.py", "Curves", ":material/show_chart:"),
+        ("app_pages/compare.py", "Compare", ":material/compare_arrows:"),
+        ("app_pages/queries.py", "Queries", ":material/manage_search:"),
+        ("app_pages/efficiency.py", "Efficiency", ":material/speed:"),
+        ("app_pages/rounds.py", "Qrels rounds", ":material/history:"),
+        ("app_pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
+    ],
+    "Monthly labeling": [
+        ("app_pages/labels_data.py", "Labeling data", ":material/upload_file:"),
+        ("app_pages/labels_trend.py", "Trend", ":material/trending_up:"),
+        ("app_pages/labels_raters.py", "Raters", ":material/group:"),
+        ("app_pages/labels_changes.py", "Label changes", ":material/published_with_changes:"),
+        ("app_pages/labels_gsb.py", "Side by side", ":material/thumbs_up_down:"),
+    ],
+    "Meet and learn": [
+        ("app_pages/meeting.py", "Meeting", ":material/groups:"),
+        ("app_pages/lab.py", "Metric lab", ":material/school:"),
+    ],
+}
+LABELING = {path for path, _, _ in SECTIONS["Monthly labeling"]}
 
 st.set_page_config(page_title="ireval", layout="wide")
-page = st.navigation([
-    st.Page(path, title=title, icon=icon, default=(path == widgets.DATA_PAGE))
-    for path, title, icon in PAGES if (ROOT / path).is_file()
-])
+page = st.navigation({
+    section: [st.Page(path, title=title, icon=icon, default=(path == widgets.DATA_PAGE))
+              for path, title, icon in pages if (ROOT / path).is_file()]
+    for section, pages in SECTIONS.items()
+}, expanded=True)
+labeling = (page.url_path or "data") in {Path(p).stem for p in LABELING}
 # The options come from the URL on a session's first run, then only from their widgets;
 # the URL is kept in step so that a reload or a copied link restores them.
 state.get_options()
@@ -42,8 +56,10 @@ state.sync_query_params()
 # slot placed before it. A page stopped by widgets.require_dataset() draws it itself.
 with st.sidebar:
     glance = st.container()
-    widgets.options_panel()
+    if not labeling:  # the evaluation options and dataset do not apply to labeled lists
+        widgets.options_panel()
 page.run()
 with glance:
-    widgets.dataset_glance(state.get_dataset())
+    if not labeling:
+        widgets.dataset_glance(state.get_dataset())
     widgets.link_box()

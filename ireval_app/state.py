@@ -158,6 +158,34 @@ QUERIES_QUERY = "ireval.queries.query"
 """Select on the Queries page: the query opened."""
 QUERIES_SHOWN = "ireval.queries.depth"
 """Select on the Queries page: how many documents of each ranking are shown."""
+LABELS_SOURCE = "ireval.labels.source"
+"""Radio on the Labeling data page: the bundled sample or uploaded files."""
+LABELS_UPLOADER = "ireval.labels.upload"
+"""File uploader on the Labeling data page: labeled result lists (one or more files)."""
+GSB_UPLOADER = "ireval.labels.gsb_upload"
+"""File uploader on the Labeling data page: side-by-side (GSB) judgments."""
+LABELS_MAP = "ireval.labels.map"
+"""Text on the Labeling data page: the label map (empty: detected)."""
+LABELS_COMBINE = "ireval.labels.combine"
+"""Select on the Labeling data page: how several raters' labels are combined."""
+LABELS_K = "ireval.labels.k"
+"""Number on the Labeling data page: the depth K of DCG@K."""
+LABELS_GAIN = "ireval.labels.gain"
+"""Radio on the Labeling data page: linear or exponential gain."""
+LABELS_BY_SEGMENT = "ireval.labels.by_segment"
+"""Toggle on the Trend page: the trend broken down by segment."""
+LABELS_GRADE_SYSTEM = "ireval.labels.grade_system"
+"""Radio on the Trend page: the system of the grade distribution."""
+LABELS_PLAN_DELTA = "ireval.labels.plan_delta"
+"""Number on the Trend page: the DCG change the next round should detect."""
+RATERS_ROUND = "ireval.raters.round"
+"""Select on the Raters page: the round of the confusion matrix."""
+RATERS_RATER = "ireval.raters.rater"
+"""Select on the Raters page: the rater of the confusion matrix."""
+CHANGES_OLD = "ireval.changes.old"
+"""Select on the Label changes page: the earlier round."""
+CHANGES_NEW = "ireval.changes.new"
+"""Select on the Label changes page: the later round."""
 MEETING_MEASURES = "ireval.meeting.measures"
 """Multiselect on the Meeting page: the measures of the report."""
 MEETING_TITLE = "ireval.meeting.title"
@@ -472,6 +500,13 @@ VIEW_PARAMS: dict[str, tuple[ViewParam, ...]] = {
     "queries": (ViewParam(QUERIES_MEASURE, "measure"), ViewParam(QUERIES_RUN_A, "a"),
                 ViewParam(QUERIES_RUN_B, "b"), ViewParam(QUERIES_QUERY, "query")),
     "meeting": (ViewParam(MEETING_MEASURES, "measures", many=True),),
+    "labels_data": (ViewParam(LABELS_SOURCE, "source"), ViewParam(LABELS_COMBINE, "combine"),
+                    ViewParam(LABELS_K, "k", kind=int),
+                    ViewParam(LABELS_GAIN, "gain")),
+    "labels_trend": (ViewParam(LABELS_BY_SEGMENT, "segments", kind=bool),
+                     ViewParam(LABELS_PLAN_DELTA, "delta", kind=float)),
+    "labels_raters": (ViewParam(RATERS_ROUND, "round"), ViewParam(RATERS_RATER, "rater")),
+    "labels_changes": (ViewParam(CHANGES_OLD, "old"), ViewParam(CHANGES_NEW, "new")),
     "ndcg_vs_dcg": (ViewParam(NDCG_K, "k", kind=int), ViewParam(NDCG_RECALL_K, "recall_k",
                                                                   kind=int)),
     "lab": (ViewParam(LAB_SOURCE, "list"), ViewParam(LAB_PRESET, "preset"),
@@ -498,7 +533,8 @@ def set_page(url_path: str) -> None:
 
 def _parse(view: ViewParam, raw: list[str]) -> Any:
     try:
-        values = [view.kind(x) for x in raw]
+        values = [x.strip().lower() in ("1", "true", "yes") if view.kind is bool
+                  else view.kind(x) for x in raw]
     except ValueError:
         return None
     if view.many:
@@ -553,3 +589,48 @@ def current_link() -> str | None:
         return None
     pairs = [(k, v) for k in st.query_params.keys() for v in st.query_params.get_all(k)]
     return base + ("?" + urlencode(pairs) if pairs else "")
+
+
+
+# ----------------------------------------------------------------------------- labeling
+
+_LABEL_FILES = "ireval.labels.files"  # [(name, bytes)] of the uploaded labeling files
+_GSB_FILES = "ireval.labels.gsb_files"  # [(name, bytes)] of the uploaded GSB files
+LABEL_DEFAULTS: dict[str, object] = {LABELS_COMBINE: "mean", LABELS_K: 10,
+                                     LABELS_GAIN: "linear", LABELS_MAP: ""}
+"""The labeling settings before the user changes them."""
+
+
+def label_settings() -> dict[str, object]:
+    """``combine``, ``k``, ``gain`` and ``label_map`` of this session (defaults until set
+    on the Labeling data page; kept while that page is not shown)."""
+    ss = st.session_state
+    get = {key: ss.get(key, ss.get(_VIEW + key, default)) for key, default in
+           LABEL_DEFAULTS.items()}
+    return {"combine": get[LABELS_COMBINE], "k": int(cast(int, get[LABELS_K])),
+            "gain": get[LABELS_GAIN], "label_map": get[LABELS_MAP]}
+
+
+def label_source() -> str:
+    """``"sample"`` or ``"upload"``: where the labeling pages take their files from."""
+    ss = st.session_state
+    return str(ss.get(LABELS_SOURCE, ss.get(_VIEW + LABELS_SOURCE, "sample")))
+
+
+def keep_label_map(text: str) -> None:
+    """Remember the label map text (a text input is dropped on other pages)."""
+    st.session_state[_VIEW + LABELS_MAP] = text
+
+
+def get_label_files() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
+    """Uploaded (labeling files, GSB files), kept while the uploaders are not shown."""
+    return (list(st.session_state.get(_LABEL_FILES, [])),
+            list(st.session_state.get(_GSB_FILES, [])))
+
+
+def set_label_files(labels: list[tuple[str, bytes]] | None = None,
+                    gsb: list[tuple[str, bytes]] | None = None) -> None:
+    if labels is not None:
+        st.session_state[_LABEL_FILES] = labels
+    if gsb is not None:
+        st.session_state[_GSB_FILES] = gsb

@@ -40,7 +40,7 @@ loops are over rounds and raters, which are few.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -854,6 +854,12 @@ class RaterReport:
     _raters: tuple[str, ...] = field(repr=False)
     _confusion: NDArray[np.int64] = field(repr=False)
 
+    def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
+        """Pickle support (a cached copy per session): the read-only mapping goes as a dict."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["definitions"] = dict(self.definitions)
+        return _rebuild_report, (state,)
+
     def confusion(self, round: str, rater: str) -> pd.DataFrame:
         """Counts of the rater's label (rows) against the leave-one-out consensus
         (columns) in a round, over the units another rater labeled too.
@@ -1057,3 +1063,9 @@ def _disputed(c: _Coded) -> pd.DataFrame:
     # units are in (round, query, doc) order already: a stable sort keeps it for ties
     key = np.lexsort((-n_labels, -spread[units]))
     return out.iloc[key].reset_index(drop=True)
+
+
+def _rebuild_report(state: dict[str, object]) -> RaterReport:
+    """Unpickle a :class:`RaterReport` (see :meth:`RaterReport.__reduce__`)."""
+    definitions = MappingProxyType(dict(state["definitions"]))  # type: ignore[call-overload]
+    return RaterReport(**{**state, "definitions": definitions})  # type: ignore[arg-type]

@@ -301,3 +301,68 @@ def effectiveness_latency(points: pd.DataFrame, front: pd.DataFrame, *,
     fig.update_xaxes(rangemode="tozero")
     return _layout(fig, f"{measure} vs {latency} latency (Pareto front dotted)",
                    f"{latency} latency (ms)", measure)
+
+
+# ----------------------------------------------------------------------------- labeling
+
+
+def label_trend(table: pd.DataFrame, *, value: str = "dcg", low: str | None = "dcg_ci_low",
+                high: str | None = "dcg_ci_high", title: str = "Mean DCG per round",
+                y_label: str = "mean DCG", drops: pd.DataFrame | None = None) -> go.Figure:
+    """One line per system over the rounds, with a confidence band.
+
+    ``table`` has columns ``round``, ``system``, ``value`` and (optionally) the band's
+    ``low``/``high``; ``drops`` (``system``, ``round_to``) marks significant drops with
+    a red ring on the round they reach.
+    """
+    fig = go.Figure()
+    for i, (name, df) in enumerate(table.groupby("system", sort=False)):
+        color = _color(i)
+        rounds = _ts(df["round"])
+        if low is not None and high is not None:
+            fig.add_trace(go.Scatter(
+                x=rounds + rounds[::-1],
+                y=list(df[high]) + list(df[low])[::-1], fill="toself", fillcolor=color,
+                opacity=0.15, line=dict(width=0), hoverinfo="skip", showlegend=False))
+        fig.add_trace(go.Scatter(x=rounds, y=df[value], mode="lines+markers", name=_t(name),
+                                 line=dict(color=color, dash=_DASHES[i % len(_DASHES)]),
+                                 marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
+    if drops is not None and not drops.empty:
+        merged = drops.merge(table, left_on=["system", "round_to"],
+                             right_on=["system", "round"], how="inner")
+        fig.add_trace(go.Scatter(
+            x=_ts(merged["round"]), y=merged[value], mode="markers", name="significant drop",
+            marker=dict(size=18, color="rgba(0,0,0,0)", line=dict(color="#d62728", width=3))))
+    fig.update_xaxes(type="category")
+    return _layout(fig, title, "round", y_label)
+
+
+def grade_distribution(grades: pd.DataFrame, *, system: str) -> go.Figure:
+    """Stacked bars of the share of each grade per round (one system).
+
+    ``grades`` has columns ``round``, ``system``, ``grade``, ``name``, ``share``.
+    """
+    part = grades[grades["system"] == system]
+    fig = go.Figure()
+    for i, ((_, name), df) in enumerate(part.groupby(["grade", "name"], sort=True)):
+        fig.add_trace(go.Bar(x=_ts(df["round"]), y=df["share"], name=_t(name),
+                             marker_color=_color(i)))
+    fig.update_layout(barmode="stack", legend_title_text="label")
+    fig.update_yaxes(tickformat=".0%", range=[0, 1])
+    fig.update_xaxes(type="category")
+    return _layout(fig, f"Labels of the shown results: {system}", "round",
+                   "share of shown positions", legend_title_text="label")
+
+
+def gsb_trend(table: pd.DataFrame) -> go.Figure:
+    """GSB per round with its confidence interval (``round, gsb, ci_low, ci_high``)."""
+    fig = go.Figure(go.Scatter(
+        x=_ts(table["round"]), y=table["gsb"], mode="lines+markers", name="GSB",
+        line=dict(color=_color(0)),
+        error_y=dict(type="data", symmetric=False, array=table["ci_high"] - table["gsb"],
+                     arrayminus=table["gsb"] - table["ci_low"])))
+    fig.add_hline(y=0, line_dash="dot", line_color="grey")
+    fig.update_yaxes(range=[-1, 1])
+    fig.update_xaxes(type="category")
+    return _layout(fig, "GSB = (good − bad) / all judgments, per round", "round", "GSB",
+                   showlegend=False)

@@ -298,6 +298,13 @@ def test_saved_upload_survives_a_reload(page, server):
     ("rounds", "To label next"),
     ("ndcg_vs_dcg", "DCG@10"),
     ("meeting", "meeting report"),
+    ("labels_data", "Label rows"),
+    ("labels_trend", "Offline vs online"),
+    ("labels_raters", "One rater against the others"),
+    ("labels_changes", "Where the DCG change comes from"),
+    ("labels_gsb", "GSB"),
+    ("efficiency", "Pareto"),
+    ("lab", "Metric lab"),
 ])
 def test_every_page_renders(page, server, path, expect):
     page.goto(f"{server}/{path}")

@@ -1,0 +1,87 @@
+"""Labeling data page: the monthly labeled result lists (and side-by-side judgments)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ireval_app import labels_widgets, state, widgets
+from ireval_core.labels import BUILTIN_LABEL_MAPS, COMBINE_RULES
+
+st.title("Labeling data")
+st.caption("Every month people label the top K results that real searches showed. One row per "
+           "labeled shown result: round (month), query, doc, position, label; optional rater, "
+           "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
+           "every month's file.")
+
+state.bind_view(state.LABELS_SOURCE, "sample", choices=("sample", "upload"))
+source = st.radio("Labeling files", ("sample", "upload"), key=state.LABELS_SOURCE,
+                  horizontal=True, label_visibility="collapsed",
+                  format_func={"sample": "Use the bundled sample",
+                               "upload": "Upload labeling files"}.__getitem__)
+
+if source == "upload":
+    left, right = st.columns(2)
+    labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
+                                accept_multiple_files=True, key=state.LABELS_UPLOADER,
+                                help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
+    gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
+                              accept_multiple_files=True, key=state.GSB_UPLOADER,
+                              help="Columns round, query, judgment (G/S/B, good/same/bad, "
+                                   "better/same/worse), optional rater")
+    if labels:
+        state.set_label_files(labels=[(f.name, f.getvalue()) for f in labels])
+    if gsb:
+        state.set_label_files(gsb=[(f.name, f.getvalue()) for f in gsb])
+    kept, kept_gsb = state.get_label_files()
+    if (kept and not labels) or (kept_gsb and not gsb):
+        st.caption("Still loaded from an earlier upload: "
+                   + labels_widgets.names([n for n, _ in kept + kept_gsb])
+                   + ". Uploading new files replaces them.")
+
+# ----------------------------------------------------------------------------- settings
+st.subheader("Settings")
+c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
+state.keep_label_map(c1.text_input(
+    "Label map (empty: detected from the labels)", key=state.LABELS_MAP,
+    value=str(state.label_settings()["label_map"]),
+    placeholder="none=0,low=1,mid=2,high=3",
+    help="Words or numbers to grades, e.g. none=0,low=1,mid=2,high=3. Built in: "
+         + "; ".join(f"{name}: {m}" for name, m in BUILTIN_LABEL_MAPS.items())))
+state.bind_view(state.LABELS_COMBINE, "mean", choices=COMBINE_RULES)
+c2.selectbox("Several raters: the label is their…", COMBINE_RULES, key=state.LABELS_COMBINE,
+             help="mean, median, or majority (most frequent; ties: the lower label) of the "
+                  "raters' labels of a result")
+state.bind_view(state.LABELS_K, 10)
+c3.number_input("K (DCG@K)", min_value=1, max_value=1000, step=1, key=state.LABELS_K)
+state.bind_view(state.LABELS_GAIN, "linear", choices=("linear", "exp"))
+c4.radio("Gain", ("linear", "exp"), key=state.LABELS_GAIN,
+         help="linear: gain = label (the seed's formula); exp: 2^label − 1")
+
+# ----------------------------------------------------------------------------- what was read
+loaded, loaded_gsb, sample = labels_widgets.current()
+if sample:
+    st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
+            "(control, treatment), three raters with overlap, segments and model scores. Two "
+            "events are planted: one month where recall breaks for treatment, and one month "
+            "where a rater drifts. See the Trend and Raters pages.",
+            icon=":material/science:")
+if loaded is None:
+    st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
+    st.stop()
+_, j = labels_widgets.require_judgments(loaded)
+st.subheader("Rounds")
+m = st.columns(5)
+m[0].metric("Rounds", f"{len(j.rounds):,}")
+m[1].metric("Systems", f"{len(j.systems):,}")
+m[2].metric("Raters", f"{len(j.raters):,}")
+m[3].metric("Label rows", f"{len(j.label_table()):,}")
+m[4].metric("Segments", f"{len(j.segments):,}")
+st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
+           f"{widgets.md_escape(str(j.label_map))}. Rounds: "
+           f"{labels_widgets.names(list(j.rounds))}.")
+if loaded_gsb is not None:
+    if loaded_gsb.error is not None:
+        widgets.show_format_error(loaded_gsb.error)
+    elif loaded_gsb.gsb is not None:
+        st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
+                   f"{labels_widgets.names(list(loaded_gsb.names))}.")

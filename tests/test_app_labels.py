@@ -1,0 +1,115 @@
+"""AppTest of the Monthly labeling pages on the bundled sample: both planted events (the
+month recall breaks for one system, the month one rater drifts) are visible in the values
+the pages show, and those values are the core's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import state
+from ireval_core.agreement import rater_report
+from ireval_core.gsb import gsb_by_round, read_gsb
+from ireval_core.labels import read_judgments, trend
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data" / "labels"
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "gsb.csv").exists(),
+                                reason="labeling sample not generated")
+
+
+def _open(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.switch_page(f"app_pages/{page}.py")
+    return at.run()
+
+
+def _text(elements) -> str:
+    return " ".join(e.value for e in elements).replace("\\", "")
+
+
+@pytest.fixture(scope="module")
+def core():
+    j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
+    return j, trend(j, k=10)
+
+
+def test_data_page_summarises_the_sample() -> None:
+    at = _open("labels_data")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rounds"] == "6" and metrics["Systems"] == "2" and metrics["Raters"] == "3"
+    assert any("Sample labeling data" in i.value for i in at.info)
+
+
+def test_trend_shows_the_recall_break(core) -> None:
+    j, t = core
+    at = _open("labels_trend")
+    assert not at.exception
+    errors = _text(at.error)
+    assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in errors
+    assert len(at.error) == 1  # the only significant drop
+    # the table on the page is the core's trend
+    shown = at.dataframe[0].value
+    row = shown[(shown["round"] == "2026-08") & (shown["system"] == "treatment")].iloc[0]
+    expected = t.table[(t.table["round"] == "2026-08") & (t.table["system"] == "treatment")]
+    assert row["dcg"] == pytest.approx(expected["dcg"].iloc[0], rel=1e-12)
+    # offline vs online: the model scores still order what was shown
+    warnings = _text(at.warning)
+    assert "suspect recall" in warnings
+
+
+def test_raters_flags_the_drifting_rater() -> None:
+    at = _open("labels_raters")
+    assert not at.exception
+    [flag] = at.error
+    assert flag.value.replace("\\", "").startswith("chen, 2026-09: agreement with the consensus "
+                                                   "dropped")
+    j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
+    report = rater_report(j.label_table())
+    per_round = at.dataframe[0].value.set_index("round")
+    assert per_round.loc["2026-09", "alpha"] == pytest.approx(
+        report.per_round.set_index("round").loc["2026-09", "alpha"], rel=1e-12)
+    assert per_round.loc["2026-09", "alpha"] < per_round.drop(index="2026-09")["alpha"].min()
+    # the confusion matrix opens on the flagged rater and round
+    assert at.selectbox(key=state.RATERS_ROUND).value == "2026-09"
+    assert at.selectbox(key=state.RATERS_RATER).value == "chen"
+
+
+def test_changes_split_the_dcg_change() -> None:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params["old"] = "2026-07"
+    at.query_params["new"] = "2026-08"
+    at.switch_page("app_pages/labels_changes.py").run()
+    assert not at.exception
+    parts = at.dataframe[0].value.set_index("system")
+    for system in ("control", "treatment"):
+        row = parts.loc[system]
+        assert row["total"] == pytest.approx(row["from_lists"] + row["from_labels"], abs=1e-12)
+    # treatment's fall comes from its new result lists, not from relabeling
+    assert parts.loc["treatment", "from_lists"] < -5
+
+
+def test_gsb_page() -> None:
+    at = _open("labels_gsb")
+    assert not at.exception
+    expected = gsb_by_round(read_gsb([SAMPLE / "gsb.csv"])).set_index("round")
+    shown = at.dataframe[0].value.set_index("round")
+    assert shown.loc["2026-08", "gsb"] == pytest.approx(expected.loc["2026-08", "gsb"])
+    assert "2026-08: the new system is judged worse" in _text(at.error)
+
+
+def test_settings_change_every_labeling_page() -> None:
+    at = _open("labels_data")
+    at.number_input(key=state.LABELS_K).set_value(5).run()
+    at.switch_page("app_pages/labels_trend.py").run()
+    assert not at.exception
+    assert "DCG@5" in _text(at.caption)
+    j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
+    t5 = trend(j, k=5).table
+    shown = at.dataframe[0].value
+    assert list(shown["dcg"]) == pytest.approx(list(t5["dcg"]), rel=1e-12)
