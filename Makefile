@@ -20,9 +20,11 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-## run: start the app on the bundled sample data (http://127.0.0.1:$(PORT))
+## run: start the app on the bundled sample data (http://127.0.0.1:$(PORT)); DATA=folder opens
+## a folder of files instead (its qrels* file and every other file as a run)
 run: $(VENV)/.runtime
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(ADDRESS)
+	IREVAL_DATA_DIR="$(DATA)" $(BIN)/streamlit run app.py --server.port $(PORT) \
+	  --server.address $(ADDRESS)
 
 ## test: lint and type-check, then the whole suite (unit, oracle, AppTest, real browser)
 test: $(VENV)/.dev browser postgres

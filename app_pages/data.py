@@ -149,7 +149,15 @@ def _save_block() -> None:
 st.title("Data")
 st.caption("Relevance judgments (qrels) and the runs to evaluate with them.")
 source = widgets.source_choice()
-if source == "sample":
+folder = cache.data_dir()
+if source == "sample" and folder is not None:
+    files = cache.load_folder(folder) if folder.is_dir() else None
+    st.caption(f"Files of the folder {widgets.md_escape(str(folder))} (`IREVAL_DATA_DIR`).")
+    if files is None:
+        st.error(f"No qrels file (`qrels*`) in {widgets.md_escape(str(folder))}.",
+                 icon=":material/error:")
+    dataset = state.set_loaded(files)
+elif source == "sample":
     files = cache.load_sample()
     if files is None:
         st.info("The bundled sample data is not available (no `sample_data/qrels.txt`). "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,10 @@ __all__ = [
     "load_run_files",
     "load_runs",
     "load_sample",
+    "load_default",
+    "load_folder",
+    "data_dir",
+    "DATA_DIR_VAR",
 ]
 
 _log = logging.getLogger(__name__)
@@ -156,6 +161,41 @@ def load_run_files(files: Sequence[tuple[str, bytes]]) -> tuple[LoadedFile, ...]
         taken += [(r.name, name) for r in loaded.runs]
         out.append(loaded)
     return tuple(out)
+
+
+DATA_DIR_VAR = "IREVAL_DATA_DIR"
+"""Environment variable naming a folder the app opens instead of the bundled sample."""
+
+
+def data_dir() -> Path | None:
+    """The folder of :data:`DATA_DIR_VAR` (``make run DATA=folder``), or ``None``."""
+    value = os.environ.get(DATA_DIR_VAR, "").strip()
+    return Path(value).expanduser().resolve() if value else None
+
+
+def load_folder(directory: Path) -> LoadedFiles | None:
+    """A folder of files: the first ``qrels*`` file is the qrels, every other file a run
+    (hidden files and ``README*``/``*.md`` are skipped). ``None`` without a qrels file."""
+    files = sorted(p for p in directory.iterdir() if p.is_file()
+                   and not p.name.startswith(".") and not p.name.lower().startswith("readme")
+                   and p.suffix.lower() != ".md")
+    qrels = [p for p in files if p.name.lower().startswith("qrels")]
+    if not qrels:
+        return None
+    runs = [p for p in files if p != qrels[0]]
+    return LoadedFiles(load_qrels(qrels[0].name, qrels[0].read_bytes()),
+                       load_run_files([(p.name, p.read_bytes()) for p in runs]))
+
+
+def load_default() -> tuple[LoadedFiles | None, bool]:
+    """The data shown before the user uploads: (files, whether it is the bundled sample).
+
+    The folder of ``IREVAL_DATA_DIR`` when it is set, else the bundled sample.
+    """
+    folder = data_dir()
+    if folder is not None:
+        return load_folder(folder), False
+    return load_sample(), True
 
 
 def load_sample(directory: Path = SAMPLE_DIR) -> LoadedFiles | None:

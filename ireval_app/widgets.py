@@ -188,8 +188,11 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
 def source_choice() -> state.SourceMode:
     """The sample-or-upload choice (the sample by default, so a newcomer sees results)."""
     state.set_source()
+    labels = dict(_SOURCE_LABELS)
+    if cache.data_dir() is not None:
+        labels["sample"] = f"The folder {cache.data_dir()}"
     choice = st.radio(
-        "Data", state.SOURCES, format_func=_SOURCE_LABELS.__getitem__, key=state.SOURCE,
+        "Data", state.SOURCES, format_func=labels.__getitem__, key=state.SOURCE,
         horizontal=True, label_visibility="collapsed")
     state.keep_source(choice or "sample")
     return choice or "sample"
@@ -238,7 +241,11 @@ def page_header(title: str, intro: str | None = None, *, results: bool = True) -
     st.title(title)
     if intro:
         st.caption(intro)
-    if state.is_sample():
+    folder = cache.data_dir()
+    if folder is not None and state.get_source() in (None, "sample"):
+        st.info(f"Data from the folder {md_escape(str(folder))} (`IREVAL_DATA_DIR`).",
+                icon=":material/folder_open:")
+    elif state.is_sample():
         st.info("**Sample data**: these numbers are from the bundled synthetic sample, "
                 "not your files. Upload qrels and runs on the Data page.",
                 icon=":material/science:")
@@ -404,7 +411,8 @@ def require_dataset() -> Dataset:
     """
     dataset = state.get_dataset()
     if dataset is None and state.get_source() in (None, "sample"):
-        dataset = state.set_loaded(cache.load_sample(), sample=True)
+        files, sample = cache.load_default()
+        dataset = state.set_loaded(files, sample=sample)
     if dataset is None:
         st.info("No data loaded yet: choose the sample data or upload qrels and runs on the "
                 "Data page.", icon=":material/info:")

@@ -83,8 +83,10 @@ def test_broken_run_file_is_reported_and_others_stay_loaded() -> None:
     loaded = at.main.markdown[-1].value
     assert "`a.run`" in loaded and "`b.run`" in loaded and "`my.qrels`" in loaded
     # dataset-level checks on the uploaded data
-    [box] = at.warning
+    [box] = [w for w in at.warning if "data warning" in w.value]
     assert "q3" in box.value and "unjudged" in box.value
+    # unsaved uploads say that a reload loses them (and offer to save them)
+    assert any("a reload of the page loses these files" in w.value for w in at.warning)
     assert "2 runs" in " ".join(c.value for c in at.sidebar.caption)
 
 
@@ -125,3 +127,20 @@ def test_removing_run_files() -> None:
     assert not at.exception
     assert _metrics(at)["Runs"] == "0"
     assert "No runs loaded yet." in [i.value for i in at.info]
+
+
+def test_a_data_folder_replaces_the_sample(tmp_path, monkeypatch) -> None:
+    """make run DATA=folder: the folder's qrels* file and its other files as runs."""
+    import shutil
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data"
+    shutil.copy(sample / "qrels.txt", tmp_path / "qrels.dl19.txt")
+    shutil.copy(sample / "run_neural.txt", tmp_path / "input.runA")
+    (tmp_path / "README.md").write_text("not a run")
+    monkeypatch.setenv("IREVAL_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("app_pages/metrics.py").run()
+    assert not at.exception
+    assert list(at.table[0].value.index) == ["neural_rerank"]
+    assert not any("Sample data" in i.value for i in at.info)
+    assert any("IREVAL_DATA_DIR" in i.value for i in at.info)
