@@ -220,6 +220,41 @@ def ensure(sizes: list[str], *, shuffled: bool = False, force: bool = False,
                   file=sys.stderr)
 
 
+def app_folder(size: str, shape: str = "clean", n_runs: int = 3, *,
+               seed: int = SEED) -> Path:
+    """A folder for ``benchmarks/bench_app.py``: the qrels and ``n_runs`` different runs.
+
+    Run 1 is the generated run; the others rerank the same documents with seeded noise
+    added to the scores (rounded like the original), each under its own tag. Written to
+    ``benchmarks/data/<size>[-<shape>]-app/`` once.
+    """
+    src = paths(size, shape)
+    ensure([size], shape=shape, quiet=True)
+    out = src["run"].parent.with_name(src["run"].parent.name + "-app")
+    names = [out / "qrels.txt"] + [out / f"run_{i + 1}.txt" for i in range(n_runs)]
+    if all(p.exists() for p in names):
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "qrels.txt").write_bytes(src["qrels"].read_bytes())
+    import pyarrow.csv as pacsv
+
+    table = pacsv.read_csv(src["run"], read_options=pacsv.ReadOptions(
+        column_names=["q", "z", "d", "r", "s", "t"]), parse_options=pacsv.ParseOptions(
+        delimiter=" "), convert_options=pacsv.ConvertOptions(column_types={
+            "q": pa.string(), "d": pa.string(), "s": pa.float64()}))
+    score = table.column("s").to_numpy()
+    decimals = 3 if shape == "ties" else 6
+    for i in range(n_runs):
+        rng = np.random.default_rng([seed, i])
+        s = score if i == 0 else np.round(score + rng.normal(0, score.std() * 0.1 * i,
+                                                             len(score)), decimals)
+        s = np.maximum(s, 10.0**-decimals)
+        _write_lines(out / f"run_{i + 1}.txt", [
+            table.column("q"), "Q0", table.column("d"), "0",
+            pc.cast(pa.array(s), pa.string()), f"system{i + 1}"])
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))

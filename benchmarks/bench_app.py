@@ -1,0 +1,89 @@
+"""The app at scale: drive the real pages (AppTest) on a folder of qrels and runs.
+
+Times, each in this one process (as one browser session on a fresh server):
+
+* **first load**: the Data page on the folder (reading every file, the summary);
+* **first visit** of each results page;
+* **return visit** of each page (cached: what a user feels when switching back);
+* **option change**: the relevance level changed on Metrics, then each page again.
+
+Peak RSS is ``ru_maxrss`` of this process. The folder is opened the way
+``make run DATA=folder`` opens it (``IREVAL_DATA_DIR``); the workspace is a
+temporary file. Usage::
+
+    python benchmarks/bench_app.py benchmarks/data/500k-ties [--pages metrics curves]
+
+The targets of the speed issue: first load <= 10 s, first visit <= 3 s, return visit
+and option change <= 0.5 s, peak memory <= 2.5 GB (3 x 7M-line runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("metrics", "curves", "compare", "queries", "rounds", "ndcg_vs_dcg")
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder", type=Path, help="a folder with a qrels* file and run files")
+    ap.add_argument("--pages", nargs="+", default=list(PAGES), choices=PAGES)
+    ap.add_argument("--timeout", type=float, default=600.0, help="per script run (s)")
+    args = ap.parse_args(argv)
+    os.environ["IREVAL_DATA_DIR"] = str(args.folder.resolve())
+    os.environ["IREVAL_WORKSPACE"] = str(Path(tempfile.mkdtemp()) / "workspace.db")
+    sys.path.insert(0, str(ROOT))
+    from streamlit.testing.v1 import AppTest
+
+    from ireval_app import state
+
+    size = sum(p.stat().st_size for p in args.folder.iterdir() if p.is_file())
+    rows: list[tuple[str, str, float]] = []
+
+    def timed(label: str, page: str, run) -> AppTest:  # noqa: ANN001
+        t = time.perf_counter()
+        at = run()
+        dt = time.perf_counter() - t
+        if at.exception:
+            raise SystemExit(f"{page}: {at.exception[0].message}")
+        rows.append((label, page, dt))
+        print(f"[app] {label:<14} {page:<12} {dt:7.2f} s   peak {_rss_mib():,.0f} MiB",
+              file=sys.stderr)
+        return at
+
+    base = _rss_mib()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=args.timeout)
+    timed("first load", "data", at.run)
+    for page in args.pages:
+        timed("first visit", page, lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
+    for page in args.pages:
+        timed("return visit", page, lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
+    at.switch_page("app_pages/metrics.py").run()
+    timed("option change", "metrics",
+          lambda: at.number_input(key=state.OPTION_KEYS["rel_level"]).set_value(2.0).run())
+    for page in args.pages:
+        if page != "metrics":
+            timed("option change", page,
+                  lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
+
+    print(f"### App on {args.folder} ({size / 2**20:,.0f} MiB of files)\n")
+    print("| step | page | seconds |\n|---|---|---:|")
+    for label, page, dt in rows:
+        print(f"| {label} | {page} | {dt:.2f} |")
+    print(f"\nPeak RSS {_rss_mib():,.0f} MiB (after imports {base:,.0f} MiB).")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
