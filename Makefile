@@ -15,9 +15,10 @@ $(VENV)/.runtime: requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-# Test environment: runtime + pytest, the pytrec_eval oracle, playwright, ruff.
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+# Test environment: runtime + pytest, the oracles, playwright, ruff, mypy, and Dask
+# (requirements-scale.txt: the distributed engine is tested on a real LocalCluster).
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-scale.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -r requirements-scale.txt
 	touch $@
 
 ## run: start the app on the bundled sample data (http://127.0.0.1:$(PORT)); DATA=folder opens

@@ -1,0 +1,1032 @@
+"""Evaluation over partitioned data with Dask: the same measures and numbers past one machine.
+
+Nothing here computes a measure. Rows are moved so that every query (or every
+session of a click log) is whole inside one partition, each partition is turned
+into :class:`~ireval_core.data.Qrels` and :class:`~ireval_core.data.Run` objects and
+evaluated by :func:`ireval_core.evaluate` itself, and the per-query values come
+back as the same :class:`~ireval_core.evaluate.Evaluation` the in-memory path
+gives: tables, tests, reports and pages work on them unchanged.
+
+* :func:`evaluate_dask`: qrels and runs (Parquet datasets, TREC or CSV/TSV files
+  larger than memory, local or any fsspec URL such as ``s3://``, or Dask
+  DataFrames), every measure of the catalogue.
+* :func:`evaluate_labeled`: labeled rows ``(session, item, label, score)`` such as
+  click logs or model scores over labeled data; a group (session or query) plays
+  the query: AUC, GAUC, PNR and every other per-query measure.
+* :func:`pooled_auc_dask`: AUC over all rows pooled, exact.
+* :func:`dask_client`: a client on a running scheduler (``tcp://HOST:PORT``) or on
+  a local cluster started for the job.
+
+How the numbers stay the in-memory ones
+---------------------------------------
+* Rows are shuffled on a hash of the query id (qrels and run rows in one shuffle),
+  so a query split across input files or partitions is evaluated as one.
+* The aggregates are recomputed over all queries, as :func:`~ireval_core.evaluate`
+  does: a mean over the concatenated per-query values, sums for counts, and for
+  the two measures whose aggregate is not a mean of the values, per-query partial
+  counts carried beside them (PNR: Σ concordant / Σ discordant; GAUC weighted by
+  impressions: the judged retrieved documents of each query).
+* ERR's default top grade is the highest grade of the whole qrels: it is found
+  first and given to every partition.
+* Before an :class:`~ireval_core.evaluate.Evaluation` is returned, the rows that
+  reached the evaluation are counted against the rows read and every query must
+  come from one partition only; a failed job (a worker lost beyond Dask's retries)
+  raises :class:`DistributedError`. A partial table is never returned.
+
+Memory and cost: a worker holds one partition as read (64 MB of text, or a Parquet
+file's row groups) or one partition after the shuffle (about the same number of rows),
+plus Dask's shuffle buffers; each partition's per-query values are fetched as soon as
+it is done. The client holds the per-query values (the :class:`Evaluation`). PNR and
+``GAUC(weight=impressions)`` cost a second join per partition, for the partial counts.
+
+Systems are ordered by input, then by first appearance of their tag; a tag already
+used by an earlier input is renamed ``stem:tag`` with a ``run-renamed`` warning, as
+:func:`ireval_core.io.read_runs` does. Reading warnings of the in-memory readers
+(fractional grades, extra columns) are not collected here.
+
+>>> import dask.dataframe as dd
+>>> import pandas as pd
+>>> rows = pd.DataFrame({"session": ["s1", "s1", "s1", "s2", "s2"],
+...                      "item": ["a", "b", "c", "a", "d"],
+...                      "label": [1, 0, 0, 0, 1],
+...                      "score": [0.9, 0.8, 0.95, 0.7, 0.6]})
+>>> res = evaluate_labeled(dd.from_pandas(rows, npartitions=2), ["GAUC", "PNR"])
+>>> res.per_query("score", "GAUC").round(3).to_dict()
+{'s1': 0.5, 's2': 0.0}
+>>> res.mean("score", "GAUC"), res.mean("score", "PNR")
+(0.25, 0.5)
+>>> auc = pooled_auc_dask(dd.from_pandas(rows, npartitions=2))
+>>> auc.auc, auc.n_positive, auc.n_negative  # 2 of the 6 pairs are won
+(0.3333333333333333, 2, 3)
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+import dask
+import dask.dataframe as dd
+import fsspec  # type: ignore[import-untyped]
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import io as _io
+from .data import DuplicateEntryError, Qrels, Run, join
+from .errors import DataWarning, FormatError, IrevalError, invalid_parameter
+from .evaluate import Evaluation, _frozen, evaluate
+from .io import _ALIASES, Source, _columns_by_alias, _detect_format, _read_table, _unique_name
+from .measures import Measure, parse_measures
+from .measures.binary import sum_aggregate
+from .measures.pairwise import (
+    _judged_rows,
+    _ratio,
+    auc_counts,
+    gauc_aggregate,
+    pnr_aggregate,
+    pnr_counts,
+)
+from .measures.registry import Aggregator
+from .options import EvalOptions
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["DEFAULT_BLOCKSIZE", "POOLED_AUC_DEFINITION", "DistributedError", "PooledAUC",
+           "dask_client", "evaluate_dask", "evaluate_labeled", "pooled_auc_dask",
+           "read_qrels_dask", "read_runs_dask"]
+
+DEFAULT_BLOCKSIZE = 64 * 2**20
+"""Bytes of text per partition when reading TREC or CSV files (gzip files: one each)."""
+
+Kind = Literal["qrels", "run"]
+PathLike = str | os.PathLike[str]
+Sources = PathLike | Sequence[PathLike]
+
+_STR = pd.StringDtype("pyarrow")
+_GZIP = b"\x1f\x8b"
+_NO_TAG = pa.array(sorted({"", *getattr(_io, "_MISSING_TAGS", ())}), pa.string())
+_ABSENT = "\x00absent"  # query id of the one-row run standing for a system a partition lacks
+
+
+class DistributedError(IrevalError):
+    """The Dask job did not give a complete result; no partial table is returned."""
+
+
+# ----------------------------------------------------------------------------- clients
+
+
+@contextmanager
+def dask_client(scheduler: str | None = None, *, n_workers: int | None = None,
+                timeout: float = 10.0) -> Iterator[Client]:
+    """A Dask client on a running scheduler, or on a local cluster started for the job.
+
+    Parameters
+    ----------
+    scheduler:
+        Address of a running scheduler (``tcp://HOST:PORT``). Its workers read the
+        input themselves: paths must exist on every worker (a shared file system)
+        or be URLs they can reach (``s3://``, ``gs://``, ...), and ``ireval_core``
+        must be importable there.
+    n_workers:
+        Without ``scheduler``: worker processes of the local cluster (one thread
+        each; default one per core).
+    timeout:
+        Seconds to wait for the scheduler.
+
+    Raises
+    ------
+    DistributedError
+        When the scheduler cannot be reached.
+    """
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None and n_workers is not None:
+        raise invalid_parameter("n_workers", "dask_client", "None when a scheduler address "
+                                "is given", n_workers)
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
+                                  or n_workers < 1):
+        raise invalid_parameter("n_workers", "dask_client", "an int >= 1 or None", n_workers)
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=timeout)
+        except (OSError, TimeoutError) as exc:
+            raise DistributedError(f"cannot reach the Dask scheduler at {scheduler}: "
+                                   f"{_first_line(exc)}") from exc
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _compute(client: Client | None, *objs: Any) -> tuple[Any, ...]:
+    """Compute Dask objects on ``client`` (or Dask's current scheduler), all or nothing.
+
+    On a cluster, each result is fetched as soon as it is ready and released on the
+    worker, so workers never hold the per-query values of every partition at once.
+    """
+    if client is None:
+        return _all_or_nothing(lambda: tuple(dask.compute(*objs)))
+    from distributed import as_completed
+
+    futures = client.compute(list(objs))
+
+    def fetch() -> tuple[Any, ...]:
+        slot = {f.key: i for i, f in enumerate(futures)}
+        out: list[Any] = [None] * len(futures)
+        for fut in as_completed(futures):
+            out[slot[fut.key]] = fut.result()
+            fut.release()
+        return tuple(out)
+
+    try:
+        return _all_or_nothing(fetch)
+    except BaseException:
+        client.cancel(futures)  # stop what is still running
+        raise
+
+
+def _all_or_nothing(run: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
+    try:
+        return run()
+    except IrevalError:
+        raise
+    except Exception as exc:  # a worker lost beyond the retries, a closed connection, ...
+        raise DistributedError(
+            f"the Dask job stopped before every partition was evaluated ({_first_line(exc)}); "
+            "no partial result is returned") from exc
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[str, Any]
+                    | None = None, blocksize: int | None = DEFAULT_BLOCKSIZE) -> dd.DataFrame:
+    """Qrels as a Dask DataFrame with columns ``qid``, ``docid`` (strings), ``value`` (grade).
+
+    Parameters
+    ----------
+    source:
+        A Parquet file or dataset folder, TREC or CSV/TSV files (a path, a folder, a
+        glob, or a list of them), local or any fsspec URL; or a Dask DataFrame with
+        the column names :mod:`ireval_core.io` accepts.
+    storage_options:
+        Passed to fsspec (credentials of ``s3://`` and the like).
+    blocksize:
+        Bytes of text per partition (``None``: one partition per file).
+
+    Bad lines raise :class:`~ireval_core.errors.FormatError` naming the file and
+    the line, when the partition holding them is read.
+    """
+    return _read(source, "qrels", None, storage_options, blocksize)
+
+
+def read_runs_dask(source: Sources | dd.DataFrame, *, name: str | None = None,
+                   storage_options: Mapping[str, Any] | None = None,
+                   blocksize: int | None = DEFAULT_BLOCKSIZE) -> dd.DataFrame:
+    """Runs as a Dask DataFrame with columns ``qid``, ``docid``, ``value`` (score), ``tag``.
+
+    ``tag`` names the system of each row; without a tag column it is ``name``, by
+    default the file or folder name without extensions (as
+    :func:`ireval_core.io.read_runs`). Other parameters as :func:`read_qrels_dask`.
+    """
+    return _read(source, "run", name, storage_options, blocksize)
+
+
+def _meta(kind: Kind | Literal["union"]) -> pd.DataFrame:
+    cols: dict[str, pd.Series] = {"qid": pd.Series([], dtype=_STR),
+                                  "docid": pd.Series([], dtype=_STR),
+                                  "value": pd.Series([], dtype=np.float64)}
+    if kind != "qrels":
+        cols["tag"] = pd.Series([], dtype=_STR)
+    if kind == "union":
+        cols["run"] = pd.Series([], dtype=np.int16)
+    return pd.DataFrame(cols)
+
+
+def _name_of(source: Sources | dd.DataFrame, kind: str) -> str:
+    if isinstance(source, dd.DataFrame):
+        return kind
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return ",".join(os.fspath(s) for s in source)
+
+
+def _stem(name: str) -> str:
+    return Source(name.rstrip("/").rsplit("/", 1)[-1] or name, data=b"").stem
+
+
+def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
+          storage_options: Mapping[str, Any] | None, blocksize: int | None) -> dd.DataFrame:
+    if blocksize is not None and (isinstance(blocksize, bool) or not isinstance(blocksize, int)
+                                  or blocksize < 1):
+        raise invalid_parameter("blocksize", f"read_{kind}s_dask" if kind == "run"
+                                else "read_qrels_dask", "an int >= 1 or None", blocksize)
+    name = _name_of(source, kind)
+    tag = tag or _stem(name)
+    if isinstance(source, dd.DataFrame):
+        if list(source.columns) == list(_meta(kind).columns):  # read by this module already
+            return source
+        _check_columns(list(source.columns), kind, name)
+        return source.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
+    paths = [os.fspath(s) for s in ([source] if isinstance(source, str | os.PathLike)
+                                    else source)]
+    fs, _, found = fsspec.get_fs_token_paths(paths, storage_options=dict(storage_options or {}))
+    files: list[str] = []
+    for p in found:
+        if fs.isdir(p):
+            files.extend(f for f in sorted(fs.find(p))
+                         if not f.rsplit("/", 1)[-1].startswith(("_", ".")))
+        else:
+            files.append(p)
+    if not files:
+        raise FormatError(f"no {kind} file found", source=name)
+    head = _head(fs, files[0])
+    fmt = _detect_format(Source(files[0], data=head), "auto")
+    if fmt == "json":
+        raise FormatError("JSON input is read in memory only (--engine memory); give "
+                          "Parquet, CSV/TSV or TREC text to Dask", source=files[0])
+    if fmt == "parquet":
+        urls = [fs.unstrip_protocol(f) for f in files]
+        probe = dd.read_parquet(urls, storage_options=storage_options)
+        cols = _check_columns(list(probe.columns), kind, name)
+        frame = dd.read_parquet(urls, columns=cols, storage_options=storage_options)
+        return frame.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
+    return _text_frame(fs, files, kind, fmt, tag, blocksize)
+
+
+def _check_columns(columns: list[str], kind: Kind, name: str) -> list[str]:
+    """Validate a header as :mod:`ireval_core.io` does; the source columns to read."""
+    empty = pa.table({c: pa.array([], pa.string()) for c in columns})
+    _columns_by_alias(empty, Source(name, data=b""), kind, header_line=None)
+    lower = {c.strip().lower(): c for c in columns}
+    keep = []
+    for key in ("qid", "docid", "rel" if kind == "qrels" else "score", "tag", "rank"):
+        if kind == "qrels" and key in ("tag", "rank"):
+            continue
+        hit = next((lower[a] for a in _ALIASES[key] if a in lower), None)
+        if hit is not None and hit not in keep:
+            keep.append(hit)
+    return keep
+
+
+def _head(fs: Any, path: str, size: int = 1 << 16) -> bytes:
+    with fs.open(path, "rb") as fh:
+        data = fh.read(size)
+    if data[:2] == _GZIP:
+        try:
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, size)
+        except zlib.error as exc:
+            raise FormatError(f"cannot decompress gzip data ({exc})", source=path) from None
+    return bytes(data)
+
+
+def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
+                blocksize: int | None) -> dd.DataFrame:
+    parts: list[Any] = []
+    for path in files:
+        size = fs.size(path)
+        if not size:
+            raise FormatError(f"file is empty; expected {kind} lines", source=path)
+        with fs.open(path, "rb") as fh:
+            compressed = fh.read(2) == _GZIP
+        header = None
+        if fmt in ("csv", "tsv"):
+            header = _head(fs, path).split(b"\n", 1)[0] + b"\n"
+        spans: list[tuple[int, int | None]]
+        if compressed or blocksize is None or size <= blocksize:
+            spans = [(0, None)]
+        else:
+            spans = [(off, blocksize) for off in range(0, size, blocksize)]
+        parts.extend(dask.delayed(_read_text_block)(fs, path, size, off, length, kind, fmt,
+                                                    header, tag) for off, length in spans)
+    return dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
+
+
+def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | None,
+                     kind: Kind, fmt: str, header: bytes | None, tag: str) -> pd.DataFrame:
+    """The lines starting in ``[offset, offset + length)`` of a file, read by ireval's parser.
+
+    Errors keep the file's own line numbers: lines before the block are counted
+    (only on failure).
+    """
+    with fs.open(path, "rb") as fh:
+        if length is None:
+            data, start = fh.read(), 0
+        else:
+            data, start = _line_block(fh, size, offset, length)
+    if start == 0 and data[:2] == _GZIP:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise FormatError(f"cannot decompress gzip data ({exc})", source=path) from None
+    whole = start == 0 and (length is None or offset + length >= size)
+    if not data.strip() and not whole:
+        return _meta(kind)
+    prefix = header if header is not None and start > 0 else b""
+    try:
+        table, _ = _read_table(Source(path, data=prefix + data), kind, fmt)  # type: ignore[arg-type]
+    except FormatError as exc:
+        if exc.line is None or start == 0:
+            raise
+        before = _count_lines(fs, path, start)
+        raise FormatError(exc.message, source=path,
+                          line=exc.line + before - (1 if prefix else 0), text=exc.text) from None
+    return _canonical(table, kind, tag, path)
+
+
+def _line_block(fh: IO[bytes], size: int, offset: int, length: int) -> tuple[bytes, int]:
+    """Bytes of the lines that start in ``[offset, offset + length)``, and where they start."""
+    start = 0 if offset == 0 else _next_line_start(fh, offset)
+    stop = size if offset + length >= size else _next_line_start(fh, offset + length)
+    if stop <= start:
+        return b"", start
+    fh.seek(start)
+    return fh.read(stop - start), start
+
+
+def _next_line_start(fh: IO[bytes], pos: int) -> int:
+    """The first position >= ``pos`` where a line starts (just after a newline), or EOF."""
+    fh.seek(pos - 1)
+    at = pos - 1
+    while True:
+        chunk = fh.read(1 << 16)
+        if not chunk:
+            return at
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return at + i + 1
+        at += len(chunk)
+
+
+def _count_lines(fs: Any, path: str, end: int) -> int:
+    n = 0
+    with fs.open(path, "rb") as fh:
+        while end > 0:
+            chunk = fh.read(min(end, 1 << 24))
+            if not chunk:
+                break
+            n += chunk.count(b"\n")
+            end -= len(chunk)
+    return n
+
+
+def _canonical_pandas(df: pd.DataFrame, kind: Kind, tag: str, name: str) -> pd.DataFrame:
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    table, _ = _columns_by_alias(table, Source(name, data=b""), kind, header_line=None)
+    return _canonical(table, kind, tag, name)
+
+
+def _canonical(table: pa.Table, kind: Kind, tag: str, name: str) -> pd.DataFrame:
+    """qid, docid (strings), value (float64) [, tag] from a table of ireval's readers."""
+    ids = {c: table.column(c).cast(pa.string()) for c in ("qid", "docid")}
+    for c, col in ids.items():
+        if col.null_count:
+            raise FormatError(f"{col.null_count} row(s) without a "
+                              f"{'query' if c == 'qid' else 'document'} id", source=name)
+    value = "rel" if kind == "qrels" else "score"
+    cols: dict[str, Any] = {**ids, "value": table.column(value).cast(pa.float64())}
+    if kind == "run":
+        if "tag" in table.column_names:  # an empty or missing tag: the input's name, as io
+            tags = pc.fill_null(table.column("tag").cast(pa.string()), "")
+            cols["tag"] = pc.if_else(pc.is_in(tags, value_set=_NO_TAG), tag, tags)
+        else:
+            cols["tag"] = pa.array([tag] * table.num_rows, pa.string())
+    out = pa.table(cols).to_pandas(types_mapper={pa.string(): _STR}.get)
+    return out
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class _SystemPart:
+    """One system's per-query values in one partition, and the partials of aggregates."""
+
+    query_ids: np.ndarray
+    values: dict[str, np.ndarray]
+    partials: dict[str, tuple[np.ndarray, ...]]
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What one partition sends back: its systems (by input key) and its row count."""
+
+    rows: int
+    systems: dict[tuple[int, str], _SystemPart]
+    absent: _SystemPart | None = None  # values of a system with no row here (complete=True)
+
+
+def _gauc_partials(ranked: Any, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
+    if m.get("weight") != "impressions":
+        return ()
+    return (np.bincount(ranked.qidx[_judged_rows(ranked, m)], minlength=ranked.n_queries),)
+
+
+def _pnr_partials(ranked: Any, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
+    return pnr_counts(ranked, m, o)
+
+
+def _gauc_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    # the rule of pairwise.gauc_aggregate, over all queries
+    ok = ~np.isnan(values)
+    if not ok.any():
+        return float("nan")
+    if m.get("weight") == "impressions":
+        w = partials[0][ok]
+        return float(np.dot(w, values[ok]) / w.sum())
+    return float(values[ok].mean())
+
+
+def _pnr_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    # the rule of pairwise.pnr_aggregate: Σ concordant / Σ discordant over all queries
+    conc, disc = partials or (np.zeros(0), np.zeros(0))
+    return float(_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])
+
+
+def _sum_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return float(np.nansum(values))  # the rule of binary.sum_aggregate
+
+
+Partials = Callable[[Any, Measure, EvalOptions], tuple[np.ndarray, ...]]
+Combine = Callable[[Measure, np.ndarray, tuple[np.ndarray, ...]], float]
+
+# Aggregates that are not a mean of the per-query values: what each partition sends
+# beside the values, and how the parts make the evaluation's aggregate.
+_AGGREGATES: dict[Aggregator, tuple[Partials | None, Combine]] = {
+    sum_aggregate: (None, _sum_combine),
+    gauc_aggregate: (_gauc_partials, _gauc_combine),
+    pnr_aggregate: (_pnr_partials, _pnr_combine),
+}
+
+
+def _partials_of(m: Measure) -> Partials | None:
+    agg = m.family.aggregate
+    return None if agg is None else _AGGREGATES[agg][0]
+
+
+def _check_aggregates(specs: Sequence[Measure]) -> None:
+    for m in specs:
+        agg = m.family.aggregate
+        if agg is not None and agg not in _AGGREGATES:
+            raise invalid_parameter("measures", "evaluate_dask", "measures whose aggregate "
+                                    f"has a distributed form ({m} has none yet)", str(m))
+
+
+def _with_global_grade(specs: Sequence[Measure], top: float | None) -> list[Measure]:
+    """ERR without ``max_grade`` takes the highest grade of the whole qrels, not the part's."""
+    out = []
+    for m in specs:
+        if top is not None and m.name == "ERR" and m.get("max_grade") is None:
+            params = tuple(sorted((*m.params, ("max_grade", float(top)))))
+            m = Measure(m.name, m.cutoff, params)
+        out.append(m)
+    return out
+
+
+def _needs_top_grade(specs: Sequence[Measure]) -> bool:
+    return any(m.name == "ERR" and m.get("max_grade") is None for m in specs)
+
+
+def _system_part(qrels: Qrels, run: Run, res: Evaluation, specs: Sequence[Measure],
+                 eval_specs: Sequence[Measure], o: EvalOptions) -> _SystemPart:
+    values = {str(m): res.values[(run.name, str(em))] for m, em in zip(specs, eval_specs,
+                                                                          strict=True)}
+    partials: dict[str, tuple[np.ndarray, ...]] = {}
+    need = [(m, em, fn) for m, em in zip(specs, eval_specs, strict=True)
+            if (fn := _partials_of(m)) is not None]
+    if need:
+        ranked = join(qrels, run, options=o)
+        for m, em, fn in need:
+            partials[str(m)] = fn(ranked, em, o)
+    return _SystemPart(res.query_ids[run.name], values, partials)
+
+
+def _evaluate_part(qrels: Qrels, runs: Mapping[tuple[int, str], Run], rows: int,
+                   specs: Sequence[Measure], eval_specs: Sequence[Measure],
+                   o: EvalOptions) -> _Part:
+    """Evaluate one partition with :func:`ireval_core.evaluate`."""
+    named = [run.renamed(str(i)) for i, run in enumerate(runs.values())]
+    if o.complete:  # every qrels query counts, also for systems without a row here
+        named.append(Run.from_arrays([_ABSENT], [_ABSENT], [0.0], name=str(len(named))))
+    if not named:
+        return _Part(rows, {})
+    res = evaluate(qrels, named, eval_specs, options=o)
+    parts = [_system_part(qrels, run, res, specs, eval_specs, o) for run in named]
+    absent = parts.pop() if o.complete else None
+    return _Part(rows, dict(zip(runs, parts, strict=True)), absent)
+
+
+def _build(kind: Kind, q: pd.Series, d: pd.Series, v: pd.Series, *, name: str,
+           source: str) -> Any:
+    """Qrels or Run from a partition's columns; a duplicate pair is a format error."""
+    ids = [pa.Array.from_pandas(s).cast(pa.string()) for s in (q, d)]
+    values = v.to_numpy(dtype=np.float64, na_value=np.nan)
+    try:
+        if kind == "qrels":
+            return Qrels.from_arrays(ids[0], ids[1], values, source=source)
+        return Run.from_arrays(ids[0], ids[1], values, name=name, source=source)
+    except DuplicateEntryError as exc:
+        raise FormatError(f"duplicate {kind} entry for query {exc.query_id!r}, document "
+                          f"{exc.doc_id!r}; each (query, document) may appear once"
+                          + (f" per run (run {name!r})" if kind == "run" else ""),
+                          source=source) from None
+
+
+def _union_partition(df: pd.DataFrame, specs: Sequence[Measure], eval_specs: Sequence[Measure],
+                     o: EvalOptions, sources: Sequence[str]) -> _Part:
+    run = df["run"].to_numpy()
+    is_qrels = run < 0
+    qrels = _build("qrels", df["qid"][is_qrels], df["docid"][is_qrels], df["value"][is_qrels],
+                   name="", source=sources[0])
+    rdf = df[~is_qrels]
+    runs: dict[tuple[int, str], Run] = {}
+    groups = rdf.groupby(["run", "tag"], sort=True, observed=True, dropna=False).indices
+    for (i, tag), rows in sorted(groups.items()):
+        part = rdf.iloc[rows]
+        runs[(int(i), str(tag))] = _build("run", part["qid"], part["docid"], part["value"],
+                                         name=str(tag), source=sources[int(i) + 1])
+    return _evaluate_part(qrels, runs, len(df), specs, eval_specs, o)
+
+
+def _prepare(measures: str | Sequence[str | Measure], options: EvalOptions | None,
+             npartitions: int | None, function: str) -> tuple[list[Measure], EvalOptions]:
+    options = EvalOptions() if options is None else options
+    if not isinstance(options, EvalOptions):
+        raise invalid_parameter("options", function, "an EvalOptions", options, error=TypeError)
+    if npartitions is not None and (isinstance(npartitions, bool)
+                                    or not isinstance(npartitions, int) or npartitions < 1):
+        raise invalid_parameter("npartitions", function, "an int >= 1 or None", npartitions)
+    specs = parse_measures(list(measures) if not isinstance(measures, str) else measures)
+    _check_aggregates(specs)
+    return specs, options
+
+
+def evaluate_dask(qrels: Sources | dd.DataFrame,
+                  runs: PathLike | dd.DataFrame | Sequence[PathLike | dd.DataFrame],
+                  measures: str | Sequence[str | Measure], *,
+                  options: EvalOptions | None = None, client: Client | None = None,
+                  npartitions: int | None = None,
+                  storage_options: Mapping[str, Any] | None = None,
+                  notes: list[DataWarning] | None = None) -> Evaluation:
+    """:func:`ireval_core.evaluate` on partitioned data: same measures, same numbers.
+
+    Parameters
+    ----------
+    qrels:
+        Judgments: a path, folder, glob or URL (Parquet, TREC, CSV/TSV), a list of
+        them, or a Dask DataFrame (see :func:`read_qrels_dask`).
+    runs:
+        One run input or a list of them (paths as ``qrels``, or Dask DataFrames);
+        each may hold several systems (a tag column). A list of paths is several
+        runs; to give one run split over several files, use a folder or a glob.
+    measures:
+        Measure specs or their text, as :func:`ireval_core.evaluate`.
+    options:
+        The evaluation options (:class:`~ireval_core.options.EvalOptions`).
+    client:
+        A ``distributed.Client`` (see :func:`dask_client`); ``None``: Dask's current
+        scheduler (the active client, else local threads).
+    npartitions:
+        Partitions after the shuffle by query (default: as many as read).
+    storage_options:
+        Passed to fsspec for URL inputs.
+    notes:
+        A list receiving ``run-renamed`` warnings.
+
+    Returns
+    -------
+    Evaluation
+        Exactly what :func:`ireval_core.evaluate` returns on the same data.
+
+    Raises
+    ------
+    FormatError
+        Input that cannot be read (file and line when there is one), or a duplicate
+        (query, document) pair.
+    DistributedError
+        The job stopped (e.g. workers lost beyond Dask's retries) or its result is
+        incomplete.
+    """
+    specs, options = _prepare(measures, options, npartitions, "evaluate_dask")
+    q_frame = read_qrels_dask(qrels, storage_options=storage_options)
+    run_inputs: list[PathLike | dd.DataFrame] = (
+        list(runs) if isinstance(runs, Sequence) and not isinstance(runs, str) else [runs])
+    names = [_name_of(r, "run") for r in run_inputs]
+    r_frames = [read_runs_dask(r, storage_options=storage_options) for r in run_inputs]
+    top = None
+    if _needs_top_grade(specs):
+        (top,) = _compute(client, q_frame["value"].max())
+        top = max(float(top), 0.0) if top == top else 0.0  # empty qrels: 0, as join does
+    eval_specs = _with_global_grade(specs, top)
+    union = dd.concat(
+        [q_frame.assign(tag="", run=np.int16(-1))[list(_meta("union").columns)]]
+        + [f.assign(run=np.int16(i))[list(_meta("union").columns)]
+           for i, f in enumerate(r_frames)])
+    union = union.astype({"tag": _STR, "run": np.int16})
+    shuffled, counts, firsts = _shuffled(union, "qid", npartitions, _meta("union"),
+                                         _systems_in)
+    sources = [_name_of(qrels, "qrels"), *names]
+    tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources)
+             for p in shuffled]
+    *parts, total, firsts = _compute(client, *tasks, counts, firsts)
+    keys = list(dict.fromkeys(k for found in firsts for k in found))  # first appearance
+    if set(keys) != {k for p in parts for k in p.systems}:
+        raise DistributedError("incomplete result: the systems read and the systems "
+                               "evaluated differ; no partial result is returned")
+    system_names = _system_names(keys, [_stem(n) for n in names], names, notes)
+    return _assemble(parts, int(total), keys, system_names, specs, options)
+
+
+def _shuffled(frame: dd.DataFrame, on: str, npartitions: int | None, meta: pd.DataFrame,
+              probe: Callable[[pd.DataFrame], Any] | None = None) -> tuple[list[Any], Any, Any]:
+    """Partitions of ``frame`` shuffled on ``on``, the rows read, and ``probe`` of each
+    partition read (a list, in input order); all delayed.
+
+    They come from the same read tasks, so the data is read once and the count is of
+    exactly the rows that went into the shuffle.
+    """
+    read = frame.to_delayed()
+    total = dask.delayed(sum)([dask.delayed(len)(p) for p in read])
+    probes = dask.delayed(list)([dask.delayed(probe)(p) for p in read] if probe else [])
+    moved = dd.from_delayed(read, meta=meta, verify_meta=False).shuffle(
+        on=on, npartitions=npartitions or max(len(read), 1))
+    return list(moved.to_delayed()), total, probes
+
+
+def _systems_in(df: pd.DataFrame) -> list[tuple[int, str]]:
+    """(run input, tag) of the run rows of a partition, in order of first appearance."""
+    rows = df.loc[df["run"].to_numpy() >= 0, ["run", "tag"]].drop_duplicates()
+    return [(int(i), str(t)) for i, t in zip(rows["run"], rows["tag"], strict=True)]
+
+
+def _system_names(keys: Sequence[tuple[int, str]], stems: Sequence[str], sources: Sequence[str],
+                  notes: list[DataWarning] | None) -> list[str]:
+    """Names of the systems, in order; a tag taken by an earlier input is renamed."""
+    taken: dict[str, str] = {}
+    out = []
+    for i, tag in keys:
+        name = _unique_name(tag, stems[i], set(taken))
+        if name != tag and notes is not None:
+            other = taken.get(tag, "")
+            where = f"the run {tag!r} of {other}" if other else f"the run name {tag!r}"
+            notes.append(DataWarning("run-renamed", f"tag {tag!r} is already {where}: this "
+                                     f"run is named {name!r}", source=sources[i], count=1))
+        taken[name] = sources[i]
+        out.append(name)
+    return out
+
+
+def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]],
+              names: Sequence[str], specs: Sequence[Measure], o: EvalOptions) -> Evaluation:
+    """One :class:`Evaluation` from the partitions, after checking nothing is missing."""
+    seen = sum(p.rows for p in parts)
+    if seen != total:
+        raise DistributedError(f"incomplete result: {seen} of {total} rows reached the "
+                               "evaluation; no partial result is returned")
+    query_ids: dict[str, np.ndarray] = {}
+    values: dict[tuple[str, str], np.ndarray] = {}
+    aggregates: dict[tuple[str, str], float] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for key, name in zip(keys, names, strict=True):
+        pieces = [p.systems.get(key, p.absent) for p in parts]
+        got = [s for s in pieces if s is not None]
+        qids = np.concatenate([s.query_ids for s in got]) if got else np.array([], object)
+        order = np.argsort(qids.astype(str), kind="stable")
+        qids = qids[order]
+        if len(qids) > 1 and (qids[1:] == qids[:-1]).any():
+            dup = qids[1:][qids[1:] == qids[:-1]][0]
+            raise DistributedError(f"query {dup!r} of {name!r} came from two partitions; "
+                                   "no partial result is returned")
+        query_ids[name] = _frozen(qids.astype(object))
+        for m in specs:
+            k = str(m)
+            v = (np.concatenate([s.values[k] for s in got]) if got else np.array([]))[order]
+            values[(name, k)] = _frozen(v)
+            agg = m.family.aggregate
+            n = int(np.count_nonzero(~np.isnan(v)))
+            counts[(name, k)] = n
+            if agg is None:  # as evaluate: the mean over the counted queries
+                aggregates[(name, k)] = float(np.nanmean(v)) if n else float("nan")
+                continue
+            width = len(got[0].partials.get(k, ())) if got else 0
+            partials = tuple(np.concatenate([s.partials[k][j] for s in got])[order]
+                             for j in range(width))
+            aggregates[(name, k)] = _AGGREGATES[agg][1](m, v, partials)
+    return Evaluation(tuple(names), tuple(specs), o, query_ids, values, aggregates, counts)
+
+
+# ----------------------------------------------------------------------------- labeled rows
+
+
+def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
+                   storage_options: Mapping[str, Any] | None) -> tuple[dd.DataFrame, str]:
+    """The columns of labeled rows: a Dask DataFrame, Parquet or CSV with a header."""
+    name = _name_of(data, "data")
+    if isinstance(data, dd.DataFrame):
+        frame = data
+    else:
+        paths = [os.fspath(s) for s in ([data] if isinstance(data, str | os.PathLike)
+                                        else data)]
+        is_csv = all(p.lower().removesuffix(".gz").endswith((".csv", ".tsv")) for p in paths)
+        if is_csv:
+            sep = "\t" if paths[0].lower().removesuffix(".gz").endswith(".tsv") else ","
+            frame = dd.read_csv(paths, sep=sep, storage_options=storage_options,
+                                usecols=list(dict.fromkeys(columns)))
+        else:
+            frame = dd.read_parquet(paths if len(paths) > 1 else paths[0],
+                                    storage_options=storage_options)
+    missing = [c for c in dict.fromkeys(columns) if c not in frame.columns]
+    if missing:
+        raise FormatError(f"missing column(s) {missing}; the data has {list(frame.columns)}",
+                          source=name)
+    return frame[list(dict.fromkeys(columns))], name
+
+
+def _labeled_partition(df: pd.DataFrame, group: str, item: str, label: str,
+                       scores: Sequence[str], specs: Sequence[Measure],
+                       eval_specs: Sequence[Measure], o: EvalOptions, source: str) -> _Part:
+    for col in (group, item):
+        if df[col].isna().any():
+            raise FormatError(f"{int(df[col].isna().sum())} row(s) without a {col!r} value",
+                              source=source)
+    grades = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(grades).any():
+        raise FormatError(f"expected finite labels in column {label!r}, got an infinite one",
+                          source=source)
+    judged = ~np.isnan(grades)  # a missing label: an unjudged row, kept in the rankings
+    qrels = _build("qrels", df[group][judged], df[item][judged], df[label][judged],
+                   name="", source=source)
+    runs: dict[tuple[int, str], Run] = {}
+    for s in scores:
+        v = df[s].to_numpy(dtype=np.float64, na_value=np.nan)
+        if not np.isfinite(v).all():
+            bad = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise FormatError(f"expected finite scores in column {s!r}, got {float(v[bad])} "
+                              f"({group} {str(df[group].iloc[bad])!r}, {item} "
+                              f"{str(df[item].iloc[bad])!r})", source=source)
+        runs[(0, s)] = _build("run", df[group], df[item], df[s], name=s, source=source)
+    return _evaluate_part(qrels, runs, len(df), specs, eval_specs, o)
+
+
+def evaluate_labeled(data: Sources | dd.DataFrame, measures: str | Sequence[str | Measure], *,
+                     group: str = "session", item: str = "item", label: str = "label",
+                     score: str | Sequence[str] = "score", options: EvalOptions | None = None,
+                     client: Client | None = None, npartitions: int | None = None,
+                     storage_options: Mapping[str, Any] | None = None) -> Evaluation:
+    """Evaluate labeled rows (a click log, model scores over labeled data) group by group.
+
+    Every ``group`` (a search session for GAUC, or a query) plays the query, its
+    rows are the ranked items, ``label`` their grade (clicks: 1 / 0; a missing label
+    is an unjudged row) and each ``score`` column one system. The result is the
+    :class:`~ireval_core.evaluate.Evaluation` that :func:`ireval_core.evaluate` gives
+    for ``Qrels(group, item, label)`` and ``Run(group, item, score)``: GAUC is the
+    per-group AUC averaged over the groups having both classes (plain, or weighted
+    by group size with ``GAUC(weight=impressions)``), PNR is Σ concordant / Σ
+    discordant pairs over all groups.
+
+    Parameters
+    ----------
+    data:
+        Parquet file or dataset folder (local or URL), CSV/TSV files with a header,
+        or a Dask DataFrame.
+    measures:
+        Any measure of the catalogue (``"GAUC"``, ``"PNR"``, ``"nDCG@10"``, ...).
+    group, item, label, score:
+        Column names; ``score`` may list several columns (several systems, named by
+        their column).
+    options, client, npartitions, storage_options:
+        As :func:`evaluate_dask`.
+    """
+    specs, options = _prepare(measures, options, npartitions, "evaluate_labeled")
+    scores = [score] if isinstance(score, str) else list(score)
+    if not scores or len(set(scores)) != len(scores) or {group, item, label} & set(scores):
+        raise invalid_parameter("score", "evaluate_labeled", "one or more distinct columns, "
+                                "none of them the group, item or label", score)
+    frame, name = _labeled_frame(data, [group, item, label, *scores], storage_options)
+    top = None
+    if _needs_top_grade(specs):
+        (top,) = _compute(client, frame[label].max())
+        top = max(float(top), 0.0) if top == top else 0.0
+    eval_specs = _with_global_grade(specs, top)
+    shuffled, counts, _ = _shuffled(frame, group, npartitions, frame._meta)
+    tasks = [dask.delayed(_labeled_partition)(p, group, item, label, scores, specs, eval_specs,
+                                              options, name)
+             for p in shuffled]
+    *parts, total = _compute(client, *tasks, counts)
+    keys = [(0, s) for s in scores]
+    return _assemble(parts, int(total), keys, scores, specs, options)
+
+
+# ----------------------------------------------------------------------------- pooled AUC
+
+
+POOLED_AUC_DEFINITION = (
+    "pooled AUC over all rows: P(score of a relevant row (label >= {rel}) > score of a "
+    "non-relevant one (0 <= label < {rel})), score ties count ½; rows with a missing or "
+    "negative label are left out; exact (Mann–Whitney U from per-bucket counts over one "
+    "global score order, equal to sklearn's roc_auc_score on the same rows)")
+"""Definition of :func:`pooled_auc_dask`; format with ``rel``."""
+
+
+@dataclass(frozen=True)
+class PooledAUC:
+    """AUC over all rows pooled, with the counts it is made of and its definition.
+
+    ``twice_u`` is 2·U of Mann–Whitney (pairs won count 2, ties 1), so
+    ``auc = twice_u / (2 · n_positive · n_negative)``.
+    """
+
+    auc: float
+    n_positive: int
+    n_negative: int
+    twice_u: int
+    definition: str
+    n_buckets: int = field(default=1, compare=False)
+
+    def __float__(self) -> float:
+        return self.auc
+
+
+def _sketch(df: pd.DataFrame, label: str, score: str, k: int,
+            source: str) -> tuple[np.ndarray, int]:
+    """``k + 1`` quantiles of the judged rows' scores of one partition, and their number."""
+    grade = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
+    s = df[score].to_numpy(dtype=np.float64, na_value=np.nan)[grade >= 0]
+    if not np.isfinite(s).all():
+        raise FormatError(f"expected finite scores in column {score!r}, got "
+                          f"{float(s[~np.isfinite(s)][0])}", source=source)
+    if not s.size:
+        return np.zeros(0), 0
+    return np.quantile(s, np.linspace(0.0, 1.0, k + 1)), int(s.size)
+
+
+def _bucket_bounds(sketches: Sequence[tuple[np.ndarray, int]], n_buckets: int) -> np.ndarray:
+    """Interior bucket boundaries: quantiles of the partitions' sketches, by their sizes.
+
+    Any boundaries give the exact AUC (a score value falls in exactly one bucket);
+    these balance the buckets.
+    """
+    pts = [q for q, n in sketches if n]
+    if not pts or n_buckets < 2:
+        return np.zeros(0)
+    w = np.concatenate([np.full(len(q), n / len(q)) for q, n in sketches if n])
+    x = np.concatenate(pts)
+    order = np.argsort(x, kind="stable")
+    cw = np.cumsum(w[order])
+    at = np.searchsorted(cw, np.linspace(0.0, cw[-1], n_buckets + 1)[1:-1])
+    return np.unique(x[order][np.minimum(at, len(x) - 1)])
+
+
+def _bucketed(df: pd.DataFrame, label: str, score: str, rel_level: float,
+              bounds: np.ndarray) -> pd.DataFrame:
+    grade = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
+    judged = grade >= 0
+    s = df[score].to_numpy(dtype=np.float64, na_value=np.nan)[judged]
+    return pd.DataFrame({"bucket": np.searchsorted(bounds, s, side="right").astype(np.int32),
+                         "score": s, "positive": grade[judged] >= rel_level})
+
+
+def _bucket_counts(df: pd.DataFrame, n_buckets: int) -> np.ndarray:
+    """Mann–Whitney counts of each bucket in this partition: rows 2U, positives, negatives."""
+    b = df["bucket"].to_numpy(dtype=np.int64)
+    s = df["score"].to_numpy(dtype=np.float64)
+    order = np.lexsort((-s, b))
+    twice_u, n_pos, n_neg = auc_counts(b[order], s[order],
+                                       df["positive"].to_numpy(dtype=bool)[order], n_buckets)
+    return np.stack([twice_u, n_pos, n_neg]).astype(np.int64)
+
+
+def pooled_auc_dask(data: Sources | dd.DataFrame, *, label: str = "label", score: str = "score",
+                    rel_level: float = 1.0, client: Client | None = None,
+                    n_buckets: int | None = None,
+                    storage_options: Mapping[str, Any] | None = None) -> PooledAUC:
+    """AUC over all rows pooled (no grouping), exact, on data past one machine's memory.
+
+    A row is relevant when its label >= ``rel_level``, judged non-relevant when
+    0 <= label < ``rel_level``; other rows (missing or negative label) are left
+    out, as the pooled ROC of :mod:`ireval_core.curves` does. Equal to
+    ``sklearn.metrics.roc_auc_score`` on the same rows; NaN when a class is missing.
+
+    How: the scores are cut into ``n_buckets`` ranges (boundaries from per-partition
+    quantiles), rows are shuffled so that each range is in one partition, and each
+    range gets its Mann–Whitney counts from the in-memory kernel
+    (:func:`~ireval_core.measures.pairwise.auc_counts`, ties ½). Every pair across
+    two ranges is won by the higher range, so one pass over the ranges in score
+    order adds them up, in exact integer arithmetic. Memory: a worker holds one
+    partition of input or one range of rows (about rows / ``n_buckets``, more when
+    one score value repeats very often: equal scores share a range); the client
+    holds 3 integers per range.
+
+    Parameters
+    ----------
+    data:
+        Parquet file or dataset folder (local or URL), CSV/TSV files with a header,
+        or a Dask DataFrame.
+    label, score:
+        Column names.
+    rel_level:
+        Relevance threshold on the label.
+    client:
+        A ``distributed.Client``; ``None``: Dask's current scheduler.
+    n_buckets:
+        Score ranges (default: the number of input partitions).
+    storage_options:
+        Passed to fsspec for URL inputs.
+    """
+    if isinstance(rel_level, bool) or not isinstance(rel_level, int | float) or not np.isfinite(
+            rel_level):
+        raise invalid_parameter("rel_level", "pooled_auc_dask", "a finite number", rel_level)
+    if n_buckets is not None and (isinstance(n_buckets, bool) or not isinstance(n_buckets, int)
+                                  or n_buckets < 1):
+        raise invalid_parameter("n_buckets", "pooled_auc_dask", "an int >= 1 or None",
+                                n_buckets)
+    if label == score:
+        raise invalid_parameter("score", "pooled_auc_dask", "a column other than the label",
+                                score)
+    frame, name = _labeled_frame(data, [label, score], storage_options)
+    nb = n_buckets or frame.npartitions
+    sketches = _compute(client, *[dask.delayed(_sketch)(p, label, score, 64, name)
+                                  for p in frame.to_delayed()])
+    judged = sum(n for _, n in sketches)
+    bounds = _bucket_bounds(sketches, nb)
+    nb = len(bounds) + 1
+    rows = frame.map_partitions(_bucketed, label, score, float(rel_level), bounds,
+                                meta=pd.DataFrame({"bucket": pd.Series([], dtype=np.int32),
+                                                   "score": pd.Series([], dtype=np.float64),
+                                                   "positive": pd.Series([], dtype=bool)}))
+    shuffled = rows.shuffle(on="bucket", npartitions=nb)
+    counts = _compute(client, *[dask.delayed(_bucket_counts)(p, nb)
+                                for p in shuffled.to_delayed()])
+    total = np.sum(counts, axis=0) if counts else np.zeros((3, nb), dtype=np.int64)
+    twice_u_b, pos_b, neg_b = ([int(x) for x in row] for row in total)
+    n_pos, n_neg = sum(pos_b), sum(neg_b)
+    if n_pos + n_neg != judged:
+        raise DistributedError(f"incomplete result: {n_pos + n_neg} of {judged} judged rows "
+                               "reached the count; no partial result is returned")
+    twice_u, below = 0, 0
+    for tu, p, n in zip(twice_u_b, pos_b, neg_b, strict=True):  # ranges, lowest scores first
+        twice_u += tu + 2 * p * below
+        below += n
+    auc = twice_u / (2 * n_pos * n_neg) if n_pos and n_neg else float("nan")
+    rel = f"{float(rel_level):g}"
+    return PooledAUC(float(auc), n_pos, n_neg, twice_u,
+                     POOLED_AUC_DEFINITION.format(rel=rel), nb)

@@ -1,0 +1,519 @@
+"""Evaluation on a real Dask cluster equals the in-memory path, query by query.
+
+One ``distributed.LocalCluster`` (2 worker processes) for the module; generated data
+written as Parquet datasets, TREC and CSV files cut into several partitions, with
+queries split across files. Oracles: :func:`ireval_core.evaluate` on the same data,
+``sklearn.metrics.roc_auc_score`` and :func:`ireval_core.curves.pooled_auc`.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import fsspec
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from distributed import Client, LocalCluster
+from sklearn.metrics import roc_auc_score
+
+from ireval_core import EvalOptions, Evaluation, FormatError, IrevalError, Qrels, Run, evaluate
+from ireval_core.cli import main
+from ireval_core.curves import pooled_auc
+from ireval_core.data import join
+from ireval_core.distributed import (
+    DistributedError,
+    dask_client,
+    evaluate_dask,
+    evaluate_labeled,
+    pooled_auc_dask,
+    read_qrels_dask,
+    read_runs_dask,
+)
+from ireval_core.io import read_qrels, read_runs
+from ireval_core.measures import FAMILIES
+
+# one spec per family (every cutoff kind), and the parameters that change aggregation
+MEASURES = [
+    {"required": f"{name}@5", "recall": f"{name}@0.3", "none": name,
+     "optional": f"{name}@10"}[fam.cutoff] for name, fam in FAMILIES.items()
+] + ["GAUC(weight=impressions)", "ERR", "nDCG(ideal=run,gain=exp)", "AP", "NumRet",
+     "PNR@5", "P(rel=2)@5", "bpref(form=original)", "RBP(p=0.5)"]
+OPTIONS = [
+    EvalOptions(),
+    EvalOptions(complete=True, rel_level=2, depth=15),
+    EvalOptions(judged_only=True, idcg_zero="drop"),
+]
+MESSAGE = r"^The '{param}' parameter of {function} must be .+\. Got .+ instead\.$"
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def make_data(seed: int, n_queries: int = 50) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Qrels (qid, docid, rel) and runs (qid, Q0, docid, rank, score, tag) of 3 systems.
+
+    Grades -1..3 (negative = pooled, not judged) on a 0-3 scale whose top grade only a
+    few queries have (ERR's default scale is the qrels' top grade); unjudged retrieved
+    documents; score ties; queries in the qrels only, in a run only, one system
+    missing a few queries.
+    """
+    rng = np.random.default_rng(seed)
+    q_rows, r_rows = [], []
+    for i in range(n_queries):
+        qid = f"q{i:03d}"
+        docs = [f"d{j}" for j in rng.choice(400, size=int(rng.integers(2, 40)), replace=False)]
+        grades = rng.choice([-1, 0, 0, 0, 1, 1, 2], size=len(docs))
+        if i % 17 == 3:
+            grades[0] = 3
+        if i % 9 == 0:
+            grades[:] = 0  # one class only
+        for d, g in zip(docs, grades, strict=True):
+            if rng.random() < 0.8:
+                q_rows.append((qid, d, float(g)))
+        if i % 13 == 5:
+            continue  # judged, never retrieved
+        for tag in ("bm25", "neural", "mixed"):
+            if tag == "mixed" and i % 11 == 2:
+                continue
+            for d in docs:
+                if rng.random() < 0.85:
+                    r_rows.append((qid, d, float(rng.integers(0, 12)) / 4, tag))
+            r_rows.append((qid, f"x{i}", 0.5, tag))  # never judged
+    r_rows += [("zz-run-only", "d1", 1.0, "bm25")]
+    qrels = pd.DataFrame(q_rows, columns=["qid", "docid", "rel"])
+    runs = pd.DataFrame(r_rows, columns=["qid", "docid", "score", "tag"])
+    runs.insert(1, "Q0", "Q0")
+    runs.insert(3, "rank", 1)
+    return qrels, runs
+
+
+def write_trec(df: pd.DataFrame, path: Path) -> Path:
+    df.to_csv(path, sep=" ", header=False, index=False)
+    return path
+
+
+def write_parquet_parts(df: pd.DataFrame, folder: Path, n: int) -> Path:
+    """``n`` files of interleaved rows: every query spread over several files."""
+    folder.mkdir()
+    for k in range(n):
+        pq.write_table(pa.Table.from_pandas(df.iloc[k::n], preserve_index=False),
+                       folder / f"part-{k}.parquet")
+    return folder
+
+
+def in_memory(qrels: pd.DataFrame, runs: pd.DataFrame) -> tuple[Qrels, list[Run]]:
+    q = Qrels.from_arrays(qrels["qid"], qrels["docid"], qrels["rel"])
+    rs = [Run.from_arrays(g["qid"], g["docid"], g["score"], name=str(tag))
+          for tag, g in runs.groupby("tag", sort=True)]
+    return q, rs
+
+
+def assert_same(got: Evaluation, want: Evaluation) -> None:
+    """Same systems, queries, per-query values, aggregates and counts, bit for bit.
+
+    Except ERR, whose kernel takes one running sum of logarithms over all the queries
+    of its input: its last bits depend on which queries come before (in memory too).
+    """
+    assert got.systems == want.systems
+    assert [str(m) for m in got.measures] == [str(m) for m in want.measures]
+    assert got.options == want.options
+    for s in want.systems:
+        assert len(got.query_ids[s]) == len(want.query_ids[s])  # the count, explicitly
+        np.testing.assert_array_equal(got.query_ids[s], want.query_ids[s])
+        for m in want.measures:
+            key = (s, str(m))
+            tol = 1e-12 if m.name == "ERR" else 0
+            np.testing.assert_allclose(got.values[key], want.values[key], rtol=tol, atol=0,
+                                       err_msg=str(key))
+            assert got.aggregates[key] == pytest.approx(want.aggregates[key], rel=tol, abs=0,
+                                                        nan_ok=True), key
+            assert got.n_averaged[key] == want.n_averaged[key], key
+            assert not got.values[key].flags.writeable
+            assert got.definition(m) == want.definition(m)
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Qrels as a 3-file Parquet dataset, runs as TREC text (read in small blocks) and CSV."""
+    tmp = tmp_path_factory.mktemp("dist")
+    qrels, runs = make_data(7)
+    runs[runs["tag"] == "mixed"][["qid", "docid", "score", "tag"]].to_csv(tmp / "mixed.csv",
+                                                                          index=False)
+    return {"qrels": write_parquet_parts(qrels, tmp / "qrels", 3),
+            "trec": write_trec(runs[runs["tag"] != "mixed"], tmp / "run.txt"),
+            "csv": tmp / "mixed.csv", "qrels_df": qrels, "runs_df": runs}
+
+
+# ----------------------------------------------------------------------------- qrels + runs
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["default", "c-l2-M15", "J-drop"])
+def test_every_measure_family_equals_in_memory(client, files, options):
+    got = evaluate_dask(files["qrels"], [files["trec"], files["csv"]], MEASURES,
+                        options=options, client=client, npartitions=3)
+    qrels, (bm25, mixed, neural) = in_memory(files["qrels_df"], files["runs_df"])
+    assert got.systems == ("bm25", "neural", "mixed")  # by input, then first appearance
+    # ERR's default scale is the top grade of the whole qrels (3, in a few queries only)
+    assert_same(got, evaluate(qrels, [bm25, neural, mixed], MEASURES, options=options))
+
+
+def test_every_family_is_in_the_test():
+    assert {m.split("(")[0].split("@")[0] for m in MEASURES} == set(FAMILIES)
+
+
+def test_same_files_as_the_in_memory_readers(client, files):
+    """The TREC file cut into 2 KB blocks reads as the whole file does in memory."""
+    runs = read_runs_dask(files["trec"], blocksize=2048)
+    assert runs.npartitions > 10
+    got = evaluate_dask(files["qrels"], runs, ["AP", "nDCG@10"], client=client)
+    pooled = pa.concat_tables([pq.read_table(p) for p in sorted(files["qrels"].iterdir())])
+    want = evaluate(Qrels.from_arrays(pooled["qid"], pooled["docid"], pooled["rel"]),
+                    read_runs(files["trec"]), ["AP", "nDCG@10"])
+    assert_same(got, want)
+
+
+def test_a_query_split_across_files_evaluates_as_one(client, tmp_path):
+    qrels = pd.DataFrame({"qid": ["q1"] * 4 + ["q2"] * 2, "docid": ["a", "b", "c", "d", "a", "b"],
+                          "rel": [1, 0, 2, 0, 1, 0]})
+    run = pd.DataFrame({"qid": ["q1"] * 4 + ["q2"] * 2, "Q0": "Q0",
+                        "docid": ["a", "b", "c", "d", "b", "a"], "rank": 1,
+                        "score": [4.0, 3.0, 2.0, 1.0, 2.0, 1.0], "tag": "sys"})
+    (tmp_path / "runs").mkdir()
+    write_trec(run.iloc[[0, 2, 4]], tmp_path / "runs" / "a.txt")  # q1 in both files
+    write_trec(run.iloc[[1, 3, 5]], tmp_path / "runs" / "b.txt")
+    qdir = write_parquet_parts(qrels, tmp_path / "qrels", 2)
+    got = evaluate_dask(qdir, tmp_path / "runs", ["AP", "P@2", "NumRet"], client=client,
+                        npartitions=4)
+    assert list(got.query_ids["sys"]) == ["q1", "q2"]
+    np.testing.assert_array_equal(got.values[("sys", "NumRet")], [4.0, 2.0])
+    # q1: relevant at ranks 1 and 3 -> AP = (1 + 2/3) / 2; q2: relevant at rank 2 -> 1/2
+    np.testing.assert_allclose(got.values[("sys", "AP")], [(1 + 2 / 3) / 2, 0.5])
+    assert got.mean("sys", "NumRet") == 6.0
+
+
+def test_complete_counts_a_system_in_partitions_it_has_no_row_in(client):
+    """With -c, every qrels query counts for every system, also where a partition holds no
+    row of that system (system b answers one query of eight)."""
+    qrels, runs = make_data(5, n_queries=8)
+    runs = runs[(runs["tag"] == "bm25") | ((runs["tag"] == "neural") & (runs["qid"] == "q001"))]
+    measures = ["P@5", "NumRel", "nDCG", "GAUC(weight=impressions)", "PNR", "ERR"]
+    options = EvalOptions(complete=True)
+    got = evaluate_dask(dd.from_pandas(qrels, npartitions=2),
+                        dd.from_pandas(runs[["qid", "docid", "score", "tag"]], npartitions=2),
+                        measures, options=options, client=client, npartitions=6)
+    q, rs = in_memory(qrels, runs)
+    assert_same(got, evaluate(q, rs, measures, options=options))
+    assert len(got.query_ids["neural"]) == qrels["qid"].nunique() == 8
+    assert got.mean("neural", "NumRel") == got.mean("bm25", "NumRel") > 0
+
+
+def test_same_tag_in_two_inputs_is_renamed_with_a_warning(client, files, tmp_path):
+    notes: list = []
+    other = write_trec(files["runs_df"][files["runs_df"]["tag"] == "bm25"], tmp_path / "b.txt")
+    got = evaluate_dask(files["qrels"], [files["trec"], other], ["P@5"], client=client,
+                        notes=notes)
+    assert got.systems == ("bm25", "neural", "b:bm25")
+    np.testing.assert_array_equal(got.values[("b:bm25", "P@5")], got.values[("bm25", "P@5")])
+    assert [w.code for w in notes] == ["run-renamed"]
+    assert "'b:bm25'" in notes[0].message
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.reset_index")  # dask
+def test_fsspec_urls_are_read_like_local_files(files):
+    """A URL input (fsspec's in-memory file system here, as s3:// on a cluster)."""
+    fs = fsspec.filesystem("memory")
+    qrels = files["qrels_df"]
+    for k in range(2):
+        with fs.open(f"/bucket/qrels/part-{k}.parquet", "wb") as fh:
+            pq.write_table(pa.Table.from_pandas(qrels.iloc[k::2], preserve_index=False), fh)
+    fs.pipe("/bucket/run.txt", files["trec"].read_bytes())
+    # the memory file system is this process's: no cluster here
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        got = evaluate_dask("memory://bucket/qrels/", "memory://bucket/run.txt", ["AP"],
+                            npartitions=2)
+    want = evaluate(in_memory(qrels, files["runs_df"])[0], read_runs(files["trec"]), ["AP"])
+    assert_same(got, want)
+    fs.rm("/bucket", recursive=True)
+
+
+# ----------------------------------------------------------------------------- labeled rows
+
+
+def make_clicks(seed: int, n_sessions: int = 300) -> pd.DataFrame:
+    """(session, item, label, score, score_b): 2-20 items per session, ties, all-0 sessions."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 21, size=n_sessions)
+    session = np.repeat(np.arange(n_sessions) * 7919 % 100_003, sizes)
+    item = np.concatenate([rng.choice(1000, size=n, replace=False) for n in sizes])
+    label = (rng.random(len(item)) < 0.2).astype(np.int64)
+    label[rng.random(len(item)) < 0.05] = 2
+    score = np.round(rng.random(len(item)) + 0.3 * label, 2)  # ties
+    return pd.DataFrame({"session": session, "item": item, "label": label, "score": score,
+                         "score_b": np.round(rng.random(len(item)), 1)})
+
+
+CLICK_MEASURES = ["AUC", "GAUC", "GAUC(weight=impressions)", "PNR", "nDCG@5", "ERR@3", "RR",
+                  "AUC@3"]
+
+
+def test_labeled_rows_equal_in_memory(client, tmp_path):
+    rows = make_clicks(3)
+    data = write_parquet_parts(rows.sample(frac=1.0, random_state=1), tmp_path / "clicks", 4)
+    got = evaluate_labeled(data, CLICK_MEASURES, score=["score", "score_b"], client=client)
+    qrels = Qrels.from_arrays(rows["session"], rows["item"], rows["label"])
+    runs = [Run.from_arrays(rows["session"], rows["item"], rows[s], name=s)
+            for s in ("score", "score_b")]
+    want = evaluate(qrels, runs, CLICK_MEASURES)
+    assert_same(got, want)
+    assert len(got.query_ids["score"]) == rows["session"].nunique()
+
+
+def test_gauc_and_pnr_by_hand(client):
+    """Two sessions worked out on paper."""
+    rows = pd.DataFrame({"session": ["s1"] * 4 + ["s2"] * 3,
+                         "item": ["a", "b", "c", "d", "a", "b", "c"],
+                         "label": [1, 0, 0, 1, 0, 1, 0],
+                         "score": [0.9, 0.8, 0.95, 0.1, 0.5, 0.5, 0.4]})
+    got = evaluate_labeled(dd.from_pandas(rows, npartitions=3),
+                           ["GAUC", "GAUC(weight=impressions)", "PNR"], client=client)
+    # s1: positives 0.9, 0.1 vs negatives 0.8, 0.95 -> 1 of 4 pairs won: AUC 0.25
+    # s2: positive 0.5 vs 0.5 (tie, 1/2) and 0.4 (won) -> 0.75
+    np.testing.assert_allclose(got.values[("score", "GAUC")], [0.25, 0.75])
+    assert got.mean("score", "GAUC") == pytest.approx(0.5)
+    assert got.mean("score", "GAUC(weight=impressions)") == pytest.approx(
+        (4 * 0.25 + 3 * 0.75) / 7)
+    # PNR: s1 concordant 1, discordant 3; s2: concordant 1, the tie counts in neither
+    assert got.mean("score", "PNR") == pytest.approx(2 / 3)
+
+
+def test_pooled_auc_is_exact(client, tmp_path):
+    rows = make_clicks(11, n_sessions=400)
+    rows.loc[rows.index[::37], "label"] = -1  # pooled but not judged: left out
+    data = write_parquet_parts(rows, tmp_path / "clicks", 5)
+    judged = rows[rows["label"] >= 0]
+    sk = roc_auc_score(judged["label"] >= 1, judged["score"])
+    for n_buckets in (None, 1, 7, 60):
+        got = pooled_auc_dask(data, client=client, n_buckets=n_buckets)
+        assert got.auc == pytest.approx(sk, rel=1e-15)
+        assert (got.n_positive, got.n_negative) == (int((judged["label"] >= 1).sum()),
+                                                    int((judged["label"] == 0).sum()))
+    assert got.n_buckets > 10  # many score ranges, ties kept within one
+    r = join(Qrels.from_arrays(rows["session"], rows["item"], rows["label"]),
+             Run.from_arrays(rows["session"], rows["item"], rows["score"], name="s"))
+    assert got.auc == pytest.approx(pooled_auc(r), rel=1e-15)
+    level2 = pooled_auc_dask(data, client=client, rel_level=2)
+    assert level2.auc == pytest.approx(roc_auc_score(judged["label"] >= 2, judged["score"]))
+    assert "grade" not in level2.definition and "label >= 2" in level2.definition
+
+
+def test_pooled_auc_without_a_class_is_nan(client):
+    rows = pd.DataFrame({"label": [0, 0, 0], "score": [0.1, 0.2, 0.3]})
+    got = pooled_auc_dask(dd.from_pandas(rows, npartitions=2), client=client)
+    assert np.isnan(got.auc) and (got.n_positive, got.n_negative) == (0, 3)
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+def _slow(i: int, part: pd.DataFrame) -> pd.DataFrame:
+    time.sleep(0.25)
+    return part
+
+
+def _no_retry(dask_scheduler: Any) -> None:
+    dask_scheduler.allowed_failures = 0
+
+
+def _crash(part: pd.DataFrame) -> pd.DataFrame:
+    os._exit(1)  # the worker process dies, every time this partition is read
+
+
+def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
+    """Worker 0 is killed while it holds partitions and runs tasks: Dask recomputes them
+    and the result is complete and equal to the in-memory one (or a clear error). A
+    partition that kills every worker reading it ends in a clear error."""
+    rows = make_clicks(5, n_sessions=600)
+    pieces = [rows.iloc[k::12] for k in range(12)]
+    data = dd.from_delayed([dask.delayed(_slow)(i, p) for i, p in enumerate(pieces)],
+                           meta=rows.iloc[:0], verify_meta=False)
+    qrels = Qrels.from_arrays(rows["session"], rows["item"], rows["label"])
+    want = evaluate(qrels, Run.from_arrays(rows["session"], rows["item"], rows["score"],
+                                           name="score"), ["GAUC", "PNR", "nDCG@10"])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster) as c:
+        out: dict[str, Any] = {}
+
+        def job() -> None:
+            try:
+                out["res"] = evaluate_labeled(data, ["GAUC", "PNR", "nDCG@10"], client=c)
+            except Exception as exc:  # inspected below
+                out["error"] = exc
+
+        thread = threading.Thread(target=job)
+        thread.start()
+        victim = cluster.workers[0]
+        deadline = time.monotonic() + 20
+        addr = victim.worker_address
+        # wait until worker 0 holds results (partitions read, shuffle under way) and runs more
+        while time.monotonic() < deadline and not (c.has_what().get(addr)
+                                                   and c.processing().get(addr)):
+            time.sleep(0.02)
+        assert c.has_what().get(addr) and c.processing().get(addr), "job never on worker 0"
+        cluster.sync(victim.kill)  # the worker process is killed mid-job
+        thread.join(120)
+        assert not thread.is_alive()
+        c.run_on_scheduler(_no_retry)  # one lost worker is enough to fail a task
+        poisoned = dd.from_delayed([dask.delayed(_crash)(pieces[0])], meta=rows.iloc[:0],
+                                   verify_meta=False)
+        with pytest.raises(DistributedError, match=r"^the Dask job stopped before every "
+                           r"partition was evaluated \(KilledWorker: .*no partial result"):
+            evaluate_labeled(poisoned, ["GAUC"], client=c)
+    if "error" in out:  # a clear error, never a partial table
+        assert isinstance(out["error"], IrevalError), repr(out["error"])
+        assert "no partial result" in str(out["error"])
+    else:
+        res = out["res"]
+        assert len(res.query_ids["score"]) == rows["session"].nunique()
+        assert_same(res, want)
+
+
+def test_bad_line_in_a_late_block_is_named_with_its_file_line(client, files, tmp_path):
+    lines = files["trec"].read_text().splitlines()
+    bad = 301
+    lines[bad - 1] = "q001 Q0 d7 3 0.5"  # 5 columns
+    path = tmp_path / "bad.txt"
+    path.write_text("\n".join(lines) + "\n")
+    runs = read_runs_dask(path, blocksize=1000)
+    with pytest.raises(FormatError) as info:
+        evaluate_dask(files["qrels"], runs, ["P@5"], client=client)
+    assert str(info.value) == (f"{path}:{bad}: expected 6 columns (qid Q0 docid rank score "
+                               "tag), got 5: 'q001 Q0 d7 3 0.5'")
+
+
+def test_bad_csv_value_is_named_with_its_line(client, files, tmp_path):
+    text = files["csv"].read_text().splitlines()
+    text[200] = text[200].rsplit(",", 2)[0] + ",high,mixed"
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(text) + "\n")
+    with pytest.raises(FormatError, match=rf"^{re.escape(str(path))}:201: expected a numeric "
+                                          r"score in column 'score', got 'high'"):
+        evaluate_dask(files["qrels"], read_runs_dask(path, blocksize=700), ["P@5"],
+                      client=client)
+
+
+def test_duplicates_and_unreadable_inputs_are_format_errors(client, files, tmp_path):
+    dup = write_trec(pd.concat([files["runs_df"].iloc[:5], files["runs_df"].iloc[:1]]),
+                     tmp_path / "dup.txt")
+    with pytest.raises(FormatError, match=r"duplicate run entry for query 'q000', document"):
+        evaluate_dask(files["qrels"], dup, ["P@5"], client=client)
+    (tmp_path / "run.json").write_text('{"q1": {"d1": 1.0}}')
+    with pytest.raises(FormatError, match="JSON input is read in memory only"):
+        evaluate_dask(files["qrels"], tmp_path / "run.json", ["P@5"], client=client)
+    with pytest.raises(FormatError, match="this looks like a TREC run file"):
+        evaluate_dask(files["trec"], files["trec"], ["P@5"], client=client)
+    rows = make_clicks(1, n_sessions=5)
+    with pytest.raises(FormatError, match=r"missing column\(s\) \['query'\]"):
+        evaluate_labeled(dd.from_pandas(rows, npartitions=1), ["AUC"], group="query")
+    rows.loc[3, "score"] = np.nan
+    with pytest.raises(FormatError, match="expected finite scores in column 'score', got nan"):
+        evaluate_labeled(dd.from_pandas(rows, npartitions=2), ["AUC"], client=client)
+
+
+@pytest.mark.parametrize(("func", "kwargs", "param"), [
+    (evaluate_dask, {"qrels": "q", "runs": "r", "measures": ["P@5"], "options": {}}, "options"),
+    (evaluate_dask, {"qrels": "q", "runs": "r", "measures": ["P@5"], "npartitions": 0},
+     "npartitions"),
+    (evaluate_labeled, {"data": "d", "measures": ["AUC"], "score": ["s", "s"]}, "score"),
+    (evaluate_labeled, {"data": "d", "measures": ["AUC"], "npartitions": 1.5}, "npartitions"),
+    (pooled_auc_dask, {"data": "d", "rel_level": float("inf")}, "rel_level"),
+    (pooled_auc_dask, {"data": "d", "n_buckets": 0}, "n_buckets"),
+    (pooled_auc_dask, {"data": "d", "score": "label"}, "score"),
+    (read_qrels_dask, {"source": "q", "blocksize": 0}, "blocksize"),
+    (read_runs_dask, {"source": "r", "blocksize": -1}, "blocksize"),
+])
+def test_invalid_parameters_use_the_common_message(func, kwargs, param):
+    error = TypeError if param == "options" else ValueError
+    with pytest.raises(error) as info:
+        func(**kwargs)
+    assert re.fullmatch(MESSAGE.format(param=param, function=func.__name__), str(info.value))
+
+
+def test_dask_client_checks_its_parameters_and_names_an_unreachable_scheduler():
+    with pytest.raises(ValueError, match=MESSAGE.format(param="n_workers",
+                                                        function="dask_client")):
+        with dask_client(n_workers=0):
+            pass
+    with pytest.raises(DistributedError, match="cannot reach the Dask scheduler at "
+                                               "tcp://127.0.0.1:9"):
+        with dask_client("tcp://127.0.0.1:9", timeout=1):
+            pass
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_engine_dask_prints_what_the_in_memory_engine_prints(client, tmp_path):
+    qrels, runs = make_data(2, n_queries=20)
+    qpath = write_trec(qrels.assign(iter=0)[["qid", "iter", "docid", "rel"]].astype(
+        {"rel": int}), tmp_path / "qrels.txt")
+    rpath = write_trec(runs, tmp_path / "run.txt")
+    args = ["eval", str(qpath), str(rpath), "-m", "map", "-m", "GAUC", "-m", "PNR",
+            "-m", "ndcg_cut_10", "-q", "-c", "-l", "2"]
+    memory, dask_out = io.StringIO(), io.StringIO()
+    assert main(args, out=memory) == 0
+    address = client.scheduler.address
+    assert main([*args, "--engine", "dask", "--scheduler", address], out=dask_out) == 0
+    assert dask_out.getvalue() == memory.getvalue()
+    json_out = io.StringIO()
+    assert main([*args, "--engine", "dask", "--scheduler", address, "--format", "json"],
+                out=json_out) == 0
+    assert '"definition"' in json_out.getvalue()
+
+
+def test_cli_starts_a_local_cluster_without_a_scheduler(tmp_path):
+    qrels, runs = make_data(4, n_queries=8)
+    qpath = write_parquet_parts(qrels, tmp_path / "qrels", 2)
+    rpath = write_trec(runs, tmp_path / "run.txt")
+    out = io.StringIO()
+    assert main(["eval", str(qpath), str(rpath), "-m", "P@5", "--engine", "dask",
+                 "--workers", "1", "--format", "csv"], out=out) == 0
+    table = pd.read_csv(io.StringIO(out.getvalue()))
+    q, rs = in_memory(qrels, runs)
+    want = evaluate(q, rs, ["P@5"])
+    means = table[table["qid"] == "all"].set_index("run")["value"]
+    assert means.to_dict() == pytest.approx({s: want.mean(s, "P@5") for s in want.systems})
+
+
+def test_cli_rejects_cluster_flags_without_the_dask_engine(tmp_path, capsys):
+    qpath = write_trec(pd.DataFrame([("q1", 0, "d1", 1)]), tmp_path / "q.txt")
+    rpath = write_trec(pd.DataFrame([("q1", "Q0", "d1", 1, 1.0, "s")]), tmp_path / "r.txt")
+    assert main(["eval", str(qpath), str(rpath), "-m", "P@5", "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--engine dask" in err[0]
+    assert read_qrels(qpath).n_queries == 1
+    assert read_qrels_dask(qpath).compute()["qid"].tolist() == ["q1"]
