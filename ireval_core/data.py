@@ -460,7 +460,13 @@ class Ranked:
 
 def _pick_segments(offsets: np.ndarray, groups: np.ndarray,
                    depth: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of the CSR segments ``groups`` (each cut to ``depth``), and new offsets."""
+    """Row indices of the CSR segments ``groups`` (each cut to ``depth``), and new offsets.
+
+    ``groups`` may point at segments that do not exist when ``offsets`` has none (an empty
+    run or qrels): callers mask those groups out, so they get empty segments here.
+    """
+    if len(offsets) < 2:  # no segment at all: every group is empty
+        return np.zeros(0, dtype=np.int64), np.zeros(len(groups) + 1, dtype=np.int64)
     lengths = np.diff(offsets)[groups]
     starts = offsets[groups]
     if depth is not None:

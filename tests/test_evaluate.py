@@ -69,3 +69,15 @@ def test_intervals_are_t_intervals_clipped_to_range():
 def test_run_names_must_differ():
     with pytest.raises(ValueError, match="distinct"):
         evaluate(QRELS, [RUN_A, RUN_A], ["AP"])
+
+
+def test_an_empty_run_scores_zero_on_every_judged_query_with_complete() -> None:
+    from ireval_core import EvalOptions, Qrels, Run, evaluate
+
+    qrels = Qrels.from_dict({"q1": {"d": 1}, "q2": {"e": 0}})
+    empty = Run.from_dict({}, name="x")
+    res = evaluate(qrels, empty, ["P@5", "AP", "nDCG", "bpref", "RR"],
+                   options=EvalOptions(complete=True))
+    assert res.table().loc["x"].tolist() == [0.0] * 5
+    assert set(res.n_averaged.values()) == {2}
+    assert evaluate(qrels, empty, ["P@5"]).n_averaged[("x", "P@5")] == 0  # without -c: none
