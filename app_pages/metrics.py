@@ -7,7 +7,7 @@ import streamlit as st
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
 from ireval_core.escape import csv_frame
-from ireval_core.tables import metrics_table
+from ireval_core.tables import metrics_table, per_query_workbook
 
 DEFAULT_MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10"]
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
@@ -80,10 +80,14 @@ st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line:
 
 # ----------------------------------------------------------------------------- downloads
 aggregate = table.to_long(res)
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 left.download_button("Per-query values (CSV)", csv_frame(tidy).to_csv(index=False),
                      file_name="ireval_per_query.csv", mime="text/csv",
                      icon=":material/download:")
+middle.download_button("Per-query values (Excel, a sheet per measure)",
+                       lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
+                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                       icon=":material/download:", on_click="ignore")
 right.download_button("Aggregate table (CSV)", csv_frame(aggregate).to_csv(index=False),
                       file_name="ireval_metrics.csv", mime="text/csv",
                       icon=":material/download:")

@@ -122,6 +122,9 @@ def _build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--notes", metavar="FILE",
                     help="a UTF-8 text file of notes, one per paragraph; a paragraph "
                          "starting with 'Decision:' is a decision")
+    mr.add_argument("--labels", nargs="+", metavar="FILE",
+                    help="labeling files (monthly labeled result lists): the report adds "
+                         "the DCG@10 trend per round and system")
     mr.add_argument("--title", default="ireval meeting report")
     mr.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
                     default="t", help="two-sided paired test of the verdicts (default t)")
@@ -259,9 +262,19 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
                 said.append(ReportNote(para.split(":", 1)[1].strip() if decision else para,
                                        target=Path(args.notes).name,
                                        kind="decision" if decision else "note"))
+    labels_trend = None
+    if args.labels:
+        from .labels import read_judgments, trend
+
+        judged = read_judgments(args.labels)
+        labels_trend = trend(judged, k=10).table[
+            ["round", "system", "queries", "dcg", "dcg_ci_low", "dcg_ci_high", "ndcg",
+             "coverage"]]
+        inputs += [input_of(Path(p).name, "labels", Path(p).read_bytes()) for p in args.labels]
     report = meeting_report(
         qrels, runs, args.measures or ["nDCG@10", "AP", "P@10", "R@100", "RR"],
         options=from_arguments(args), inputs=inputs, notes=said, test=args.test,
+        labels_trend=labels_trend,
         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
         seed=args.seed, title=args.title)
     Path(args.output).write_text(report.html, encoding="utf-8")

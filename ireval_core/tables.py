@@ -34,7 +34,7 @@ import pandas as pd
 from .errors import invalid_parameter
 from .evaluate import Evaluation
 
-__all__ = ["SMALL_SAMPLE", "MetricsTable", "best_marks", "metrics_table"]
+__all__ = ["SMALL_SAMPLE", "MetricsTable", "best_marks", "metrics_table", "per_query_workbook"]
 
 SMALL_SAMPLE = 5
 """Means over fewer queries than this get a warning beside their intervals."""
@@ -150,3 +150,50 @@ def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> Metrics
                  "differences between them.")
     return MetricsTable(mean, low, high, cells, best_marks(mean), n, note, confidence_level,
                         small)
+
+
+_SHEET_FORBIDDEN = str.maketrans({c: "_" for c in "[]:*?/\\"})
+
+
+def per_query_workbook(res: Evaluation) -> bytes:
+    """Per-query values as an Excel workbook (``.xlsx``): one sheet per measure.
+
+    Each sheet has a ``query`` column and one column per system (empty where a system
+    has no value for the query), then a last sheet ``definitions`` with every measure's
+    definition and the options. Text cells that a spreadsheet would run as a formula
+    (``= + - @``) are written with a leading ``'`` (:func:`ireval_core.escape.csv_frame`).
+    Sheet names are the measure names with the characters Excel forbids replaced and cut
+    to 31 characters (numbered if two collide).
+
+    >>> from ireval_core import Qrels, Run, evaluate
+    >>> qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 1}})
+    >>> run = Run.from_dict({"q1": {"a": 1.0}, "q2": {"c": 1.0}}, name="x")
+    >>> data = per_query_workbook(evaluate(qrels, run, ["P@1", "AP"]))
+    >>> import io, pandas as pd
+    >>> sheets = pd.read_excel(io.BytesIO(data), sheet_name=None)
+    >>> list(sheets), sheets["P@1"].to_dict("list")
+    (['P@1', 'AP', 'definitions'], {'query': ['q1', 'q2'], 'x': [1, 0]})
+    """
+    import io
+
+    from .escape import csv_frame
+
+    buf = io.BytesIO()
+    used: set[str] = set()
+    with pd.ExcelWriter(buf, engine="openpyxl") as writer:
+        for m in res.measures:
+            frame = pd.concat([res.per_query(s, m).rename(s) for s in res.systems], axis=1)
+            frame.index = frame.index.astype(str)
+            frame = frame.sort_index().rename_axis("query").reset_index()
+            name = str(m).translate(_SHEET_FORBIDDEN)[:31] or "measure"
+            base, n = name, 2
+            while name in used:
+                name = f"{base[:28]}~{n}"
+                n += 1
+            used.add(name)
+            csv_frame(frame).to_excel(writer, sheet_name=name, index=False)
+        defs = pd.DataFrame({"measure": [str(m) for m in res.measures],
+                             "definition": [res.definition(m) for m in res.measures]})
+        defs.loc[len(defs)] = ["options", res.options.describe()]
+        csv_frame(defs).to_excel(writer, sheet_name="definitions", index=False)
+    return buf.getvalue()

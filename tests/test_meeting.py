@@ -100,3 +100,19 @@ def test_cli_writes_the_report_with_notes(tmp_path: Path) -> None:
     assert "Looked at q039 together." in html
     assert input_of("qrels.txt", "qrels", (SAMPLE / "qrels.txt").read_bytes()).sha256 in html
     assert not EXTERNAL.search(html)
+
+
+@pytest.mark.skipif(not (SAMPLE / "labels" / "gsb.csv").exists(),
+                    reason="labeling sample not generated")
+def test_cli_adds_the_labeling_trend(tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "ireval_core", "meeting-report", SAMPLE / "qrels.txt",
+         SAMPLE / "run_bm25.txt", "-m", "AP", "--resamples", "200", "-o", out, "--labels",
+         *sorted((SAMPLE / "labels").glob("labels_*.csv"))],
+        cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    html = out.read_text()
+    assert "<h2>Labeling trend</h2>" in html
+    assert "3.9958" in html  # treatment's DCG@10 in the month recall broke
+    assert "labels_2026-08.csv" in html  # the labeling files are listed with their SHA-256

@@ -81,3 +81,23 @@ def test_few_queries_are_said_beside_the_intervals() -> None:
     t = metrics_table(evaluate(qrels, [_run("x", "a", range(3))], ["P@1"]))
     assert t.small_note is not None and t.small_note.startswith("Only 3 queries")
     assert metrics_table(evaluate(QRELS, [_run("x", "a")], ["P@1"])).small_note is None
+
+
+def test_per_query_workbook_sheets_values_and_formula_cells() -> None:
+    import io
+
+    from ireval_core.tables import per_query_workbook
+
+    qrels = Qrels.from_dict({"=cmd|' /C calc'!A0": {"a": 1}, "q2": {"b": 1}})
+    runs = [Run.from_dict({"=cmd|' /C calc'!A0": {"a": 1.0}, "q2": {"c": 1.0}}, name="x"),
+            Run.from_dict({"q2": {"b": 1.0}}, name="y")]
+    res = evaluate(qrels, runs, ["P@1", "nDCG(gain=exp)@10"])
+    sheets = pd.read_excel(io.BytesIO(per_query_workbook(res)), sheet_name=None)
+    assert list(sheets) == ["P@1", "nDCG(gain=exp)@10", "definitions"]
+    p1 = sheets["P@1"].set_index("query")
+    assert p1.loc["'=cmd|' /C calc'!A0", "x"] == 1  # the id is text, not a formula
+    assert np.isnan(p1.loc["'=cmd|' /C calc'!A0", "y"])  # y has no value for that query
+    assert p1.loc["q2", "y"] == 1
+    defs = sheets["definitions"].set_index("measure")["definition"]
+    assert defs["P@1"] == res.definition("P@1")
+    assert defs["options"] == res.options.describe()
