@@ -16,6 +16,7 @@ from ireval_core.compare import (
     query_set_note,
     verdicts,
 )
+from ireval_core.metadata import compare_by_segment
 from ireval_core.report import table_from_records
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
 from ireval_core.workspace import Target
@@ -180,6 +181,16 @@ queries, aligned = aligned_scores(res, str(m), systems)
 deltas = aligned[b] - aligned[a]
 st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
                 config={"displayModeBar": False})
+meta, column = widgets.split_choice(state.COMPARE_SPLIT, "Test again per value of")
+if column is not None and meta is not None:
+    seg = compare_by_segment(res, meta, column, measure=str(m), a=a, b=b,
+                             test=tests[0], alternative=alternative, correction=correction,
+                             alpha=float(alpha), n_resamples=int(n_resamples), seed=int(seed))
+    for row in seg.itertuples():
+        st.markdown(f"{VERDICT_ICONS[row.outcome]} {widgets.md_escape(row.verdict)}")
+    st.caption(widgets.md_escape(
+        f"{TEST_LABELS[tests[0]]} within each value of {column}, "
+        f"{CORRECTION_LABELS[correction]} over the values; fewer than 5 queries: cannot tell."))
 widgets.notes_panel(Target.comparison(a, b, str(m)),
                     title=f"Notes and decisions: {b} vs {a} on {m}")
 st.caption(widgets.md_escape(

@@ -7,6 +7,7 @@ import streamlit as st
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
 from ireval_core.escape import csv_frame
+from ireval_core.metadata import by_segment
 from ireval_core.tables import metrics_table, per_query_workbook
 
 DEFAULT_MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10"]
@@ -62,6 +63,28 @@ with st.container(border=True):
     st.markdown("\n".join(f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
                           for m in table.mean.columns))
     st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
+
+# ----------------------------------------------------------------------------- segments
+meta, column = widgets.split_choice(state.METRICS_SPLIT, "Split the means by")
+if column is not None and meta is not None:
+    weighted = False
+    if meta.weight_column:
+        state.bind_view(state.METRICS_WEIGHTED, False)
+        weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
+                             key=state.METRICS_WEIGHTED)
+    split = by_segment(res, meta, column, measures=list(table.mean.columns), weighted=weighted)
+    for m in split["measure"].unique():
+        part = split[split["measure"] == m]
+        st.markdown(f"**{widgets.md_escape(m)}** by {widgets.md_escape(column)}")
+        wide = part.pivot_table(index="segment", columns="system", values="mean", sort=False)
+        counts = part.pivot_table(index="segment", columns="system", values="queries",
+                                  sort=False)
+        st.dataframe(wide.style.format("{:.4f}"), column_config={
+            s: st.column_config.NumberColumn(s, format="%.4f") for s in wide.columns})
+        st.caption(widgets.md_escape(
+            "Queries per segment: " + "; ".join(
+                f"{seg} {int(counts.loc[seg].max()):,}" for seg in counts.index)
+            + ". " + str(split.attrs.get("average", ""))))
 
 # ----------------------------------------------------------------------------- charts
 st.plotly_chart(charts.metric_bars(table.mean, table.low, table.high),

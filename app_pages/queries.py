@@ -51,6 +51,13 @@ measure = specs[0]
 res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, (measure,), options)
 single = a == b  # one run: its queries from the lowest value up
 diffs = query_differences(res, measure, a, b)
+meta, column = widgets.split_choice(state.QUERIES_SEGMENT_COLUMN, "Only queries where")
+if column is not None and meta is not None:
+    values = sorted(set(meta.segment(column)))
+    state.bind_view(state.QUERIES_SEGMENT_VALUE, values[0], choices=values)
+    value = st.selectbox(f"{column} is", values, key=state.QUERIES_SEGMENT_VALUE)
+    keep = meta.queries[meta.segment(column) == value]
+    diffs = diffs[diffs["query"].isin(keep)].reset_index(drop=True)
 if diffs.empty:
     st.info(widgets.md_escape(f"{a} and {b} have no query with a value of {measure} in "
                               "common."), icon=":material/info:")

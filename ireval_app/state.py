@@ -186,6 +186,18 @@ CHANGES_OLD = "ireval.changes.old"
 """Select on the Label changes page: the earlier round."""
 CHANGES_NEW = "ireval.changes.new"
 """Select on the Label changes page: the later round."""
+METADATA_UPLOADER = "ireval.upload.metadata"
+"""File uploader on the Data page: the optional query metadata file."""
+METRICS_SPLIT = "ireval.metrics.split"
+"""Select on the Metrics page: the metadata column the means are split by."""
+METRICS_WEIGHTED = "ireval.metrics.weighted"
+"""Toggle on the Metrics page: traffic-weighted means in the split."""
+COMPARE_SPLIT = "ireval.compare.split"
+"""Select on the Compare page: the metadata column the tests are repeated per value of."""
+QUERIES_SEGMENT_COLUMN = "ireval.queries.segment_column"
+"""Select on the Queries page: the metadata column to filter the queries by."""
+QUERIES_SEGMENT_VALUE = "ireval.queries.segment_value"
+"""Select on the Queries page: the value of that column the queries must have."""
 MEETING_MEASURES = "ireval.meeting.measures"
 """Multiselect on the Meeting page: the measures of the report."""
 MEETING_TITLE = "ireval.meeting.title"
@@ -230,6 +242,7 @@ _UPLOADED = "ireval.upload.loaded"  # LoadedFiles read from uploads
 _DATASET = "ireval.dataset"
 _DATASET_KEY = "ireval.dataset.key"
 _FILES = "ireval.dataset.files"  # the LoadedFiles behind the dataset
+_METADATA = "ireval.upload.metadata.loaded"  # LoadedMetadata of the uploaded metadata file
 _DATASET_ID = "ireval.dataset.id"  # workspace id of the dataset, None when not saved
 _UPLOAD_BYTES = "ireval.upload.bytes"  # UploadKind -> [(name, bytes)], kept until saved
 _RESTORED = "ireval.dataset.restored"  # the URL's dataset was looked up this session
@@ -337,6 +350,15 @@ def get_upload_bytes(kind: UploadKind) -> list[tuple[str, bytes]]:
 
 def set_upload_bytes(kind: UploadKind, files: list[tuple[str, bytes]]) -> None:
     st.session_state[_UPLOAD_BYTES] = {**st.session_state.get(_UPLOAD_BYTES, {}), kind: files}
+
+
+def get_metadata_upload() -> object | None:
+    """The uploaded query metadata (:class:`ireval_app.metadata_glue.LoadedMetadata`)."""
+    return st.session_state.get(_METADATA)
+
+
+def set_metadata_upload(loaded: object | None) -> None:
+    st.session_state[_METADATA] = loaded
 
 
 def get_loaded_files() -> cache.LoadedFiles | None:
@@ -491,14 +513,18 @@ class ViewParam:
 
 
 VIEW_PARAMS: dict[str, tuple[ViewParam, ...]] = {
-    "metrics": (ViewParam(METRICS_MEASURES, "measures", many=True),),
+    "metrics": (ViewParam(METRICS_MEASURES, "measures", many=True),
+                ViewParam(METRICS_SPLIT, "split"), ViewParam(METRICS_WEIGHTED, "weighted",
+                                                             kind=bool)),
     "curves": (ViewParam(CURVES_QUERY, "query"),),
     "compare": (ViewParam(COMPARE_MEASURES, "measures", many=True),
                 ViewParam(COMPARE_SYSTEMS, "runs", many=True),
                 ViewParam(COMPARE_MODE, "pairs"),
-                ViewParam(COMPARE_BASELINE, "baseline")),
+                ViewParam(COMPARE_BASELINE, "baseline"), ViewParam(COMPARE_SPLIT, "split")),
     "queries": (ViewParam(QUERIES_MEASURE, "measure"), ViewParam(QUERIES_RUN_A, "a"),
-                ViewParam(QUERIES_RUN_B, "b"), ViewParam(QUERIES_QUERY, "query")),
+                ViewParam(QUERIES_RUN_B, "b"), ViewParam(QUERIES_QUERY, "query"),
+                ViewParam(QUERIES_SEGMENT_COLUMN, "segment_by"),
+                ViewParam(QUERIES_SEGMENT_VALUE, "segment")),
     "meeting": (ViewParam(MEETING_MEASURES, "measures", many=True),),
     "labels_data": (ViewParam(LABELS_SOURCE, "source"), ViewParam(LABELS_COMBINE, "combine"),
                     ViewParam(LABELS_K, "k", kind=int),

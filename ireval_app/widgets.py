@@ -17,6 +17,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
 from ireval_core.escape import markdown_text
+from ireval_core.metadata import QueryMetadata
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 from ireval_core.workspace import Target
 
@@ -271,6 +272,16 @@ def upload_block() -> cache.LoadedFiles:
             accept_multiple_files=True, key=state.RUNS_UPLOADER,
             on_change=state.mark_upload_changed, args=("runs",), help=_RUNS_HELP)
     st.caption(cache.FORMATS_HELP)
+    meta_file = st.file_uploader(
+        "Query metadata (optional): segments, traffic weights, latencies", type=None,
+        key=state.METADATA_UPLOADER,
+        help="CSV/TSV/Parquet with a query column and any columns: segment, intent, "
+             "language, a traffic weight, per-run latency_ms")
+    if meta_file is not None:
+        from . import metadata_glue
+
+        state.set_metadata_upload(metadata_glue.load_metadata(meta_file.name,
+                                                              meta_file.getvalue()))
     files = _sync_uploads(qrels_file, list(run_files or ()))
     kept = [f.name for f in files.files
             if (f is files.qrels and qrels_file is None) or (f in files.runs and not run_files)]
@@ -431,3 +442,30 @@ def highlight_problems(runs: pd.DataFrame) -> Styler:
     cols = [c for c in RUN_CHECK_COLUMNS[1:] if c in runs.columns]
     return runs.style.map(
         lambda v: "color: #b45309; font-weight: 600" if v else "", subset=cols)
+
+
+# ----------------------------------------------------------------------------- query metadata
+
+
+def query_metadata() -> QueryMetadata | None:
+    """The query metadata of the current data: the sample's with the sample, else the
+    uploaded file's (``None`` when there is none or it could not be read)."""
+    from . import metadata_glue
+
+    if state.is_sample():
+        loaded = metadata_glue.load_sample_metadata()
+    else:
+        loaded = state.get_metadata_upload()  # type: ignore[assignment]
+    return getattr(loaded, "metadata", None)
+
+
+def split_choice(key: str, label: str = "Split by") -> tuple[QueryMetadata | None, str | None]:
+    """A select of the metadata columns (none: no split); ``(metadata, column)``."""
+    meta = query_metadata()
+    if meta is None or not meta.columns:
+        return meta, None
+    choices = ["(none)", *meta.columns]
+    state.bind_view(key, "(none)", choices=choices)
+    column = st.selectbox(label, choices, key=key,
+                          help="A column of the query metadata file (segment, intent, ...)")
+    return meta, None if column == "(none)" else column

@@ -64,7 +64,9 @@ def test_table_holds_sample_means_with_intervals() -> None:
     captions = " ".join(_shown(c.value) for c in at.caption)
     assert "in both run and qrels" in captions
     assert "Queries averaged: bm25 59" in captions
-    assert len(at.get("download_button")) == 2
+    assert [b.label for b in at.get("download_button")] == [
+        "Per-query values (CSV)", "Per-query values (Excel, a sheet per measure)",
+        "Aggregate table (CSV)"]
 
 
 def test_typed_measure_is_added() -> None:
