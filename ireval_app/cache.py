@@ -232,8 +232,9 @@ def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
     try:
         return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name), size=size,
                           sha256=sha)
-    except FormatError as exc:
-        return LoadedFile(name, data_digest, error=exc, size=size, sha256=sha)
+    except FormatError as exc:  # cached: keep the message, not the frames (they hold _data)
+        return LoadedFile(name, data_digest, error=exc.with_traceback(None), size=size,
+                          sha256=sha)
     except Exception as exc:  # the app must show a message, never a traceback
         return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc), size=size,
                           sha256=sha)
@@ -246,8 +247,9 @@ def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], 
     try:
         runs = read_runs(_data, name=name, taken_names=dict(taken_names))
         return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha)
-    except FormatError as exc:
-        return LoadedFile(name, data_digest, error=exc, size=size, sha256=sha)
+    except FormatError as exc:  # cached: keep the message, not the frames (they hold _data)
+        return LoadedFile(name, data_digest, error=exc.with_traceback(None), size=size,
+                          sha256=sha)
     except Exception as exc:  # the app must show a message, never a traceback
         return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc), size=size,
                           sha256=sha)
@@ -260,5 +262,6 @@ def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
 
 def _unexpected(name: str, kind: str, exc: Exception) -> FormatError:
     _log.exception("unexpected error reading %s %s", kind, name)
-    return FormatError(f"could not read this {kind} file ({type(exc).__name__}: {exc})",
-                       source=name)
+    error = FormatError(f"could not read this {kind} file ({type(exc).__name__})", source=name)
+    error.__suppress_context__ = True  # nothing of the input kept alive by the cache
+    return error
