@@ -82,6 +82,14 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
                                f"by {by_id[i].saved_by} on {by_id[i].saved_at:%Y-%m-%d}  ·  "
                                f"{by_id[i].short_id}"))
     info, files = workspace_glue.open_dataset(ws, pick)
+    meta = workspace_glue.files_of_kind(ws, info, ("metadata",))
+    if meta:  # the query metadata saved with the dataset
+        from ireval_app import metadata_glue
+
+        _, name, data = meta[0]
+        state.set_metadata_upload(metadata_glue.load_metadata(name, data), (name, data))
+    else:
+        state.set_metadata_upload(None)
     if info.note:
         st.caption(f"Note: {widgets.md_escape(info.note)}")
     with st.expander("Delete this dataset", icon=":material/delete:"):
@@ -109,7 +117,7 @@ def _save_block() -> None:
     runs = state.get_upload_bytes("runs")
     if not qrels:
         return
-    files = workspace_glue.dataset_files(qrels[0], runs)
+    files = workspace_glue.dataset_files(qrels[0], runs, state.get_metadata_bytes())
     ws = workspace_glue.workspace()
     existing = ws.find_dataset(dataset_id_of(files))
     if existing is not None:

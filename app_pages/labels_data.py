@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import labels_widgets, state, widgets
+from ireval_app import labels_widgets, state, widgets, workspace_glue
+from ireval_core.errors import IrevalError
 from ireval_core.labels import BUILTIN_LABEL_MAPS, COMBINE_RULES
+from ireval_core.workspace import dataset_id_of
 
 st.title("Labeling data")
 st.caption("Every month people label the top K results that real searches showed. One row per "
@@ -13,11 +15,69 @@ st.caption("Every month people label the top K results that real searches showed
            "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
            "every month's file.")
 
-state.bind_view(state.LABELS_SOURCE, "sample", choices=("sample", "upload"))
-source = st.radio("Labeling files", ("sample", "upload"), key=state.LABELS_SOURCE,
+SOURCES = ("sample", "upload", "saved")
+state.bind_view(state.LABELS_SOURCE, "sample", choices=SOURCES)
+source = st.radio("Labeling files", SOURCES, key=state.LABELS_SOURCE,
                   horizontal=True, label_visibility="collapsed",
                   format_func={"sample": "Use the bundled sample",
-                               "upload": "Upload labeling files"}.__getitem__)
+                               "upload": "Upload labeling files",
+                               "saved": "Saved labeling sets"}.__getitem__)
+
+
+def _saved_sets() -> None:
+    """Open a labeling set saved in the workspace; add this month's files to it."""
+    ws = workspace_glue.workspace()
+    sets = {i.id: i for i in ws.list_datasets() if i.files_of_kind("labels")}
+    if not sets:
+        st.info("No labeling set saved yet: upload labeling files, then save them.",
+                icon=":material/info:")
+        return
+    state.bind_view(state.LABELS_SAVED_PICK, next(iter(sets)), choices=list(sets))
+    pick = st.selectbox(
+        "Saved labeling set", list(sets), key=state.LABELS_SAVED_PICK,
+        format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].files)} files  ·  saved by "
+                               f"{sets[i].saved_by} on {sets[i].saved_at:%Y-%m-%d}"))
+    saved = workspace_glue.files_of_kind(ws, sets[pick], ("labels", "gsb"))
+    labels = [(n, d) for k, n, d in saved if k == "labels"]
+    gsb = [(n, d) for k, n, d in saved if k == "gsb"]
+    added = st.file_uploader("Add labeling files (e.g. this month's round)", type=None,
+                             accept_multiple_files=True, key=state.LABELS_ADD_UPLOADER)
+    have = {n for n, _ in labels}
+    labels += [(f.name, f.getvalue()) for f in added or () if f.name not in have]
+    state.set_label_files(labels=labels, gsb=gsb)
+    if added:
+        _save_form(labels, gsb, f"Save as a new set ({sets[pick].name} stays as it is)")
+
+
+def _save_form(labels: list[tuple[str, bytes]], gsb: list[tuple[str, bytes]],
+               title: str) -> None:
+    """Save labeling files to the workspace (the same files are one set, stored once)."""
+    files = [("labels", n, d) for n, d in labels] + [("gsb", n, d) for n, d in gsb]
+    ws = workspace_glue.workspace()
+    existing = ws.find_dataset(dataset_id_of(files))
+    if existing is not None:
+        st.success(f"These files are saved in the workspace as "
+                   f"**{widgets.md_escape(existing.name)}**.", icon=":material/cloud_done:")
+        return
+    with st.form("ireval.labels.save_form"):
+        st.markdown(f"**{title}**")
+        name = st.text_input("Name", key=state.LABELS_SAVE_NAME,
+                             placeholder="e.g. search quality labels 2026")
+        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
+            author = state.get_author().strip()
+            if not name.strip() or not author:
+                st.error("A saved set needs a name and your name.", icon=":material/error:")
+                return
+            try:
+                info = ws.save_dataset(files, name=name.strip(), saved_by=author)
+            except (IrevalError, ValueError, TypeError) as exc:
+                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+                return
+            st.toast(f"Saved as {info.name}")
+            st.session_state[state.LABELS_SAVED_PICK] = info.id
+            state.set_label_source("saved")
+            st.rerun()
 
 if source == "upload":
     left, right = st.columns(2)
@@ -37,6 +97,11 @@ if source == "upload":
         st.caption("Still loaded from an earlier upload: "
                    + labels_widgets.names([n for n, _ in kept + kept_gsb])
                    + ". Uploading new files replaces them.")
+    if kept:
+        _save_form(kept, kept_gsb, "Save these files to the workspace (rounds accumulate: "
+                   "open the set next month and add the new round)")
+elif source == "saved":
+    _saved_sets()
 
 # ----------------------------------------------------------------------------- settings
 st.subheader("Settings")

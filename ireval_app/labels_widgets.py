@@ -22,7 +22,7 @@ _COMBINE_WORDS = {"mean": "mean of the raters' labels", "median": "median of the
 def current() -> tuple[labels_glue.Loaded | None, labels_glue.Loaded | None, bool]:
     """(judgments, GSB judgments, is_sample) for this session, read through the cache."""
     settings = state.label_settings()
-    if state.label_source() == "upload":
+    if state.label_source() in ("upload", "saved"):
         labels, gsb = state.get_label_files()
         sample = False
     else:

@@ -160,6 +160,12 @@ QUERIES_SHOWN = "ireval.queries.depth"
 """Select on the Queries page: how many documents of each ranking are shown."""
 LABELS_SOURCE = "ireval.labels.source"
 """Radio on the Labeling data page: the bundled sample or uploaded files."""
+LABELS_SAVED_PICK = "ireval.labels.saved_pick"
+"""Select on the Labeling data page: the saved labeling dataset to open."""
+LABELS_ADD_UPLOADER = "ireval.labels.add_upload"
+"""File uploader on the Labeling data page: files added to an opened saved set."""
+LABELS_SAVE_NAME = "ireval.labels.save_name"
+"""Text on the Labeling data page: the name of the labeling set to save."""
 LABELS_UPLOADER = "ireval.labels.upload"
 """File uploader on the Labeling data page: labeled result lists (one or more files)."""
 GSB_UPLOADER = "ireval.labels.gsb_upload"
@@ -243,6 +249,7 @@ _DATASET = "ireval.dataset"
 _DATASET_KEY = "ireval.dataset.key"
 _FILES = "ireval.dataset.files"  # the LoadedFiles behind the dataset
 _METADATA = "ireval.upload.metadata.loaded"  # LoadedMetadata of the uploaded metadata file
+_METADATA_BYTES = "ireval.upload.metadata.bytes"  # (name, bytes) of that file
 _DATASET_ID = "ireval.dataset.id"  # workspace id of the dataset, None when not saved
 _UPLOAD_BYTES = "ireval.upload.bytes"  # UploadKind -> [(name, bytes)], kept until saved
 _RESTORED = "ireval.dataset.restored"  # the URL's dataset was looked up this session
@@ -357,8 +364,15 @@ def get_metadata_upload() -> object | None:
     return st.session_state.get(_METADATA)
 
 
-def set_metadata_upload(loaded: object | None) -> None:
+def set_metadata_upload(loaded: object | None, data: tuple[str, bytes] | None = None) -> None:
+    """The uploaded metadata, read, and its raw ``(name, bytes)`` (kept to save it later)."""
     st.session_state[_METADATA] = loaded
+    st.session_state[_METADATA_BYTES] = data
+
+
+def get_metadata_bytes() -> tuple[str, bytes] | None:
+    """The raw uploaded metadata file, ``(name, bytes)``, or ``None``."""
+    return st.session_state.get(_METADATA_BYTES)
 
 
 def get_loaded_files() -> cache.LoadedFiles | None:
@@ -527,6 +541,7 @@ VIEW_PARAMS: dict[str, tuple[ViewParam, ...]] = {
                 ViewParam(QUERIES_SEGMENT_VALUE, "segment")),
     "meeting": (ViewParam(MEETING_MEASURES, "measures", many=True),),
     "labels_data": (ViewParam(LABELS_SOURCE, "source"), ViewParam(LABELS_COMBINE, "combine"),
+                    ViewParam(LABELS_SAVED_PICK, "set"),
                     ViewParam(LABELS_K, "k", kind=int),
                     ViewParam(LABELS_GAIN, "gain")),
     "labels_trend": (ViewParam(LABELS_BY_SEGMENT, "segments", kind=bool),
@@ -641,6 +656,12 @@ def label_source() -> str:
     """``"sample"`` or ``"upload"``: where the labeling pages take their files from."""
     ss = st.session_state
     return str(ss.get(LABELS_SOURCE, ss.get(_VIEW + LABELS_SOURCE, "sample")))
+
+
+def set_label_source(value: str) -> None:
+    """Choose the labeling source programmatically (after saving a set)."""
+    st.session_state[_VIEW + LABELS_SOURCE] = value
+    st.session_state.pop(LABELS_SOURCE, None)
 
 
 def keep_label_map(text: str) -> None:

@@ -280,8 +280,9 @@ def upload_block() -> cache.LoadedFiles:
     if meta_file is not None:
         from . import metadata_glue
 
-        state.set_metadata_upload(metadata_glue.load_metadata(meta_file.name,
-                                                              meta_file.getvalue()))
+        state.set_metadata_upload(
+            metadata_glue.load_metadata(meta_file.name, meta_file.getvalue()),
+            (meta_file.name, meta_file.getvalue()))
     files = _sync_uploads(qrels_file, list(run_files or ()))
     kept = [f.name for f in files.files
             if (f is files.qrels and qrels_file is None) or (f in files.runs and not run_files)]

@@ -21,7 +21,8 @@ from ireval_core.workspace import ENV_VAR, DatasetInfo, Workspace
 
 from . import cache
 
-__all__ = ["DEFAULT_PATH", "dataset_files", "open_dataset", "workspace", "workspace_url"]
+__all__ = ["DEFAULT_PATH", "dataset_files", "files_of_kind", "open_dataset", "workspace",
+           "workspace_url"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "workspace.db"
 """The default workspace: a SQLite file in the repository's ``data/`` folder."""
@@ -69,8 +70,16 @@ def open_dataset(ws: Workspace, dataset_id: str) -> tuple[DatasetInfo, cache.Loa
     return info, cache.LoadedFiles(qrels, cache.load_run_files(runs))
 
 
-def dataset_files(qrels: tuple[str, bytes] | None, runs: Sequence[tuple[str, bytes]]
+def files_of_kind(ws: Workspace, info: DatasetInfo, kinds: Sequence[str]
                   ) -> list[tuple[str, str, bytes]]:
+    """``(kind, name, bytes)`` of the dataset's files of ``kinds``, in dataset order."""
+    return [(f.kind, f.name, ws.read_file(info.id, f.position)) for f in info.files
+            if f.kind in kinds]
+
+
+def dataset_files(qrels: tuple[str, bytes] | None, runs: Sequence[tuple[str, bytes]],
+                  metadata: tuple[str, bytes] | None = None) -> list[tuple[str, str, bytes]]:
     """The ``(kind, name, bytes)`` list :meth:`Workspace.save_dataset` takes."""
     out = [("qrels", qrels[0], qrels[1])] if qrels is not None else []
-    return out + [("run", name, data) for name, data in runs]
+    out += [("run", name, data) for name, data in runs]
+    return out + ([("metadata", metadata[0], metadata[1])] if metadata is not None else [])

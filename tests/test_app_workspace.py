@@ -112,3 +112,19 @@ def test_delete_asks_for_the_id(ws: Workspace) -> None:
     at.button[[b.label for b in at.button].index("Delete for good")].click().run()
     assert not at.exception
     assert ws.list_datasets() == []
+
+
+def test_a_saved_labeling_set_drives_the_labeling_pages(ws: Workspace) -> None:
+    labels = sorted((SAMPLE / "labels").glob("labels_*.csv"))[:3]  # May to July
+    info = ws.save_dataset([("labels", p.name, p.read_bytes()) for p in labels],
+                           name="first quarter", saved_by="ana")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["source"] = "saved"
+    at.switch_page("app_pages/labels_data.py").run()
+    assert not at.exception
+    assert at.selectbox(key=state.LABELS_SAVED_PICK).value == info.id
+    assert {m.label: m.value for m in at.metric}["Rounds"] == "3"
+    at.switch_page("app_pages/labels_trend.py").run()
+    assert not at.exception
+    assert sorted(set(at.dataframe[0].value["round"])) == ["2026-05", "2026-06", "2026-07"]
+    assert not any("Sample labeling data" in i.value for i in at.info)

@@ -123,6 +123,23 @@ def _set_rel_level(pg, value: str) -> None:
     _settle(pg)
 
 
+def _choose_upload(pg, server: str):
+    """Open the Data page and choose Upload; returns the file inputs (qrels, runs, metadata)."""
+    pg.goto(server)
+    pg.get_by_text("run_bm25.txt").first.wait_for()
+    _settle(pg)
+    inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
+    for _ in range(3):  # a click that lands while the script reruns can be lost: retry
+        pg.get_by_text("Upload", exact=True).first.click()
+        try:
+            inputs.first.wait_for(state="attached", timeout=10_000)
+            break
+        except playwright.Error:
+            continue
+    _settle(pg)
+    return inputs
+
+
 def _no_exception(pg) -> None:
     assert pg.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in pg.inner_text("body")
@@ -251,18 +268,7 @@ def test_meeting_report_downloads_and_opens_offline(page, server, tmp_path):
 
 def test_saved_upload_survives_a_reload(page, server):
     """Upload, save to the workspace, reload: the same data, not the bundled sample."""
-    page.goto(server)
-    page.get_by_text("run_bm25.txt").first.wait_for()
-    _settle(page)
-    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-    for _ in range(3):  # a click that lands while the script reruns can be lost: retry
-        page.get_by_text("Upload", exact=True).first.click()
-        try:
-            inputs.first.wait_for(state="attached", timeout=10_000)
-            break
-        except playwright.Error:
-            continue
-    _settle(page)
+    inputs = _choose_upload(page, server)
     inputs.nth(0).set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
     _settle(page)
     inputs.nth(1).set_input_files(str(ROOT / "sample_data" / "run_narrow.txt"))
@@ -318,18 +324,7 @@ def test_broken_upload_shows_file_and_line(page, server, tmp_path):
     good_qrels = ROOT / "sample_data" / "qrels.txt"
     broken = tmp_path / "broken.run"
     broken.write_text("q001 Q0 d1 1 2.5 mine\nq001 Q0 d2 2\n")
-    page.goto(server)
-    page.get_by_text("run_bm25.txt").first.wait_for()
-    _settle(page)
-    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-    for _ in range(3):  # a click that lands while the script reruns can be lost: retry
-        page.get_by_text("Upload", exact=True).first.click()
-        try:
-            inputs.first.wait_for(state="attached", timeout=10_000)
-            break
-        except playwright.Error:
-            continue
-    _settle(page)
+    inputs = _choose_upload(page, server)
     inputs.nth(0).set_input_files(str(good_qrels))
     _settle(page)
     inputs.nth(1).set_input_files([str(broken), str(ROOT / "sample_data" / "run_bm25.txt")])
