@@ -87,10 +87,10 @@ from .io import _ALIASES, Source, _columns_by_alias, _detect_format, _read_table
 from .measures import Measure, parse_measures
 from .measures.binary import sum_aggregate
 from .measures.pairwise import (
-    _judged_rows,
     _ratio,
     auc_counts,
     gauc_aggregate,
+    gauc_weights,
     pnr_aggregate,
     pnr_counts,
 )
@@ -476,9 +476,8 @@ class _Part:
 
 
 def _gauc_partials(ranked: Any, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
-    if m.get("weight") != "impressions":
-        return ()
-    return (np.bincount(ranked.qidx[_judged_rows(ranked, m)], minlength=ranked.n_queries),)
+    w = gauc_weights(ranked, m, o)  # impressions or clicks per query, as in memory
+    return () if w is None else (w,)
 
 
 def _pnr_partials(ranked: Any, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
@@ -490,7 +489,7 @@ def _gauc_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ..
     ok = ~np.isnan(values)
     if not ok.any():
         return float("nan")
-    if m.get("weight") == "impressions":
+    if partials:  # weighted: impressions or clicks
         w = partials[0][ok]
         return float(np.dot(w, values[ok]) / w.sum())
     return float(values[ok].mean())

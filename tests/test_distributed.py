@@ -49,8 +49,8 @@ from ireval_core.measures import FAMILIES
 MEASURES = [
     {"required": f"{name}@5", "recall": f"{name}@0.3", "none": name,
      "optional": f"{name}@10"}[fam.cutoff] for name, fam in FAMILIES.items()
-] + ["GAUC(weight=impressions)", "ERR", "nDCG(ideal=run,gain=exp)", "AP", "NumRet",
-     "PNR@5", "P(rel=2)@5", "bpref(form=original)", "RBP(p=0.5)"]
+] + ["GAUC(weight=impressions)", "GAUC(weight=clicks)", "ERR", "nDCG(ideal=run,gain=exp)",
+     "AP", "NumRet", "PNR@5", "P(rel=2)@5", "bpref(form=original)", "RBP(p=0.5)"]
 OPTIONS = [
     EvalOptions(),
     EvalOptions(complete=True, rel_level=2, depth=15),
@@ -276,8 +276,8 @@ def make_clicks(seed: int, n_sessions: int = 300) -> pd.DataFrame:
                          "score_b": np.round(rng.random(len(item)), 1)})
 
 
-CLICK_MEASURES = ["AUC", "GAUC", "GAUC(weight=impressions)", "PNR", "nDCG@5", "ERR@3", "RR",
-                  "AUC@3"]
+CLICK_MEASURES = ["AUC", "GAUC", "GAUC(weight=impressions)", "GAUC(weight=clicks)", "PNR",
+                  "nDCG@5", "ERR@3", "RR", "AUC@3"]
 
 
 def test_labeled_rows_equal_in_memory(client, tmp_path):

@@ -108,8 +108,8 @@ def test_auc_matches_sklearn_per_query(data: tuple[Nested, Nested], spec: str, t
 def test_gauc_both_weightings(data: tuple[Nested, Nested]) -> None:
     qrels, run = data
     res = evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="s"),
-                   ["GAUC", "GAUC(weight=impressions)", "AUC"])
-    num = den = 0.0
+                   ["GAUC", "GAUC(weight=impressions)", "GAUC(weight=clicks)", "AUC"])
+    num = den = clicks_num = clicks_den = 0.0
     plain = []
     for q in common_queries(qrels, run):
         grades, scores = judged_pairs(qrels, run, q)
@@ -118,8 +118,13 @@ def test_gauc_both_weightings(data: tuple[Nested, Nested]) -> None:
             plain.append(a)
             num += len(grades) * a
             den += len(grades)
+            clicks = sum(g >= 1 for g in grades)  # relevant judged retrieved documents
+            clicks_num += clicks * a
+            clicks_den += clicks
     assert res.mean("s", "GAUC") == pytest.approx(sum(plain) / len(plain), abs=1e-12)
     assert res.mean("s", "GAUC(weight=impressions)") == pytest.approx(num / den, abs=1e-12)
+    assert res.mean("s", "GAUC(weight=clicks)") == pytest.approx(clicks_num / clicks_den,
+                                                                 abs=1e-12)
     assert res.mean("s", "AUC") == pytest.approx(res.mean("s", "GAUC"), abs=1e-15)
     np.testing.assert_array_equal(res.per_query("s", "GAUC").to_numpy(),
                                   res.per_query("s", "AUC").to_numpy())

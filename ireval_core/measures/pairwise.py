@@ -124,18 +124,33 @@ def auc(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return safe_div(twice_u, 2.0 * n_pos * n_neg, fill=np.nan)
 
 
-def gauc_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
-    """Mean of per-query AUC over queries having both classes, plain or by impressions.
+def gauc_weights(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray | None:
+    """Per-query weights of ``GAUC(weight=...)``; ``None`` for the plain mean.
 
-    ``weight=impressions`` weights a query by its judged retrieved documents
-    (within the cutoff); NaN when no query has both classes.
+    ``impressions``: the query's judged retrieved documents (within the cutoff);
+    ``clicks``: its relevant ones among them (in a click log, the clicked results).
+    """
+    weight = m.get("weight")
+    if weight not in ("impressions", "clicks"):
+        return None
+    rows = _judged_rows(r, m)
+    if weight == "clicks":
+        rows = rows[r.grade[rows] >= m.threshold(o)]
+    return np.bincount(r.qidx[rows], minlength=r.n_queries)
+
+
+def gauc_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
+    """Mean of per-query AUC over queries having both classes, plain or weighted.
+
+    Weighted by :func:`gauc_weights` (impressions or clicks); NaN when no query has
+    both classes.
     """
     ok = ~np.isnan(values)
     if not ok.any():
         return float("nan")
-    if m.get("weight") == "impressions":
-        w = np.bincount(r.qidx[_judged_rows(r, m)], minlength=r.n_queries)[ok]
-        return float(np.dot(w, values[ok]) / w.sum())
+    w = gauc_weights(r, m, o)
+    if w is not None:
+        return float(np.dot(w[ok], values[ok]) / w[ok].sum())
     return float(values[ok].mean())
 
 
@@ -320,8 +335,9 @@ def system_ranking_tau(means_a: Mapping[str, float], means_b: Mapping[str, float
 REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
             "(default: the evaluation's level, 1)", kind=_float, rule="a finite number")
 WEIGHT = Param("weight", "none", "query weight in the mean: none = every query with both "
-               "classes counts once, impressions = by its judged retrieved documents",
-               choices=("none", "impressions"))
+               "classes counts once, impressions = by its judged retrieved documents, "
+               "clicks = by its relevant (clicked) ones",
+               choices=("none", "impressions", "clicks"))
 _AUC_TEXT = ("P(score of a relevant ({rel}) document > score of a judged non-relevant one) "
              "among the judged documents retrieved within {k}, score ties count ½; "
              "undefined for a query lacking either class; unjudged documents ignored")
@@ -333,8 +349,9 @@ register(Family("AUC", auc, _AUC_TEXT, params=(REL,),
 register(Family("GAUC", auc, _AUC_TEXT + "; query weight: {weight}", params=(REL, WEIGHT),
                 aggregate=gauc_aggregate, perfect_is_one=True,
                 aggregate_rule="mean of per-query AUC over queries having both classes: "
-                "plain (weight=none) or weighted by impressions = judged retrieved documents "
-                "(weight=impressions)"))
+                "plain (weight=none), weighted by impressions = judged retrieved documents "
+                "(weight=impressions) or by clicks = relevant judged retrieved documents "
+                "(weight=clicks)"))
 register(Family("PNR", pnr, "concordant / discordant pairs of judged documents retrieved "
                 "within {k} with different grades (higher grade scored higher / lower; equal "
                 "scores excluded); inf when none is discordant", binary=False,
