@@ -1,0 +1,67 @@
+"""The Labeling pages on 3.6M label rows (12 rounds x 5,000 queries x top 20 x 3 raters).
+
+Drives the real pages with AppTest, as one browser session: the Labeling data page
+(reading the files), the first render of Trend, Raters and Label changes, then later
+interactions. Targets of the labeling issue: first render under 5 s, later interactions
+under 1 s. The data is the CSV ``benchmarks/bench_labels.py`` writes (run it first).
+
+    python benchmarks/bench_label_pages.py
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data" / "labels"
+
+
+def main() -> int:
+    os.environ["IREVAL_WORKSPACE"] = str(Path(tempfile.mkdtemp()) / "workspace.db")
+    sys.path.insert(0, str(ROOT))
+    from streamlit.testing.v1 import AppTest
+
+    from ireval_app import state
+
+    files = [(p.name, p.read_bytes()) for p in sorted(DATA.glob("labels_*.csv"))]
+    if not files:
+        raise SystemExit(f"no labeling files in {DATA}: run benchmarks/bench_labels.py first")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.session_state["ireval.labels.files"] = files  # as if uploaded
+    at.session_state["ireval.view." + state.LABELS_SOURCE] = "upload"
+    rows = []
+
+    def timed(label: str, run) -> None:  # noqa: ANN001
+        t = time.perf_counter()
+        run()
+        if at.exception:
+            raise SystemExit(f"{label}: {at.exception[0].message}")
+        rows.append((label, time.perf_counter() - t))
+
+    def page(name: str):  # noqa: ANN202
+        return lambda: at.switch_page(f"app_pages/{name}.py").run()
+
+    timed("Labeling data (reads the files)", page("labels_data"))
+    timed("Trend, first render", page("labels_trend"))
+    timed("Raters, first render", page("labels_raters"))
+    timed("Label changes, first render", page("labels_changes"))
+    timed("Trend, return", page("labels_trend"))
+    other = at.radio(key=state.LABELS_GRADE_SYSTEM).options[-1]
+    timed("Trend, another system's grades",
+          lambda: at.radio(key=state.LABELS_GRADE_SYSTEM).set_value(other).run())
+    timed("Raters, return", page("labels_raters"))
+    print(f"| step ({sum(len(d) for _, d in files) / 2**20:,.0f} MiB of CSV) | seconds |")
+    print("|---|---:|")
+    for label, dt in rows:
+        print(f"| {label} | {dt:.2f} |")
+    print(f"\nPeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
