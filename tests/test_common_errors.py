@@ -187,7 +187,7 @@ CASES: list[Case] = [
     Case(parse_measure, {"text": "DCG(discount=ln)"}, "discount", UnknownMeasureError, "DCG"),
     Case(parse_measure, {"text": "nDCG(ideal=best)"}, "ideal", UnknownMeasureError, "nDCG"),
     Case(parse_measure, {"text": "bpref(form=new)"}, "form", UnknownMeasureError, "bpref"),
-    Case(parse_measure, {"text": "GAUC(weight=clicks)"}, "weight", UnknownMeasureError,
+    Case(parse_measure, {"text": "GAUC(weight=views)"}, "weight", UnknownMeasureError,
          "GAUC"),
     Case(parse_measures, {"texts": ["P@10", "R@-5"]}, "k", UnknownMeasureError, "R"),
     Case(kendall_tau, {"a": ["d1", "d2", "d1"], "b": ["d1"]}, "a"),
