@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import labels_widgets, state, widgets, workspace_glue
+from ireval_app import labels_glue, labels_widgets, state, widgets, workspace_glue
 from ireval_core.errors import IrevalError
 from ireval_core.labels import BUILTIN_LABEL_MAPS, COMBINE_RULES
-from ireval_core.workspace import dataset_id_of
 
 st.title("Labeling data")
 st.caption("Every month people label the top K results that real searches showed. One row per "
@@ -46,15 +45,16 @@ def _saved_sets() -> None:
     labels += [(f.name, f.getvalue()) for f in added or () if f.name not in have]
     state.set_label_files(labels=labels, gsb=gsb)
     if added:
-        _save_form(labels, gsb, f"Save as a new set ({sets[pick].name} stays as it is)")
+        kept, kept_gsb = state.get_label_files()
+        _save_form(kept, kept_gsb, f"Save as a new set ({sets[pick].name} stays as it is)")
 
 
-def _save_form(labels: list[tuple[str, bytes]], gsb: list[tuple[str, bytes]],
-               title: str) -> None:
+def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) -> None:
     """Save labeling files to the workspace (the same files are one set, stored once)."""
-    files = [("labels", n, d) for n, d in labels] + [("gsb", n, d) for n, d in gsb]
+    files = [("labels", n, d) for n, d in labels.files] + [("gsb", n, d) for n, d in gsb.files]
     ws = workspace_glue.workspace()
-    existing = ws.find_dataset(dataset_id_of(files))
+    existing = ws.find_dataset(labels_glue.workspace_id(f"{labels.key}|{gsb.key}",
+                                                        tuple(files)))
     if existing is not None:
         st.success(f"These files are saved in the workspace as "
                    f"**{widgets.md_escape(existing.name)}**.", icon=":material/cloud_done:")
@@ -95,11 +95,12 @@ if source == "upload":
     kept, kept_gsb = state.get_label_files()
     if (kept and not labels) or (kept_gsb and not gsb):
         st.caption("Still loaded from an earlier upload: "
-                   + labels_widgets.names([n for n, _ in kept + kept_gsb])
+                   + labels_widgets.names([*kept.names, *kept_gsb.names])
                    + ". Uploading new files replaces them.")
     if kept:
-        _save_form(kept, kept_gsb, "Save these files to the workspace (rounds accumulate: "
-                   "open the set next month and add the new round)")
+        _save_form(kept, kept_gsb,
+                   "Save these files to the workspace (rounds accumulate: open the set next "
+                   "month and add the new round)")
 elif source == "saved":
     _saved_sets()
 

@@ -26,13 +26,13 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
 
-    from ireval_app import state
+    from ireval_app import labels_glue, state
 
     files = [(p.name, p.read_bytes()) for p in sorted(DATA.glob("labels_*.csv"))]
     if not files:
         raise SystemExit(f"no labeling files in {DATA}: run benchmarks/bench_labels.py first")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
-    at.session_state["ireval.labels.files"] = files  # as if uploaded
+    at.session_state["ireval.labels.files"] = labels_glue.Files.of(files)  # as if uploaded
     at.session_state["ireval.view." + state.LABELS_SOURCE] = "upload"
     rows = []
 

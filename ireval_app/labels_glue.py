@@ -33,9 +33,9 @@ from ireval_core.labels import (
     trend,
 )
 
-__all__ = ["SAMPLE_DIR", "Loaded", "changes_cached", "decomposition_cached", "gsb_cached",
-           "load_gsb", "load_judgments", "offline_online_cached", "plan_cached",
-           "raters_cached", "sample_files", "trend_cached"]
+__all__ = ["SAMPLE_DIR", "Files", "Loaded", "changes_cached", "decomposition_cached",
+           "gsb_cached", "load_gsb", "load_judgments", "offline_online_cached", "plan_cached",
+           "raters_cached", "sample_files", "trend_cached", "workspace_id"]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
 """The bundled labeling sample: six monthly rounds, two systems, three raters."""
@@ -52,31 +52,59 @@ class Loaded:
     error: FormatError | None = None
 
 
-def _key(files: Sequence[tuple[str, bytes]], extra: str = "") -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for name, data in files:
-        h.update(name.encode() + b"\0" + hashlib.blake2b(data, digest_size=16).digest())
-    h.update(extra.encode())
-    return h.hexdigest()
+@dataclass(frozen=True, eq=False)
+class Files:
+    """Files as ``(name, bytes)`` with the fingerprint of their names and contents.
+
+    The fingerprint is computed once, when the files arrive (:meth:`of`), not on
+    every rerun of every labeling page: it is the cache key of what is read from them.
+    """
+
+    files: tuple[tuple[str, bytes], ...] = ()
+    key: str = ""
+
+    @classmethod
+    def of(cls, files: Sequence[tuple[str, bytes]]) -> Files:
+        h = hashlib.blake2b(digest_size=16)
+        for name, data in files:
+            h.update(name.encode() + b"\0" + hashlib.blake2b(data, digest_size=16).digest())
+        return cls(tuple(files), h.hexdigest())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.files)
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
 
 
-def sample_files() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
-    """The bundled sample: (labeling files, GSB files) as ``(name, bytes)``."""
+@st.cache_resource(show_spinner=False)
+def sample_files() -> tuple[Files, Files]:
+    """The bundled sample: (labeling files, GSB files), read from disk once."""
     labels = [(p.name, p.read_bytes()) for p in sorted(SAMPLE_DIR.glob("labels_*.csv"))]
     gsb = [(p.name, p.read_bytes()) for p in sorted(SAMPLE_DIR.glob("gsb*.csv"))]
-    return labels, gsb
+    return Files.of(labels), Files.of(gsb)
 
 
-def load_judgments(files: Sequence[tuple[str, bytes]], label_map: str = "") -> Loaded:
+@st.cache_resource(max_entries=16, show_spinner=False)
+def workspace_id(key: str, _files: tuple[tuple[str, str, bytes], ...]) -> str:
+    """The workspace dataset id of ``(kind, name, bytes)`` files, once per fingerprint
+    ``key`` (a SHA-256 over every byte: not on every rerun)."""
+    from ireval_core.workspace import dataset_id_of
+
+    return dataset_id_of(list(_files))
+
+
+def load_judgments(files: Files, label_map: str = "") -> Loaded:
     """Read labeling files (and a label map text, ``""`` = detect); never raises."""
-    key = _key(files, label_map)
-    with st.spinner(f"Reading {len(files)} labeling file(s)…"):
-        return _read_judgments(key, tuple(n for n, _ in files), label_map, tuple(files))
+    with st.spinner(f"Reading {len(files.files)} labeling file(s)…"):
+        return _read_judgments(files.key, files.names, label_map, files.files)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _read_judgments(key: str, names: tuple[str, ...], label_map: str,
+def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str,
                     _files: tuple[tuple[str, bytes], ...]) -> Loaded:
+    key = f"{files_key}|{label_map}"  # what everything computed from the judgments is keyed by
     try:
         mapping = LabelMap.parse(label_map) if label_map.strip() else None
         return Loaded(names, key, judgments=read_judgments(list(_files), label_map=mapping))
@@ -86,10 +114,9 @@ def _read_judgments(key: str, names: tuple[str, ...], label_map: str,
         return Loaded(names, key, error=FormatError(str(exc), source="label map"))
 
 
-def load_gsb(files: Sequence[tuple[str, bytes]]) -> Loaded:
+def load_gsb(files: Files) -> Loaded:
     """Read side-by-side (GSB) files; never raises."""
-    key = _key(files, "gsb")
-    return _read_gsb(key, tuple(n for n, _ in files), tuple(files))
+    return _read_gsb(files.key, files.names, files.files)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

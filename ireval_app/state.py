@@ -30,7 +30,7 @@ import streamlit as st
 from ireval_core.dataset import Dataset
 from ireval_core.options import EvalOptions
 
-from . import cache
+from . import cache, labels_glue
 
 __all__ = [
     "OPTION_KEYS",
@@ -635,8 +635,8 @@ def current_link() -> str | None:
 
 # ----------------------------------------------------------------------------- labeling
 
-_LABEL_FILES = "ireval.labels.files"  # [(name, bytes)] of the uploaded labeling files
-_GSB_FILES = "ireval.labels.gsb_files"  # [(name, bytes)] of the uploaded GSB files
+_LABEL_FILES = "ireval.labels.files"  # labels_glue.Files of the uploaded labeling files
+_GSB_FILES = "ireval.labels.gsb_files"  # labels_glue.Files of the uploaded GSB files
 LABEL_DEFAULTS: dict[str, object] = {LABELS_COMBINE: "mean", LABELS_K: 10,
                                      LABELS_GAIN: "linear", LABELS_MAP: ""}
 """The labeling settings before the user changes them."""
@@ -669,15 +669,17 @@ def keep_label_map(text: str) -> None:
     st.session_state[_VIEW + LABELS_MAP] = text
 
 
-def get_label_files() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
+def get_label_files() -> tuple[labels_glue.Files, labels_glue.Files]:
     """Uploaded (labeling files, GSB files), kept while the uploaders are not shown."""
-    return (list(st.session_state.get(_LABEL_FILES, [])),
-            list(st.session_state.get(_GSB_FILES, [])))
+    empty = labels_glue.Files()
+    return (st.session_state.get(_LABEL_FILES, empty), st.session_state.get(_GSB_FILES, empty))
 
 
 def set_label_files(labels: list[tuple[str, bytes]] | None = None,
                     gsb: list[tuple[str, bytes]] | None = None) -> None:
-    if labels is not None:
-        st.session_state[_LABEL_FILES] = labels
-    if gsb is not None:
-        st.session_state[_GSB_FILES] = gsb
+    """Keep uploaded labeling and GSB files (fingerprinted once, here)."""
+    kept_labels, kept_gsb = get_label_files()
+    if labels is not None and labels != list(kept_labels.files):  # new files: fingerprint
+        st.session_state[_LABEL_FILES] = labels_glue.Files.of(labels)
+    if gsb is not None and gsb != list(kept_gsb.files):
+        st.session_state[_GSB_FILES] = labels_glue.Files.of(gsb)
