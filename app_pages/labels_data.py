@@ -143,7 +143,7 @@ m[2].metric("Raters", f"{len(j.raters):,}")
 m[3].metric("Label rows", f"{len(j.label_table()):,}")
 m[4].metric("Segments", f"{len(j.segments):,}")
 st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
-           f"{widgets.md_escape(str(j.label_map))}. Rounds: "
+           f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
            f"{labels_widgets.names(list(j.rounds))}.")
 if loaded_gsb is not None:
     if loaded_gsb.error is not None:
