@@ -5,7 +5,7 @@ Wraps the internal stages of ``ireval_core.io`` / ``ireval_core.data`` with time
 once on a benchmark size, and prints a breakdown; ``--cprofile`` also prints the
 top functions by own time.
 
-    python benchmarks/profile_ireval.py [--size 7M] [--shuffled] [--cprofile]
+    python benchmarks/profile_ireval.py [--size 7M] [--shape ties] [--shuffled] [--cprofile]
 """
 
 from __future__ import annotations
@@ -109,11 +109,13 @@ def _instrument_kernels(measures: list) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="7M", choices=list(make_data.SIZES))
+    ap.add_argument("--shape", default="clean", choices=make_data.SHAPES,
+                    help="ties: 3-decimal scores, most lines tied (make_data --shape ties)")
     ap.add_argument("--shuffled", action="store_true")
     ap.add_argument("--cprofile", action="store_true")
     args = ap.parse_args(argv)
-    make_data.ensure([args.size], shuffled=args.shuffled)
-    p = make_data.paths(args.size)
+    make_data.ensure([args.size], shuffled=args.shuffled, shape=args.shape)
+    p = make_data.paths(args.size, args.shape)
     run_path = p["shuffled"] if args.shuffled else p["run"]
 
     from ireval_core.measures import parse_measures
@@ -136,7 +138,8 @@ def main(argv: list[str] | None = None) -> None:
     if prof:
         prof.disable()
     peak = _maxrss()
-    print(f"## ireval stage breakdown, {args.size}{' shuffled' if args.shuffled else ''}")
+    shuffled = " shuffled" if args.shuffled else ""
+    print(f"## ireval stage breakdown, {args.size} {args.shape}{shuffled}")
     print(f"read_qrels {t1 - t0:.3f} s, read_runs {t2 - t1:.3f} s, evaluate {t3 - t2:.3f} s, "
           f"total {t3 - t0:.3f} s; peak RSS {peak / 1024:.0f} MiB (Δ {(peak - base) / 1024:.0f})")
     print(f"AP = {res.mean(runs[0].name, 'AP'):.6f}; RSS after imports {base / 1024:.0f} MiB")

@@ -175,8 +175,7 @@ def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt
         for s in res.systems:
             doc["runs"][s] = {
                 labels[m]: {"definition": res.definition(m), "all": _num(res.mean(s, m)),
-                            **({"per_query": {q: _num(v) for q, v in
-                                              res.per_query(s, m).items()}} if per_query else {})}
+                            **({"per_query": _per_query(res, s, m)} if per_query else {})}
                 for m in res.measures}
         json.dump(doc, out, indent=2)
         out.write("\n")
@@ -189,8 +188,9 @@ def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt
                 # names and ids are neutralised against spreadsheet formulas; the values
                 # are numbers written by repr (a leading '-' is a sign, not a formula)
                 if per_query:
-                    for q, v in res.per_query(s, m).items():
-                        w.writerow([*csv_row([s, labels[m], q]), repr(float(v))])
+                    for q, v in _per_query(res, s, m).items():
+                        w.writerow([*csv_row([s, labels[m], q]),
+                                    repr(float("nan") if v is None else v)])
                 w.writerow([*csv_row([s, labels[m], "all"]), repr(res.mean(s, m))])
         return
     for s in res.systems:
@@ -203,6 +203,13 @@ def write_eval(res: Evaluation, labels: dict[Measure, str], per_query: bool, fmt
         out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
         for m in res.measures:
             out.write(f"{labels[m]:<22}\tall\t{_fmt(res.mean(s, m), m)}\n")
+
+
+def _per_query(res: Evaluation, system: str, measure: Measure) -> dict[str, float | None]:
+    """``{query id: value}`` of one system and measure (NaN as None); no pandas needed."""
+    values = res.values[(system, str(measure))].tolist()
+    return {str(q): _num(v) for q, v in zip(res.query_ids[system].tolist(), values,
+                                                strict=True)}
 
 
 def _num(v: float) -> float | None:

@@ -45,6 +45,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._arrow import bool_array, from_numpy, string_array, to_numpy, to_numpy_filled
 from .errors import DataWarning
 from .options import EvalOptions
 
@@ -66,7 +67,7 @@ def _as_string_array(values: object) -> pa.Array | pa.ChunkedArray:
     if isinstance(values, pa.Array | pa.ChunkedArray):
         arr = values
     else:
-        arr = pa.array(np.asarray(values, dtype=object).astype(str), type=pa.string())
+        arr = string_array(np.asarray(values, dtype=object).astype(str))
     if pa.types.is_dictionary(arr.type):
         if not pa.types.is_string(arr.type.value_type):
             arr = arr.cast(pa.dictionary(arr.type.index_type, pa.string()))
@@ -89,19 +90,18 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
         arr = pc.dictionary_encode(arr)
     if isinstance(arr, pa.ChunkedArray):  # dictionary chunks
         if arr.num_chunks == 0:
-            return np.zeros(0, dtype=np.int32), pa.array([], pa.string())
+            return np.zeros(0, dtype=np.int32), string_array([])
         if not _shared_dictionary(arr):
             arr = arr.unify_dictionaries()
-        codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int32)
-                                for c in arr.chunks])
+        codes = np.concatenate([to_numpy(c.indices, np.int32) for c in arr.chunks])
         if encoded_here:  # every value of a dictionary we built is used
             return codes, arr.chunk(0).dictionary
         return _compact(codes, arr.chunk(0).dictionary)
     if pa.types.is_dictionary(arr.type):  # may keep values no row uses: drop them
-        codes = arr.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        codes = to_numpy(arr.indices, np.int32)
         return _compact(codes, arr.dictionary)
     encoded = pc.dictionary_encode(arr)
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    codes = to_numpy(encoded.indices, np.int32)
     return codes, encoded.dictionary
 
 
@@ -120,10 +120,10 @@ def _encode_sorted(values: object) -> tuple[np.ndarray, pa.Array]:
     sorting only on the distinct ones.
     """
     codes, dictionary = dictionary_codes(values)
-    order = pc.sort_indices(dictionary).to_numpy()
+    order = to_numpy(pc.sort_indices(dictionary))
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    return rank[codes], dictionary.take(pa.array(order))
+    return rank[codes], dictionary.take(from_numpy(order))
 
 
 def _compact(codes: np.ndarray, dictionary: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -132,7 +132,7 @@ def _compact(codes: np.ndarray, dictionary: pa.Array) -> tuple[np.ndarray, pa.Ar
     if used.all():
         return codes, dictionary
     remap = np.cumsum(used, dtype=np.int32) - 1
-    return remap[codes], dictionary.filter(pa.array(used))
+    return remap[codes], dictionary.filter(bool_array(used))
 
 
 def _offsets(codes: np.ndarray, n_groups: int) -> np.ndarray:
@@ -355,9 +355,10 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
             order = np.arange(n, dtype=itype)
             order += np.repeat(shift, lengths)
     else:  # one multi-key sort in Arrow: ids compared as bytes, faster than np.lexsort
-        keys = pa.table({"q": qcode, "s": score, "d": doc_ids.take(pa.array(dcode))})
-        return pc.sort_indices(keys, sort_keys=[("q", "ascending"), ("s", "descending"),
-                                                ("d", "descending")]).to_numpy()
+        keys = pa.table({"q": from_numpy(qcode), "s": from_numpy(score),
+                         "d": doc_ids.take(from_numpy(dcode))})
+        return to_numpy(pc.sort_indices(keys, sort_keys=[
+            ("q", "ascending"), ("s", "descending"), ("d", "descending")]))
     return _order_ties(order, qcode, score, dcode, doc_ids)
 
 
@@ -385,7 +386,7 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     present = np.zeros(len(doc_ids), dtype=bool)
     present[docs] = True
     codes = np.flatnonzero(present)  # the distinct tied documents, by code
-    by_bytes = pc.sort_indices(doc_ids.take(pa.array(codes))).to_numpy()
+    by_bytes = to_numpy(pc.sort_indices(doc_ids.take(from_numpy(codes))))
     rank = np.empty(len(doc_ids), dtype=np.int64)
     rank[codes[by_bytes]] = np.arange(len(codes), dtype=np.int64)
     # one key per tied row: its run, then its document's byte rank descending
@@ -411,7 +412,7 @@ def _flatten(nested: dict[str, dict[str, float]]) -> tuple[list[str], list[str],
 
 def _to_dict(query_ids: np.ndarray, doc_ids: pa.Array, qcode: np.ndarray, dcode: np.ndarray,
              values: np.ndarray) -> dict[str, dict[str, float]]:
-    docs = doc_ids.take(pa.array(dcode)).to_pylist()
+    docs = doc_ids.take(from_numpy(dcode)).to_pylist()
     out: dict[str, dict[str, float]] = {}
     for q, d, v in zip(query_ids[qcode].tolist(), docs, values.tolist(), strict=True):
         out.setdefault(q, {})[d] = v
@@ -572,12 +573,16 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
 
 def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     """Index of each needle in the sorted string array ``haystack``, -1 when absent."""
-    idx = pc.index_in(pa.array(needles.astype(str), type=pa.string()),
-                      value_set=pa.array(haystack.astype(str), type=pa.string()))
-    return idx.fill_null(-1).to_numpy().astype(np.int64)
+    idx = pc.index_in(string_array(needles.astype(str)),
+                      value_set=string_array(haystack.astype(str)))
+    return _indices(idx)
 
 
 def _doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
     """For each run document code, the qrels document code (or -1 when never judged)."""
-    idx = pc.index_in(run_docs, value_set=qrels_docs)
-    return idx.fill_null(-1).to_numpy().astype(np.int64)
+    return _indices(pc.index_in(run_docs, value_set=qrels_docs))
+
+
+def _indices(found: pa.Array) -> np.ndarray:
+    """int64 positions from ``index_in``; -1 where the value was not found (null)."""
+    return to_numpy_filled(found, -1, np.int64)

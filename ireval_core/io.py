@@ -99,6 +99,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ._arrow import bool_array, from_numpy, string_array, to_numpy, to_numpy_filled, valid_mask
 from .data import DuplicateEntryError, Qrels, Run, dictionary_codes
 from .errors import DataWarning, FormatError, invalid_parameter, shorten
 
@@ -679,8 +680,9 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
         parts = [{"qid": table.column("qid"), "docid": table.column("docid")}]
         del table
     else:
-        parts = [{"qid": table.column("qid").filter(pa.array(tag_codes == i)),
-                  "docid": table.column("docid").filter(pa.array(tag_codes == i))}
+        assert tag_codes is not None  # several tags come from a tag column
+        parts = [{"qid": table.column("qid").filter(bool_array(np.equal(tag_codes, i))),
+                  "docid": table.column("docid").filter(bool_array(np.equal(tag_codes, i)))}
                  for i in range(len(tag_names))]
         del table
     runs = []
@@ -817,6 +819,9 @@ _CHAR_NAMES = {"\n": "a line break (\\n)", "\r": "a carriage return (\\r)", "\t"
                "\u2029": "a paragraph separator (U+2029)"}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _text_problem(value: str | None, key: str, *, edges: bool) -> str | None:
     """What is wrong with one id or tag, or None (the slow twin of :func:`_bad_text_rows`)."""
     what = _WHAT[key]
@@ -828,6 +833,10 @@ def _text_problem(value: str | None, key: str, *, edges: bool) -> str | None:
         named = _CHAR_NAMES.get(char, f"the control character U+{ord(char):04X}")
         return (f"{what} {_cut(value)!r} contains {named}; ids and tags must be one "
                 "line without tabs or control characters")
+    surrogate = _SURROGATE.search(value)
+    if surrogate is not None:  # JSON "\ud800" escapes decode to these: not valid text
+        return (f"{what} {_cut(value)!r} contains the lone surrogate "
+                f"U+{ord(surrogate.group()):04X}, which is not valid Unicode text")
     if edges and value and (value[0] == " " or value[-1] == " "):
         return (f"{what} {value!r} starts or ends with a space; ids are compared exactly "
                 "(' d1' is not 'd1')")
@@ -874,7 +883,7 @@ def _bad_text_mask(arr: pa.Array, *, allow_empty: bool, edges: bool,
     if n == 0:
         return bad
     if arr.null_count:
-        bad |= np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        bad |= ~valid_mask(arr)
     offsets, data = _string_layout(arr)
     lengths = np.diff(offsets)
     if not allow_empty:
@@ -930,9 +939,9 @@ def _first_bad_text(col: pa.ChunkedArray | pa.Array, *, allow_empty: bool = Fals
             bad_values = checked[key]
             mask = np.zeros(len(chunk), dtype=bool)
             if chunk.null_count:
-                mask |= np.asarray(chunk.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+                mask |= ~valid_mask(chunk)
             if bad_values.size:
-                idx = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)
+                idx = to_numpy_filled(chunk.indices, 0)
                 mask |= np.isin(idx, bad_values)
         else:
             mask = _bad_text_mask(chunk, allow_empty=allow_empty, edges=edges,
@@ -973,9 +982,7 @@ def _problem_message(table: pa.Table, key: str, row: int, *, edges: bool,
 
 
 def _numeric(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    return col.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    return to_numpy(col, np.float64)
 
 
 def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
@@ -1544,7 +1551,7 @@ def _read_parquet_bounded(src: Source, columns: list[str], dictionary_columns: l
     if message:
         return None, message
     if not batches:
-        return pa.table({c: pa.array([], pa.string()) for c in columns}), ""
+        return pa.table({c: string_array([]) for c in columns}), ""
     return pa.Table.from_batches(batches), ""
 
 
@@ -1611,5 +1618,5 @@ def _read_json(src: Source, kind: Kind) -> pa.Table:
             v.append(value)
     if not q:
         raise FormatError(f"no entries; expected {{qid: {{docid: {word}}}}}", source=src.name)
-    return pa.table({"qid": pa.array(q, pa.string()), "docid": pa.array(d, pa.string()),
-                     _VALUE[kind]: pa.array(v, pa.float64())})
+    return pa.table({"qid": string_array(q), "docid": string_array(d),
+                     _VALUE[kind]: from_numpy(np.asarray(v, dtype=np.float64))})

@@ -601,6 +601,12 @@ def test_json_ids_checked_too():
     assert "query id 'q1\\n' contains a line break" in err.message
     err = error_of(read_qrels, b'{"q1": {"d1": true}}', name="b.json")
     assert "got True" in err.message
+    # a "\ud800" escape decodes to a lone surrogate: not text, so not an id (was a
+    # UnicodeEncodeError reported as "a bug in ireval's reader")
+    err = error_of(read_qrels, b'{"q\\ud800": {"d1": 1}}', name="s.json")
+    assert "query id 'q\\ud800' contains the lone surrogate U+D800" in err.message
+    err = error_of(read_qrels, b'{"q1": {"d\\udfff": 1}}', name="s.json")
+    assert "document id" in err.message and "U+DFFF" in err.message
 
 
 @pytest.mark.parametrize("ending", ["\r", "\r\n", "\n"])

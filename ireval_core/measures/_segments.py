@@ -46,10 +46,13 @@ def seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarr
     """``out[i] = max(values[j] for j >= i in the same query)`` (exact)."""
     if values.size == 0:
         return values.copy()
-    import pandas as pd  # only the IPrec measures need it: not on every evaluation's path
-
-    rev = pd.Series(values[::-1])
-    return rev.groupby(qidx[::-1], sort=False).cummax().to_numpy()[::-1]
+    # Exact: work on the ranks of the distinct values (integers), lifted per query so
+    # that one running maximum over the reversed array never crosses a query boundary.
+    distinct, rank = np.unique(values, return_inverse=True)
+    rev_q = np.asarray(qidx[::-1], dtype=np.int64)
+    lift = (rev_q.max() - rev_q) * len(distinct)  # grows along the reversed array
+    running = np.maximum.accumulate(rank.reshape(-1)[::-1].astype(np.int64) + lift) - lift
+    return distinct[running][::-1]
 
 
 def safe_div(num: np.ndarray, den: np.ndarray, fill: float = 0.0) -> np.ndarray:

@@ -1,0 +1,139 @@
+"""Arrow <-> numpy conversions that do not import pandas.
+
+pyarrow imports pandas (about 0.2-0.3 s, more than the rest of a small evaluation) the
+first time a value crosses between Python or numpy and Arrow: ``Array.to_numpy``,
+``np.asarray(array)``, ``pa.array(...)``, ``pa.scalar(...)``, and a Python scalar
+passed to a compute function. Reading memory through the arrays' buffers does not, so
+the everyday path (read two files, evaluate, print) uses these helpers instead.
+
+Only what the readers and kernels need is covered: fixed-width numbers and booleans
+without nulls, and string arrays. Anything else falls back to pyarrow's own conversion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_array",
+           "string_array"]
+
+_NUMPY_OF = {
+    pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+    pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64, pa.float32(): np.float32, pa.float64(): np.float64,
+}
+_ARROW_OF = {np.dtype(v): k for k, v in _NUMPY_OF.items()}
+
+
+def _chunk_numpy(arr: pa.Array) -> np.ndarray | None:
+    """The values of one chunk as numpy, read through its buffers; None when not covered."""
+    if arr.null_count:
+        return None
+    n, off = len(arr), arr.offset
+    if arr.type == pa.bool_():
+        buf = arr.buffers()[1]
+        if buf is None:
+            return np.zeros(n, dtype=bool)
+        bits = np.unpackbits(np.frombuffer(buf, dtype=np.uint8), bitorder="little")
+        return bits[off: off + n].astype(bool)
+    dtype = _NUMPY_OF.get(arr.type)
+    if dtype is None:
+        return None
+    buf = arr.buffers()[1]
+    if buf is None or n == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(buf, dtype=dtype, count=n, offset=off * np.dtype(dtype).itemsize)
+
+
+def to_numpy(arr: pa.Array | pa.ChunkedArray, dtype: Any = None) -> np.ndarray:
+    """``arr`` as a numpy array (a copy only where chunks are joined or ``dtype`` asks).
+
+    Numbers and booleans without nulls are read through the buffers (no pandas import);
+    other arrays use pyarrow's conversion. The result may be read-only.
+    """
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    maybe = [_chunk_numpy(c) for c in chunks]
+    parts = [p for p in maybe if p is not None]
+    if len(parts) < len(maybe):
+        out = arr.to_numpy(zero_copy_only=False)
+    elif len(parts) == 1:
+        out = parts[0]
+    elif parts:
+        out = np.concatenate(parts)
+    else:
+        out = np.zeros(0, dtype=_NUMPY_OF.get(arr.type, np.float64))
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def valid_mask(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """True where ``arr`` holds a value, False where it is null (read from the bitmaps)."""
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    parts = []
+    for c in chunks:
+        bitmap = c.buffers()[0]
+        if not c.null_count or bitmap is None:
+            parts.append(np.full(len(c), c.null_count == 0, dtype=bool))
+            continue
+        bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+        parts.append(bits[c.offset: c.offset + len(c)].astype(bool))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def to_numpy_filled(arr: pa.Array | pa.ChunkedArray, fill: float | int,
+                    dtype: Any = None) -> np.ndarray:
+    """Like :func:`to_numpy`, with ``fill`` where ``arr`` is null (fixed-width numbers)."""
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    parts = []
+    for c in chunks:
+        dt = _NUMPY_OF.get(c.type)
+        if dt is None:  # not a fixed-width number: pyarrow's own conversion
+            return np.where(valid_mask(arr), arr.to_numpy(zero_copy_only=False), fill
+                            ).astype(dtype if dtype is not None else np.float64)
+        buf = c.buffers()[1]
+        values = (np.frombuffer(buf, dtype=dt, count=len(c),
+                                offset=c.offset * np.dtype(dt).itemsize)
+                  if buf is not None and len(c) else np.zeros(len(c), dtype=dt))
+        if c.null_count:
+            values = np.where(valid_mask(c), values, fill)
+        parts.append(values)
+    out = (parts[0] if len(parts) == 1 else np.concatenate(parts) if parts
+           else np.zeros(0, dtype=np.float64))
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def from_numpy(values: np.ndarray) -> pa.Array:
+    """A numeric or boolean numpy array as an Arrow array without nulls (no pandas import).
+
+    The Arrow array shares memory with a contiguous copy of ``values``.
+    """
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        return bool_array(values)
+    atype = _ARROW_OF.get(values.dtype)
+    if atype is None:
+        raise TypeError(f"no Arrow type for numpy dtype {values.dtype}")
+    return pa.Array.from_buffers(atype, len(values), [None, pa.py_buffer(values)])
+
+
+def bool_array(mask: np.ndarray) -> pa.Array:
+    """A boolean numpy array as an Arrow boolean array (bit-packed)."""
+    mask = np.asarray(mask, dtype=bool)
+    bits = np.packbits(mask, bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(mask), [None, pa.py_buffer(bits)])
+
+
+def string_array(values: Sequence[str] | np.ndarray) -> pa.Array:
+    """Python strings as an Arrow ``string`` array (offsets and UTF-8 bytes built here)."""
+    encoded = [str(v).encode("utf-8") for v in values]
+    lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] < 2**31:
+        return pa.Array.from_buffers(pa.string(), len(encoded), [
+            None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))])
+    return pa.Array.from_buffers(pa.large_string(), len(encoded), [
+        None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]).cast(pa.string())

@@ -1,0 +1,62 @@
+"""The pandas-free Arrow <-> numpy conversions agree with pyarrow's own, slices and
+chunks included (the buffers of a sliced array start before its first value)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from ireval_core._arrow import (
+    bool_array,
+    from_numpy,
+    string_array,
+    to_numpy,
+    to_numpy_filled,
+    valid_mask,
+)
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.float32,
+                                   np.float64, np.bool_])
+def test_to_numpy_matches_pyarrow_on_slices_and_chunks(dtype) -> None:
+    values = (RNG.random(1000) < 0.5) if dtype is np.bool_ else (
+        RNG.integers(-100, 100, 1000).astype(dtype))
+    arr = pa.array(values)
+    for start, stop in [(0, 1000), (3, 17), (5, 5), (999, 1000), (13, 700)]:
+        part = arr.slice(start, stop - start)
+        assert np.array_equal(to_numpy(part), part.to_numpy(zero_copy_only=False))
+    chunked = pa.chunked_array([arr.slice(1, 10), arr.slice(11, 100), arr.slice(111, 3)])
+    assert np.array_equal(to_numpy(chunked), chunked.to_numpy())
+    assert to_numpy(chunked, np.float64).dtype == np.float64
+
+
+def test_nulls_masks_and_fills() -> None:
+    arr = pa.array([1, None, 3, None, 5], pa.int64())
+    for part in (arr, arr.slice(1, 3)):
+        assert valid_mask(part).tolist() == part.is_valid().to_pylist()
+        expected = [-1 if v is None else v for v in part.to_pylist()]
+        assert to_numpy_filled(part, -1).tolist() == expected
+    assert np.isnan(to_numpy(pa.array([1.0, None]))).tolist() == [False, True]  # fallback
+    assert to_numpy(pa.chunked_array([], pa.int32())).shape == (0,)
+
+
+def test_from_numpy_and_bool_array_round_trip() -> None:
+    x = RNG.integers(0, 1 << 40, 37)
+    assert from_numpy(x).to_pylist() == x.tolist()
+    assert from_numpy(x[::3]).to_pylist() == x[::3].tolist()  # not contiguous: copied
+    mask = RNG.random(77) < 0.3
+    assert bool_array(mask).to_pylist() == mask.tolist()
+    assert from_numpy(mask).type == pa.bool_()
+    with pytest.raises(TypeError, match="no Arrow type"):
+        from_numpy(np.array(["a"]))
+
+
+def test_strings_round_trip() -> None:
+    values = ["", "q1", "007", "é", "日本語", "a b", "x" * 300]
+    arr = string_array(values)
+    assert arr.type == pa.string() and arr.to_pylist() == values
+    arr.validate(full=True)
+    assert string_array([]).to_pylist() == []
