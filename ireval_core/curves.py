@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .data import Qrels, Ranked, Run, join
+from .data import JoinCache, Qrels, Ranked, Run, join
 from .measures._segments import safe_div, seg_cumcount
 from .measures.binary import ELEVEN_POINTS, _iprec_levels
 from .measures.pairwise import auc_counts, tie_groups
@@ -295,8 +295,10 @@ class RunCurves:
         return None
 
 
-def run_curves(qrels: Qrels, run: Run, *, options: EvalOptions | None = None) -> RunCurves:
-    """Every curve of ``run``: the run is joined with the qrels once under ``options``.
+def run_curves(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
+               joins: JoinCache | None = None) -> RunCurves:
+    """Every curve of ``run``: the run is joined with the qrels once under ``options``
+    (or the join is taken from ``joins``, see :class:`~ireval_core.data.JoinCache`).
 
     >>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 2}})
     >>> run = Run.from_dict({"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1}}, name="bm25")
@@ -309,7 +311,8 @@ document to rank below them
     """
     options = EvalOptions() if options is None else options
     rel = options.rel_level
-    r = join(qrels, run, options=options)
+    r = joins.ranked(qrels, run, options) if joins is not None else join(
+        qrels, run, options=options)
     pts = pr_points(r, rel_level=rel)
     queries = pts["query"].astype(str).to_numpy()
     starts = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]]) if len(queries) else (

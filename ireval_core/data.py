@@ -37,6 +37,9 @@ documents per query) are computed on demand with :meth:`Ranked.n_relevant` and
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,7 +52,7 @@ from ._arrow import bool_array, from_numpy, string_array, to_numpy, to_numpy_fil
 from .errors import DataWarning
 from .options import EvalOptions
 
-__all__ = ["DuplicateEntryError", "Qrels", "Ranked", "Run", "join"]
+__all__ = ["DuplicateEntryError", "JoinCache", "Qrels", "Ranked", "Run", "join"]
 
 
 class DuplicateEntryError(ValueError):
@@ -438,6 +441,12 @@ class Ranked:
     def n_queries(self) -> int:
         return len(self.query_ids)
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the numeric arrays (what a cache of joins is bounded by)."""
+        return sum(v.nbytes for v in vars(self).values()
+                   if isinstance(v, np.ndarray) and v.dtype != object)
+
     @cached_property
     def n_retrieved(self) -> np.ndarray:
         """Ranked documents per query (after any depth cut)."""
@@ -536,7 +545,7 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     qqidx = np.repeat(np.arange(nq, dtype=np.int64), qlen)
 
     # grade of every ranked document: look (query, doc) up among the qrels rows
-    doc_map = _doc_code_map(run.doc_ids, qrels.doc_ids)  # run dcode -> qrels dcode or -1
+    doc_map = _run_doc_map(qrels, run)  # run dcode -> qrels dcode or -1
     # every run row, in order (all queries evaluated, no depth cut): no gather needed
     whole = len(rows) == len(run.dcode)
     rdoc = doc_map[run.dcode if whole else run.dcode[rows]]
@@ -581,6 +590,94 @@ def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
 def _doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
     """For each run document code, the qrels document code (or -1 when never judged)."""
     return _indices(pc.index_in(run_docs, value_set=qrels_docs))
+
+
+# The document map of a run against the qrels it was last joined with: the one step of a
+# join that hashes strings, and the same for every option. One map per run (held weakly:
+# it goes with the run), checked against the qrels object it was made for.
+_DOC_MAPS: weakref.WeakKeyDictionary[Run, tuple[weakref.ref[Qrels], np.ndarray]] = (
+    weakref.WeakKeyDictionary())
+_DOC_MAPS_LOCK = threading.Lock()
+
+
+def _run_doc_map(qrels: Qrels, run: Run) -> np.ndarray:
+    """``_doc_code_map(run.doc_ids, qrels.doc_ids)``, remembered for the run's last qrels."""
+    with _DOC_MAPS_LOCK:
+        hit = _DOC_MAPS.get(run)
+    if hit is not None and hit[0]() is qrels:
+        return hit[1]
+    doc_map = _doc_code_map(run.doc_ids, qrels.doc_ids)
+    doc_map.setflags(write=False)
+    with _DOC_MAPS_LOCK:
+        _DOC_MAPS[run] = (weakref.ref(qrels), doc_map)
+    return doc_map
+
+
+def join_key(options: EvalOptions) -> tuple[bool, int | None, bool]:
+    """The options a join depends on: query set, depth cut, judged-only rankings.
+
+    The relevance level and the IDCG policy are applied by the kernels, so changing
+    them reuses a join.
+    """
+    return (options.complete, options.depth, options.judged_only)
+
+
+class JoinCache:
+    """Joined runs (:class:`Ranked`) kept for reuse, bounded by bytes.
+
+    A page that evaluates other measures, draws curves of the same runs, or changes the
+    relevance level reuses the join instead of redoing it. Entries are keyed by the
+    qrels and run objects (checked by identity, held weakly) and :func:`join_key`;
+    the least recently used entries go first once ``max_bytes`` is passed (the newest
+    entry is always kept). Safe to share between threads; the cached arrays are
+    read-only.
+
+    Parameters
+    ----------
+    max_bytes:
+        Bound on the bytes of the kept joins (default 1 GiB).
+    """
+
+    def __init__(self, max_bytes: int = 1 << 30) -> None:
+        self.max_bytes = int(max_bytes)
+        self._entries: OrderedDict[tuple[object, ...], tuple[weakref.ref[Qrels],
+                                                              weakref.ref[Run], Ranked]] = (
+            OrderedDict())
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def ranked(self, qrels: Qrels, run: Run, options: EvalOptions) -> Ranked:
+        """``join(qrels, run, options=options)``, from the cache when it was made before."""
+        key = (id(qrels), id(run), *join_key(options))
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None and hit[0]() is qrels and hit[1]() is run:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return hit[2]
+        ranked = join(qrels, run, options=options)
+        _freeze(ranked)
+        with self._lock:
+            self.misses += 1
+            self._entries[key] = (weakref.ref(qrels), weakref.ref(run), ranked)
+            self._entries.move_to_end(key)
+            while len(self._entries) > 1 and self.nbytes > self.max_bytes:
+                self._entries.popitem(last=False)
+        return ranked
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the kept joins."""
+        return sum(e[2].nbytes for e in self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Drop every kept join."""
+        with self._lock:
+            self._entries.clear()
 
 
 def _indices(found: pa.Array) -> np.ndarray:

@@ -34,15 +34,21 @@ np.int64(1)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from .data import Qrels, Run, join
+from .data import JoinCache, Qrels, Ranked, Run, join
 from .errors import DataWarning
 from .options import EvalOptions
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluation
+    from .measures import Measure
 
 __all__ = ["POOLED_LABEL", "SHORT_DEPTHS", "TOP_K", "Dataset", "DatasetSummary"]
 
@@ -123,6 +129,8 @@ class Dataset:
 
     qrels: Qrels
     runs: tuple[Run, ...] = ()
+    joins: JoinCache = field(default_factory=JoinCache, repr=False, compare=False)
+    """Joined runs kept for reuse by :meth:`ranked` and :meth:`evaluate` (bounded by bytes)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.qrels, Qrels):
@@ -159,6 +167,23 @@ class Dataset:
 
     def __repr__(self) -> str:
         return f"Dataset({self.qrels!r}, runs={list(self.run_names)})"
+
+    # ------------------------------------------------------------------ evaluation
+
+    def ranked(self, name: str, options: EvalOptions) -> Ranked:
+        """The run called ``name`` joined with the qrels under ``options`` (kept for reuse)."""
+        return self.joins.ranked(self.qrels, self.run(name), options)
+
+    def evaluate(self, measures: str | Sequence[str | Measure],
+                 options: EvalOptions | None = None) -> Evaluation:
+        """:func:`~ireval_core.evaluate.evaluate` of every run, reusing kept joins.
+
+        The same numbers as ``evaluate(dataset.qrels, dataset.runs, measures,
+        options=options)``; only the work differs.
+        """
+        from .evaluate import evaluate
+
+        return evaluate(self.qrels, self.runs, measures, options=options, joins=self.joins)
 
     # ------------------------------------------------------------------ checks
 

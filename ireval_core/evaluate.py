@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .data import Qrels, Ranked, Run, join
+from .data import JoinCache, Qrels, Ranked, Run, join
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
@@ -136,7 +136,8 @@ def _aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray
 
 
 def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[str | Measure], *,
-             options: EvalOptions | None = None) -> Evaluation:
+             options: EvalOptions | None = None, joins: JoinCache | None = None
+             ) -> Evaluation:
     """Compute ``measures`` for every run; vectorised over all queries of each run.
 
     Parameters
@@ -151,6 +152,10 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
         Which queries are averaged, the relevance level, depth cut, judged-only
         rankings and the IDCG = 0 policy (:class:`~ireval_core.options.EvalOptions`;
         default: trec_eval's defaults).
+    joins:
+        Where joined runs are kept for reuse (:class:`~ireval_core.data.JoinCache`):
+        evaluating other measures, or under another relevance level, then skips the
+        join. ``None`` joins afresh.
 
     Returns
     -------
@@ -175,7 +180,8 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
     counts: dict[tuple[str, str], int] = {}
     query_ids: dict[str, np.ndarray] = {}
     for run in runs:
-        ranked = join(qrels, run, options=options)
+        ranked = (joins.ranked(qrels, run, options) if joins is not None
+                  else join(qrels, run, options=options))
         query_ids[run.name] = _frozen(ranked.query_ids)
         for m in specs:
             v = np.asarray(m.family.kernel(ranked, m, options), dtype=np.float64)

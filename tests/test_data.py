@@ -124,3 +124,76 @@ def test_dictionary_codes_of_chunked_columns(chunks: int) -> None:
         assert codes.dtype == np.int32
         assert _decoded(codes, dictionary) == values
         assert dictionary.to_pylist() == list(dict.fromkeys(values))  # first appearance
+
+
+# ----------------------------------------------------------------------------- kept joins
+
+
+def _random_pair(seed: int) -> tuple[Qrels, list[Run]]:
+    rng = np.random.default_rng(seed)
+    qrels = Qrels.from_arrays(
+        [f"q{i % 7}" for i in range(60)], [f"d{i}" for i in range(60)],
+        rng.integers(-1, 4, 60))
+    runs = []
+    for name in ("a", "b"):
+        n = 80
+        runs.append(Run.from_arrays([f"q{i % 8}" for i in range(n)],
+                                    [f"d{rng.integers(0, 90)}x{i}" if i % 3 else f"d{i}"
+                                     for i in range(n)],
+                                    np.round(rng.random(n), 1), name=name))
+    return qrels, runs
+
+
+def test_join_cache_gives_the_same_numbers_and_reuses_joins() -> None:
+    from ireval_core.data import JoinCache
+    from ireval_core.evaluate import evaluate
+
+    qrels, runs = _random_pair(3)
+    cache = JoinCache()
+    measures = ["AP", "nDCG@10", "P@5", "bpref", "recall@20"]
+    for options in (EvalOptions(), EvalOptions(rel_level=2), EvalOptions(depth=5),
+                    EvalOptions(complete=True, judged_only=True), EvalOptions(rel_level=3)):
+        fresh = evaluate(qrels, runs, measures, options=options)
+        kept = evaluate(qrels, runs, measures, options=options, joins=cache)
+        for key, values in fresh.values.items():
+            np.testing.assert_array_equal(kept.values[key], values)
+    # rel_level 2 and 3 reuse the default join: 3 distinct joins x 2 runs were made
+    assert (cache.misses, cache.hits) == (6, 4)
+    ranked = cache.ranked(qrels, runs[0], EvalOptions(rel_level=2))
+    assert not ranked.grade.flags.writeable  # shared between pages: read-only
+    with pytest.raises(ValueError):
+        ranked.grade[0] = 1.0
+
+
+def test_join_cache_is_bounded_by_bytes_and_checks_identity() -> None:
+    from ireval_core.data import JoinCache
+
+    qrels, runs = _random_pair(4)
+    one = join(qrels, runs[0]).nbytes
+    cache = JoinCache(max_bytes=one + one // 2)  # room for one join, not two
+    cache.ranked(qrels, runs[0], EvalOptions())
+    cache.ranked(qrels, runs[1], EvalOptions())
+    assert len(cache) == 1 and cache.nbytes <= cache.max_bytes
+    # an equal but distinct qrels object is another dataset: joined afresh, not confused
+    other = Qrels.from_dict({q: {d: 0 if g > 0 else 1 for d, g in docs.items()}
+                             for q, docs in qrels.to_dict().items()})
+    before = cache.misses
+    got = cache.ranked(other, runs[1], EvalOptions())
+    assert cache.misses == before + 1
+    np.testing.assert_array_equal(got.grade, join(other, runs[1]).grade)
+    cache.clear()
+    assert len(cache) == 0 and cache.nbytes == 0
+
+
+def test_dataset_evaluate_equals_evaluate() -> None:
+    from ireval_core.dataset import Dataset
+    from ireval_core.evaluate import evaluate
+
+    qrels, runs = _random_pair(5)
+    ds = Dataset(qrels, runs)
+    for options in (EvalOptions(), EvalOptions(rel_level=2, depth=7)):
+        a = ds.evaluate(["AP", "RR", "nDCG"], options)
+        b = evaluate(qrels, runs, ["AP", "RR", "nDCG"], options=options)
+        assert a.aggregates == b.aggregates
+    np.testing.assert_array_equal(ds.ranked("b", EvalOptions()).grade,
+                                  join(qrels, runs[1]).grade)
