@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_array",
-           "string_array"]
+           "string_array", "string_layout", "byte_order_keys"]
 
 _NUMPY_OF = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -137,3 +137,54 @@ def string_array(values: Sequence[str] | np.ndarray) -> pa.Array:
             None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))])
     return pa.Array.from_buffers(pa.large_string(), len(encoded), [
         None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]).cast(pa.string())
+
+
+def string_layout(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (int64, one per value plus one) and the bytes of a string array."""
+    if pa.types.is_string_view(arr.type) or pa.types.is_binary_view(arr.type):
+        arr = arr.cast(pa.large_string())
+    large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    buffers = arr.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)
+    offsets = offsets[arr.offset: arr.offset + len(arr) + 1].astype(np.int64)
+    data = (np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None
+            else np.zeros(0, dtype=np.uint8))
+    return offsets, data
+
+
+def byte_order_keys(arr: pa.Array, *, max_prefix: int = 64) -> np.ndarray | None:
+    """uint64 keys that order the values of a string array byte-wise, as ``strcmp`` does.
+
+    Exact when they are returned: the prefix every value shares (up to ``max_prefix``
+    bytes) is left out and the rest, at most 8 bytes, read as a big-endian number
+    padded with zero bytes on the right, so a value that is a prefix of another comes
+    first. ``None`` when the rest is longer than 8 bytes, a value holds a zero byte
+    (padding could not be told from it) or a value is null; callers then sort the
+    strings themselves. Sorting these integers is several times faster than sorting
+    the strings (document ids such as ``clueweb-01234567`` or MS MARCO's numbers fit).
+    """
+    n = len(arr)
+    if n == 0 or arr.null_count:
+        return None if n else np.zeros(0, dtype=np.uint64)
+    offsets, data = string_layout(arr)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    seg = data[offsets[0]: offsets[-1]]
+    if seg.size and not seg.all():  # a zero byte inside a value
+        return None
+    shortest = int(lengths.min())
+    prefix = 0
+    first = starts[0]
+    while prefix < min(shortest, max_prefix) and bool(
+            (data[starts + prefix] == data[first + prefix]).all()):
+        prefix += 1
+    width = int(lengths.max()) - prefix
+    if width > 8:
+        return None
+    keys = np.zeros(n, dtype=np.uint64)
+    rest = lengths - prefix
+    for j in range(width):
+        present = rest > j
+        byte = np.zeros(n, dtype=np.uint64)
+        byte[present] = data[starts[present] + prefix + j]
+        keys |= byte << np.uint64(8 * (7 - j))
+    return keys

@@ -48,7 +48,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._arrow import bool_array, from_numpy, string_array, to_numpy, to_numpy_filled
+from ._arrow import (
+    bool_array,
+    byte_order_keys,
+    from_numpy,
+    string_array,
+    to_numpy,
+    to_numpy_filled,
+)
 from .errors import DataWarning
 from .options import EvalOptions
 
@@ -371,8 +378,9 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
 
     Linear passes plus two sorts sized by the ties: the tied rows are found with a
     mask, the distinct documents among them with a presence mask over the document
-    codes, only those ids are sorted by bytes, and the tie runs are ordered with one
-    integer sort on (run, byte rank descending).
+    codes, only those ids are sorted by bytes (as integers when they fit in 8 bytes
+    after their common prefix, see :func:`~ireval_core._arrow.byte_order_keys`), and the
+    tie runs are ordered with one integer sort on (run, byte rank descending).
     """
     q = qcode if order is None else qcode[order]
     sc = score if order is None else score[order]
@@ -389,7 +397,10 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     present = np.zeros(len(doc_ids), dtype=bool)
     present[docs] = True
     codes = np.flatnonzero(present)  # the distinct tied documents, by code
-    by_bytes = to_numpy(pc.sort_indices(doc_ids.take(from_numpy(codes))))
+    tied_ids = doc_ids.take(from_numpy(codes))
+    keys = byte_order_keys(tied_ids)  # integers in byte order, when the ids allow it
+    by_bytes = (np.argsort(keys, kind="stable") if keys is not None
+                else to_numpy(pc.sort_indices(tied_ids)))
     rank = np.empty(len(doc_ids), dtype=np.int64)
     rank[codes[by_bytes]] = np.arange(len(codes), dtype=np.int64)
     # one key per tied row: its run, then its document's byte rank descending

@@ -99,7 +99,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ._arrow import bool_array, from_numpy, string_array, to_numpy, to_numpy_filled, valid_mask
+from ._arrow import (
+    bool_array,
+    from_numpy,
+    string_array,
+    to_numpy,
+    to_numpy_filled,
+    valid_mask,
+)
+from ._arrow import string_layout as _string_layout
 from .data import DuplicateEntryError, Qrels, Run, dictionary_codes
 from .errors import DataWarning, FormatError, invalid_parameter, shorten
 
@@ -855,19 +863,6 @@ def _value_problem(text: str, word: str, column: str) -> str | None:
     if not math.isfinite(float(text)):
         return f"expected a finite {word} in column {column}, got {text!r}"
     return None
-
-
-def _string_layout(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets (int64, one per value plus one) and the bytes of a string array."""
-    if pa.types.is_string_view(arr.type) or pa.types.is_binary_view(arr.type):
-        arr = arr.cast(pa.large_string())
-    large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
-    buffers = arr.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)
-    offsets = offsets[arr.offset: arr.offset + len(arr) + 1].astype(np.int64)
-    data = (np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None
-            else np.zeros(0, dtype=np.uint8))
-    return offsets, data
 
 
 def _bad_text_mask(arr: pa.Array, *, allow_empty: bool, edges: bool,

@@ -60,3 +60,35 @@ def test_strings_round_trip() -> None:
     assert arr.type == pa.string() and arr.to_pylist() == values
     arr.validate(full=True)
     assert string_array([]).to_pylist() == []
+
+
+def _strcmp_order(values: list[str]) -> list[int]:
+    return sorted(range(len(values)), key=lambda i: values[i].encode())
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_byte_order_keys_sort_like_strcmp(seed: int) -> None:
+    from ireval_core._arrow import byte_order_keys
+
+    rng = np.random.default_rng(seed)
+    alphabet = list("0189abAZ-_.é") + ["\x7f", "ÿ"]
+    prefix = ["", "clueweb-", "D", "doc"][seed % 4]
+    values = sorted({prefix + "".join(rng.choice(alphabet, rng.integers(0, 5)))
+                     for _ in range(200)})
+    rng.shuffle(values)
+    keys = byte_order_keys(string_array(values))
+    assert keys is not None  # 4 characters of at most 2 UTF-8 bytes after the prefix
+    got = np.argsort(keys, kind="stable").tolist()
+    assert [values[i] for i in got] == [values[i] for i in _strcmp_order(values)]
+
+
+def test_byte_order_keys_declines_what_it_cannot_order() -> None:
+    from ireval_core._arrow import byte_order_keys
+
+    assert byte_order_keys(string_array(["a" * 9, "b"])) is None  # 9 bytes differ
+    assert byte_order_keys(string_array(["x" * 40 + "a" * 8, "x" * 40 + "b"])) is not None
+    assert byte_order_keys(string_array(["a\x00", "a"])) is None  # zero byte
+    assert byte_order_keys(pa.array(["a", None])) is None
+    assert byte_order_keys(string_array([])).shape == (0,)
+    sliced = string_array(["zz", "b", "a", "c"]).slice(1, 3)
+    assert np.argsort(byte_order_keys(sliced)).tolist() == [1, 0, 2]
