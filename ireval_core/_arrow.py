@@ -180,6 +180,11 @@ def byte_order_keys(arr: pa.Array, *, max_prefix: int = 64) -> np.ndarray | None
     width = int(lengths.max()) - prefix
     if width > 8:
         return None
+    if shortest == int(lengths.max()) and offsets[-1] - offsets[0] == n * shortest:
+        # one length (the usual case): the bytes are an n x length matrix already
+        block = np.zeros((n, 8), dtype=np.uint8)
+        block[:, :width] = seg.reshape(n, shortest)[:, prefix:]
+        return block.view(">u8").reshape(n).astype(np.uint64)
     keys = np.zeros(n, dtype=np.uint64)
     rest = lengths - prefix
     for j in range(width):
