@@ -1,36 +1,74 @@
-"""Cached reading of qrels and runs, keyed by explicit arguments only.
+"""Cached reading of qrels and runs, and the byte-bounded cache every page shares.
 
 Every input is identified by its file name and a digest of its bytes, so re-reading the
-same upload (or the bundled sample on every rerun) costs one hash, not one parse. The
-parsed objects are immutable, so they are cached with ``st.cache_resource`` and shared
-rather than copied. A file that cannot be read gives a :class:`LoadedFile` carrying the
-:class:`~ireval_core.errors.FormatError`: errors are cached and shown, never raised
-into the page.
+same upload costs one hash, not one parse. A file that cannot be read gives a
+:class:`LoadedFile` carrying the :class:`~ireval_core.errors.FormatError`: errors are
+cached and shown, never raised into the page, and hold nothing of the input.
 
-Nothing in this module reads widget values, session state or other globals.
+Memory
+------
+Parsed files and everything computed from them (evaluations, curves, comparisons,
+labeling results) go through one :class:`SharedCache`, :data:`SHARED`:
+
+* an object some session still uses is shared by every session asking for it: the
+  cache holds it *weakly*, the sessions hold it (their ``st.session_state``, which
+  Streamlit drops when a session ends);
+* besides, the most recently used objects are kept strongly within a byte budget,
+  ``IREVAL_CACHE_MB`` megabytes (default 256), so that a new session does not redo
+  the work of one that just ended. Sizes are measured from the arrays an object keeps
+  alive (:func:`ireval_core.sizes.memory_blocks`, an array two objects share counted
+  once). An object larger than a quarter of the budget is not kept for others: it
+  lives as long as a session holds it;
+* the bundled sample and the folder of ``IREVAL_DATA_DIR`` are the server's own data:
+  read once and kept while the server runs, outside the budget.
+
+So when sessions end, what they read is freed, and the server keeps at most the budget.
+Functions computing from the data are cached with :func:`shared` (``st.cache_resource``
+and ``st.cache_data`` hold their entries until evicted by count, whatever their size,
+and after every session has gone).
+
+Nothing in this module reads widget values or other globals; :func:`shared` keeps a
+session's own results in ``st.session_state`` under :data:`PINS_KEY`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import inspect
 import logging
 import os
-from collections.abc import Sequence
+import pickle
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar, cast
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ireval_core.data import Qrels, Run
 from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
 from ireval_core.io import read_qrels, read_runs
+from ireval_core.sizes import memory_blocks
 
 __all__ = [
     "SAMPLE_DIR",
     "FORMATS_HELP",
+    "CACHE_MB_VAR",
+    "DEFAULT_CACHE_MB",
+    "PINS_KEY",
+    "SHARED",
+    "CacheStats",
     "LoadedFile",
     "LoadedFiles",
+    "SharedCache",
+    "cache_budget",
     "dataset_for",
     "digest",
     "load_qrels",
@@ -40,6 +78,8 @@ __all__ = [
     "load_default",
     "load_folder",
     "data_dir",
+    "shared",
+    "without_traceback",
     "DATA_DIR_VAR",
 ]
 
@@ -57,7 +97,17 @@ FORMATS_HELP = (
     "Any of them gzip-compressed.")
 """Listed under the uploaders: what can be uploaded."""
 
-_MAX_CACHED_FILES = 32
+CACHE_MB_VAR = "IREVAL_CACHE_MB"
+"""Environment variable: megabytes kept for later sessions (see the module docstring)."""
+
+DEFAULT_CACHE_MB = 256
+"""The budget when :data:`CACHE_MB_VAR` is not set."""
+
+PINS_KEY = "ireval.cache.pins"
+"""Session-state key of the results :func:`shared` keeps for the session itself."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,13 +178,331 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+# ----------------------------------------------------------------------------- the shared cache
+
+
+def cache_budget(value: str | None = None) -> int:
+    """The byte budget of :data:`SHARED`: ``value`` (default: :data:`CACHE_MB_VAR`) in
+    megabytes (MiB, a number >= 0), else :data:`DEFAULT_CACHE_MB`.
+
+    >>> cache_budget("64"), cache_budget("0.5"), cache_budget(""), cache_budget("lots")
+    (67108864, 524288, 268435456, 268435456)
+    """
+    text = (os.environ.get(CACHE_MB_VAR, "") if value is None else value).strip()
+    if text:
+        try:
+            megabytes = float(text)
+        except ValueError:
+            megabytes = -1.0
+        if megabytes >= 0 and megabytes != float("inf"):
+            return int(megabytes * 2**20)
+        _log.warning("%s=%r is not a number of megabytes >= 0; using %d", CACHE_MB_VAR,
+                     text, DEFAULT_CACHE_MB)
+    return DEFAULT_CACHE_MB * 2**20
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What a :class:`SharedCache` holds.
+
+    Attributes
+    ----------
+    kept:
+        Entries held strongly (kept for later sessions).
+    kept_bytes:
+        Bytes those entries keep alive, each array counted once (<= ``budget``).
+    budget:
+        The byte budget of the strongly held entries.
+    shared:
+        Entries reachable at all: kept, or held by some session (weakly referenced).
+    hits, misses:
+        Lookups that found an entry, and those that computed it.
+    """
+
+    kept: int
+    kept_bytes: int
+    budget: int
+    shared: int
+    hits: int
+    misses: int
+
+
+@dataclass
+class _Entry:
+    value: object
+    blocks: dict[Hashable, int]
+
+
+class _Pickled:
+    """A result kept as its pickle: every caller unpickles its own copy."""
+
+    __slots__ = ("blob", "__weakref__")
+
+    def __init__(self, blob: bytes) -> None:
+        self.blob = blob
+
+
+class SharedCache:
+    """Objects shared between sessions: weakly while sessions hold them, and the most
+    recently used strongly within ``budget`` bytes.
+
+    :meth:`get` returns the object stored under a key, computing it (once, even when
+    several threads ask at the same time) when no session holds it and it is not kept.
+    An object larger than ``budget / 4`` (:attr:`max_entry`) is never kept: only the
+    sessions holding it keep it alive. Thread-safe.
+
+    >>> import numpy as np
+    >>> c = SharedCache(budget=64_000)
+    >>> a = c.get("a", lambda: np.zeros(1000))  # 8,000 bytes: kept
+    >>> c.get("a", lambda: None) is a, c.stats().kept_bytes >= 8000
+    (True, True)
+    >>> big = c.get("big", lambda: np.zeros(10_000))  # 80,000 bytes: over a quarter
+    >>> c.stats().kept, c.stats().shared  # shared while this code holds it, not kept
+    (1, 2)
+    >>> del big
+    >>> c.stats().shared
+    1
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = max(0, int(budget))
+        self._lock = threading.RLock()  # weakref callbacks may run inside a locked section
+        self._kept: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self._block_users: dict[Hashable, list[int]] = {}  # block -> [entries using it, size]
+        self._kept_bytes = 0
+        self._weak: dict[Hashable, weakref.ref[Any]] = {}
+        self._computing: dict[Hashable, list[Any]] = {}  # key -> [lock, threads waiting]
+        self._hits = 0
+        self._misses = 0
+
+    @property
+    def max_entry(self) -> int:
+        """The largest object (bytes) kept for later sessions: a quarter of the budget."""
+        return self.budget // 4
+
+    def get(self, key: Hashable, compute: Callable[[], _R]) -> _R:
+        """The object under ``key``; ``compute()`` makes it when none is reachable."""
+        found = self._lookup(key)
+        if found is not None:
+            return cast(_R, found[0])
+        with self._lock:
+            slot = self._computing.setdefault(key, [threading.Lock(), 0])
+            slot[1] += 1
+        try:
+            with slot[0]:  # one computation per key; the others wait and find it
+                found = self._lookup(key)
+                if found is not None:
+                    return cast(_R, found[0])
+                with self._lock:
+                    self._misses += 1
+                value = compute()
+                self.put(key, value)
+                return value
+        finally:
+            with self._lock:
+                slot[1] -= 1
+                if not slot[1]:
+                    del self._computing[key]
+
+    def put(self, key: Hashable, value: object) -> None:
+        """Store ``value`` under ``key``: shared (when it can be weakly referenced) and
+        kept within the budget (when at most :attr:`max_entry` bytes)."""
+        blocks = memory_blocks(value)
+        size = sum(blocks.values())
+        with self._lock:
+            self._drop(key)
+            try:
+                self._weak[key] = weakref.ref(value, functools.partial(self._expired, key))
+            except TypeError:  # tuples, strings: only kept (or not) below
+                pass
+            if size > self.max_entry:
+                return
+            self._keep(key, _Entry(value, blocks))
+        self._remeasure()
+        with self._lock:
+            while self._kept_bytes > self.budget and len(self._kept) > 1:
+                self._unkeep(next(iter(self._kept)))  # the least recently used
+
+    def stats(self) -> CacheStats:
+        """Counts of what is held (see :class:`CacheStats`)."""
+        with self._lock:
+            alive = {k for k, ref in self._weak.items() if ref() is not None}
+            return CacheStats(kept=len(self._kept), kept_bytes=self._kept_bytes,
+                              budget=self.budget, shared=len(alive | self._kept.keys()),
+                              hits=self._hits, misses=self._misses)
+
+    def live_keys(self) -> list[Hashable]:
+        """The keys whose object is reachable (kept, or held by some session)."""
+        with self._lock:
+            alive = [k for k, ref in self._weak.items() if ref() is not None]
+            return alive + [k for k in self._kept if k not in self._weak]
+
+    def clear(self) -> None:
+        """Forget every entry (sessions keep the objects they hold)."""
+        with self._lock:
+            for key in list(self._kept):
+                self._unkeep(key)
+            self._weak.clear()
+
+    def _lookup(self, key: Hashable) -> tuple[object] | None:
+        with self._lock:
+            entry = self._kept.get(key)
+            if entry is not None:
+                self._kept.move_to_end(key)
+                self._hits += 1
+                return (entry.value,)
+            ref = self._weak.get(key)
+            value = ref() if ref is not None else None
+            if value is None:
+                return None
+            self._hits += 1
+            return (value,)
+
+    def _keep(self, key: Hashable, entry: _Entry) -> None:
+        self._kept[key] = entry
+        for block, nbytes in entry.blocks.items():
+            users = self._block_users.setdefault(block, [0, nbytes])
+            if users[0] == 0:
+                self._kept_bytes += nbytes
+            users[0] += 1
+
+    def _remeasure(self) -> None:
+        """Measure the kept entries again: some grow after they are stored (a dataset's
+        memoised checks and kept joins); one grown over :attr:`max_entry` is let go."""
+        with self._lock:
+            entries = list(self._kept.items())
+        for key, entry in entries:
+            blocks = memory_blocks(entry.value)
+            if blocks.keys() == entry.blocks.keys():
+                continue
+            with self._lock:
+                if self._kept.get(key) is not entry:
+                    continue
+                position = list(self._kept).index(key)
+                self._unkeep(key)
+                if sum(blocks.values()) > self.max_entry:
+                    continue
+                self._keep(key, _Entry(entry.value, blocks))
+                for later in list(self._kept)[position:-1]:  # back to its place in the order
+                    self._kept.move_to_end(later)
+
+    def _drop(self, key: Hashable) -> None:
+        self._weak.pop(key, None)
+        if key in self._kept:
+            self._unkeep(key)
+
+    def _unkeep(self, key: Hashable) -> None:
+        entry = self._kept.pop(key)
+        for block in entry.blocks:
+            users = self._block_users[block]
+            users[0] -= 1
+            if users[0] == 0:
+                self._kept_bytes -= users[1]
+                del self._block_users[block]
+
+    def _expired(self, key: Hashable, ref: weakref.ref[Any]) -> None:
+        with self._lock:
+            if self._weak.get(key) is ref:
+                del self._weak[key]
+
+
+SHARED = SharedCache(cache_budget())
+"""The cache of this server process (budget from :data:`CACHE_MB_VAR`)."""
+
+
+def shared(*, copy: bool = False, session_entries: int = 0,
+           show_spinner: str | None = None) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Cache a function in :data:`SHARED`, keyed by its arguments not starting with ``_``.
+
+    As with ``st.cache_resource``, an argument whose name starts with ``_`` is not part
+    of the key (a digest or key argument before it stands for its content); the other
+    arguments must be hashable.
+
+    Parameters
+    ----------
+    copy:
+        The result is mutable (pandas tables): it is stored pickled, and every call
+        returns its own copy, as ``st.cache_data`` does. Otherwise the result is
+        immutable and the same object is returned to everyone.
+    session_entries:
+        How many of its own results of this function a session holds (in
+        ``st.session_state``, dropped with the session), so that a result too large to
+        be kept for others is still not recomputed on every rerun. 0: none (the caller
+        keeps what it needs).
+    show_spinner:
+        Text of the spinner shown while the function computes.
+    """
+
+    def decorate(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+        signature = inspect.signature(fn)
+        name = f"{fn.__module__}.{fn.__qualname__}"
+
+        @functools.wraps(fn)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = (name, *((k, v) for k, v in bound.arguments.items()
+                           if not k.startswith("_")))
+            in_session = get_script_run_ctx() is not None
+
+            def compute() -> object:
+                if show_spinner and in_session:
+                    with st.spinner(show_spinner):
+                        result: object = fn(*args, **kwargs)
+                else:
+                    result = fn(*args, **kwargs)
+                return _Pickled(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)) \
+                    if copy else result
+
+            pinned = _pinned(name, key) if session_entries and in_session else None
+            if pinned is not None:
+                stored = pinned[0]
+            else:
+                stored = SHARED.get(key, compute)
+                if session_entries and in_session:
+                    _pin(name, key, stored, session_entries)
+            if copy:
+                return cast(_R, pickle.loads(cast(_Pickled, stored).blob))
+            return cast(_R, stored)
+
+        return wrapper
+
+    return decorate
+
+
+def _session_pins() -> dict[str, OrderedDict[Hashable, object]]:
+    pins = st.session_state.get(PINS_KEY)
+    if not isinstance(pins, dict):
+        pins = {}
+        st.session_state[PINS_KEY] = pins
+    return pins
+
+
+def _pinned(name: str, key: Hashable) -> tuple[object] | None:
+    held = _session_pins().get(name)
+    if held is None or key not in held:
+        return None
+    held.move_to_end(key)
+    return (held[key],)
+
+
+def _pin(name: str, key: Hashable, value: object, limit: int) -> None:
+    held = _session_pins().setdefault(name, OrderedDict())
+    held[key] = value
+    held.move_to_end(key)
+    while len(held) > limit:
+        held.popitem(last=False)
+
+
+# ----------------------------------------------------------------------------- reading files
+
+
 def load_qrels(name: str, data: bytes) -> LoadedFile:
     """Read a qrels file given its name and raw bytes (plain or gzip); never raises.
 
-    Cached by ``(name, digest(data))``.
+    Shared by ``(name, digest(data))``: the session keeps the result (in its state).
     """
-    with st.spinner(f"Reading {name}…"):
-        return _read_qrels(name, digest(data), data)
+    return _read_qrels(name, digest(data), data)
 
 
 def load_runs(name: str, data: bytes, *,
@@ -143,10 +511,9 @@ def load_runs(name: str, data: bytes, *,
 
     ``taken_names`` are ``(run name, file name)`` pairs already in use: a clashing
     tag is renamed ``stem:tag`` with a warning naming both files (see
-    :func:`ireval_core.io.read_runs`). Cached by ``(name, digest(data), taken_names)``.
+    :func:`ireval_core.io.read_runs`). Shared by ``(name, digest(data), taken_names)``.
     """
-    with st.spinner(f"Reading {name}…"):
-        return _read_runs(name, digest(data), tuple(taken_names), data)
+    return _read_runs(name, digest(data), tuple(taken_names), data)
 
 
 def load_run_files(files: Sequence[tuple[str, bytes]]) -> tuple[LoadedFile, ...]:
@@ -175,7 +542,11 @@ def data_dir() -> Path | None:
 
 def load_folder(directory: Path) -> LoadedFiles | None:
     """A folder of files: the first ``qrels*`` file is the qrels, every other file a run
-    (hidden files and ``README*``/``*.md`` are skipped). ``None`` without a qrels file."""
+    (hidden files and ``README*``/``*.md`` are skipped). ``None`` without a qrels file.
+
+    Read once while the files stay the same (names, sizes, modification times), and
+    kept while the server runs (the server's own data, outside the cache budget).
+    """
     files = sorted(p for p in directory.iterdir() if p.is_file()
                    and not p.name.startswith(".") and not p.name.lower().startswith("readme")
                    and p.suffix.lower() != ".md")
@@ -183,8 +554,7 @@ def load_folder(directory: Path) -> LoadedFiles | None:
     if not qrels:
         return None
     runs = [p for p in files if p != qrels[0]]
-    return LoadedFiles(load_qrels(qrels[0].name, qrels[0].read_bytes()),
-                       load_run_files([(p.name, p.read_bytes()) for p in runs]))
+    return _resident(qrels[0], runs)
 
 
 def load_default() -> tuple[LoadedFiles | None, bool]:
@@ -199,22 +569,46 @@ def load_default() -> tuple[LoadedFiles | None, bool]:
 
 
 def load_sample(directory: Path = SAMPLE_DIR) -> LoadedFiles | None:
-    """The bundled sample: ``qrels.txt`` and every ``run_*.txt``; ``None`` when absent."""
+    """The bundled sample: ``qrels.txt`` and every ``run_*.txt``; ``None`` when absent.
+
+    Read once and kept while the server runs (like :func:`load_folder`).
+    """
     qrels_path = directory / "qrels.txt"
     if not qrels_path.is_file():
         return None
-    run_paths = sorted(directory.glob("run_*.txt"))
-    return LoadedFiles(
-        load_qrels(qrels_path.name, qrels_path.read_bytes()),
-        load_run_files([(p.name, p.read_bytes()) for p in run_paths]),
-    )
+    return _resident(qrels_path, sorted(directory.glob("run_*.txt")))
+
+
+_RESIDENT: OrderedDict[tuple[object, ...], LoadedFiles] = OrderedDict()
+_RESIDENT_LOCK = threading.Lock()
+_MAX_RESIDENT = 4  # sets of server files kept (the sample, a data folder, their updates)
+
+
+def _resident(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
+    """The files read once per (paths, sizes, modification times) and kept."""
+    paths = (qrels_path, *run_paths)
+    stats = [p.stat() for p in paths]
+    key = tuple((str(p.resolve()), s.st_size, s.st_mtime_ns) for p, s in zip(paths, stats,
+                                                                             strict=True))
+    with _RESIDENT_LOCK:
+        if key in _RESIDENT:
+            _RESIDENT.move_to_end(key)
+            return _RESIDENT[key]
+    files = LoadedFiles(load_qrels(qrels_path.name, qrels_path.read_bytes()),
+                        load_run_files([(p.name, p.read_bytes()) for p in run_paths]))
+    with _RESIDENT_LOCK:
+        _RESIDENT[key] = files
+        while len(_RESIDENT) > _MAX_RESIDENT:
+            _RESIDENT.popitem(last=False)
+    return files
 
 
 def dataset_for(files: LoadedFiles) -> Dataset | None:
     """The :class:`Dataset` of the files that were read; ``None`` without valid qrels.
 
-    Runs whose file failed are simply absent. Cached by :attr:`LoadedFiles.key`, so the
-    same inputs give the same object (and its memoised checks) on every rerun.
+    Runs whose file failed are simply absent. Shared by :attr:`LoadedFiles.key`, so the
+    same inputs give the same object (and its memoised checks) on every rerun and in
+    every session holding them.
     """
     if files.qrels is None or files.qrels.qrels is None:
         return None
@@ -223,41 +617,57 @@ def dataset_for(files: LoadedFiles) -> Dataset | None:
 
 
 # ----------------------------------------------------------------------------- cached kernels
-# Arguments starting with "_" are not hashed: the digest before them stands for their content.
+# Arguments starting with "_" are not part of the key: the digest before them stands for
+# their content. The sessions hold what they read (state.set_loaded), hence no pins.
 
 
-@st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
+@shared()
 def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
     size, sha = len(_data), hashlib.sha256(_data).hexdigest()
-    try:
-        return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name), size=size,
-                          sha256=sha)
-    except FormatError as exc:  # cached: keep the message, not the frames (they hold _data)
-        return LoadedFile(name, data_digest, error=exc.with_traceback(None), size=size,
-                          sha256=sha)
-    except Exception as exc:  # the app must show a message, never a traceback
-        return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc), size=size,
-                          sha256=sha)
+    with _spinner(f"Reading {name}…"):
+        try:
+            return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name),
+                              size=size, sha256=sha)
+        except FormatError as exc:  # kept: the message, not the frames (they hold _data)
+            return LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
+                              sha256=sha)
+        except Exception as exc:  # the app must show a message, never a traceback
+            return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc),
+                              size=size, sha256=sha)
 
 
-@st.cache_resource(max_entries=_MAX_CACHED_FILES, show_spinner=False)
+@shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
                _data: bytes) -> LoadedFile:
     size, sha = len(_data), hashlib.sha256(_data).hexdigest()
-    try:
-        runs = read_runs(_data, name=name, taken_names=dict(taken_names))
-        return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha)
-    except FormatError as exc:  # cached: keep the message, not the frames (they hold _data)
-        return LoadedFile(name, data_digest, error=exc.with_traceback(None), size=size,
-                          sha256=sha)
-    except Exception as exc:  # the app must show a message, never a traceback
-        return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc), size=size,
-                          sha256=sha)
+    with _spinner(f"Reading {name}…"):
+        try:
+            runs = read_runs(_data, name=name, taken_names=dict(taken_names))
+            return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha)
+        except FormatError as exc:  # kept: the message, not the frames (they hold _data)
+            return LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
+                              sha256=sha)
+        except Exception as exc:  # the app must show a message, never a traceback
+            return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc),
+                              size=size, sha256=sha)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared()
 def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
     return Dataset(_qrels, _runs)
+
+
+def _spinner(text: str) -> Any:
+    """``st.spinner(text)`` in a script run; nothing elsewhere (tests, benchmarks)."""
+    return st.spinner(text) if get_script_run_ctx() is not None else contextlib.nullcontext()
+
+
+def without_traceback(exc: FormatError) -> FormatError:
+    """``exc`` without traceback, context or cause: it holds nothing of the input."""
+    exc.__traceback__ = None
+    exc.__context__ = exc.__cause__ = None
+    exc.__suppress_context__ = True
+    return exc
 
 
 def _unexpected(name: str, kind: str, exc: Exception) -> FormatError:

@@ -13,7 +13,6 @@ import io
 from collections.abc import Sequence
 
 import pandas as pd
-import streamlit as st
 from pandas.io.formats.style import Styler
 
 from ireval_core.compare import compare_evaluation, write_comparison
@@ -23,6 +22,7 @@ from ireval_core.report import SignificanceTable, significance_table
 from ireval_core.stats import PairComparison
 
 from . import widgets
+from .cache import shared
 
 __all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "report_cached",
            "report_styler"]
@@ -47,7 +47,7 @@ COLUMN_HELP = {
 }
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared(session_entries=8)
 def compare_cached(dataset_key: str, options: EvalOptions, _res: Evaluation,
                    measures: tuple[str, ...], systems: tuple[str, ...], baseline: str | None,
                    tests: tuple[str, ...], alternative: str, correction: str,
@@ -58,7 +58,7 @@ def compare_cached(dataset_key: str, options: EvalOptions, _res: Evaluation,
         alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def report_cached(dataset_key: str, options: EvalOptions, _res: Evaluation,
                   measures: tuple[str, ...], systems: tuple[str, ...], test: str,
                   correction: str, alpha: float, n_resamples: int,

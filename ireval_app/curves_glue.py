@@ -3,7 +3,8 @@
 One :class:`~ireval_core.curves.RunCurves` per (dataset key, run name, options): the
 run is joined with the qrels once and every curve is computed from that join
 (:func:`ireval_core.curves.run_curves`). Results hold read-only arrays, so they are
-shared between sessions. Nothing here reads widget values or session state.
+shared between sessions (:func:`ireval_app.cache.shared`: byte-bounded, and each session
+holds its own last 32). Nothing here reads widget values or session state.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from ireval_core.curves import RunCurves, run_curves
 from ireval_core.dataset import Dataset
 from ireval_core.options import EvalOptions
 
+from .cache import shared
+
 __all__ = ["curves_for", "run_curves_cached"]
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(session_entries=32)
 def run_curves_cached(dataset_key: str, _dataset: Dataset, run_name: str,
                       options: EvalOptions) -> RunCurves:
     """Curves of one run; cached by every argument except ``_dataset`` (its key stands in)."""

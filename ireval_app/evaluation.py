@@ -4,7 +4,9 @@
 the dataset key (a digest of the loaded files, :func:`ireval_app.state.get_dataset_key`)
 stands for the unhashable dataset, and the frozen
 :class:`~ireval_core.options.EvalOptions` is part of the key. The result is shared
-between sessions: its arrays are read-only (see :func:`ireval_core.evaluate`).
+between sessions: its arrays are read-only (see :func:`ireval_core.evaluate`). It lives
+in the byte-bounded :data:`ireval_app.cache.SHARED`, and each session holds its last
+16 evaluations itself, dropped with the session.
 
 Typical page::
 
@@ -18,28 +20,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import streamlit as st
-
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
-from ireval_core.evaluate import Evaluation, evaluate
+from ireval_core.evaluate import Evaluation
 from ireval_core.measures import parse_measure
 from ireval_core.options import EvalOptions
+
+from .cache import shared
 
 __all__ = ["evaluate_cached", "parse_specs"]
 
 
-@st.cache_resource(max_entries=64, show_spinner="Evaluating…")
+@shared(session_entries=16, show_spinner="Evaluating…")
 def evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, ...],
                     options: EvalOptions) -> Evaluation:
     """:func:`ireval_core.evaluate` of every run of the dataset, cached.
 
     Cached by ``dataset_key`` (use :func:`ireval_app.state.get_dataset_key`), the
-    measures and the options; the dataset itself is not hashed. Raises
+    measures and the options; the dataset itself is not hashed. Joins come from the
+    dataset's :class:`~ireval_core.data.JoinCache`: another page's measures, or another
+    relevance level, reuse them. Raises
     :class:`~ireval_core.errors.UnknownMeasureError` for an unknown measure (parse
     user text with :func:`parse_specs` first to show it).
     """
-    return evaluate(_dataset.qrels, _dataset.runs, list(measures), options=options)
+    return _dataset.evaluate(list(measures), options)
 
 
 # ----------------------------------------------------------------------------- page helpers

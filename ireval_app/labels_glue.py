@@ -2,10 +2,11 @@
 
 Labeling files are read once per (names, digests, label map): the resulting
 :class:`~ireval_core.labels.Judgments` is immutable (read-only arrays) and shared
-between sessions (``st.cache_resource``). Everything computed from it holds pandas
-tables and is cached with ``st.cache_data``, so each session gets its own copy. A file
-that cannot be read gives its :class:`~ireval_core.errors.FormatError`, never a
-traceback. Nothing here reads widget values or session state.
+between sessions (:func:`ireval_app.cache.shared`; each session holds its own, the
+cache keeps recent ones within its byte budget). Everything computed from it holds
+pandas tables and is cached as copies (``copy=True``), so each session gets its own. A
+file that cannot be read gives its :class:`~ireval_core.errors.FormatError` (holding
+nothing of the input), never a traceback. Nothing here reads widget values.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from ireval_core.labels import (
     read_judgments,
     trend,
 )
+
+from .cache import shared, without_traceback
 
 __all__ = ["SAMPLE_DIR", "Files", "Loaded", "changes_cached", "decomposition_cached",
            "gsb_cached", "load_gsb", "load_judgments", "offline_online_cached", "plan_cached",
@@ -101,7 +104,7 @@ def load_judgments(files: Files, label_map: str = "") -> Loaded:
         return _read_judgments(files.key, files.names, label_map, files.files)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(session_entries=2)
 def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str,
                     _files: tuple[tuple[str, bytes], ...]) -> Loaded:
     key = f"{files_key}|{label_map}"  # what everything computed from the judgments is keyed by
@@ -109,7 +112,7 @@ def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str,
         mapping = LabelMap.parse(label_map) if label_map.strip() else None
         return Loaded(names, key, judgments=read_judgments(list(_files), label_map=mapping))
     except FormatError as exc:
-        return Loaded(names, key, error=exc)
+        return Loaded(names, key, error=without_traceback(exc))
     except ValueError as exc:  # a label map that cannot be read
         return Loaded(names, key, error=FormatError(str(exc), source="label map"))
 
@@ -119,42 +122,42 @@ def load_gsb(files: Files) -> Loaded:
     return _read_gsb(files.key, files.names, files.files)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(session_entries=2)
 def _read_gsb(key: str, names: tuple[str, ...],
               _files: tuple[tuple[str, bytes], ...]) -> Loaded:
     try:
         return Loaded(names, key, gsb=read_gsb(list(_files)))
     except FormatError as exc:
-        return Loaded(names, key, error=exc)
+        return Loaded(names, key, error=without_traceback(exc))
 
 
-@st.cache_data(max_entries=32, show_spinner="Computing the trend…")
+@shared(copy=True, show_spinner="Computing the trend…")
 def trend_cached(key: str, _j: Judgments, k: int, gain: str, combine: str,
                  by: str | None = None) -> Trend:
     """:func:`ireval_core.labels.trend`, cached by the files' key and the settings."""
     return trend(_j, k=k, gain=gain, combine=combine, by=by)  # type: ignore[arg-type]
 
 
-@st.cache_data(max_entries=16, show_spinner="Scoring the model scores…")
+@shared(copy=True, show_spinner="Scoring the model scores…")
 def offline_online_cached(key: str, _j: Judgments, k: int, gain: str,
                           combine: str) -> OfflineOnline:
     """:func:`ireval_core.labels.offline_online`, cached."""
     return offline_online(_j, k=k, gain=gain, combine=combine)  # type: ignore[arg-type]
 
 
-@st.cache_data(max_entries=16, show_spinner="Measuring the raters' agreement…")
+@shared(copy=True, show_spinner="Measuring the raters' agreement…")
 def raters_cached(key: str, _j: Judgments, combine: str) -> RaterReport:
     """:func:`ireval_core.agreement.rater_report` of every round, cached."""
     return rater_report(_j.label_table(), combine=combine)  # type: ignore[arg-type]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def changes_cached(key: str, _j: Judgments, old: str, new: str, combine: str) -> object:
     """:func:`ireval_core.labels.label_changes`, cached."""
     return label_changes(_j, old, new, combine=combine)  # type: ignore[arg-type]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def decomposition_cached(key: str, _j: Judgments, old: str, new: str, k: int, gain: str,
                          combine: str) -> object:
     """:func:`ireval_core.labels.dcg_decomposition`, cached."""
@@ -162,7 +165,7 @@ def decomposition_cached(key: str, _j: Judgments, old: str, new: str, k: int, ga
                              combine=combine)  # type: ignore[arg-type]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def plan_cached(key: str, _j: Judgments, round_: str, delta: float, k: int, gain: str,
                 combine: str) -> object:
     """:func:`ireval_core.labels.plan_next_round`, cached."""
@@ -170,7 +173,7 @@ def plan_cached(key: str, _j: Judgments, round_: str, delta: float, k: int, gain
                            combine=combine)  # type: ignore[arg-type]
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def gsb_cached(key: str, _g: GsbJudgments) -> object:
     """:func:`ireval_core.gsb.gsb_by_round`, cached."""
     return gsb_by_round(_g)

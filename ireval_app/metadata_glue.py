@@ -1,8 +1,9 @@
 """Cached reading of query metadata files (segments, traffic weights, latencies).
 
 :func:`load_metadata` reads an upload through :func:`ireval_core.metadata.read_metadata`,
-cached with ``st.cache_data`` by the file name and a digest of its bytes (the bytes
-themselves are not hashed again): every session gets its own copy. A file that cannot be
+cached as a copy (:func:`ireval_app.cache.shared`, byte-bounded) by the file name and a
+digest of its bytes (the bytes themselves are not hashed again): every session gets its
+own copy. A file that cannot be
 read gives a :class:`LoadedMetadata` carrying the
 :class:`~ireval_core.errors.FormatError`: errors are cached and shown, never raised into
 the page. Nothing here reads widget values, session state or other globals.
@@ -14,12 +15,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-import streamlit as st
-
 from ireval_core.errors import FormatError
 from ireval_core.metadata import QueryMetadata, read_metadata
 
-from .cache import SAMPLE_DIR, digest
+from .cache import SAMPLE_DIR, digest, shared
 
 __all__ = ["FORMAT_HELP", "MEASURE_CHOICES", "SAMPLE_METADATA", "LoadedMetadata",
            "load_metadata", "load_sample_metadata"]
@@ -67,7 +66,7 @@ def load_sample_metadata(path: Path = SAMPLE_METADATA) -> LoadedMetadata | None:
     return load_metadata(path.name, path.read_bytes())
 
 
-@st.cache_data(max_entries=16, show_spinner="Reading the query metadata…")
+@shared(copy=True, show_spinner="Reading the query metadata…")
 def _read(name: str, data_digest: str, _data: bytes) -> LoadedMetadata:
     try:
         return LoadedMetadata(name, data_digest, metadata=read_metadata(_data, name=name))

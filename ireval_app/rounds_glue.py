@@ -3,19 +3,21 @@
 Each function calls :mod:`ireval_core.rounds` and is cached by explicit arguments
 only: ``key`` is a fingerprint of the inputs (the dataset key and the digest of the
 other round's bytes, plus which one is old), standing for the unhashed qrels and runs.
-Results hold pandas tables, so they are cached with ``st.cache_data``: every session
-gets its own copy, and no page can change another session's numbers.
+Results hold pandas tables, so they are cached as copies (:func:`ireval_app.cache.shared`
+with ``copy=True``, byte-bounded): every session gets its own copy, and no page can
+change another session's numbers.
 """
 
 from __future__ import annotations
 
 import pandas as pd
-import streamlit as st
 
 from ireval_core import rounds
 from ireval_core.data import Qrels, Run
 from ireval_core.escape import csv_frame
 from ireval_core.options import EvalOptions
+
+from .cache import shared
 
 __all__ = ["MEASURE_CHOICES", "compare_cached", "coverage_cached", "stability_cached",
            "to_label_cached", "to_label_csv"]
@@ -24,27 +26,27 @@ MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "bpref", "nDCG", "P@5
 """Measures offered for the stability table; any other measure text can be typed in."""
 
 
-@st.cache_data(max_entries=16, show_spinner="Comparing the rounds…")
+@shared(copy=True, show_spinner="Comparing the rounds…")
 def compare_cached(key: str, _old: Qrels, _new: Qrels, options: EvalOptions
                    ) -> rounds.RoundsDiff:
     """:func:`ireval_core.rounds.compare_qrels`, cached by ``key`` and the options."""
     return rounds.compare_qrels(_old, _new, options=options)
 
 
-@st.cache_data(max_entries=32, show_spinner="Scoring the runs under both rounds…")
+@shared(copy=True, show_spinner="Scoring the runs under both rounds…")
 def stability_cached(key: str, _old: Qrels, _new: Qrels, _runs: tuple[Run, ...],
                      measure: str, options: EvalOptions) -> rounds.Stability:
     """:func:`ireval_core.rounds.ranking_stability` under ``options``, cached."""
     return rounds.ranking_stability(_old, _new, _runs, measure, options=options)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def coverage_cached(key: str, _qrels: Qrels, _runs: tuple[Run, ...], k: int) -> pd.DataFrame:
     """:func:`ireval_core.rounds.coverage`, cached by ``key`` and ``k``."""
     return rounds.coverage(_qrels, _runs, k)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@shared(copy=True)
 def to_label_cached(key: str, _qrels: Qrels, _runs: tuple[Run, ...], k: int) -> pd.DataFrame:
     """:func:`ireval_core.rounds.to_label`, cached by ``key`` and ``k``."""
     return rounds.to_label(_qrels, _runs, k)
