@@ -34,6 +34,7 @@ from ireval_core import evaluate, read_qrels, read_runs  # noqa: E402
 E = sys.modules["ireval_core.evaluate"]  # the package attribute is the function
 
 TIMES: dict[str, list[float]] = defaultdict(list)
+CPU: dict[str, list[float]] = defaultdict(list)  # process CPU time (all threads)
 PEAK: dict[str, int] = {}  # ru_maxrss (KiB) when the stage returned: the peak so far
 STACK: list[str] = []
 
@@ -51,12 +52,13 @@ def _wrap(module: object, name: str, label: str | None = None) -> None:
     @functools.wraps(fn)
     def timed(*args, **kwargs):
         STACK.append(label)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
             key = " > ".join(STACK)
             TIMES[key].append(time.perf_counter() - t)
+            CPU[key].append(time.process_time() - c)
             PEAK[key] = _maxrss()
             STACK.pop()
 
@@ -93,11 +95,12 @@ def _instrument_kernels(measures: list) -> None:
         kernel = fam.kernel
 
         def timed(r, m, o, _k=kernel):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             try:
                 return _k(r, m, o)
             finally:
                 TIMES[f"kernel {m}"].append(time.perf_counter() - t)
+                CPU[f"kernel {m}"].append(time.process_time() - c)
                 PEAK[f"kernel {m}"] = _maxrss()
 
         try:
@@ -149,10 +152,12 @@ def main(argv: list[str] | None = None) -> None:
         print(s.getvalue())
         return
     print()
-    print("| stage (nested: caller > callee) | calls | total (s) | peak RSS so far (MiB) |")
-    print("|---|---:|---:|---:|")
+    print("| stage (nested: caller > callee) | calls | wall (s) | CPU (s) "
+          "| peak RSS so far (MiB) |")
+    print("|---|---:|---:|---:|---:|")
     for k, v in TIMES.items():
-        print(f"| {k} | {len(v)} | {sum(v):.3f} | {PEAK.get(k, 0) / 1024:,.0f} |")
+        print(f"| {k} | {len(v)} | {sum(v):.3f} | {sum(CPU[k]):.3f} | "
+              f"{PEAK.get(k, 0) / 1024:,.0f} |")
 
 
 if __name__ == "__main__":

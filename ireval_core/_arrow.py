@@ -152,7 +152,8 @@ def string_layout(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
-def byte_order_keys(arr: pa.Array, *, max_prefix: int = 64) -> np.ndarray | None:
+def byte_order_keys(arr: pa.Array | pa.ChunkedArray, *,
+                    max_prefix: int = 64) -> np.ndarray | None:
     """uint64 keys that order the values of a string array byte-wise, as ``strcmp`` does.
 
     Exact when they are returned: the prefix every value shares (up to ``max_prefix``
@@ -162,34 +163,64 @@ def byte_order_keys(arr: pa.Array, *, max_prefix: int = 64) -> np.ndarray | None
     (padding could not be told from it) or a value is null; callers then sort the
     strings themselves. Sorting these integers is several times faster than sorting
     the strings (document ids such as ``clueweb-01234567`` or MS MARCO's numbers fit).
+    A chunked array is read chunk by chunk (its strings are not copied into one).
     """
     n = len(arr)
-    if n == 0 or arr.null_count:
-        return None if n else np.zeros(0, dtype=np.uint64)
-    offsets, data = string_layout(arr)
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    seg = data[offsets[0]: offsets[-1]]
-    if seg.size and not seg.all():  # a zero byte inside a value
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if arr.null_count:
         return None
-    shortest = int(lengths.min())
-    prefix = 0
-    first = starts[0]
-    while prefix < min(shortest, max_prefix) and bool(
-            (data[starts + prefix] == data[first + prefix]).all()):
-        prefix += 1
-    width = int(lengths.max()) - prefix
+    chunks = [c for c in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]) if len(c)]
+    parts = []
+    for chunk in chunks:
+        offsets, data = string_layout(chunk)
+        seg = data[offsets[0]: offsets[-1]]
+        if seg.size and not seg.all():  # a zero byte inside a value
+            return None
+        parts.append((offsets, seg, np.diff(offsets)))
+    first_off, first_seg, first_len = parts[0]
+    prefix_bytes = first_seg[: min(max_prefix, int(first_len[0]))]
+    longest = 0
+    for offsets, seg, lengths in parts:
+        longest = max(longest, int(lengths.max()))
+        prefix_bytes = prefix_bytes[: _shared_prefix(offsets, seg, lengths, prefix_bytes)]
+    prefix = len(prefix_bytes)
+    width = longest - prefix
     if width > 8:
         return None
-    if shortest == int(lengths.max()) and offsets[-1] - offsets[0] == n * shortest:
-        # one length (the usual case): the bytes are an n x length matrix already
+    keys = [_chunk_keys(offsets, seg, lengths, prefix, width) for offsets, seg, lengths in parts]
+    return keys[0] if len(keys) == 1 else np.concatenate(keys)
+
+
+def _shared_prefix(offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray,
+                   ref: np.ndarray) -> int:
+    """How many leading bytes of ``ref`` every value of one chunk starts with."""
+    n, shortest = len(lengths), int(lengths.min())
+    ref = ref[:shortest]
+    if shortest == int(lengths.max()):  # one length: an n x length byte matrix
+        same = (seg.reshape(n, shortest)[:, : len(ref)] == ref).all(axis=0)
+        return len(ref) if same.all() else int(np.argmin(same))
+    starts = offsets[:-1] - offsets[0]
+    for j in range(len(ref)):
+        if not bool((seg[starts + j] == ref[j]).all()):
+            return j
+    return len(ref)
+
+
+def _chunk_keys(offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray, prefix: int,
+                width: int) -> np.ndarray:
+    """The keys of one chunk: bytes ``prefix .. prefix + width`` big-endian, zero-padded."""
+    n, shortest = len(lengths), int(lengths.min())
+    if shortest == int(lengths.max()):
         block = np.zeros((n, 8), dtype=np.uint8)
-        block[:, :width] = seg.reshape(n, shortest)[:, prefix:]
+        block[:, : shortest - prefix] = seg.reshape(n, shortest)[:, prefix:]
         return block.view(">u8").reshape(n).astype(np.uint64)
     keys = np.zeros(n, dtype=np.uint64)
+    starts = offsets[:-1] - offsets[0] + prefix
     rest = lengths - prefix
     for j in range(width):
         present = rest > j
         byte = np.zeros(n, dtype=np.uint64)
-        byte[present] = data[starts[present] + prefix + j]
+        byte[present] = seg[starts[present] + j]
         keys |= byte << np.uint64(8 * (7 - j))
     return keys

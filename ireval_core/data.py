@@ -6,10 +6,14 @@ Identifiers are coded to integers exactly once, when a :class:`Qrels` or
 :class:`Run` is built:
 
 * ``query_ids`` is the sorted array of distinct query ids; ``qcode[i]`` indexes it.
-* ``doc_ids`` is the array of distinct document ids in order of first appearance
-  (a pyarrow string array, so seven million ids do not become seven million Python
-  objects); ``dcode[i]`` indexes it. Codes carry identity only, not order: the
-  one place document order matters (ties in a run) compares the ids themselves.
+* ``doc_ids`` is the array of distinct document ids (a pyarrow string array, so
+  seven million ids do not become seven million Python objects); ``dcode[i]``
+  indexes it. In qrels, and in runs whose ids do not fit the integer keys below,
+  the ids are in order of first appearance and codes carry identity only; the one
+  place document order matters (ties in a run) then compares the ids themselves.
+  A run whose ids fit in 8 bytes after a prefix they all share is coded by sorting
+  those bytes as integers, so its codes follow byte order and its ties are ordered
+  by code.
 
 Entries are stored as flat columns grouped by query, with CSR offsets: the
 entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
@@ -113,6 +117,37 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
     encoded = pc.dictionary_encode(arr)
     codes = to_numpy(encoded.indices, np.int32)
     return codes, encoded.dictionary
+
+
+def _doc_codes(values: object) -> tuple[np.ndarray, pa.Array, bool]:
+    """Document codes, the distinct ids, and whether codes number the ids in byte order.
+
+    Ids that fit in 8 bytes after the prefix they all share (``clueweb-01234567``,
+    MS MARCO numbers) become integer keys (:func:`~ireval_core._arrow.byte_order_keys`)
+    and are coded by one integer sort: faster than hashing the strings, and the codes
+    then follow byte order, so ties are ordered without comparing strings. Other ids
+    are hashed (:func:`dictionary_codes`, order of first appearance).
+    """
+    arr = _as_string_array(values)
+    if not pa.types.is_dictionary(arr.type):
+        keys = byte_order_keys(arr) if len(arr) else None
+        if keys is not None:
+            order = np.argsort(keys)  # any order of equal keys: they are one id
+            sorted_keys = keys[order]
+            new = np.empty(len(keys), dtype=bool)
+            new[0] = True
+            np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+            del sorted_keys
+            group = np.cumsum(new, dtype=np.int32) - 1
+            codes = np.empty(len(keys), dtype=np.int32)
+            codes[order] = group
+            first = order[new]  # one row of each distinct id, in byte order
+            distinct = arr.take(from_numpy(first))
+            if isinstance(distinct, pa.ChunkedArray):
+                distinct = distinct.combine_chunks()
+            return codes, distinct, True
+    codes, dictionary = dictionary_codes(arr)
+    return codes, dictionary, False
 
 
 def _shared_dictionary(arr: pa.ChunkedArray) -> bool:
@@ -291,13 +326,13 @@ class Run:
         """
         score = np.asarray(scores, dtype=np.float64)
         qcode, qdict = _encode_sorted(columns.pop("qid"))
-        dcode, ddict = dictionary_codes(columns.pop("docid"))
+        dcode, ddict, byte_ranked = _doc_codes(columns.pop("docid"))
         pa.default_memory_pool().release_unused()
         if not (len(qcode) == len(dcode) == len(score)):
             raise ValueError("query_ids, doc_ids and scores must have the same length")
         qids = _string_numpy(qdict)
         _check_unique(qcode, dcode, len(ddict), qids, ddict)
-        order = ranking_order(qcode, score, dcode, ddict)
+        order = ranking_order(qcode, score, dcode, ddict, byte_ranked=byte_ranked)
         if order is not None:
             qcode, dcode, score = qcode[order], dcode[order], score[order]
         return cls(name, qids, ddict, qcode, dcode, score, _offsets(qcode, len(qids)),
@@ -335,14 +370,15 @@ class Run:
 
 
 def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
-                  doc_ids: pa.Array) -> np.ndarray | None:
+                  doc_ids: pa.Array, *, byte_ranked: bool = False) -> np.ndarray | None:
     """Permutation putting rows in (query asc, score desc, docid desc) order.
 
     Document ids are compared byte-wise (as trec_eval's ``strcmp``), and only
     where scores tie. Returns ``None`` when the rows are already in that order.
     Rows grouped by query with scores descending (what search engines write) only
     need their groups moved and their ties fixed, a few linear passes; anything
-    else is sorted.
+    else is sorted. ``byte_ranked`` says the codes already number the ids in byte
+    order (see :func:`_doc_codes`), so ties need no string comparison at all.
     """
     n = len(qcode)
     if n < 2:
@@ -369,11 +405,12 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
                          "d": doc_ids.take(from_numpy(dcode))})
         return to_numpy(pc.sort_indices(keys, sort_keys=[
             ("q", "ascending"), ("s", "descending"), ("d", "descending")]))
-    return _order_ties(order, qcode, score, dcode, doc_ids)
+    return _order_ties(order, qcode, score, dcode, doc_ids, byte_ranked=byte_ranked)
 
 
 def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
-                dcode: np.ndarray, doc_ids: pa.Array) -> np.ndarray | None:
+                dcode: np.ndarray, doc_ids: pa.Array, *,
+                byte_ranked: bool = False) -> np.ndarray | None:
     """Within each run of equal (query, score) in ``order``, put docids descending.
 
     Linear passes plus two sorts sized by the ties: the tied rows are found with a
@@ -394,6 +431,9 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     run_id = np.cumsum(~tie_with_prev[pos]) - 1  # tie runs, numbered in order
     rows = pos if order is None else order[pos]
     docs = dcode[rows]
+    if byte_ranked:  # the code is the byte rank: one integer sort, no strings
+        key = run_id.astype(np.int64) * len(doc_ids) + (len(doc_ids) - 1 - docs)
+        return _apply_within(order, pos, rows, key, len(qcode))
     present = np.zeros(len(doc_ids), dtype=bool)
     present[docs] = True
     codes = np.flatnonzero(present)  # the distinct tied documents, by code
@@ -405,10 +445,19 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     rank[codes[by_bytes]] = np.arange(len(codes), dtype=np.int64)
     # one key per tied row: its run, then its document's byte rank descending
     key = run_id.astype(np.int64) * len(codes) + (len(codes) - 1 - rank[docs])
-    within = np.argsort(key, kind="stable")
+    return _apply_within(order, pos, rows, key, len(qcode))
+
+
+def _apply_within(order: np.ndarray | None, pos: np.ndarray, rows: np.ndarray,
+                  key: np.ndarray, n: int) -> np.ndarray | None:
+    """``order`` with the tied rows at ``pos`` (rows ``rows``) put in ``key`` order.
+
+    Keys are distinct (one document per query and tie run), so any sort will do.
+    """
+    within = np.argsort(key)
     if (within[1:] > within[:-1]).all():
         return order
-    out = np.arange(len(qcode), dtype=np.int64) if order is None else order.copy()
+    out = np.arange(n, dtype=np.int64) if order is None else order.copy()
     out[pos] = rows[within]
     return out
 

@@ -92,3 +92,20 @@ def test_byte_order_keys_declines_what_it_cannot_order() -> None:
     assert byte_order_keys(string_array([])).shape == (0,)
     sliced = string_array(["zz", "b", "a", "c"]).slice(1, 3)
     assert np.argsort(byte_order_keys(sliced)).tolist() == [1, 0, 2]
+
+
+def test_byte_order_keys_of_chunks_equal_those_of_the_whole() -> None:
+    from ireval_core._arrow import byte_order_keys
+
+    values = ["doc-17", "doc-9", "doc-123", "doc-5", "doc-5x", "doc-", "doc-99"]
+    whole = string_array(values)
+    for cut in ([2, 5], [1], [3, 4, 6]):
+        bounds = [0, *cut, len(values)]
+        chunked = pa.chunked_array([whole.slice(a, b - a)
+                                    for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+        np.testing.assert_array_equal(byte_order_keys(chunked), byte_order_keys(whole))
+    # the prefix is shared by every chunk, not only by each chunk's own values
+    chunked = pa.chunked_array([string_array(["ab1", "ab2"]), string_array(["ac1"])])
+    keys = byte_order_keys(chunked)
+    assert keys is not None and np.argsort(keys).tolist() == [0, 1, 2]
+    assert keys[2] > keys[1]
