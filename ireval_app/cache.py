@@ -33,7 +33,6 @@ session's own results in ``st.session_state`` under :data:`PINS_KEY`.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import inspect
@@ -56,6 +55,8 @@ from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.sizes import memory_blocks
+
+from .working import working
 
 __all__ = [
     "SAMPLE_DIR",
@@ -447,7 +448,7 @@ def shared(*, copy: bool = False, session_entries: int = 0,
 
             def compute() -> object:
                 if show_spinner and in_session:
-                    with st.spinner(show_spinner):
+                    with working(show_spinner):
                         result: object = fn(*args, **kwargs)
                 else:
                     result = fn(*args, **kwargs)
@@ -658,8 +659,9 @@ def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
 
 
 def _spinner(text: str) -> Any:
-    """``st.spinner(text)`` in a script run; nothing elsewhere (tests, benchmarks)."""
-    return st.spinner(text) if get_script_run_ctx() is not None else contextlib.nullcontext()
+    """A spinner with the stage of the work (:func:`ireval_app.working.working`) in a
+    script run; nothing elsewhere (tests, benchmarks)."""
+    return working(text)
 
 
 def without_traceback(exc: FormatError) -> FormatError:

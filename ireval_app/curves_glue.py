@@ -10,13 +10,12 @@ or session state.
 
 from __future__ import annotations
 
-import streamlit as st
-
 from ireval_core.curves import RunCurves, run_curves
 from ireval_core.dataset import Dataset
 from ireval_core.options import EvalOptions
 
 from .cache import shared
+from .working import working
 
 __all__ = ["curves_for", "run_curves_cached"]
 
@@ -31,6 +30,6 @@ def run_curves_cached(dataset_key: str, _dataset: Dataset, run_name: str,
 
 def curves_for(dataset_key: str, dataset: Dataset, options: EvalOptions) -> dict[str, RunCurves]:
     """:func:`run_curves_cached` of every run of ``dataset``, in run order."""
-    with st.spinner("Computing the curves…"):
+    with working("Computing the curves"):
         return {name: run_curves_cached(dataset_key, dataset, name, options)
                 for name in dataset.run_names}

@@ -36,6 +36,7 @@ from .measures.binary import ELEVEN_POINTS, _iprec_levels
 from .measures.pairwise import auc_counts, tie_groups
 from .measures.registry import Measure
 from .options import EvalOptions
+from .progress import stage
 
 __all__ = ["PR_DEFINITION", "ROC_DEFINITION", "RunCurves", "interpolated_pr",
            "pooled_auc", "pooled_prevalence", "pooled_roc", "pr_points", "prevalence",
@@ -311,8 +312,10 @@ document to rank below them
     """
     options = EvalOptions() if options is None else options
     rel = options.rel_level
+    stage(f"joining {run.name} with the qrels")
     r = joins.ranked(qrels, run, options) if joins is not None else join(
         qrels, run, options=options)
+    stage(f"curves of {run.name}")
     pts = pr_points(r, rel_level=rel)
     queries = pts["query"].astype(str).to_numpy()
     starts = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]]) if len(queries) else (

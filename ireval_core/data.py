@@ -62,6 +62,7 @@ from ._arrow import (
 )
 from .errors import DataWarning
 from .options import EvalOptions
+from .progress import stage
 
 __all__ = ["DuplicateEntryError", "JoinCache", "Qrels", "Ranked", "Run", "join"]
 
@@ -251,6 +252,7 @@ class Qrels:
 
         Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
         """
+        stage("coding ids")
         qcode, qdict = _encode_sorted(query_ids)
         dcode, ddict = dictionary_codes(doc_ids)
         grade = np.asarray(grades, dtype=np.float64)
@@ -325,13 +327,16 @@ class Run:
         large string columns be freed early (peak memory on big runs).
         """
         score = np.asarray(scores, dtype=np.float64)
+        stage("coding ids")
         qcode, qdict = _encode_sorted(columns.pop("qid"))
         dcode, ddict, byte_ranked = _doc_codes(columns.pop("docid"))
         pa.default_memory_pool().release_unused()
         if not (len(qcode) == len(dcode) == len(score)):
             raise ValueError("query_ids, doc_ids and scores must have the same length")
         qids = _string_numpy(qdict)
+        stage("checking for duplicates")
         _check_unique(qcode, dcode, len(ddict), qids, ddict)
+        stage("ordering ties")
         order = ranking_order(qcode, score, dcode, ddict, byte_ranked=byte_ranked)
         if order is not None:
             qcode, dcode, score = qcode[order], dcode[order], score[order]

@@ -23,6 +23,7 @@ from .data import JoinCache, Qrels, Ranked, Run, join
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
+from .progress import stage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -180,8 +181,10 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
     counts: dict[tuple[str, str], int] = {}
     query_ids: dict[str, np.ndarray] = {}
     for run in runs:
+        stage(f"joining {run.name} with the qrels")
         ranked = (joins.ranked(qrels, run, options) if joins is not None
                   else join(qrels, run, options=options))
+        stage(f"evaluating {run.name}")
         query_ids[run.name] = _frozen(ranked.query_ids)
         for m in specs:
             v = np.asarray(m.family.kernel(ranked, m, options), dtype=np.float64)

@@ -110,6 +110,7 @@ from ._arrow import (
 from ._arrow import string_layout as _string_layout
 from .data import DuplicateEntryError, Qrels, Run, dictionary_codes
 from .errors import DataWarning, FormatError, invalid_parameter, shorten
+from .progress import stage
 
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "ReadLimits", "Source",
            "read_qrels", "read_run", "read_runs"]
@@ -805,6 +806,7 @@ def _read_table(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list
         raise FormatError("this is bzip2-compressed; only plain or gzip-compressed files are "
                           "read (decompress it first)", source=src.name)
     fmt = _detect_format(src, format)
+    stage("parsing")
     if fmt == "trec":
         return _read_trec(src, kind)
     if fmt == "json":
