@@ -8,12 +8,10 @@ Identifiers are coded to integers exactly once, when a :class:`Qrels` or
 * ``query_ids`` is the sorted array of distinct query ids; ``qcode[i]`` indexes it.
 * ``doc_ids`` is the array of distinct document ids (a pyarrow string array, so
   seven million ids do not become seven million Python objects); ``dcode[i]``
-  indexes it. In qrels, and in runs whose ids do not fit the integer keys below,
-  the ids are in order of first appearance and codes carry identity only; the one
-  place document order matters (ties in a run) then compares the ids themselves.
-  A run whose ids fit in 8 bytes after a prefix they all share is coded by sorting
-  those bytes as integers, so its codes follow byte order and its ties are ordered
-  by code.
+  indexes it. Ids that fit in 8 bytes after a prefix they all share are coded by
+  sorting those bytes as integers, so the codes follow byte order and a run's ties
+  are ordered by code; other ids are hashed, in order of first appearance, and
+  their codes carry identity only (ties in a run then compare the ids themselves).
 
 Entries are stored as flat columns grouped by query, with CSR offsets: the
 entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
@@ -254,7 +252,7 @@ class Qrels:
         """
         stage("coding ids")
         qcode, qdict = _encode_sorted(query_ids)
-        dcode, ddict = dictionary_codes(doc_ids)
+        dcode, ddict, _ = _doc_codes(doc_ids)
         grade = np.asarray(grades, dtype=np.float64)
         if not (len(qcode) == len(dcode) == len(grade)):
             raise ValueError("query_ids, doc_ids and grades must have the same length")
