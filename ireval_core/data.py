@@ -258,7 +258,8 @@ class Qrels:
             raise ValueError("query_ids, doc_ids and grades must have the same length")
         qids = _string_numpy(qdict)
         _check_unique(qcode, dcode, len(ddict), qids, ddict)
-        order = np.lexsort((dcode, qcode))
+        # (query, document) pairs are distinct now: one integer sort orders them
+        order = np.argsort(qcode.astype(np.int64) * max(len(ddict), 1) + dcode)
         qcode, dcode, grade = qcode[order], dcode[order], grade[order]
         return cls(qids, ddict, qcode, dcode, grade, _offsets(qcode, len(qids)),
                    source, tuple(warnings))
@@ -635,7 +636,10 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
 
     # ideal: every qrels grade of the query, descending
     ideal_grade = qrels.grade[qrows]
-    order = np.lexsort((-ideal_grade, qqidx))
+    # grades descending within each query, by one integer sort over (query, grade rank)
+    # (a NaN grade, possible through the API only, sorts last as it did before)
+    levels, level = np.unique(np.nan_to_num(ideal_grade, nan=-np.inf), return_inverse=True)
+    order = np.argsort(qqidx * len(levels) + (len(levels) - 1 - level.reshape(-1)))
     ideal_offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(qlen, out=ideal_offsets[1:])
     top = float(qrels.grade.max()) if len(qrels.grade) else 0.0
