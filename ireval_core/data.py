@@ -591,14 +591,19 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
 
     # ranked entries of the evaluated queries, in ranking order
     in_run = run_q >= 0
-    rows, offsets = _pick_segments(run.offsets, np.where(in_run, run_q, 0), depth)
-    if not in_run.all():  # absent queries: empty segments
-        lengths = np.where(in_run, np.diff(offsets), 0)
-        keep = np.repeat(in_run, np.diff(offsets))
-        rows = rows[keep]
-        offsets = np.zeros(nq + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-    qidx = np.repeat(np.arange(nq, dtype=np.int32), np.diff(offsets))
+    whole = (nq == run.n_queries and bool((run_q == np.arange(nq)).all())
+             and (depth is None or nq == 0 or depth >= int(run.depth.max())))
+    if whole:  # every run row, in order (all its queries, no depth cut): no gathers
+        rows, offsets, qidx = np.arange(0), run.offsets.copy(), run.qcode
+    else:
+        rows, offsets = _pick_segments(run.offsets, np.where(in_run, run_q, 0), depth)
+        if not in_run.all():  # absent queries: empty segments
+            lengths = np.where(in_run, np.diff(offsets), 0)
+            keep = np.repeat(in_run, np.diff(offsets))
+            rows = rows[keep]
+            offsets = np.zeros(nq + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+        qidx = np.repeat(np.arange(nq, dtype=np.int32), np.diff(offsets))
 
     # qrels entries of the evaluated queries
     in_qrels = qrels_q >= 0
@@ -610,15 +615,13 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
 
     # grade of every ranked document: look (query, doc) up among the qrels rows
     doc_map = _run_doc_map(qrels, run)  # run dcode -> qrels dcode or -1
-    # every run row, in order (all queries evaluated, no depth cut): no gather needed
-    whole = len(rows) == len(run.dcode)
     rdoc = doc_map[run.dcode if whole else run.dcode[rows]]
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
     judged_doc = np.flatnonzero(rdoc >= 0)  # only documents judged for some query
     rkey = qidx[judged_doc].astype(np.int64) * n_docs + rdoc[judged_doc]
     hit = np.minimum(np.searchsorted(qkey, rkey), max(len(qkey) - 1, 0))
-    grade = np.full(len(rows), np.nan)
+    grade = np.full(len(qidx), np.nan)
     if len(qkey):
         found = qkey[hit] == rkey
         grade[judged_doc[found]] = qrels.grade[qrows[hit[found]]]
@@ -630,9 +633,7 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
         offsets = np.zeros(nq + 1, dtype=np.int64)
         np.cumsum(np.bincount(qidx, minlength=nq), out=offsets[1:])
 
-    pos = np.arange(1, len(qidx) + 1, dtype=np.int64)
-    pos -= np.repeat(offsets[:-1], np.diff(offsets))
-    pos = pos.astype(np.int32)
+    pos = _positions(offsets, len(qidx))
 
     # ideal: every qrels grade of the query, descending
     ideal_grade = qrels.grade[qrows]
@@ -645,6 +646,17 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     top = float(qrels.grade.max()) if len(qrels.grade) else 0.0
     return Ranked(queries, offsets, qidx, pos, grade, score, ideal_offsets,
                   ideal_grade[order], in_run, max(top, 0.0))
+
+
+def _positions(offsets: np.ndarray, n: int) -> np.ndarray:
+    """1-based rank of every entry of a CSR layout (int32): a running count reset at
+    the start of every non-empty segment."""
+    pos = np.ones(n, dtype=np.int32)
+    lengths = np.diff(offsets)
+    starts = offsets[:-1][lengths > 0]
+    if len(starts) > 1:
+        pos[starts[1:]] -= lengths[lengths > 0][:-1].astype(np.int32)
+    return np.cumsum(pos, dtype=np.int32)
 
 
 def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
