@@ -26,6 +26,11 @@ How the numbers stay the in-memory ones
   the two measures whose aggregate is not a mean of the values, per-query partial
   counts carried beside them (PNR: Σ concordant / Σ discordant; GAUC weighted by
   impressions: the judged retrieved documents of each query).
+* Ids are text exactly as :mod:`ireval_core.io` reads them: TREC and CSV/TSV by
+  ireval's own parser, a Parquet id column as strings, or integers as their decimal
+  text (read with Arrow types, so an integer column with a null never becomes
+  float64); a float or other id column is a :class:`FormatError` naming it. Labeled
+  rows: CSV id cells as written (``007``, ``NA``), Parquet as above.
 * ERR's default top grade is the highest grade of the whole qrels: it is found
   first and given to every partition.
 * Before an :class:`~ireval_core.evaluate.Evaluation` is returned, the rows that
@@ -33,7 +38,8 @@ How the numbers stay the in-memory ones
   come from one partition only; a failed job (a worker lost beyond Dask's retries)
   raises :class:`DistributedError`. A partial table is never returned.
 
-Memory and cost: a worker holds one partition as read (64 MB of text, or a Parquet
+Memory and cost: a worker holds one partition as read (64 MB of text, a gzip file
+inflated within :class:`~ireval_core.io.ReadLimits` as in memory, or a Parquet
 file's row groups) or one partition after the shuffle (about the same number of rows),
 plus Dask's shuffle buffers; each partition's per-query values are fetched as soon as
 it is done. The client holds the per-query values (the :class:`Evaluation`). PNR and
@@ -62,7 +68,6 @@ used by an earlier input is renamed ``stem:tag`` with a ``run-renamed`` warning,
 
 from __future__ import annotations
 
-import gzip
 import logging
 import os
 import zlib
@@ -83,7 +88,20 @@ from . import io as _io
 from .data import DuplicateEntryError, Qrels, Run, join
 from .errors import DataWarning, FormatError, IrevalError, invalid_parameter
 from .evaluate import Evaluation, _frozen, evaluate
-from .io import _ALIASES, Source, _columns_by_alias, _detect_format, _read_table, _unique_name
+from .io import (
+    _ALIASES,
+    _TEXT_KEYS,
+    _WHAT,
+    ReadLimits,
+    Source,
+    _choose_columns,
+    _columns_by_alias,
+    _detect_format,
+    _inflate,
+    _is_text_type,
+    _read_table,
+    _unique_name,
+)
 from .measures import Measure, parse_measures
 from .measures.binary import sum_aggregate
 from .measures.pairwise import (
@@ -219,7 +237,8 @@ def _all_or_nothing(run: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
 
 
 def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[str, Any]
-                    | None = None, blocksize: int | None = DEFAULT_BLOCKSIZE) -> dd.DataFrame:
+                    | None = None, blocksize: int | None = DEFAULT_BLOCKSIZE,
+                    limits: ReadLimits | None = None) -> dd.DataFrame:
     """Qrels as a Dask DataFrame with columns ``qid``, ``docid`` (strings), ``value`` (grade).
 
     Parameters
@@ -232,23 +251,32 @@ def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[
         Passed to fsspec (credentials of ``s3://`` and the like).
     blocksize:
         Bytes of text per partition (``None``: one partition per file).
+    limits:
+        How far a gzip file may inflate in a worker's memory (default:
+        :meth:`~ireval_core.io.ReadLimits.from_env` on the client, so the workers
+        apply the client's ``IREVAL_MAX_INFLATED_BYTES`` / ``IREVAL_MAX_GZIP_RATIO``).
 
-    Bad lines raise :class:`~ireval_core.errors.FormatError` naming the file and
-    the line, when the partition holding them is read.
+    Ids are text exactly as written, as :mod:`ireval_core.io` reads them: a Parquet
+    id column holds strings, or integers read as their decimal text (``7``); a
+    column of any other type (float, boolean, ...) is a
+    :class:`~ireval_core.errors.FormatError` naming it, raised before any
+    partition is read. Bad lines raise a ``FormatError`` naming the file and the
+    line, when the partition holding them is read.
     """
-    return _read(source, "qrels", None, storage_options, blocksize)
+    return _read(source, "qrels", None, storage_options, blocksize, limits)
 
 
 def read_runs_dask(source: Sources | dd.DataFrame, *, name: str | None = None,
                    storage_options: Mapping[str, Any] | None = None,
-                   blocksize: int | None = DEFAULT_BLOCKSIZE) -> dd.DataFrame:
+                   blocksize: int | None = DEFAULT_BLOCKSIZE,
+                   limits: ReadLimits | None = None) -> dd.DataFrame:
     """Runs as a Dask DataFrame with columns ``qid``, ``docid``, ``value`` (score), ``tag``.
 
     ``tag`` names the system of each row; without a tag column it is ``name``, by
     default the file or folder name without extensions (as
     :func:`ireval_core.io.read_runs`). Other parameters as :func:`read_qrels_dask`.
     """
-    return _read(source, "run", name, storage_options, blocksize)
+    return _read(source, "run", name, storage_options, blocksize, limits)
 
 
 def _meta(kind: Kind | Literal["union"]) -> pd.DataFrame:
@@ -275,17 +303,23 @@ def _stem(name: str) -> str:
 
 
 def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
-          storage_options: Mapping[str, Any] | None, blocksize: int | None) -> dd.DataFrame:
+          storage_options: Mapping[str, Any] | None, blocksize: int | None,
+          limits: ReadLimits | None) -> dd.DataFrame:
+    function = f"read_{kind}s_dask" if kind == "run" else "read_qrels_dask"
     if blocksize is not None and (isinstance(blocksize, bool) or not isinstance(blocksize, int)
                                   or blocksize < 1):
-        raise invalid_parameter("blocksize", f"read_{kind}s_dask" if kind == "run"
-                                else "read_qrels_dask", "an int >= 1 or None", blocksize)
+        raise invalid_parameter("blocksize", function, "an int >= 1 or None", blocksize)
+    if limits is not None and not isinstance(limits, ReadLimits):
+        raise invalid_parameter("limits", function, "a ReadLimits or None", limits,
+                                error=TypeError)
+    limits = limits or ReadLimits.from_env()  # the client's, given to every worker
     name = _name_of(source, kind)
     tag = tag or _stem(name)
     if isinstance(source, dd.DataFrame):
         if list(source.columns) == list(_meta(kind).columns):  # read by this module already
             return source
         _check_columns(list(source.columns), kind, name)
+        _ids_as_text(_empty_like(source._meta), kind, name)  # a float id column: now
         return source.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
     paths = [os.fspath(s) for s in ([source] if isinstance(source, str | os.PathLike)
                                     else source)]
@@ -306,11 +340,15 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
                           "Parquet, CSV/TSV or TREC text to Dask", source=files[0])
     if fmt == "parquet":
         urls = [fs.unstrip_protocol(f) for f in files]
-        probe = dd.read_parquet(urls, storage_options=storage_options)
+        # Arrow types, not numpy's: an integer id column with a null would become
+        # float64 (12345678901234567 -> "12345678901234568")
+        probe = dd.read_parquet(urls, storage_options=storage_options, dtype_backend="pyarrow")
         cols = _check_columns(list(probe.columns), kind, name)
-        frame = dd.read_parquet(urls, columns=cols, storage_options=storage_options)
+        _ids_as_text(_empty_like(probe._meta), kind, name)  # a float id column: now
+        frame = dd.read_parquet(urls, columns=cols, storage_options=storage_options,
+                                dtype_backend="pyarrow")
         return frame.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
-    return _text_frame(fs, files, kind, fmt, tag, blocksize)
+    return _text_frame(fs, files, kind, fmt, tag, blocksize, limits)
 
 
 def _check_columns(columns: list[str], kind: Kind, name: str) -> list[str]:
@@ -328,6 +366,39 @@ def _check_columns(columns: list[str], kind: Kind, name: str) -> list[str]:
     return keep
 
 
+def _empty_like(meta: pd.DataFrame) -> pa.Table:
+    """The Arrow schema of a Dask frame's ``meta``, as an empty table."""
+    try:
+        return pa.Table.from_pandas(meta.iloc[:0], preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return pa.table({c: pa.array([], pa.string()) for c in meta.columns})
+
+
+def _id_text(values: pa.ChunkedArray | pa.Array, column: str, what: str,
+             source: str) -> pa.ChunkedArray | pa.Array:
+    """Ids as :mod:`ireval_core.io` reads a Parquet id column: text as written, integers
+    as their decimal text; any other type is a :class:`FormatError` naming the column."""
+    typ = values.type
+    base = typ.value_type if pa.types.is_dictionary(typ) else typ
+    if not (_is_text_type(base) or pa.types.is_integer(base)):
+        raise FormatError(f"column {column!r} holds {typ} values; {what}s must be strings "
+                          "(ids are never converted from numbers with a fraction or "
+                          "exponent)", source=source)
+    if base != typ:
+        values = values.cast(base)  # dictionary-coded: the values themselves
+    return values.cast(pa.string())
+
+
+def _ids_as_text(table: pa.Table, kind: Kind, name: str) -> pa.Table:
+    """``table`` with its id and tag columns as text (see :func:`_id_text`)."""
+    chosen, _ = _choose_columns(table.column_names, Source(name, data=b""), kind, None)
+    for key, col in chosen.items():
+        if key in _TEXT_KEYS:
+            i = table.column_names.index(col)
+            table = table.set_column(i, col, _id_text(table.column(i), col, _WHAT[key], name))
+    return table
+
+
 def _head(fs: Any, path: str, size: int = 1 << 16) -> bytes:
     with fs.open(path, "rb") as fh:
         data = fh.read(size)
@@ -340,7 +411,7 @@ def _head(fs: Any, path: str, size: int = 1 << 16) -> bytes:
 
 
 def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
-                blocksize: int | None) -> dd.DataFrame:
+                blocksize: int | None, limits: ReadLimits) -> dd.DataFrame:
     parts: list[Any] = []
     for path in files:
         size = fs.size(path)
@@ -357,33 +428,36 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
         else:
             spans = [(off, blocksize) for off in range(0, size, blocksize)]
         parts.extend(dask.delayed(_read_text_block)(fs, path, size, off, length, kind, fmt,
-                                                    header, tag) for off, length in spans)
+                                                    header, tag, limits)
+                     for off, length in spans)
     return dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
 
 
 def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | None,
-                     kind: Kind, fmt: str, header: bytes | None, tag: str) -> pd.DataFrame:
+                     kind: Kind, fmt: str, header: bytes | None, tag: str,
+                     limits: ReadLimits) -> pd.DataFrame:
     """The lines starting in ``[offset, offset + length)`` of a file, read by ireval's parser.
 
-    Errors keep the file's own line numbers: lines before the block are counted
-    (only on failure).
+    A gzip file (always one block) is inflated in a stream within ``limits``, as
+    :mod:`ireval_core.io` does: past them, a :class:`FormatError` names the file and
+    the limit, and no more than the limit was held. Errors keep the file's own line
+    numbers: lines before the block are counted (only on failure).
     """
+    prefix = b""
     with fs.open(path, "rb") as fh:
-        if length is None:
-            data, start = fh.read(), 0
+        if length is None:  # a whole file
+            compressed, start = fh.read(2) == _GZIP, 0
+            fh.seek(0)
+            src = Source(path, data=_inflate(fh, size, path, limits) if compressed
+                         else fh.read(), limits=limits)
         else:
             data, start = _line_block(fh, size, offset, length)
-    if start == 0 and data[:2] == _GZIP:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise FormatError(f"cannot decompress gzip data ({exc})", source=path) from None
-    whole = start == 0 and (length is None or offset + length >= size)
-    if not data.strip() and not whole:
-        return _meta(kind)
-    prefix = header if header is not None and start > 0 else b""
+            if not data.strip() and not (start == 0 and offset + length >= size):
+                return _meta(kind)
+            prefix = header if header is not None and start > 0 else b""
+            src = Source(path, data=prefix + data, limits=limits)
     try:
-        table, _ = _read_table(Source(path, data=prefix + data), kind, fmt)  # type: ignore[arg-type]
+        table, _ = _read_table(src, kind, fmt)  # type: ignore[arg-type]
     except FormatError as exc:
         if exc.line is None or start == 0:
             raise
@@ -430,7 +504,12 @@ def _count_lines(fs: Any, path: str, end: int) -> int:
 
 
 def _canonical_pandas(df: pd.DataFrame, kind: Kind, tag: str, name: str) -> pd.DataFrame:
-    table = pa.Table.from_pandas(df, preserve_index=False)
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # e.g. an object column of mixed types
+        raise FormatError(f"columns that are not one type each ({_first_line(exc)})",
+                          source=name) from None
+    table = _ids_as_text(table, kind, name)  # before the columns lose their names
     table, _ = _columns_by_alias(table, Source(name, data=b""), kind, header_line=None)
     return _canonical(table, kind, tag, name)
 
@@ -574,10 +653,11 @@ def _evaluate_part(qrels: Qrels, runs: Mapping[tuple[int, str], Run], rows: int,
     return _Part(rows, dict(zip(runs, parts, strict=True)), absent)
 
 
-def _build(kind: Kind, q: pd.Series, d: pd.Series, v: pd.Series, *, name: str,
-           source: str) -> Any:
+def _build(kind: Kind, q: pd.Series | pa.ChunkedArray, d: pd.Series | pa.ChunkedArray,
+           v: pd.Series, *, name: str, source: str) -> Any:
     """Qrels or Run from a partition's columns; a duplicate pair is a format error."""
-    ids = [pa.Array.from_pandas(s).cast(pa.string()) for s in (q, d)]
+    ids = [x if isinstance(x, pa.ChunkedArray) else pa.chunked_array(
+        [pa.Array.from_pandas(x).cast(pa.string())]) for x in (q, d)]
     values = v.to_numpy(dtype=np.float64, na_value=np.nan)
     try:
         if kind == "qrels":
@@ -776,10 +856,21 @@ def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]
 # ----------------------------------------------------------------------------- labeled rows
 
 
+_CSV_MISSING = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "<NA>"]
+"""Cells of a CSV label or score column read as missing (never in an id column)."""
+
+
 def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
-                   storage_options: Mapping[str, Any] | None) -> tuple[dd.DataFrame, str]:
-    """The columns of labeled rows: a Dask DataFrame, Parquet or CSV with a header."""
+                   storage_options: Mapping[str, Any] | None,
+                   ids: Sequence[str] = ()) -> tuple[dd.DataFrame, str]:
+    """The columns of labeled rows: a Dask DataFrame, Parquet or CSV with a header.
+
+    The ``ids`` columns are text exactly as written: CSV cells as they are (``007``,
+    ``NA``), Parquet strings, or integers as their decimal text; a column of floats
+    or another type is a :class:`FormatError` naming it, before anything is read.
+    """
     name = _name_of(data, "data")
+    cols = list(dict.fromkeys(columns))
     if isinstance(data, dd.DataFrame):
         frame = data
     else:
@@ -788,31 +879,49 @@ def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
         is_csv = all(p.lower().removesuffix(".gz").endswith((".csv", ".tsv")) for p in paths)
         if is_csv:
             sep = "\t" if paths[0].lower().removesuffix(".gz").endswith(".tsv") else ","
-            frame = dd.read_csv(paths, sep=sep, storage_options=storage_options,
-                                usecols=list(dict.fromkeys(columns)))
-        else:
+            frame = dd.read_csv(paths, sep=sep, storage_options=storage_options, usecols=cols,
+                                dtype={c: _STR for c in ids}, keep_default_na=False,
+                                na_values={c: _CSV_MISSING for c in cols if c not in ids})
+        else:  # Arrow types: an integer column with a null stays integers, not float64
             frame = dd.read_parquet(paths if len(paths) > 1 else paths[0],
-                                    storage_options=storage_options)
-    missing = [c for c in dict.fromkeys(columns) if c not in frame.columns]
+                                    storage_options=storage_options, dtype_backend="pyarrow")
+    missing = [c for c in cols if c not in frame.columns]
     if missing:
         raise FormatError(f"missing column(s) {missing}; the data has {list(frame.columns)}",
                           source=name)
-    return frame[list(dict.fromkeys(columns))], name
+    frame = frame[cols]
+    schema = _empty_like(frame._meta)
+    for c in ids:
+        _id_text(schema.column(c), c, f"{c} id", name)
+    return frame, name
+
+
+def _labeled_ids(df: pd.DataFrame, column: str, source: str) -> pa.ChunkedArray:
+    """A partition's id column as text (see :func:`_id_text`); a missing or empty id is
+    a :class:`FormatError`."""
+    try:
+        values = pa.chunked_array([pa.Array.from_pandas(df[column])])
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # an object column of mixed types
+        raise FormatError(f"column {column!r} holds values of several types "
+                          f"({_first_line(exc)})", source=source) from None
+    text = _id_text(values, column, f"{column} id", source)
+    empty = text.null_count + int(pc.sum(pc.equal(pc.utf8_length(text), 0)).as_py() or 0)
+    if empty:
+        raise FormatError(f"{empty} row(s) without a {column!r} value", source=source)
+    return text
 
 
 def _labeled_partition(df: pd.DataFrame, group: str, item: str, label: str,
                        scores: Sequence[str], specs: Sequence[Measure],
                        eval_specs: Sequence[Measure], o: EvalOptions, source: str) -> _Part:
-    for col in (group, item):
-        if df[col].isna().any():
-            raise FormatError(f"{int(df[col].isna().sum())} row(s) without a {col!r} value",
-                              source=source)
+    gid, iid = (_labeled_ids(df, col, source) for col in (group, item))
     grades = df[label].to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(grades).any():
         raise FormatError(f"expected finite labels in column {label!r}, got an infinite one",
                           source=source)
     judged = ~np.isnan(grades)  # a missing label: an unjudged row, kept in the rankings
-    qrels = _build("qrels", df[group][judged], df[item][judged], df[label][judged],
+    keep = pa.array(judged)
+    qrels = _build("qrels", gid.filter(keep), iid.filter(keep), df[label][judged],
                    name="", source=source)
     runs: dict[tuple[int, str], Run] = {}
     for s in scores:
@@ -822,7 +931,7 @@ def _labeled_partition(df: pd.DataFrame, group: str, item: str, label: str,
             raise FormatError(f"expected finite scores in column {s!r}, got {float(v[bad])} "
                               f"({group} {str(df[group].iloc[bad])!r}, {item} "
                               f"{str(df[item].iloc[bad])!r})", source=source)
-        runs[(0, s)] = _build("run", df[group], df[item], df[s], name=s, source=source)
+        runs[(0, s)] = _build("run", gid, iid, df[s], name=s, source=source)
     return _evaluate_part(qrels, runs, len(df), specs, eval_specs, o)
 
 
@@ -860,7 +969,8 @@ def evaluate_labeled(data: Sources | dd.DataFrame, measures: str | Sequence[str 
     if not scores or len(set(scores)) != len(scores) or {group, item, label} & set(scores):
         raise invalid_parameter("score", "evaluate_labeled", "one or more distinct columns, "
                                 "none of them the group, item or label", score)
-    frame, name = _labeled_frame(data, [group, item, label, *scores], storage_options)
+    frame, name = _labeled_frame(data, [group, item, label, *scores], storage_options,
+                                 ids=[group, item])
     top = None
     if _needs_top_grade(specs):
         (top,) = _compute(client, frame[label].max())

@@ -8,6 +8,7 @@ queries split across files. Oracles: :func:`ireval_core.evaluate` on the same da
 
 from __future__ import annotations
 
+import gzip
 import io
 import logging
 import os
@@ -24,6 +25,7 @@ import fsspec
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from distributed import Client, LocalCluster
@@ -42,7 +44,7 @@ from ireval_core.distributed import (
     read_qrels_dask,
     read_runs_dask,
 )
-from ireval_core.io import read_qrels, read_runs
+from ireval_core.io import ReadLimits, read_qrels, read_runs
 from ireval_core.measures import FAMILIES
 
 # one spec per family (every cutoff kind), and the parameters that change aggregation
@@ -334,6 +336,140 @@ def test_pooled_auc_without_a_class_is_nan(client):
     rows = pd.DataFrame({"label": [0, 0, 0], "score": [0.1, 0.2, 0.3]})
     got = pooled_auc_dask(dd.from_pandas(rows, npartitions=2), client=client)
     assert np.isnan(got.auc) and (got.n_positive, got.n_negative) == (0, 3)
+
+
+# ----------------------------------------------------------------------------- ids and gzip
+
+
+def test_parquet_ids_are_the_text_the_in_memory_reader_gives(client, tmp_path):
+    """String ids as written (007 is not 7), integer ids as their decimal text: two ids a
+    float64 would merge (2**53 + 1 and 2**53) stay two, as in memory."""
+    big = 2**53
+    qrels = pa.table({"qid": ["007", "007", "7", "7"],
+                      "docid": pa.array([big + 1, big, big + 1, 5], pa.int64()),
+                      "rel": [1, 0, 0, 1]})
+    run = pa.table({"qid": ["007", "007", "7", "7"],
+                    "docid": pa.array([big, big + 1, big + 1, 5], pa.int64()),
+                    "score": [2.0, 1.0, 2.0, 1.0], "tag": ["s"] * 4})
+    (tmp_path / "q").mkdir()
+    (tmp_path / "r").mkdir()
+    pq.write_table(qrels.slice(0, 2), tmp_path / "q" / "a.parquet")
+    pq.write_table(qrels.slice(2), tmp_path / "q" / "b.parquet")
+    pq.write_table(run, tmp_path / "r" / "run.parquet")
+    got = evaluate_dask(tmp_path / "q", tmp_path / "r", ["AP", "NumRel", "NumRet"],
+                        client=client)
+    read = read_qrels_dask(tmp_path / "q").compute()
+    assert sorted(read["docid"]) == sorted([str(big + 1), str(big), str(big + 1), "5"])
+    want = evaluate(Qrels.from_arrays(qrels["qid"], qrels["docid"].cast(pa.string()),
+                                      qrels["rel"]),
+                    read_runs(tmp_path / "r" / "run.parquet"), ["AP", "NumRel", "NumRet"])
+    assert_same(got, want)
+    assert list(got.query_ids["s"]) == ["007", "7"]
+    # 007: its one relevant document, 2**53 + 1, is ranked second -> AP 1/2; 7: its
+    # relevant 5 is ranked second, under the non-relevant 2**53 + 1 -> AP 1/2
+    np.testing.assert_array_equal(got.values[("s", "AP")], [0.5, 0.5])
+
+
+def test_a_float_id_column_is_an_error_naming_it_as_in_memory(client, tmp_path):
+    path = tmp_path / "qrels.parquet"
+    pq.write_table(pa.table({"qid": ["q1", "q2"], "docid": [7.0, 1.5], "rel": [1, 0]}), path)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(path)
+    with pytest.raises(FormatError) as dask_error:
+        read_qrels_dask(path)  # from the schema, before any partition is read
+    assert "column 'docid' holds double values; document ids must be strings" in str(
+        memory.value)
+    assert dask_error.value.message == memory.value.message  # the file: its path here
+    assert str(dask_error.value) == f"{path}: {memory.value.message}"
+    frame = dd.from_pandas(pd.DataFrame({"qid": [1.0, 2.0], "docid": ["a", "b"],
+                                         "score": [1.0, 2.0]}), npartitions=1)
+    with pytest.raises(FormatError, match="column 'qid' holds double values; query ids"):
+        read_runs_dask(frame)
+
+
+def test_an_integer_column_with_a_null_stays_integers(client, tmp_path):
+    """pandas would make it float64 (2**53 + 1 -> 9007199254740992): read with Arrow types,
+    a null tag is the file's system and 2**53 + 1 its own, as in memory; a null id is a
+    missing id."""
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"qid": ["q1", "q1", "q2"], "docid": ["a", "b", "a"],
+                             "score": [2.0, 1.0, 1.0],
+                             "tag": pa.array([2**53 + 1, None, 2**53 + 1], pa.int64())}), path)
+    qrels = dd.from_pandas(pd.DataFrame({"qid": ["q1", "q2"], "docid": ["a", "a"],
+                                         "rel": [1, 1]}), npartitions=1)
+    got = evaluate_dask(qrels, path, ["NumRet"], client=client)
+    assert got.systems == (str(2**53 + 1), "run")
+    assert got.systems == tuple(r.name for r in read_runs(path))
+    np.testing.assert_array_equal(got.values[(str(2**53 + 1), "NumRet")], [1, 1])
+    bad = tmp_path / "qrels.parquet"
+    pq.write_table(pa.table({"qid": ["q1", "q1"], "docid": pa.array([2**53 + 1, None]),
+                             "rel": [1, 0]}), bad)
+    with pytest.raises(FormatError):
+        read_qrels(bad)
+    with pytest.raises(FormatError, match="1 row\\(s\\) without a document id"):
+        evaluate_dask(bad, path, ["P@5"], client=client)
+
+
+def test_labeled_ids_are_text_in_csv_and_parquet(client, tmp_path):
+    rows = pd.DataFrame({"session": ["007", "007", "7", "7", "NA", "NA"],
+                         "item": ["01", "1", "01", "1", "a", "b"],
+                         "label": ["1", "0", "", "1", "0", "1"],
+                         "score": [0.9, 0.1, 0.5, 0.4, 0.3, 0.8]})
+    rows.to_csv(tmp_path / "clicks.csv", index=False)
+    got = evaluate_labeled(tmp_path / "clicks.csv", ["GAUC", "NumRet", "NumRel"],
+                           client=client)
+    assert list(got.query_ids["score"]) == ["007", "7", "NA"]  # none read as 7 or missing
+    np.testing.assert_array_equal(got.values[("score", "NumRet")], [2, 2, 2])
+    np.testing.assert_array_equal(got.values[("score", "NumRel")], [1, 1, 1])  # "" unjudged
+    np.testing.assert_array_equal(got.values[("score", "GAUC")], [1.0, np.nan, 1.0])
+    ints = pa.table({"session": pa.array([2**53 + 1, 2**53 + 1, 2**53], pa.int64()),
+                     "item": pa.array([1, 2, 1], pa.int64()), "label": [1, 0, 1],
+                     "score": [0.2, 0.1, 0.3]})
+    pq.write_table(ints, tmp_path / "ints.parquet")
+    got = evaluate_labeled(tmp_path / "ints.parquet", ["NumRet"], client=client)
+    assert list(got.query_ids["score"]) == [str(2**53), str(2**53 + 1)]
+    floats = pc.cast(ints["session"], pa.float64(), safe=False)
+    pq.write_table(ints.set_column(0, "session", floats), tmp_path / "floats.parquet")
+    with pytest.raises(FormatError, match="column 'session' holds double values; session "
+                                          "ids must be strings"):
+        evaluate_labeled(tmp_path / "floats.parquet", ["GAUC"], client=client)
+
+
+def _gzip_run(path: Path, n_lines: int, *, distinct: bool) -> Path:
+    """A gzip TREC run: ``distinct`` lines compress ~4 times, repeated ones ~1000 times."""
+    lines = (f"q{i % 50} Q0 d{i} 1 {i % 97 / 7:.6f} s\n" if distinct else "q1 Q0 d1 1 1 s\n"
+             for i in range(n_lines))
+    with gzip.open(path, "wt", compresslevel=9) as fh:
+        fh.writelines(lines)
+    return path
+
+
+def test_gzip_text_is_inflated_within_the_read_limits(client, files, tmp_path, monkeypatch):
+    ok = _gzip_run(tmp_path / "ok.txt.gz", 20_000, distinct=True)
+    got = evaluate_dask(files["qrels"], ok, ["P@5"], client=client)
+    assert_same(got, evaluate(in_memory(files["qrels_df"], files["runs_df"])[0],
+                              read_runs(ok), ["P@5"]))
+    # a bomb: ~45 MB of one repeated line in a few dozen KB, stopped at 200 times its size
+    bomb = _gzip_run(tmp_path / "bomb.txt.gz", 3_000_000, distinct=False)
+    assert bomb.stat().st_size < 200_000
+    with pytest.raises(FormatError) as memory:
+        read_runs(bomb)
+    with pytest.raises(FormatError) as dask_error:
+        evaluate_dask(files["qrels"], bomb, ["P@5"], client=client)
+    assert dask_error.value.message == memory.value.message
+    assert str(dask_error.value).startswith(f"{bomb}: gzip data expands more than 200 times")
+    assert "ReadLimits.max_gzip_ratio" in str(dask_error.value)
+    # the client's limits (here its environment) bind the workers
+    monkeypatch.setenv("IREVAL_MAX_INFLATED_BYTES", "500000")
+    with pytest.raises(FormatError, match=rf"^{re.escape(str(ok))}: gzip data expands to more "
+                                          r"than 488 KiB, .*IREVAL_MAX_INFLATED_BYTES"):
+        evaluate_dask(files["qrels"], ok, ["P@5"], client=client)
+    monkeypatch.delenv("IREVAL_MAX_INFLATED_BYTES")
+    with pytest.raises(FormatError, match="expands to more than 488 KiB"):
+        read_runs_dask(ok, limits=ReadLimits(max_inflated_bytes=500_000)).compute()
+    with pytest.raises(TypeError, match=MESSAGE.format(param="limits",
+                                                       function="read_runs_dask")):
+        read_runs_dask(ok, limits=500_000)  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- failures
