@@ -63,3 +63,7 @@ with glance:
     if not labeling:
         widgets.dataset_glance(state.get_dataset())
     widgets.link_box()
+# While the user reads this page, join the runs for the current options in the background:
+# the next results page then finds its joins made (ireval_core.data.JoinCache.prefetch).
+if not labeling and (loaded := state.get_dataset()) is not None:
+    loaded.prefetch(state.get_options())

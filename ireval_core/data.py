@@ -722,28 +722,70 @@ class JoinCache:
         self._entries: OrderedDict[tuple[object, ...], tuple[weakref.ref[Qrels],
                                                               weakref.ref[Run], Ranked]] = (
             OrderedDict())
+        self._pending: dict[tuple[object, ...], threading.Event] = {}
+        self._prefetched: set[tuple[object, ...]] = set()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def ranked(self, qrels: Qrels, run: Run, options: EvalOptions) -> Ranked:
-        """``join(qrels, run, options=options)``, from the cache when it was made before."""
+        """``join(qrels, run, options=options)``, from the cache when it was made before.
+
+        A join another thread is computing is waited for, not computed twice.
+        """
         key = (id(qrels), id(run), *join_key(options))
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None and hit[0]() is qrels and hit[1]() is run:
+        while True:
+            with self._lock:
+                hit = self._entries.get(key)
+                if hit is not None and hit[0]() is qrels and hit[1]() is run:
+                    self._entries.move_to_end(key)
+                    self.hits += 1
+                    return hit[2]
+                running = self._pending.get(key)
+                if running is None:
+                    done = self._pending[key] = threading.Event()
+                    break
+            running.wait()  # then look again (it failed if the entry is not there)
+        try:
+            ranked = join(qrels, run, options=options)
+            _freeze(ranked)
+            with self._lock:
+                self.misses += 1
+                self._entries[key] = (weakref.ref(qrels), weakref.ref(run), ranked)
                 self._entries.move_to_end(key)
-                self.hits += 1
-                return hit[2]
-        ranked = join(qrels, run, options=options)
-        _freeze(ranked)
+                while len(self._entries) > 1 and self.nbytes > self.max_bytes:
+                    self._entries.popitem(last=False)
+            return ranked
+        finally:
+            with self._lock:
+                del self._pending[key]
+            done.set()
+
+    def prefetch(self, qrels: Qrels, runs: Sequence[Run], options: EvalOptions
+                 ) -> threading.Thread | None:
+        """Join ``runs`` under ``options`` in a background thread, once per option set.
+
+        For an app: started after a page is drawn, the joins are ready (or under way,
+        and then waited for) when the next page evaluates. Returns the thread, or
+        ``None`` when these joins were asked for before. Errors are left to the page
+        that needs the join (it computes it again and reports them).
+        """
+        key = (id(qrels), tuple(id(r) for r in runs), *join_key(options))
         with self._lock:
-            self.misses += 1
-            self._entries[key] = (weakref.ref(qrels), weakref.ref(run), ranked)
-            self._entries.move_to_end(key)
-            while len(self._entries) > 1 and self.nbytes > self.max_bytes:
-                self._entries.popitem(last=False)
-        return ranked
+            if key in self._prefetched:
+                return None
+            self._prefetched.add(key)
+
+        def work() -> None:
+            for run in runs:
+                try:
+                    self.ranked(qrels, run, options)
+                except Exception:  # noqa: BLE001 - the page that needs it will say why
+                    return
+
+        thread = threading.Thread(target=work, name="ireval-join-prefetch", daemon=True)
+        thread.start()
+        return thread
 
     @property
     def nbytes(self) -> int:
@@ -757,6 +799,7 @@ class JoinCache:
         """Drop every kept join."""
         with self._lock:
             self._entries.clear()
+            self._prefetched.clear()
 
 
 def _indices(found: pa.Array) -> np.ndarray:

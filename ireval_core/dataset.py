@@ -34,6 +34,7 @@ np.int64(1)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -173,6 +174,10 @@ class Dataset:
     def ranked(self, name: str, options: EvalOptions) -> Ranked:
         """The run called ``name`` joined with the qrels under ``options`` (kept for reuse)."""
         return self.joins.ranked(self.qrels, self.run(name), options)
+
+    def prefetch(self, options: EvalOptions) -> threading.Thread | None:
+        """Join every run under ``options`` in the background (see :meth:`JoinCache.prefetch`)."""
+        return self.joins.prefetch(self.qrels, self.runs, options)
 
     def evaluate(self, measures: str | Sequence[str | Measure],
                  options: EvalOptions | None = None) -> Evaluation:

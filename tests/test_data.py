@@ -207,3 +207,44 @@ def test_dataset_evaluate_equals_evaluate() -> None:
         assert a.aggregates == b.aggregates
     np.testing.assert_array_equal(ds.ranked("b", EvalOptions()).grade,
                                   join(qrels, runs[1]).grade)
+
+
+def test_join_cache_computes_a_join_once_for_threads_asking_together() -> None:
+    import threading
+
+    from ireval_core.data import JoinCache
+
+    qrels, runs = _random_pair(6)
+    cache = JoinCache()
+    barrier = threading.Barrier(4)
+    got: list[object] = []
+
+    def ask() -> None:
+        barrier.wait()
+        got.append(cache.ranked(qrels, runs[0], EvalOptions()))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert cache.misses == 1 and cache.hits == 3
+    assert all(r is got[0] for r in got)
+
+
+def test_prefetch_joins_in_the_background_once_per_option_set() -> None:
+    from ireval_core.dataset import Dataset
+
+    qrels, runs = _random_pair(7)
+    ds = Dataset(qrels, runs)
+    thread = ds.prefetch(EvalOptions(rel_level=2))
+    assert thread is not None
+    thread.join(timeout=30)
+    assert ds.joins.misses == 2  # one join per run
+    assert ds.prefetch(EvalOptions(rel_level=3)) is None  # same joins: asked for already
+    ds.evaluate(["AP"], EvalOptions())
+    assert (ds.joins.misses, ds.joins.hits) == (2, 2)
+    later = ds.prefetch(EvalOptions(depth=5))  # another depth: other joins
+    assert later is not None
+    later.join(timeout=30)
+    assert ds.joins.misses == 4
