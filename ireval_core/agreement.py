@@ -262,7 +262,10 @@ def _round_sort_key(rounds: Sequence[str]) -> list[int]:
             missing = as_date.isna()
             if not missing.any():
                 break
-            as_date[missing] = pd.to_datetime(names[missing], format=fmt, errors="coerce")
+            try:
+                as_date[missing] = pd.to_datetime(names[missing], format=fmt, errors="coerce")
+            except (ValueError, OverflowError):  # out of range ("-1" as year -1): not dates
+                continue
         if as_date.notna().all():
             key = as_date
     return sorted(range(len(names)), key=lambda i: (key.iloc[i], names.iloc[i]))

@@ -52,7 +52,14 @@ from scipy import stats
 
 from .agreement import ordered_rounds
 from .errors import DataWarning, FormatError, invalid_parameter
-from .labels._table import LABEL_ALIASES, RawTable, SourceLike, read_table, table_from_arrow
+from .labels._table import (
+    LABEL_ALIASES,
+    RawTable,
+    SourceLike,
+    clean_errors,
+    read_table,
+    table_from_arrow,
+)
 
 __all__ = [
     "GSB_ALIASES",
@@ -178,6 +185,7 @@ class GsbJudgments:
 # ----------------------------------------------------------------------------- reading
 
 
+@clean_errors
 def read_gsb(sources: Sequence[SourceLike] | SourceLike) -> GsbJudgments:
     """Read side-by-side judgments from one or many files.
 

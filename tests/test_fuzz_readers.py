@@ -10,6 +10,14 @@ both :func:`read_qrels` and :func:`read_runs`; the only outcomes allowed are
 * a :class:`FormatError` naming the file, holding no chained exception, and not the
   reader's "this is a bug" fallback.
 
+The labeling readers (:func:`ireval_core.labels.read_judgments` and
+:func:`ireval_core.gsb.read_gsb`) get the same treatment: mutated bytes of labeling and
+GSB files (CSV, TSV, gzip), and Parquet files and Excel workbooks built with random
+column types (numbers, booleans, dates, lists, structs, binary that is not UTF-8, nulls,
+duplicate column names) and random cells (empty, control characters, huge numbers).
+The only outcomes allowed are judgments whose ids are non-empty one-line strings and
+whose positions are whole numbers >= 1, or a :class:`FormatError` naming the file.
+
 The suite runs a bounded Hypothesis search (well under a minute). A larger one-off
 run, outside the suite, prints the counts::
 
@@ -36,10 +44,13 @@ from hypothesis import strategies as st
 
 from ireval_core import FormatError, read_qrels, read_runs
 from ireval_core.data import Qrels, Run
+from ireval_core.gsb import GsbJudgments, read_gsb
 from ireval_core.io import ReadLimits
+from ireval_core.labels import Judgments, read_judgments
 
 LIMITS = ReadLimits(max_inflated_bytes=8 * 1024**2, max_gzip_ratio=200)
 EXAMPLES = 5000  # about 10 s on the shared 2-core machine (< 60 s under load)
+LABEL_EXAMPLES = 1500  # labeling files are slower to build (Parquet, Excel): about 15 s
 
 
 def _seeds() -> dict[str, bytes]:
@@ -208,8 +219,219 @@ def test_seeds_are_valid():
             assert outcome(reader, blob, shown) == "accepted", shown
 
 
+# ----------------------------------------------------------------------------- labeling files
+
+LABEL_ROWS = [("2026-05", "control", "q1", "d1", 1, "ann", "high", 0.9),
+              ("2026-05", "control", "q1", "007", 2, "bo", "low", 0.4),
+              ("2026-05", "control", "q2", "d1", 1, "ann", "mid", 0.7),
+              ("2026-06", "treatment", "q1", "d9", 1, "bo", "none", 0.2),
+              ("2026-06", "treatment", "0042", "d3", 1, "ann", "high", 0.8)]
+LABEL_COLUMNS = ("month", "system", "qid", "docid", "pos", "rater", "grade", "score")
+GSB_ROWS = [("2026-05", "q1", "G", "ann"), ("2026-05", "q2", "S", "bo"),
+            ("2026-06", "q1", "B", "ann"), ("2026-06", "0042", "Better", "bo")]
+GSB_COLUMNS = ("round", "query", "judgment", "rater")
+
+
+def _delimited(columns: tuple[str, ...], rows: list[tuple[object, ...]], sep: str) -> bytes:
+    return (sep.join(columns) + "\n"
+            + "".join(sep.join(str(v) for v in r) + "\n" for r in rows)).encode()
+
+
+LABEL_SEEDS = {
+    "labels.csv": _delimited(LABEL_COLUMNS, LABEL_ROWS, ","),
+    "labels.tsv": _delimited(LABEL_COLUMNS, LABEL_ROWS, "\t"),
+    "gsb.csv": _delimited(GSB_COLUMNS, GSB_ROWS, ","),
+    "gsb.tsv": _delimited(GSB_COLUMNS, GSB_ROWS, "\t"),
+}
+
+# a column of a random table: (arrow type or None for "let pyarrow choose", value maker)
+_CELLS: list[Callable[[random.Random, object], object]] = [
+    lambda rnd, v: v,
+    lambda rnd, v: v,
+    lambda rnd, v: v,
+    lambda rnd, v: None,
+    lambda rnd, v: "",
+    lambda rnd, v: " " + str(v),
+    lambda rnd, v: str(v) + rnd.choice(["\n", "\t", "\0", "\r", "\x1f", "\u2028", "\x85"]),
+    lambda rnd, v: rnd.choice([10**30, -1, 0, 1e300, float("nan"), float("inf"), 2.5, 7]),
+    lambda rnd, v: rnd.choice(["NA", "nan", "true", "1e5", "٣", "x" * 300]),
+]
+
+
+def _column(rnd: random.Random, values: list[object]) -> pa.Array:
+    """``values`` (mutated cell by cell) as an Arrow column of a random type."""
+    cells = [rnd.choice(_CELLS)(rnd, v) if rnd.random() < 0.3 else v for v in values]
+    kind = rnd.choice(["as-is", "as-is", "as-is", "string", "large_string", "int", "float",
+                       "bool", "binary", "bad-binary", "null", "list", "struct", "dict",
+                       "timestamp", "date", "decimal", "dict-int", "map"])
+    n = len(cells)
+    if kind == "string":
+        return pa.array([None if c is None else str(c) for c in cells], pa.string())
+    if kind == "large_string":
+        return pa.array([None if c is None else str(c) for c in cells], pa.large_string())
+    if kind == "int":
+        return pa.array([rnd.randint(-3, 10**rnd.randint(1, 18)) for _ in range(n)])
+    if kind == "float":
+        return pa.array([rnd.choice([0.5, 1.0, 2.0, -1.0, float("nan"), 1e308, 3.0])
+                         for _ in range(n)])
+    if kind == "bool":
+        return pa.array([rnd.random() < 0.5 for _ in range(n)])
+    if kind == "binary":
+        return pa.array([str(c).encode() for c in cells], pa.binary())
+    if kind == "bad-binary":
+        return pa.array([b"\xff\xfe" + str(c).encode() for c in cells], pa.binary())
+    if kind == "null":
+        return pa.nulls(n)
+    if kind == "list":
+        return pa.array([[rnd.randint(0, 3)] for _ in range(n)])
+    if kind == "struct":
+        return pa.array([{"a": rnd.randint(0, 3)} for _ in range(n)])
+    if kind == "map":
+        return pa.array([[("k", 1)] for _ in range(n)], pa.map_(pa.string(), pa.int64()))
+    if kind == "dict":
+        return pa.array([None if c is None else str(c) for c in cells]).dictionary_encode()
+    if kind == "dict-int":
+        return pa.array([rnd.randint(0, 3) for _ in range(n)]).dictionary_encode()
+    if kind == "timestamp":
+        return pa.array([rnd.randint(0, 2**40) for _ in range(n)], pa.timestamp("ms"))
+    if kind == "date":
+        return pa.array([rnd.randint(0, 30000) for _ in range(n)], pa.date32())
+    if kind == "decimal":
+        return pa.array([rnd.randint(0, 99) for _ in range(n)], pa.decimal128(10, 2))
+    try:
+        return pa.array(cells)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return pa.array([None if c is None else str(c) for c in cells], pa.string())
+
+
+def _random_table(rnd: random.Random, columns: tuple[str, ...],
+                  rows: list[tuple[object, ...]]) -> tuple[list[str], list[pa.Array]]:
+    names = list(columns)
+    arrays = [_column(rnd, [r[i] for r in rows]) for i in range(len(columns))]
+    if rnd.random() < 0.15:  # a column written twice
+        i = rnd.randrange(len(names))
+        names.append(names[i])
+        arrays.append(_column(rnd, [r[i] for r in rows]))
+    if rnd.random() < 0.15:  # a column missing
+        i = rnd.randrange(len(names))
+        del names[i], arrays[i]
+    if rnd.random() < 0.1:  # no rows
+        arrays = [a[:0] for a in arrays]
+    return names, arrays
+
+
+def _parquet(rnd: random.Random, columns: tuple[str, ...], rows: list[tuple[object, ...]]
+             ) -> bytes:
+    names, arrays = _random_table(rnd, columns, rows)
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_arrays(arrays, names=names), buf)
+    data = buf.getvalue()
+    if rnd.random() < 0.2:
+        data = rnd.choice(MUTATIONS)(data, rnd)
+    return data
+
+
+def _xlsx(rnd: random.Random, columns: tuple[str, ...], rows: list[tuple[object, ...]]
+          ) -> bytes:
+    import datetime
+
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    header = list(columns)
+    if rnd.random() < 0.15:
+        del header[rnd.randrange(len(header))]
+    sheet.append(header)
+    for r in rows:
+        cells: list[object] = []
+        for v in r[:len(header)]:
+            if rnd.random() < 0.3:
+                v = rnd.choice([None, "", 10**20, -1, 0.5, True, 1e300,
+                                datetime.datetime(2026, 5, 1, 12, 30), datetime.date(2026, 6, 1),
+                                "q\tx", "x" * 300, str(v) + "\n"])  # (openpyxl refuses
+            cells.append(v)                                         # other control chars)
+        sheet.append(cells)
+    if rnd.random() < 0.2:  # a second sheet, with other columns or none
+        other = book.create_sheet("notes")
+        other.append(["note"] if rnd.random() < 0.5 else header)
+        other.append(["x"] * (1 if rnd.random() < 0.5 else len(header)))
+    buf = io.BytesIO()
+    book.save(buf)
+    data = buf.getvalue()
+    if rnd.random() < 0.2:
+        data = rnd.choice(MUTATIONS)(data, rnd)
+    return data
+
+
+def labeling_input(rnd: random.Random) -> tuple[bytes, str, str]:
+    """One labeling fuzz case: bytes, the name they are read under, and the reader
+    (``"labels"`` or ``"gsb"``)."""
+    reader = rnd.choice(["labels", "gsb"])
+    columns, rows = (LABEL_COLUMNS, LABEL_ROWS) if reader == "labels" else (GSB_COLUMNS,
+                                                                            GSB_ROWS)
+    fmt = rnd.choice(["text", "text", "parquet", "parquet", "xlsx"])
+    if fmt == "parquet":
+        data, name = _parquet(rnd, columns, rows), f"{reader}.parquet"
+    elif fmt == "xlsx":
+        data, name = _xlsx(rnd, columns, rows), f"{reader}.xlsx"
+    else:
+        seed = rnd.choice([k for k in LABEL_SEEDS if k.startswith(reader[:3])])
+        data, name = LABEL_SEEDS[seed], seed
+        for _ in range(rnd.randint(1, 4)):
+            data = rnd.choice(MUTATIONS)(data, rnd)
+        if rnd.random() < 0.2:
+            data, name = gzip.compress(data, mtime=0), name + ".gz"
+    if rnd.random() < 0.2:
+        name = "upload"  # no extension: the format is recognised from the content
+    return data, name, reader
+
+
+def labeling_outcome(reader: str, data: bytes, name: str) -> str:
+    """``"accepted"`` or ``"format-error"``; any other outcome raises AssertionError."""
+    try:
+        result = (read_judgments((name, data)) if reader == "labels"
+                  else read_gsb((name, data)))
+    except FormatError as err:
+        assert type(err) is FormatError, repr(err)
+        assert err.source == name or (err.source == "label map" and reader == "labels"), \
+            str(err)
+        assert err.__context__ is None and err.__cause__ is None, repr(err.__context__)
+        assert "bug in ireval" not in err.message, str(err)
+        assert "\n" not in str(err), str(err)
+        return "format-error"
+    if isinstance(result, Judgments):
+        ids = [*result.query_ids.tolist(), *result.round_names.tolist(),
+               *result.system_names.tolist(), *result.doc_ids.to_pylist()]
+        position = result.shown_position
+        assert len(position) and np.all(position >= 1)
+        assert np.all(position == np.floor(position))
+    else:
+        assert isinstance(result, GsbJudgments)
+        ids = [*result.round.tolist(), *result.query.tolist()]
+    assert all(isinstance(i, str) and i and not _BAD_CHAR.search(i) for i in ids), ids
+    return "accepted"
+
+
+@settings(max_examples=LABEL_EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rnd=st.randoms(use_true_random=False))
+def test_mutated_labeling_files_read_or_fail_cleanly(rnd):
+    data, name, reader = labeling_input(rnd)
+    labeling_outcome(reader, data, name)
+
+
+def test_labeling_seeds_are_valid():
+    """Every labeling seed reads, plain and gzip (so the fuzz starts from valid files)."""
+    for name, data in LABEL_SEEDS.items():
+        reader = "labels" if name.startswith("labels") else "gsb"
+        for blob, shown in ((data, name), (gzip.compress(data, mtime=0), name + ".gz")):
+            assert labeling_outcome(reader, blob, shown) == "accepted", shown
+
+
 def main(n: int, seed: int = 13) -> dict[str, Counter]:
-    """The one-off run: ``n`` inputs, both readers each; prints and returns the counts."""
+    """The one-off run: ``n`` inputs, both readers each, and ``n // 3`` labeling files;
+    prints and returns the counts."""
     rnd = random.Random(seed)
     counts = {"read_qrels": Counter(), "read_runs": Counter()}
     failures: list[tuple[str, str, bytes, str]] = []
@@ -222,11 +444,20 @@ def main(n: int, seed: int = 13) -> dict[str, Counter]:
             except BaseException as exc:  # noqa: BLE001 - counted and shown, not hidden
                 counts[reader.__name__]["other"] += 1
                 failures.append((reader.__name__, name, data, f"{type(exc).__name__}: {exc}"))
+    for _ in range(n // 3):
+        data, name, kind = labeling_input(rnd)
+        reader_name = "read_judgments" if kind == "labels" else "read_gsb"
+        c = counts.setdefault(reader_name, Counter())
+        try:
+            c[labeling_outcome(kind, data, name)] += 1
+        except BaseException as exc:  # noqa: BLE001 - counted and shown, not hidden
+            c["other"] += 1
+            failures.append((reader_name, name, data, f"{type(exc).__name__}: {exc}"))
     elapsed = time.perf_counter() - start
     for reader, c in counts.items():
         print(f"{reader}: tried {sum(c.values())}, format errors {c['format-error']}, "
               f"accepted {c['accepted']}, anything else {c['other']}")
-    print(f"{n} inputs in {elapsed:.1f} s")
+    print(f"{n} + {n // 3} inputs in {elapsed:.1f} s")
     for reader, name, data, what in failures[:20]:
         print(f"  {reader} {name} {data[:80]!r}: {what[:200]}")
     return counts

@@ -16,6 +16,19 @@ columns a reader names as numbers (with a fallback to text that finds the bad ce
 Other input kinds reuse it with their own aliases (the GSB reader of
 :mod:`ireval_core.gsb` for one).
 
+Errors
+------
+Every malformed input is a :class:`~ireval_core.errors.FormatError` naming the file and,
+where there is one, the line (CSV/TSV), the sheet and row (Excel) or the row and column
+(Parquet): a file that is not Parquet or Excel after all, a column of a type that is not
+text or numbers (a Parquet list, struct or map), binary cells that are not UTF-8, a
+column name written twice, a cell holding a line break, a tab or another control
+character (ids, labels and rounds are one line of text). Ids are read as the text
+written, never inferred (``007`` stays ``007``; a Parquet integer id column reads as
+its decimal text). Readers wrapped in :func:`clean_errors` raise a ``FormatError``
+without ``__context__`` or ``__cause__``, so that nothing of the input stays reachable
+from a kept error.
+
 >>> t = read_table(("l.csv", b"month,qid,docid,pos,grade\\n2026-05,q1,d1,1,high\\n"), LABEL_ALIASES)
 >>> sorted(t.columns), t.n_rows, t.location(0)
 (['doc', 'label', 'position', 'query', 'round'], 1, 'l.csv:2')
@@ -25,11 +38,14 @@ from __future__ import annotations
 
 import csv as _pycsv
 import datetime as _dt
+import functools
 import io as _io
+import re
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, ParamSpec, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -39,8 +55,11 @@ import pyarrow.csv as pacsv
 from ..errors import FormatError
 from ..io import Source
 
-__all__ = ["LABEL_ALIASES", "REQUIRED_LABEL_COLUMNS", "RawTable", "SourceLike", "read_table",
-           "table_from_arrow"]
+__all__ = ["LABEL_ALIASES", "REQUIRED_LABEL_COLUMNS", "RawTable", "SourceLike", "clean_errors",
+           "read_table", "table_from_arrow"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 SourceLike = str | Path | bytes | bytearray | memoryview | BinaryIO | tuple[str, bytes]
 """One input: a path, raw bytes, a binary file object, or ``(name, bytes)`` (an upload)."""
@@ -92,6 +111,7 @@ class RawTable:
     _lines: Callable[[int], np.ndarray] | None = field(default=None, repr=False)
     _sheet_rows: tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None = field(
         default=None, repr=False)
+    _text: dict[str, pa.ChunkedArray] = field(default_factory=dict, repr=False)
 
     def where(self, row: int) -> tuple[int | None, str]:
         """``(line, prefix)`` of a 0-based data row: the 1-based line of a CSV/TSV file
@@ -139,24 +159,55 @@ class RawTable:
     def text(self, key: str) -> pa.ChunkedArray:
         """Column ``key`` as text (numbers written without a trailing ``.0``; empty = "").
 
-        A dictionary-coded text column is returned coded."""
-        col = self.columns[key]
-        if pa.types.is_dictionary(col.type):
-            if pa.types.is_string(col.type.value_type) and not col.null_count:
-                return col  # already coded text (the CSV reader's), kept as it is
-            col = col.cast(pa.string())
-        if pa.types.is_floating(col.type):
-            arr = col.to_numpy()
-            whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
-            if whole.all():
-                col = pa.chunked_array([pa.array(arr.astype(np.int64))]).cast(pa.string())
-            else:
-                col = col.cast(pa.string())
-        elif not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
-            col = col.cast(pa.string())
-        if col.null_count:
-            col = col.fill_null("")
+        A dictionary-coded text column is returned coded. A column that is not text or
+        numbers (a Parquet list, struct, map), binary cells that are not UTF-8 and cells
+        holding a control character are a :class:`FormatError` naming the column (and
+        the row)."""
+        done = self._text.get(key)
+        if done is not None:
+            return done
+        col = self._as_text(key, self.columns[key])
+        row = _first_control_character(col)
+        if row is not None:
+            value = col[row].as_py()
+            bad = _CONTROL.search(value)
+            char = bad.group() if bad is not None else "?"
+            named = _CHAR_NAMES.get(char, f"the control character U+{ord(char):04X}")
+            raise self.error(row, f"{value[:40]!r} in column {self.header_name(key)!r} "
+                             f"contains {named}; ids, labels and rounds must be one line "
+                             "without tabs or control characters")
+        self._text[key] = col
         return col
+
+    def _as_text(self, key: str, col: pa.ChunkedArray) -> pa.ChunkedArray:
+        kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
+        if pa.types.is_nested(kind) or pa.types.is_union(kind) or isinstance(
+                kind, pa.ExtensionType):
+            raise self.error(None, f"column {self.header_name(key)!r} holds {kind} values; "
+                             "expected text or numbers")
+        try:
+            if pa.types.is_dictionary(col.type):
+                if pa.types.is_string(col.type.value_type) and not col.null_count:
+                    return col  # already coded text (the CSV reader's), kept as it is
+                col = col.cast(pa.string())
+            if pa.types.is_floating(col.type):
+                arr = col.to_numpy()
+                whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 2**53)
+                if whole.all():
+                    col = pa.chunked_array([pa.array(arr.astype(np.int64))]).cast(pa.string())
+                else:
+                    col = col.cast(pa.string())
+            elif not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
+                col = col.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            problem = f"column {self.header_name(key)!r} holds {kind} values that are not text"
+        else:
+            return col.fill_null("") if col.null_count else col
+        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            row = _first_invalid_utf8(col)
+            raise self.error(row, f"column {self.header_name(key)!r} holds bytes that are "
+                             "not UTF-8 text; save the file with text columns in UTF-8")
+        raise self.error(None, problem + "; expected text or numbers")
 
     def numbers(self, key: str, what: str) -> np.ndarray:
         """Column ``key`` as float64; empty cells are NaN; text that is not a number is a
@@ -164,7 +215,10 @@ class RawTable:
         col = self.columns[key]
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or \
                 pa.types.is_boolean(col.type) or pa.types.is_decimal(col.type):
-            return np.asarray(col.cast(pa.float64()).to_numpy(), dtype=np.float64)
+            try:
+                return np.asarray(col.cast(pa.float64()).to_numpy(), dtype=np.float64)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # e.g. decimal256 overflow
+                pass
         text = self.text(key)
         if pa.types.is_dictionary(text.type):
             text = text.cast(pa.string())
@@ -185,6 +239,120 @@ class RawTable:
     def header_name(self, key: str) -> str:
         """The column's name as written in the file."""
         return self.names.get(key, key)
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_RE2 = "[\\x00-\\x1f\\x7f-\\x{9f}\\x{2028}\\x{2029}]"
+_CHAR_NAMES = {"\n": "a line break (\\n)", "\r": "a carriage return (\\r)", "\t": "a tab",
+               "\x00": "a NUL byte", "\u2028": "a line separator (U+2028)",
+               "\u2029": "a paragraph separator (U+2029)"}
+
+
+def _first_control_character(col: pa.ChunkedArray) -> int | None:
+    """Row of the first value holding a control character (C0, DEL, C1, U+2028/9), or None.
+
+    Printable ASCII (every byte 0x20-0x7e) is ruled out from the bytes alone; other text
+    goes through a regular expression (on the dictionary of a coded column)."""
+    base = 0
+    for chunk in col.chunks:
+        values = chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk
+        if len(values) and not _printable_ascii(values):
+            hit = pc.match_substring_regex(values, _CONTROL_RE2).fill_null(False)
+            if isinstance(chunk, pa.DictionaryArray):
+                hit = pc.take(hit, chunk.indices).fill_null(False)
+            rows = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+            if rows.size:
+                return base + int(rows[0])
+        base += len(chunk)
+    return None
+
+
+def _printable_ascii(values: pa.Array) -> bool:
+    data = values.buffers()[-1]
+    if data is None:
+        return True
+    raw = np.frombuffer(data, dtype=np.uint8)
+    return bool(raw.size == 0 or (raw.min() >= 0x20 and raw.max() <= 0x7E))
+
+
+def _first_invalid_utf8(col: pa.ChunkedArray) -> int | None:
+    """Row of the first binary value that is not UTF-8 (None when the column is text)."""
+    base = 0
+    for chunk in col.chunks:
+        values = chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk
+        for i, value in enumerate(values.to_pylist()):
+            try:
+                (value or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                if isinstance(chunk, pa.DictionaryArray):
+                    rows = np.flatnonzero(chunk.indices.to_numpy(zero_copy_only=False) == i)
+                    if not rows.size:
+                        continue
+                    return base + int(rows[0])
+                return base + i
+        base += len(chunk)
+    return None
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    """An exception's message on one line, cut to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clean_errors(read: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Make ``read`` raise every :class:`FormatError` afresh, holding nothing of the input.
+
+    A ``FormatError`` raised while another exception was handled keeps it as its
+    ``__context__`` (with the frames, the bytes, the Arrow tables); the one raised here
+    has no ``__context__`` or ``__cause__``, and the frames of the failed read are
+    cleared. Running out of memory or nesting too deep is reported as a ``FormatError``
+    too. Other exceptions (invalid arguments) pass unchanged.
+    """
+
+    @functools.wraps(read)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        failure: tuple[str, str | None, int | None, str | None]
+        try:
+            return read(*args, **kwargs)
+        except FormatError as exc:
+            failure = (exc.message, exc.source, exc.line, exc.text)
+            _release(exc)
+        except MemoryError as exc:
+            failure = ("not enough memory to read this file", _names(args), None, None)
+            _release(exc)
+        except RecursionError as exc:
+            failure = ("structure nested too deeply to read", _names(args), None, None)
+            _release(exc)
+        del args, kwargs
+        message, source, line, text = failure
+        raise FormatError(message, source=source, line=line, text=text)
+
+    return wrapper
+
+
+def _release(exc: BaseException) -> None:
+    """Clear the locals of the finished frames of ``exc`` and of what it chains."""
+    todo: list[BaseException | None] = [exc]
+    seen: set[int] = set()
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        traceback.clear_frames(e.__traceback__)
+        todo += [e.__context__, e.__cause__]
+
+
+def _names(args: tuple[object, ...]) -> str | None:
+    """The file name(s) of a reader's first argument (one source or a list of them)."""
+    if not args:
+        return None
+    first = args[0]
+    items = first if isinstance(first, list) else [first]
+    names = [str(i[0]) if isinstance(i, tuple) and i else Path(i).name if isinstance(
+        i, str | Path) else str(getattr(i, "name", "<input>")) for i in items]
+    return ", ".join(names)[:120] or None
 
 
 def _first_non_number(raw: np.ndarray) -> int:
@@ -283,13 +451,31 @@ def _read_parquet(src: Source, aliases: Mapping[str, Sequence[str]],
 
     try:
         schema = pq.read_schema(src.stream())
-        found = _resolve(schema.names, aliases)
-        wanted = list(found.values()) or None
-        coded = [name for key, name in found.items() if key not in high_cardinality
-                 and pa.types.is_string(schema.field(name).type)]
-        return pq.read_table(src.stream(), columns=wanted, read_dictionary=coded or None)
+    except (pa.ArrowException, OSError, MemoryError) as exc:
+        detail = _one_line(str(exc))
+    else:
+        detail = ""
+    if detail:  # raised here, not in the except block: nothing of the input is chained
+        raise FormatError(f"not a readable Parquet file ({detail})", source=src.name)
+    found = _resolve(schema.names, aliases)
+    for name in found.values():
+        if schema.names.count(name) > 1:
+            raise FormatError(f"column {name!r} appears twice in the Parquet file",
+                              source=src.name)
+    wanted = list(found.values()) or None
+    coded = [name for key, name in found.items() if key not in high_cardinality
+             and pa.types.is_string(schema.field(name).type)]
+    try:
+        table = pq.read_table(src.stream(), columns=wanted, read_dictionary=coded or None)
+        # a damaged file can decode to arrays that break later kernels (dictionary
+        # indices out of bounds, offsets past the data, text that is not UTF-8): check all
+        table.validate(full=True)
+        return table
+    except MemoryError:
+        detail = "not enough memory to read it"
     except (pa.ArrowException, OSError) as exc:
-        raise FormatError(f"not a readable Parquet file ({exc})", source=src.name) from None
+        detail = _one_line(str(exc))
+    raise FormatError(f"not a readable Parquet file ({detail})", source=src.name)
 
 
 def _resolve(header: Sequence[str], aliases: Mapping[str, Sequence[str]]) -> dict[str, str]:
@@ -329,11 +515,21 @@ def _read_delimited(src: Source, delimiter: str, aliases: Mapping[str, Sequence[
                     ) -> RawTable:
     head = src.head(1 << 16)
     try:
-        first = head.split(b"\n", 1)[0].decode("utf-8").lstrip("\ufeff").rstrip("\r")
+        first = re.split(rb"\r\n|\r|\n", head, maxsplit=1)[0].decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError:
+        first = None
+    if first is None:
         raise FormatError("line is not valid UTF-8; save the file as UTF-8", source=src.name,
-                          line=1) from None
-    header = tuple(next(_pycsv.reader([first], delimiter=delimiter), []))
+                          line=1)
+    try:
+        header = tuple(next(_pycsv.reader([first], delimiter=delimiter), []))
+    except _pycsv.Error as exc:  # a quote left open in the header
+        problem = _one_line(str(exc))
+    else:
+        problem = ""
+    if problem:
+        raise FormatError(f"could not read the header row ({problem})", source=src.name,
+                          line=1)
     lines = _LineIndex(src, delimiter)
     stub = RawTable(src.name, "tsv" if delimiter == "\t" else "csv", {}, 0, header,
                     _lines=lines.upto)
@@ -400,16 +596,22 @@ class _LineIndex:
         out: list[int] = []
         prev = 0
         header_seen = False
-        for row in reader:
-            start, prev = prev + 1, reader.line_num
-            if not row:  # an empty line: pyarrow skips it too
-                continue
-            if not header_seen:
-                header_seen = True
-                continue
-            out.append(start)
-            if len(out) >= n:
-                break
+        try:
+            for row in reader:
+                start, prev = prev + 1, reader.line_num
+                if not row:  # an empty line: pyarrow skips it too
+                    continue
+                if not header_seen:
+                    header_seen = True
+                    continue
+                out.append(start)
+                if len(out) >= n:
+                    break
+        except _pycsv.Error:  # a line Python's reader refuses (a lone CR in a field):
+            pass  # the rows after it are numbered as if one per line
+        if len(out) < n:
+            last = out[-1] if out else 1
+            out += range(last + 1, last + 1 + n - len(out))
         self._known = np.asarray(out, dtype=np.int64)
         return self._known
 
@@ -425,18 +627,22 @@ def _diagnose(src: Source, delimiter: str, header: Sequence[str], detail: str) -
     reader = _pycsv.reader(_io.StringIO(text.lstrip("\ufeff"), newline=""),
                            delimiter=delimiter)
     first = True
-    for row in reader:
-        if not row:
-            continue
-        if first:
-            first = False
-            continue
-        if len(row) != len(header):
-            return FormatError(f"expected {len(header)} fields ({delimiter.join(header)}), "
-                               f"got {len(row)}", source=src.name, line=reader.line_num,
-                               text=delimiter.join(row))
-    return FormatError(f"could not read as delimited text with a header row ({detail})",
-                       source=src.name)
+    try:
+        for row in reader:
+            if not row:
+                continue
+            if first:
+                first = False
+                continue
+            if len(row) != len(header):
+                return FormatError(f"expected {len(header)} fields ({delimiter.join(header)}),"
+                                   f" got {len(row)}", source=src.name, line=reader.line_num,
+                                   text=delimiter.join(row))
+    except _pycsv.Error as exc:
+        return FormatError(f"could not read as delimited text ({_one_line(str(exc))})",
+                           source=src.name, line=reader.line_num + 1)
+    return FormatError("could not read as delimited text with a header row "
+                       f"({_one_line(detail)})", source=src.name)
 
 
 # ----------------------------------------------------------------------------- Excel
@@ -478,8 +684,25 @@ def _read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Sequ
     try:
         book = openpyxl.load_workbook(_io.BytesIO(src.data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
-        raise FormatError(f"not a readable Excel .xlsx workbook ({type(exc).__name__}: "
-                          f"{exc})", source=src.name) from None
+        damage = f"{type(exc).__name__}: {_one_line(str(exc))}"
+    else:
+        damage = ""
+    if damage:  # raised here, not in the except block: nothing of the input is chained
+        raise FormatError(f"not a readable Excel .xlsx workbook ({damage})", source=src.name)
+    try:
+        return _xlsx_table(src, book, aliases, required, kind)
+    except FormatError:
+        raise
+    except Exception as exc:  # a damaged sheet found while reading its rows
+        damage = f"{type(exc).__name__}: {_one_line(str(exc))}"
+    finally:
+        book.close()
+    raise FormatError(f"not a readable Excel .xlsx workbook ({damage})", source=src.name)
+
+
+def _xlsx_table(src: Source, book: object, aliases: Mapping[str, Sequence[str]],
+                required: Sequence[str], kind: str) -> RawTable:
+    """The rows of the sheets of an open workbook (see :func:`_read_xlsx`)."""
     sheets: list[str] = []
     header: tuple[str, ...] = ()
     names: dict[str, str] = {}
@@ -487,44 +710,41 @@ def _read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Sequ
     sheet_of: list[int] = []
     row_of: list[int] = []
     first_problem: FormatError | None = None
-    try:
-        for ws in book.worksheets:
-            rows = ws.iter_rows(values_only=True)
-            sheet_header: tuple[str, ...] | None = None
-            for number, values in enumerate(rows, start=1):
-                texts = [_cell_text(v) for v in values]
-                if not any(t.strip() for t in texts):
-                    continue
-                if sheet_header is None:
-                    sheet_header = tuple(t.strip() for t in texts)
-                    while sheet_header and not sheet_header[-1]:
-                        sheet_header = sheet_header[:-1]
-                    found = _resolve(sheet_header, aliases)
-                    missing = [k for k in required if k not in found]
-                    if missing:
-                        if first_problem is None:
-                            stub = RawTable(src.name, "xlsx", {}, 0, sheet_header,
-                                            _sheet_rows=(np.zeros(0), np.zeros(0),
-                                                         (ws.title,)))
-                            first_problem = _missing_error(stub, missing, aliases, kind)
-                        break
-                    if not sheets:
-                        header, names = sheet_header, found
-                        cells = {k: [] for k in found}
-                    elif set(found) != set(cells):
-                        raise FormatError(
-                            f"sheet {ws.title!r} has columns {sorted(found)}, but sheet "
-                            f"{sheets[0]!r} has {sorted(cells)}; every sheet read must have "
-                            "the same columns", source=src.name)
-                    sheets.append(ws.title)
-                    index = {k: sheet_header.index(v) for k, v in found.items()}
-                    continue
-                for k, i in index.items():
-                    cells[k].append(texts[i] if i < len(texts) else "")
-                sheet_of.append(len(sheets) - 1)
-                row_of.append(number)
-    finally:
-        book.close()
+    for ws in book.worksheets:  # type: ignore[attr-defined]
+        rows = ws.iter_rows(values_only=True)
+        sheet_header: tuple[str, ...] | None = None
+        for number, values in enumerate(rows, start=1):
+            texts = [_cell_text(v) for v in values]
+            if not any(t.strip() for t in texts):
+                continue
+            if sheet_header is None:
+                sheet_header = tuple(t.strip() for t in texts)
+                while sheet_header and not sheet_header[-1]:
+                    sheet_header = sheet_header[:-1]
+                found = _resolve(sheet_header, aliases)
+                missing = [k for k in required if k not in found]
+                if missing:
+                    if first_problem is None:
+                        stub = RawTable(src.name, "xlsx", {}, 0, sheet_header,
+                                        _sheet_rows=(np.zeros(0), np.zeros(0),
+                                                     (ws.title,)))
+                        first_problem = _missing_error(stub, missing, aliases, kind)
+                    break
+                if not sheets:
+                    header, names = sheet_header, found
+                    cells = {k: [] for k in found}
+                elif set(found) != set(cells):
+                    raise FormatError(
+                        f"sheet {ws.title!r} has columns {sorted(found)}, but sheet "
+                        f"{sheets[0]!r} has {sorted(cells)}; every sheet read must have "
+                        "the same columns", source=src.name)
+                sheets.append(ws.title)
+                index = {k: sheet_header.index(v) for k, v in found.items()}
+                continue
+            for k, i in index.items():
+                cells[k].append(texts[i] if i < len(texts) else "")
+            sheet_of.append(len(sheets) - 1)
+            row_of.append(number)
     if not sheets:
         raise first_problem or FormatError(f"no sheet holds a {kind} table", source=src.name)
     columns = {k: pa.chunked_array([pa.array(v, pa.string())]) for k, v in cells.items()}

@@ -58,7 +58,14 @@ import pyarrow.compute as pc
 from ..agreement import ordered_rounds
 from ..data import Qrels, Run, dictionary_codes
 from ..errors import FormatError, invalid_parameter
-from ._table import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS, RawTable, SourceLike, read_table
+from ._table import (
+    LABEL_ALIASES,
+    REQUIRED_LABEL_COLUMNS,
+    RawTable,
+    SourceLike,
+    clean_errors,
+    read_table,
+)
 from ._table import table_from_arrow as _table_from_arrow
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
 
@@ -586,6 +593,7 @@ def _is_one_source(sources: object) -> bool:
             and isinstance(sources[1], bytes | bytearray | memoryview))
 
 
+@clean_errors
 def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
                    label_map: LabelMap | str | None = None) -> Judgments:
     """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet).
@@ -702,7 +710,8 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -
     position = _numbers(tables, "position", "position")
     if position is None:  # pragma: no cover - a required column, checked by read_table
         raise tables[0].header_error("missing the position column")
-    bad = ~(np.isfinite(position) & (position >= 1) & (position == np.floor(position)))
+    bad = ~(np.isfinite(position) & (position >= 1) & (position == np.floor(position))
+            & (position < 2**31))
     if bad.any():
         row = int(np.argmax(bad))
         t, local = origin.locate(row)
