@@ -1001,7 +1001,10 @@ class PooledAUC:
     """AUC over all rows pooled, with the counts it is made of and its definition.
 
     ``twice_u`` is 2·U of Mann–Whitney (pairs won count 2, ties 1), so
-    ``auc = twice_u / (2 · n_positive · n_negative)``.
+    ``auc = twice_u / (2 · n_positive · n_negative)``. ``n_buckets`` is the number of
+    score ranges the rows were cut into, one partition each, and ``largest_partition``
+    the judged rows of the largest: what one worker held at once for the count
+    (about judged rows / ``n_buckets``).
     """
 
     auc: float
@@ -1010,6 +1013,7 @@ class PooledAUC:
     twice_u: int
     definition: str
     n_buckets: int = field(default=1, compare=False)
+    largest_partition: int = field(default=0, compare=False)
 
     def __float__(self) -> float:
         return self.auc
@@ -1028,21 +1032,56 @@ def _sketch(df: pd.DataFrame, label: str, score: str, k: int,
     return np.quantile(s, np.linspace(0.0, 1.0, k + 1)), int(s.size)
 
 
+SKETCH_POINTS = 1 << 24
+"""Most quantile points all partitions' sketches hold together (on the client)."""
+
+
+def _sketch_size(n_partitions: int, n_buckets: int) -> int:
+    """Quantile intervals per partition's sketch: 8 per bucket (at least 64), within
+    :data:`SKETCH_POINTS` in all."""
+    return int(max(64, min(8 * n_buckets, SKETCH_POINTS // max(n_partitions, 1))))
+
+
 def _bucket_bounds(sketches: Sequence[tuple[np.ndarray, int]], n_buckets: int) -> np.ndarray:
-    """Interior bucket boundaries: quantiles of the partitions' sketches, by their sizes.
+    """Interior bucket boundaries that cut the judged rows into ``n_buckets`` equal parts.
+
+    Each partition's ``k + 1`` quantiles say that ``n / k`` of its rows lie between two
+    consecutive ones; spread evenly there (all at one value when both are equal), the
+    partitions add up to a piecewise linear estimate of the pooled distribution, which
+    is cut at ``i / n_buckets``. Partitions alike (the usual case) give the same
+    quantiles over and over: weighing the points themselves would leave no boundary
+    between them, and buckets as large as a quantile step, however many were asked.
 
     Any boundaries give the exact AUC (a score value falls in exactly one bucket);
-    these balance the buckets.
+    these balance the buckets, so a bucket holds about rows / ``n_buckets``.
     """
-    pts = [q for q, n in sketches if n]
+    pts = [(np.asarray(q, dtype=np.float64), n) for q, n in sketches if n]
     if not pts or n_buckets < 2:
         return np.zeros(0)
-    w = np.concatenate([np.full(len(q), n / len(q)) for q, n in sketches if n])
-    x = np.concatenate(pts)
-    order = np.argsort(x, kind="stable")
-    cw = np.cumsum(w[order])
-    at = np.searchsorted(cw, np.linspace(0.0, cw[-1], n_buckets + 1)[1:-1])
-    return np.unique(x[order][np.minimum(at, len(x) - 1)])
+    lo = np.concatenate([q[:-1] if len(q) > 1 else q for q, _ in pts])
+    hi = np.concatenate([q[1:] if len(q) > 1 else q for q, _ in pts])
+    mass = np.concatenate([np.full(max(len(q) - 1, 1), n / max(len(q) - 1, 1))
+                           for q, n in pts])
+    grid = np.unique(np.concatenate([lo, hi]))
+    point = lo == hi
+    at_point = np.bincount(np.searchsorted(grid, lo[point]), weights=mass[point],
+                           minlength=len(grid))
+    # mass of each gap between consecutive grid values: every interval spreads its mass
+    # over the gaps it covers, in proportion to their widths
+    width = np.diff(grid)
+    first = np.searchsorted(grid, lo[~point])
+    last = np.searchsorted(grid, hi[~point])  # the interval covers gaps first .. last - 1
+    density = mass[~point] / (hi[~point] - lo[~point])
+    slope = np.cumsum(np.bincount(first, weights=density, minlength=len(grid))
+                      - np.bincount(last, weights=density, minlength=len(grid)))[:-1]
+    in_gap = np.maximum(slope, 0.0) * width
+    # the estimated count of rows below each grid value, and up to it (its point mass)
+    after = np.cumsum(at_point + np.concatenate([[0.0], in_gap]))
+    before = after - at_point
+    cdf = np.column_stack([before, after]).ravel()
+    xs = np.repeat(grid, 2)
+    targets = np.linspace(0.0, cdf[-1], n_buckets + 1)[1:-1]
+    return np.unique(np.interp(targets, cdf, xs))
 
 
 def _bucketed(df: pd.DataFrame, label: str, score: str, rel_level: float,
@@ -1054,14 +1093,21 @@ def _bucketed(df: pd.DataFrame, label: str, score: str, rel_level: float,
                          "score": s, "positive": grade[judged] >= rel_level})
 
 
-def _bucket_counts(df: pd.DataFrame, n_buckets: int) -> np.ndarray:
-    """Mann–Whitney counts of each bucket in this partition: rows 2U, positives, negatives."""
-    b = df["bucket"].to_numpy(dtype=np.int64)
+def _bucket_counts(df: pd.DataFrame) -> np.ndarray:
+    """Mann–Whitney counts of the buckets in this partition (indexed by bucket).
+
+    Rows: bucket, 2U, positives, negatives; a column per bucket present (one, after
+    the shuffle by bucket). Within a bucket the kernel's sums are exact integers
+    below 2**53, i.e. for buckets of fewer than about 10**8 rows.
+    """
+    b = df.index.to_numpy(dtype=np.int64)
     s = df["score"].to_numpy(dtype=np.float64)
-    order = np.lexsort((-s, b))
-    twice_u, n_pos, n_neg = auc_counts(b[order], s[order],
-                                       df["positive"].to_numpy(dtype=bool)[order], n_buckets)
-    return np.stack([twice_u, n_pos, n_neg]).astype(np.int64)
+    present, code = np.unique(b, return_inverse=True)
+    order = np.lexsort((-s, code))
+    twice_u, n_pos, n_neg = auc_counts(code[order], s[order],
+                                       df["positive"].to_numpy(dtype=bool)[order],
+                                       len(present))
+    return np.stack([present, twice_u, n_pos, n_neg]).astype(np.int64)
 
 
 def pooled_auc_dask(data: Sources | dd.DataFrame, *, label: str = "label", score: str = "score",
@@ -1075,15 +1121,19 @@ def pooled_auc_dask(data: Sources | dd.DataFrame, *, label: str = "label", score
     out, as the pooled ROC of :mod:`ireval_core.curves` does. Equal to
     ``sklearn.metrics.roc_auc_score`` on the same rows; NaN when a class is missing.
 
-    How: the scores are cut into ``n_buckets`` ranges (boundaries from per-partition
-    quantiles), rows are shuffled so that each range is in one partition, and each
-    range gets its Mann–Whitney counts from the in-memory kernel
-    (:func:`~ireval_core.measures.pairwise.auc_counts`, ties ½). Every pair across
-    two ranges is won by the higher range, so one pass over the ranges in score
-    order adds them up, in exact integer arithmetic. Memory: a worker holds one
-    partition of input or one range of rows (about rows / ``n_buckets``, more when
-    one score value repeats very often: equal scores share a range); the client
-    holds 3 integers per range.
+    How: the scores are cut into ``n_buckets`` ranges of about equal row counts
+    (boundaries from an estimate of the pooled distribution made of per-partition
+    quantile sketches, :func:`_bucket_bounds`), rows are shuffled so that range *i*
+    is partition *i*, and each range gets its Mann–Whitney counts from the
+    in-memory kernel (:func:`~ireval_core.measures.pairwise.auc_counts`, ties ½).
+    Every pair across two ranges is won by the higher range, so one pass over the
+    ranges in score order adds them up, in exact integer arithmetic. Memory: a
+    worker holds one partition of input or one range of rows (about rows /
+    ``n_buckets``, i.e. a partition's rows by default, whatever the total; more
+    when one score value repeats very often: equal scores share a range;
+    :attr:`PooledAUC.largest_partition` says how many); the client holds a sketch of
+    each partition (at most :data:`SKETCH_POINTS` numbers in all) and 3 integers
+    per range.
 
     Parameters
     ----------
@@ -1113,8 +1163,10 @@ def pooled_auc_dask(data: Sources | dd.DataFrame, *, label: str = "label", score
                                 score)
     frame, name = _labeled_frame(data, [label, score], storage_options)
     nb = n_buckets or frame.npartitions
-    sketches = _compute(client, *[dask.delayed(_sketch)(p, label, score, 64, name)
-                                  for p in frame.to_delayed()])
+    parts = frame.to_delayed()
+    k = _sketch_size(len(parts), nb)
+    sketches = _compute(client, *[dask.delayed(_sketch)(p, label, score, k, name)
+                                  for p in parts])
     judged = sum(n for _, n in sketches)
     bounds = _bucket_bounds(sketches, nb)
     nb = len(bounds) + 1
@@ -1122,10 +1174,15 @@ def pooled_auc_dask(data: Sources | dd.DataFrame, *, label: str = "label", score
                                 meta=pd.DataFrame({"bucket": pd.Series([], dtype=np.int32),
                                                    "score": pd.Series([], dtype=np.float64),
                                                    "positive": pd.Series([], dtype=bool)}))
-    shuffled = rows.shuffle(on="bucket", npartitions=nb)
-    counts = _compute(client, *[dask.delayed(_bucket_counts)(p, nb)
+    # bucket i to partition i (a hash of the bucket would put several in one partition
+    # and leave others empty: the largest grows with the number of buckets)
+    shuffled = rows.set_index("bucket", divisions=tuple(range(nb + 1)))
+    counts = _compute(client, *[dask.delayed(_bucket_counts)(p)
                                 for p in shuffled.to_delayed()])
-    total = np.sum(counts, axis=0) if counts else np.zeros((3, nb), dtype=np.int64)
+    total = np.zeros((3, nb), dtype=np.int64)
+    for c in counts:
+        for row in range(3):
+            np.add.at(total[row], c[0], c[row + 1])
     twice_u_b, pos_b, neg_b = ([int(x) for x in row] for row in total)
     n_pos, n_neg = sum(pos_b), sum(neg_b)
     if n_pos + n_neg != judged:
@@ -1137,5 +1194,6 @@ def pooled_auc_dask(data: Sources | dd.DataFrame, *, label: str = "label", score
         below += n
     auc = twice_u / (2 * n_pos * n_neg) if n_pos and n_neg else float("nan")
     rel = f"{float(rel_level):g}"
+    largest = max((int(c[2:].sum()) for c in counts), default=0)  # rows of a partition
     return PooledAUC(float(auc), n_pos, n_neg, twice_u,
-                     POOLED_AUC_DEFINITION.format(rel=rel), nb)
+                     POOLED_AUC_DEFINITION.format(rel=rel), nb, largest)

@@ -332,6 +332,23 @@ def test_pooled_auc_is_exact(client, tmp_path):
     assert "grade" not in level2.definition and "label >= 2" in level2.definition
 
 
+@pytest.mark.parametrize("n_buckets", [None, 300])
+def test_pooled_auc_buckets_hold_about_rows_over_buckets(client, n_buckets):
+    """Alike partitions (the usual case), heavy-tailed scores, and more score ranges than
+    a 64-point sketch has points: every range holds about judged rows / n_buckets, so a
+    worker's share stays a partition's worth however many rows there are."""
+    rng = np.random.default_rng(4)
+    n = 12 * 20_000
+    rows = pd.DataFrame({"label": (rng.random(n) < 0.3).astype(np.int64),
+                         "score": rng.lognormal(0.0, 2.0, size=n)})
+    got = pooled_auc_dask(dd.from_pandas(rows, npartitions=12), client=client,
+                          n_buckets=n_buckets)
+    assert got.n_buckets == (n_buckets or 12)
+    assert got.largest_partition <= 1.1 * n / got.n_buckets
+    assert got.auc == pytest.approx(roc_auc_score(rows["label"] >= 1, rows["score"]),
+                                    rel=1e-15)
+
+
 def test_pooled_auc_without_a_class_is_nan(client):
     rows = pd.DataFrame({"label": [0, 0, 0], "score": [0.1, 0.2, 0.3]})
     got = pooled_auc_dask(dd.from_pandas(rows, npartitions=2), client=client)
