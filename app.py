@@ -39,7 +39,11 @@ SECTIONS: dict[str, list[tuple[str, str, str]]] = {
 }
 LABELING = {path for path, _, _ in SECTIONS["Monthly labeling"]}
 
-st.set_page_config(page_title="ireval", layout="wide")
+# The tab icon is a file of the app (sent inline as a data: URL). Without it Streamlit shows
+# the current page's Material icon, fetched from fonts.gstatic.com: the one request the app
+# made to another host, a broken icon for a team without internet access.
+st.set_page_config(page_title="ireval", page_icon=str(ROOT / "ireval_app" / "favicon.svg"),
+                   layout="wide")
 page = st.navigation({
     section: [st.Page(path, title=title, icon=icon, default=(path == widgets.DATA_PAGE))
               for path, title, icon in pages if (ROOT / path).is_file()]
