@@ -44,7 +44,8 @@ right.plotly_chart(charts.label_trend(t.table, value="coverage", low=None, high=
                                       y_label="coverage"), config={"displayModeBar": False})
 
 st.subheader("Labels of what was shown")
-system = st.radio("System", list(j.systems), horizontal=True, key=state.LABELS_GRADE_SYSTEM)
+system = st.radio("System", list(j.systems), horizontal=True, key=state.LABELS_GRADE_SYSTEM,
+                  format_func=widgets.md_escape)  # options are Markdown: names shown as text
 st.plotly_chart(charts.grade_distribution(t.grades, system=system),
                 config={"displayModeBar": False})
 

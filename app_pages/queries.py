@@ -55,7 +55,8 @@ meta, column = widgets.split_choice(state.QUERIES_SEGMENT_COLUMN, "Only queries 
 if column is not None and meta is not None:
     values = sorted(set(meta.segment(column)))
     state.bind_view(state.QUERIES_SEGMENT_VALUE, values[0], choices=values)
-    value = st.selectbox(f"{column} is", values, key=state.QUERIES_SEGMENT_VALUE)
+    value = st.selectbox(f"{widgets.md_escape(column)} is", values,  # a label is Markdown
+                         key=state.QUERIES_SEGMENT_VALUE)
     keep = meta.queries[meta.segment(column) == value]
     diffs = diffs[diffs["query"].isin(keep)].reset_index(drop=True)
 if diffs.empty:

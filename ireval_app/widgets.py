@@ -7,6 +7,7 @@ never as a traceback; warnings as one box listing every soft problem.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -101,14 +102,25 @@ RUN_SUMMARY_COLUMNS: dict[str, object] = {
 }
 """``column_config`` for :attr:`ireval_core.dataset.DatasetSummary.runs` in ``st.dataframe``."""
 
+_ADDRESS = re.compile(r"(?i)(?<=http)(?=s?\\:)|(?<=www)(?=\\\.)|(?<=[-.\w+])(?=@[-\w\\]*\.)")
+"""Where a bare address is split in escaped text: after ``http`` (of ``http\\:`` or
+``https\\:``), after ``www`` (of ``www\\.``), before the ``@`` of an e-mail address
+(``a@b.org``; not ``nDCG@10``)."""
+_SPLIT = ":small[]"
+"""An empty Streamlit span: no text, but a node boundary inside the address."""
+
+
 def md_escape(text: str) -> str:
     """``text`` shown literally by Streamlit's Markdown (no HTML, image, link, LaTeX, icon).
 
     The one escaping helper of the app: every uploaded string (ids, tags, file names)
     that reaches a Markdown-rendering element goes through it
-    (:func:`ireval_core.escape.markdown_text`).
+    (:func:`ireval_core.escape.markdown_text`). Streamlit's Markdown also makes a bare
+    address (``http://…``, ``www.…``, ``a@b.org``) a link after it has resolved the
+    escapes, so an empty ``:small[]`` span goes inside each one: the address shows
+    (and copies) as the same text, but no link is made of it.
     """
-    return markdown_text(text)
+    return _ADDRESS.sub(_SPLIT, markdown_text(text))
 
 
 def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -353,13 +365,14 @@ def notes_key(target: Target) -> str:
 
 def notes_panel(target: Target, *, title: str) -> None:
     """Notes and decisions on ``target`` of the current saved dataset, and a form to add
-    one. Notes need a saved dataset."""
+    one. Notes need a saved dataset. ``title`` is plain text (it names runs and queries):
+    it is shown literally."""
     from ireval_core.errors import IrevalError
 
     from . import workspace_glue
 
     dataset_id = state.get_dataset_id()
-    with st.expander(title, icon=":material/sticky_note_2:"):
+    with st.expander(md_escape(title), icon=":material/sticky_note_2:"):
         if dataset_id is None:
             st.caption("Notes are kept with a saved dataset: save these files to the "
                        "workspace on the Data page (**Save to the workspace**).")
