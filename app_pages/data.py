@@ -69,7 +69,7 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
     st.caption(f"Workspace: {widgets.md_escape(ws.url)}. Saved datasets are shared by "
                "everyone using this workspace; a link to a view opens its dataset.")
     if not infos:
-        st.info("No saved dataset yet: choose **Upload**, load qrels and runs, then "
+        st.info("No saved dataset yet: choose Upload above, load qrels and runs, then "
                 "**Save to the workspace**.", icon=":material/info:")
         return None, None
     by_id = {i.id: i for i in infos}
@@ -169,11 +169,14 @@ elif source == "sample":
     files = cache.load_sample()
     if files is None:
         st.info("The bundled sample data is not available (no `sample_data/qrels.txt`). "
-                "Choose **Upload** to load your own files.", icon=":material/info:")
+                "Choose Upload above to load your own files.", icon=":material/info:")
     else:
+        # Not "**Upload**": until the browser has loaded the radio's code (a grey box for
+        # up to seconds on a busy server), a bold "Upload" here is the only one on screen, and
+        # a click on it, which looks like the way to upload, did nothing (issue 13).
         st.caption("Synthetic sample from `sample_data/`: one qrels file and three runs "
                    "(a baseline, a stronger reranker and a short, high-precision run). "
-                   "Choose **Upload** to evaluate your own files.")
+                   "Choose Upload above to evaluate your own files.")
     dataset = state.set_loaded(files, sample=True)
 elif source == "saved":
     files, saved_id = _saved_block()
