@@ -4,98 +4,61 @@ Starts ``streamlit run app.py`` on a free loopback port, clicks through the page
 person does and asserts the numbers they show (the same after every page switch, an
 option changed on one page used by all, restored by a reload), opens every page by
 its own URL, uploads a broken run file through the real uploader, and saves
-screenshots to ``test-artifacts/`` for a person to look at.
+screenshots to ``test-artifacts/`` for a person to look at. Clicks made before the page
+has finished loading, or while a script runs, must all take effect. Every browser
+context blocks requests to other hosts (``browser_support.NetworkGuard``) and none may
+have been attempted. Server, chromium and waits: ``tests/browser_support.py``; hostile
+names: ``tests/test_browser_hostile.py``.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from browser_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    NetworkGuard,
+    app_server,
+    nav,
+    no_exception,
+    require_chromium,
+    settle,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-quic"]
-
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed (make test installs it when run as root)",
-                    pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium", allow_module_level=True)
+require_chromium()
 playwright = pytest.importorskip("playwright.sync_api")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ,
-           "IREVAL_WORKSPACE": str(tmp_path_factory.mktemp("workspace") / "workspace.db")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail(f"streamlit did not start: {proc.stdout.read() if proc.stdout else ''}")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with app_server(tmp_path_factory.mktemp("workspace") / "workspace.db") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
-def page(server: str):
+def browser():
     ARTIFACTS.mkdir(exist_ok=True)
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1400, "height": 1000})
-        pg.set_default_timeout(45_000)
-        yield pg
-        browser.close()
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
 
 
-def _settle(pg) -> None:
-    """Wait until Streamlit has finished running the script."""
-    pg.wait_for_selector('[data-testid="stApp"]')
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
-    pg.wait_for_timeout(500)
-
-
-def _nav(pg, title: str) -> None:
-    """Switch page by clicking its entry in the sidebar navigation (same session)."""
-    pg.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
-    pg.wait_for_timeout(300)
-    _settle(pg)
+@pytest.fixture(scope="module")
+def page(browser):
+    """One page (one Streamlit session) for the tests of this module, in a context that
+    blocks every request to another host; none may have been attempted at the end."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    guard = NetworkGuard(context)
+    pg = context.new_page()
+    pg.set_default_timeout(45_000)
+    yield pg
+    context.close()
+    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
 
 
 def _table(pg) -> dict[tuple[str, str], str]:
@@ -120,36 +83,26 @@ def _set_rel_level(pg, value: str) -> None:
     box.fill(value)
     box.press("Enter")
     pg.wait_for_timeout(300)
-    _settle(pg)
+    settle(pg)
 
 
 def _choose_upload(pg, server: str):
     """Open the Data page and choose Upload; returns the file inputs (qrels, runs, metadata)."""
     pg.goto(server)
     pg.get_by_text("run_bm25.txt").first.wait_for()
-    _settle(pg)
+    settle(pg)
+    pg.get_by_text("Upload", exact=True).first.click()  # once: a click is never lost
     inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
-    for _ in range(3):  # a click that lands while the script reruns can be lost: retry
-        pg.get_by_text("Upload", exact=True).first.click()
-        try:
-            inputs.first.wait_for(state="attached", timeout=10_000)
-            break
-        except playwright.Error:
-            continue
-    _settle(pg)
+    inputs.first.wait_for(state="attached")
+    settle(pg)
     return inputs
-
-
-def _no_exception(pg) -> None:
-    assert pg.locator('[data-testid="stException"]').count() == 0
-    assert "Traceback" not in pg.inner_text("body")
 
 
 def test_data_page_shows_the_sample(page, server):
     page.goto(server)
     page.get_by_text("run_bm25.txt").first.wait_for()
-    _settle(page)
-    _no_exception(page)
+    settle(page)
+    no_exception(page)
     body = page.inner_text("body")
     assert "narrow_recall" in body and "neural_rerank" in body
     page.screenshot(path=str(ARTIFACTS / "data.png"), full_page=True)
@@ -178,10 +131,10 @@ def test_numbers_hold_across_page_switches(page, server):
     assert f"{expected[('bm25', 'P@10')]:.4f}" == "0.4746"
     page.goto(server)
     page.get_by_text("run_bm25.txt").first.wait_for()
-    _settle(page)
+    settle(page)
     for title in ("Metrics", "Compare", "Metrics", "Curves", "Queries", "Data", "Metrics"):
-        _nav(page, title)
-        _no_exception(page)
+        nav(page, title)
+        no_exception(page)
         assert _rel_level(page) == "1", title
         body = page.inner_text("body")
         assert "grade ≥ 1" in body or "grade >= 1" in body, title
@@ -198,18 +151,18 @@ def test_option_change_holds_across_pages_and_reload(page, server):
     expected = _core_means(EvalOptions(rel_level=2))
     page.goto(server)
     page.get_by_text("run_bm25.txt").first.wait_for()
-    _settle(page)
-    _nav(page, "Compare")
+    settle(page)
+    nav(page, "Compare")
     _set_rel_level(page, "2")
     assert "rel=2" in page.url
     for title in ("Metrics", "Curves", "Metrics"):
-        _nav(page, title)
-        _no_exception(page)
+        nav(page, title)
+        no_exception(page)
         assert _rel_level(page) == "2", title
     _assert_metrics(page, expected)
     page.reload()
     page.get_by_text("Mean per run").first.wait_for()
-    _settle(page)
+    settle(page)
     assert _rel_level(page) == "2"
     _assert_metrics(page, expected)
     page.screenshot(path=str(ARTIFACTS / "metrics_rel2_reloaded.png"), full_page=True)
@@ -221,32 +174,34 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
     """Copy the link of a view, open it in a new browser context (no session, no cookies)."""
     page.goto(f"{server}/queries")
     page.get_by_text("Run A").first.wait_for()
-    _settle(page)
+    settle(page)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Run A").click()
     page.get_by_role("option", name="neural_rerank").click()
-    _settle(page)
+    settle(page)
     assert "a=neural_rerank" in page.url
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Link to this view").click()
     link = sidebar.locator('[data-testid="stCode"]').inner_text().strip()
     assert link == page.url
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    guard = NetworkGuard(other)
     fresh = other.new_page()
     fresh.set_default_timeout(45_000)
     fresh.goto(link)
     fresh.get_by_text("neural_rerank").first.wait_for()
-    _no_exception(fresh)
+    no_exception(fresh)
     # the heading names both runs: B − A with A = neural_rerank from the link
     fresh.get_by_text("narrow_recall − neural_rerank on nDCG@10").first.wait_for()
     fresh.screenshot(path=str(ARTIFACTS / "queries_from_link.png"), full_page=True)
     other.close()
+    assert guard.blocked == []
 
 
 def test_meeting_report_downloads_and_opens_offline(page, server, tmp_path):
     page.goto(f"{server}/meeting")
     button = page.get_by_text("Download the meeting report (HTML)")
     button.wait_for()
-    _settle(page)
+    settle(page)
     with page.expect_download(timeout=60_000) as info:
         button.click()
     path = tmp_path / "report.html"
@@ -270,30 +225,30 @@ def test_saved_upload_survives_a_reload(page, server):
     """Upload, save to the workspace, reload: the same data, not the bundled sample."""
     inputs = _choose_upload(page, server)
     inputs.nth(0).set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
-    _settle(page)
+    settle(page)
     inputs.nth(1).set_input_files(str(ROOT / "sample_data" / "run_narrow.txt"))
     page.get_by_text("Save to the workspace").first.wait_for()
-    _settle(page)
+    settle(page)
     assert "a reload of the page loses these files" in page.inner_text("body")
     page.get_by_label("Name", exact=True).fill("narrow only")
     page.get_by_label("Your name").fill("ana")
     page.get_by_role("button", name="Save").click()
     page.get_by_text("These files are saved in the workspace").first.wait_for()
-    _settle(page)
+    settle(page)
     assert "ds=" in page.url
     page.reload()
     page.get_by_text("run_narrow.txt").first.wait_for()  # the saved files, opened again
-    _settle(page)
+    settle(page)
     assert "run_bm25.txt" not in page.inner_text("body")
-    _no_exception(page)
-    _nav(page, "Metrics")
+    no_exception(page)
+    nav(page, "Metrics")
     table = _table(page)
     assert {system for system, _ in table} == {"narrow_recall"}  # not the 3-run sample
     assert "Sample data" not in page.inner_text("body")
     page.screenshot(path=str(ARTIFACTS / "saved_after_reload.png"), full_page=True)
-    _nav(page, "Data")  # leave the shared page on the Data page, sample source again
+    nav(page, "Data")  # leave the shared page on the Data page, sample source again
     page.get_by_text("Use the bundled sample data").first.click()
-    _settle(page)
+    settle(page)
 
 
 @pytest.mark.parametrize(("path", "expect"), [
@@ -315,8 +270,8 @@ def test_saved_upload_survives_a_reload(page, server):
 def test_every_page_renders(page, server, path, expect):
     page.goto(f"{server}/{path}")
     page.get_by_text(expect).first.wait_for()
-    _settle(page)
-    _no_exception(page)
+    settle(page)
+    no_exception(page)
     page.screenshot(path=str(ARTIFACTS / f"{path}.png"), full_page=True)
 
 
@@ -326,12 +281,85 @@ def test_broken_upload_shows_file_and_line(page, server, tmp_path):
     broken.write_text("q001 Q0 d1 1 2.5 mine\nq001 Q0 d2 2\n")
     inputs = _choose_upload(page, server)
     inputs.nth(0).set_input_files(str(good_qrels))
-    _settle(page)
+    settle(page)
     inputs.nth(1).set_input_files([str(broken), str(ROOT / "sample_data" / "run_bm25.txt")])
     page.get_by_text("broken.run:2").first.wait_for()
-    _settle(page)
-    _no_exception(page)
+    settle(page)
+    no_exception(page)
     body = page.inner_text("body")
     assert "expected 6 columns" in body
     assert "bm25" in body  # the good run stays loaded next to the broken one
     page.screenshot(path=str(ARTIFACTS / "upload_error.png"), full_page=True)
+
+
+def test_early_clicks_are_not_lost(browser, server):
+    """Issue 13: a click on Upload before the first run finished was lost (5 of 5).
+
+    In five new sessions (each loads the page's code afresh, as a person's first visit
+    does), click "Upload" the moment the word is on the screen, without waiting for
+    the script run or the radio's code, and choose the qrels file the moment its
+    uploader exists: every click and every file takes effect the first time. The word
+    used to be, for the first seconds, the bold **Upload** of the sample's caption,
+    not the radio, and a click on it did nothing.
+    """
+    took_effect = []
+    for attempt in range(5):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        guard = NetworkGuard(context)
+        pg = context.new_page()
+        pg.set_default_timeout(45_000)
+        pg.goto(server)
+        upload = pg.get_by_text("Upload", exact=True).first
+        upload.click()
+        assert upload.evaluate("e => !!e.closest('[data-testid=\"stRadio\"]')"), attempt
+        qrels = pg.locator('[data-testid="stFileUploader"] input[type="file"]').first
+        qrels.wait_for(state="attached")
+        qrels.set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
+        pg.get_by_text("qrels: 59 queries, 3,018 judgments").first.wait_for()
+        settle(pg)
+        took_effect.append(pg.get_by_role("radio", name="Upload").is_checked())
+        no_exception(pg)
+        context.close()
+        assert guard.blocked == []
+    assert took_effect == [True] * 5
+
+
+def test_option_changed_while_the_page_runs_is_kept(page, server):
+    """Change the relevance level in the sidebar while the Compare page is computing
+    (a million resamples: the spinner is on screen): the new level is applied, shown,
+    put in the link, and the page is computed with it."""
+    page.goto(f"{server}/compare")
+    page.get_by_text("Resamples").first.wait_for()
+    settle(page)
+    tests = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Tests")
+    tests.locator("input").click()
+    page.get_by_role("option", name="bootstrap").click()
+    page.keyboard.press("Escape")
+    settle(page)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    level = sidebar.locator('input[type="number"]').first
+    if not level.is_visible():
+        sidebar.get_by_text("Evaluation options").click()
+    resamples = page.get_by_role("spinbutton", name="Resamples")
+    resamples.fill("1000000")
+    resamples.press("Enter")
+    spinner = page.get_by_text("with 1,000,000 resamples")
+    spinner.wait_for()  # the script is computing now
+    level.fill("2")
+    assert spinner.is_visible()  # still computing when the new level is entered
+    level.press("Enter")
+    page.wait_for_timeout(300)
+    settle(page)
+    no_exception(page)
+    assert _rel_level(page) == "2"
+    assert "rel=2" in page.url
+    body = page.inner_text("body")
+    assert "grade ≥ 2" in body or "grade >= 2" in body
+    assert resamples.input_value() == "1000000"  # the earlier change is kept too
+    page.screenshot(path=str(ARTIFACTS / "compare_option_during_run.png"), full_page=True)
+    resamples.fill("10000")  # leave the shared page as the other tests expect
+    resamples.press("Enter")
+    page.wait_for_timeout(300)
+    settle(page)
+    _set_rel_level(page, "1")
+

@@ -1,0 +1,142 @@
+"""What the real-browser tests share: the app server, chromium, and the network guard.
+
+``streamlit run app.py`` on a free loopback port with its own workspace; Debian's
+chromium driven by playwright; every request to a host other than the loopback
+aborted and recorded (:class:`NetworkGuard`), so that a test can assert the app
+needed nothing from another host; and the few waits that know when Streamlit has
+finished a script run.
+
+Not a test module: ``tests/test_browser*.py`` import it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-quic"]
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+"""Hosts a request may go to: the app's own server (and a test's own servers)."""
+
+
+def require_chromium() -> None:
+    """Skip the calling test module without chromium (fail on CI, where it must be there)."""
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (make test installs it when run as root)",
+                        pytrace=False)
+        pytest.skip("chromium is not installed: apt-get install chromium",
+                    allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def app_server(workspace: Path, **env: str) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port; yields its URL.
+
+    ``workspace`` is the SQLite file the app saves to; ``env`` more environment
+    variables. The file watcher is off: the server runs the code as it was when it
+    started, whatever else is edited in the repository meanwhile.
+    """
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true",
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "IREVAL_WORKSPACE": str(workspace), **env})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail(f"streamlit did not start: {proc.stdout.read() if proc.stdout else ''}")
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+class NetworkGuard:
+    """Aborts every request of a browser context to a host outside :data:`LOOPBACK`.
+
+    It sees every request of the context: the app's pages, Streamlit's own scripts,
+    fonts and icons, and whatever an uploaded name might make the browser load.
+    ``blocked`` lists, in order, the URLs that were attempted and aborted;
+    ``allowed`` counts the loopback requests let through. Install it before the
+    first ``goto``.
+    """
+
+    def __init__(self, context: Any) -> None:
+        self.blocked: list[str] = []
+        self.allowed = 0
+        context.route("**/*", self._route)
+        # WebSockets are not routed: record (not block) any to another host
+        context.on("page", lambda page: page.on("websocket", self._websocket))
+
+    def _websocket(self, ws: Any) -> None:
+        if urlsplit(ws.url).hostname not in LOOPBACK:
+            self.blocked.append(ws.url)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.hostname is not None and parts.hostname not in LOOPBACK:
+            self.blocked.append(url)
+            route.abort("blockedbyclient")
+        else:
+            self.allowed += 1
+            route.continue_()
+
+
+def settle(pg: Any) -> None:
+    """Wait until Streamlit has finished running the script."""
+    pg.wait_for_selector('[data-testid="stApp"]')
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    pg.wait_for_timeout(500)
+
+
+def nav(pg: Any, title: str) -> None:
+    """Switch page by clicking its entry in the sidebar navigation (same session)."""
+    pg.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+    pg.wait_for_timeout(300)
+    settle(pg)
+
+
+def no_exception(pg: Any) -> None:
+    """No exception box and no traceback on the page."""
+    assert pg.locator('[data-testid="stException"]').count() == 0
+    assert "Traceback" not in pg.inner_text("body")
