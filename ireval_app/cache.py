@@ -20,7 +20,10 @@ labeling results) go through one :class:`SharedCache`, :data:`SHARED`:
   once). An object larger than a quarter of the budget is not kept for others: it
   lives as long as a session holds it;
 * the bundled sample and the folder of ``IREVAL_DATA_DIR`` are the server's own data:
-  read once and kept while the server runs, outside the budget.
+  read once and kept while the server runs, outside the budget;
+* freed memory goes back to the system: once a large object is freed,
+  :func:`release_free_memory` runs (``malloc_trim``), and Arrow allocates with the system
+  allocator in the app's process (:func:`use_system_memory_pool`), not mimalloc.
 
 So when sessions end, what they read is freed, and the server keeps at most the budget.
 Functions computing from the data are cached with :func:`shared` (``st.cache_resource``
@@ -80,6 +83,9 @@ __all__ = [
     "load_folder",
     "data_dir",
     "shared",
+    "release_free_memory",
+    "use_system_memory_pool",
+    "RELEASE_AFTER_BYTES",
     "without_traceback",
     "DATA_DIR_VAR",
 ]
@@ -273,6 +279,7 @@ class SharedCache:
         self._kept_bytes = 0
         self._weak: dict[Hashable, weakref.ref[Any]] = {}
         self._computing: dict[Hashable, list[Any]] = {}  # key -> [lock, threads waiting]
+        self._sizes: dict[Hashable, int] = {}  # bytes of each weakly held object
         self._hits = 0
         self._misses = 0
 
@@ -314,6 +321,7 @@ class SharedCache:
             self._drop(key)
             try:
                 self._weak[key] = weakref.ref(value, functools.partial(self._expired, key))
+                self._sizes[key] = size
             except TypeError:  # tuples, strings: only kept (or not) below
                 pass
             if size > self.max_entry:
@@ -344,6 +352,7 @@ class SharedCache:
             for key in list(self._kept):
                 self._unkeep(key)
             self._weak.clear()
+            self._sizes.clear()
 
     def _lookup(self, key: Hashable) -> tuple[object] | None:
         with self._lock:
@@ -389,6 +398,7 @@ class SharedCache:
 
     def _drop(self, key: Hashable) -> None:
         self._weak.pop(key, None)
+        self._sizes.pop(key, None)
         if key in self._kept:
             self._unkeep(key)
 
@@ -402,13 +412,91 @@ class SharedCache:
                 del self._block_users[block]
 
     def _expired(self, key: Hashable, ref: weakref.ref[Any]) -> None:
+        """An object no session holds any more has been freed."""
         with self._lock:
-            if self._weak.get(key) is ref:
-                del self._weak[key]
+            if self._weak.get(key) is not ref:
+                return
+            del self._weak[key]
+            size = self._sizes.pop(key, 0)
+        if size >= RELEASE_AFTER_BYTES:
+            _release_soon()
+
+
+RELEASE_AFTER_BYTES = 8 * 2**20
+"""Freeing an object at least this large gives the freed memory back to the system."""
+
+_RELEASE_DELAY = 1.0  # seconds: one release after a session's objects are all gone
+_release_timer: threading.Timer | None = None
+_release_lock = threading.Lock()
+
+
+def release_free_memory() -> None:
+    """Give memory that was freed back to the operating system.
+
+    pyarrow's memory pool and glibc's ``malloc`` both keep freed blocks for reuse; after
+    a session's files are freed, the server's resident memory only goes down once they
+    are released: ``pyarrow.default_memory_pool().release_unused()`` and glibc's
+    ``malloc_trim(0)`` (skipped where there is no glibc).
+    """
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return cast(Callable[[int], int], trim)
+
+
+def _release_soon() -> None:
+    """:func:`release_free_memory` once, shortly after the last of a burst of frees
+    (a session ending frees several objects at once), on a background thread."""
+    global _release_timer
+    with _release_lock:
+        if _release_timer is not None:
+            _release_timer.cancel()
+        _release_timer = threading.Timer(_RELEASE_DELAY, release_free_memory)
+        _release_timer.daemon = True
+        _release_timer.start()
 
 
 SHARED = SharedCache(cache_budget())
 """The cache of this server process (budget from :data:`CACHE_MB_VAR`)."""
+
+
+def use_system_memory_pool() -> str:
+    """Make Arrow allocate with the system allocator (glibc ``malloc``); returns the
+    backend in use.
+
+    pyarrow's default, mimalloc, keeps memory freed by one thread in the heap of the
+    thread that allocated it, and only that thread can give it back: in the app, the
+    threads that read an upload (a session's script thread, Arrow's pool) are not the
+    ones that free it when the session ends, and 165 MiB of a 356 MB upload stayed
+    resident (``benchmarks/bench_memory.py``). The system allocator gives memory back
+    from any thread (:func:`release_free_memory`), and reads as fast here. An explicit
+    ``ARROW_DEFAULT_MEMORY_POOL`` is respected.
+    """
+    import pyarrow as pa
+
+    if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        pa.set_memory_pool(pa.system_memory_pool())
+    return str(pa.default_memory_pool().backend_name)
+
+
+use_system_memory_pool()
 
 
 def shared(*, copy: bool = False, session_entries: int = 0,

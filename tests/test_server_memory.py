@@ -1,0 +1,48 @@
+"""A real server's memory returns near its baseline when sessions end (issue 13).
+
+``benchmarks/bench_memory.py`` drives ``streamlit run app.py`` with chromium: after a
+warm-up, three sessions one after the other each upload a different ~38 MB run (1M
+lines) through the real uploader and are closed; Streamlit drops them after its
+session TTL (1 s here). The server's resident memory (VmRSS) must grow while a session
+holds its upload (so the measurement sees the data) and come back within 48 MiB of the
+baseline once the sessions are gone. The app's cache budget is set to 16 MiB, so that
+what is left is what nothing should hold (``tests/test_memory_budget.py`` tests what the
+budget keeps).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+if shutil.which("chromium") is None:
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed (make test installs it when run as root)",
+                    pytrace=False)
+    pytest.skip("chromium is not installed: apt-get install chromium", allow_module_level=True)
+pytest.importorskip("playwright.sync_api")
+
+import bench_memory  # noqa: E402
+
+LINES = 1_000_000  # about 38 MB of run text per session
+MARGIN_MIB = 48
+
+
+def test_memory_returns_near_the_baseline_when_sessions_end(tmp_path: Path) -> None:
+    runs = []
+    for seed in (1, 2, 3):
+        path = tmp_path / f"run_{seed}.txt"
+        bench_memory.write_run(path, LINES, seed=seed)
+        runs.append((path, LINES))
+    figures = bench_memory.measure(runs, cache_mb=16, workdir=tmp_path)
+    print("\n" + figures.table())
+    grown = [o - figures.baseline for o in figures.open_]
+    assert min(grown) > 100, grown  # each open session holds its upload and its parse
+    assert figures.ended - figures.baseline < MARGIN_MIB, figures.table()
