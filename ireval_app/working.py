@@ -16,7 +16,6 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ireval_core import progress
-from ireval_core.escape import markdown_text
 
 __all__ = ["working"]
 
@@ -31,13 +30,14 @@ def working(title: str) -> Iterator[None]:
     if get_script_run_ctx() is None:
         yield
         return
+    from .widgets import md_escape  # widgets imports this module (through cache)
+
     start = time.perf_counter()
-    with st.spinner(markdown_text(title)):
+    with st.spinner(md_escape(title)):
         line = st.empty()
 
         def show(stage: str) -> None:
-            line.caption(f"{markdown_text(stage)}… ({time.perf_counter() - start:.1f} s "
-                         "so far)")
+            line.caption(f"{md_escape(stage)}… ({time.perf_counter() - start:.1f} s so far)")
 
         try:
             with progress.reporting(show):
