@@ -656,8 +656,8 @@ def _evaluate_part(qrels: Qrels, runs: Mapping[tuple[int, str], Run], rows: int,
 def _build(kind: Kind, q: pd.Series | pa.ChunkedArray, d: pd.Series | pa.ChunkedArray,
            v: pd.Series, *, name: str, source: str) -> Any:
     """Qrels or Run from a partition's columns; a duplicate pair is a format error."""
-    ids = [x if isinstance(x, pa.ChunkedArray) else pa.chunked_array(
-        [pa.Array.from_pandas(x).cast(pa.string())]) for x in (q, d)]
+    ids = [x if isinstance(x, pa.ChunkedArray) else _chunked(pa.Array.from_pandas(x)).cast(
+        pa.string()) for x in (q, d)]
     values = v.to_numpy(dtype=np.float64, na_value=np.nan)
     try:
         if kind == "qrels":
@@ -896,11 +896,17 @@ def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
     return frame, name
 
 
+def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    """A column of a partition as one ChunkedArray (Arrow-backed pandas columns may
+    already be one, of several chunks after a shuffle)."""
+    return values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values])
+
+
 def _labeled_ids(df: pd.DataFrame, column: str, source: str) -> pa.ChunkedArray:
     """A partition's id column as text (see :func:`_id_text`); a missing or empty id is
     a :class:`FormatError`."""
     try:
-        values = pa.chunked_array([pa.Array.from_pandas(df[column])])
+        values = _chunked(pa.Array.from_pandas(df[column]))
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # an object column of mixed types
         raise FormatError(f"column {column!r} holds values of several types "
                           f"({_first_line(exc)})", source=source) from None
