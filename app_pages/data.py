@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import cache, state, widgets, workspace_glue
+from ireval_app import cache, dask_glue, state, widgets, workspace_glue
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
 from ireval_core.errors import IrevalError
@@ -201,3 +201,6 @@ if dataset is None:
                 icon=":material/upload_file:")
 else:
     _show_summary(dataset, files if files is not None else cache.LoadedFiles())
+
+# ----------------------------------------------------------------------------- cluster
+dask_glue.dask_job_block()  # files too large for this server, on a Dask cluster

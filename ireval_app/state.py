@@ -683,3 +683,28 @@ def set_label_files(labels: list[tuple[str, bytes]] | None = None,
         st.session_state[_LABEL_FILES] = labels_glue.Files.of(labels)
     if gsb is not None and gsb != list(kept_gsb.files):
         st.session_state[_GSB_FILES] = labels_glue.Files.of(gsb)
+
+
+# ----------------------------------------------------------------------------- Dask job
+
+DASK_SCHEDULER = "ireval.dask.scheduler"
+"""Text on the Data page: the address of the Dask scheduler (``tcp://HOST:PORT``)."""
+DASK_QRELS = "ireval.dask.qrels"
+"""Text on the Data page: the qrels path or URL the cluster's workers read."""
+DASK_RUNS = "ireval.dask.runs"
+"""Text area on the Data page: run paths or URLs, one per line."""
+DASK_MEASURES = "ireval.dask.measures"
+"""Multiselect on the Data page: the measures of the cluster job."""
+DASK_DOWNLOAD = "ireval.dask.download"
+"""Download button of the cluster job's per-query values."""
+_DASK_RESULT = "ireval.dask.result"  # dask_glue.DaskResult of the last job
+
+
+def get_dask_result() -> object | None:
+    """The last Dask job of this session (a :class:`ireval_app.dask_glue.DaskResult`)."""
+    return st.session_state.get(_DASK_RESULT)
+
+
+def set_dask_result(result: object) -> None:
+    """Keep the last Dask job's result (shown again on every rerun of the Data page)."""
+    st.session_state[_DASK_RESULT] = result

@@ -195,14 +195,20 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def _compute(client: Client | None, *objs: Any) -> tuple[Any, ...]:
+def _compute(client: Client | None, *objs: Any,
+             progress: Callable[[int, int], None] | None = None) -> tuple[Any, ...]:
     """Compute Dask objects on ``client`` (or Dask's current scheduler), all or nothing.
 
     On a cluster, each result is fetched as soon as it is ready and released on the
-    worker, so workers never hold the per-query values of every partition at once.
+    worker, so workers never hold the per-query values of every partition at once;
+    ``progress(done, total)`` is called after each (with Dask's local schedulers, once
+    at the end).
     """
     if client is None:
-        return _all_or_nothing(lambda: tuple(dask.compute(*objs)))
+        out = _all_or_nothing(lambda: tuple(dask.compute(*objs)))
+        if progress is not None:
+            progress(len(objs), len(objs))
+        return out
     from distributed import as_completed
 
     futures = client.compute(list(objs))
@@ -210,9 +216,11 @@ def _compute(client: Client | None, *objs: Any) -> tuple[Any, ...]:
     def fetch() -> tuple[Any, ...]:
         slot = {f.key: i for i, f in enumerate(futures)}
         out: list[Any] = [None] * len(futures)
-        for fut in as_completed(futures):
+        for done, fut in enumerate(as_completed(futures), start=1):
             out[slot[fut.key]] = fut.result()
             fut.release()
+            if progress is not None:
+                progress(done, len(futures))
         return tuple(out)
 
     try:
@@ -705,7 +713,8 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
                   options: EvalOptions | None = None, client: Client | None = None,
                   npartitions: int | None = None,
                   storage_options: Mapping[str, Any] | None = None,
-                  notes: list[DataWarning] | None = None) -> Evaluation:
+                  notes: list[DataWarning] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Evaluation:
     """:func:`ireval_core.evaluate` on partitioned data: same measures, same numbers.
 
     Parameters
@@ -730,6 +739,9 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
         Passed to fsspec for URL inputs.
     notes:
         A list receiving ``run-renamed`` warnings.
+    progress:
+        Called as ``progress(done, total)`` each time a partition's evaluation is
+        fetched (``total``: the partitions after the shuffle, plus 2 small tasks).
 
     Returns
     -------
@@ -766,7 +778,7 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
     sources = [_name_of(qrels, "qrels"), *names]
     tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources)
              for p in shuffled]
-    *parts, total, firsts = _compute(client, *tasks, counts, firsts)
+    *parts, total, firsts = _compute(client, *tasks, counts, firsts, progress=progress)
     keys = list(dict.fromkeys(k for found in firsts for k in found))  # first appearance
     if set(keys) != {k for p in parts for k in p.systems}:
         raise DistributedError("incomplete result: the systems read and the systems "
