@@ -8,8 +8,11 @@ N million rows is the first N files), then for each size:
   in-memory kernels per partition) and ``pooled_auc_dask(files)`` (exact pooled AUC),
   on a fresh local cluster of ``--workers`` processes, one thread each
   (``dask_client(n_workers=...)``, what ``eval --engine dask`` starts);
-* wall time, and the peak RSS of every worker process (sampled every 0.2 s), which must
-  stay flat as the rows grow;
+* wall time, and the peak RSS of every worker process (sampled every 0.05 s) in each of
+  the two jobs, which must stay flat as the rows grow (the checks say how flat: the
+  largest peak of a size over the smallest one's); the rows of the largest partition
+  the pooled AUC counted at once (``PooledAUC.largest_partition``), which is what
+  bounds it;
 * at ``--compare`` size, the same numbers in memory (one process: read the Parquet files,
   ``evaluate`` + ``curves.pooled_auc``) and ``sklearn.metrics.roc_auc_score``, each in a
   fresh process for its own peak RSS; the numbers must agree.
@@ -90,7 +93,7 @@ def files_for(millions: int) -> list[str]:
 class PeakRSS:
     """Peak resident memory of a set of processes, sampled in a background thread."""
 
-    def __init__(self, pids: list[int], every: float = 0.2) -> None:
+    def __init__(self, pids: list[int], every: float = 0.05) -> None:
         import psutil
 
         self.procs = [psutil.Process(p) for p in pids]
@@ -117,6 +120,14 @@ class PeakRSS:
         self._thread.join()
 
 
+def _worker_env() -> dict:
+    """What shapes a worker's unmanaged memory, as the worker process sees it."""
+    import pyarrow as pa
+
+    return {"MALLOC_TRIM_THRESHOLD_": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+            "arrow_pool": pa.default_memory_pool().backend_name}
+
+
 def dask_run(millions: int, workers: int) -> dict:
     from ireval_core.distributed import dask_client, evaluate_labeled, pooled_auc_dask
 
@@ -124,19 +135,25 @@ def dask_run(millions: int, workers: int) -> dict:
     out: dict = {"rows": millions * ROWS_PER_FILE, "files": len(files), "workers": workers}
     with dask_client(n_workers=workers) as client:  # a local cluster, as the CLI starts
         pids = list(client.run(os.getpid).values())
+        out["worker_env"] = next(iter(client.run(_worker_env).values()))
         with PeakRSS(pids) as rss:
             t = time.perf_counter()
             res = evaluate_labeled(files, MEASURES, client=client)
             out["gauc_pnr_s"] = time.perf_counter() - t
+        out["gauc_pnr_peak_mib"] = [p / 2**20 for p in rss.peak]
+        with PeakRSS(pids) as rss:
             t = time.perf_counter()
             pooled = pooled_auc_dask(files, client=client)
             out["pooled_auc_s"] = time.perf_counter() - t
-        out["peak_rss_mib"] = [p / 2**20 for p in rss.peak]
+        out["pooled_auc_peak_mib"] = [p / 2**20 for p in rss.peak]
+    out["peak_rss_mib"] = [max(a, b) for a, b in zip(out["gauc_pnr_peak_mib"],
+                                                     out["pooled_auc_peak_mib"], strict=True)]
     out["sessions"] = len(res.query_ids["score"])
     out["gauc"] = res.mean("score", "GAUC")
     out["pnr"] = res.mean("score", "PNR")
     out["auc"] = pooled.auc
     out["n_buckets"] = pooled.n_buckets
+    out["largest_partition"] = pooled.largest_partition
     out["total_s"] = out["gauc_pnr_s"] + out["pooled_auc_s"]
     out["load"] = os.getloadavg()[0]  # the machine may be shared: the 1-minute load average
     return out
@@ -189,10 +206,16 @@ def in_process(millions: int, what: str) -> dict:
 
 def markdown(results: dict) -> str:
     rows = []
+    def peaks(r: dict) -> str:
+        if "gauc_pnr_peak_mib" not in r:
+            return " / ".join(f"{m:.0f}" for m in r["peak_rss_mib"])
+        return (" / ".join(f"{m:.0f}" for m in r["gauc_pnr_peak_mib"]) + " ; "
+                + " / ".join(f"{m:.0f}" for m in r["pooled_auc_peak_mib"]))
+
     for r in results["dask"]:
         rows.append([f"{r['rows'] / 1e6:.0f}M", f"Dask, {r['workers']} workers",
                      f"{r['gauc_pnr_s']:.1f}", f"{r['pooled_auc_s']:.1f}", f"{r['total_s']:.1f}",
-                     " / ".join(f"{m:.0f}" for m in r["peak_rss_mib"]),
+                     peaks(r),
                      f"{r['auc']:.6f}", f"{r['gauc']:.6f}", f"{r['pnr']:.6f}",
                      f"{r.get('load', float('nan')):.1f}"])
     cmp_ = results.get("compare")
@@ -209,8 +232,8 @@ def markdown(results: dict) -> str:
                      f"{sk['read_s'] + sk['compute_s']:.1f}", f"{sk['peak_rss_mib']:.0f}",
                      f"{sk['auc']:.6f}", "–", "–", f"{sk.get('load', float('nan')):.1f}"])
     table = md_table(["rows", "engine", "GAUC + PNR (s)", "pooled AUC (s)", "total (s)",
-                      "peak RSS per worker (MiB)", "pooled AUC", "GAUC", "PNR",
-                      "load avg"], rows)
+                      "peak RSS per worker, MiB (GAUC + PNR ; pooled AUC)", "pooled AUC",
+                      "GAUC", "PNR", "load avg"], rows)
     notes = results.get("checks", [])
     return "\n".join(["### Click-log scale on a local Dask cluster (bench_dask.py)", "",
                       table, "", *[f"* {c}" for c in notes]])
@@ -218,6 +241,27 @@ def markdown(results: dict) -> str:
 
 def checks(results: dict) -> list[str]:
     out = []
+    runs = results["dask"]
+    growth = results.get("sizes") or [r["rows"] // ROWS_PER_FILE for r in runs]
+    grown = [r for r in runs if r["rows"] // ROWS_PER_FILE in growth]
+    if len(runs) > 1:
+        top = [max(r["peak_rss_mib"]) for r in runs]
+        sizes = ", ".join(f"{r['rows'] / 1e6:.0f}M {t:.0f}" for r, t in zip(runs, top,
+                                                                          strict=True))
+        out.append(f"Peak RSS of the busiest worker by size (MiB): {sizes}.")
+    if len(grown) > 1:
+        for what, key in (("GAUC + PNR", "gauc_pnr_peak_mib"),
+                          ("pooled AUC", "pooled_auc_peak_mib"), ("both", "peak_rss_mib")):
+            if all(key in r for r in grown):
+                top = [max(r[key]) for r in grown]
+                out.append(f"{what}, {grown[0]['rows'] / 1e6:.0f}M to "
+                           f"{grown[-1]['rows'] / 1e6:.0f}M rows: busiest worker's peak "
+                           f"{min(top):.0f} to {max(top):.0f} MiB, largest / smallest = "
+                           f"{max(top) / min(top):.2f}.")
+        parts = ", ".join(f"{r['rows'] / 1e6:.0f}M {r['largest_partition']:,} of "
+                          f"{r['n_buckets']} ranges" for r in runs if "largest_partition" in r)
+        if parts:
+            out.append(f"Pooled AUC, rows of the largest partition counted at once: {parts}.")
     cmp_ = results.get("compare")
     same = [r for r in results["dask"] if cmp_ and r["rows"] == cmp_["millions"] * ROWS_PER_FILE]
     if cmp_ and same:
@@ -249,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     files_for(max([*args.sizes, args.compare]))
     log(f"   ready in {time.perf_counter() - t:.0f} s")
-    results: dict = {"machine": machine_info(), "dask": []}
+    results: dict = {"machine": machine_info(), "dask": [], "sizes": list(args.sizes)}
     name = f"dask_{'-'.join(str(s) for s in [args.compare, *args.sizes])}.json"
     if args.compare:
         log(f"== {args.compare}M: in memory, sklearn, Dask")
