@@ -42,7 +42,9 @@ import inspect
 import logging
 import os
 import pickle
+import queue
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -426,8 +428,7 @@ RELEASE_AFTER_BYTES = 8 * 2**20
 """Freeing an object at least this large gives the freed memory back to the system."""
 
 _RELEASE_DELAY = 1.0  # seconds: one release after a session's objects are all gone
-_release_timer: threading.Timer | None = None
-_release_lock = threading.Lock()
+_RELEASES: queue.SimpleQueue[float] = queue.SimpleQueue()
 
 
 def release_free_memory() -> None:
@@ -463,14 +464,33 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 def _release_soon() -> None:
     """:func:`release_free_memory` once, shortly after the last of a burst of frees
-    (a session ending frees several objects at once), on a background thread."""
-    global _release_timer
-    with _release_lock:
-        if _release_timer is not None:
-            _release_timer.cancel()
-        _release_timer = threading.Timer(_RELEASE_DELAY, release_free_memory)
-        _release_timer.daemon = True
-        _release_timer.start()
+    (a session ending frees several objects at once), on the releaser thread.
+
+    Called from weakref callbacks, which run wherever the collector frees an object,
+    possibly while this thread holds :mod:`threading`'s own locks: so this only puts
+    a note in a :class:`queue.SimpleQueue` (safe there). Starting a thread here
+    deadlocked the app: ``Thread.start`` waited for a thread that needed a lock the
+    waiting thread held.
+    """
+    _RELEASES.put(time.monotonic())
+
+
+def _releaser() -> None:
+    """The releaser thread: after each burst of frees, one :func:`release_free_memory`."""
+    while True:
+        _RELEASES.get()
+        while True:  # wait until frees stop arriving for _RELEASE_DELAY seconds
+            try:
+                _RELEASES.get(timeout=_RELEASE_DELAY)
+            except queue.Empty:
+                break
+        try:
+            release_free_memory()
+        except Exception:  # noqa: BLE001 - memory stays with the process; log why
+            _log.exception("could not give freed memory back to the system")
+
+
+threading.Thread(target=_releaser, name="ireval-memory-release", daemon=True).start()
 
 
 SHARED = SharedCache(cache_budget())
