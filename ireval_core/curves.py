@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .data import JoinCache, Qrels, Ranked, Run, join
+from .data import JoinCache, Qrels, Ranked, Run, _freeze, join
 from .measures._segments import safe_div, seg_cumcount
 from .measures.binary import ELEVEN_POINTS, _iprec_levels
 from .measures.pairwise import auc_counts, tie_groups
@@ -230,12 +230,8 @@ class RunCurves:
     n_relevant: int
     n_with_relevant: int
     auc: float
-    _point_queries: np.ndarray
-    _point_offsets: np.ndarray
-    _point_order: np.ndarray
-    _rank: np.ndarray
-    _recall: np.ndarray
-    _precision: np.ndarray
+    _ranked: Ranked  # the join (shared with the other pages): one query's points on demand
+    _n_relevant: np.ndarray  # R of every evaluated query at this relevance level
     _fpr: np.ndarray
     _tpr: np.ndarray
     _threshold: np.ndarray
@@ -248,7 +244,9 @@ class RunCurves:
     @property
     def queries_with_relevant(self) -> tuple[str, ...]:
         """Queries with at least one relevant document in the qrels (those with a PR curve)."""
-        return tuple(str(q) for q in self._point_queries)
+        r = self._ranked
+        has_curve = (self._n_relevant > 0) & (np.diff(r.offsets) > 0)
+        return tuple(str(q) for q in r.query_ids[has_curve])
 
     def interpolated_frame(self) -> pd.DataFrame:
         """``recall``, ``precision``: the 11-point interpolated curve."""
@@ -260,14 +258,17 @@ class RunCurves:
 
         Empty when the query has no relevant document (or retrieved nothing).
         """
-        order = self._point_order
-        j = int(np.searchsorted(self._point_queries[order], str(query)))
-        rows = slice(0, 0)
-        if j < len(order) and self._point_queries[order[j]] == str(query):
-            i = int(order[j])
-            rows = slice(int(self._point_offsets[i]), int(self._point_offsets[i + 1]))
-        return pd.DataFrame({"rank": self._rank[rows].copy(), "recall": self._recall[rows].copy(),
-                             "precision": self._precision[rows].copy()})
+        r = self._ranked
+        found = np.flatnonzero(r.query_ids.astype(str) == str(query))
+        if not found.size or self._n_relevant[found[0]] == 0:
+            return pd.DataFrame({"rank": np.zeros(0, dtype=np.int64),
+                                 "recall": np.zeros(0), "precision": np.zeros(0)})
+        i = int(found[0])
+        rows = slice(int(r.offsets[i]), int(r.offsets[i + 1]))
+        pos = r.pos[rows].astype(np.int64)
+        hits = np.cumsum(r.grade[rows] >= self.options.rel_level)
+        return pd.DataFrame({"rank": pos, "recall": hits / float(self._n_relevant[i]),
+                             "precision": hits / pos})
 
     def roc_frame(self) -> pd.DataFrame:
         """Pooled ROC points ``fpr``, ``tpr``, ``threshold`` (empty when undefined)."""
@@ -313,14 +314,12 @@ document to rank below them
     options = EvalOptions() if options is None else options
     rel = options.rel_level
     stage(f"joining {run.name} with the qrels")
-    r = joins.ranked(qrels, run, options) if joins is not None else join(
-        qrels, run, options=options)
+    if joins is not None:
+        r = joins.ranked(qrels, run, options)
+    else:
+        r = join(qrels, run, options=options)
+        _freeze(r)  # kept by the result: shared, so read-only
     stage(f"curves of {run.name}")
-    pts = pr_points(r, rel_level=rel)
-    queries = pts["query"].astype(str).to_numpy()
-    starts = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]]) if len(queries) else (
-        np.zeros(0, dtype=np.int64))
-    offsets = np.append(starts, len(queries))
     roc = pooled_roc(r, rel_level=rel)
     n_rel = r.n_relevant(rel)
     return RunCurves(
@@ -331,12 +330,7 @@ document to rank below them
         n_relevant=int(np.count_nonzero(r.grade >= rel)),
         n_with_relevant=int(np.count_nonzero(n_rel > 0)),
         auc=pooled_auc(r, rel_level=rel),
-        _point_queries=_readonly(queries[starts].astype(str)),
-        _point_offsets=_readonly(offsets),
-        _point_order=_readonly(np.argsort(queries[starts].astype(str), kind="stable")),
-        _rank=_readonly(pts["rank"].to_numpy()),
-        _recall=_readonly(pts["recall"].to_numpy()),
-        _precision=_readonly(pts["precision"].to_numpy()),
+        _ranked=r, _n_relevant=_readonly(n_rel),
         _fpr=_readonly(roc["fpr"].to_numpy()), _tpr=_readonly(roc["tpr"].to_numpy()),
         _threshold=_readonly(roc["threshold"].to_numpy()),
     )

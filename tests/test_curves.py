@@ -167,3 +167,26 @@ def test_hand_example_and_undefined_cases() -> None:
     assert pooled_roc(none, rel_level=3.0).empty
     assert pr_points(none, rel_level=3.0).empty
     assert interpolated_pr(none, rel_level=3.0)["precision"].eq(0.0).all()
+
+
+@pytest.mark.parametrize("rel_level", [1.0, 2.0])
+def test_one_query_points_equal_those_of_every_query(rel_level: float) -> None:
+    """RunCurves computes one query's PR points on demand (no table of every point kept):
+    the same values as pr_points over all queries."""
+    from ireval_core.curves import pr_points, run_curves
+    from ireval_core.data import Qrels, Run, join
+    from ireval_core.options import EvalOptions
+
+    rng = np.random.default_rng(11)
+    qrels = Qrels.from_arrays([f"q{i % 9}" for i in range(120)], [f"d{i}" for i in range(120)],
+                              rng.integers(0, 4, 120))
+    run = Run.from_arrays([f"q{i % 10}" for i in range(300)],
+                          [f"d{rng.integers(0, 150)}-{i}" if i % 2 else f"d{i}"
+                           for i in range(300)], np.round(rng.random(300), 1), name="r")
+    options = EvalOptions(rel_level=rel_level)
+    curves = run_curves(qrels, run, options=options)
+    every = pr_points(join(qrels, run, options=options), rel_level=rel_level)
+    assert curves.queries_with_relevant == tuple(dict.fromkeys(every["query"].astype(str)))
+    for q in [*curves.queries_with_relevant, "q9", "absent"]:
+        expected = every[every["query"] == q].drop(columns="query").reset_index(drop=True)
+        pd.testing.assert_frame_equal(curves.query_points(q), expected, check_dtype=False)
