@@ -132,7 +132,7 @@ def _doc_codes(values: object) -> tuple[np.ndarray, pa.Array, bool]:
         keys = byte_order_keys(arr) if len(arr) else None
         if keys is not None:
             order = np.argsort(keys)  # any order of equal keys: they are one id
-            sorted_keys = keys[order]
+            sorted_keys = np.sort(keys)  # a second (vectorised) sort beats gathering
             new = np.empty(len(keys), dtype=bool)
             new[0] = True
             np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
