@@ -41,7 +41,6 @@ import datetime as _dt
 import functools
 import io as _io
 import re
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +52,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import FormatError
-from ..io import Source
+from ..io import (
+    Source,
+    _release,  # frees the frames of a failed read (shared with io)
+)
 
 __all__ = ["LABEL_ALIASES", "REQUIRED_LABEL_COLUMNS", "RawTable", "SourceLike", "clean_errors",
            "read_table", "table_from_arrow"]
@@ -329,19 +331,6 @@ def clean_errors(read: Callable[_P, _T]) -> Callable[_P, _T]:
         raise FormatError(message, source=source, line=line, text=text)
 
     return wrapper
-
-
-def _release(exc: BaseException) -> None:
-    """Clear the locals of the finished frames of ``exc`` and of what it chains."""
-    todo: list[BaseException | None] = [exc]
-    seen: set[int] = set()
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        traceback.clear_frames(e.__traceback__)
-        todo += [e.__context__, e.__cause__]
 
 
 def _names(args: tuple[object, ...]) -> str | None:
