@@ -620,7 +620,7 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
     judged_doc = np.flatnonzero(rdoc >= 0)  # only documents judged for some query
     rkey = qidx[judged_doc].astype(np.int64) * n_docs + rdoc[judged_doc]
-    hit = np.minimum(np.searchsorted(qkey, rkey), max(len(qkey) - 1, 0))
+    hit = np.minimum(_sorted_search(qkey, rkey), max(len(qkey) - 1, 0))
     grade = np.full(len(qidx), np.nan)
     if len(qkey):
         found = qkey[hit] == rkey
@@ -636,16 +636,55 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     pos = _positions(offsets, len(qidx))
 
     # ideal: every qrels grade of the query, descending
-    ideal_grade = qrels.grade[qrows]
-    # grades descending within each query, by one integer sort over (query, grade rank)
-    # (a NaN grade, possible through the API only, sorts last as it did before)
-    levels, level = np.unique(np.nan_to_num(ideal_grade, nan=-np.inf), return_inverse=True)
-    order = np.argsort(qqidx * len(levels) + (len(levels) - 1 - level.reshape(-1)))
     ideal_offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(qlen, out=ideal_offsets[1:])
     top = float(qrels.grade.max()) if len(qrels.grade) else 0.0
     return Ranked(queries, offsets, qidx, pos, grade, score, ideal_offsets,
-                  ideal_grade[order], in_run, max(top, 0.0))
+                  _ideal_grades(qrels.grade[qrows], qqidx), in_run, max(top, 0.0))
+
+
+def _ideal_grades(grade: np.ndarray, qidx: np.ndarray) -> np.ndarray:
+    """``grade`` sorted descending within each query (``qidx`` ascending, as given).
+
+    One integer sort over (query, grade rank). Integer grades in a small range (the
+    usual 0-3 or -2..4) are ranked by arithmetic and read back from the sorted keys;
+    other grades are ranked with ``np.unique`` (a NaN grade, possible through the API
+    only, sorts last).
+    """
+    if len(grade) == 0:
+        return grade.copy()
+    low, high = float(np.min(grade)), float(np.max(grade))  # NaN if any grade is NaN
+    span = high - low
+    if span < (1 << 16) and bool(np.all(grade == np.floor(grade))):
+        levels = int(span) + 1
+        rank = (high - grade).astype(np.int64)  # 0 for the highest grade
+        key = qidx.astype(np.int64) * levels + rank
+        key.sort()
+        return high - (key % levels).astype(np.float64)
+    values, level = np.unique(np.nan_to_num(grade, nan=-np.inf), return_inverse=True)
+    order = np.argsort(qidx.astype(np.int64) * len(values)
+                       + (len(values) - 1 - level.reshape(-1)))
+    return grade[order]
+
+
+def _sorted_search(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(haystack, needles)`` for non-negative int64 needles, faster on
+    millions of them: the needles are sorted first (with their positions packed into
+    the low bits of one integer sort, when they fit), and a binary search over sorted
+    needles starts each search where the last one ended.
+    """
+    n = len(needles)
+    if n < 1 << 16:
+        return np.searchsorted(haystack, needles)
+    bits = (n - 1).bit_length()
+    if int(needles.max()).bit_length() + bits > 63:
+        return np.searchsorted(haystack, needles)
+    packed = (needles << bits) | np.arange(n, dtype=np.int64)
+    packed.sort()
+    found = np.searchsorted(haystack, packed >> bits)
+    out = np.empty(n, dtype=np.int64)
+    out[packed & ((1 << bits) - 1)] = found
+    return out
 
 
 def _positions(offsets: np.ndarray, n: int) -> np.ndarray:

@@ -248,3 +248,37 @@ def test_prefetch_joins_in_the_background_once_per_option_set() -> None:
     assert later is not None
     later.join(timeout=30)
     assert ds.joins.misses == 4
+
+
+@pytest.mark.parametrize("grades", [
+    [0, 1, 2, 3],  # the usual scale
+    [-2, -1, 0, 1, 4],  # negative grades (pooled, not judged) and a gap
+    [0.5, 1.0, 2.25],  # non-integer grades: ranked with np.unique
+    [0, 1, np.nan],  # NaN (through the API only) sorts last
+    [0, 70000],  # wider than the arithmetic path takes
+])
+def test_ideal_grades_are_sorted_descending_within_each_query(grades: list[float]) -> None:
+    from ireval_core.data import _ideal_grades
+
+    rng = np.random.default_rng(7)
+    qidx = np.sort(rng.integers(0, 50, 2000))
+    grade = rng.choice(np.array(grades, dtype=np.float64), size=len(qidx))
+    got = _ideal_grades(grade, qidx)
+    # the reference: sort each query's grades, descending, NaN last
+    want = np.concatenate([
+        np.concatenate([np.sort(g[~np.isnan(g)])[::-1], g[np.isnan(g)]])
+        for g in (grade[qidx == q] for q in np.unique(qidx))])
+    np.testing.assert_array_equal(got, want)
+    assert len(_ideal_grades(grade[:0], qidx[:0])) == 0
+
+
+@pytest.mark.parametrize("n, high", [(10, 100), (100_000, 1 << 20), (100_000, 1 << 50)])
+def test_sorted_search_equals_searchsorted(n: int, high: int) -> None:
+    from ireval_core.data import _sorted_search
+
+    rng = np.random.default_rng(n)
+    haystack = np.sort(rng.integers(0, high, 5000))
+    needles = rng.integers(0, high, n)
+    needles[: n // 2] = rng.choice(haystack, n // 2)  # half of them are found
+    np.testing.assert_array_equal(_sorted_search(haystack, needles),
+                                  np.searchsorted(haystack, needles))
