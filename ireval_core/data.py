@@ -706,8 +706,25 @@ def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
 
 
 def _doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
-    """For each run document code, the qrels document code (or -1 when never judged)."""
+    """For each run document code, the qrels document code (or -1 when never judged).
+
+    When both id arrays are in byte order (as :func:`_doc_codes` leaves ids that fit
+    in 8 bytes after a shared prefix) they are matched by integer keys with one binary
+    search over sorted needles, about twice as fast as hashing the strings; otherwise
+    the run's ids are looked up in a hash table of the qrels' ids.
+    """
+    if len(run_docs) >= 4096 and len(qrels_docs) and run_docs.type == qrels_docs.type:
+        keys = byte_order_keys(pa.chunked_array([run_docs, qrels_docs]))
+        if keys is not None:  # one key per id, consistent across the two arrays
+            run_keys, qrels_keys = keys[: len(run_docs)], keys[len(run_docs):]
+            if _increasing(run_keys) and _increasing(qrels_keys):
+                at = np.minimum(np.searchsorted(qrels_keys, run_keys), len(qrels_keys) - 1)
+                return np.where(qrels_keys[at] == run_keys, at, -1)
     return _indices(pc.index_in(run_docs, value_set=qrels_docs))
+
+
+def _increasing(keys: np.ndarray) -> bool:
+    return bool((keys[1:] > keys[:-1]).all())
 
 
 # The document map of a run against the qrels it was last joined with: the one step of a

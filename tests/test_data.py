@@ -282,3 +282,24 @@ def test_sorted_search_equals_searchsorted(n: int, high: int) -> None:
     needles[: n // 2] = rng.choice(haystack, n // 2)  # half of them are found
     np.testing.assert_array_equal(_sorted_search(haystack, needles),
                                   np.searchsorted(haystack, needles))
+
+
+@pytest.mark.parametrize("ids", ["keyed", "long", "unsorted"])
+def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
+    """The integer-key path (ids in byte order) and the hash path give the same map."""
+    from ireval_core.data import _doc_code_map
+
+    rng = np.random.default_rng(3)
+    if ids != "long":  # short ids after a shared prefix (in byte order unless "unsorted")
+        run = [f"doc-{i:06d}" for i in rng.choice(10**6, 20_000, replace=False)]
+        qrels = [f"doc-{i:06d}" for i in rng.choice(10**6, 5_000, replace=False)]
+        qrels += run[:3000]  # some run documents are judged
+    else:  # longer than 8 bytes after the prefix: hashed
+        run = [f"x{i:012d}" for i in rng.choice(10**9, 20_000, replace=False)]
+        qrels = run[:3000] + [f"x{i:012d}" for i in range(5000)]
+    run_docs = pa.array(sorted(set(run)) if ids != "unsorted" else list(dict.fromkeys(run)))
+    qrels_docs = pa.array(sorted(set(qrels)) if ids != "unsorted"
+                          else list(dict.fromkeys(qrels)))
+    where = {d: i for i, d in enumerate(qrels_docs.to_pylist())}
+    want = np.array([where.get(d, -1) for d in run_docs.to_pylist()])
+    np.testing.assert_array_equal(_doc_code_map(run_docs, qrels_docs), want)
