@@ -132,13 +132,13 @@ def _doc_codes(values: object) -> tuple[np.ndarray, pa.Array, bool]:
         keys = byte_order_keys(arr) if len(arr) else None
         if keys is not None:
             order = np.argsort(keys)  # any order of equal keys: they are one id
-            sorted_keys = np.sort(keys)  # a second (vectorised) sort beats gathering
+            keys.sort()  # a second (vectorised) sort beats gathering; in place: peak memory
             new = np.empty(len(keys), dtype=bool)
             new[0] = True
-            np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
-            del sorted_keys
+            np.not_equal(keys[1:], keys[:-1], out=new[1:])
+            del keys
             group = np.cumsum(new, dtype=np.int32) - 1
-            codes = np.empty(len(keys), dtype=np.int32)
+            codes = np.empty(len(order), dtype=np.int32)
             codes[order] = group
             first = order[new]  # one row of each distinct id, in byte order
             distinct = arr.take(from_numpy(first))

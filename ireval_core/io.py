@@ -688,6 +688,7 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
     if len(tag_names) == 1:  # one system: hand the columns over, drop the table
         parts = [{"qid": table.column("qid"), "docid": table.column("docid")}]
         del table
+        tag_codes = None  # one code per line, all equal: not needed (peak memory)
     else:
         assert tag_codes is not None  # several tags come from a tag column
         parts = [{"qid": table.column("qid").filter(bool_array(np.equal(tag_codes, i))),
