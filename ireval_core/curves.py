@@ -161,7 +161,10 @@ def pooled_roc(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
     Columns ``fpr``, ``tpr``, ``threshold`` as :func:`roc_points`; empty when the
     pool lacks relevant or judged non-relevant documents.
     """
-    q, score, positive = _pooled(r, rel_level)
+    return _pooled_roc(*_pooled(r, rel_level))
+
+
+def _pooled_roc(q: np.ndarray, score: np.ndarray, positive: np.ndarray) -> pd.DataFrame:
     _, fpr, tpr, thr, n_pos, n_neg = _roc_steps(q, score, positive, 1)
     if not (n_pos[0] > 0 and n_neg[0] > 0):
         return pd.DataFrame({"fpr": [], "tpr": [], "threshold": []})
@@ -176,7 +179,10 @@ def pooled_auc(r: Ranked, *, rel_level: float = 1.0) -> float:
     Equals ``sklearn.metrics.roc_auc_score`` on the pooled labels and scores; NaN
     (where sklearn raises) when the pool lacks either class.
     """
-    q, score, positive = _pooled(r, rel_level)
+    return _pooled_auc(*_pooled(r, rel_level))
+
+
+def _pooled_auc(q: np.ndarray, score: np.ndarray, positive: np.ndarray) -> float:
     twice_u, n_pos, n_neg = auc_counts(q, score, positive, 1)
     return float(safe_div(twice_u, 2.0 * n_pos * n_neg, fill=np.nan)[0])
 
@@ -320,7 +326,8 @@ document to rank below them
         r = join(qrels, run, options=options)
         _freeze(r)  # kept by the result: shared, so read-only
     stage(f"curves of {run.name}")
-    roc = pooled_roc(r, rel_level=rel)
+    pooled = _pooled(r, rel)  # one sort by score for both the ROC and its AUC
+    roc = _pooled_roc(*pooled)
     n_rel = r.n_relevant(rel)
     return RunCurves(
         run=run.name, options=options,
@@ -329,7 +336,7 @@ document to rank below them
         n_judged=int(np.count_nonzero(r.grade >= 0)),
         n_relevant=int(np.count_nonzero(r.grade >= rel)),
         n_with_relevant=int(np.count_nonzero(n_rel > 0)),
-        auc=pooled_auc(r, rel_level=rel),
+        auc=_pooled_auc(*pooled),
         _ranked=r, _n_relevant=_readonly(n_rel),
         _fpr=_readonly(roc["fpr"].to_numpy()), _tpr=_readonly(roc["tpr"].to_numpy()),
         _threshold=_readonly(roc["threshold"].to_numpy()),

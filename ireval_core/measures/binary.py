@@ -164,19 +164,24 @@ def _iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> 
     """
     rel = _rel(r, m, o)
     n_rel = r.n_relevant(m.threshold(o))
-    hits = seg_cumcount(rel, r.offsets, r.qidx)
-    prec = hits / np.maximum(r.pos, 1)
-    best_below = seg_reverse_cummax(prec, r.qidx, r.n_queries)
     rel_rows = np.flatnonzero(rel)  # rows of relevant docs, grouped by query in rank order
-    rel_start = np.concatenate(([0], np.cumsum(np.bincount(r.qidx[rel_rows],
-                                                           minlength=r.n_queries))))
+    rel_q = r.qidx[rel_rows]
+    rel_start = np.concatenate(([0], np.cumsum(np.bincount(rel_q, minlength=r.n_queries))))
     n_rel_ret = np.diff(rel_start)
+    # Precision at the j-th relevant row of a query is j / rank. Below a relevant row the
+    # best precision is reached at a relevant row (after one, precision only falls until
+    # the next), so the running maximum is taken over the relevant rows alone: the same
+    # values as over every row, on a far shorter array.
+    hits = np.arange(1, len(rel_rows) + 1, dtype=np.int64) - np.repeat(rel_start[:-1],
+                                                                         n_rel_ret)
+    prec = hits / np.maximum(r.pos[rel_rows], 1)
+    best_below = seg_reverse_cummax(prec, rel_q, r.n_queries)
     need = (levels[None, :] * n_rel[:, None] + 0.9).astype(np.int64)
     need = np.maximum(need, 1)
     ok = (need <= n_rel_ret[:, None]) & (n_rel_ret[:, None] > 0)
     out = np.zeros(need.shape)
     idx = rel_start[:-1, None] + need - 1
-    out[ok] = best_below[rel_rows[idx[ok]]]
+    out[ok] = best_below[idx[ok]]
     return out
 
 
