@@ -48,7 +48,7 @@ from .errors import DataWarning
 from .options import EvalOptions
 
 if TYPE_CHECKING:
-    from .evaluate import Evaluation
+    from .evaluate import Evaluation, MeasureCache
     from .measures import Measure
 
 __all__ = ["POOLED_LABEL", "SHORT_DEPTHS", "TOP_K", "Dataset", "DatasetSummary"]
@@ -63,6 +63,13 @@ POOLED_LABEL = "pooled, unjudged"
 """Label of negative grades (in the pool, but never judged) in the grade distribution."""
 
 _N_EXAMPLES = 3
+_PREFETCH_LOCK = threading.Lock()
+
+
+def _measure_cache() -> MeasureCache:
+    from .evaluate import MeasureCache  # evaluate imports the measures: only when used
+
+    return MeasureCache()
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,12 @@ class Dataset:
     runs: tuple[Run, ...] = ()
     joins: JoinCache = field(default_factory=JoinCache, repr=False, compare=False)
     """Joined runs kept for reuse by :meth:`ranked` and :meth:`evaluate` (bounded by bytes)."""
+    values: MeasureCache = field(default_factory=lambda: _measure_cache(), repr=False,
+                                 compare=False)
+    """Per-query values kept for reuse by :meth:`evaluate`: a measure is computed again
+    only when an option it reads changes (see :class:`~ireval_core.evaluate.MeasureCache`)."""
+    _prefetched: set[tuple[object, ...]] = field(default_factory=set, init=False, repr=False,
+                                                 compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.qrels, Qrels):
@@ -175,20 +188,47 @@ class Dataset:
         """The run called ``name`` joined with the qrels under ``options`` (kept for reuse)."""
         return self.joins.ranked(self.qrels, self.run(name), options)
 
-    def prefetch(self, options: EvalOptions) -> threading.Thread | None:
-        """Join every run under ``options`` in the background (see :meth:`JoinCache.prefetch`)."""
-        return self.joins.prefetch(self.qrels, self.runs, options)
+    def prefetch(self, options: EvalOptions, measures: Sequence[str] = ()
+                 ) -> threading.Thread | None:
+        """Join every run under ``options`` in the background (see :meth:`JoinCache.prefetch`),
+        then evaluate ``measures`` there too (kept in :attr:`values`).
+
+        For an app: started after a page is drawn, what the next page evaluates is ready
+        (or under way, and then waited for). Once per (options, measures); returns the
+        thread doing the evaluations, the join thread when there are no measures, or
+        ``None`` when everything was asked for before. Errors (an unknown measure) are
+        left to the page that evaluates.
+        """
+        joining = self.joins.prefetch(self.qrels, self.runs, options)
+        if not measures or not self.runs:
+            return joining
+        key = (options, tuple(measures))
+        with _PREFETCH_LOCK:
+            if key in self._prefetched:
+                return joining
+            self._prefetched.add(key)
+
+        def work() -> None:
+            try:
+                self.evaluate(list(measures), options)
+            except Exception:  # noqa: BLE001 - the page that needs it will say why
+                return
+
+        thread = threading.Thread(target=work, name="ireval-evaluate-prefetch", daemon=True)
+        thread.start()
+        return thread
 
     def evaluate(self, measures: str | Sequence[str | Measure],
                  options: EvalOptions | None = None) -> Evaluation:
-        """:func:`~ireval_core.evaluate.evaluate` of every run, reusing kept joins.
+        """:func:`~ireval_core.evaluate.evaluate` of every run, reusing kept joins and values.
 
         The same numbers as ``evaluate(dataset.qrels, dataset.runs, measures,
         options=options)``; only the work differs.
         """
         from .evaluate import evaluate
 
-        return evaluate(self.qrels, self.runs, measures, options=options, joins=self.joins)
+        return evaluate(self.qrels, self.runs, measures, options=options, joins=self.joins,
+                        values=self.values)
 
     # ------------------------------------------------------------------ checks
 

@@ -13,13 +13,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .data import JoinCache, Qrels, Ranked, Run, join
+from .data import JoinCache, Qrels, Ranked, Run, join, join_key
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
@@ -28,7 +31,7 @@ from .progress import stage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EvalOptions", "Evaluation", "evaluate"]
+__all__ = ["EvalOptions", "Evaluation", "MeasureCache", "evaluate"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,8 +140,8 @@ def _aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray
 
 
 def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[str | Measure], *,
-             options: EvalOptions | None = None, joins: JoinCache | None = None
-             ) -> Evaluation:
+             options: EvalOptions | None = None, joins: JoinCache | None = None,
+             values: MeasureCache | None = None) -> Evaluation:
     """Compute ``measures`` for every run; vectorised over all queries of each run.
 
     Parameters
@@ -157,6 +160,11 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
         Where joined runs are kept for reuse (:class:`~ireval_core.data.JoinCache`):
         evaluating other measures, or under another relevance level, then skips the
         join. ``None`` joins afresh.
+    values:
+        Where per-query values are kept for reuse (:class:`MeasureCache`): a measure
+        already computed for a run under options that agree on every option it reads
+        is taken from there (the same numbers), and the join is skipped when every
+        measure of a run is found. ``None`` computes every value.
 
     Returns
     -------
@@ -176,22 +184,216 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
     if len(set(names)) != len(names):
         raise invalid_parameter("runs", "evaluate", "runs with distinct names", names)
     specs = parse_measures(list(measures) if not isinstance(measures, str) else measures)
-    values: dict[tuple[str, str], np.ndarray] = {}
+    values_out: dict[tuple[str, str], np.ndarray] = {}
     aggregates: dict[tuple[str, str], float] = {}
     counts: dict[tuple[str, str], int] = {}
     query_ids: dict[str, np.ndarray] = {}
     for run in runs:
-        stage(f"joining {run.name} with the qrels")
-        ranked = (joins.ranked(qrels, run, options) if joins is not None
-                  else join(qrels, run, options=options))
-        stage(f"evaluating {run.name}")
-        query_ids[run.name] = _frozen(ranked.query_ids)
+        joined: list[Ranked] = []
+
+        def ranked(run: Run = run, joined: list[Ranked] = joined) -> Ranked:
+            if not joined:
+                stage(f"joining {run.name} with the qrels")
+                joined.append(joins.ranked(qrels, run, options) if joins is not None
+                              else join(qrels, run, options=options))
+                stage(f"evaluating {run.name}")
+            return joined[0]
+
         for m in specs:
-            v = np.asarray(m.family.kernel(ranked, m, options), dtype=np.float64)
-            values[(run.name, str(m))] = _frozen(v)
-            aggregates[(run.name, str(m))], counts[(run.name, str(m))] = _aggregate(
-                ranked, m, options, v)
-    return Evaluation(tuple(names), tuple(specs), options, query_ids, values, aggregates, counts)
+            if values is not None:
+                got = values.value(qrels, run, m, options, ranked)
+            else:
+                r = ranked()
+                v = _frozen(np.asarray(m.family.kernel(r, m, options), dtype=np.float64))
+                got = _Value(v, *_aggregate(r, m, options, v))
+            values_out[(run.name, str(m))] = got.values
+            aggregates[(run.name, str(m))], counts[(run.name, str(m))] = got.aggregate, got.count
+        query_ids[run.name] = (values.query_ids(qrels, run, options, ranked)
+                               if values is not None else _frozen(ranked().query_ids))
+    return Evaluation(tuple(names), tuple(specs), options, query_ids, values_out, aggregates,
+                      counts)
+
+
+# ----------------------------------------------------------------------------- kept values
+
+_FIELDS = tuple(f.name for f in fields(EvalOptions))
+_FIELD_SET = frozenset(_FIELDS)
+# reading these may read every field at once (a copy, a pickle, the instance dict)
+_READS_ALL = frozenset({"__dict__", "__reduce__", "__reduce_ex__", "__getstate__",
+                        "__copy__", "__deepcopy__"})
+
+
+class _Recording(EvalOptions):
+    """The same options, noting which of their fields are read (see :class:`MeasureCache`)."""
+
+    _reads: set[str]
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _FIELD_SET:
+            object.__getattribute__(self, "_reads").add(name)
+        elif name in _READS_ALL:
+            object.__getattribute__(self, "_reads").update(_FIELDS)
+        return object.__getattribute__(self, name)
+
+    def _plain(self) -> EvalOptions:
+        return EvalOptions(**{name: getattr(self, name) for name in _FIELDS})  # reads all
+
+    def __eq__(self, other: object) -> bool:  # equal to the EvalOptions it stands for
+        return self._plain() == other
+
+    def __hash__(self) -> int:
+        return hash(self._plain())
+
+
+def _recording(options: EvalOptions) -> _Recording:
+    rec = object.__new__(_Recording)
+    for name in _FIELDS:
+        object.__setattr__(rec, name, getattr(options, name))
+    object.__setattr__(rec, "_reads", set())
+    return rec
+
+
+@dataclass(frozen=True)
+class _Value:
+    values: np.ndarray  # read-only per-query values
+    aggregate: float
+    count: int
+
+
+class MeasureCache:
+    """Per-query values of one measure on one run, kept for reuse, bounded by bytes.
+
+    A value is computed once per run, measure and the options *it reads*: while a
+    kernel and its aggregate run, the options note which of their fields are read
+    (the join's ``complete``, ``depth`` and ``judged_only`` always count), and the
+    value is kept under those fields' values only. Any later options that agree on
+    them give the same computation, so the kept value is exact: nDCG, whose kernel
+    never reads the relevance level, is computed once for every level, while P@10 is
+    computed again when the level changes (and kept per level).
+
+    Entries are keyed by the qrels and run objects (checked by identity, held weakly)
+    like :class:`~ireval_core.data.JoinCache`; the least recently used go first once
+    ``max_bytes`` is passed. Safe to share between threads: a value another thread is
+    computing is waited for, not computed twice.
+
+    Parameters
+    ----------
+    max_bytes:
+        Bound on the bytes of the kept per-query values (default 64 MiB: over a
+        thousand values of a run of 7,000 queries).
+
+    Examples
+    --------
+    >>> from ireval_core import Qrels, Run
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 1, "d2": 2}})
+    >>> run = Run.from_dict({"q1": {"d1": 2.0, "d2": 1.0}}, name="r")
+    >>> cache = MeasureCache()
+    >>> for level in (1, 2):
+    ...     res = evaluate(qrels, run, ["nDCG", "P@1"], options=EvalOptions(rel_level=level),
+    ...                    values=cache)
+    >>> res.mean("r", "P@1"), cache.hits, cache.misses  # nDCG found for level 2
+    (0.0, 1, 3)
+    """
+
+    def __init__(self, max_bytes: int = 64 << 20) -> None:
+        self.max_bytes = int(max_bytes)
+        self._entries: OrderedDict[Hashable, tuple[weakref.ref[Qrels], weakref.ref[Run],
+                                                   _Value]] = OrderedDict()
+        self._reads: dict[Hashable, set[tuple[str, ...]]] = {}  # base key -> field sets
+        self._queries: OrderedDict[Hashable, tuple[weakref.ref[Qrels], weakref.ref[Run],
+                                                   np.ndarray]] = OrderedDict()
+        self._pending: dict[Hashable, threading.Event] = {}
+        self._lock = threading.Lock()
+        self._nbytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    def value(self, qrels: Qrels, run: Run, measure: Measure, options: EvalOptions,
+              ranked: Any) -> _Value:
+        """The values of ``measure`` on ``run`` under ``options``; ``ranked()`` gives the
+        join when they must be computed."""
+        base = (id(qrels), id(run), join_key(options), str(measure))
+        while True:
+            with self._lock:
+                found = self._find(base, qrels, run, options)
+                if found is not None:
+                    self.hits += 1
+                    return found
+                running = self._pending.get(base)
+                if running is None:
+                    done = self._pending[base] = threading.Event()
+                    break
+            running.wait()  # then look again: its options may have read other fields
+        try:
+            r = ranked()
+            rec = _recording(options)
+            v = _frozen(np.asarray(measure.family.kernel(r, measure, rec), dtype=np.float64))
+            got = _Value(v, *_aggregate(r, measure, rec, v))
+            reads = tuple(sorted(rec._reads))
+            with self._lock:
+                self.misses += 1
+                self._put(base, reads, tuple(getattr(options, f) for f in reads),
+                          qrels, run, got)
+            return got
+        finally:
+            with self._lock:
+                del self._pending[base]
+            done.set()
+
+    def query_ids(self, qrels: Qrels, run: Run, options: EvalOptions, ranked: Any
+                  ) -> np.ndarray:
+        """The evaluated query ids of ``run`` under ``options`` (read-only)."""
+        key = (id(qrels), id(run), join_key(options))
+        with self._lock:
+            hit = self._queries.get(key)
+            if hit is not None and hit[0]() is qrels and hit[1]() is run:
+                self._queries.move_to_end(key)
+                return hit[2]
+        ids = _frozen(ranked().query_ids)
+        with self._lock:
+            self._queries[key] = (weakref.ref(qrels), weakref.ref(run), ids)
+            while len(self._queries) > 64:
+                self._queries.popitem(last=False)
+        return ids
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the kept per-query values."""
+        return self._nbytes
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Forget every kept value."""
+        with self._lock:
+            self._entries.clear()
+            self._reads.clear()
+            self._queries.clear()
+            self._nbytes = 0
+
+    def _find(self, base: Hashable, qrels: Qrels, run: Run, options: EvalOptions
+              ) -> _Value | None:
+        for reads in self._reads.get(base, ()):
+            key = (base, reads, tuple(getattr(options, f) for f in reads))
+            hit = self._entries.get(key)
+            if hit is not None and hit[0]() is qrels and hit[1]() is run:
+                self._entries.move_to_end(key)
+                return hit[2]
+        return None
+
+    def _put(self, base: Hashable, reads: tuple[str, ...], seen: tuple[object, ...],
+             qrels: Qrels, run: Run, got: _Value) -> None:
+        key = (base, reads, seen)
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._nbytes -= old[2].values.nbytes
+        self._entries[key] = (weakref.ref(qrels), weakref.ref(run), got)
+        self._reads.setdefault(base, set()).add(reads)
+        self._nbytes += got.values.nbytes
+        while len(self._entries) > 1 and self._nbytes > self.max_bytes:
+            _, _, gone = self._entries.popitem(last=False)[1]
+            self._nbytes -= gone.values.nbytes
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
