@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pandas as pd
+
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
 from ireval_core.evaluate import Evaluation
@@ -28,7 +30,7 @@ from ireval_core.options import EvalOptions
 
 from .cache import shared
 
-__all__ = ["evaluate_cached", "parse_specs"]
+__all__ = ["evaluate_cached", "measure_values", "parse_specs"]
 
 
 @shared(session_entries=16, show_spinner="Evaluating…")
@@ -68,3 +70,15 @@ def parse_specs(texts: Iterable[str]) -> tuple[tuple[str, ...], list[str]]:
         if spec not in valid:
             valid.append(spec)
     return tuple(valid), errors
+
+
+def measure_values(res: Evaluation, measure: str) -> pd.DataFrame:
+    """The rows of ``res.tidy()`` of one measure whose value is not NaN (columns
+    ``system``, ``query``, ``measure``, ``value``), without building the whole tidy table."""
+    frames = [pd.DataFrame({"system": s, "query": res.query_ids[s], "measure": measure,
+                            "value": res.values[(s, measure)]}) for s in res.systems
+              if (s, measure) in res.values]
+    if not frames:
+        return pd.DataFrame(columns=["system", "query", "measure", "value"])
+    values = pd.concat(frames, ignore_index=True)
+    return values[values["value"].notna()]
