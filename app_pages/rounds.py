@@ -143,7 +143,7 @@ if not runs:
 k = int(st.columns(4)[0].number_input("Depth k", min_value=1, max_value=1000, value=10, step=1,
                         key=state.ROUNDS_K,
                         help="Look at each run's top k documents (queries in the qrels)"))
-cov = rg.coverage_cached(dataset_key, current, runs, k)
+cov = rg.coverage_cached(dataset_key, current, runs, k, dataset)
 pending = rg.to_label_cached(dataset_key, current, runs, k)
 st.caption(f"Judged@{k}: judged documents (grade ≥ 0) in the top {k} / min({k}, retrieved), "
            f"mean over the queries the run shares with the qrels. Unjudged: not in the qrels "

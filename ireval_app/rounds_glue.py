@@ -14,6 +14,7 @@ import pandas as pd
 
 from ireval_core import rounds
 from ireval_core.data import Qrels, Run
+from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
 from ireval_core.options import EvalOptions
 
@@ -41,9 +42,13 @@ def stability_cached(key: str, _old: Qrels, _new: Qrels, _runs: tuple[Run, ...],
 
 
 @shared(copy=True)
-def coverage_cached(key: str, _qrels: Qrels, _runs: tuple[Run, ...], k: int) -> pd.DataFrame:
-    """:func:`ireval_core.rounds.coverage`, cached by ``key`` and ``k``."""
-    return rounds.coverage(_qrels, _runs, k)
+def coverage_cached(key: str, _qrels: Qrels, _runs: tuple[Run, ...], k: int,
+                    _dataset: Dataset | None = None) -> pd.DataFrame:
+    """:func:`ireval_core.rounds.coverage`, cached by ``key`` and ``k``; with the dataset
+    of these qrels and runs, its kept joins and values are reused (the same numbers)."""
+    if _dataset is None:
+        return rounds.coverage(_qrels, _runs, k)
+    return rounds.coverage(_qrels, _runs, k, joins=_dataset.joins, values=_dataset.values)
 
 
 @shared(copy=True)

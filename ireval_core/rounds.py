@@ -34,8 +34,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .agreement import cohen_kappa  # moved there; still importable from here
-from .data import Qrels, Run
-from .evaluate import evaluate
+from .data import JoinCache, Qrels, Run
+from .evaluate import MeasureCache, evaluate
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
 from .options import EvalOptions
@@ -355,7 +355,9 @@ def _unjudged(table: pa.Table) -> pa.Table:
     return table.filter(pc.or_kleene(pc.is_null(grade), pc.less(grade, 0.0)))
 
 
-def coverage(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFrame:
+def coverage(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10, *,
+             joins: JoinCache | None = None, values: MeasureCache | None = None
+             ) -> pd.DataFrame:
     """How much of each run's top ``k`` the judges have seen.
 
     Over the queries a run shares with the qrels (the queries it is evaluated on).
@@ -364,6 +366,8 @@ def coverage(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFra
     ``top-k documents``, the ranked documents considered; ``unjudged in top k``, how
     many of them are not in the qrels or have a negative grade (what judging this run
     alone would cost; :func:`to_label` merges the runs, so its size is at most the sum).
+    ``joins`` and ``values``: joins and per-query values kept for reuse (a dataset's,
+    see :func:`ireval_core.evaluate`); the same numbers without them.
 
     Examples
     --------
@@ -377,7 +381,7 @@ def coverage(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFra
     runs = [runs] if isinstance(runs, Run) else list(runs)
     measure = f"Judged@{k}"
     names = [r.name for r in runs]
-    res = evaluate(qrels, runs, [measure]) if runs else None
+    res = evaluate(qrels, runs, [measure], joins=joins, values=values) if runs else None
     top = _top_k_table(runs, qrels, k)
     n_top = np.bincount(top["run"].to_numpy(), minlength=len(runs))
     unjudged = np.bincount(_unjudged(top)["run"].to_numpy(), minlength=len(runs))
