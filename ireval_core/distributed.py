@@ -519,11 +519,16 @@ def _canonical_pandas(df: pd.DataFrame, kind: Kind, tag: str, name: str) -> pd.D
                           source=name) from None
     table = _ids_as_text(table, kind, name)  # before the columns lose their names
     table, _ = _columns_by_alias(table, Source(name, data=b""), kind, header_line=None)
-    return _canonical(table, kind, tag, name)
+    return _canonical(table, kind, tag, name, check=True)
 
 
-def _canonical(table: pa.Table, kind: Kind, tag: str, name: str) -> pd.DataFrame:
-    """qid, docid (strings), value (float64) [, tag] from a table of ireval's readers."""
+def _canonical(table: pa.Table, kind: Kind, tag: str, name: str, *,
+               check: bool = False) -> pd.DataFrame:
+    """qid, docid (strings), value (float64) [, tag] from a table of ireval's readers.
+
+    ``check``: validate ids and values as io does (for Parquet and Dask frames; text
+    blocks were checked by io's reader already).
+    """
     ids = {c: table.column(c).cast(pa.string()) for c in ("qid", "docid")}
     for c, col in ids.items():
         if col.null_count:
@@ -537,8 +542,34 @@ def _canonical(table: pa.Table, kind: Kind, tag: str, name: str) -> pd.DataFrame
             cols["tag"] = pc.if_else(pc.is_in(tags, value_set=_NO_TAG), tag, tags)
         else:
             cols["tag"] = pa.array([tag] * table.num_rows, pa.string())
+    if check:
+        _check_values(pa.table(cols), kind, name)
     out = pa.table(cols).to_pandas(types_mapper={pa.string(): _STR}.get)
     return out
+
+
+def _check_values(table: pa.Table, kind: Kind, name: str) -> None:
+    """The checks :mod:`ireval_core.io` makes on a Parquet file, on one partition.
+
+    Empty ids, control characters, spaces at either end of an id (ids are compared
+    exactly) and scores or grades that are not finite are a :class:`FormatError` with
+    the value and what is wrong. The row is not named: a partition's rows are not
+    numbered as the file's (the in-memory reader, ``read_qrels``/``read_runs``, names it).
+    """
+    value = "rel" if kind == "qrels" else "score"
+    found = _io._problem(table.rename_columns(
+        [value if c == "value" else c for c in table.column_names]), kind, edges=True)
+    if found is None:
+        return
+    key, row = found
+    column = value if key == value else key
+    shown = table.column("value" if key == value else key)[row].as_py()
+    if key in _TEXT_KEYS:
+        problem = (_io._text_problem(shown, key, edges=True)
+                   or f"invalid {_WHAT[key]} {shown!r}")
+    else:
+        problem = f"expected a finite {_io._VALUE_WORD[value]}, got {shown!r}"
+    raise FormatError(f"{problem} (column {column!r})", source=name)
 
 
 # ----------------------------------------------------------------------------- evaluation

@@ -670,3 +670,25 @@ def test_cli_rejects_cluster_flags_without_the_dask_engine(tmp_path, capsys):
     assert len(err) == 1 and "--engine dask" in err[0]
     assert read_qrels(qpath).n_queries == 1
     assert read_qrels_dask(qpath).compute()["qid"].tolist() == ["q1"]
+
+
+@pytest.mark.parametrize("column, bad, message", [
+    ("docid", "", "empty document id"),
+    ("docid", " d2", "document id ' d2' starts or ends with a space"),
+    ("qid", "q\t1", "query id 'q\\\\t1' contains a tab"),
+    ("score", float("inf"), "expected a finite (numeric )?score.*got inf"),
+])
+def test_parquet_ids_are_checked_as_in_memory(client, tmp_path, column, bad, message):
+    """Empty ids, control characters, edge spaces and infinite scores in a Parquet run:
+    the same error as the in-memory reader (which also names the row)."""
+    cols = {"qid": ["q1", "q1"], "docid": ["d1", "d2"], "score": [2.0, 1.0], "tag": ["s", "s"]}
+    cols[column] = [cols[column][0], bad]
+    path = tmp_path / "run.parquet"
+    pq.write_table(pa.table(cols), path)
+    qrels = dd.from_pandas(pd.DataFrame({"qid": ["q1"], "docid": ["d1"], "rel": [1]}),
+                           npartitions=1)
+    with pytest.raises(FormatError, match=message):
+        read_runs(path)
+    with pytest.raises(FormatError, match=message) as info:
+        evaluate_dask(qrels, path, ["P@5"], client=client)
+    assert str(path) in str(info.value)
