@@ -903,6 +903,21 @@ _CSV_MISSING = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "<NA>"]
 """Cells of a CSV label or score column read as missing (never in an id column)."""
 
 
+def _is_gzip(fs: Any, path: str) -> bool:
+    with fs.open(path, "rb") as fh:
+        return bool(fh.read(2) == _GZIP)
+
+
+def _read_csv_file(fs: Any, path: str, limits: ReadLimits,
+                   options: dict[str, Any]) -> pd.DataFrame:
+    """One CSV file (gzip inflated within ``limits``) as a pandas frame."""
+    size = fs.size(path)
+    with fs.open(path, "rb") as fh:
+        data = (_inflate(fh, size, path, limits) if fh.read(2) == _GZIP
+                else (fh.seek(0), fh.read())[1])
+    return pd.read_csv(pa.BufferReader(data), **options)
+
+
 def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
                    storage_options: Mapping[str, Any] | None,
                    ids: Sequence[str] = ()) -> tuple[dd.DataFrame, str]:
@@ -922,9 +937,19 @@ def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
         is_csv = all(p.lower().removesuffix(".gz").endswith((".csv", ".tsv")) for p in paths)
         if is_csv:
             sep = "\t" if paths[0].lower().removesuffix(".gz").endswith(".tsv") else ","
-            frame = dd.read_csv(paths, sep=sep, storage_options=storage_options, usecols=cols,
-                                dtype={c: _STR for c in ids}, keep_default_na=False,
-                                na_values={c: _CSV_MISSING for c in cols if c not in ids})
+            csv_options: dict[str, Any] = dict(
+                sep=sep, usecols=cols, dtype={c: _STR for c in ids}, keep_default_na=False,
+                na_values={c: _CSV_MISSING for c in cols if c not in ids})
+            fs, _, found = fsspec.get_fs_token_paths(
+                paths, storage_options=dict(storage_options or {}))
+            if any(_is_gzip(fs, f) for f in found):
+                # pandas would inflate without a bound: one partition per file, inflated
+                # within the client's ReadLimits as the in-memory readers do
+                limits = ReadLimits.from_env()
+                frame = dd.from_delayed([dask.delayed(_read_csv_file)(
+                    fs, f, limits, csv_options) for f in found])
+            else:
+                frame = dd.read_csv(paths, storage_options=storage_options, **csv_options)
         else:  # Arrow types: an integer column with a null stays integers, not float64
             frame = dd.read_parquet(paths if len(paths) > 1 else paths[0],
                                     storage_options=storage_options, dtype_backend="pyarrow")

@@ -452,6 +452,31 @@ def test_labeled_ids_are_text_in_csv_and_parquet(client, tmp_path):
         evaluate_labeled(tmp_path / "floats.parquet", ["GAUC"], client=client)
 
 
+def test_labeled_gzip_csv_is_inflated_within_the_read_limits(client, tmp_path, monkeypatch):
+    """A labeled .csv.gz gives the numbers of the plain file; a gzip bomb is stopped at the
+    client's limits (pandas alone would inflate it whole on a worker)."""
+    rows = pd.DataFrame({"session": ["007", "007", "7", "7"], "item": ["a", "b", "a", "b"],
+                         "label": [1, 0, 0, 1], "score": [0.9, 0.1, 0.5, 0.4]})
+    rows.to_csv(tmp_path / "clicks.csv", index=False)
+    with gzip.open(tmp_path / "clicks.csv.gz", "wt") as fh:
+        rows.to_csv(fh, index=False)
+    plain = evaluate_labeled(tmp_path / "clicks.csv", ["GAUC", "NumRel"], client=client)
+    packed = evaluate_labeled(tmp_path / "clicks.csv.gz", ["GAUC", "NumRel"], client=client)
+    assert list(packed.query_ids["score"]) == ["007", "7"]
+    assert_same(packed, plain)
+    bomb = tmp_path / "bomb.csv.gz"
+    with gzip.open(bomb, "wt", compresslevel=9) as fh:
+        fh.write("session,item,label,score\n")
+        fh.writelines("s,d,1,0.5\n" for _ in range(2_000_000))
+    assert bomb.stat().st_size < 200_000
+    with pytest.raises(FormatError, match=rf"^{re.escape(str(bomb))}: gzip data expands more "
+                                          "than 200 times"):
+        evaluate_labeled(bomb, ["GAUC"], client=client)
+    monkeypatch.setenv("IREVAL_MAX_INFLATED_BYTES", "50")  # the client's limits bind workers
+    with pytest.raises(FormatError, match="IREVAL_MAX_INFLATED_BYTES"):
+        evaluate_labeled(tmp_path / "clicks.csv.gz", ["GAUC"], client=client)
+
+
 def _gzip_run(path: Path, n_lines: int, *, distinct: bool) -> Path:
     """A gzip TREC run: ``distinct`` lines compress ~4 times, repeated ones ~1000 times."""
     lines = (f"q{i % 50} Q0 d{i} 1 {i % 97 / 7:.6f} s\n" if distinct else "q1 Q0 d1 1 1 s\n"
