@@ -17,8 +17,9 @@ from ireval_core.data import join
 from ireval_core.dataset import Dataset
 from ireval_core.evaluate import MeasureCache, _recording
 from ireval_core.measures import parse_measures
-from ireval_core.measures._segments import seg_cumcount, seg_reverse_cummax
-from ireval_core.measures.binary import ELEVEN_POINTS, _iprec_levels
+from ireval_core.measures._segments import safe_div, seg_cumcount, seg_reverse_cummax, seg_sum
+from ireval_core.measures.binary import ELEVEN_POINTS, _iprec_levels, average_precision, bpref
+from ireval_core.measures.gain import _dcg, discounts, gains
 from ireval_core.measures.registry import Measure
 
 MEASURES = ["nDCG@10", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "AP", "P@10", "P@5", "R@100",
@@ -215,3 +216,58 @@ def test_interpolated_precision_over_relevant_rows_equals_every_row(
         m = Measure("11pt")
         np.testing.assert_array_equal(_iprec_levels(r, m, options, levels),
                                       _iprec_every_row(r, m, options, levels))
+
+
+# ----------------------------------------------------------------------------- kernels over
+# fewer rows: the implementations before the speed work, kept here, must give the same bits
+
+
+def _ap_every_row(r, m, o):  # noqa: ANN001, ANN202
+    rel = r.grade >= m.threshold(o)
+    top = None if m.cutoff is None else r.pos <= m.k
+    hits = rel if top is None else rel & top
+    prec = seg_cumcount(rel, r.offsets, r.qidx) / r.pos
+    return safe_div(seg_sum(np.where(hits, prec, 0.0), r.qidx, r.n_queries),
+                    r.n_relevant(m.threshold(o)))
+
+
+def _bpref_every_row(r, m, o):  # noqa: ANN001, ANN202
+    t = m.threshold(o)
+    rel = r.grade >= t
+    nonrel = (r.grade >= 0) & (r.grade < t)
+    above = seg_cumcount(nonrel, r.offsets, r.qidx)
+    n_rel = r.n_relevant(t)
+    denom = n_rel if m.get("form") == "original" else np.minimum(r.n_nonrelevant(t), n_rel)
+    q = r.qidx
+    term = 1.0 - safe_div(np.minimum(above, n_rel[q]), denom[q])
+    term = np.where(above > 0, term, 1.0)
+    return safe_div(seg_sum(np.where(rel, term, 0.0), q, r.n_queries), n_rel)
+
+
+def _dcg_every_row(r, m):  # noqa: ANN001, ANN202
+    w = gains(r.grade, str(m.get("gain"))) * discounts(r.pos, str(m.get("discount")))
+    if m.cutoff is not None:
+        w = np.where(r.pos <= m.k, w, 0.0)
+    return seg_sum(w, r.qidx, r.n_queries)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("options", [EvalOptions(), EvalOptions(rel_level=2),
+                                     EvalOptions(rel_level=0), EvalOptions(judged_only=True),
+                                     EvalOptions(depth=7, complete=True)])
+def test_kernels_over_fewer_rows_give_the_same_bits(seed: int, options: EvalOptions) -> None:
+    qrels, runs = _data(seed=seed)
+    for run in runs:
+        r = join(qrels, run, options=options)
+        for spec in ("AP", "AP@5", "AP@100", "MAP(rel=2)@10"):
+            m = parse_measures(spec)[0]
+            np.testing.assert_array_equal(average_precision(r, m, options),
+                                          _ap_every_row(r, m, options), err_msg=spec)
+        for spec in ("bpref", "bpref(form=original)", "bpref(rel=2)"):
+            m = parse_measures(spec)[0]
+            np.testing.assert_array_equal(bpref(r, m, options),
+                                          _bpref_every_row(r, m, options), err_msg=spec)
+        for spec in ("DCG@10", "DCG@1", "DCG(gain=exp)@5", "DCG(discount=jk)@6", "DCG",
+                     "DCG(gain={1:0.5,2:3,3:-1})@10"):
+            m = parse_measures(spec)[0]
+            np.testing.assert_array_equal(_dcg(r, m), _dcg_every_row(r, m), err_msg=spec)

@@ -18,7 +18,6 @@ from ..options import EvalOptions
 from ._segments import (
     safe_div,
     seg_count,
-    seg_cumcount,
     seg_first,
     seg_reverse_cummax,
     seg_sum,
@@ -119,9 +118,13 @@ def average_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """AP@k = Σ over relevant ranks r <= k of P@r, divided by R (not by min(k, R))."""
     rel = _rel(r, m, o)
     top = _top(r, m)
-    hits = rel if top is None else rel & top
-    prec = seg_cumcount(rel, r.offsets, r.qidx) / r.pos
-    return safe_div(seg_sum(np.where(hits, prec, 0.0), r.qidx, r.n_queries),
+    # Over the relevant rows within the cutoff only (the others add 0.0 to the sums, so
+    # the sums are the same to the bit): the cutoff keeps a prefix of each ranking, so the
+    # j-th of these rows of a query has j relevant documents at or above it.
+    rows = np.flatnonzero(rel if top is None else rel & top)
+    q = r.qidx[rows]
+    hits = np.arange(1, len(rows) + 1, dtype=np.int64) - _starts(q, r.n_queries)[q]
+    return safe_div(seg_sum(hits / r.pos[rows], q, r.n_queries),
                     r.n_relevant(m.threshold(o)))
 
 
@@ -141,18 +144,29 @@ def bpref(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     seed's (1/R) Σ (1 − min(n above, R) / R) is used instead.
     """
     t = m.threshold(o)
-    rel = _rel(r, m, o)
-    nonrel = _nonrel(r, m, o)
-    above = seg_cumcount(nonrel, r.offsets, r.qidx)  # rel entries are not counted in it
+    # Over the relevant rows only (the others add 0.0 to the sums: the same bits).
+    rows = np.flatnonzero(_rel(r, m, o))
+    nonrel_rows = np.flatnonzero(_nonrel(r, m, o))
+    q = r.qidx[rows]
+    # judged non-relevant rows above each relevant row, within its query
+    above = (np.searchsorted(nonrel_rows, rows)
+             - np.searchsorted(nonrel_rows, r.offsets[:-1])[q]).astype(np.int64)
     n_rel = r.n_relevant(t)
     if m.get("form") == "original":
         denom = n_rel
     else:
         denom = np.minimum(r.n_nonrelevant(t), n_rel)
-    q = r.qidx
     term = 1.0 - safe_div(np.minimum(above, n_rel[q]), denom[q])
     term = np.where(above > 0, term, 1.0)
-    return safe_div(seg_sum(np.where(rel, term, 0.0), q, r.n_queries), n_rel)
+    return safe_div(seg_sum(term, q, r.n_queries), n_rel)
+
+
+def _starts(q: np.ndarray, n: int) -> np.ndarray:
+    """For entries grouped by query (``q`` non-decreasing), the index of each query's first
+    entry (int64; the entry count before it)."""
+    out = np.zeros(n, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=n)[:-1], out=out[1:])
+    return out
 
 
 def _iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> np.ndarray:

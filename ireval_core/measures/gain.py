@@ -48,9 +48,12 @@ def discounts(pos: np.ndarray, spec: str) -> np.ndarray:
 
 
 def _dcg(r: Ranked, m: Measure) -> np.ndarray:
+    if m.cutoff is not None:  # the rows within the cutoff only (the others would add 0.0)
+        rows = np.flatnonzero(r.pos <= m.k)
+        w = gains(r.grade[rows], str(m.get("gain"))) * discounts(r.pos[rows],
+                                                                 str(m.get("discount")))
+        return seg_sum(w, r.qidx[rows], r.n_queries)
     w = gains(r.grade, str(m.get("gain"))) * discounts(r.pos, str(m.get("discount")))
-    if m.cutoff is not None:
-        w = np.where(r.pos <= m.k, w, 0.0)
     return seg_sum(w, r.qidx, r.n_queries)
 
 
