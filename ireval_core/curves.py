@@ -24,6 +24,8 @@ document is relevant when its grade >= ``rel_level``.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -146,13 +148,41 @@ def roc_points(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
     })
 
 
-def _pooled(r: Ranked, rel_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Scores and relevance of every query's judged retrieved documents, by score desc."""
-    _, score, positive = _judged(r, rel_level)
+def _pooled(r: Ranked, rel_level: float, *, kept: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores and relevance of every query's judged retrieved documents, by score desc.
+
+    ``kept``: ``r`` is read-only (a shared join), so its sorted rows, which do not depend
+    on the relevance level, are kept with it for the next level.
+    """
+    rows = _pooled_rows(r) if kept else _sorted_judged_rows(r)
+    return (np.zeros(len(rows), dtype=np.int64), r.score[rows],
+            r.grade[rows] >= rel_level)
+
+
+def _sorted_judged_rows(r: Ranked) -> np.ndarray:
+    """Rows of the judged retrieved documents (grade >= 0) by score descending."""
+    rows = np.flatnonzero(r.grade >= 0)
     # one group: the order inside a run of equal scores does not change any output,
     # and the stable sort keeps it deterministic (ranking order)
-    order = np.argsort(-score, kind="stable")
-    return np.zeros(len(order), dtype=np.int64), score[order], positive[order]
+    return rows[np.argsort(-r.score[rows], kind="stable")]
+
+
+# The sorted judged rows of a read-only join, kept while the join lives: a relevance-level
+# change then redraws the ROC without sorting again.
+_POOLED_ROWS: weakref.WeakKeyDictionary[Ranked, np.ndarray] = weakref.WeakKeyDictionary()
+_POOLED_LOCK = threading.Lock()
+
+
+def _pooled_rows(r: Ranked) -> np.ndarray:
+    with _POOLED_LOCK:
+        rows = _POOLED_ROWS.get(r)
+    if rows is None:
+        rows = _sorted_judged_rows(r)
+        rows.setflags(write=False)
+        with _POOLED_LOCK:
+            _POOLED_ROWS[r] = rows
+    return rows
 
 
 def pooled_roc(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
@@ -326,7 +356,7 @@ document to rank below them
         r = join(qrels, run, options=options)
         _freeze(r)  # kept by the result: shared, so read-only
     stage(f"curves of {run.name}")
-    pooled = _pooled(r, rel)  # one sort by score for both the ROC and its AUC
+    pooled = _pooled(r, rel, kept=True)  # one sort by score for the ROC and its AUC
     roc = _pooled_roc(*pooled)
     n_rel = r.n_relevant(rel)
     return RunCurves(
