@@ -14,7 +14,7 @@ import math
 import sys
 import textwrap
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from . import cli_labels
 from .data import Qrels, Run
@@ -24,6 +24,7 @@ from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
 from .measures import FAMILIES, Measure, parse_measure, parse_measures
 from .options import add_arguments, from_arguments
+from .progress import TerminalStatus, reporting, stage
 
 # trec_eval's all_trec measures that ireval computes, in trec_eval's order
 ALL_TREC = (
@@ -137,6 +138,12 @@ def _build_parser() -> argparse.ArgumentParser:
     mr.add_argument("-o", "--output", required=True, metavar="FILE",
                     help="where to write the HTML file")
 
+    for command in (ev, cmp_, rep, mr):
+        command.add_argument(
+            "--progress", choices=("auto", "always", "never"), default="auto",
+            help="a status line on stderr (stage and seconds so far) for work longer "
+                 "than a second; auto: only when stderr is a terminal (default)")
+
     sub.add_parser("measures", help="list every measure with its definition")
     cli_labels.add_parsers(sub)  # labels, gsb (monthly labeling)
     return parser
@@ -151,10 +158,13 @@ def _expand(names: Sequence[str] | None) -> list[str]:
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning]
           ) -> tuple[Qrels, list[Run]]:
     """Read the inputs; runs renamed because their tag was taken go to ``notes``."""
+    stage(f"reading {qrels_path}")
     qrels = read_qrels(qrels_path)
     runs: list[Run] = []
     for p in run_paths:
+        stage(f"reading {p}")
         runs.extend(read_runs(p, taken_names={r.name: r.source for r in runs}))
+    stage("evaluating")
     notes.extend(dict.fromkeys(w for r in runs for w in r.warnings if w.code == "run-renamed"))
     return qrels, runs
 
@@ -301,6 +311,61 @@ def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning])
     return 0
 
 
+STATUS_DELAY = 1.0
+"""Seconds of work before ``--progress`` draws its status line."""
+
+
+class _Quiet:
+    """No status line: a callback that drops stages, and a no-op context manager."""
+
+    def __call__(self, name: str) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def __enter__(self) -> _Quiet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+class _StopsStatus:
+    """``out``, clearing the status line before the first thing written to it."""
+
+    def __init__(self, out: TextIO, line: TerminalStatus | _Quiet) -> None:
+        self._out, self._line = out, line
+
+    def write(self, text: str) -> int:
+        self._line.stop()
+        return self._out.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
+def _status_line(args: argparse.Namespace) -> TerminalStatus | _Quiet:
+    """The status line of ``--progress`` on stderr (auto: when stderr is a terminal)."""
+    wanted = getattr(args, "progress", "never")
+    if wanted == "always" or (wanted == "auto" and sys.stderr.isatty()):
+        return _LabeledStatus(sys.stderr, delay=STATUS_DELAY)
+    return _Quiet()
+
+
+class _LabeledStatus(TerminalStatus):
+    """The CLI's status: ``reading FILE`` stages become the label of the stages after them
+    (``run.txt: ordering ties (3.1 s)``); ``evaluating`` clears it."""
+
+    def __call__(self, name: str) -> None:
+        if name.startswith("reading "):
+            self.label = name.removeprefix("reading ")
+            name = "reading"
+        elif name == "evaluating":
+            self.label = ""
+        super().__call__(name)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, one line on stderr)."""
     out = out or sys.stdout
@@ -315,7 +380,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return cli_labels.run(args, out)
         commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare,
                     "meeting-report": _cmd_meeting_report}
-        status = commands[args.command](args, out, notes)
+        with _status_line(args) as line, reporting(line):  # cleared before what follows
+            status = commands[args.command](args, cast(TextIO, _StopsStatus(out, line)), notes)
         for w in notes:  # after success only: a failure prints its one line
             sys.stderr.write(f"warning: {w}\n")
         return status

@@ -42,3 +42,54 @@ def test_each_thread_hears_only_its_own_stages() -> None:
     for t in threads:
         t.join()
     assert heard == {n: [f"{n}{i}" for i in range(50)] for n in heard}
+
+
+def test_terminal_status_draws_the_stage_then_clears_the_line() -> None:
+    import io
+    import time
+
+    err = io.StringIO()
+    with progress.TerminalStatus(err, delay=0, interval=0.01) as status, \
+            progress.reporting(status):
+        status.label = "run.txt"
+        progress.stage("parsing")
+        time.sleep(0.1)
+        progress.stage("ordering ties")
+        time.sleep(0.1)
+    text = err.getvalue()
+    assert "\r\x1b[Krun.txt: parsing (" in text and "run.txt: ordering ties (" in text
+    assert text.endswith(" s)\r\x1b[K")  # the last thing written clears the line
+    drawn = len(text)
+    time.sleep(0.05)
+    assert len(err.getvalue()) == drawn  # nothing drawn after the end
+
+
+def test_cli_status_line_only_when_asked_and_cleared_before_output(monkeypatch, capsys) -> None:
+    from ireval_core import cli
+
+    args = ["eval", str(SAMPLE / "qrels.txt"), str(SAMPLE / "run_bm25.txt"), "-m", "map"]
+    assert cli.main(args) == 0
+    plain = capsys.readouterr()
+    assert plain.err == ""  # auto: stderr is not a terminal here
+    monkeypatch.setattr(cli, "STATUS_DELAY", 0.0)
+    assert cli.main([*args, "--progress", "always"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out == plain.out  # the numbers are untouched
+    assert shown.err.startswith("\r\x1b[K") and " s)" in shown.err  # drawn at once ...
+    assert shown.err.endswith("\r\x1b[K")  # ... and cleared before the output
+    assert cli.main([*args, "--progress", "never"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_status_names_the_file_being_read() -> None:
+    import io
+
+    from ireval_core.cli import _LabeledStatus
+
+    status = _LabeledStatus(io.StringIO())
+    status("reading run.txt")
+    status("ordering ties")
+    assert status.line().startswith("run.txt: ordering ties (")
+    status("evaluating")
+    status("evaluating bm25")
+    assert status.line().startswith("evaluating bm25 (")
