@@ -48,6 +48,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
@@ -625,6 +626,22 @@ def load_runs(name: str, data: bytes, *,
     return _read_runs(name, digest(data), tuple(taken_names), data)
 
 
+@dataclass(frozen=True, eq=False)
+class _Fetched:
+    """A file's bytes with both of their digests, each computed once."""
+
+    name: str
+    data: bytes
+    digest: str  # :func:`digest` (the cache key)
+    sha256: str  # shown in reports, and the workspace's id of the file
+
+
+def _fetch(path: Path) -> _Fetched:
+    """Read ``path`` and hash it (both run without the GIL: on a thread, beside a parse)."""
+    data = path.read_bytes()
+    return _Fetched(path.name, data, digest(data), hashlib.sha256(data).hexdigest())
+
+
 def load_run_files(files: Sequence[tuple[str, bytes]]) -> tuple[LoadedFile, ...]:
     """Read several ``(name, bytes)`` run files in order, keeping run names distinct.
 
@@ -703,13 +720,37 @@ def _resident(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
         if key in _RESIDENT:
             _RESIDENT.move_to_end(key)
             return _RESIDENT[key]
-    files = LoadedFiles(load_qrels(qrels_path.name, qrels_path.read_bytes()),
-                        load_run_files([(p.name, p.read_bytes()) for p in run_paths]))
+    files = _read_in_turn(qrels_path, run_paths)
     with _RESIDENT_LOCK:
         _RESIDENT[key] = files
         while len(_RESIDENT) > _MAX_RESIDENT:
             _RESIDENT.popitem(last=False)
     return files
+
+
+def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
+    """The qrels and runs of ``paths``, read as :func:`load_qrels` and
+    :func:`load_run_files` read them, with the next file's bytes read and hashed on a
+    thread while this one is parsed: at most two files' bytes are held at once, and each
+    digest is computed once."""
+    paths = [qrels_path, *run_paths]
+    runs: list[LoadedFile] = []
+    taken: list[tuple[str, str]] = []
+    qrels: LoadedFile | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-read") as pool:
+        ahead: Future[_Fetched] = pool.submit(_fetch, paths[0])
+        for i in range(len(paths)):
+            got = ahead.result()
+            if i + 1 < len(paths):
+                ahead = pool.submit(_fetch, paths[i + 1])
+            if i == 0:
+                qrels = _read_qrels(got.name, got.digest, got.data, got.sha256)
+            else:
+                loaded = _read_runs(got.name, got.digest, tuple(taken), got.data, got.sha256)
+                taken += [(r.name, got.name) for r in loaded.runs]
+                runs.append(loaded)
+            del got  # its bytes: the parse keeps nothing of them
+    return LoadedFiles(qrels, tuple(runs))
 
 
 def dataset_for(files: LoadedFiles) -> Dataset | None:
@@ -731,8 +772,8 @@ def dataset_for(files: LoadedFiles) -> Dataset | None:
 
 
 @shared()
-def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
-    size, sha = len(_data), hashlib.sha256(_data).hexdigest()
+def _read_qrels(name: str, data_digest: str, _data: bytes, _sha256: str = "") -> LoadedFile:
+    size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
     with _spinner(f"Reading {name}…"):
         try:
             return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name),
@@ -747,8 +788,8 @@ def _read_qrels(name: str, data_digest: str, _data: bytes) -> LoadedFile:
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
-               _data: bytes) -> LoadedFile:
-    size, sha = len(_data), hashlib.sha256(_data).hexdigest()
+               _data: bytes, _sha256: str = "") -> LoadedFile:
+    size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
     with _spinner(f"Reading {name}…"):
         try:
             runs = read_runs(_data, name=name, taken_names=dict(taken_names))
