@@ -23,14 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import streamlit as st
 
 from ireval_core.dataset import Dataset
 from ireval_core.options import EvalOptions
 
-from . import cache, labels_glue
+from . import cache
+
+if TYPE_CHECKING:  # imported where used: it brings scipy, which the Data page does not need
+    from . import labels_glue
 
 __all__ = [
     "OPTION_KEYS",
@@ -671,6 +674,8 @@ def keep_label_map(text: str) -> None:
 
 def get_label_files() -> tuple[labels_glue.Files, labels_glue.Files]:
     """Uploaded (labeling files, GSB files), kept while the uploaders are not shown."""
+    from . import labels_glue
+
     empty = labels_glue.Files()
     return (st.session_state.get(_LABEL_FILES, empty), st.session_state.get(_GSB_FILES, empty))
 
@@ -678,6 +683,8 @@ def get_label_files() -> tuple[labels_glue.Files, labels_glue.Files]:
 def set_label_files(labels: list[tuple[str, bytes]] | None = None,
                     gsb: list[tuple[str, bytes]] | None = None) -> None:
     """Keep uploaded labeling and GSB files (fingerprinted once, here)."""
+    from . import labels_glue
+
     kept_labels, kept_gsb = get_label_files()
     if labels is not None and labels != list(kept_labels.files):  # new files: fingerprint
         st.session_state[_LABEL_FILES] = labels_glue.Files.of(labels)

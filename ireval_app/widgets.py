@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -18,11 +19,13 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
 from ireval_core.escape import markdown_text
-from ireval_core.metadata import QueryMetadata
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 from ireval_core.workspace import Target
 
 from . import cache, state
+
+if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does not need
+    from ireval_core.metadata import QueryMetadata
 
 __all__ = [
     "DATA_PAGE",
