@@ -8,7 +8,6 @@ from ireval_app import cache, dask_glue, state, widgets, workspace_glue
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
 from ireval_core.errors import IrevalError
-from ireval_core.workspace import dataset_id_of
 
 
 def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
@@ -119,7 +118,7 @@ def _save_block() -> None:
         return
     files = workspace_glue.dataset_files(qrels[0], runs, state.get_metadata_bytes())
     ws = workspace_glue.workspace()
-    existing = ws.find_dataset(dataset_id_of(files))
+    existing = ws.find_dataset(workspace_glue.dataset_id(files, state.get_uploaded()))
     if existing is not None:
         state.set_dataset_id(existing.id)
         st.success(f"These files are saved in the workspace as "

@@ -11,18 +11,19 @@ Nothing here reads widget values; functions take what they need.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
 
-from ireval_core.workspace import ENV_VAR, DatasetInfo, Workspace
+from ireval_core.workspace import ENV_VAR, DatasetInfo, Workspace, dataset_id_from_sha256
 
 from . import cache
 
-__all__ = ["DEFAULT_PATH", "dataset_files", "files_of_kind", "open_dataset", "workspace",
-           "workspace_url"]
+__all__ = ["DEFAULT_PATH", "dataset_files", "dataset_id", "files_of_kind", "open_dataset",
+           "workspace", "workspace_url"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "workspace.db"
 """The default workspace: a SQLite file in the repository's ``data/`` folder."""
@@ -83,3 +84,16 @@ def dataset_files(qrels: tuple[str, bytes] | None, runs: Sequence[tuple[str, byt
     out = [("qrels", qrels[0], qrels[1])] if qrels is not None else []
     out += [("run", name, data) for name, data in runs]
     return out + ([("metadata", metadata[0], metadata[1])] if metadata is not None else [])
+
+
+def dataset_id(files: Sequence[tuple[str, str, bytes]], read: cache.LoadedFiles) -> str:
+    """:func:`ireval_core.workspace.dataset_id_of` of ``files`` (``(kind, name, bytes)``),
+    taking the SHA-256 of each qrels or run file from the :class:`~ireval_app.cache.LoadedFile`
+    that read it (same kind, name and size) instead of hashing its bytes again: the Data
+    page asks on every run, and uploads can be a gigabyte. Other files are hashed."""
+    known = {("qrels", f.name, f.size): f.sha256
+             for f in ((read.qrels,) if read.qrels is not None else ()) if f.sha256}
+    known.update({("run", f.name, f.size): f.sha256 for f in read.runs if f.sha256})
+    return dataset_id_from_sha256([
+        (kind, name, known.get((kind, name, len(data))) or hashlib.sha256(data).hexdigest())
+        for kind, name, data in files])

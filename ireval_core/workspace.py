@@ -122,6 +122,7 @@ __all__ = [
     "Workspace",
     "WorkspaceError",
     "WorkspaceUsage",
+    "dataset_id_from_sha256",
     "dataset_id_of",
     "default_url",
     "resolve_url",
@@ -587,6 +588,26 @@ def dataset_id_of(files: Sequence[tuple[str, str, FileContent]]) -> str:
     """
     checked = _file_tuples(files, "dataset_id_of")
     return _manifest_id([(k, n, hashlib.sha256(v).hexdigest()) for k, n, v in checked])
+
+
+def dataset_id_from_sha256(entries: Sequence[tuple[str, str, str]]) -> str:
+    """:func:`dataset_id_of` from each file's ``(kind, name, SHA-256 hex digest)``, for a
+    caller that already hashed the bytes (they are not hashed again).
+
+    >>> import hashlib
+    >>> files = [("qrels", "q.txt", b"q1 0 d1 1\\n"), ("run", "r.txt", b"x")]
+    >>> dataset_id_from_sha256([(k, n, hashlib.sha256(v).hexdigest()) for k, n, v in files]
+    ...                        ) == dataset_id_of(files)
+    True
+    """
+    checked = _file_tuples([(k, n, b"") for k, n, _ in entries], "dataset_id_from_sha256")
+    shas = [sha for _, _, sha in entries]
+    for sha in shas:
+        if not (isinstance(sha, str) and len(sha) == 64
+                and all(c in "0123456789abcdef" for c in sha)):
+            raise invalid_parameter("entries", "dataset_id_from_sha256",
+                                    "lower-case hex SHA-256 digests (64 characters)", sha)
+    return _manifest_id([(k, n, sha) for (k, n, _), sha in zip(checked, shas, strict=True)])
 
 
 def default_url() -> str:
