@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ireval_app import state, widgets
+from ireval_app import evaluation, state, widgets
 
 ROOT = Path(__file__).resolve().parent
 
@@ -67,7 +67,8 @@ with glance:
     if not labeling:
         widgets.dataset_glance(state.get_dataset())
     widgets.link_box()
-# While the user reads this page, join the runs for the current options in the background:
-# the next results page then finds its joins made (ireval_core.data.JoinCache.prefetch).
+# While the user reads this page, join the runs for the current options in the background,
+# then evaluate the measures this session's pages use (after an option change, the other
+# pages' values): the next results page finds them made (ireval_core.dataset.Dataset.prefetch).
 if not labeling and (loaded := state.get_dataset()) is not None:
-    loaded.prefetch(state.get_options())
+    loaded.prefetch(state.get_options(), evaluation.prefetch_measures())

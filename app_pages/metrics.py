@@ -10,7 +10,7 @@ from ireval_core.escape import csv_frame
 from ireval_core.metadata import by_segment
 from ireval_core.tables import metrics_table, per_query_workbook
 
-DEFAULT_MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10"]
+DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
                  "R@1000", "RPrec", "ERR@10", "Success@1", "Success@10", "AP@100", "11pt"]
 BEST_STYLE = "font-weight: 700; background-color: #e8f1fb"

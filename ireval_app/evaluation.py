@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pandas as pd
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
@@ -28,14 +29,38 @@ from ireval_core.evaluate import Evaluation
 from ireval_core.measures import parse_measure
 from ireval_core.options import EvalOptions
 
+from . import state
 from .cache import shared
 
-__all__ = ["evaluate_cached", "measure_values", "parse_specs"]
+__all__ = ["METRICS_DEFAULT", "evaluate_cached", "measure_values", "parse_specs",
+           "prefetch_measures"]
+
+
+METRICS_DEFAULT = ("nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10")
+"""The measures of the Metrics page until the user chooses others."""
+
+
+def evaluate_cached(dataset_key: str, dataset: Dataset, measures: tuple[str, ...],
+                    options: EvalOptions) -> Evaluation:
+    """:func:`ireval_core.evaluate` of every run of the dataset, cached (see
+    :func:`_evaluate_cached`); the measures are noted for :func:`prefetch_measures`."""
+    res = _evaluate_cached(dataset_key, dataset, measures, options)
+    if get_script_run_ctx() is not None:
+        state.note_evaluated(measures)
+    return res
+
+
+def prefetch_measures() -> tuple[str, ...]:
+    """What to evaluate in the background after a page is drawn, under the current
+    options (:meth:`ireval_core.dataset.Dataset.prefetch`): every measure this session's
+    pages evaluated, so that after an option change the other pages find their values
+    made; before any page evaluated, the Metrics page's defaults."""
+    return state.evaluated_measures() or METRICS_DEFAULT
 
 
 @shared(session_entries=16, show_spinner="Evaluating…")
-def evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, ...],
-                    options: EvalOptions) -> Evaluation:
+def _evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, ...],
+                     options: EvalOptions) -> Evaluation:
     """:func:`ireval_core.evaluate` of every run of the dataset, cached.
 
     Cached by ``dataset_key`` (use :func:`ireval_app.state.get_dataset_key`), the

@@ -60,6 +60,8 @@ __all__ = [
     "get_uploaded",
     "is_sample",
     "mark_upload_changed",
+    "note_evaluated",
+    "evaluated_measures",
     "option_problems",
     "options_from_widgets",
     "options_to_widgets",
@@ -260,6 +262,8 @@ _DATASET_SAMPLE = "ireval.dataset.sample"  # bool: the dataset is the bundled sa
 _SOURCE_KEPT = "ireval.source.kept"  # the source choice, kept while its radio is not drawn
 _OPTIONS = "ireval.options"  # the canonical EvalOptions
 _OPTION_PROBLEMS = "ireval.options.problems"  # why a URL or widget value was not taken
+_EVALUATED = "ireval.evaluated"  # measure specs this session's pages evaluated, oldest first
+_MAX_EVALUATED = 32
 
 
 # ----------------------------------------------------------------------------- data source
@@ -448,6 +452,19 @@ def options_from_widgets() -> None:
         return
     ss[_OPTIONS] = options
     ss[_OPTION_PROBLEMS] = []
+
+
+def note_evaluated(measures: Sequence[str]) -> None:
+    """Remember the measures a page evaluated (the last 32 distinct ones), so that they
+    can be evaluated ahead, in the background, under the session's next options."""
+    seen: dict[str, None] = st.session_state.get(_EVALUATED) or {}
+    seen = {m: None for m in seen if m not in measures} | dict.fromkeys(measures)
+    st.session_state[_EVALUATED] = dict(list(seen.items())[-_MAX_EVALUATED:])
+
+
+def evaluated_measures() -> tuple[str, ...]:
+    """The measures this session's pages evaluated (:func:`note_evaluated`), oldest first."""
+    return tuple(st.session_state.get(_EVALUATED) or ())
 
 
 def sync_query_params(extra: dict[str, str] | None = None) -> None:

@@ -297,7 +297,7 @@ def test_sessions_share_results_and_leave_nothing_when_they_end(monkeypatch) -> 
         assert not at.exception
         sessions.append(at)
     pins = [at.session_state[cache.PINS_KEY] for at in sessions]
-    held = [next(iter(p["ireval_app.evaluation.evaluate_cached"].values())) for p in pins]
+    held = [next(iter(p["ireval_app.evaluation._evaluate_cached"].values())) for p in pins]
     assert held[0] is held[1]  # one evaluation, two sessions
     assert c.stats().misses >= 1 and _evaluations(c)
     del sessions, pins, held, at
