@@ -7,7 +7,9 @@ Times, each in this one process (as one browser session on a fresh server):
 * **return visit** of each page (cached: what a user feels when switching back);
 * **option change**: the relevance level changed on Metrics, then each page again.
 
-Peak RSS is ``ru_maxrss`` of this process. The folder is opened the way
+With ``--pause S`` each timed step comes S seconds after the previous one (a user
+reading the page), so the work the app starts in the background after a page is drawn
+can finish first. Peak RSS is ``ru_maxrss`` of this process. The folder is opened the way
 ``make run DATA=folder`` opens it (``IREVAL_DATA_DIR``); the workspace is a
 temporary file. Usage::
 
@@ -40,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder", type=Path, help="a folder with a qrels* file and run files")
     ap.add_argument("--pages", nargs="+", default=list(PAGES), choices=PAGES)
     ap.add_argument("--timeout", type=float, default=600.0, help="per script run (s)")
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="seconds to wait (untimed) before each timed step, as a user reading "
+                         "the page does: work the app starts in the background after a page "
+                         "is drawn (joins, evaluations) can then finish; 0: back to back")
     args = ap.parse_args(argv)
     os.environ["IREVAL_DATA_DIR"] = str(args.folder.resolve())
     os.environ["IREVAL_WORKSPACE"] = str(Path(tempfile.mkdtemp()) / "workspace.db")
@@ -52,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, str, float, float]] = []
 
     def timed(label: str, page: str, run) -> AppTest:  # noqa: ANN001
+        if args.pause and rows:
+            time.sleep(args.pause)
         t, c = time.perf_counter(), time.process_time()
         at = run()
         dt, dc = time.perf_counter() - t, time.process_time() - c
@@ -70,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     for page in args.pages:
         timed("return visit", page, lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
     at.switch_page("app_pages/metrics.py").run()
+    if args.pause:
+        time.sleep(args.pause)
     timed("option change", "metrics",
           lambda: at.number_input(key=state.OPTION_KEYS["rel_level"]).set_value(2.0).run())
     for page in args.pages:
@@ -78,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                   lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
 
     print(f"### App on {args.folder} ({size / 2**20:,.0f} MiB of files)\n")
+    print(f"Steps {'back to back' if not args.pause else f'{args.pause:g} s apart (untimed)'}.\n")
     print(f"Load average at the end: {os.getloadavg()[0]:.2f} (CPU seconds count every thread "
           "of this process: a busy machine inflates the wall time, not the CPU time).\n")
     print("| step | page | seconds | CPU seconds |\n|---|---|---:|---:|")
