@@ -8,6 +8,8 @@ session's options; the session's dataset counts what its kept values computed.
 from __future__ import annotations
 
 import re
+import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -32,16 +34,28 @@ def _leading(cell: str) -> float:
     return float(match[1])
 
 
-def _fresh(level: float):  # noqa: ANN202
-    qrels = read_qrels(SAMPLE / "qrels.txt")
-    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The sample with one more judgment of a query of its own: a dataset (and its kept
+    values) no other test shares, opened as ``IREVAL_DATA_DIR``."""
+    (tmp_path / "qrels.txt").write_bytes((SAMPLE / "qrels.txt").read_bytes()
+                                         + f"{uuid.uuid4().hex} 0 d1 1\n".encode())
+    for run in sorted(SAMPLE.glob("run_*.txt")):
+        (tmp_path / run.name).write_bytes(run.read_bytes())
+    monkeypatch.setenv("IREVAL_DATA_DIR", str(tmp_path))
+    return tmp_path
+
+
+def _fresh(folder: Path, level: float):  # noqa: ANN202
+    qrels = read_qrels(folder / "qrels.txt")
+    runs = [r for p in sorted(folder.glob("run_*.txt")) for r in read_runs(p)]
     return evaluate(qrels, runs, MEASURES + ["R@100", "DCG@10"],
                     options=EvalOptions(rel_level=level))
 
 
-def _check_metrics(at: AppTest, level: float) -> None:
+def _check_metrics(at: AppTest, folder: Path, level: float) -> None:
     assert not at.exception, at.exception
-    res = _fresh(level)
+    res = _fresh(folder, level)
     table = at.table[0].value
     for system in res.systems:
         for m in MEASURES:
@@ -49,17 +63,27 @@ def _check_metrics(at: AppTest, level: float) -> None:
                                                                    abs=5e-5), (level, m)
 
 
-def test_level_changes_show_new_values_and_reuse_the_others() -> None:
+def _settle() -> None:
+    """Wait for the joins and evaluations the app started in the background."""
+    for t in threading.enumerate():
+        if t.name in ("ireval-join-prefetch", "ireval-evaluate-prefetch"):
+            t.join()
+
+
+def test_level_changes_show_new_values_and_reuse_the_others(folder: Path) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page("app_pages/metrics.py").run()
-    _check_metrics(at, 1.0)
+    _settle()
     dataset = at.session_state["ireval.dataset"]
+    at.switch_page("app_pages/metrics.py").run()
+    _settle()
+    _check_metrics(at, folder, 1.0)
     n_runs = len(dataset.runs)
     assert dataset.values.misses == n_runs * len(MEASURES)
     computed = dataset.values.misses
     for level, new in ((2.0, True), (1.0, False), (3.0, True), (2.0, False)):
         at.number_input(key=state.OPTION_KEYS["rel_level"]).set_value(level).run()
-        _check_metrics(at, level)
+        _settle()
+        _check_metrics(at, folder, level)
         # a new level computes the measures that read it; a level seen before, nothing
         step = n_runs * (len(MEASURES) - len(LEVEL_FREE)) if new else 0
         assert dataset.values.misses == computed + step, level
@@ -68,19 +92,21 @@ def test_level_changes_show_new_values_and_reuse_the_others() -> None:
         at.switch_page("app_pages/ndcg_vs_dcg.py").run()
         assert not at.exception
         frame = at.dataframe[0].value
-        res = _fresh(level)
+        res = _fresh(folder, level)
         for system in res.systems:
             assert frame.loc[system, "R@100"] == pytest.approx(res.mean(system, "R@100"),
                                                                rel=1e-12)
             assert frame.loc[system, "DCG@10"] == pytest.approx(res.mean(system, "DCG@10"),
                                                                 rel=1e-12)
+        _settle()
         computed = dataset.values.misses
         at.switch_page("app_pages/metrics.py").run()
-        _check_metrics(at, level)
+        _settle()
+        _check_metrics(at, folder, level)
         assert dataset.values.misses == computed  # back on Metrics: everything kept
 
 
-def test_pages_note_their_measures_for_the_background() -> None:
+def test_pages_note_their_measures_for_the_background(folder: Path) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert "ireval.evaluated" not in at.session_state  # nothing evaluated yet
     at.switch_page("app_pages/ndcg_vs_dcg.py").run()
