@@ -188,8 +188,14 @@ def byte_order_keys(arr: pa.Array | pa.ChunkedArray, *,
     width = longest - prefix
     if width > 8:
         return None
-    keys = [_chunk_keys(offsets, seg, lengths, prefix, width) for offsets, seg, lengths in parts]
-    return keys[0] if len(keys) == 1 else np.concatenate(keys)
+    if len(parts) == 1:
+        return _chunk_keys(*parts[0], prefix, width)
+    keys = np.empty(n, dtype=np.uint64)  # filled chunk by chunk: no second copy (peak memory)
+    at = 0
+    for offsets, seg, lengths in parts:
+        keys[at: at + len(lengths)] = _chunk_keys(offsets, seg, lengths, prefix, width)
+        at += len(lengths)
+    return keys
 
 
 def _shared_prefix(offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray,
