@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_array",
-           "string_array", "string_layout", "byte_order_keys"]
+           "string_array", "string_layout", "byte_order_keys", "byte_order_keys_and_prefix",
+           "strings_from_keys"]
 
 _NUMPY_OF = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -154,6 +155,14 @@ def string_layout(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def byte_order_keys(arr: pa.Array | pa.ChunkedArray, *,
                     max_prefix: int = 64) -> np.ndarray | None:
+    """uint64 keys that order the values of a string array byte-wise (see
+    :func:`byte_order_keys_and_prefix`, which also gives the shared prefix)."""
+    found = byte_order_keys_and_prefix(arr, max_prefix=max_prefix)
+    return None if found is None else found[0]
+
+
+def byte_order_keys_and_prefix(arr: pa.Array | pa.ChunkedArray, *, max_prefix: int = 64
+                               ) -> tuple[np.ndarray, bytes] | None:
     """uint64 keys that order the values of a string array byte-wise, as ``strcmp`` does.
 
     Exact when they are returned: the prefix every value shares (up to ``max_prefix``
@@ -167,7 +176,7 @@ def byte_order_keys(arr: pa.Array | pa.ChunkedArray, *,
     """
     n = len(arr)
     if n == 0:
-        return np.zeros(0, dtype=np.uint64)
+        return np.zeros(0, dtype=np.uint64), b""
     if arr.null_count:
         return None
     chunks = [c for c in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]) if len(c)]
@@ -189,13 +198,41 @@ def byte_order_keys(arr: pa.Array | pa.ChunkedArray, *,
     if width > 8:
         return None
     if len(parts) == 1:
-        return _chunk_keys(*parts[0], prefix, width)
+        return _chunk_keys(*parts[0], prefix, width), prefix_bytes.tobytes()
     keys = np.empty(n, dtype=np.uint64)  # filled chunk by chunk: no second copy (peak memory)
     at = 0
     for offsets, seg, lengths in parts:
         keys[at: at + len(lengths)] = _chunk_keys(offsets, seg, lengths, prefix, width)
         at += len(lengths)
-    return keys
+    return keys, prefix_bytes.tobytes()
+
+
+def strings_from_keys(keys: np.ndarray, prefix: bytes) -> pa.Array:
+    """The strings :func:`byte_order_keys_and_prefix` made ``keys`` from, exactly.
+
+    Each is ``prefix`` followed by its key's bytes, most significant first, without the
+    zero bytes padding it on the right (the strings hold no zero byte, so the padding is
+    all the zeros there are at the end). Lets a reader free the id column once it has
+    the keys, and rebuild just the distinct ids.
+    """
+    n = len(keys)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    # bytes of padding: trailing zero bytes of the key (the lowest set bit says where)
+    low = keys & (~keys + np.uint64(1))  # the lowest set bit, 0 for a zero key
+    pad = np.where(low > 0, np.log2(np.maximum(low, 1).astype(np.float64)).astype(np.int64)
+                   // 8, 8)
+    lengths = len(prefix) + 8 - pad
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    matrix = np.empty((n, len(prefix) + 8), dtype=np.uint8)
+    matrix[:, : len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
+    matrix[:, len(prefix):] = keys.astype(">u8").view(np.uint8).reshape(n, 8)
+    data = matrix[np.arange(len(prefix) + 8) < lengths[:, None]]
+    large = int(offsets[-1]) >= 2**31
+    return pa.Array.from_buffers(
+        pa.large_string() if large else pa.string(), n,
+        [None, pa.py_buffer(offsets if large else offsets.astype(np.int32)),
+         pa.py_buffer(data)])
 
 
 def _shared_prefix(offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray,

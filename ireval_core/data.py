@@ -53,8 +53,10 @@ import pyarrow.compute as pc
 from ._arrow import (
     bool_array,
     byte_order_keys,
+    byte_order_keys_and_prefix,
     from_numpy,
     string_array,
+    strings_from_keys,
     to_numpy,
     to_numpy_filled,
 )
@@ -127,26 +129,38 @@ def _doc_codes(values: object) -> tuple[np.ndarray, pa.Array, bool]:
     then follow byte order, so ties are ordered without comparing strings. Other ids
     are hashed (:func:`dictionary_codes`, order of first appearance).
     """
-    arr = _as_string_array(values)
-    if not pa.types.is_dictionary(arr.type):
-        keys = byte_order_keys(arr) if len(arr) else None
-        if keys is not None:
-            order = np.argsort(keys)  # any order of equal keys: they are one id
-            keys.sort()  # a second (vectorised) sort beats gathering; in place: peak memory
-            new = np.empty(len(keys), dtype=bool)
-            new[0] = True
-            np.not_equal(keys[1:], keys[:-1], out=new[1:])
-            del keys
-            group = np.cumsum(new, dtype=np.int32) - 1
-            codes = np.empty(len(order), dtype=np.int32)
-            codes[order] = group
-            first = order[new]  # one row of each distinct id, in byte order
-            distinct = arr.take(from_numpy(first))
-            if isinstance(distinct, pa.ChunkedArray):
-                distinct = distinct.combine_chunks()
-            return codes, distinct, True
-    codes, dictionary = dictionary_codes(arr)
-    return codes, dictionary, False
+    holder = [_as_string_array(values)]
+    del values
+    return _doc_codes_of(holder)
+
+
+def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray, pa.Array, bool]:
+    """:func:`_doc_codes` of the one column in ``holder``, which it empties.
+
+    When the ids become keys, the column is let go before the keys are sorted (only the
+    distinct ids are rebuilt, from their keys): with nobody else holding it, a 7M-line
+    run's id strings (140 MB) are not held at the reading's peak.
+    """
+    arr = holder.pop()
+    keyed = (byte_order_keys_and_prefix(arr) if len(arr) and not pa.types.is_dictionary(arr.type)
+             else None)
+    if keyed is None:
+        codes, dictionary = dictionary_codes(arr)
+        return codes, dictionary, False
+    keys, prefix = keyed
+    del arr, keyed
+    pa.default_memory_pool().release_unused()
+    order = np.argsort(keys)  # any order of equal keys: they are one id
+    keys.sort()  # a second (vectorised) sort beats gathering; in place: peak memory
+    new = np.empty(len(keys), dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    distinct = strings_from_keys(keys[new], prefix)  # the distinct ids, in byte order
+    del keys
+    group = np.cumsum(new, dtype=np.int32) - 1
+    codes = np.empty(len(order), dtype=np.int32)
+    codes[order] = group
+    return codes, distinct, True
 
 
 def _shared_dictionary(arr: pa.ChunkedArray) -> bool:
@@ -328,7 +342,7 @@ class Run:
         score = np.asarray(scores, dtype=np.float64)
         stage("coding ids")
         qcode, qdict = _encode_sorted(columns.pop("qid"))
-        dcode, ddict, byte_ranked = _doc_codes(columns.pop("docid"))
+        dcode, ddict, byte_ranked = _doc_codes_of([_as_string_array(columns.pop("docid"))])
         pa.default_memory_pool().release_unused()
         if not (len(qcode) == len(dcode) == len(score)):
             raise ValueError("query_ids, doc_ids and scores must have the same length")

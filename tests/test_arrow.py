@@ -109,3 +109,37 @@ def test_byte_order_keys_of_chunks_equal_those_of_the_whole() -> None:
     keys = byte_order_keys(chunked)
     assert keys is not None and np.argsort(keys).tolist() == [0, 1, 2]
     assert keys[2] > keys[1]
+
+
+@pytest.mark.parametrize("ids", [
+    ["clueweb-00000001", "clueweb-99999999", "clueweb-12345678"],  # prefix + 8 bytes
+    ["7", "12", "8841823", "0", "100"],  # MS MARCO numbers: no prefix, varying length
+    ["doc", "doc1", "doc12", "doc9"],  # one id is the prefix itself (key 0)
+    ["", "a", "ab"],  # an empty id
+    ["é1", "é2", "éz"],  # multi-byte UTF-8 in the prefix
+])
+def test_strings_from_keys_rebuilds_the_ids(ids: list[str]) -> None:
+    from ireval_core._arrow import byte_order_keys_and_prefix, strings_from_keys
+
+    arr = pa.chunked_array([pa.array(ids[:2]), pa.array(ids[2:])])
+    found = byte_order_keys_and_prefix(arr)
+    assert found is not None
+    keys, prefix = found
+    rebuilt = strings_from_keys(keys, prefix)
+    assert rebuilt.type == pa.string()
+    assert rebuilt.to_pylist() == ids
+    order = np.argsort(keys, kind="stable")
+    assert strings_from_keys(keys[order], prefix).to_pylist() == sorted(
+        ids, key=lambda s: s.encode())
+
+
+def test_doc_codes_rebuild_the_distinct_ids_in_byte_order() -> None:
+    from ireval_core.data import _doc_codes
+
+    rng = np.random.default_rng(5)
+    ids = [f"d{n}" for n in rng.integers(0, 5000, 20_000)]
+    codes, distinct, byte_ranked = _doc_codes(pa.array(ids))
+    assert byte_ranked
+    assert distinct.to_pylist() == sorted(set(ids), key=lambda s: s.encode())
+    assert [distinct[c].as_py() for c in codes[:50]] == ids[:50]
+    np.testing.assert_array_equal(np.asarray(distinct.to_pylist(), dtype=object)[codes], ids)
