@@ -43,3 +43,29 @@ def test_files_that_do_not_match_what_was_read_are_hashed() -> None:
 def test_a_digest_that_is_not_sha256_is_refused() -> None:
     with pytest.raises(ValueError, match="SHA-256"):
         dataset_id_from_sha256([("qrels", "q.txt", "abc")])
+
+
+def test_reading_a_folder_or_an_upload_hashes_its_bytes_once(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """One SHA-256 per file: the cache key is its first 128 bits, no second hash function."""
+    (tmp_path / "qrels.txt").write_bytes(QRELS)
+    (tmp_path / "a.txt").write_bytes(RUN_A)
+    real = hashlib.sha256
+    hashed: list[int] = []
+
+    def counting(data: bytes = b"", **kw: object) -> object:
+        hashed.append(len(data))
+        return real(data, **kw)
+
+    def refused(*a: object, **kw: object) -> object:
+        raise AssertionError("a second hash function ran over the bytes")
+
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    monkeypatch.setattr(hashlib, "blake2b", refused)
+    loaded = cache.load_folder(tmp_path)
+    assert loaded is not None
+    assert sorted(hashed) == sorted([len(QRELS), len(RUN_A)])  # each file once
+    assert [f.sha256 for f in loaded.files] == [real(QRELS).hexdigest(), real(RUN_A).hexdigest()]
+    assert [f.digest for f in loaded.files] == [f.sha256[:32] for f in loaded.files]
+    hashed.clear()
+    upload = cache.load_runs("b.txt", RUN_B)
+    assert hashed == [len(RUN_B)] and upload.sha256 == real(RUN_B).hexdigest()
