@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .agreement import cohen_kappa  # moved there; still importable from here
-from .data import JoinCache, Qrels, Run
+from .data import JoinCache, Qrels, Run, _increasing, _lookup, _run_doc_map
 from .evaluate import MeasureCache, evaluate
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
@@ -319,30 +319,48 @@ def ranking_stability(old: Qrels, new: Qrels, runs: Run | Iterable[Run], measure
 
 
 def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
-    """Top-k entries of every run on the qrels queries: run, query, docid, rank, grade."""
-    parts = []
-    qrels_q = qrels.query_ids.astype(str)
-    for i, run in enumerate(runs):  # a loop over runs, not queries
-        rank = np.arange(len(run.qcode), dtype=np.int64) - run.offsets[run.qcode] + 1
-        in_qrels = np.isin(run.query_ids.astype(str), qrels_q)
-        keep = (rank <= k) & in_qrels[run.qcode]
-        rows = np.flatnonzero(keep)
-        parts.append(pa.table({
-            "run": pa.array(np.full(len(rows), i, dtype=np.int32)),
-            "query": pa.array(run.query_ids.astype(str), pa.string()).take(
-                pa.array(run.qcode[rows])),
-            "docid": run.doc_ids.cast(pa.string()).take(pa.array(run.dcode[rows])),
-            "rank": pa.array(rank[rows]),
-        }))
+    """Top-k entries of every run on the qrels queries: run, query, docid, rank, grade.
+
+    ``grade`` is the qrels grade of (query, docid), null when not judged. Rows are in no
+    particular order. Computed on integer codes: the top-k rows are picked per query
+    segment (not by ranking every row), each run document is mapped to the qrels' code
+    with the run's document map (the one its joins use, see
+    :func:`ireval_core.data.join`), and (query, document) keys are looked up in the
+    qrels' sorted keys; strings are built for the top-k rows only.
+    """
     schema = pa.schema([("run", pa.int32()), ("query", pa.string()), ("docid", pa.string()),
-                        ("rank", pa.int64())])
-    top = pa.concat_tables([p.cast(schema) for p in parts]) if parts else schema.empty_table()
-    judgments = pa.table({
-        "query": pa.array(qrels.query_ids.astype(str), pa.string()).take(pa.array(qrels.qcode)),
-        "docid": qrels.doc_ids.cast(pa.string()).take(pa.array(qrels.dcode)),
-        "grade": pa.array(qrels.grade),
-    })
-    return top.join(judgments, keys=["query", "docid"], join_type="left outer")
+                        ("rank", pa.int64()), ("grade", pa.float64())])
+    n_docs = max(len(qrels.doc_ids), 1)
+    qkey = qrels.qcode.astype(np.int64) * n_docs + qrels.dcode
+    order = None if _increasing(qkey) else np.argsort(qkey, kind="stable")
+    if order is not None:
+        qkey = qkey[order]
+    parts = []
+    for i, run in enumerate(runs):  # a loop over runs, not queries
+        # qrels query code of each run query (-1: not judged, the query is left out)
+        qmap = _lookup(qrels.query_ids, run.query_ids)
+        lengths = np.diff(run.offsets)
+        take = np.where(qmap >= 0, np.minimum(lengths, k), 0)
+        n = int(take.sum())
+        seg = np.repeat(np.arange(len(take), dtype=np.int64), take)
+        starts = np.cumsum(take) - take  # first output row of each segment
+        within = np.arange(n, dtype=np.int64) - starts[seg]
+        rows = run.offsets[:-1][seg] + within
+        dcode = run.dcode[rows]
+        qdoc = _run_doc_map(qrels, run)[dcode]  # qrels document code or -1
+        key = qmap[seg].astype(np.int64) * n_docs + qdoc
+        at = np.minimum(np.searchsorted(qkey, key), max(len(qkey) - 1, 0))
+        found = (qdoc >= 0) & (qkey[at] == key) if len(qkey) else np.zeros(n, dtype=bool)
+        where = at if order is None else order[at]
+        grade = np.where(found, qrels.grade[where] if len(qkey) else 0.0, np.nan)
+        parts.append(pa.table({
+            "run": pa.array(np.full(n, i, dtype=np.int32)),
+            "query": pa.array(run.query_ids.astype(str), pa.string()).take(pa.array(seg)),
+            "docid": run.doc_ids.take(pa.array(dcode)).cast(pa.string()),
+            "rank": pa.array(within + 1),
+            "grade": pa.array(grade, pa.float64(), mask=~found),
+        }, schema=schema))
+    return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
 def _check_k(k: int, name: str) -> None:
