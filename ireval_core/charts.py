@@ -69,6 +69,13 @@ def _ts(values: object) -> list[str]:
     return [_t(v) for v in np.asarray(values, dtype=object)]
 
 
+def _texts(values: object) -> np.ndarray:
+    """:func:`_ts` as an object array: per-point labels (one per query). plotly checks a
+    list element by element and deep-copies it when a trace is added; an array is
+    taken as a whole (the same JSON, about 4x faster on 7,000 points)."""
+    return np.array(_ts(values), dtype=object)
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figure:
     layout: dict[str, object] = dict(legend_title_text="system",
                                      margin=dict(l=50, r=20, t=50, b=45))
@@ -161,8 +168,9 @@ def per_query_distribution(values: pd.DataFrame, measure: str) -> go.Figure:
     """Box + points of per-query values; ``values`` has columns system, query, value."""
     fig = go.Figure()
     for i, (name, df) in enumerate(values.groupby("system", sort=False)):
-        fig.add_trace(go.Box(y=df["value"], x=[_t(name)] * len(df), name=_t(name),
-                             boxpoints="all", jitter=0.4, pointpos=0, text=_ts(df["query"]),
+        fig.add_trace(go.Box(y=df["value"], x=np.full(len(df), _t(name), dtype=object),
+                             name=_t(name), boxpoints="all", jitter=0.4, pointpos=0,
+                             text=_texts(df["query"]),
                              hovertemplate="%{text}: %{y:.4f}<extra></extra>",
                              marker_color=_color(i), boxmean=True))
     fig.update_layout(showlegend=False)
@@ -176,7 +184,7 @@ def per_query_delta(queries: np.ndarray, delta: np.ndarray, *, a: str, b: str,
     d = np.asarray(delta)[order]
     q = np.asarray(queries)[order]
     colors = np.where(d > 0, COLORS[2], np.where(d < 0, COLORS[1], "#bbbbbb"))
-    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, customdata=_ts(q),
+    fig = go.Figure(go.Bar(x=np.arange(len(d)), y=d, marker_color=colors, customdata=_texts(q),
                            hovertemplate="%{customdata}: %{y:+.4f}<extra></extra>"))
     fig.update_xaxes(showticklabels=False)
     return _layout(fig, f"{measure}: {b} − {a} per query (sorted)", "queries", "difference")
@@ -235,7 +243,7 @@ def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
                              line=dict(color="grey", dash="dot"), hoverinfo="skip"))
     for i, (name, part) in enumerate(df.groupby("system", sort=False)):
         fig.add_trace(go.Scatter(
-            x=part["x"], y=part["y"], mode="markers", name=_t(name), text=_ts(part["query"]),
+            x=part["x"], y=part["y"], mode="markers", name=_t(name), text=_texts(part["query"]),
             marker=dict(color=_color(i), size=8, opacity=0.75),
             hovertemplate="%{text}: x=%{x:.4f}, y=%{y:.4f}<extra>" + str(name) + "</extra>"))
     fig.update_xaxes(range=[-0.02, 1.02])
