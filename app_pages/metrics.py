@@ -7,7 +7,6 @@ import streamlit as st
 from ireval_app import evaluation, state, widgets
 from ireval_core import charts
 from ireval_core.escape import csv_frame
-from ireval_core.metadata import by_segment
 from ireval_core.tables import metrics_table, per_query_workbook
 
 DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
@@ -72,6 +71,8 @@ if column is not None and meta is not None:
         state.bind_view(state.METRICS_WEIGHTED, False)
         weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
                              key=state.METRICS_WEIGHTED)
+    from ireval_core.metadata import by_segment  # imports scipy: only when a split is shown
+
     split = by_segment(res, meta, column, measures=list(table.mean.columns), weighted=weighted)
     for m in split["measure"].unique():
         part = split[split["measure"] == m]

@@ -467,9 +467,9 @@ def highlight_problems(runs: pd.DataFrame) -> Styler:
 def query_metadata() -> QueryMetadata | None:
     """The query metadata of the current data: the sample's with the sample, else the
     uploaded file's (``None`` when there is none or it could not be read)."""
-    from . import metadata_glue
-
     if state.is_sample():
+        from . import metadata_glue  # imports scipy (through ireval_core.metadata): when used
+
         loaded = metadata_glue.load_sample_metadata()
     else:
         loaded = state.get_metadata_upload()  # type: ignore[assignment]
