@@ -69,6 +69,6 @@ with glance:
     widgets.link_box()
 # While the user reads this page, join the runs for the current options in the background,
 # then evaluate the measures this session's pages use (after an option change, the other
-# pages' values): the next results page finds them made (ireval_core.dataset.Dataset.prefetch).
+# pages' values): the next results page finds them made (ireval_app.evaluation.prefetch).
 if not labeling and (loaded := state.get_dataset()) is not None:
-    loaded.prefetch(state.get_options(), evaluation.prefetch_measures())
+    evaluation.prefetch(loaded, state.get_options())

@@ -18,11 +18,14 @@ Typical page::
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable
 
 import pandas as pd
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ireval_core.data import join_key
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
 from ireval_core.evaluate import Evaluation
@@ -32,7 +35,7 @@ from ireval_core.options import EvalOptions
 from . import state
 from .cache import shared
 
-__all__ = ["METRICS_DEFAULT", "evaluate_cached", "measure_values", "parse_specs",
+__all__ = ["METRICS_DEFAULT", "evaluate_cached", "measure_values", "parse_specs", "prefetch",
            "prefetch_measures"]
 
 
@@ -56,6 +59,42 @@ def prefetch_measures() -> tuple[str, ...]:
     pages evaluated, so that after an option change the other pages find their values
     made; before any page evaluated, the Metrics page's defaults."""
     return state.evaluated_measures() or METRICS_DEFAULT
+
+
+# per dataset, the join option sets (ireval_core.data.join_key) whose second join thread ran
+_JOINING: weakref.WeakKeyDictionary[Dataset, set[tuple[object, ...]]] = (
+    weakref.WeakKeyDictionary())
+_JOINING_LOCK = threading.Lock()
+
+
+def prefetch(dataset: Dataset, options: EvalOptions) -> None:
+    """After a page is drawn: :meth:`~ireval_core.dataset.Dataset.prefetch` of
+    :func:`prefetch_measures` under ``options``, with the joins on two threads.
+
+    The dataset's prefetch joins the runs one after another on one thread (and
+    evaluates each run once it is joined, on another); a second thread joins them from
+    the last run backwards, once per join option set, so on two cores the first results
+    page waits for about half the joins. A join either thread is making is waited for by
+    the other (:meth:`ireval_core.data.JoinCache.ranked`), never made twice: the same
+    joins, and so the same numbers.
+    """
+    key = join_key(options)
+    with _JOINING_LOCK:
+        seen = _JOINING.setdefault(dataset, set())
+        first = key not in seen
+        seen.add(key)
+    if first and len(dataset.runs) > 1:
+        threading.Thread(target=_join_backwards, args=(dataset, options),
+                         name="ireval-join-prefetch", daemon=True).start()
+    dataset.prefetch(options, prefetch_measures())
+
+
+def _join_backwards(dataset: Dataset, options: EvalOptions) -> None:
+    for run in reversed(dataset.runs):
+        try:
+            dataset.joins.ranked(dataset.qrels, run, options)
+        except Exception:  # noqa: BLE001 - the page that needs the join will say why
+            return
 
 
 @shared(session_entries=16, show_spinner="Evaluating…")
