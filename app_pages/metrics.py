@@ -41,6 +41,10 @@ if not measures:
     st.info("Choose at least one measure.", icon=":material/info:")
     st.stop()
 
+# scipy (the table's t intervals, ireval_core.stats) is imported now, while the evaluation
+# below may still wait for the runs' joins made in the background, not after it
+import ireval_core.stats  # noqa: E402, F401
+
 res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
 table = metrics_table(res)
 

@@ -74,9 +74,10 @@ def prefetch(dataset: Dataset, options: EvalOptions) -> None:
     The dataset's prefetch joins the runs one after another on one thread (and
     evaluates each run once it is joined, on another); a second thread joins them from
     the last run backwards, once per join option set, so on two cores the first results
-    page waits for about half the joins. A join either thread is making is waited for by
-    the other (:meth:`ireval_core.data.JoinCache.ranked`), never made twice: the same
-    joins, and so the same numbers.
+    page waits for about half the joins; that thread then imports scipy
+    (:mod:`ireval_core.stats`, for the Metrics table's intervals). A join either thread
+    is making is waited for by the other (:meth:`ireval_core.data.JoinCache.ranked`),
+    never made twice: the same joins, and so the same numbers.
     """
     key = join_key(options)
     with _JOINING_LOCK:
@@ -95,6 +96,8 @@ def _join_backwards(dataset: Dataset, options: EvalOptions) -> None:
             dataset.joins.ranked(dataset.qrels, run, options)
         except Exception:  # noqa: BLE001 - the page that needs the join will say why
             return
+    # then scipy (about 0.6 s): the Metrics table's t intervals need it (ireval_core.stats)
+    import ireval_core.stats  # noqa: F401
 
 
 @shared(session_entries=16, show_spinner="Evaluating…")
