@@ -418,9 +418,11 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
             shift = (bounds[:-1][g_order] - new_starts).astype(itype)
             order = np.arange(n, dtype=itype)
             order += np.repeat(shift, lengths)
-    else:  # one multi-key sort in Arrow: ids compared as bytes, faster than np.lexsort
+    else:  # one multi-key sort in Arrow, faster than np.lexsort: ids compared as bytes,
+        # or by code when the codes follow byte order (twice as fast as the strings)
         keys = pa.table({"q": from_numpy(qcode), "s": from_numpy(score),
-                         "d": doc_ids.take(from_numpy(dcode))})
+                         "d": from_numpy(dcode) if byte_ranked
+                         else doc_ids.take(from_numpy(dcode))})
         return to_numpy(pc.sort_indices(keys, sort_keys=[
             ("q", "ascending"), ("s", "descending"), ("d", "descending")]))
     return _order_ties(order, qcode, score, dcode, doc_ids, byte_ranked=byte_ranked)
