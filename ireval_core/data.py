@@ -55,6 +55,7 @@ from ._arrow import (
     byte_order_keys,
     byte_order_keys_and_prefix,
     from_numpy,
+    release_unused,
     string_array,
     strings_from_keys,
     to_numpy,
@@ -149,7 +150,7 @@ def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray,
         return codes, dictionary, False
     keys, prefix = keyed
     del arr, keyed
-    pa.default_memory_pool().release_unused()
+    release_unused()
     order = np.argsort(keys)  # any order of equal keys: they are one id
     keys.sort()  # a second (vectorised) sort beats gathering; in place: peak memory
     new = np.empty(len(keys), dtype=bool)
@@ -343,7 +344,7 @@ class Run:
         stage("coding ids")
         qcode, qdict = _encode_sorted(columns.pop("qid"))
         dcode, ddict, byte_ranked = _doc_codes_of([_as_string_array(columns.pop("docid"))])
-        pa.default_memory_pool().release_unused()
+        release_unused()
         if not (len(qcode) == len(dcode) == len(score)):
             raise ValueError("query_ids, doc_ids and scores must have the same length")
         qids = _string_numpy(qdict)

@@ -102,6 +102,7 @@ import pyarrow.csv as pacsv
 from ._arrow import (
     bool_array,
     from_numpy,
+    release_unused,
     string_array,
     to_numpy,
     to_numpy_filled,
@@ -1008,7 +1009,7 @@ def _read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
         # one) is a field separator for trec_eval: only the normalised parse is right
         if table is not None and _problem(table, kind, edges=False,
                                           forbid_space=delimiter == "\t") is None:
-            pa.default_memory_pool().release_unused()  # the parser's block buffers
+            release_unused()  # the parser's block buffers
             return table, warnings
         del table
     # Irregular whitespace (tabs and spaces mixed, runs of blanks, CR line ends, blanks
@@ -1035,7 +1036,7 @@ def _read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
         error = _diagnose_trec(src, kind)[0]
         raise error or FormatError(_problem_message(table, *found, edges=False),
                                    source=src.name)
-    pa.default_memory_pool().release_unused()
+    release_unused()
     return table, warnings
 
 
