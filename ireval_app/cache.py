@@ -36,6 +36,7 @@ session's own results in ``st.session_state`` under :data:`PINS_KEY`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -47,7 +48,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -789,7 +790,7 @@ def dataset_for(files: LoadedFiles) -> Dataset | None:
 @shared()
 def _read_qrels(name: str, data_digest: str, _data: bytes, _sha256: str = "") -> LoadedFile:
     size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
-    with _spinner(f"Reading {name}…"):
+    with _spinner(f"Reading {name}…"), _released():
         try:
             return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name),
                               size=size, sha256=sha)
@@ -805,7 +806,7 @@ def _read_qrels(name: str, data_digest: str, _data: bytes, _sha256: str = "") ->
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
                _data: bytes, _sha256: str = "") -> LoadedFile:
     size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
-    with _spinner(f"Reading {name}…"):
+    with _spinner(f"Reading {name}…"), _released():
         try:
             runs = read_runs(_data, name=name, taken_names=dict(taken_names))
             return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha)
@@ -820,6 +821,16 @@ def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], 
 @shared()
 def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
     return Dataset(_qrels, _runs)
+
+
+@contextlib.contextmanager
+def _released() -> Iterator[None]:
+    """Give the memory a read freed back to the system once it is done (one trim per
+    file: the reader itself does not trim under the system allocator, between stages)."""
+    try:
+        yield
+    finally:
+        release_free_memory()
 
 
 def _spinner(text: str) -> Any:
