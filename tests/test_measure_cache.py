@@ -271,3 +271,32 @@ def test_kernels_over_fewer_rows_give_the_same_bits(seed: int, options: EvalOpti
                      "DCG(gain={1:0.5,2:3,3:-1})@10"):
             m = parse_measures(spec)[0]
             np.testing.assert_array_equal(_dcg(r, m), _dcg_every_row(r, m), err_msg=spec)
+
+
+def _idcg_run_every_row(r, m):  # noqa: ANN001, ANN202
+    """The run-ideal IDCG as it was: every row of the run sorted by gain (lexsort)."""
+    g = gains(r.grade, str(m.get("gain")))
+    g = g[np.lexsort((-g, r.qidx))]
+    pos = np.arange(len(g), dtype=np.int64) - r.offsets[r.qidx] + 1
+    w = g * discounts(pos, str(m.get("discount")))
+    if m.cutoff is not None:
+        w = np.where(pos <= m.k, w, 0.0)
+    return seg_sum(w, r.qidx, r.n_queries)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("options", [EvalOptions(), EvalOptions(judged_only=True),
+                                     EvalOptions(depth=7, complete=True)])
+def test_run_ideal_sorts_only_positive_gains_and_gives_the_same_bits(
+        seed: int, options: EvalOptions) -> None:
+    from ireval_core.measures.gain import ideal_dcg
+
+    qrels, runs = _data(seed=seed)
+    for run in runs:
+        r = join(qrels, run, options=options)
+        for spec in ("nDCG(ideal=run)@10", "nDCG(ideal=run)", "nDCG(gain=exp,ideal=run)@5",
+                     "nDCG(ideal=run,discount=jk)@3",
+                     "nDCG(gain={0:0,1:1.5,2:0.25,3:10},ideal=run)@10"):
+            m = parse_measures(spec)[0]
+            np.testing.assert_array_equal(ideal_dcg(r, m), _idcg_run_every_row(r, m),
+                                          err_msg=spec)

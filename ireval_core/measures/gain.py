@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Ranked
+from ..data import Ranked, _ideal_grades
 from ..options import EvalOptions
 from ._segments import safe_div, seg_sum
 from .registry import Measure
@@ -74,10 +74,14 @@ def ideal_dcg(r: Ranked, m: Measure) -> np.ndarray:
     """IDCG@k from the ideal ranking named by the measure's ``ideal`` parameter."""
     gain, disc = str(m.get("gain")), str(m.get("discount"))
     if m.get("ideal") == "run":
+        # the run's own documents by gain, descending: only the positive gains count (a
+        # zero comes after them in its query and adds 0.0), so only they are sorted
         g = gains(r.grade, gain)
-        order = np.lexsort((-g, r.qidx))
-        g = g[order]
-        qidx, offsets = r.qidx, r.offsets
+        rows = np.flatnonzero(g > 0)
+        qidx = r.qidx[rows]
+        g = _ideal_grades(g[rows], qidx)
+        offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+        np.cumsum(np.bincount(qidx, minlength=r.n_queries), out=offsets[1:])
     else:
         g = gains(r.ideal_grade, gain)  # sorted by grade, descending
         if gain not in ("linear", "exp"):  # a gain map need not grow with the grade
