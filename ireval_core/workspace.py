@@ -85,6 +85,7 @@ import hashlib
 import json
 import os
 import random
+import sqlite3
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -684,7 +685,7 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         # SQLAlchemy, not the sqlite3 module, decides when transactions begin
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _wal(cursor)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
         cursor.close()
@@ -697,6 +698,25 @@ def _sqlite_engine(url: sa.URL) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
+
+
+def _wal(cursor: Any) -> None:
+    """Put the database in WAL mode, waiting up to :data:`BUSY_TIMEOUT` for other openers.
+
+    The first switch of a new file to WAL needs it to itself, and SQLite may answer
+    "database is locked" at once instead of calling the busy handler (several processes
+    opening a new workspace together). Retried with a short random pause; a database
+    already in WAL mode answers at once.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.005, 0.05))
 
 
 def _newer(version: int, url: str) -> WorkspaceError:
