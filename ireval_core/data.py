@@ -657,16 +657,17 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     np.cumsum(qlen, out=ideal_offsets[1:])
     top = float(qrels.grade.max()) if len(qrels.grade) else 0.0
     return Ranked(queries, offsets, qidx, pos, grade, score, ideal_offsets,
-                  _ideal_grades(qrels.grade[qrows], qqidx), in_run, max(top, 0.0))
+                  descending_within(qrels.grade[qrows], qqidx), in_run, max(top, 0.0))
 
 
-def _ideal_grades(grade: np.ndarray, qidx: np.ndarray) -> np.ndarray:
+def descending_within(grade: np.ndarray, qidx: np.ndarray) -> np.ndarray:
     """``grade`` sorted descending within each query (``qidx`` ascending, as given).
 
-    One integer sort over (query, grade rank). Integer grades in a small range (the
-    usual 0-3 or -2..4) are ranked by arithmetic and read back from the sorted keys;
-    other grades are ranked with ``np.unique`` (a NaN grade, possible through the API
-    only, sorts last).
+    The ideal ranking's grades (:func:`join`) and a run's own gains (nDCG with
+    ``ideal=run``). One integer sort over (query, grade rank). Integer values in a small
+    range (the usual grades 0-3 or -2..4, exp gains of them) are ranked by arithmetic and
+    read back from the sorted keys; other values are ranked with ``np.unique`` (a NaN
+    grade, possible through the API only, sorts last).
     """
     if len(grade) == 0:
         return grade.copy()

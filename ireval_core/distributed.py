@@ -542,10 +542,10 @@ def _canonical(table: pa.Table, kind: Kind, tag: str, name: str, *,
             cols["tag"] = pc.if_else(pc.is_in(tags, value_set=_NO_TAG), tag, tags)
         else:
             cols["tag"] = pa.array([tag] * table.num_rows, pa.string())
+    canonical = pa.table(cols)
     if check:
-        _check_values(pa.table(cols), kind, name)
-    out = pa.table(cols).to_pandas(types_mapper={pa.string(): _STR}.get)
-    return out
+        _check_values(canonical, kind, name)
+    return canonical.to_pandas(types_mapper={pa.string(): _STR}.get)
 
 
 def _check_values(table: pa.Table, kind: Kind, name: str) -> None:
@@ -913,8 +913,9 @@ def _read_csv_file(fs: Any, path: str, limits: ReadLimits,
     """One CSV file (gzip inflated within ``limits``) as a pandas frame."""
     size = fs.size(path)
     with fs.open(path, "rb") as fh:
-        data = (_inflate(fh, size, path, limits) if fh.read(2) == _GZIP
-                else (fh.seek(0), fh.read())[1])
+        compressed = fh.read(2) == _GZIP
+        fh.seek(0)
+        data = _inflate(fh, size, path, limits) if compressed else fh.read()
     return pd.read_csv(pa.BufferReader(data), **options)
 
 

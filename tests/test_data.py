@@ -257,19 +257,19 @@ def test_prefetch_joins_in_the_background_once_per_option_set() -> None:
     [0, 1, np.nan],  # NaN (through the API only) sorts last
     [0, 70000],  # wider than the arithmetic path takes
 ])
-def test_ideal_grades_are_sorted_descending_within_each_query(grades: list[float]) -> None:
-    from ireval_core.data import _ideal_grades
+def testdescending_within_are_sorted_descending_within_each_query(grades: list[float]) -> None:
+    from ireval_core.data import descending_within
 
     rng = np.random.default_rng(7)
     qidx = np.sort(rng.integers(0, 50, 2000))
     grade = rng.choice(np.array(grades, dtype=np.float64), size=len(qidx))
-    got = _ideal_grades(grade, qidx)
+    got = descending_within(grade, qidx)
     # the reference: sort each query's grades, descending, NaN last
     want = np.concatenate([
         np.concatenate([np.sort(g[~np.isnan(g)])[::-1], g[np.isnan(g)]])
         for g in (grade[qidx == q] for q in np.unique(qidx))])
     np.testing.assert_array_equal(got, want)
-    assert len(_ideal_grades(grade[:0], qidx[:0])) == 0
+    assert len(descending_within(grade[:0], qidx[:0])) == 0
 
 
 @pytest.mark.parametrize("n, high", [(10, 100), (100_000, 1 << 20), (100_000, 1 << 50)])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Ranked, _ideal_grades
+from ..data import Ranked, descending_within
 from ..options import EvalOptions
 from ._segments import safe_div, seg_sum
 from .registry import Measure
@@ -79,7 +79,7 @@ def ideal_dcg(r: Ranked, m: Measure) -> np.ndarray:
         g = gains(r.grade, gain)
         rows = np.flatnonzero(g > 0)
         qidx = r.qidx[rows]
-        g = _ideal_grades(g[rows], qidx)
+        g = descending_within(g[rows], qidx)
         offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
         np.cumsum(np.bincount(qidx, minlength=r.n_queries), out=offsets[1:])
     else:
