@@ -1,4 +1,4 @@
-"""ireval: search-evaluation workbench. Router and frame only; the pages are in ``app_pages/``.
+"""ireval: search-evaluation workbench. Router and frame only; the pages are in ``pages/``.
 
 Run with ``streamlit run app.py``.
 """
@@ -17,24 +17,24 @@ ROOT = Path(__file__).resolve().parent
 SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "Evaluate": [
         (widgets.DATA_PAGE, "Data", ":material/database:"),
-        ("app_pages/metrics.py", "Metrics", ":material/table_chart:"),
-        ("app_pages/curves.py", "Curves", ":material/show_chart:"),
-        ("app_pages/compare.py", "Compare", ":material/compare_arrows:"),
-        ("app_pages/queries.py", "Queries", ":material/manage_search:"),
-        ("app_pages/efficiency.py", "Efficiency", ":material/speed:"),
-        ("app_pages/rounds.py", "Qrels rounds", ":material/history:"),
-        ("app_pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
+        ("pages/metrics.py", "Metrics", ":material/table_chart:"),
+        ("pages/curves.py", "Curves", ":material/show_chart:"),
+        ("pages/compare.py", "Compare", ":material/compare_arrows:"),
+        ("pages/queries.py", "Queries", ":material/manage_search:"),
+        ("pages/efficiency.py", "Efficiency", ":material/speed:"),
+        ("pages/rounds.py", "Qrels rounds", ":material/history:"),
+        ("pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
     ],
     "Monthly labeling": [
-        ("app_pages/labels_data.py", "Labeling data", ":material/upload_file:"),
-        ("app_pages/labels_trend.py", "Trend", ":material/trending_up:"),
-        ("app_pages/labels_raters.py", "Raters", ":material/group:"),
-        ("app_pages/labels_changes.py", "Label changes", ":material/published_with_changes:"),
-        ("app_pages/labels_gsb.py", "Side by side", ":material/thumbs_up_down:"),
+        ("pages/labels_data.py", "Labeling data", ":material/upload_file:"),
+        ("pages/labels_trend.py", "Trend", ":material/trending_up:"),
+        ("pages/labels_raters.py", "Raters", ":material/group:"),
+        ("pages/labels_changes.py", "Label changes", ":material/published_with_changes:"),
+        ("pages/labels_gsb.py", "Side by side", ":material/thumbs_up_down:"),
     ],
     "Meet and learn": [
-        ("app_pages/meeting.py", "Meeting", ":material/groups:"),
-        ("app_pages/lab.py", "Metric lab", ":material/school:"),
+        ("pages/meeting.py", "Meeting", ":material/groups:"),
+        ("pages/lab.py", "Metric lab", ":material/school:"),
     ],
 }
 LABELING = {path for path, _, _ in SECTIONS["Monthly labeling"]}

@@ -74,10 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=args.timeout)
     timed("first load", "data", at.run)
     for page in args.pages:
-        timed("first visit", page, lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
+        timed("first visit", page, lambda p=page: at.switch_page(f"pages/{p}.py").run())
     for page in args.pages:
-        timed("return visit", page, lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
-    at.switch_page("app_pages/metrics.py").run()
+        timed("return visit", page, lambda p=page: at.switch_page(f"pages/{p}.py").run())
+    at.switch_page("pages/metrics.py").run()
     if args.pause:
         time.sleep(args.pause)
     timed("option change", "metrics",
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     for page in args.pages:
         if page != "metrics":
             timed("option change", page,
-                  lambda p=page: at.switch_page(f"app_pages/{p}.py").run())
+                  lambda p=page: at.switch_page(f"pages/{p}.py").run())
 
     print(f"### App on {args.folder} ({size / 2**20:,.0f} MiB of files)\n")
     print(f"Steps {'back to back' if not args.pause else f'{args.pause:g} s apart (untimed)'}.\n")

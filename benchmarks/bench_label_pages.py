@@ -44,7 +44,7 @@ def main() -> int:
         rows.append((label, time.perf_counter() - t))
 
     def page(name: str):  # noqa: ANN202
-        return lambda: at.switch_page(f"app_pages/{name}.py").run()
+        return lambda: at.switch_page(f"pages/{name}.py").run()
 
     timed("Labeling data (reads the files)", page("labels_data"))
     timed("Trend, first render", page("labels_trend"))

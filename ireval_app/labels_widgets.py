@@ -12,7 +12,7 @@ from .widgets import md_escape, show_format_error
 
 __all__ = ["LABELS_DATA_PAGE", "current", "header", "require_gsb", "require_judgments"]
 
-LABELS_DATA_PAGE = "app_pages/labels_data.py"
+LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
 
 _COMBINE_WORDS = {"mean": "mean of the raters' labels", "median": "median of the raters' labels",

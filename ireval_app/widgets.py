@@ -52,7 +52,7 @@ __all__ = [
     "upload_block",
 ]
 
-DATA_PAGE = "app_pages/data.py"
+DATA_PAGE = "pages/data.py"
 """Path of the Data page, for ``st.page_link`` / ``st.switch_page``."""
 
 _SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload",

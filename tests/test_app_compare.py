@@ -38,7 +38,7 @@ def _sample():
 
 def _compare_page(resamples: int = 1000) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/compare.py").run()
     assert not at.exception
     at.number_input(key=state.COMPARE_RESAMPLES).set_value(resamples).run()
     assert not at.exception

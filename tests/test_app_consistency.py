@@ -111,7 +111,7 @@ def _check_page(at: AppTest, page: str, options: EvalOptions, exp: dict[str, obj
 
 
 def _visit(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"app_pages/{page}.py").run()
+    at.switch_page(f"pages/{page}.py").run()
     return at
 
 

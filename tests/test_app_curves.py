@@ -30,7 +30,7 @@ def _sample_ranked(options: EvalOptions | None = None) -> dict[str, object]:
 
 def _curves_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("app_pages/curves.py").run()
+    at.switch_page("pages/curves.py").run()
     assert not at.exception
     return at
 

@@ -139,7 +139,7 @@ def test_a_data_folder_replaces_the_sample(tmp_path, monkeypatch) -> None:
     (tmp_path / "README.md").write_text("not a run")
     monkeypatch.setenv("IREVAL_DATA_DIR", str(tmp_path))
     at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/metrics.py").run()
     assert not at.exception
     assert list(at.table[0].value.index) == ["neural_rerank"]
     assert not any("Sample data" in i.value for i in at.info)

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists() or not META.
 
 def _page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/efficiency.py").run()
+    at.switch_page("pages/efficiency.py").run()
     assert not at.exception
     assert at.title[0].value == "Efficiency"
     return at
@@ -117,7 +117,7 @@ def test_own_data_does_not_get_the_sample_metadata() -> None:
     at.file_uploader(key=state.RUNS_UPLOADER).set_value(
         [("run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes(), "text/plain")])
     at.run()
-    at.switch_page("app_pages/efficiency.py").run()
+    at.switch_page("pages/efficiency.py").run()
     assert not at.exception
     assert not any("Sample metadata" in i.value for i in at.info)
     assert any("Upload a query metadata file" in i.value for i in at.info)

@@ -22,7 +22,7 @@ def _lab(params: dict[str, str] | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (params or {}).items():
         at.query_params[key] = value
-    at.switch_page("app_pages/lab.py").run()
+    at.switch_page("pages/lab.py").run()
     assert not at.exception
     assert at.title[0].value == "Metric lab"
     return at

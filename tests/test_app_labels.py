@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "gsb.csv").exists(),
 
 def _open(page: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page(f"app_pages/{page}.py")
+    at.switch_page(f"pages/{page}.py")
     return at.run()
 
 
@@ -84,7 +84,7 @@ def test_changes_split_the_dcg_change() -> None:
     at = AppTest.from_file(APP, default_timeout=90)
     at.query_params["old"] = "2026-07"
     at.query_params["new"] = "2026-08"
-    at.switch_page("app_pages/labels_changes.py").run()
+    at.switch_page("pages/labels_changes.py").run()
     assert not at.exception
     parts = at.dataframe[0].value.set_index("system")
     for system in ("control", "treatment"):
@@ -106,7 +106,7 @@ def test_gsb_page() -> None:
 def test_settings_change_every_labeling_page() -> None:
     at = _open("labels_data")
     at.number_input(key=state.LABELS_K).set_value(5).run()
-    at.switch_page("app_pages/labels_trend.py").run()
+    at.switch_page("pages/labels_trend.py").run()
     assert not at.exception
     assert "DCG@5" in _text(at.caption)
     j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))

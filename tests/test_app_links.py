@@ -22,7 +22,7 @@ def _open(page: str, params: dict[str, str | list[str]]) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in params.items():
         at.query_params[key] = value
-    at.switch_page(f"app_pages/{page}.py")
+    at.switch_page(f"pages/{page}.py")
     return at.run()
 
 
@@ -60,13 +60,13 @@ def test_unknown_values_in_a_link_fall_back_to_defaults() -> None:
 
 def test_selections_survive_page_switches_and_follow_in_the_url() -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("app_pages/queries.py").run()
+    at.switch_page("pages/queries.py").run()
     at.selectbox(key=state.QUERIES_RUN_A).set_value("narrow_recall").run()
     at.selectbox(key=state.QUERIES_MEASURE).set_value("RR").run()
     assert at.query_params["a"] == "narrow_recall" and at.query_params["measure"] == "RR"
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/metrics.py").run()
     assert "a" not in at.query_params  # another page: its own parameters only
-    at.switch_page("app_pages/queries.py").run()
+    at.switch_page("pages/queries.py").run()
     assert at.selectbox(key=state.QUERIES_RUN_A).value == "narrow_recall"
     assert at.selectbox(key=state.QUERIES_MEASURE).value == "RR"
     assert at.query_params["a"] == "narrow_recall"

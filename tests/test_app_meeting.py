@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
 
 def test_meeting_page_offers_the_report() -> None:
     at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("app_pages/meeting.py").run()
+    at.switch_page("pages/meeting.py").run()
     assert not at.exception
     assert at.title[0].value == "Meeting"
     assert at.multiselect(key=state.MEETING_MEASURES).value == [

@@ -28,7 +28,7 @@ def _sample_eval(measures: list[str]):
 
 def _metrics_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/metrics.py").run()
     assert not at.exception
     assert at.title[0].value == "Metrics"
     return at

@@ -23,7 +23,7 @@ SAMPLE = ROOT / "sample_data"
 @pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
 def test_run_ideal_hides_recall_failure() -> None:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("app_pages/ndcg_vs_dcg.py").run()
+    at.switch_page("pages/ndcg_vs_dcg.py").run()
     assert not at.exception
     assert at.title[0].value == "nDCG vs DCG"
     table = at.dataframe[0].value

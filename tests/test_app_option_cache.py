@@ -74,7 +74,7 @@ def test_level_changes_show_new_values_and_reuse_the_others(folder: Path) -> Non
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     _settle()
     dataset = at.session_state["ireval.dataset"]
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/metrics.py").run()
     _settle()
     _check_metrics(at, folder, 1.0)
     n_runs = len(dataset.runs)
@@ -89,7 +89,7 @@ def test_level_changes_show_new_values_and_reuse_the_others(folder: Path) -> Non
         assert dataset.values.misses == computed + step, level
         computed += step
         # another page under the same options: its own numbers, also fresh
-        at.switch_page("app_pages/ndcg_vs_dcg.py").run()
+        at.switch_page("pages/ndcg_vs_dcg.py").run()
         assert not at.exception
         frame = at.dataframe[0].value
         res = _fresh(folder, level)
@@ -100,7 +100,7 @@ def test_level_changes_show_new_values_and_reuse_the_others(folder: Path) -> Non
                                                                 rel=1e-12)
         _settle()
         computed = dataset.values.misses
-        at.switch_page("app_pages/metrics.py").run()
+        at.switch_page("pages/metrics.py").run()
         _settle()
         _check_metrics(at, folder, level)
         assert dataset.values.misses == computed  # back on Metrics: everything kept
@@ -109,7 +109,7 @@ def test_level_changes_show_new_values_and_reuse_the_others(folder: Path) -> Non
 def test_pages_note_their_measures_for_the_background(folder: Path) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert "ireval.evaluated" not in at.session_state  # nothing evaluated yet
-    at.switch_page("app_pages/ndcg_vs_dcg.py").run()
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/ndcg_vs_dcg.py").run()
+    at.switch_page("pages/metrics.py").run()
     noted = at.session_state["ireval.evaluated"]
     assert list(noted) == ["DCG@10", "nDCG(ideal=run)@10", *MEASURES]

@@ -28,7 +28,7 @@ def _sample():
 
 def _queries_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("app_pages/queries.py").run()
+    at.switch_page("pages/queries.py").run()
     assert not at.exception
     return at
 

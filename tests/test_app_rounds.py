@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
 
 def _rounds_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("app_pages/rounds.py").run()
+    at.switch_page("pages/rounds.py").run()
     assert not at.exception
     assert at.title[0].value == "Labeling rounds"
     return at

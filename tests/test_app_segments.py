@@ -24,7 +24,7 @@ def _open(page: str, params: dict[str, str]) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in params.items():
         at.query_params[k] = v
-    at.switch_page(f"app_pages/{page}.py")
+    at.switch_page(f"pages/{page}.py")
     return at.run()
 
 

@@ -50,7 +50,7 @@ def test_open_a_saved_dataset_and_link_to_it(ws: Workspace) -> None:
     assert at.selectbox(key=state.SAVED_PICK).value == info.id
     assert at.query_params["ds"] == info.short_id
     assert "two runs" in " ".join(c.value for c in at.caption)
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/metrics.py").run()
     assert not any("Sample data" in i.value for i in at.info)  # not the sample any more
     table = metrics_table(evaluate(read_qrels(SAMPLE / "qrels.txt"),
                                    read_runs(SAMPLE / "run_bm25.txt")
@@ -64,7 +64,7 @@ def test_open_a_saved_dataset_and_link_to_it(ws: Workspace) -> None:
     fresh = AppTest.from_file(APP, default_timeout=60)
     fresh.query_params["ds"] = info.short_id
     fresh.query_params["rel"] = "2"
-    fresh.switch_page("app_pages/metrics.py").run()
+    fresh.switch_page("pages/metrics.py").run()
     assert not fresh.exception
     assert sorted(fresh.table[0].value.index) == ["bm25", "neural_rerank"]
     assert fresh.session_state["ireval.options"].rel_level == 2.0
@@ -73,7 +73,7 @@ def test_open_a_saved_dataset_and_link_to_it(ws: Workspace) -> None:
 def test_a_link_to_an_unknown_dataset_says_so(ws: Workspace) -> None:
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["ds"] = "0123456789ab"
-    at.switch_page("app_pages/metrics.py").run()
+    at.switch_page("pages/metrics.py").run()
     assert not at.exception
     assert any("cannot be opened" in w.value for w in at.warning)
 
@@ -82,7 +82,7 @@ def test_notes_beside_a_comparison_and_a_query_go_into_the_meeting(ws: Workspace
     [info] = ws.list_datasets()
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["ds"] = info.short_id
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/compare.py").run()
     at.number_input(key=state.COMPARE_RESAMPLES).set_value(200).run()
     target = Target.comparison("bm25", "neural_rerank", "nDCG@10")
     key = widgets.notes_key(target)
@@ -95,7 +95,7 @@ def test_notes_beside_a_comparison_and_a_query_go_into_the_meeting(ws: Workspace
     [note] = ws.notes(info.id, target)
     assert (note.text, note.kind, note.author) == ("neural wins on head queries", "decision",
                                                     "<b>bo</b>")
-    at.switch_page("app_pages/meeting.py").run()
+    at.switch_page("pages/meeting.py").run()
     text = " ".join(m.value for m in at.markdown)
     assert "neural wins on head queries" in text and "<b>bo" not in text
 
@@ -120,11 +120,11 @@ def test_a_saved_labeling_set_drives_the_labeling_pages(ws: Workspace) -> None:
                            name="first quarter", saved_by="ana")
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["source"] = "saved"
-    at.switch_page("app_pages/labels_data.py").run()
+    at.switch_page("pages/labels_data.py").run()
     assert not at.exception
     assert at.selectbox(key=state.LABELS_SAVED_PICK).value == info.id
     assert {m.label: m.value for m in at.metric}["Rounds"] == "3"
-    at.switch_page("app_pages/labels_trend.py").run()
+    at.switch_page("pages/labels_trend.py").run()
     assert not at.exception
     assert sorted(set(at.dataframe[0].value["round"])) == ["2026-05", "2026-06", "2026-07"]
     assert not any("Sample labeling data" in i.value for i in at.info)

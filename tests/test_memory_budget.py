@@ -293,7 +293,7 @@ def test_sessions_share_results_and_leave_nothing_when_they_end(monkeypatch) -> 
     sessions = []
     for _ in range(2):
         at = AppTest.from_file(APP, default_timeout=60).run()
-        at.switch_page("app_pages/metrics.py").run()
+        at.switch_page("pages/metrics.py").run()
         assert not at.exception
         sessions.append(at)
     pins = [at.session_state[cache.PINS_KEY] for at in sessions]
