@@ -26,6 +26,7 @@ from .data import JoinCache, Qrels, Ranked, Run, join, join_key
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
+from .params import InstanceOf, check
 from .progress import stage
 
 if TYPE_CHECKING:
@@ -174,9 +175,7 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
         arrays are read-only: an evaluation can be shared (cached) safely.
     """
     options = EvalOptions() if options is None else options
-    if not isinstance(options, EvalOptions):
-        raise invalid_parameter("options", "evaluate", "an EvalOptions", options,
-                                error=TypeError)
+    check(options, "options", "evaluate", InstanceOf(EvalOptions))
     if isinstance(runs, Run):
         runs = [runs]
     runs = list(runs)

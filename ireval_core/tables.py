@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
-from .errors import invalid_parameter
 from .evaluate import Evaluation
+from .params import Interval, check
 
 __all__ = ["SMALL_SAMPLE", "MetricsTable", "best_marks", "metrics_table", "per_query_workbook"]
 
@@ -124,9 +125,8 @@ def best_marks(mean: pd.DataFrame) -> pd.DataFrame:
 
 def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> MetricsTable:
     """The table of ``res``: see the module docstring."""
-    if not 0.0 < confidence_level < 1.0:
-        raise invalid_parameter("confidence_level", "metrics_table", "a float in (0, 1)",
-                                confidence_level)
+    confidence_level = check(confidence_level, "confidence_level", "metrics_table",
+                             Interval(Real, 0, 1, closed="neither"))
     mean = res.table()
     low, high = res.intervals(confidence_level=confidence_level)
     cells = pd.DataFrame({m: [_cell(mean.loc[s, m], low.loc[s, m], high.loc[s, m])
