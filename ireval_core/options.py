@@ -28,11 +28,20 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from numbers import Integral, Real
 from typing import Any, Literal
 
 from .errors import shorten
-from .params import Boolean, Constraint, Interval, Options, any_of, check, parse
+from .params import (
+    FINITE,
+    POSITIVE_INT,
+    Boolean,
+    Constraint,
+    InstanceOf,
+    Options,
+    any_of,
+    check,
+    parse,
+)
 
 __all__ = ["IDCG_ZERO_POLICIES", "OPTION_CONSTRAINTS", "OPTION_HELP", "EvalOptions", "IdcgZero",
            "add_arguments", "from_arguments"]
@@ -62,6 +71,22 @@ _PARAM = {"complete": "complete", "rel_level": "rel", "depth": "depth",
           "judged_only": "judged", "idcg_zero": "idcg"}
 
 
+def options_or_default(options: object, function: str) -> EvalOptions:
+    """``options``, or the default :class:`EvalOptions` for ``None``; anything else raises
+    ``TypeError`` naming the parameter ``options`` of ``function``.
+
+    >>> options_or_default(None, "trend") == EvalOptions()
+    True
+    >>> options_or_default({}, "f")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'options' parameter of f must be None or an EvalOptions. Got {} instead.
+    """
+    if options is None:
+        return EvalOptions()
+    return check(options, "options", function, _OPTIONS)
+
+
 def _level(x: float) -> str:
     """A level as written by people: ``2`` for 2.0, else the shortest exact form."""
     return str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
@@ -69,8 +94,8 @@ def _level(x: float) -> str:
 
 OPTION_CONSTRAINTS: dict[str, Constraint] = {
     "complete": Boolean(),
-    "rel_level": Interval(Real, None, None, closed="neither"),
-    "depth": any_of(Interval(Integral, 1, None, closed="left"), None),
+    "rel_level": FINITE,
+    "depth": any_of(POSITIVE_INT, None),
     "judged_only": Boolean(),
     "idcg_zero": Options(IDCG_ZERO_POLICIES),
 }
@@ -212,6 +237,9 @@ class EvalOptions:
             else:
                 problems.append(f"{_PARAM[f.name]}={shorten(text, 40)!r}: expected {constraint}")
         return cls(**values), problems
+
+
+_OPTIONS = any_of(None, InstanceOf(EvalOptions, "an EvalOptions"))
 
 
 # ----------------------------------------------------------------------------- command line
