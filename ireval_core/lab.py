@@ -43,7 +43,8 @@ from .data import Qrels, Run
 from .errors import FormatError, invalid_parameter
 from .evaluate import evaluate
 from .measures import Measure, parse_measure
-from .options import EvalOptions
+from .options import EvalOptions, options_or_default
+from .params import FINITE, InstanceOf, Options, any_of, check
 from .queries import judgments, ranking
 
 if TYPE_CHECKING:
@@ -133,6 +134,9 @@ class LabList:
 def _invalid(param: str, constraint: str, got: object, function: str = "explain",
              error: type[Exception] = ValueError) -> Exception:
     return invalid_parameter(param, function, constraint, got, error=error)
+
+
+_TOP_GRADE = any_of(None, FINITE)
 
 
 def _as_grades(values: object, param: str, *, allow_nan: bool) -> np.ndarray:
@@ -819,14 +823,6 @@ EXPLAINED_FAMILIES: tuple[str, ...] = tuple(_EXPLAINERS)
 # ----------------------------------------------------------------------------- explain
 
 
-def _check_options(options: object, function: str) -> EvalOptions:
-    if options is None:
-        return EvalOptions()
-    if not isinstance(options, EvalOptions):
-        raise _invalid("options", "an EvalOptions", options, function, TypeError)
-    return options
-
-
 def explain(grades: Sequence[float] | np.ndarray, measure: str | Measure, *,
             unretrieved: Sequence[float] | np.ndarray = (),
             options: EvalOptions | None = None,
@@ -884,7 +880,7 @@ def explain(grades: Sequence[float] | np.ndarray, measure: str | Measure, *,
     >>> ex.steps.columns.tolist()
     ['rank', 'grade', 'gain', 'discount', 'dcg', 'contribution', 'running']
     """
-    options = _check_options(options, "explain")
+    options = options_or_default(options, "explain")
     m = parse_measure(measure) if isinstance(measure, str | Measure) else None
     if m is None:
         raise _invalid("measure", "a measure spec (str or Measure)", measure, error=TypeError)
@@ -900,10 +896,7 @@ def explain(grades: Sequence[float] | np.ndarray, measure: str | Measure, *,
         if len(s_full) != len(g_full) or (np.diff(s_full) > 0).any():
             raise _invalid("scores", f"{len(g_full)} non-increasing finite scores (one per "
                            "grade)", scores)
-    if top_grade is not None and (isinstance(top_grade, bool)
-                                  or not isinstance(top_grade, int | float)
-                                  or not math.isfinite(top_grade)):
-        raise _invalid("top_grade", "None or a finite number", top_grade)
+    top_grade = check(top_grade, "top_grade", "explain", _TOP_GRADE)
 
     # the number: the real kernel on in-memory qrels and run
     qrels, run = _lab_data([(g_full, unret, s_full)], [_QUERY], top_grade=top_grade)
@@ -1093,10 +1086,8 @@ def preset(key: str) -> Preset:
     >>> preset("seed000-ap").measure
     'AP'
     """
-    for p in PRESETS:
-        if p.key == key:
-            return p
-    raise _invalid("key", "one of " + ", ".join(repr(p.key) for p in PRESETS), key, "preset")
+    check(key, "key", "preset", Options(tuple(p.key for p in PRESETS)))
+    return next(p for p in PRESETS if p.key == key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1200,9 +1191,8 @@ def run_preset(item: Preset | str, *, options: EvalOptions | None = None) -> Pre
     (35.0, 0.0176)
     """
     p = preset(item) if isinstance(item, str) else item
-    if not isinstance(p, Preset):
-        raise _invalid("item", "a Preset or a preset key", item, "run_preset", TypeError)
-    options = _check_options(options, "run_preset")
+    check(p, "item", "run_preset", InstanceOf(Preset, "a Preset or a preset key"))
+    options = options_or_default(options, "run_preset")
     if p.kind == "significance":
         return _run_significance(p)
     explanations = tuple(explain(q.grades, p.measure, unretrieved=q.unretrieved,

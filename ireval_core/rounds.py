@@ -39,6 +39,7 @@ from .evaluate import MeasureCache, evaluate
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
 from .options import EvalOptions
+from .params import POSITIVE_INT, check
 
 __all__ = [
     "PER_QUERY_COLUMNS",
@@ -363,11 +364,6 @@ def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
-def _check_k(k: int, name: str) -> None:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"The 'k' parameter of {name} must be an int >= 1. Got {k!r} instead.")
-
-
 def _unjudged(table: pa.Table) -> pa.Table:
     grade = table["grade"]
     return table.filter(pc.or_kleene(pc.is_null(grade), pc.less(grade, 0.0)))
@@ -395,7 +391,7 @@ def coverage(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10, *,
     >>> coverage(qrels, run, k=2)[["run", "Judged@2", "unjudged in top 2"]].to_dict("records")
     [{'run': 'x', 'Judged@2': 0.5, 'unjudged in top 2': 1}]
     """
-    _check_k(k, "coverage")
+    k = check(k, "k", "coverage", POSITIVE_INT)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     measure = f"Judged@{k}"
     names = [r.name for r in runs]
@@ -432,7 +428,7 @@ def to_label(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFra
     [{'query': 'q1', 'docid': 'b', 'runs': 2, 'best_rank': 1}, \
 {'query': 'q1', 'docid': 'c', 'runs': 1, 'best_rank': 2}]
     """
-    _check_k(k, "to_label")
+    k = check(k, "k", "to_label", POSITIVE_INT)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     pending = _unjudged(_top_k_table(runs, qrels, k))
     grouped = pending.group_by(["query", "docid"]).aggregate(

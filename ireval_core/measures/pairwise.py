@@ -35,6 +35,7 @@ import numpy as np
 from ..data import Ranked, Run, _doc_code_map, _lookup, _pick_segments
 from ..errors import invalid_parameter
 from ..options import EvalOptions
+from ..params import POSITIVE_INT, check
 from ._segments import safe_div
 from .registry import Family, Measure, Param, _float, register
 
@@ -279,8 +280,7 @@ def kendall_tau_runs(run_a: Run, run_b: Run, *, depth: int | None = None) -> pd.
     """
     import pandas as pd
 
-    if depth is not None and depth < 1:
-        raise invalid_parameter("depth", "kendall_tau_runs", "an int >= 1 or None", depth)
+    depth = check(depth, "depth", "kendall_tau_runs", (POSITIVE_INT, None))
     queries = np.intersect1d(run_a.query_ids.astype(str),
                              run_b.query_ids.astype(str)).astype(object)
     nq = len(queries)
