@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .agreement import cohen_kappa  # moved there; still importable from here
-from .data import JoinCache, Qrels, Run, _increasing, _lookup, _run_doc_map
+from .data import JoinCache, Qrels, Run, id_positions, run_doc_map, strictly_increasing
 from .evaluate import MeasureCache, evaluate
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
@@ -333,13 +333,13 @@ def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
                         ("rank", pa.int64()), ("grade", pa.float64())])
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qrels.qcode.astype(np.int64) * n_docs + qrels.dcode
-    order = None if _increasing(qkey) else np.argsort(qkey, kind="stable")
+    order = None if strictly_increasing(qkey) else np.argsort(qkey, kind="stable")
     if order is not None:
         qkey = qkey[order]
     parts = []
     for i, run in enumerate(runs):  # a loop over runs, not queries
         # qrels query code of each run query (-1: not judged, the query is left out)
-        qmap = _lookup(qrels.query_ids, run.query_ids)
+        qmap = id_positions(qrels.query_ids, run.query_ids)
         lengths = np.diff(run.offsets)
         take = np.where(qmap >= 0, np.minimum(lengths, k), 0)
         n = int(take.sum())
@@ -348,7 +348,7 @@ def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
         within = np.arange(n, dtype=np.int64) - starts[seg]
         rows = run.offsets[:-1][seg] + within
         dcode = run.dcode[rows]
-        qdoc = _run_doc_map(qrels, run)[dcode]  # qrels document code or -1
+        qdoc = run_doc_map(qrels, run)[dcode]  # qrels document code or -1
         key = qmap[seg].astype(np.int64) * n_docs + qdoc
         at = np.minimum(np.searchsorted(qkey, key), max(len(qkey) - 1, 0))
         found = (qdoc >= 0) & (qkey[at] == key) if len(qkey) else np.zeros(n, dtype=bool)
