@@ -25,10 +25,10 @@ Layers
   :func:`queries_needed`, and :func:`mean_ci` for one system's mean.
 
 Result types, constants, parameter constraints and input checks shared by all of them
-are in :mod:`._base`; the interval kernels (t and bootstrap), which the result types
-use too, are in :mod:`._intervals`, below everything else. The kernels a module shares
-with another (``t_kernel``, ``bootstrap_means``, ...) are public names of the module
-that defines them, but not part of this package's API.
+are in :mod:`._base`; the t and bootstrap interval kernels, which the result types use
+too, are in :mod:`ireval_core.intervals`, below this package and the evaluation. The
+kernels a module shares with another (``t_many``, ``bootstrap_means``, ...) are public
+names of the module that defines them, but not part of this package's API.
 
 Seed 001 (table 8-6) is the worked example used throughout the docstrings.
 """

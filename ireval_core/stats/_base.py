@@ -12,8 +12,8 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..intervals import bootstrap_interval, t_interval
 from ..params import InstanceOf, Interval, Options, any_of, check
-from ._intervals import bootstrap_interval, t_interval
 
 Alternative = Literal["two-sided", "greater", "less"]
 RngLike = None | int | np.random.Generator | np.random.SeedSequence

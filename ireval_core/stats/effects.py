@@ -9,9 +9,9 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..intervals import t_kernel
 from ..params import Interval, Options, check
 from ._base import CORRECTIONS, FloatArray, paired_diff
-from .paired import t_kernel
 
 CORRECTION = Options(CORRECTIONS)
 TOLERANCE = Interval(Real, 0, None, closed="both")

@@ -6,25 +6,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
+from ..intervals import t_kernel
 from ..params import check
 from ._base import ALTERNATIVE, Alternative, FloatArray, TestResult, paired_diff
 
 # ------------------------------------------------------------------------ t kernel
-
-
-def t_kernel(D: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-    """Mean, standard error and t of each column of ``D`` (same arithmetic as scipy), and
-    the degrees of freedom."""
-    n = D.shape[0]
-    Dt = np.ascontiguousarray(D.T)  # rows -> numpy's pairwise summation, like 1-D input
-    mean = Dt.mean(axis=1)
-    var = ((Dt - mean[:, None]) ** 2).mean(axis=1) * (n / (n - 1.0))
-    se = np.sqrt(var / n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
-    zero = (Dt == 0).all(axis=1)
-    t[zero] = 0.0
-    return mean, se, t, n - 1
 
 
 def _t_pvalue(t: FloatArray, df: float, alternative: str) -> FloatArray:

@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
 from ..errors import invalid_parameter
+from ..intervals import bootstrap_interval, t_interval, t_kernel
 from ..params import Interval, Options, check
 from ._base import (
     ALTERNATIVE,
@@ -24,8 +25,6 @@ from ._base import (
     as_values,
     check_rng,
 )
-from ._intervals import bootstrap_interval, t_interval
-from .paired import t_kernel
 from .resampling import bootstrap_means
 
 POSITIVE = Interval(Real, 0, None, closed="neither")  # sd_diff, delta: a finite number > 0

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..errors import invalid_parameter
+from ..intervals import bootstrap_interval, t_interval, t_kernel
 from ..params import Options, check
 from ._base import (
     ALTERNATIVE,
@@ -30,9 +31,8 @@ from ._base import (
     check_rng,
     exact_sums,
 )
-from ._intervals import bootstrap_interval, t_interval
 from .effects import CORRECTION, correct_pvalues, effect_sizes, win_tie_loss_counts
-from .paired import sign_test, t_kernel, t_many, wilcoxon_test
+from .paired import sign_test, t_many, wilcoxon_test
 from .resampling import bootstrap_means, bootstrap_pvalues, randomization_core
 
 TEST = Options(TESTS)

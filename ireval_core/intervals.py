@@ -1,9 +1,18 @@
-"""Confidence-interval kernels, below everything else in :mod:`ireval_core.stats`.
+"""The t and bootstrap kernels of confidence intervals, below the statistics and the
+evaluation.
 
-They are used by the tests that compute intervals (:mod:`.paired`, :mod:`.resampling`,
-:mod:`.systems`, :mod:`.planning`) and by :meth:`TestResult.confidence_interval
-<ireval_core.stats.TestResult.confidence_interval>` (in :mod:`._base`), so they import
-nothing from this package: the import graph stays acyclic.
+:mod:`ireval_core.stats` builds its tests and intervals on them (the paired t-test,
+:meth:`TestResult.confidence_interval <ireval_core.stats.TestResult.confidence_interval>`,
+:func:`~ireval_core.stats.mean_ci`, ...) and :meth:`Evaluation.intervals
+<ireval_core.evaluate.Evaluation.intervals>` computes the interval of each mean with the
+same arithmetic, without importing the statistics layer (which sits above it, see
+``[tool.importlinter]`` in ``pyproject.toml``). They import nothing from the project.
+
+>>> import numpy as np
+>>> mean, se, t, df = t_kernel(np.array([[0.2], [0.4], [0.6], [0.8]]))
+>>> low, high = t_interval(mean, se, df, 0.95, "two-sided")
+>>> round(float(low[0]), 4), round(float(high[0]), 4)
+(0.0891, 0.9109)
 """
 
 from __future__ import annotations
@@ -13,6 +22,22 @@ from numpy.typing import NDArray
 from scipy import special
 
 FloatArray = NDArray[np.float64]
+
+
+def t_kernel(D: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    """Mean, standard error and t of each column of ``D`` (same arithmetic as scipy), and
+    the degrees of freedom."""
+    n = D.shape[0]
+    Dt = np.ascontiguousarray(D.T)  # rows -> numpy's pairwise summation, like 1-D input
+    mean = Dt.mean(axis=1)
+    var = ((Dt - mean[:, None]) ** 2).mean(axis=1) * (n / (n - 1.0))
+    se = np.sqrt(var / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+    zero = (Dt == 0).all(axis=1)
+    t[zero] = 0.0
+    return mean, se, t, n - 1
+
 
 
 def t_interval(
