@@ -18,9 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ireval_core.agreement import RaterReport, rater_report
 from ireval_core.errors import FormatError
-from ireval_core.gsb import GsbJudgments, gsb_by_round, read_gsb
 from ireval_core.labels import (
     Judgments,
     LabelMap,
@@ -33,6 +31,8 @@ from ireval_core.labels import (
     read_judgments,
     trend,
 )
+from ireval_core.labels.agreement import RaterReport, rater_report
+from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
 
 from .cache import shared, without_traceback
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_core.gsb import GsbJudgments
 from ireval_core.labels import Judgments
+from ireval_core.labels.gsb import GsbJudgments
 
 from . import labels_glue, state
 from .widgets import md_escape, show_format_error

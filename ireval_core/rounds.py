@@ -33,7 +33,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .agreement import cohen_kappa  # moved there; still importable from here
 from .data import JoinCache, Qrels, Run, id_positions, run_doc_map, strictly_increasing
 from .evaluate import MeasureCache, evaluate
 from .measures import parse_measure
@@ -47,12 +46,23 @@ __all__ = [
     "UNJUDGED_LABEL",
     "RoundsDiff",
     "Stability",
-    "cohen_kappa",
     "compare_qrels",
     "coverage",
     "ranking_stability",
     "to_label",
 ]
+
+
+
+def __getattr__(name: str) -> object:
+    """``cohen_kappa`` moved to :mod:`ireval_core.labels.agreement`; it is still importable
+    from here, loaded on first use (importing the labels package loads scipy.stats)."""
+    if name == "cohen_kappa":
+        from .labels.agreement import cohen_kappa
+
+        return cohen_kappa
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 UNJUDGED_LABEL = "pooled, unjudged"
 """Row/column label of negative grades in the transition table."""
@@ -207,6 +217,8 @@ def compare_qrels(old: Qrels, new: Qrels, *, options: EvalOptions | None = None)
     labels = [_grade_label(v) for v in values]
     transitions = pd.DataFrame(counts, index=pd.Index(labels, name="old grade"),
                                columns=pd.Index(labels, name="new grade"))
+
+    from .labels.agreement import cohen_kappa  # the labels package loads scipy.stats
 
     judged = (g_old >= 0) & (g_new >= 0)
     kappa = cohen_kappa(g_old[judged], g_new[judged])

@@ -55,7 +55,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..agreement import ordered_rounds
 from ..data import Qrels, Run, dictionary_codes
 from ..errors import FormatError, invalid_parameter
 from ..params import InstanceOf, Options, check
@@ -68,6 +67,7 @@ from ._table import (
     read_table,
 )
 from ._table import table_from_arrow as _table_from_arrow
+from .agreement import ordered_rounds
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
 
 __all__ = ["COMBINE_RULES", "DEFAULT_SYSTEM", "Combine", "Judgments", "read_judgments"]
@@ -107,7 +107,7 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.nd
 
 
 def _time_order(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Recode rounds so that code order is time order (:func:`~ireval_core.agreement.
+    """Recode rounds so that code order is time order (:func:`~ireval_core.labels.agreement.
     ordered_rounds`: numbers, then dates such as ``2026-05`` or ``May 2026``, else text)."""
     ordered = np.asarray(ordered_rounds(names), dtype=object)
     rank = pd.Index(ordered).get_indexer(names).astype(np.int32)
@@ -348,7 +348,7 @@ class Judgments:
     @property
     def rounds(self) -> tuple[str, ...]:
         """Rounds present, in time order (numbers, then dates such as ``2026-05`` or
-        ``May 2026``, else the text sorted; :func:`~ireval_core.agreement.ordered_rounds`)."""
+        ``May 2026``, else the text sorted; :func:`~.agreement.ordered_rounds`)."""
         return tuple(str(x) for x in self.round_names[np.unique(self.shown_round)])
 
     @property
@@ -499,7 +499,7 @@ class Judgments:
         document (in order of first appearance) and rater; ``rater`` is ``""`` when the
         input has no rater column, ``label`` float64. With ``labeled_only=False``
         blank labels are kept as NaN. This is the input of
-        :mod:`ireval_core.agreement`.
+        :mod:`ireval_core.labels.agreement`.
         """
         j = self if round is None else self.round(round)
         keep = np.isfinite(j.label_value) if labeled_only else np.ones(len(j.label_value),

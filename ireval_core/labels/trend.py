@@ -42,11 +42,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from ..agreement import ordered_rounds
 from ..measures.gain import discounts, gains
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, Options, any_of, check
 from ..stats import paired_t_test
+from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
 
 __all__ = ["TABLE_COLUMNS", "CHANGE_COLUMNS", "Trend", "compare_rounds", "dcg_definition",

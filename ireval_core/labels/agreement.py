@@ -52,8 +52,8 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 
-from .errors import invalid_parameter
-from .params import Interval, Options, check
+from ..errors import invalid_parameter
+from ..params import Interval, Options, check
 
 __all__ = [
     "BASELINE_MAX_RATERS",

@@ -50,9 +50,9 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from .agreement import ordered_rounds
-from .errors import DataWarning, FormatError, invalid_parameter
-from .labels._table import (
+from ..errors import DataWarning, FormatError, invalid_parameter
+from ..params import OPEN_UNIT, InstanceOf, check
+from ._table import (
     LABEL_ALIASES,
     RawTable,
     SourceLike,
@@ -60,7 +60,7 @@ from .labels._table import (
     read_table,
     table_from_arrow,
 )
-from .params import OPEN_UNIT, InstanceOf, check
+from .agreement import ordered_rounds
 
 __all__ = [
     "GSB_ALIASES",
@@ -146,7 +146,7 @@ class GsbJudgments:
 
     @property
     def rounds(self) -> tuple[str, ...]:
-        """The rounds, in time order (:func:`~ireval_core.agreement.ordered_rounds`)."""
+        """The rounds, in time order (:func:`~ireval_core.labels.agreement.ordered_rounds`)."""
         return tuple(ordered_rounds(self.round))
 
     @property
