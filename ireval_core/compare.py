@@ -19,7 +19,6 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from numbers import Real
 from typing import TextIO
 
 import numpy as np
@@ -31,7 +30,7 @@ from .escape import csv_cell
 from .evaluate import Evaluation, evaluate
 from .measures import Measure, parse_measures
 from .options import EvalOptions
-from .params import Interval, Options, check
+from .params import OPEN_UNIT, POSITIVE, Options, check, validate_params
 from .stats import (
     ALTERNATIVES,
     PairComparison,
@@ -253,6 +252,7 @@ def _num(x: float) -> str:
     return f"{x:.2f}" if abs(x) >= 0.005 or x == 0 else f"{x:.4f}"
 
 
+@validate_params({"alpha": OPEN_UNIT})
 def verdicts(records: Sequence[PairComparison], *, alpha: float) -> list[Verdict]:
     """One :class:`Verdict` per (pair, measure), in record order.
 
@@ -261,7 +261,6 @@ def verdicts(records: Sequence[PairComparison], *, alpha: float) -> list[Verdict
     Fewer than :data:`MIN_QUERIES` compared queries, all differences zero, or an
     undefined p-value give ``"cannot tell"`` instead of a verdict.
     """
-    alpha = check(alpha, "alpha", "verdicts", Interval(Real, 0, 1, closed="neither"))
     groups: dict[tuple[str, str, str], list[PairComparison]] = {}
     for c in records:
         groups.setdefault((c.system_a, c.system_b, str(c.measure)), []).append(c)
@@ -354,7 +353,7 @@ def plan_next_round(differences: np.ndarray, delta: float, *, measure: str | Mea
     ``differences`` are per-query B − A values; their spread is assumed for the
     next round. See :class:`Planning` for the fields and the undefined cases.
     """
-    delta = check(delta, "delta", "plan_next_round", Interval(Real, 0, None, closed="neither"),
+    delta = check(delta, "delta", "plan_next_round", POSITIVE,
                   error=ValueError)
     d = np.asarray(differences, dtype=float)
     n = len(d)

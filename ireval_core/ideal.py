@@ -22,7 +22,7 @@ import pandas as pd
 from .data import Qrels, Run
 from .evaluate import Evaluation, evaluate
 from .measures import parse_measure
-from .params import Interval, check
+from .params import Interval, validate_params
 
 __all__ = ["RECALL_GAP", "TOY_QRELS", "TOY_RUN", "ideal_measures", "ideal_pairs",
            "recall_flags", "toy_example"]
@@ -47,6 +47,7 @@ RECALL_GAP = 0.3
 """A query is flagged when nDCG(ideal=run)@k exceeds nDCG@k by at least this much."""
 
 
+@validate_params({"gap": Interval(Real, 0, 1, closed="right")})
 def recall_flags(res: Evaluation, k: int, *, gap: float = RECALL_GAP) -> pd.DataFrame:
     """Queries whose candidates miss relevant documents: the recall check of seed 003.
 
@@ -56,7 +57,6 @@ def recall_flags(res: Evaluation, k: int, *, gap: float = RECALL_GAP) -> pd.Data
     (see :func:`ideal_measures`). Columns ``system, query, ndcg_run_ideal, ndcg, gap``,
     largest gap first.
     """
-    gap = check(gap, "gap", "recall_flags", Interval(Real, 0, 1, closed="right"))
     pairs = ideal_pairs(res, k)
     out = pd.DataFrame({"system": pairs["system"], "query": pairs["query"],
                         "ndcg_run_ideal": pairs["x"], "ndcg": pairs["y"],

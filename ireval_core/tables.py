@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from .evaluate import Evaluation
-from .params import Interval, check
+from .params import OPEN_UNIT, validate_params
 
 __all__ = ["SMALL_SAMPLE", "MetricsTable", "best_marks", "metrics_table", "per_query_workbook"]
 
@@ -123,10 +122,9 @@ def best_marks(mean: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(close & mean.notna().to_numpy(), index=mean.index, columns=mean.columns)
 
 
+@validate_params({"confidence_level": OPEN_UNIT})
 def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> MetricsTable:
     """The table of ``res``: see the module docstring."""
-    confidence_level = check(confidence_level, "confidence_level", "metrics_table",
-                             Interval(Real, 0, 1, closed="neither"))
     mean = res.table()
     low, high = res.intervals(confidence_level=confidence_level)
     cells = pd.DataFrame({m: [_cell(mean.loc[s, m], low.loc[s, m], high.loc[s, m])

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..intervals import t_kernel
-from ..params import Interval, Options, check
+from ..params import Interval, Options, check, validate_params
 from ._base import CORRECTIONS, FloatArray, paired_diff
 
 CORRECTION = Options(CORRECTIONS)
@@ -57,6 +57,7 @@ def win_tie_loss_counts(D: FloatArray, tol: float) -> tuple[NDArray[np.int64], .
     return wins, D.shape[0] - wins - losses, losses
 
 
+@validate_params({"tol": TOLERANCE})
 def win_tie_loss(a: ArrayLike, b: ArrayLike, *, tol: float = 0.0) -> tuple[int, int, int]:
     """Queries where b beats a (``b - a > tol``), ties (``|b - a| <= tol``) and losses.
 
@@ -65,7 +66,6 @@ def win_tie_loss(a: ArrayLike, b: ArrayLike, *, tol: float = 0.0) -> tuple[int, 
     >>> win_tie_loss([25, 43, 39, 75], [35, 84, 15, 75])
     (2, 1, 1)
     """
-    tol = check(tol, "tol", "win_tie_loss", TOLERANCE)
     d = paired_diff(a, b)
     wins, ties, losses = win_tie_loss_counts(d[:, None], tol)
     return int(wins[0]), int(ties[0]), int(losses[0])

@@ -13,7 +13,7 @@ from scipy import stats
 
 from ..errors import invalid_parameter
 from ..intervals import bootstrap_interval, t_interval, t_kernel
-from ..params import Options, check
+from ..params import Options, check, validate_params
 from ._base import (
     ALTERNATIVE,
     CONFIDENCE_LEVEL,
@@ -327,11 +327,11 @@ def compare_pairs(
     return [PairComparison(**{**r.as_dict(), "measure": None}) for r in rows]
 
 
+@validate_params({"alpha": PROBABILITY})
 def where_significant(
     comparisons: Sequence[PairComparison], *, alpha: float = 0.05, corrected: bool = True
 ) -> list[PairComparison]:
     """The comparisons whose (corrected) p-value is below ``alpha``."""
-    alpha = check(alpha, "alpha", "where_significant", PROBABILITY)
     key = "pvalue_corrected" if corrected else "pvalue"
     return [c for c in comparisons if getattr(c, key) < alpha]
 
