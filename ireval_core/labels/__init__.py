@@ -2,7 +2,9 @@
 
 Every month a team samples real search sessions and people label the top K results
 that were shown; mean DCG@K over the sampled queries, month by month, monitors the
-whole chain (recall and ranking). This package reads such files and computes:
+whole chain (recall and ranking). This package reads such files (through
+:func:`ireval_core.io.read_table`, which recognises CSV, TSV, Excel and Parquet) and
+computes:
 
 * :mod:`.judgments` -- the columnar :class:`Judgments` (shown results, units, labels),
   its reader :func:`read_judgments` and the bridge to the existing model
@@ -16,7 +18,8 @@ whole chain (recall and ranking). This package reads such files and computes:
 * :mod:`.planning` -- queries needed next round, and the next batch to label.
 """
 
-from ._table import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS, RawTable, SourceLike, read_table
+from ..io import RawTable, SourceLike, read_table
+from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from .changes import LabelChanges, dcg_decomposition, label_changes
 from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments, read_judgments
 from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map

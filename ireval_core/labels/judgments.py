@@ -58,15 +58,10 @@ import pyarrow.compute as pc
 from ..agreement import ordered_rounds
 from ..data import Qrels, Run, dictionary_codes
 from ..errors import FormatError, invalid_parameter
-from ._table import (
-    LABEL_ALIASES,
-    REQUIRED_LABEL_COLUMNS,
-    RawTable,
-    SourceLike,
-    clean_errors,
-    read_table,
-)
-from ._table import table_from_arrow as _table_from_arrow
+from ..io import RawTable, SourceLike, read_table
+from ..io import table_from_arrow as _table_from_arrow
+from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
+from ..io.guard import clean_errors
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
 
 __all__ = ["COMBINE_RULES", "DEFAULT_SYSTEM", "Combine", "Judgments", "read_judgments"]
