@@ -154,15 +154,16 @@ def read_parquet_columns(src: Source, aliases: Mapping[str, Sequence[str]],
 
     try:
         schema = pq.read_schema(src.stream())
-    except (pa.ArrowException, OSError, MemoryError) as exc:
+        names = schema.names  # a column name that is not UTF-8 fails here
+    except (pa.ArrowException, OSError, MemoryError, ValueError) as exc:
         detail = one_line(str(exc))
     else:
         detail = ""
     if detail:  # raised here, not in the except block: nothing of the input is chained
         raise FormatError(f"not a readable Parquet file ({detail})", source=src.name)
-    found = resolve(schema.names, aliases)
+    found = resolve(names, aliases)
     for name in found.values():
-        if schema.names.count(name) > 1:
+        if names.count(name) > 1:
             raise FormatError(f"column {name!r} appears twice in the Parquet file",
                               source=src.name)
     wanted = list(found.values()) or None
@@ -187,9 +188,10 @@ def read_parquet_text(src: Source) -> tuple[list[str], dict[str, pa.Array]]:
 
     try:
         table = pq.read_table(src.stream())
-    except (pa.ArrowException, OSError) as exc:
+        names = table.column_names  # a column name that is not UTF-8 fails here
+    except (pa.ArrowException, OSError, ValueError) as exc:
         raise FormatError(f"not a readable Parquet file ({exc})", source=src.name) from None
-    header = [str(c).strip() for c in table.column_names]
+    header = [str(c).strip() for c in names]
     lower = [c.lower() for c in header]
     if len(set(lower)) != len(lower):
         raise FormatError("two columns have the same name; each column needs its own name",
