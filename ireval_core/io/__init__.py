@@ -63,7 +63,9 @@ the first MiB is always allowed). Text compresses 3 to 10 times; a gzip "bomb"
 (gigabytes of zeros in a few MB) is stopped with a :class:`FormatError` naming the
 file and the limit, after inflating no more than the limit. Parquet files are held
 to the same bounds: the row count before any column is decoded, then the columns
-batch by batch as they are decoded.
+batch by batch as they are decoded. So are Excel workbooks (zip archives): the sizes
+their directory declares, before openpyxl opens them, then every member as it is
+inflated (:func:`~ireval_core.io.source.open_zip`).
 
 Errors
 ------

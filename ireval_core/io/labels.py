@@ -62,7 +62,7 @@ def _source(source: SourceLike) -> Source:
 
 def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
                required: Sequence[str] = (), kind: str = "labeling",
-               numeric: Sequence[str] = ()) -> RawTable:
+               numeric: Sequence[str] = (), sheet: str | None = None) -> RawTable:
     """Read one CSV/TSV/XLSX/Parquet input and find its columns by alias.
 
     Parameters
@@ -81,6 +81,11 @@ def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
         Canonical names of number columns: CSV/TSV parse them as float64 directly
         (empty cells null) and fall back to text when a cell is not a number, so that
         :meth:`RawTable.numbers` can name its line.
+    sheet:
+        Excel: the one sheet to read, by name, even when hidden (with a
+        ``hidden-sheet`` warning). By default every visible sheet whose header has the
+        required columns is read; hidden sheets are not (a ``hidden-sheet`` warning
+        names those that hold a table). Other formats hold one table and ignore it.
 
     Raises
     ------
@@ -98,7 +103,7 @@ def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
                        tuple(table.column_names))
         return pick(raw, table, aliases, required, kind)
     if fmt == "xlsx":
-        return read_xlsx(src, aliases, required, kind)
+        return read_xlsx(src, aliases, required, kind, sheet=sheet)
     return read_delimited_table(src, "\t" if fmt == "tsv" else ",", aliases, required, kind,
                                 numeric=numeric)
 

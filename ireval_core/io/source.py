@@ -3,7 +3,8 @@
 Every reader of :mod:`ireval_core.io` takes a path, the bytes of an upload or a binary
 file object, plain or gzip-compressed, and wraps it in a :class:`Source`: the name used
 in messages and the bytes, read from disk only when needed. Gzip input is inflated in
-a stream within :class:`ReadLimits` (:func:`inflate`), never past them.
+a stream within :class:`ReadLimits` (:func:`inflate`), never past them; so are zip
+archives (Excel workbooks, :func:`open_zip`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import io
 import math
 import os
+import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -23,7 +25,8 @@ import pyarrow as pa
 from ..errors import FormatError, invalid_parameter, shorten
 
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "PathOrBytes", "ReadLimits",
-           "Source", "SourceLike", "ZIP_MAGIC", "arrow_copy", "inflate", "one_line"]
+           "Source", "SourceLike", "ZIP_MAGIC", "arrow_copy", "inflate", "one_line",
+           "open_zip"]
 
 PathOrBytes = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO
 """One input of the qrels and run readers: a path, raw bytes or a binary file object."""
@@ -355,3 +358,75 @@ def inflate(fh: BinaryIO, compressed_size: int, name: str, limits: ReadLimits) -
                           "stream", source=name)
     out.resize(total)
     return out
+
+
+def open_zip(src: Source, what: str, *, find: Sequence[bytes] = ()
+             ) -> tuple[zipfile.ZipFile, set[str]]:
+    """``src`` opened as a zip archive whose members inflate within ``src.limits``.
+
+    A zip archive (an Excel ``.xlsx`` workbook) is held to the bounds of gzip input,
+    twice over:
+
+    * before anything is inflated, the sizes its directory declares must add up to no
+      more than :meth:`ReadLimits.allowed` for the archive's size;
+    * then every member is inflated once, in steps of at most 1 MiB that are counted
+      and dropped, so that a directory declaring less than a member holds (a forged
+      archive) is caught while inflating, never past the bound: :mod:`zipfile` stops
+      a member at its declared size, and the member then fails its CRC check.
+
+    Only then may a reader that trusts the directory (openpyxl reads some members
+    whole) open it. Returns the archive and the names of the members in which one of
+    the byte strings ``find`` occurs (a cheap search made during the same pass).
+    ``what`` names the archive in messages (``"Excel .xlsx workbook"``).
+
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    ...     z.writestr("big.xml", b"0" * 50_000_000)
+    >>> try:
+    ...     open_zip(Source("bomb.xlsx", buf.getvalue()), "Excel .xlsx workbook")
+    ... except FormatError as exc:
+    ...     print(exc.message.split(" its ")[0])
+    the Excel .xlsx workbook expands more than 200 times
+    """
+    limits = src.limits
+    allowed = limits.allowed(src.size)
+    problem = ""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(src.data))
+        members = archive.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        problem = f"{type(exc).__name__}: {one_line(str(exc))}"
+    if problem:  # raised here, not in the except block: nothing of the input is chained
+        raise FormatError(f"not a readable {what} ({problem})", source=src.name)
+    if sum(m.file_size for m in members) > allowed:
+        archive.close()
+        raise limits.error(src.name, src.size, what=f"the {what}")
+    found: set[str] = set()
+    overlap = max((len(f) for f in find), default=1) - 1
+    total = 0
+    try:
+        for member in members:
+            if member.is_dir():
+                continue
+            tail = b""
+            with archive.open(member) as fh:
+                while piece := fh.read(_READ_STEP):
+                    total += len(piece)
+                    if total > allowed:  # never with a sound zipfile: declared sizes hold
+                        raise limits.error(src.name, src.size, what=f"the {what}")
+                    if find and member.filename not in found:
+                        window = tail + piece
+                        if any(f in window for f in find):
+                            found.add(member.filename)
+                        tail = window[-overlap:] if overlap else b""
+    except FormatError:
+        archive.close()
+        raise
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, ValueError,
+            EOFError, zlib.error) as exc:
+        problem = f"{type(exc).__name__}: {one_line(str(exc))}"
+    if problem:
+        archive.close()
+        raise FormatError(f"not a readable {what} ({problem})", source=src.name)
+    return archive, found

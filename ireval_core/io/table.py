@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import FormatError
+from ..errors import DataWarning, FormatError
 from .checks import (
     CHAR_NAMES,
     CONTROL_CHAR,
@@ -53,6 +53,9 @@ class RawTable:
     sheet_rows:
         Excel: each row's sheet (index into the third item, the sheet names) and row
         number in that sheet.
+    warnings:
+        What the reader noticed and did not refuse (Excel: hidden sheets left out, a
+        round column mixing text and dates).
     """
 
     name: str
@@ -64,6 +67,7 @@ class RawTable:
     line_index: Callable[[int], np.ndarray] | None = field(default=None, repr=False)
     sheet_rows: tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None = field(
         default=None, repr=False)
+    warnings: tuple[DataWarning, ...] = ()
     _text: dict[str, pa.ChunkedArray] = field(default_factory=dict, repr=False)
 
     def where(self, row: int) -> tuple[int | None, str]:
@@ -211,4 +215,4 @@ def pick(raw: RawTable, table: pa.Table, aliases: Mapping[str, Sequence[str]],
         raise missing_error(raw, missing, aliases, kind)
     columns = {k: table.column(v) for k, v in found.items()}
     return RawTable(raw.name, raw.fmt, columns, raw.n_rows, raw.header, found, raw.line_index,
-                    raw.sheet_rows)
+                    raw.sheet_rows, raw.warnings)
