@@ -103,19 +103,21 @@ one column-alias table:
 ``table``      :class:`RawTable`, a table found by aliases that locates its rows
 ``qrels_runs`` :func:`read_qrels`, :func:`read_runs`, :func:`read_run`
 ``labels``     :func:`read_table` (labeling and GSB tables)
-``metadata``   :func:`read_metadata` (query metadata; loaded on first use: it imports
-               pandas)
+``metadata``   :func:`read_metadata` (query metadata)
 ``partitions`` what :mod:`ireval_core.distributed` needs to read Dask partitions
 ============== ==========================================================================
+
+Importing this package loads the qrels and run readers only; the table and metadata
+readers are loaded when one of their names is first used.
 """
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from .columns import Kind
 from .detect import Format
-from .labels import read_table, table_from_arrow
 from .qrels_runs import read_qrels, read_run, read_runs
 from .source import (
     DEFAULT_MAX_GZIP_RATIO,
@@ -125,23 +127,25 @@ from .source import (
     Source,
     SourceLike,
 )
-from .table import RawTable
 
 if TYPE_CHECKING:
+    from .labels import read_table, table_from_arrow
     from .metadata import QueryMetadata, read_metadata
+    from .table import RawTable
 
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "Format", "Kind",
            "PathOrBytes", "QueryMetadata", "RawTable", "ReadLimits", "Source", "SourceLike",
            "read_metadata", "read_qrels", "read_run", "read_runs", "read_table",
            "table_from_arrow"]
 
-_LAZY = {"QueryMetadata", "read_metadata"}
+_LAZY = {"QueryMetadata": "metadata", "read_metadata": "metadata", "RawTable": "table",
+         "read_table": "labels", "table_from_arrow": "labels"}
+"""Names imported on first use: the table readers need openpyxl's helpers (zip, XML) and
+the metadata reader pandas, which reading qrels and runs (the CLI's ``eval``) does not."""
 
 
 def __getattr__(name: str) -> Any:
-    """``read_metadata`` and ``QueryMetadata``, imported on first use (they need pandas)."""
+    """The names of :data:`_LAZY`, from their module, on first use."""
     if name in _LAZY:
-        from . import metadata
-
-        return getattr(metadata, name)
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

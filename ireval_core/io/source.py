@@ -12,17 +12,19 @@ from __future__ import annotations
 import io
 import math
 import os
-import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 
 from ..errors import FormatError, invalid_parameter, shorten
+
+if TYPE_CHECKING:
+    import zipfile
 
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "PathOrBytes", "ReadLimits",
            "Source", "SourceLike", "ZIP_MAGIC", "arrow_copy", "inflate", "one_line",
@@ -389,6 +391,8 @@ def open_zip(src: Source, what: str, *, find: Sequence[bytes] = ()
     ...     print(exc.message.split(" its ")[0])
     the Excel .xlsx workbook expands more than 200 times
     """
+    import zipfile  # only for workbooks: not on the qrels and runs path
+
     limits = src.limits
     allowed = limits.allowed(src.size)
     problem = ""
