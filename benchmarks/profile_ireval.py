@@ -29,6 +29,8 @@ from _worker import MEASURES  # noqa: E402
 
 import ireval_core.data as D  # noqa: E402
 import ireval_core.io as IO  # noqa: E402
+import ireval_core.io.qrels_runs as IO_READERS  # noqa: E402
+import ireval_core.io.trec as IO_TREC  # noqa: E402
 from ireval_core import evaluate, read_qrels, read_runs  # noqa: E402
 
 E = sys.modules["ireval_core.evaluate"]  # the package attribute is the function
@@ -67,9 +69,10 @@ def _wrap(module: object, name: str, label: str | None = None) -> None:
 
 def _instrument() -> None:
     _wrap(IO.Source, "of", "Source.of (read file)")  # classmethods: the bound method is wrapped
-    for name in ("_check_first_line", "_numeric"):
-        _wrap(IO, name)
-    _wrap(IO, "_read_table", "_read_table (pyarrow csv)")
+    # wrapped where the callers look them up (the module that calls them)
+    _wrap(IO_TREC, "_check_first_line")
+    _wrap(IO_READERS, "numeric")
+    _wrap(IO_READERS, "read_columns", "read_columns (pyarrow csv)")
     for name in ("_encode_sorted", "_compact", "_check_unique", "ranking_order",
                  "_order_ties", "_offsets", "_string_numpy", "dictionary_codes", "id_positions",
                  "doc_code_map", "pick_segments"):

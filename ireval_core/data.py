@@ -226,6 +226,14 @@ def _string_numpy(dictionary: pa.Array) -> np.ndarray:
     return np.asarray(dictionary.to_pylist(), dtype=object)
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only (a copy if it is a view of another array)."""
+    if a.base is not None:
+        a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
 def freeze_arrays(obj: object) -> None:
     """Make every numpy array field of ``obj`` read-only.
 

@@ -84,33 +84,30 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import io as _io
-from .data import DuplicateEntryError, Qrels, Run, join
+from .data import DuplicateEntryError, Qrels, Run, join, read_only
 from .errors import DataWarning, FormatError, IrevalError, invalid_parameter
-from .evaluate import Evaluation, _frozen, evaluate
-from .io import (
-    _ALIASES,
-    _TEXT_KEYS,
-    _WHAT,
-    ReadLimits,
-    Source,
-    _choose_columns,
-    _columns_by_alias,
-    _detect_format,
-    _inflate,
-    _is_text_type,
-    _read_table,
-    _unique_name,
+from .evaluate import Evaluation, evaluate
+from .io import ReadLimits, Source
+from .io.detect import detect_format
+from .io.partitions import (
+    NO_TAG,
+    check_columns,
+    check_values,
+    columns_by_alias,
+    id_text,
+    ids_as_text,
 )
+from .io.qrels_runs import read_columns, unique_name
+from .io.source import inflate
 from .measures import Measure, parse_measures
 from .measures.binary import sum_aggregate
 from .measures.pairwise import (
-    _ratio,
     auc_counts,
     gauc_aggregate,
     gauc_weights,
     pnr_aggregate,
     pnr_counts,
+    pnr_ratio,
 )
 from .measures.registry import Aggregator
 from .options import EvalOptions
@@ -131,7 +128,6 @@ Sources = PathLike | Sequence[PathLike]
 
 _STR = pd.StringDtype("pyarrow")
 _GZIP = b"\x1f\x8b"
-_NO_TAG = pa.array(sorted({"", *getattr(_io, "_MISSING_TAGS", ())}), pa.string())
 _ABSENT = "\x00absent"  # query id of the one-row run standing for a system a partition lacks
 
 
@@ -326,8 +322,8 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
     if isinstance(source, dd.DataFrame):
         if list(source.columns) == list(_meta(kind).columns):  # read by this module already
             return source
-        _check_columns(list(source.columns), kind, name)
-        _ids_as_text(_empty_like(source._meta), kind, name)  # a float id column: now
+        check_columns(list(source.columns), kind, name)
+        ids_as_text(_empty_like(source._meta), kind, name)  # a float id column: now
         return source.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
     paths = [os.fspath(s) for s in ([source] if isinstance(source, str | os.PathLike)
                                     else source)]
@@ -342,7 +338,7 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
     if not files:
         raise FormatError(f"no {kind} file found", source=name)
     head = _head(fs, files[0])
-    fmt = _detect_format(Source(files[0], data=head), "auto")
+    fmt = detect_format(Source(files[0], data=head))
     if fmt == "json":
         raise FormatError("JSON input is read in memory only (--engine memory); give "
                           "Parquet, CSV/TSV or TREC text to Dask", source=files[0])
@@ -351,27 +347,12 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
         # Arrow types, not numpy's: an integer id column with a null would become
         # float64 (12345678901234567 -> "12345678901234568")
         probe = dd.read_parquet(urls, storage_options=storage_options, dtype_backend="pyarrow")
-        cols = _check_columns(list(probe.columns), kind, name)
-        _ids_as_text(_empty_like(probe._meta), kind, name)  # a float id column: now
+        cols = check_columns(list(probe.columns), kind, name)
+        ids_as_text(_empty_like(probe._meta), kind, name)  # a float id column: now
         frame = dd.read_parquet(urls, columns=cols, storage_options=storage_options,
                                 dtype_backend="pyarrow")
         return frame.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
     return _text_frame(fs, files, kind, fmt, tag, blocksize, limits)
-
-
-def _check_columns(columns: list[str], kind: Kind, name: str) -> list[str]:
-    """Validate a header as :mod:`ireval_core.io` does; the source columns to read."""
-    empty = pa.table({c: pa.array([], pa.string()) for c in columns})
-    _columns_by_alias(empty, Source(name, data=b""), kind, header_line=None)
-    lower = {c.strip().lower(): c for c in columns}
-    keep = []
-    for key in ("qid", "docid", "rel" if kind == "qrels" else "score", "tag", "rank"):
-        if kind == "qrels" and key in ("tag", "rank"):
-            continue
-        hit = next((lower[a] for a in _ALIASES[key] if a in lower), None)
-        if hit is not None and hit not in keep:
-            keep.append(hit)
-    return keep
 
 
 def _empty_like(meta: pd.DataFrame) -> pa.Table:
@@ -380,31 +361,6 @@ def _empty_like(meta: pd.DataFrame) -> pa.Table:
         return pa.Table.from_pandas(meta.iloc[:0], preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return pa.table({c: pa.array([], pa.string()) for c in meta.columns})
-
-
-def _id_text(values: pa.ChunkedArray | pa.Array, column: str, what: str,
-             source: str) -> pa.ChunkedArray | pa.Array:
-    """Ids as :mod:`ireval_core.io` reads a Parquet id column: text as written, integers
-    as their decimal text; any other type is a :class:`FormatError` naming the column."""
-    typ = values.type
-    base = typ.value_type if pa.types.is_dictionary(typ) else typ
-    if not (_is_text_type(base) or pa.types.is_integer(base)):
-        raise FormatError(f"column {column!r} holds {typ} values; {what}s must be strings "
-                          "(ids are never converted from numbers with a fraction or "
-                          "exponent)", source=source)
-    if base != typ:
-        values = values.cast(base)  # dictionary-coded: the values themselves
-    return values.cast(pa.string())
-
-
-def _ids_as_text(table: pa.Table, kind: Kind, name: str) -> pa.Table:
-    """``table`` with its id and tag columns as text (see :func:`_id_text`)."""
-    chosen, _ = _choose_columns(table.column_names, Source(name, data=b""), kind, None)
-    for key, col in chosen.items():
-        if key in _TEXT_KEYS:
-            i = table.column_names.index(col)
-            table = table.set_column(i, col, _id_text(table.column(i), col, _WHAT[key], name))
-    return table
 
 
 def _head(fs: Any, path: str, size: int = 1 << 16) -> bytes:
@@ -456,7 +412,7 @@ def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | N
         if length is None:  # a whole file
             compressed, start = fh.read(2) == _GZIP, 0
             fh.seek(0)
-            src = Source(path, data=_inflate(fh, size, path, limits) if compressed
+            src = Source(path, data=inflate(fh, size, path, limits) if compressed
                          else fh.read(), limits=limits)
         else:
             data, start = _line_block(fh, size, offset, length)
@@ -465,7 +421,7 @@ def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | N
             prefix = header if header is not None and start > 0 else b""
             src = Source(path, data=prefix + data, limits=limits)
     try:
-        table, _ = _read_table(src, kind, fmt)  # type: ignore[arg-type]
+        table, _ = read_columns(src, kind, fmt)  # type: ignore[arg-type]
     except FormatError as exc:
         if exc.line is None or start == 0:
             raise
@@ -517,8 +473,8 @@ def _canonical_pandas(df: pd.DataFrame, kind: Kind, tag: str, name: str) -> pd.D
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # e.g. an object column of mixed types
         raise FormatError(f"columns that are not one type each ({_first_line(exc)})",
                           source=name) from None
-    table = _ids_as_text(table, kind, name)  # before the columns lose their names
-    table, _ = _columns_by_alias(table, Source(name, data=b""), kind, header_line=None)
+    table = ids_as_text(table, kind, name)  # before the columns lose their names
+    table, _ = columns_by_alias(table, Source(name, data=b""), kind, header_line=None)
     return _canonical(table, kind, tag, name, check=True)
 
 
@@ -539,37 +495,13 @@ def _canonical(table: pa.Table, kind: Kind, tag: str, name: str, *,
     if kind == "run":
         if "tag" in table.column_names:  # an empty or missing tag: the input's name, as io
             tags = pc.fill_null(table.column("tag").cast(pa.string()), "")
-            cols["tag"] = pc.if_else(pc.is_in(tags, value_set=_NO_TAG), tag, tags)
+            cols["tag"] = pc.if_else(pc.is_in(tags, value_set=NO_TAG), tag, tags)
         else:
             cols["tag"] = pa.array([tag] * table.num_rows, pa.string())
     canonical = pa.table(cols)
     if check:
-        _check_values(canonical, kind, name)
+        check_values(canonical, kind, name)
     return canonical.to_pandas(types_mapper={pa.string(): _STR}.get)
-
-
-def _check_values(table: pa.Table, kind: Kind, name: str) -> None:
-    """The checks :mod:`ireval_core.io` makes on a Parquet file, on one partition.
-
-    Empty ids, control characters, spaces at either end of an id (ids are compared
-    exactly) and scores or grades that are not finite are a :class:`FormatError` with
-    the value and what is wrong. The row is not named: a partition's rows are not
-    numbered as the file's (the in-memory reader, ``read_qrels``/``read_runs``, names it).
-    """
-    value = "rel" if kind == "qrels" else "score"
-    found = _io._problem(table.rename_columns(
-        [value if c == "value" else c for c in table.column_names]), kind, edges=True)
-    if found is None:
-        return
-    key, row = found
-    column = value if key == value else key
-    shown = table.column("value" if key == value else key)[row].as_py()
-    if key in _TEXT_KEYS:
-        problem = (_io._text_problem(shown, key, edges=True)
-                   or f"invalid {_WHAT[key]} {shown!r}")
-    else:
-        problem = f"expected a finite {_io._VALUE_WORD[value]}, got {shown!r}"
-    raise FormatError(f"{problem} (column {column!r})", source=name)
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -616,7 +548,7 @@ def _gauc_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ..
 def _pnr_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
     # the rule of pairwise.pnr_aggregate: Σ concordant / Σ discordant over all queries
     conc, disc = partials or (np.zeros(0), np.zeros(0))
-    return float(_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])
+    return float(pnr_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])
 
 
 def _sum_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
@@ -846,7 +778,7 @@ def _system_names(keys: Sequence[tuple[int, str]], stems: Sequence[str], sources
     taken: dict[str, str] = {}
     out = []
     for i, tag in keys:
-        name = _unique_name(tag, stems[i], set(taken))
+        name = unique_name(tag, stems[i], set(taken))
         if name != tag and notes is not None:
             other = taken.get(tag, "")
             where = f"the run {tag!r} of {other}" if other else f"the run name {tag!r}"
@@ -878,11 +810,11 @@ def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]
             dup = qids[1:][qids[1:] == qids[:-1]][0]
             raise DistributedError(f"query {dup!r} of {name!r} came from two partitions; "
                                    "no partial result is returned")
-        query_ids[name] = _frozen(qids.astype(object))
+        query_ids[name] = read_only(qids.astype(object))
         for m in specs:
             k = str(m)
             v = (np.concatenate([s.values[k] for s in got]) if got else np.array([]))[order]
-            values[(name, k)] = _frozen(v)
+            values[(name, k)] = read_only(v)
             agg = m.family.aggregate
             n = int(np.count_nonzero(~np.isnan(v)))
             counts[(name, k)] = n
@@ -915,7 +847,7 @@ def _read_csv_file(fs: Any, path: str, limits: ReadLimits,
     with fs.open(path, "rb") as fh:
         compressed = fh.read(2) == _GZIP
         fh.seek(0)
-        data = _inflate(fh, size, path, limits) if compressed else fh.read()
+        data = inflate(fh, size, path, limits) if compressed else fh.read()
     return pd.read_csv(pa.BufferReader(data), **options)
 
 
@@ -961,7 +893,7 @@ def _labeled_frame(data: Sources | dd.DataFrame, columns: Sequence[str],
     frame = frame[cols]
     schema = _empty_like(frame._meta)
     for c in ids:
-        _id_text(schema.column(c), c, f"{c} id", name)
+        id_text(schema.column(c), c, f"{c} id", name)
     return frame, name
 
 
@@ -972,14 +904,14 @@ def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def _labeled_ids(df: pd.DataFrame, column: str, source: str) -> pa.ChunkedArray:
-    """A partition's id column as text (see :func:`_id_text`); a missing or empty id is
-    a :class:`FormatError`."""
+    """A partition's id column as text (see :func:`~.io.partitions.id_text`); a missing or
+    empty id is a :class:`FormatError`."""
     try:
         values = _chunked(pa.Array.from_pandas(df[column]))
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:  # an object column of mixed types
         raise FormatError(f"column {column!r} holds values of several types "
                           f"({_first_line(exc)})", source=source) from None
-    text = _id_text(values, column, f"{column} id", source)
+    text = id_text(values, column, f"{column} id", source)
     empty = text.null_count + int(pc.sum(pc.equal(pc.utf8_length(text), 0)).as_py() or 0)
     if empty:
         raise FormatError(f"{empty} row(s) without a {column!r} value", source=source)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .data import JoinCache, Qrels, Ranked, Run, join, join_key
+from .data import JoinCache, Qrels, Ranked, Run, join, join_key, read_only
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
@@ -206,12 +206,12 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
                 got = values.value(qrels, run, m, options, ranked)
             else:
                 r = ranked()
-                v = _frozen(np.asarray(m.family.kernel(r, m, options), dtype=np.float64))
+                v = read_only(np.asarray(m.family.kernel(r, m, options), dtype=np.float64))
                 got = _Value(v, *_aggregate(r, m, options, v))
             values_out[(run.name, str(m))] = got.values
             aggregates[(run.name, str(m))], counts[(run.name, str(m))] = got.aggregate, got.count
         query_ids[run.name] = (values.query_ids(qrels, run, options, ranked)
-                               if values is not None else _frozen(ranked().query_ids))
+                               if values is not None else read_only(ranked().query_ids))
     return Evaluation(tuple(names), tuple(specs), options, query_ids, values_out, aggregates,
                       counts)
 
@@ -329,7 +329,7 @@ class MeasureCache:
         try:
             r = ranked()
             rec = _recording(options)
-            v = _frozen(np.asarray(measure.family.kernel(r, measure, rec), dtype=np.float64))
+            v = read_only(np.asarray(measure.family.kernel(r, measure, rec), dtype=np.float64))
             got = _Value(v, *_aggregate(r, measure, rec, v))
             reads = tuple(sorted(rec._reads))
             with self._lock:
@@ -351,7 +351,7 @@ class MeasureCache:
             if hit is not None and hit[0]() is qrels and hit[1]() is run:
                 self._queries.move_to_end(key)
                 return hit[2]
-        ids = _frozen(ranked().query_ids)
+        ids = read_only(ranked().query_ids)
         with self._lock:
             self._queries[key] = (weakref.ref(qrels), weakref.ref(run), ids)
             while len(self._queries) > 64:
@@ -396,11 +396,3 @@ class MeasureCache:
         while len(self._entries) > 1 and self._nbytes > self.max_bytes:
             _, _, gone = self._entries.popitem(last=False)[1]
             self._nbytes -= gone.values.nbytes
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """``a`` made read-only (a copy if it is a view of another array)."""
-    if a.base is not None:
-        a = a.copy()
-    a.setflags(write=False)
-    return a

@@ -7,36 +7,11 @@ and how long each system took to answer it. With it, means can be split by segme
 (:func:`weighted_mean`), and the systems' latencies summarised next to their
 effectiveness (:func:`latency_summary`, :func:`efficiency_points`, :func:`pareto_front`).
 
-File format
------------
-CSV, TSV (recognised by the content of the header row: the separator that splits it
-into more fields) or Parquet (recognised by its magic bytes), plain or gzip-compressed,
-with a header row. Column names are matched case-insensitively:
-
-``query``
-    The query id, under any name :mod:`ireval_core.io` accepts for query ids
-    (``qid, query_id, query, topic, topic_id, queryid, q_id``). Ids are read as text
-    and never normalised: ``007`` stays ``007`` (in Parquet, store ids as strings:
-    an integer column becomes its decimal text).
-weight (optional)
-    One of ``weight, traffic, traffic_weight, frequency``: how much traffic the query
-    stands for. A number >= 0 (finite); an empty cell = no weight (the query is left out
-    of weighted means).
-latencies (optional), in either layout
-    *wide*: one column per system, ``latency_ms_<system>`` or ``<system>_latency_ms``
-    (the system named as its run), one row per query; an empty cell = not timed.
-    *long*: a ``system`` column (any name :mod:`ireval_core.io` accepts for a run tag:
-    ``tag, run, run_id, run_name, system``) and a ``latency_ms`` column, one row per
-    (query, system); the other columns must then repeat the same values on every row
-    of a query. A long row with an empty system and latency only carries metadata.
-    Latencies are milliseconds, finite and >= 0.
-every other column
-    A categorical column (segment, intent, language, ...): its values are kept as text;
-    an empty cell is shown as :data:`NO_VALUE`.
-
-A query given twice (a (query, system) pair in the long layout), a negative or
-non-numeric weight or latency, or a query whose rows disagree are errors
-(:class:`~ireval_core.errors.FormatError`) naming the file and line(s).
+The file is read by :func:`read_metadata` (:mod:`ireval_core.io.metadata`, which
+describes the format: CSV, TSV or Parquet, one row per query, a query column, optional
+weight and latency columns, every other column categorical); this module re-exports it
+with :class:`QueryMetadata` and the accepted column names. Reading imports no scipy;
+the analyses here do.
 
 >>> meta = read_metadata(b"query,segment,traffic,latency_ms_bm25\\n"
 ...                      b"q1,head,10,12.5\\nq2,tail,1,30\\n", name="meta.csv")
@@ -48,25 +23,27 @@ non-numeric weight or latency, or a query whose rows disagree are errors
 
 from __future__ import annotations
 
-import csv
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from io import StringIO
-from types import MappingProxyType
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from .compare import MIN_QUERIES, aligned_scores, difference_bounds, verdicts
-from .errors import FormatError, invalid_parameter
+from .errors import invalid_parameter
 from .evaluate import Evaluation
-from .io import _ALIASES as _IO_ALIASES
-from .io import PathOrBytes, Source
+from .io.metadata import (
+    NO_VALUE,
+    QUERY_ALIASES,
+    SYSTEM_ALIASES,
+    WEIGHT_ALIASES,
+    QueryMetadata,
+    check_column,
+    read_metadata,
+    segment_labels,
+)
 from .measures import Measure, parse_measures
 from .stats import ALTERNATIVES, CORRECTIONS, TESTS, PairComparison, compare_measures
 
@@ -77,20 +54,8 @@ __all__ = [
     "latency_summary", "pareto_front", "read_metadata", "weighted_definition", "weighted_mean",
 ]
 
-QUERY_ALIASES: tuple[str, ...] = _IO_ALIASES["qid"]
-"""Accepted names of the query id column (those of :mod:`ireval_core.io`)."""
-SYSTEM_ALIASES: tuple[str, ...] = _IO_ALIASES["tag"]
-"""Accepted names of the system column of long latencies (a run tag's in :mod:`.io`)."""
-WEIGHT_ALIASES: tuple[str, ...] = ("weight", "traffic", "traffic_weight", "frequency")
-"""Accepted names of the traffic weight column."""
-LATENCY = "latency_ms"
-"""Name of the latency column (long layout), prefix or suffix of a wide column."""
-
 NO_METADATA = "(no metadata)"
 """The segment of an evaluated query that the metadata file does not list."""
-NO_VALUE = "(no value)"
-"""The segment of a query whose cell in the chosen column is empty."""
-
 PERCENTILE_METHOD: Literal["linear"] = "linear"
 """Method of :func:`numpy.percentile` for latency percentiles: NumPy's default, the
 linear interpolation between the two nearest ranks (``p`` of ``n`` sorted values sits at
@@ -119,480 +84,6 @@ def weighted_definition(n: int | str = "N", column: str | None = None) -> str:
     """
     text = f"traffic-weighted mean: Σ w_q v_q / Σ w_q over the {n} queries with a weight"
     return text + (f" (column {column!r})" if column else "")
-
-
-# ----------------------------------------------------------------------------- the data
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """``a`` made read-only (a copy when it is a view of another array)."""
-    if a.base is not None or not a.flags.writeable:
-        a = a.copy()
-    a.setflags(write=False)
-    return a
-
-
-@dataclass(frozen=True, eq=False)
-class QueryMetadata:
-    """What a query metadata file says about its queries (see :func:`read_metadata`).
-
-    Every array is read-only and aligned as documented; build one with
-    :func:`read_metadata`.
-
-    Attributes
-    ----------
-    queries:
-        The query ids (text), in file order, each once.
-    columns:
-        Names of the categorical columns (segment, intent, language, ...), as in the
-        header.
-    value_columns:
-        Categorical values of each column of ``columns``, aligned to ``queries``
-        (``None`` = empty cell); read them with :meth:`segment` or :attr:`values`.
-    weights:
-        Traffic weight per query (``NaN`` = no weight), or ``None`` without a weight
-        column.
-    weight_column:
-        The weight column's name as in the header, or ``None``.
-    latency_queries, latency_systems, latency_values:
-        One entry per timed (query, system): the query id, the system name and the
-        latency in ms (see :attr:`latency`).
-    layout:
-        How latencies were given: ``"wide"``, ``"long"`` or ``"none"``.
-    source:
-        The file name used in messages.
-    """
-
-    queries: np.ndarray
-    columns: tuple[str, ...]
-    value_columns: tuple[np.ndarray, ...]
-    weights: np.ndarray | None
-    weight_column: str | None
-    latency_queries: np.ndarray
-    latency_systems: np.ndarray
-    latency_values: np.ndarray
-    layout: str = "none"
-    source: str = "<input>"
-    _index: pa.Array = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_index", pa.array(self.queries, type=pa.string()))
-
-    def __len__(self) -> int:
-        return len(self.queries)
-
-    @property
-    def values(self) -> Mapping[str, np.ndarray]:
-        """Categorical column name -> its values aligned to :attr:`queries` (read-only)."""
-        return MappingProxyType(dict(zip(self.columns, self.value_columns, strict=True)))
-
-    def segment(self, column: str) -> np.ndarray:
-        """The values of categorical ``column``, aligned to :attr:`queries` (``None`` = empty).
-
-        >>> meta = read_metadata(b"qid,segment\\nq1,head\\nq2,\\n")
-        >>> meta.segment("segment").tolist()
-        ['head', None]
-        """
-        _check_column(self, column, "QueryMetadata.segment")
-        return self.values[column]
-
-    def segments(self, column: str) -> tuple[str, ...]:
-        """The distinct values of ``column`` in order of first appearance (empty cells
-        as :data:`NO_VALUE`, last)."""
-        _check_column(self, column, "QueryMetadata.segments")
-        return _segment_labels(self.values[column])
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        """The systems with latencies, in order of first appearance."""
-        return tuple(pd.unique(self.latency_systems))
-
-    @property
-    def has_latency(self) -> bool:
-        """Whether any latency was given."""
-        return bool(len(self.latency_values))
-
-    @property
-    def latency(self) -> pd.DataFrame:
-        """Long table ``query, system, latency_ms``, one row per timed (query, system).
-
-        A fresh frame on every access (the metadata itself stays unchanged).
-        """
-        return pd.DataFrame({"query": self.latency_queries.copy(),
-                             "system": self.latency_systems.copy(),
-                             "latency_ms": self.latency_values.copy()})
-
-    def positions(self, query_ids: Sequence[str] | np.ndarray) -> np.ndarray:
-        """Position of each id in :attr:`queries`, ``-1`` where the file does not list it."""
-        ids = pa.array(np.asarray(query_ids, dtype=object), type=pa.string())
-        found = pc.index_in(ids, value_set=self._index)
-        return np.asarray(pc.fill_null(found, -1).to_numpy(zero_copy_only=False),
-                          dtype=np.int64)
-
-
-def _check_column(metadata: QueryMetadata, column: str, function: str) -> None:
-    if column not in metadata.columns:
-        choices = ", ".join(map(repr, metadata.columns)) or "none in this file"
-        raise invalid_parameter("column", function,
-                                f"a categorical column of the metadata ({choices})", column)
-
-
-def _segment_labels(values: np.ndarray) -> tuple[str, ...]:
-    missing = pd.isna(values)
-    return tuple(pd.unique(values[~missing])) + ((NO_VALUE,) if missing.any() else ())
-
-
-# ----------------------------------------------------------------------------- reading
-
-
-class _Rows:
-    """Where data row ``i`` is in the file, for messages (slow: only on the error path)."""
-
-    def __init__(self, src: Source, delimiter: str | None) -> None:
-        self.src = src
-        self.delimiter = delimiter
-        self._lines: list[int] | None = None
-        self._text: list[str] | None = None
-
-    def _load(self) -> tuple[list[int], list[str]]:
-        if self._lines is None or self._text is None:
-            text = self.src.data.decode("utf-8-sig", errors="replace")
-            reader = csv.reader(StringIO(text, newline=""), delimiter=self.delimiter or ",")
-            lines: list[int] = []
-            start, header = 1, False
-            for row in reader:
-                line, start = start, reader.line_num + 1
-                if not row:
-                    continue
-                if header:
-                    lines.append(line)
-                header = True
-            self._lines = lines
-            self._text = [t.rstrip("\r") for t in text.split("\n")]
-        return self._lines, self._text
-
-    def where(self, i: int) -> str:
-        """``line N`` (text) or ``row N`` (Parquet) of data row ``i``."""
-        return f"row {i + 1}" if self.delimiter is None else f"line {self._load()[0][i]}"
-
-    def error(self, message: str, i: int) -> FormatError:
-        """The error about data row ``i``: at its line, with the line's text."""
-        if self.delimiter is None:  # Parquet: rows, no lines
-            return FormatError(f"row {i + 1}: {message}", source=self.src.name)
-        lines, text = self._load()
-        return FormatError(message, source=self.src.name, line=lines[i],
-                           text=text[lines[i] - 1])
-
-
-def _diagnose(src: Source, delimiter: str, width: int) -> FormatError:
-    """The first line that is not UTF-8 or has another number of fields than the header."""
-    data = src.data
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return FormatError("line is not valid UTF-8; save the file as UTF-8", source=src.name,
-                           line=data.count(b"\n", 0, exc.start) + 1)
-    reader = csv.reader(StringIO(text, newline=""), delimiter=delimiter)
-    start = 1
-    for row in reader:
-        line, start = start, reader.line_num + 1
-        if row and line > 1 and len(row) != width:
-            return FormatError(f"expected {width} fields as in the header, got {len(row)}",
-                               source=src.name, line=line, text=delimiter.join(row))
-    return FormatError("could not read as delimited text with a header row", source=src.name)
-
-
-def read_metadata(source: PathOrBytes | Source, *, name: str | None = None) -> QueryMetadata:
-    """Read a query metadata file (CSV, TSV or Parquet; see the module docstring).
-
-    Parameters
-    ----------
-    source:
-        A path, the bytes of an upload, or a binary file object (gzip is detected).
-    name:
-        File name used in messages (defaults to the path's name).
-
-    Returns
-    -------
-    QueryMetadata
-        Queries in file order, categorical columns, weights and latencies.
-
-    Raises
-    ------
-    FormatError
-        With file, line and the offending line: no query column, a query given twice
-        (both lines named), an empty query id, a weight or latency that is not a finite
-        number >= 0, a query whose rows disagree (long layout), a malformed row.
-
-    Examples
-    --------
-    >>> meta = read_metadata(b"topic\\tlanguage\\tbm25_latency_ms\\n007\\tde\\t9\\n")
-    >>> meta.queries.tolist(), meta.segment("language").tolist(), meta.systems
-    (['007'], ['de'], ('bm25',))
-    >>> try:
-    ...     read_metadata(b"query,weight\\nq1,2\\nq2,-1\\n", name="m.csv")
-    ... except FormatError as exc:
-    ...     print(exc)
-    m.csv:3: expected a weight >= 0 in column 'weight', got '-1': 'q2,-1'
-    """
-    src = Source.of(source, name)
-    if src.is_blank():
-        raise FormatError("file is empty; expected a header row with a query column "
-                          f"({', '.join(QUERY_ALIASES)})", source=src.name)
-    if src.head(4) == b"PAR1":
-        return _from_columns(*_read_parquet(src), _Rows(src, None), src.name)
-    delimiter, header = _sniff(src)
-    return _from_columns(header, _read_text(src, header, delimiter), _Rows(src, delimiter),
-                         src.name)
-
-
-def _sniff(src: Source) -> tuple[str, list[str]]:
-    """The separator and the header row of a CSV or TSV file."""
-    raw = src.head().split(b"\n", 1)[0]
-    try:
-        first = raw.decode("utf-8-sig").rstrip("\r")
-    except UnicodeDecodeError:
-        raise FormatError("line is not valid UTF-8; save the file as UTF-8", source=src.name,
-                          line=1) from None
-    if not first.strip():
-        raise FormatError(f"expected a header row with a query column ({', '.join(QUERY_ALIASES)})"
-                          ", got an empty line", source=src.name, line=1, text=first)
-    delimiter = "\t" if first.count("\t") > first.count(",") else ","
-    header = [c.strip() for c in next(csv.reader([first], delimiter=delimiter))]
-    lower = [c.lower() for c in header]
-    if len(set(lower)) != len(lower) or "" in lower:
-        dup = next((c for c in header if lower.count(c.lower()) > 1), "")
-        what = f"column {dup!r} appears twice" if dup else "a column has no name"
-        raise FormatError(f"{what} in the header; each column needs its own name",
-                          source=src.name, line=1, text=first)
-    return delimiter, header
-
-
-def _read_text(src: Source, header: list[str], delimiter: str) -> dict[str, pa.Array]:
-    """Every column as text (``""`` for an empty cell)."""
-    try:
-        table = pacsv.read_csv(
-            src.stream(),
-            read_options=pacsv.ReadOptions(column_names=header, skip_rows=1),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in header}, null_values=[],
-                strings_can_be_null=False, quoted_strings_can_be_null=False))
-    except (pa.ArrowInvalid, pa.ArrowException):
-        raise _diagnose(src, delimiter, len(header)) from None
-    return {c: table.column(c).combine_chunks() for c in header}
-
-
-def _read_parquet(src: Source) -> tuple[list[str], dict[str, pa.Array]]:
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(src.stream())
-    except (pa.ArrowException, OSError) as exc:
-        raise FormatError(f"not a readable Parquet file ({exc})", source=src.name) from None
-    header = [str(c).strip() for c in table.column_names]
-    lower = [c.lower() for c in header]
-    if len(set(lower)) != len(lower):
-        raise FormatError("two columns have the same name; each column needs its own name",
-                          source=src.name)
-    columns: dict[str, pa.Array] = {}
-    for name, col in zip(header, table.columns, strict=True):
-        try:  # integer ids become their decimal text; numbers are parsed back later
-            as_text = col.cast(pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            raise FormatError(f"column {name!r} holds {col.type} values; expected text or "
-                              "numbers", source=src.name) from None
-        columns[name] = pc.fill_null(as_text.combine_chunks(), "")
-    return header, columns
-
-
-def _text(values: pa.Array) -> np.ndarray:
-    """Text cells as a writable object array of ``str``."""
-    return np.array(values.to_numpy(zero_copy_only=False), dtype=object)
-
-
-def _numbers(values: pa.Array, what: str, column: str, rows: _Rows) -> np.ndarray:
-    """Text cells as floats (``NaN`` for an empty cell); a finite number >= 0 or an error."""
-    text = pc.utf8_trim_whitespace(values)
-    empty = np.asarray(pc.equal(text, "").to_numpy(zero_copy_only=False), dtype=bool)
-    try:
-        out = pc.cast(pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text),
-                      pa.float64()).to_numpy(zero_copy_only=False)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # some cell is not a number
-        out = pd.to_numeric(pd.Series(_text(text)), errors="coerce").to_numpy(np.float64)
-    out = np.asarray(out, dtype=np.float64)
-    bad = np.flatnonzero((~np.isfinite(out) & ~empty) | (out < 0))
-    if bad.size:
-        i = int(bad[0])
-        need = "a weight >= 0" if what == "weight" else "a latency in ms >= 0"
-        raise rows.error(f"expected {need} in column {column!r}, got {values[i].as_py()!r}",
-                         i)
-    return out
-
-
-def _labels(values: pa.Array) -> np.ndarray:
-    """Categorical cells without surrounding blanks; ``None`` for an empty cell."""
-    text = pc.utf8_trim_whitespace(values)
-    empty = np.asarray(pc.equal(text, "").to_numpy(zero_copy_only=False), dtype=bool)
-    out = _text(text)
-    out[empty] = None
-    return out
-
-
-def _codes(values: pa.Array) -> tuple[np.ndarray, int]:
-    """Integer code of each cell, numbered in order of first appearance; and how many."""
-    coded = pc.dictionary_encode(values)
-    return (np.asarray(coded.indices.to_numpy(zero_copy_only=False), dtype=np.int64),
-            len(coded.dictionary))
-
-
-def _first_duplicate(codes: np.ndarray) -> tuple[int, int] | None:
-    """Rows (first, second) of the first key given twice (by row of its repeat), or ``None``."""
-    order = np.argsort(codes, kind="stable")
-    repeats = order[1:][codes[order[1:]] == codes[order[:-1]]]
-    if not repeats.size:
-        return None
-    second = int(repeats.min())
-    return int(np.flatnonzero(codes == codes[second])[0]), second
-
-
-def _from_columns(header: list[str], columns: dict[str, pa.Array], rows: _Rows,
-                  source: str) -> QueryMetadata:
-    by_lower = {c.lower(): c for c in header}
-    header_line = None if rows.delimiter is None else 1
-    query_col = next((by_lower[a] for a in QUERY_ALIASES if a in by_lower), None)
-    if query_col is None:
-        raise FormatError(f"missing query column in header {header}; expected one of "
-                          f"{', '.join(QUERY_ALIASES)}", source=source, line=header_line)
-    weight_cols = [by_lower[a] for a in WEIGHT_ALIASES if a in by_lower]
-    if len(weight_cols) > 1:
-        raise FormatError(f"two weight columns ({', '.join(weight_cols)}); keep one",
-                          source=source, line=header_line)
-    system_col = next((by_lower[a] for a in SYSTEM_ALIASES if a in by_lower), None)
-    long_latency = by_lower.get(LATENCY)
-    wide: dict[str, str] = {}  # system -> column
-    for c in header:
-        low = c.lower()
-        system = (c[len(LATENCY) + 1:] if low.startswith(LATENCY + "_")
-                  else c[:-len(LATENCY) - 1] if low.endswith("_" + LATENCY) else "")
-        if system:
-            if system in wide:
-                raise FormatError(f"two latency columns for system {system!r} "
-                                  f"({wide[system]}, {c}); keep one", source=source,
-                                  line=header_line)
-            wide[system] = c
-    if long_latency is not None and system_col is None:
-        raise FormatError(f"a {LATENCY!r} column needs a system column "
-                          f"({', '.join(SYSTEM_ALIASES)}) naming the run on each row; or name "
-                          f"the columns {LATENCY}_<system>", source=source, line=header_line)
-    long = long_latency is not None and system_col is not None
-    if long and wide:
-        raise FormatError(f"latencies given both long ({system_col}, {long_latency}) and wide "
-                          f"({', '.join(wide.values())}); use one layout", source=source,
-                          line=header_line)
-    special = {query_col, *weight_cols, *wide.values()} | (
-        {system_col, long_latency} if long else set())
-    categorical = tuple(c for c in header if c not in special)
-
-    qid_cells = columns[query_col]  # as written: ids are never normalised
-    empty = np.flatnonzero(np.asarray(pc.equal(qid_cells, "").to_numpy(zero_copy_only=False),
-                                      dtype=bool))
-    if empty.size:
-        raise rows.error(f"empty query id in column {query_col!r}", int(empty[0]))
-    qids = _text(qid_cells)
-    codes, n_queries = _codes(qid_cells)
-    weights = (_numbers(columns[weight_cols[0]], "weight", weight_cols[0], rows)
-               if weight_cols else None)
-    cats = {c: _labels(columns[c]) for c in categorical}
-
-    if long_latency is not None and system_col is not None:
-        return _long(qids, codes, cats, weights, weight_cols, columns[system_col], system_col,
-                     _numbers(columns[long_latency], "latency", long_latency, rows), rows,
-                     source)
-    dup = _first_duplicate(codes) if n_queries != len(qids) else None
-    if dup is not None:
-        first, second = dup
-        raise rows.error(f"duplicate query {qids[second]!r} (first at {rows.where(first)}); "
-                         "each query may appear once", second)
-    lat_q: list[np.ndarray] = []
-    lat_s: list[np.ndarray] = []
-    lat_v: list[np.ndarray] = []
-    for system, c in wide.items():
-        v = _numbers(columns[c], "latency", c, rows)
-        ok = ~np.isnan(v)
-        lat_q.append(qids[ok])
-        lat_s.append(np.full(int(ok.sum()), system, dtype=object))
-        lat_v.append(v[ok])
-    return _metadata(qids, cats, weights, weight_cols, lat_q, lat_s, lat_v,
-                     "wide" if wide else "none", source)
-
-
-def _long(qids: np.ndarray, codes: np.ndarray, cats: dict[str, np.ndarray],
-          weights: np.ndarray | None, weight_cols: list[str], systems_text: pa.Array,
-          system_col: str, latency: np.ndarray, rows: _Rows, source: str) -> QueryMetadata:
-    """Long latencies: rows per (query, system), the query's metadata repeated on each.
-
-    ``codes`` numbers the queries in order of first appearance (:func:`_codes`).
-    """
-    system_cells = pc.utf8_trim_whitespace(systems_text)
-    systems = _text(system_cells)
-    no_system = np.asarray(pc.equal(system_cells, "").to_numpy(zero_copy_only=False),
-                           dtype=bool)
-    orphan = np.flatnonzero(no_system & ~np.isnan(latency))
-    if orphan.size:
-        raise rows.error(f"a latency without a system in column {system_col!r}; name the run "
-                         "it was measured for", int(orphan[0]))
-    timed = ~no_system
-    system_codes, n_systems = _codes(system_cells)
-    dup = _first_duplicate((codes * (n_systems + 1) + system_codes)[timed])
-    if dup is not None:
-        at = np.flatnonzero(timed)
-        first, second = int(at[dup[0]]), int(at[dup[1]])
-        raise rows.error(f"duplicate latency for query {qids[second]!r}, system "
-                         f"{systems[second]!r} (first at {rows.where(first)}); each "
-                         "(query, system) may appear once", second)
-    # each query's metadata must be the same on all its rows: compare each row with the
-    # first row of its query (vectorised over rows)
-    first_of_query = np.unique(codes, return_index=True)[1]  # rows, in file order
-    first_row = first_of_query[codes]  # the first row of each row's query
-    for name, values in [*cats.items()] + ([(weight_cols[0], weights)] if weights is not None
-                                           else []):
-        firsts = values[first_row]
-        missing, missing_first = pd.isna(values), pd.isna(firsts)
-        differ = (missing != missing_first) | (~missing & (values != firsts))
-        bad = np.flatnonzero(differ)
-        if bad.size:
-            i = int(bad[0])
-            raise rows.error(f"query {qids[i]!r} has {name} {_cell(values[i])!r} here but "
-                             f"{_cell(firsts[i])!r} at {rows.where(int(first_row[i]))}; a "
-                             "query's metadata must be the same on all its rows", i)
-    keep = first_of_query  # one row per query, in file order
-    ok = timed & ~np.isnan(latency)
-    return _metadata(qids[keep], {c: v[keep] for c, v in cats.items()},
-                     None if weights is None else weights[keep], weight_cols,
-                     [qids[ok]], [systems[ok]], [latency[ok]], "long", source)
-
-
-def _cell(value: object) -> str:
-    """A cell as the file showed it (empty for a missing value)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _metadata(qids: np.ndarray, cats: dict[str, np.ndarray], weights: np.ndarray | None,
-              weight_cols: list[str], lat_q: list[np.ndarray], lat_s: list[np.ndarray],
-              lat_v: list[np.ndarray], layout: str, source: str) -> QueryMetadata:
-    def cat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
-        return np.concatenate(parts).astype(dtype) if parts else np.array([], dtype=dtype)
-
-    return QueryMetadata(
-        queries=_frozen(qids.astype(object)), columns=tuple(cats),
-        value_columns=tuple(_frozen(v) for v in cats.values()),
-        weights=None if weights is None else _frozen(weights),
-        weight_column=weight_cols[0] if weight_cols else None,
-        latency_queries=_frozen(cat(lat_q, object)), latency_systems=_frozen(cat(lat_s, object)),
-        latency_values=_frozen(cat(lat_v, np.float64)), layout=layout, source=source)
 
 
 # ----------------------------------------------------------------------------- segments
@@ -690,7 +181,7 @@ def by_segment(res: Evaluation, metadata: QueryMetadata, column: str, *,
     """
     function = "by_segment"
     metadata = _check_metadata(metadata, function)
-    _check_column(metadata, column, function)
+    check_column(metadata, column, function)
     if measures is None:
         specs = [m for m in res.measures if m.family.aggregate is None]
     else:
@@ -698,7 +189,7 @@ def by_segment(res: Evaluation, metadata: QueryMetadata, column: str, *,
     if weighted and metadata.weights is None:
         raise invalid_parameter("weighted", function, "False for metadata without a weight "
                                 f"column ({', '.join(WEIGHT_ALIASES)})", weighted)
-    file_segments = _segment_labels(metadata.values[column])
+    file_segments = segment_labels(metadata.values[column])
     seg_of = {s: _segment_of(res, metadata, column, s) for s in res.systems}
     seen = set(np.concatenate([*seg_of.values(), np.array([], dtype=object)]))
     segments = [*file_segments, *([NO_METADATA] if NO_METADATA in seen else [])]
@@ -841,7 +332,7 @@ def compare_by_segment(res: Evaluation, metadata: QueryMetadata, column: str, *,
     """
     function = "compare_by_segment"
     metadata = _check_metadata(metadata, function)
-    _check_column(metadata, column, function)
+    check_column(metadata, column, function)
     m = _check_measure(res, measure, "measure", function)
     _check_system(res, a, "a", function)
     _check_system(res, b, "b", function)
@@ -863,7 +354,7 @@ def compare_by_segment(res: Evaluation, metadata: QueryMetadata, column: str, *,
     labels = np.append(np.where(pd.isna(values), NO_VALUE, values).astype(object), NO_METADATA)
     seg = labels[metadata.positions(common.astype(str))]
     present = set(seg)
-    order = list(dict.fromkeys(s for s in (*_segment_labels(values), NO_VALUE, NO_METADATA)
+    order = list(dict.fromkeys(s for s in (*segment_labels(values), NO_VALUE, NO_METADATA)
                                if s in present))
     members = {s: seg == s for s in order}
     tested = {s: {a: scores[a][mask], b: scores[b][mask]} for s, mask in members.items()

@@ -189,3 +189,18 @@ def test_an_invalid_argument_is_not_a_format_error() -> None:
     with pytest.raises(ValueError, match="at least one file") as info:
         read_judgments([])
     assert not isinstance(info.value, FormatError)
+
+
+def test_a_parquet_column_name_that_is_not_utf8_is_refused() -> None:
+    """pyarrow raises UnicodeDecodeError reading such a schema (found by the fuzz test);
+    every reader names the file instead."""
+    from ireval_core.metadata import read_metadata
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table(BASE), buf, store_schema=False)
+    data = bytearray(buf.getvalue())
+    data[data.find(b"grade")] = 0xF2
+    err = _refused(("l.parquet", bytes(data)))
+    assert err.message.startswith("not a readable Parquet file ("), str(err)
+    with pytest.raises(FormatError, match="^m.parquet: not a readable Parquet file"):
+        read_metadata(bytes(data), name="m.parquet")

@@ -2,7 +2,9 @@
 
 Every month a team samples real search sessions and people label the top K results
 that were shown; mean DCG@K over the sampled queries, month by month, monitors the
-whole chain (recall and ranking). This package reads such files and computes:
+whole chain (recall and ranking). This package reads such files (through
+:func:`ireval_core.io.read_table`, which recognises CSV, TSV, Excel and Parquet) and
+computes:
 
 * :mod:`.judgments` -- the columnar :class:`Judgments` (shown results, units, labels),
   its reader :func:`read_judgments` and the bridge to the existing model
@@ -22,7 +24,8 @@ The names of the last two are not repeated here, to keep this package's API shor
 import them from their module (``from ireval_core.labels.gsb import read_gsb``).
 """
 
-from ._table import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS, RawTable, SourceLike, read_table
+from ..io import RawTable, SourceLike, read_table
+from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from .changes import LabelChanges, dcg_decomposition, label_changes
 from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments, read_judgments
 from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map

@@ -13,7 +13,7 @@ rater       optional: who judged (``rater, annotator, judge, labeler, worker``)
 ==========  ====================================================================
 
 CSV, TSV, Excel ``.xlsx`` and Parquet, one or many files (rounds accumulate), read by
-the labeling reader's :func:`~ireval_core.labels._table.read_table`, with the same
+the labeling reader's :func:`~ireval_core.io.read_table`, with the same
 ``file:line`` errors (Excel: sheet and row).
 
 Per round, **GSB = (G − B) / (G + S + B)**, in [−1, 1]: +1 = the new system always
@@ -51,15 +51,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from ..errors import DataWarning, FormatError, invalid_parameter
+from ..io import RawTable, SourceLike, read_table, table_from_arrow
+from ..io.columns import LABEL_ALIASES
+from ..io.guard import clean_errors
 from ..params import OPEN_UNIT, InstanceOf, check
-from ._table import (
-    LABEL_ALIASES,
-    RawTable,
-    SourceLike,
-    clean_errors,
-    read_table,
-    table_from_arrow,
-)
 from .agreement import ordered_rounds
 
 __all__ = [

@@ -56,17 +56,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..data import Qrels, Run, dictionary_codes
-from ..errors import FormatError, invalid_parameter
+from ..errors import DataWarning, FormatError, invalid_parameter
+from ..io import RawTable, SourceLike, read_table
+from ..io import table_from_arrow as _table_from_arrow
+from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
+from ..io.guard import clean_errors
 from ..params import InstanceOf, Options, check
-from ._table import (
-    LABEL_ALIASES,
-    REQUIRED_LABEL_COLUMNS,
-    RawTable,
-    SourceLike,
-    clean_errors,
-    read_table,
-)
-from ._table import table_from_arrow as _table_from_arrow
 from .agreement import ordered_rounds
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
 
@@ -281,7 +276,8 @@ class Judgments:
     ``segment_names`` sorted; ``doc_ids`` in order of first appearance) and every
     table holds int32 codes into them; a view made by :meth:`select` or :meth:`round`
     shares the names. See the module docstring for
-    the four tables.
+    the four tables. ``warnings`` holds what reading noticed without refusing the
+    files (Excel: a hidden sheet left out, a round column mixing text and dates).
     """
 
     round_names: np.ndarray
@@ -315,6 +311,7 @@ class Judgments:
     has_system: bool = False
     has_segment: bool = False
     has_weight: bool = False
+    warnings: tuple[DataWarning, ...] = ()
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -593,7 +590,8 @@ def _is_one_source(sources: object) -> bool:
 
 @clean_errors
 def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
-                   label_map: LabelMap | str | None = None) -> Judgments:
+                   label_map: LabelMap | str | None = None,
+                   sheet: str | None = None) -> Judgments:
     """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet).
 
     Parameters
@@ -605,6 +603,10 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
         A :class:`LabelMap`, its text (``"none=0,low=1,mid=2,high=3"``) or the name
         of a built-in map; ``None`` picks the built-in map knowing every label of
         all the files (numbers: as they are).
+    sheet:
+        Excel: the sheet to read in each workbook, by name, even a hidden one (with a
+        ``hidden-sheet`` warning in :attr:`Judgments.warnings`). By default every
+        visible sheet with the labeling columns is read, and hidden sheets are not.
 
     Raises
     ------
@@ -617,8 +619,12 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
     sources = list(sources)  # type: ignore[arg-type]
     if not sources:
         raise invalid_parameter("sources", "read_judgments", "at least one file", sources)
+    if sheet is not None and not isinstance(sheet, str):
+        raise invalid_parameter("sheet", "read_judgments", "a sheet name (str) or None", sheet,
+                                error=TypeError)
     tables = [read_table(s, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
-                         numeric=("position", "score", "weight")) for s in sources]
+                         numeric=("position", "score", "weight"), sheet=sheet)
+              for s in sources]
     return _from_tables(tables, label_map)
 
 
@@ -873,4 +879,5 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -
         group_round=rc[gf], group_system=sc[gf], group_query=qc[gf],
         group_segment=seg_g[g_order].astype(np.int32), group_weight=w_g[g_order],
         label_map=lm, sources=tuple(t.name for t in tables), has_rater=has["rater"],
-        has_system=has["system"], has_segment=has["segment"], has_weight=has["weight"])
+        has_system=has["system"], has_segment=has["segment"], has_weight=has["weight"],
+        warnings=tuple(w for t in tables for w in t.warnings))

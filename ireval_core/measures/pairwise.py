@@ -100,7 +100,7 @@ def _judged_rows(r: Ranked, m: Measure) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def pnr_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """num / den; inf where den = 0 < num; NaN where both are 0."""
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
@@ -188,13 +188,13 @@ def pnr_counts(r: Ranked, m: Measure, o: EvalOptions) -> tuple[np.ndarray, np.nd
 
 def pnr(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Concordant / discordant pairs; inf when only concordant, NaN when no pair counts."""
-    return _ratio(*pnr_counts(r, m, o))
+    return pnr_ratio(*pnr_counts(r, m, o))
 
 
 def pnr_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
     """Σ concordant / Σ discordant over queries (inf when no discordant pair at all)."""
     conc, disc = pnr_counts(r, m, o)
-    return float(_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])
+    return float(pnr_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])
 
 
 # ---------------------------------------------------------------- Kendall's tau

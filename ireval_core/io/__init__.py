@@ -1,0 +1,151 @@
+"""Reading: qrels and runs, labeling tables and query metadata, in every input format.
+
+Every reader takes a path or the raw bytes of an upload (with its file name), plain
+or gzip-compressed. :func:`read_qrels`, :func:`read_runs` and :func:`read_run` return
+immutable :class:`~ireval_core.data.Qrels` or :class:`~ireval_core.data.Run` objects;
+:func:`read_table` a labeling or GSB table (:class:`RawTable`); :func:`read_metadata`
+a :class:`~ireval_core.io.metadata.QueryMetadata`.
+
+Formats
+-------
+TREC qrels
+    ``qid iter docid rel`` separated by spaces or tabs; ``iter`` is ignored.
+TREC run
+    ``qid Q0 docid rank score tag``; ``Q0`` and ``rank`` are ignored (the ranking
+    is score descending, then document id descending). A file with several tags
+    holds several systems and gives several runs.
+CSV / TSV
+    A header row naming the columns. Accepted names (case-insensitive):
+    query ``qid, query_id, query, topic, topic_id``; document ``docid, doc_id,
+    docno, document_id, doc, pid, passage_id``; grade ``rel, relevance, label,
+    grade, judgment``; score ``score, sim, similarity``; system ``tag, run,
+    run_id, run_name, system``; rank ``rank`` (used, negated, only when there is
+    no score column, with a warning). Other columns are ignored; a column used
+    that appears twice in the header is an error.
+Parquet
+    The same column names as CSV.
+JSON
+    ``{qid: {docid: value}}`` as pytrec_eval and ranx use (grade for qrels,
+    score for runs).
+Excel ``.xlsx``
+    Labeling and GSB tables only (:func:`read_table`).
+
+Lines end with LF, CRLF or a lone CR (old Mac files are read in full).
+
+Identifiers
+-----------
+Query and document ids and run tags are strings, exactly as written, in every
+format: never type-inferred, trimmed or normalised (``007`` stays ``007``, ``1.10``
+stays ``1.10``, two 20-digit ids stay two ids). CSV/TSV id columns are read as
+text; JSON keys are text. A Parquet id column must hold strings, or integers,
+which are read as their decimal text (``7``) with an ``integer-ids`` warning
+(a file that wrote ``007`` as an integer has already lost the zeros); any other
+type (float, boolean, list, ...) is an error naming the column.
+
+Hard errors, with the line (Parquet: column and row): an empty id; an id or tag
+holding a line break, a tab or another control character (it would forge lines
+or columns in tab-separated output); in CSV/TSV/Parquet/JSON, an id starting or
+ending with a space (it would never match the same id in a TREC file); a grade or
+score that is not a finite number (``true``/``false`` are not grades).
+
+A run line whose tag is empty or a missing-value marker (``NA``, ``N/A``,
+``NaN``, ``nan``, ``null``, ``NULL``, ``None``; a null Parquet cell) belongs to a
+system named after the file (its stem, as for files without a tag column), with a
+``tag-missing`` warning saying how many lines.
+
+Limits
+------
+Gzip input is inflated in a stream, never past a bound (:class:`ReadLimits`): at
+most ``max_inflated_bytes`` (default :data:`DEFAULT_MAX_INFLATED_BYTES`, 2 GiB, env
+``IREVAL_MAX_INFLATED_BYTES``) and at most ``max_gzip_ratio`` times the compressed
+size (default :data:`DEFAULT_MAX_GZIP_RATIO`, 200, env ``IREVAL_MAX_GZIP_RATIO``;
+the first MiB is always allowed). Text compresses 3 to 10 times; a gzip "bomb"
+(gigabytes of zeros in a few MB) is stopped with a :class:`FormatError` naming the
+file and the limit, after inflating no more than the limit. Parquet files are held
+to the same bounds: the row count before any column is decoded, then the columns
+batch by batch as they are decoded. So are Excel workbooks (zip archives): the sizes
+their directory declares, before openpyxl opens them, then every member as it is
+inflated (:func:`~ireval_core.io.source.open_zip`).
+
+Errors
+------
+Anything wrong with the input is a :class:`~ireval_core.errors.FormatError`
+(``file:line: what was expected: 'the line'``); no other exception escapes a
+reader for a malformed input (a file that cannot be opened is an ``OSError``;
+an invalid argument a ``ValueError`` or ``TypeError``). A ``FormatError`` from a
+reader holds nothing of the input: no ``__context__`` or ``__cause__``, and no
+frame in its traceback refers to the bytes or to Arrow objects, so an app can
+cache it. Running out of memory while reading is reported the same way.
+
+Parsing is columnar (pyarrow's multi-threaded CSV reader) with no Python loop over
+lines. When the fast path rejects a file, a slow line-by-line pass finds the
+first bad line so that the :class:`~ireval_core.errors.FormatError` can name it.
+Memory handed to pyarrow's threads is always owned by pyarrow (never a Python
+``bytes`` object), so no pyarrow thread needs the interpreter when it lets go of
+it, even while the interpreter shuts down.
+
+Layout
+------
+One module per concern, one per format; the readers meet in one format detector and
+one column-alias table:
+
+============== ==========================================================================
+``source``     :class:`Source` (one input), :class:`ReadLimits`, bounded gunzip
+``detect``     the format detector, for every reader
+``columns``    the column-alias table, for every reader
+``checks``     id, tag and value checks (vectorised) and their messages
+``guard``      a failed read becomes one fresh ``FormatError``
+``trec``       TREC text
+``delimited``  CSV / TSV
+``parquet``    Parquet
+``json``       JSON
+``excel``      Excel ``.xlsx`` (openpyxl)
+``table``      :class:`RawTable`, a table found by aliases that locates its rows
+``qrels_runs`` :func:`read_qrels`, :func:`read_runs`, :func:`read_run`
+``labels``     :func:`read_table` (labeling and GSB tables)
+``metadata``   :func:`read_metadata` (query metadata)
+``partitions`` what :mod:`ireval_core.distributed` needs to read Dask partitions
+============== ==========================================================================
+
+Importing this package loads the qrels and run readers only; the table and metadata
+readers are loaded when one of their names is first used.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from .columns import Kind
+from .detect import Format
+from .qrels_runs import read_qrels, read_run, read_runs
+from .source import (
+    DEFAULT_MAX_GZIP_RATIO,
+    DEFAULT_MAX_INFLATED_BYTES,
+    PathOrBytes,
+    ReadLimits,
+    Source,
+    SourceLike,
+)
+
+if TYPE_CHECKING:
+    from .labels import read_table, table_from_arrow
+    from .metadata import QueryMetadata, read_metadata
+    from .table import RawTable
+
+__all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "Format", "Kind",
+           "PathOrBytes", "QueryMetadata", "RawTable", "ReadLimits", "Source", "SourceLike",
+           "read_metadata", "read_qrels", "read_run", "read_runs", "read_table",
+           "table_from_arrow"]
+
+_LAZY = {"QueryMetadata": "metadata", "read_metadata": "metadata", "RawTable": "table",
+         "read_table": "labels", "table_from_arrow": "labels"}
+"""Names imported on first use: the table readers need openpyxl's helpers (zip, XML) and
+the metadata reader pandas, which reading qrels and runs (the CLI's ``eval``) does not."""
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, from their module, on first use."""
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

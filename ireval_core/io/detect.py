@@ -1,0 +1,113 @@
+"""The format detector: which reader an input goes to, from its content and its name.
+
+Every reader asks :func:`detect_format`, naming the formats it reads:
+
+1. content signatures: Parquet's ``PAR1`` (at the start, and at the end or followed by
+   binary bytes), the ZIP header of an Excel ``.xlsx`` workbook;
+2. the file name's extension (``.parquet``, ``.pq``, ``.xlsx``, ``.json``, ``.csv``,
+   ``.tsv``; a ``.gz`` after it is ignored), unless the reader recognises text by its
+   content alone (query metadata);
+3. the text itself: qrels and runs are JSON when they start with ``{``, CSV or TSV
+   when the first line, split by commas or tabs, names a query and a document column,
+   TREC otherwise; a table with a header row is TSV when its first line holds more
+   tabs than commas, CSV otherwise.
+
+Adding an input format means a line in :data:`SIGNATURES` or :data:`EXTENSIONS`, its
+name in the readers' format tuples, and its reading module.
+
+>>> from ireval_core.io import Source
+>>> detect_format(Source("run", b"q1 Q0 d1 1 2.5 bm25\\n"))
+'trec'
+>>> detect_format(Source("l", b"month\\tqid\\tdocid\\n"), TABLE_FORMATS)
+'tsv'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from ..errors import FormatError
+from .columns import ALIASES
+from .source import ZIP_MAGIC, Source
+
+__all__ = ["EXTENSIONS", "FORMATS", "METADATA_FORMATS", "RUN_FORMATS", "SIGNATURES",
+           "TABLE_FORMATS", "Format", "detect_format", "refuse_unreadable"]
+
+Format = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
+FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
+"""The ``format=`` values of the qrels and run readers."""
+
+RUN_FORMATS = ("trec", "csv", "tsv", "parquet", "json")
+"""What qrels and runs may be written in."""
+TABLE_FORMATS = ("csv", "tsv", "parquet", "xlsx")
+"""What labeling and GSB tables may be written in."""
+METADATA_FORMATS = ("csv", "tsv", "parquet")
+"""What query metadata may be written in."""
+
+
+def _is_parquet(src: Source) -> bool:
+    head = src.head(64)
+    return head[:4] == b"PAR1" and (src.tail(4) == b"PAR1"
+                                    or re.search(rb"[\x00-\x08\x0e-\x1f]", head[4:]) is not None)
+
+
+def _is_zip(src: Source) -> bool:
+    return src.head(4) == ZIP_MAGIC
+
+
+SIGNATURES: tuple[tuple[str, Callable[[Source], bool]], ...] = (
+    ("parquet", _is_parquet), ("xlsx", _is_zip))
+"""Formats recognised by their bytes, checked first, in this order."""
+EXTENSIONS = ((".parquet", "parquet"), (".pq", "parquet"), (".xlsx", "xlsx"), (".json", "json"),
+              (".csv", "csv"), (".tsv", "tsv"))
+"""Formats recognised by the file name (after the content signatures)."""
+
+_OTHER_COMPRESSION = ((ZIP_MAGIC, "a zip archive"), (b"\xfd7zXZ\x00", "xz"),
+                      (b"\x28\xb5\x2f\xfd", "zstd"))
+
+
+def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
+                  extensions: bool = True) -> str:
+    """The format of ``src``, one of ``formats`` (see the module notes).
+
+    ``extensions=False`` skips the file name: the text is recognised by its content.
+    """
+    for fmt, matches in SIGNATURES:
+        if fmt in formats and matches(src):
+            return fmt
+    if extensions:
+        lower = src.name.lower().removesuffix(".gz")
+        for ext, fmt in EXTENSIONS:
+            if fmt in formats and lower.endswith(ext):
+                return fmt
+    if "trec" not in formats:  # a table with a header row: the separator that splits it more
+        first = src.head(1 << 16).split(b"\n", 1)[0]
+        return "tsv" if first.count(b"\t") > first.count(b",") else "csv"
+    head = src.head(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+    if head[:1] == b"{" and "json" in formats:
+        return "json"
+    first = re.split(rb"\r\n|\r|\n", head, maxsplit=1)[0]
+    first_text = first.decode("utf-8", "replace").strip().lower()
+    for sep, fmt in ((",", "csv"), ("\t", "tsv")):
+        names = [c.strip() for c in first_text.split(sep)]
+        if len(names) > 1 and any(n in ALIASES["qid"] for n in names) and any(
+                n in ALIASES["docid"] for n in names):
+            return fmt
+    return "trec"
+
+
+def refuse_unreadable(src: Source) -> None:
+    """A :class:`FormatError` for bytes no text reader can read: an archive, another
+    compression, UTF-16 text."""
+    head = src.head(16)
+    for magic, what in _OTHER_COMPRESSION:
+        if head.startswith(magic):
+            raise FormatError(f"this is {what}; only plain or gzip-compressed files are read "
+                              "(extract it first)", source=src.name)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise FormatError("this is UTF-16 text; save the file as UTF-8", source=src.name)
+    if head[:3] == b"BZh" and head[4:10] == b"\x31\x41\x59\x26\x53\x59":
+        raise FormatError("this is bzip2-compressed; only plain or gzip-compressed files are "
+                          "read (decompress it first)", source=src.name)

@@ -1,0 +1,297 @@
+"""The qrels and run readers: :func:`read_qrels`, :func:`read_runs`, :func:`read_run`.
+
+Each reads one input in any format :func:`~.detect.detect_format` recognises
+(TREC text, CSV/TSV, Parquet, JSON) into a table of columns ``qid, docid, rel|score``
+(+ ``tag``) (:func:`read_columns`), then builds immutable
+:class:`~ireval_core.data.Qrels` or :class:`~ireval_core.data.Run` objects. Every
+read is :func:`~.guard.guarded`: a malformed input is one fresh
+:class:`~ireval_core.errors.FormatError` holding nothing of the input.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from .._arrow import bool_array
+from ..data import DuplicateEntryError, Qrels, Run, dictionary_codes
+from ..errors import DataWarning, FormatError, invalid_parameter
+from ..progress import stage
+from .checks import numeric
+from .columns import MISSING_TAGS, TREC_COLUMNS, Kind
+from .delimited import diagnose_delimited, read_delimited
+from .detect import FORMATS, Format, detect_format, refuse_unreadable
+from .guard import guarded
+from .json import read_json
+from .parquet import read_parquet
+from .source import PathOrBytes, ReadLimits, Source
+from .trec import diagnose_trec, read_trec
+
+__all__ = ["read_columns", "read_qrels", "read_run", "read_runs", "unique_name"]
+
+
+def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
+               format: Format = "auto", limits: ReadLimits | None = None) -> Qrels:
+    """Read relevance judgments.
+
+    Parameters
+    ----------
+    source:
+        A path, the bytes of an upload, or a binary file object (gzip is detected).
+    name:
+        File name used in messages (defaults to the path's name).
+    format:
+        ``"auto"`` (by content and extension), ``"trec"``, ``"csv"``, ``"tsv"``,
+        ``"parquet"`` or ``"json"``.
+    limits:
+        Bounds on decompression (default: :meth:`ReadLimits.from_env`).
+
+    Returns
+    -------
+    Qrels
+        The judgments, with ids exactly as written.
+
+    Raises
+    ------
+    FormatError
+        With file, line and what was expected, for anything that is not valid qrels.
+
+    Examples
+    --------
+    >>> q = read_qrels(b"007 0 d1 1\\n007 0 d2 0\\n", name="qrels.txt")
+    >>> q.to_dict()
+    {'007': {'d1': 1.0, 'd2': 0.0}}
+    >>> read_qrels(b"qid,docid,rel\\nq1,d1,true\\n", name="q.csv")
+    Traceback (most recent call last):
+    ...
+    ireval_core.errors.FormatError: q.csv:2: expected a numeric grade in column 'rel', got 'true': \
+'q1,d1,true'
+    """
+    _check_arguments("read_qrels", source, format, limits)
+    limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
+    outcome = guarded(_read_qrels, source, name, format, limits)
+    del source
+    if isinstance(outcome, FormatError):
+        raise outcome
+    return outcome
+
+
+def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
+              format: Format = "auto",
+              taken_names: Iterable[str] | Mapping[str, str] = (),
+              limits: ReadLimits | None = None) -> list[Run]:
+    """Read a run file, which may hold several systems (one per tag).
+
+    Each system is named by its tag; by the file name when there is no tag column
+    or when the tag is already in ``taken_names`` (then ``stem:tag``, numbered if
+    needed), with a ``run-renamed`` warning naming both files when ``taken_names``
+    maps each name to the file it came from. Lines with an empty or missing tag
+    (``NA``, ...) form the system named after the file, with a ``tag-missing``
+    warning. Returns one :class:`Run` per system, in order of first appearance.
+
+    Examples
+    --------
+    >>> runs = read_runs(b"qid,docid,score,tag\\nq1,d1,2,bm25\\nq1,d2,1,NA\\n", name="r.csv")
+    >>> [(r.name, r.to_dict()) for r in runs]
+    [('bm25', {'q1': {'d1': 2.0}}), ('r', {'q1': {'d2': 1.0}})]
+    >>> [w.code for w in runs[1].warnings]
+    ['tag-missing']
+    """
+    _check_arguments("read_runs", source, format, limits)
+    limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
+    outcome = guarded(_read_runs, source, name, format, taken_names, limits)
+    del source
+    if isinstance(outcome, FormatError):
+        raise outcome
+    return outcome
+
+
+def read_run(source: PathOrBytes | Source, *, name: str | None = None,
+             format: Format = "auto", limits: ReadLimits | None = None) -> Run:
+    """Read a run file holding exactly one system (see :func:`read_runs`)."""
+    _check_arguments("read_run", source, format, limits)
+    limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
+    outcome = guarded(_read_run, source, name, format, limits)
+    del source
+    if isinstance(outcome, FormatError):
+        raise outcome
+    return outcome
+
+
+def _check_arguments(function: str, source: object, format: object, limits: object) -> None:
+    """Invalid arguments (not invalid data) raise ValueError / TypeError, unguarded."""
+    if not isinstance(source, str | os.PathLike | bytes | bytearray | memoryview | Source) and (
+            not callable(getattr(source, "read", None)) or isinstance(source, io.TextIOBase)):
+        raise invalid_parameter("source", function, "a path, bytes or a binary file object",
+                                source, error=TypeError)
+    if format not in FORMATS:
+        raise invalid_parameter("format", function,
+                                f"one of {', '.join(repr(f) for f in FORMATS)}", format)
+    if limits is not None and not isinstance(limits, ReadLimits):
+        raise invalid_parameter("limits", function, "a ReadLimits or None", limits,
+                                error=TypeError)
+
+
+def _read_qrels(source: PathOrBytes | Source, name: str | None, format: Format,
+                limits: ReadLimits | None) -> Qrels:
+    src = Source.of(source, name, limits=limits)
+    table, warnings = read_columns(src, "qrels", format)
+    grades = numeric(table.column("rel"))
+    frac = grades[grades != np.floor(grades)]
+    if frac.size:
+        warnings.append(DataWarning(
+            "fractional-grades",
+            f"{frac.size} grade(s) are not whole numbers; kept as they are "
+            "(trec_eval would truncate them)",
+            src.name, int(frac.size), tuple(str(x) for x in np.unique(frac)[:3])))
+    try:
+        return Qrels.from_arrays(table.column("qid"), table.column("docid"), grades,
+                                 source=src.name, warnings=warnings)
+    except DuplicateEntryError as exc:
+        raise _duplicate_error(src, "qrels", format, exc) from None
+
+
+def _read_run(source: PathOrBytes | Source, name: str | None, format: Format,
+              limits: ReadLimits | None) -> Run:
+    src = Source.of(source, name, limits=limits)
+    runs = _read_runs(src, None, format, (), limits)
+    if len(runs) != 1:
+        raise FormatError(
+            f"expected one system, found {len(runs)} tags ({', '.join(r.name for r in runs)}); "
+            "use read_runs to read them all", source=src.name)
+    return runs[0]
+
+
+def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
+               taken_names: Iterable[str] | Mapping[str, str],
+               limits: ReadLimits | None) -> list[Run]:
+    src = Source.of(source, name, limits=limits)
+    table, warnings = read_columns(src, "run", format)
+    owners = dict(taken_names) if isinstance(taken_names, Mapping) else dict.fromkeys(
+        taken_names, "")
+    taken = set(owners)
+    scores = numeric(table.column("score"))
+    tag_codes: np.ndarray | None = None
+    tag_names: list[str | None] = [None]
+    missing_lines = 0
+    missing_markers: tuple[str, ...] = ()
+    if "tag" in table.column_names:
+        tag_codes, tag_dict = dictionary_codes(table.column("tag"))
+        tag_names, tag_codes, missing_lines, missing_markers = _merge_missing_tags(
+            tag_dict.to_pylist(), tag_codes)
+    if len(tag_names) == 1:  # one system: hand the columns over, drop the table
+        parts = [{"qid": table.column("qid"), "docid": table.column("docid")}]
+        del table
+        tag_codes = None  # one code per line, all equal: not needed (peak memory)
+    else:
+        assert tag_codes is not None  # several tags come from a tag column
+        parts = [{"qid": table.column("qid").filter(bool_array(np.equal(tag_codes, i))),
+                  "docid": table.column("docid").filter(bool_array(np.equal(tag_codes, i)))}
+                 for i in range(len(tag_names))]
+        del table
+    runs = []
+    for i, tag in enumerate(tag_names):
+        part_scores = scores if len(tag_names) == 1 else scores[tag_codes == i]
+        run_name = unique_name(tag, src.stem, taken)
+        taken.add(run_name)
+        run_warnings = list(warnings)
+        if tag and run_name != tag:
+            other = owners.get(tag, "")
+            where = f"the run {tag!r} of {other}" if other else f"the run name {tag!r}"
+            run_warnings.append(DataWarning(
+                "run-renamed", f"tag {tag!r} is already {where}: this run is named "
+                f"{run_name!r}", source=src.name, count=1))
+        if tag is None and missing_lines:
+            shown = ", ".join(repr(m) for m in missing_markers)
+            run_warnings.append(DataWarning(
+                "tag-missing", f"{missing_lines} line(s) have no tag ({shown}); they are the "
+                f"run named {run_name!r}, after the file", source=src.name,
+                count=missing_lines))
+        try:
+            runs.append(Run.from_columns(parts[i], part_scores, name=run_name,
+                                         source=src.name, warnings=run_warnings))
+        except DuplicateEntryError as exc:
+            if tag_codes is not None and len(tag_names) > 1:
+                first, second = np.flatnonzero(tag_codes == i)[list(exc.rows)]
+                exc.rows = (int(first), int(second))
+            raise _duplicate_error(src, "run", format, exc) from None
+        parts[i] = {}
+    return runs
+
+
+def _merge_missing_tags(names: list[str], codes: np.ndarray
+                        ) -> tuple[list[str | None], np.ndarray, int, tuple[str, ...]]:
+    """Tags that mean "no tag" become one system (``None``); codes renumbered to match."""
+    missing = [i for i, t in enumerate(names) if t in MISSING_TAGS]
+    if not missing:
+        return list(names), codes, 0, ()
+    mapping = np.empty(len(names), dtype=np.int32)
+    merged: list[str | None] = []
+    slot = -1
+    for i, t in enumerate(names):
+        if t in MISSING_TAGS:
+            if slot < 0:
+                slot = len(merged)
+                merged.append(None)
+            mapping[i] = slot
+        else:
+            mapping[i] = len(merged)
+            merged.append(t)
+    lines = int(np.isin(codes, missing).sum())
+    return merged, mapping[codes], lines, tuple(names[i] for i in missing)
+
+
+def unique_name(tag: str | None, stem: str, taken: set[str]) -> str:
+    """``tag``, or ``stem:tag`` (``stem`` without a tag), numbered when already taken."""
+    candidates = [tag] if tag else []
+    candidates += [f"{stem}:{tag}" if tag else stem]
+    for c in candidates:
+        if c not in taken:
+            return c
+    base, k = candidates[-1], 2
+    while f"{base}-{k}" in taken:
+        k += 1
+    return f"{base}-{k}"
+
+
+def read_columns(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, list[DataWarning]]:
+    """Return a table with columns qid, docid, rel|score (+ tag), and reading warnings.
+
+    Ids and tags are validated strings (plain or dictionary-coded), values finite
+    float64; a tag may be empty or a missing-value marker (see
+    :data:`~.columns.MISSING_TAGS`).
+    """
+    if src.is_blank():
+        cols = " ".join(TREC_COLUMNS[kind])
+        raise FormatError(f"file is empty; expected {kind} lines '{cols}'", source=src.name)
+    refuse_unreadable(src)
+    fmt = format if format != "auto" else detect_format(src)
+    stage("parsing")
+    if fmt == "trec":
+        return read_trec(src, kind)
+    if fmt == "json":
+        return read_json(src, kind), []
+    if fmt == "parquet":
+        return read_parquet(src, kind)
+    return read_delimited(src, kind, "," if fmt == "csv" else "\t")
+
+
+def _duplicate_error(src: Source, kind: Kind, format: Format,
+                     exc: DuplicateEntryError) -> FormatError:
+    """Turn a row-level duplicate into a line-level message."""
+    fmt = format if format != "auto" else detect_format(src)
+    if fmt == "trec":
+        err = diagnose_trec(src, kind)[0]
+        if err is not None:
+            return err
+    if fmt in ("csv", "tsv"):
+        err = diagnose_delimited(src, kind, "," if fmt == "csv" else "\t")
+        if err is not None:
+            return err
+    return FormatError(
+        f"duplicate {kind} entry for query {exc.query_id!r}, document {exc.doc_id!r} "
+        f"(rows {exc.rows[0] + 1} and {exc.rows[1] + 1})", source=src.name)
