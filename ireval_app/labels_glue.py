@@ -147,7 +147,7 @@ def offline_online_cached(key: str, _j: Judgments, k: int, gain: str,
 
 @shared(copy=True, show_spinner="Measuring the raters' agreement…")
 def raters_cached(key: str, _j: Judgments, combine: str) -> RaterReport:
-    """:func:`ireval_core.agreement.rater_report` of every round, cached."""
+    """:func:`ireval_core.labels.agreement.rater_report` of every round, cached."""
     return rater_report(_j.label_table(), combine=combine)  # type: ignore[arg-type]
 
 
@@ -175,5 +175,5 @@ def plan_cached(key: str, _j: Judgments, round_: str, delta: float, k: int, gain
 
 @shared(copy=True)
 def gsb_cached(key: str, _g: GsbJudgments) -> object:
-    """:func:`ireval_core.gsb.gsb_by_round`, cached."""
+    """:func:`ireval_core.labels.gsb.gsb_by_round`, cached."""
     return gsb_by_round(_g)
