@@ -13,40 +13,57 @@ whole chain (recall and ranking). This package reads such files and computes:
 * :mod:`.online` -- AUC, GAUC and PNR from model scores beside DCG;
 * :mod:`.changes` -- label changes between two rounds and the split of a DCG change
   into "new result lists" and "changed labels";
-* :mod:`.planning` -- queries needed next round, and the next batch to label.
+* :mod:`.planning` -- queries needed next round, and the next batch to label;
+* :mod:`.noise` -- the monthly interval over queries *and* raters (two-stage
+  bootstrap), the minimum detectable change, and drop flags that use them;
+* :mod:`.anchors` -- anchor items labeled every month: rater drift, flagged before the
+  trend is read;
+* :mod:`.judge` -- a model judge (an LLM's labels) checked against the people:
+  agreement, decisions, bias, disagreements.
 """
 
 from ._table import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS, RawTable, SourceLike, read_table
+from .anchors import AnchorDrift, anchor_drift, read_anchors
 from .changes import LabelChanges, dcg_decomposition, label_changes
+from .judge import JudgeReport, judge_report
 from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments, read_judgments
 from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map
+from .noise import NoiseTrend, minimum_detectable_change, noise_trend
 from .online import OfflineOnline, offline_online, score_metrics
 from .planning import export_batch, next_batch, plan_next_round
 from .trend import Trend, compare_rounds, per_query_dcg, trend
 
 __all__ = [
     "BUILTIN_LABEL_MAPS",
+    "AnchorDrift",
     "COMBINE_RULES",
     "DEFAULT_SYSTEM",
     "LABEL_ALIASES",
     "REQUIRED_LABEL_COLUMNS",
     "Combine",
+    "JudgeReport",
     "Judgments",
     "LabelChanges",
     "LabelMap",
+    "NoiseTrend",
     "OfflineOnline",
     "RawTable",
     "SourceLike",
     "Trend",
+    "anchor_drift",
     "compare_rounds",
     "dcg_decomposition",
     "detect_label_map",
     "export_batch",
+    "judge_report",
     "label_changes",
+    "minimum_detectable_change",
     "next_batch",
+    "noise_trend",
     "offline_online",
     "per_query_dcg",
     "plan_next_round",
+    "read_anchors",
     "read_judgments",
     "read_table",
     "score_metrics",
