@@ -89,8 +89,8 @@ _WEIGHTS = Options((None, "linear", "quadratic"))
 
 _DEFINITIONS = {
     "items": "anchor items (query, document) with a label in both rounds",
-    "shift": "mean over those items of round_to's consensus − round_from's (consensus: "
-             "{combine} of the item's labels that round); interval: bootstrap percentile "
+    "shift": "mean over those items of round_to's consensus − round_from's (the "
+             "consensus of an item in a round: the {combine}); interval: bootstrap percentile "
              "over the items ({level:.0%}, {n_resamples} resamples, seed {seed})",
     "kappa": "{weights}-weighted Cohen's kappa between the two rounds' consensus labels "
              "rounded to the nearest grade, with a bootstrap interval over the items",
