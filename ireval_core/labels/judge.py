@@ -258,9 +258,10 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     fn = "judge_report"
     check(j, "j", fn, InstanceOf(Judgments, "Judgments (from read_judgments)"))
     check(judge, "judge", fn, InstanceOf(str, "a rater's name"))
-    if judge not in j.raters:
+    raters = j.raters
+    if judge not in raters:
         raise invalid_parameter("judge", fn, "one of the raters (" + ", ".join(
-            repr(r) for r in j.raters) + ")", judge)
+            repr(r) for r in raters) + ")", judge)
     k = check(k, "k", fn, POSITIVE_INT)
     check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
@@ -277,9 +278,9 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
         NoiseTrend, "NoiseTrend (from noise_trend)")))
     opts = options_or_default(options, fn)
     if people is None:
-        people = [r for r in j.raters if r != judge]
+        people = [r for r in raters if r != judge]
     people = [str(p) for p in ([people] if isinstance(people, str) else people)]
-    if not people or judge in people or any(p not in j.raters for p in people):
+    if not people or judge in people or any(p not in raters for p in people):
         raise invalid_parameter("people", fn, "raters of the data other than the judge",
                                 list(people))
     if gsb is not None:
@@ -291,11 +292,11 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
             raise invalid_parameter("gsb_systems", fn, "(old, new): two systems of the data "
                                     "(" + ", ".join(map(repr, j.systems)) + ")", gsb_systems)
 
-    others = [r for r in j.raters if r not in people]
+    others = [r for r in raters if r not in people]
     boot = dict(k=k, gain=gain, combine=combine, confidence_level=conf,
                 n_resamples=n_resamples, seed=seed, alpha=alpha, power=power, options=opts)
     pt = people_trend if people_trend is not None else noise_trend(j, exclude=others, **boot)
-    jt = noise_trend(j, exclude=[r for r in j.raters if r != judge], **boot)
+    jt = noise_trend(j, exclude=[r for r in raters if r != judge], **boot)
     jp, jj = j.select(raters=people), j.select(raters=[judge])
     cp, n_people = jp.combined(combine)
     cj, _ = jj.combined("mean")
@@ -312,6 +313,7 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     in_k = j.shown_position <= k
     shown_both = in_k & both[j.shown_unit]
     diff_shown = np.where(shown_both, cj[j.shown_unit] - cp[j.shown_unit], 0.0)
+    count_cache: dict[int, np.ndarray] = {}
     for r in np.unique(j.group_round):  # a loop over rounds
         rname = str(j.round_names[r])
         queries = np.unique(j.group_query[j.group_round == r])
@@ -330,7 +332,10 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
         s_judge = np.bincount(cell, weights=cj[j.shown_unit[rows]], minlength=nq * n_sys)
         values = np.hstack((per_q.astype(np.float64), s_sum.reshape(nq, n_sys),
                             s_cnt.reshape(nq, n_sys)))
-        counts = resample_counts(nq, n_resamples, seed) if nq >= 2 else None
+        if nq >= 2 and nq not in count_cache:
+            count_cache.clear()  # one size kept: rounds often have the same number
+            count_cache[nq] = resample_counts(nq, n_resamples, seed)
+        counts = count_cache.get(nq) if nq >= 2 else None
         res = counts @ values if counts is not None else None
         total = per_q.sum(axis=0).reshape(1, n_scale, n_scale)
         confusion[rname] = total[0].astype(np.int64)
@@ -559,26 +564,37 @@ def _gsb_table(gsb: Any, j: Judgments, jp: Judgments, jj: Judgments,
 def _disagreements(j: Judgments, cj: np.ndarray, cp: np.ndarray, n_people: np.ndarray,
                    both: np.ndarray, gap: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     diff = np.where(both, cj - cp, 0.0)
-    units = np.flatnonzero(both & (np.abs(diff) >= gap - 1e-12))
-    shown = np.flatnonzero(np.isin(j.shown_unit, units))
-    # per unit: the systems that showed it and its best position (shown rows are few)
-    frame = pd.DataFrame({"unit": j.shown_unit[shown],
-                          "system": j.system_names[j.shown_system[shown]].astype(str),
-                          "position": j.shown_position[shown].astype(np.int64)})
-    per_unit = frame.groupby("unit", sort=True).agg(
-        systems=("system", lambda s: ", ".join(sorted(set(s)))), position=("position", "min"))
-    per_unit = per_unit.reindex(units)
+    hit = both & (np.abs(diff) >= gap - 1e-12)
+    units = np.flatnonzero(hit)
+    shown = np.flatnonzero(hit[j.shown_unit])
+    # per unit: the systems that showed it (a set of system codes, as the sorted distinct
+    # (unit, system) pairs) and its best position; no Python loop over units
+    local = np.searchsorted(units, j.shown_unit[shown])
+    best = np.full(len(units), np.iinfo(np.int64).max)
+    np.minimum.at(best, local, j.shown_position[shown].astype(np.int64))
+    n_sys = max(len(j.system_names), 1)
+    pairs = np.unique(local * n_sys + j.shown_system[shown])
+    pair_unit, pair_sys = pairs // n_sys, pairs % n_sys
+    names = [str(x) for x in j.system_names]
+    text = np.full(len(units), "", dtype=object)
+    first = np.ones(len(pairs), dtype=bool)
+    first[1:] = pair_unit[1:] != pair_unit[:-1]
+    rank = np.arange(len(pairs)) - np.maximum.accumulate(np.where(first, np.arange(len(pairs)),
+                                                                  0))
+    for step in range(int(rank.max()) + 1 if len(pairs) else 0):  # at most the systems
+        at = rank == step
+        piece = np.asarray(names, dtype=object)[pair_sys[at]]
+        text[pair_unit[at]] = text[pair_unit[at]] + (piece if step == 0 else ", " + piece)
     out = pd.DataFrame({
         "round": text_column(j.round_names, j.unit_round[units]),
         "query": text_column(j.query_ids, j.unit_query[units]),
         "doc": text_column(j.doc_ids, j.unit_doc[units]),
-        "systems": per_unit["systems"].to_numpy(dtype=object),
-        "position": per_unit["position"].to_numpy(dtype=np.int64),
+        "systems": text, "position": best,
         "judge_label": cj[units], "people_label": cp[units],
         "people_labels": n_people[units].astype(np.int64), "difference": diff[units]},
         columns=list(DISAGREEMENT_COLUMNS))
-    order = np.lexsort((per_unit["position"].to_numpy(), j.unit_doc[units],
-                        j.unit_query[units], j.unit_round[units], -np.abs(diff[units])))
+    order = np.lexsort((best, j.unit_doc[units], j.unit_query[units], j.unit_round[units],
+                        -np.abs(diff[units])))
     out = out.iloc[order].reset_index(drop=True)
     cols = ["round", "system", "query", "doc", "position"]
     cols += ["score"] if j.has_scores else []

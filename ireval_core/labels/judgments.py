@@ -359,8 +359,11 @@ class Judgments:
     @property
     def raters(self) -> tuple[str, ...]:
         """Raters who gave at least one label, sorted (``""`` = no rater column)."""
-        given = self.label_rater[np.isfinite(self.label_value)]
-        return tuple(str(x) for x in self.rater_names[np.unique(given)])
+        if "raters" not in self._cache:
+            given = np.bincount(self.label_rater[np.isfinite(self.label_value)],
+                                minlength=len(self.rater_names)) > 0
+            self._cache["raters"] = tuple(str(x) for x in self.rater_names[given])
+        return self._cache["raters"]
 
     @property
     def segments(self) -> tuple[str, ...]:

@@ -115,11 +115,11 @@ def resample_counts(n: int, n_resamples: int, seed: int) -> FloatArray:
     trend's query bootstrap), so a statistic computed from these counts and the trend's
     band resample the same queries.
     """
-    counts = np.zeros(n_resamples * n)
     offsets = (np.arange(n_resamples, dtype=np.int64) * n)[None, :]
-    for idx in resample_indices(n, n_resamples, seed):
-        counts += np.bincount((idx + offsets).ravel(), minlength=n_resamples * n)
-    return counts.reshape(n_resamples, n)
+    flat = np.concatenate([(idx + offsets).ravel() for idx in resample_indices(
+        n, n_resamples, seed)]) if n else np.zeros(0, dtype=np.int64)
+    return np.bincount(flat, minlength=n_resamples * n).astype(np.float64).reshape(
+        n_resamples, n)
 
 
 def _weight_matrix(k: int, weights: Weights) -> FloatArray:

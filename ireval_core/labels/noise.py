@@ -327,13 +327,17 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
     ww = np.ones(n) if w is None else w
     n_out = big_n.shape[1]
     wn = (ww[:, None] * big_n).ravel()
-    wl = (ww[:, None] * big_l).ravel()
+    # every unit keeps a rater under every outcome (each unit labeled by all the round's
+    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
+    fixed = bool((big_l == mass[:, None]).all())
+    wl = None if fixed else (ww[:, None] * big_l).ravel()
     sn = np.zeros(n_resamples)
     sl = np.zeros(n_resamples)
-    for idx in chunks:  # a chunk holds draws i..i+r of every resample
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
         flat = idx.astype(np.int64) * n_out + outcome[None, :]
         sn += wn[flat].sum(axis=0)
-        sl += wl[flat].sum(axis=0)
+        if wl is not None:
+            sl += wl[flat].sum(axis=0)
     if w is None:
         queries = bootstrap_means(dcg[:, None], n_resamples, seed, cache)[:, 0]
         sa = _sums(mass, chunks)
@@ -343,6 +347,8 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
         queries = both[:, 0] / both[:, 1]
         sa = _sums(w * mass, chunks)
         sw = _sums(w, chunks)
+    if wl is None:
+        sl = sa
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = sn / sl * (sa / sw)
     theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
