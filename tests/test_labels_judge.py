@@ -203,6 +203,12 @@ def test_disagreements_are_the_next_batch(j, report, tmp_path):
     gap = (both["judge"] - both["people"]).abs()
     assert len(report.disagreements) == int((gap >= 1.0).sum())
     assert report.disagreements["difference"].abs().is_monotonic_decreasing
+    shown = j.shown_table().groupby(["round", "query", "doc"]).agg(
+        systems=("system", lambda s: ", ".join(sorted(set(s)))), position=("position", "min"))
+    expected = shown.loc[list(map(tuple, report.disagreements[["round", "query", "doc"]]
+                                  .values))]
+    assert report.disagreements["systems"].tolist() == expected["systems"].tolist()
+    assert report.disagreements["position"].tolist() == expected["position"].tolist()
     batch = report.batch()
     assert (batch["rater"] == "").all() and (batch["label"] == "").all()
     keys = set(map(tuple, report.disagreements[["round", "query", "doc"]].values))
