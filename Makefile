@@ -56,9 +56,10 @@ bench: $(VENV)/.dev
 	$(BIN)/python -m pip install --quiet -r requirements-bench.txt
 	$(BIN)/python benchmarks/run_all.py
 
-## sample: regenerate sample_data/ (deterministic)
+## sample: regenerate sample_data/ and sample_data/labels/ (deterministic)
 sample: $(VENV)/.runtime
 	$(BIN)/python sample_data/make_sample.py
+	$(BIN)/python sample_data/labels/make_labels.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache benchmarks/data test-artifacts

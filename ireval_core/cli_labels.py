@@ -1,9 +1,15 @@
 """Command line for monthly labeling: ``python -m ireval_core labels|gsb FILE...``.
 
 ``labels`` prints one row per (round, system): ``round, system, queries, dcg,
-dcg_ci_low, dcg_ci_high, ndcg, coverage, auc, gauc, pnr, alpha`` (the score-based
-columns are empty without model scores, ``alpha`` -- Krippendorff's ordinal alpha of
-the round's raters -- is empty with fewer than two raters). ``gsb`` prints one row per
+dcg_ci_low, dcg_ci_high, dcg_ci_raters_low, dcg_ci_raters_high, mdc, ndcg, coverage,
+auc, gauc, pnr, alpha`` (the score-based columns are empty without model scores,
+``alpha`` -- Krippendorff's ordinal alpha of the round's raters -- is empty with fewer
+than two raters; ``dcg_ci_raters_*`` is the interval over queries and raters and ``mdc``
+the minimum detectable change, :func:`~ireval_core.labels.noise.noise_trend`).
+``--judge RATER`` leaves that rater out of every number above and adds the model-judge
+report (:func:`~ireval_core.labels.judge.judge_report`: key ``judge`` of the JSON, a
+section below the table otherwise); ``--anchors FILE`` adds the anchor check (key
+``anchors``), read before the month-over-month notes. ``gsb`` prints one row per
 round: ``round, good, same, bad, gsb, ci_low, ci_high, p``. ``--format table`` (the
 default) is an aligned table followed by the definitions, ``csv`` is for spreadsheets
 (text cells neutralised against formulas), ``json`` for programs.
@@ -18,12 +24,14 @@ import argparse
 import json
 import math
 from collections.abc import Callable, Sequence
+from numbers import Integral
 from typing import Any, TextIO
 
 __all__ = ["LABELS_COLUMNS", "GSB_COLUMNS", "add_parsers", "run"]
 
-LABELS_COLUMNS = ("round", "system", "queries", "dcg", "dcg_ci_low", "dcg_ci_high", "ndcg",
-                  "coverage", "auc", "gauc", "pnr", "alpha")
+LABELS_COLUMNS = ("round", "system", "queries", "dcg", "dcg_ci_low", "dcg_ci_high",
+                  "dcg_ci_raters_low", "dcg_ci_raters_high", "mdc", "ndcg", "coverage", "auc",
+                  "gauc", "pnr", "alpha")
 GSB_COLUMNS = ("round", "good", "same", "bad", "gsb", "ci_low", "ci_high", "p")
 _INTEGERS = {"queries", "good", "same", "bad"}
 
@@ -58,7 +66,28 @@ def add_parsers(sub: Any) -> None:
     lab.add_argument("--resamples", type=int, default=2000,
                      help="bootstrap resamples of the DCG interval (default 2000)")
     lab.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    lab.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    lab.add_argument("--alpha", type=float, default=0.05,
+                     help="test level of the month-over-month drop flag and of the minimum "
+                          "detectable change (default 0.05)")
+    lab.add_argument("--power", type=float, default=0.8,
+                     help="power of the minimum detectable change (default 0.8)")
+    lab.add_argument("--judge", default=None, metavar="RATER",
+                     help="a rater who is a model judge: left out of the people's numbers, "
+                          "and checked against them (agreement, decisions, bias, "
+                          "disagreements)")
+    lab.add_argument("--anchors", action="append", default=None, metavar="FILE",
+                     help="anchor items (round, query, doc, label[, rater][, anchor flag]) "
+                          "labeled every month: their drift between months is checked first "
+                          "(repeatable)")
+    lab.add_argument("--gsb", action="append", default=None, metavar="FILE",
+                     help="with --judge: side-by-side judgments, to compare the judge's GSB "
+                          "verdict with the people's (repeatable)")
+    lab.add_argument("--gsb-systems", default=None, metavar="OLD,NEW",
+                     help="with --gsb: the two systems the side-by-side judgments compare")
+    lab.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                     help="table (default; with the judge and anchor sections below), csv "
+                          "(the rows only) or json (rows, notes, and the keys judge and "
+                          "anchors)")
 
     gsb = sub.add_parser(
         "gsb", help="side-by-side preference judgments (good/same/bad) per round",
@@ -73,11 +102,15 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``labels`` or ``gsb``; errors propagate (the CLI turns them into exit 2)."""
     if args.command == "labels":
+        extra: dict[str, Any] = {}
         rows, notes = labels_rows(args.files, k=args.k, gain=args.gain,
                                   label_map=args.label_map, combine=args.combine,
                                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
-                                  n_resamples=args.resamples, seed=args.seed)
-        write_rows(rows, LABELS_COLUMNS, args.format, out, notes)
+                                  n_resamples=args.resamples, seed=args.seed,
+                                  alpha=args.alpha, power=args.power, judge=args.judge,
+                                  anchors=args.anchors, gsb=args.gsb,
+                                  gsb_systems=args.gsb_systems, extra=extra)
+        write_rows(rows, LABELS_COLUMNS, args.format, out, notes, extra=extra)
         return 0
     if args.command == "gsb":
         rows, notes = gsb_rows(args.files, confidence_level=args.confidence_level)
@@ -88,38 +121,65 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 label_map: str | None = None, combine: str = "mean", rel_level: float = 1.0,
-                idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0
+                idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0,
+                alpha: float = 0.05, power: float = 0.8, judge: str | None = None,
+                anchors: Sequence[str] | None = None, gsb: Sequence[str] | None = None,
+                gsb_systems: str | None = None, extra: dict[str, Any] | None = None
                 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """The rows of ``labels`` (NaN = empty cell) and the definition lines."""
+    """The rows of ``labels`` (NaN = empty cell) and the definition lines.
+
+    ``extra`` (when given) receives the JSON-ready ``judge`` report and ``anchors``
+    check, and their text sections under ``"sections"``.
+    """
     alpha_of: Callable[..., float] | None
     try:
         from .labels.agreement import krippendorff_alpha as alpha_of
     except ImportError:  # pragma: no cover - the agreement module ships with the package
         alpha_of = None
     from .labels import offline_online, read_judgments, trend
+    from .labels.anchors import anchor_drift, read_anchors
     from .labels.judgments import COMBINE_RULES
+    from .labels.noise import noise_trend
     from .options import EvalOptions
 
     options = EvalOptions(rel_level=rel_level, idcg_zero=idcg_zero)  # type: ignore[arg-type]
-    j = read_judgments(list(files), label_map=label_map)
+    j_all = read_judgments(list(files), label_map=label_map)
+    if judge is not None and judge not in j_all.raters:
+        raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
+                         + ", ".join(repr(r) for r in j_all.raters) + ")")
+    j = j_all if judge is None else j_all.select(
+        raters=[r for r in j_all.raters if r != judge])
+    drift = None
+    if anchors:
+        drift = anchor_drift(read_anchors(list(anchors), label_map=label_map),
+                             combine=combine,  # type: ignore[arg-type]
+                             n_resamples=n_resamples, seed=seed)
     tr = trend(j, k=k, gain=gain, combine=combine, options=options,  # type: ignore[arg-type]
-               n_resamples=n_resamples, seed=seed)
+               n_resamples=n_resamples, seed=seed, alpha=alpha)
+    nt = noise_trend(j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
+                     n_resamples=n_resamples, seed=seed, alpha=alpha, power=power,
+                     anchors=drift, options=options)
     both = offline_online(j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
                           options=options, trend_result=tr)
-    alpha: dict[str, float] = {}
+    kripp: dict[str, float] = {}
     for r in j.rounds:
         table = j.label_table(r)
-        alpha[r] = (alpha_of(table, level="ordinal")
+        kripp[r] = (alpha_of(table, level="ordinal")
                     if alpha_of is not None and table["rater"].nunique() >= 2 else math.nan)
     scores = j.has_scores
     coverage = tr.table.set_index(["round", "system"])["coverage"]
+    noise = nt.table.set_index(["round", "system"])
     rows = []
     for rec in both.table.to_dict("records"):
         row = {c: rec.get(c, math.nan) for c in LABELS_COLUMNS}
         row["coverage"] = float(coverage.loc[(rec["round"], rec["system"])])
+        key = (rec["round"], rec["system"])
+        row.update(dcg_ci_raters_low=float(noise.loc[key, "ci_low"]),
+                   dcg_ci_raters_high=float(noise.loc[key, "ci_high"]),
+                   mdc=float(noise.loc[key, "mdc"]))
         if not scores:
             row.update(auc=math.nan, gauc=math.nan, pnr=math.nan)
-        row["alpha"] = alpha[rec["round"]]
+        row["alpha"] = kripp[rec["round"]]
         rows.append(row)
     notes = [
         f"dcg: {tr.definition.split('. nDCG')[0]}; {tr.table['averaging'].iloc[0]}"
@@ -133,9 +193,105 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
          f"label >= {rel_level:g}; auc pooled, gauc per query weighted by scored results, "
          "pnr = concordant / discordant pairs" if scores else
          "auc, gauc, pnr: empty (no score column)"),
-        "alpha: Krippendorff's alpha (ordinal) of the round's raters; empty with one rater",
-        *both.notes, *tr.notes()]
+        f"dcg_ci_raters_low/high: {nt.definitions['ci_low']}",
+        f"mdc: {nt.definitions['mdc']}",
+        "alpha: Krippendorff's alpha (ordinal) of the round's raters; empty with one rater"
+        + (f"; the model judge {judge!r} is left out of every column" if judge else ""),
+        *both.notes, *nt.notes()]
+    if extra is not None:
+        sections: list[str] = []
+        if drift is not None:
+            extra["anchors"] = drift.to_dict()
+            sections += _anchor_section(drift)
+        if judge is not None:
+            from .labels.judge import judge_report
+
+            gsb_data, pair = None, None
+            if gsb:
+                from .gsb import read_gsb
+
+                gsb_data = read_gsb(list(gsb))
+                if not gsb_systems or gsb_systems.count(",") != 1:
+                    raise ValueError("--gsb needs --gsb-systems OLD,NEW: the two systems the "
+                                     "side-by-side judgments compare")
+                pair = tuple(x.strip() for x in gsb_systems.split(","))
+            report = judge_report(j_all, judge, k=k, gain=gain,  # type: ignore[arg-type]
+                                  combine=combine,  # type: ignore[arg-type]
+                                  gsb=gsb_data, gsb_systems=pair,  # type: ignore[arg-type]
+                                  n_resamples=n_resamples, seed=seed, alpha=alpha,
+                                  power=power, people_trend=nt, options=options)
+            extra["judge"] = report.to_dict()
+            sections += _judge_section(report)
+        extra["sections"] = sections
     return rows, notes
+
+
+def _table_lines(frame: Any, columns: Sequence[str]) -> list[str]:
+    """An aligned text table of some columns of a DataFrame (numbers to 3 decimals)."""
+    cells = [[_text_cell(v) for v in rec] for rec in frame[list(columns)].itertuples(
+        index=False, name=None)]
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    return ["  ".join(v.rjust(widths[i]) for i, v in enumerate(values)).rstrip()
+            for values in [list(columns), *cells]]
+
+
+def _text_cell(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    if isinstance(value, Integral):
+        return str(int(value))
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(number):
+        return ""
+    return f"{number:.3f}"
+
+
+def _anchor_section(drift: Any) -> list[str]:
+    lines = ["", "## Anchor items, month over month (read before the trend)", ""]
+    lines += _table_lines(drift.pairs, ("round_from", "round_to", "items", "shift", "ci_low",
+                                        "ci_high", "kappa", "agreement", "drift"))
+    lines += [""] + [f"# {n}" for n in drift.notes()] + [
+        f"# {k}: {v}" for k, v in drift.definitions.items()]
+    return lines
+
+
+def _judge_section(report: Any) -> list[str]:
+    lines = ["", f"## Model judge {report.judge!r} against the people "
+                 f"({', '.join(report.people)})", ""]
+    lines += [f"- {s}" for s in report.summary]
+    lines += ["", "### Agreement per round", ""]
+    lines += _table_lines(report.agreement, ("round", "units", "kappa", "kappa_ci_low",
+                                             "kappa_ci_high", "alpha", "alpha_ci_low",
+                                             "alpha_ci_high", "exact_agreement",
+                                             "difference"))
+    lines += ["", "### Bias (judge − people) per system", ""]
+    lines += _table_lines(report.bias, ("round", "system", "results", "bias", "ci_low",
+                                        "ci_high"))
+    lines += ["", "### Does it favour a system?", ""]
+    lines += _table_lines(report.favours, ("round", "system", "difference", "ci_low",
+                                           "ci_high", "favours"))
+    lines += ["", "### Decisions: month over month", ""]
+    lines += _table_lines(report.decisions, ("system", "round_from", "round_to",
+                                             "people_delta", "judge_delta", "same_direction",
+                                             "people_drop", "judge_drop"))
+    lines += ["", "### System order (Kendall's tau-b)", ""]
+    lines += _table_lines(report.order, ("scope", "points", "tau", "ci_low", "ci_high"))
+    if report.gsb is not None:
+        lines += ["", "### GSB verdict", ""]
+        lines += _table_lines(report.gsb, ("round", "queries", "people_gsb",
+                                           "people_verdict", "judge_gsb", "judge_verdict",
+                                           "same_verdict"))
+    lines += ["", f"### Disagreements ({len(report.disagreements)}; the first 20)", ""]
+    lines += _table_lines(report.disagreements.head(20), (
+        "round", "query", "doc", "systems", "position", "judge_label", "people_label",
+        "difference"))
+    lines += [""] + [f"# {k}: {v}" for k, v in report.definitions.items()]
+    return lines
 
 
 def gsb_rows(files: Sequence[str], *, confidence_level: float = 0.95
@@ -188,12 +344,15 @@ def _json_value(value: Any) -> Any:
 
 
 def write_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str, out: TextIO,
-               notes: Sequence[str] = ()) -> None:
-    """Write rows as an aligned table (with the notes below), CSV or JSON."""
+               notes: Sequence[str] = (), *, extra: dict[str, Any] | None = None) -> None:
+    """Write rows as an aligned table (with the notes and ``extra["sections"]`` below),
+    CSV (the rows only) or JSON (with ``extra``'s other keys)."""
+    extra = extra or {}
     if fmt == "json":
         doc = {"columns": list(columns),
                "rows": [{c: _json_value(r[c]) for c in columns} for r in rows],
                "notes": list(notes)}
+        doc.update({key: value for key, value in extra.items() if key != "sections"})
         json.dump(doc, out, indent=2, ensure_ascii=False)
         out.write("\n")
         return
@@ -223,3 +382,5 @@ def write_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str,
         out.write("\n")
         for n in notes:
             out.write(f"# {n}\n")
+    for text in extra.get("sections", ()):
+        out.write(text + "\n")

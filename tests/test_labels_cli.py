@@ -124,3 +124,55 @@ def test_gsb_rows(capsys, tmp_path):
     bad.write_text("round,query,judgment\nr,q,G\nr,q2,maybe\n")
     status, _ = run(["gsb", str(bad)])
     assert status == 2 and capsys.readouterr().err.startswith("g.csv:3:")
+
+
+def test_rater_noise_columns(sample_json):
+    rows = {(r["round"], r["system"]): r for r in sample_json["rows"]}
+    for r in rows.values():
+        assert r["dcg_ci_raters_low"] < r["dcg"] < r["dcg_ci_raters_high"]
+        assert r["mdc"] > 0
+    # chen's guessing in September widens the interval over raters beyond the band
+    sep = rows[("2026-09", "control")]
+    assert (sep["dcg_ci_raters_high"] - sep["dcg_ci_raters_low"]
+            > 1.1 * (sep["dcg_ci_high"] - sep["dcg_ci_low"]))
+    assert any(n.startswith("mdc: minimum detectable change") for n in sample_json["notes"])
+
+
+JUDGE = [*SAMPLE, str(LABELS / "judge_llm.csv"), "--judge", "llm", "--resamples", "200"]
+
+
+def test_judge_json_and_the_people_numbers_unchanged(sample_json):
+    status, text = run(["labels", *JUDGE, "--format", "json", "--anchors",
+                        str(LABELS / "anchors.csv"), "--gsb", str(LABELS / "gsb.csv"),
+                        "--gsb-systems", "control,treatment"])
+    assert status == 0
+    doc = json.loads(text)
+    assert [r["dcg"] for r in doc["rows"]] == [r["dcg"] for r in sample_json["rows"]]
+    assert [r["alpha"] for r in doc["rows"]] == [r["alpha"] for r in sample_json["rows"]]
+    judge = doc["judge"]
+    assert judge["judge"] == "llm" and judge["people"] == ["ann", "bo", "chen"]
+    favours = {(r["round"], r["system"]): r for r in judge["favours"]}
+    assert favours[("all", "treatment")]["favours"] is True
+    assert {r["round"] for r in judge["gsb"]} == {f"2026-{m:02d}" for m in range(5, 11)}
+    assert judge["disagreements_total"] > len(judge["disagreements"]) == 100
+    assert doc["anchors"]["drifted"] == [["2026-06", "2026-07"], ["2026-07", "2026-08"]]
+    assert doc["notes"].index(next(n for n in doc["notes"] if n.startswith("Anchor items"))) \
+        < doc["notes"].index(next(n for n in doc["notes"] if "a significant drop" in n))
+
+
+def test_judge_text_section():
+    status, text = run(["labels", *JUDGE])
+    assert status == 0
+    assert "## Model judge 'llm' against the people (ann, bo, chen)" in text
+    assert "it favours treatment" in text
+    assert "### Agreement per round" in text and "### Disagreements" in text
+    assert "left out of every column" in text
+    status, csv_text = run(["labels", *JUDGE, "--format", "csv"])
+    assert "Model judge" not in csv_text and len(csv_text.splitlines()) == 13
+
+
+def test_judge_errors_exit_2(capsys):
+    status, _ = run(["labels", SAMPLE[0], "--judge", "gpt"])
+    assert status == 2 and "--judge 'gpt' is not a rater" in capsys.readouterr().err
+    status, _ = run([*(["labels"] + JUDGE), "--gsb", str(LABELS / "gsb.csv")])
+    assert status == 2 and "--gsb-systems" in capsys.readouterr().err

@@ -18,44 +18,61 @@ computes:
 * :mod:`.planning` -- queries needed next round, and the next batch to label;
 * :mod:`.agreement` -- agreement between raters (Cohen, Fleiss, Krippendorff) and the
   rater report (drift, confusion, disputed results), on the long label table;
-* :mod:`.gsb` -- side-by-side (good/same/bad) judgments: reading and the win rates.
+* :mod:`.gsb` -- side-by-side (good/same/bad) judgments: reading and the win rates;
+* :mod:`.noise` -- the monthly interval over queries *and* raters (two-stage
+  bootstrap), the minimum detectable change, and drop flags that use them;
+* :mod:`.anchors` -- anchor items labeled every month: rater drift, flagged before the
+  trend is read;
+* :mod:`.judge` -- a model judge (an LLM's labels) checked against the people:
+  agreement, decisions, bias, disagreements.
 
-The names of the last two are not repeated here, to keep this package's API short:
+The names of agreement and gsb are not repeated here, to keep this package's API short:
 import them from their module (``from ireval_core.labels.gsb import read_gsb``).
 """
 
 from ..io import RawTable, SourceLike, read_table
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
+from .anchors import AnchorDrift, anchor_drift, read_anchors
 from .changes import LabelChanges, dcg_decomposition, label_changes
+from .judge import JudgeReport, judge_report
 from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments, read_judgments
 from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map
+from .noise import NoiseTrend, minimum_detectable_change, noise_trend
 from .online import OfflineOnline, offline_online, score_metrics
 from .planning import export_batch, next_batch, plan_next_round
 from .trend import Trend, compare_rounds, per_query_dcg, trend
 
 __all__ = [
     "BUILTIN_LABEL_MAPS",
+    "AnchorDrift",
     "COMBINE_RULES",
     "DEFAULT_SYSTEM",
     "LABEL_ALIASES",
     "REQUIRED_LABEL_COLUMNS",
     "Combine",
+    "JudgeReport",
     "Judgments",
     "LabelChanges",
     "LabelMap",
+    "NoiseTrend",
     "OfflineOnline",
     "RawTable",
     "SourceLike",
     "Trend",
+    "anchor_drift",
     "compare_rounds",
     "dcg_decomposition",
     "detect_label_map",
     "export_batch",
+    "judge_report",
     "label_changes",
+    "minimum_detectable_change",
     "next_batch",
+    "noise_trend",
     "offline_online",
     "per_query_dcg",
     "plan_next_round",
+    "read_anchors",
     "read_judgments",
     "read_table",
     "score_metrics",

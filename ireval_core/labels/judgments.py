@@ -356,8 +356,11 @@ class Judgments:
     @property
     def raters(self) -> tuple[str, ...]:
         """Raters who gave at least one label, sorted (``""`` = no rater column)."""
-        given = self.label_rater[np.isfinite(self.label_value)]
-        return tuple(str(x) for x in self.rater_names[np.unique(given)])
+        if "raters" not in self._cache:
+            given = np.bincount(self.label_rater[np.isfinite(self.label_value)],
+                                minlength=len(self.rater_names)) > 0
+            self._cache["raters"] = tuple(str(x) for x in self.rater_names[given])
+        return self._cache["raters"]
 
     @property
     def segments(self) -> tuple[str, ...]:
@@ -395,8 +398,14 @@ class Judgments:
         return int(hit[0])
 
     def select(self, *, rounds: Sequence[str] | None = None,
-               systems: Sequence[str] | None = None) -> Judgments:
-        """A view on some rounds and/or systems (labels stay with their round)."""
+               systems: Sequence[str] | None = None,
+               raters: Sequence[str] | None = None) -> Judgments:
+        """A view on some rounds, systems and/or raters (labels stay with their round).
+
+        ``raters``: only these raters' labels are kept (the shown results and units
+        stay: a unit none of them labeled is unlabeled in the view). This is how the
+        people's numbers leave a model judge out (:mod:`.judge`).
+        """
         r_keep = np.ones(len(self.round_names), dtype=bool)
         if rounds is not None:
             if isinstance(rounds, str):
@@ -415,13 +424,22 @@ class Judgments:
                 raise invalid_parameter("systems", "Judgments.select", "systems among " + ", ".join(
                     repr(s) for s in self.systems), list(systems))
             s_keep = np.isin(self.system_names, np.asarray(list(systems), dtype=object))
+        t_keep = np.ones(len(self.rater_names), dtype=bool)
+        if raters is not None:
+            if isinstance(raters, str):
+                raters = [raters]
+            unknown = [t for t in raters if t not in set(map(str, self.rater_names))]
+            if unknown:
+                raise invalid_parameter("raters", "Judgments.select", "raters among " + ", ".join(
+                    repr(str(t)) for t in self.rater_names), list(raters))
+            t_keep = np.isin(self.rater_names.astype(str), np.asarray(list(raters), dtype=str))
         shown = r_keep[self.shown_round] & s_keep[self.shown_system]
         groups = r_keep[self.group_round] & s_keep[self.group_system]
         # a round's labels stay with it while one of the systems kept showed something
         r_shown = np.zeros(len(self.round_names), dtype=bool)
         r_shown[self.shown_round[shown]] = True
         units = r_shown[self.unit_round]
-        labels = units[self.label_unit]
+        labels = units[self.label_unit] & t_keep[self.label_rater]
         unit_new, group_new = _remap(units), _remap(groups)
         return replace(
             self,

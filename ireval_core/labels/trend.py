@@ -148,7 +148,7 @@ def _wmean(x: np.ndarray, w: np.ndarray) -> float:
 _CHUNK = 1 << 21  # random draws per chunk (8 MB of float32): memory stays bounded
 
 
-def _resample_indices(n: int, n_resamples: int, seed: int) -> list[np.ndarray]:
+def resample_indices(n: int, n_resamples: int, seed: int) -> list[np.ndarray]:
     """The bootstrap draws as chunks of rows of the (n x n_resamples) index matrix."""
     rng = np.random.default_rng(seed)
     dtype = np.float32 if n <= 1 << 20 else np.float64
@@ -179,7 +179,7 @@ def bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
     if cache is not None and key in cache:
         chunks = cache[key]
     else:
-        chunks = _resample_indices(n, n_resamples, seed)
+        chunks = resample_indices(n, n_resamples, seed)
         if cache is not None and n * n_resamples <= 1 << 24:
             cache[key] = chunks
     sums = np.zeros((n_resamples, c))

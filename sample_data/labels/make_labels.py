@@ -24,10 +24,18 @@ What it models (see ``sample_data/README.md``, section "Monthly labeling"):
   by its scores (DCG@10 and the share of mid/high fall, AUC/PNR stay high);
 * planted event 2 (``2026-09``): rater ``chen`` drifts: half of the labels are a uniform
   guess among the four grades (agreement with the other raters drops; DCG hardly moves,
-  since a guess is as often too high as too low).
+  since a guess is as often too high as too low);
+* a model judge ``llm`` labels every shown document of every round (``judge_llm.csv``, the
+  labeling layout), with a planted bias toward ``treatment``: it adds a grade, six times
+  in ten, to the documents only ``treatment`` shows;
+* anchor items (``anchors.csv``): 50 fixed (query, document) pairs labeled by the three
+  raters every month, with a planted drift: in ``2026-07`` they label them stricter.
 
-Files: ``labels_<round>.csv`` (one per month) and ``gsb.csv`` (side-by-side preference
-judgments of ``treatment`` against ``control``).
+The judge and the anchors come from generators of their own and sit in files of their
+own, so the people's files (and every number computed from them) are as they were.
+
+Files: ``labels_<round>.csv`` (one per month), ``gsb.csv`` (side-by-side preference
+judgments of ``treatment`` against ``control``), ``judge_llm.csv``, ``anchors.csv``.
 """
 
 from __future__ import annotations
@@ -52,6 +60,9 @@ GRADE_PROBS = {"head": (0.30, 0.30, 0.25, 0.15), "torso": (0.40, 0.30, 0.20, 0.1
 NOISE = {"control": 0.30, "treatment": 0.25}  # sd of the model-score noise
 RECALL_BREAK = ("2026-08", "treatment")
 DRIFT = ("2026-09", "chen")
+JUDGE, JUDGE_FAVOURS, JUDGE_BIAS = "llm", "treatment", 0.6
+ANCHOR_DRIFT = "2026-07"
+N_ANCHOR_QUERIES = 25  # two anchor documents from each of q0001..q0025
 COLUMNS = ("round", "system", "query", "doc", "position", "rater", "label", "score",
            "segment", "weight")
 
@@ -87,7 +98,14 @@ def rater_label(true: int, rater: str, round_name: str, rng: np.random.Generator
     return true
 
 
-def make_round(round_index: int, round_name: str) -> list[tuple[str, ...]]:
+Shown = dict[str, list[tuple[int, int, float]]]  # system -> (candidate, position, score)
+ListsOfQuery = tuple[str, str, list[str], np.ndarray, Shown]  # qid, segment, docs, grades
+
+
+def make_round(round_index: int, round_name: str,
+               lists: list[ListsOfQuery] | None = None) -> list[tuple[str, ...]]:
+    """The people's rows of one round; ``lists`` (when given) collects every query's shown
+    lists for the model judge (:func:`make_judge`), without drawing anything more."""
     rng = np.random.default_rng([SEED, 1_000_000 + round_index])
     rows: list[tuple[str, ...]] = []
     for qid, segment in sample_queries(round_index, rng):
@@ -102,6 +120,8 @@ def make_round(round_index: int, round_name: str) -> list[tuple[str, ...]]:
             top = idx[np.argsort(-raw[idx], kind="stable")][:SHOWN]
             score = 1.0 / (1.0 + np.exp(-(raw - 1.5)))
             shown[system] = [(int(d), pos, float(score[d])) for pos, d in enumerate(top, 1)]
+        if lists is not None:
+            lists.append((qid, segment, docs, grades, shown))
         # every distinct shown document is one unit, labeled by 0-3 raters
         units = sorted({d for system in SYSTEMS for d, _, _ in shown[system]})
         labels: dict[int, list[tuple[str, int]]] = {}
@@ -118,6 +138,67 @@ def make_round(round_index: int, round_name: str) -> list[tuple[str, ...]]:
                     rows.append((*common, "", "", *tail))
                 for rater, grade in labels[d]:
                     rows.append((*common, rater, WORDS[grade], *tail))
+    return rows
+
+
+def make_judge(round_index: int, round_name: str, lists: list[ListsOfQuery]
+               ) -> list[tuple[str, ...]]:
+    """The model judge's rows of one round: it labels every shown document once.
+
+    Its label is the true grade, one grade off one time in ten, a grade higher one time
+    in ten when the result is not perfect (model judges overrate), and -- the planted
+    bias -- a grade higher with probability 0.6 when the document is one only
+    ``treatment`` showed (and not perfect): the judge favours what ``treatment``
+    retrieves. Rows are listed under every system that showed the document, like the
+    people's.
+    """
+    rng = np.random.default_rng([SEED, 3_000_000 + round_index])
+    rows: list[tuple[str, ...]] = []
+    for qid, segment, docs, grades, shown in lists:
+        by_system = {system: {d for d, _, _ in shown[system]} for system in SYSTEMS}
+        only_favoured = by_system[JUDGE_FAVOURS] - set().union(
+            *(v for k, v in by_system.items() if k != JUDGE_FAVOURS))
+        label: dict[int, int] = {}
+        for d in sorted(set().union(*by_system.values())):
+            true = int(grades[d])
+            u = rng.random(3)
+            grade = true
+            if u[0] < 0.10:
+                grade += 1 if u[0] < 0.05 else -1
+            if true < 3 and u[1] < 0.10:
+                grade += 1
+            if d in only_favoured and true < 3 and u[2] < JUDGE_BIAS:
+                grade += 1
+            label[d] = int(np.clip(grade, 0, 3))
+        for system in SYSTEMS:
+            for d, pos, score in shown[system]:
+                rows.append((round_name, system, qid, docs[d], str(pos), JUDGE,
+                             WORDS[label[d]], f"{score:.4f}", segment,
+                             f"{WEIGHTS[segment]:g}"))
+    return rows
+
+
+def make_anchors() -> list[tuple[str, ...]]:
+    """Anchor items: the same 50 (query, document) pairs labeled by the three raters every
+    month. Planted drift: in ``ANCHOR_DRIFT`` every rater labels them stricter (a label
+    above none is one grade lower six times in ten). ``chen`` guesses in ``DRIFT`` as in
+    the people's files."""
+    rng = np.random.default_rng([SEED, 4_000_000])
+    items = []
+    for q in range(1, N_ANCHOR_QUERIES + 1):
+        qid = f"q{q:04d}"
+        docs, grades = candidates(qid, "head")
+        for i in sorted(rng.choice(CANDIDATES, size=2, replace=False)):
+            items.append((qid, docs[i], int(grades[i])))
+    rows: list[tuple[str, ...]] = []
+    for r, round_name in enumerate(ROUNDS):
+        rng = np.random.default_rng([SEED, 4_000_001 + r])
+        for qid, doc, true in items:
+            for rater in RATERS:
+                grade = rater_label(true, rater, round_name, rng)
+                if round_name == ANCHOR_DRIFT and grade > 0 and rng.random() < 0.6:
+                    grade -= 1
+                rows.append((round_name, qid, doc, rater, WORDS[grade]))
     return rows
 
 
@@ -148,8 +229,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    judge: list[tuple[str, ...]] = []
     for i, round_name in enumerate(ROUNDS):
-        write_csv(args.out / f"labels_{round_name}.csv", COLUMNS, make_round(i, round_name))
+        lists: list[ListsOfQuery] = []
+        write_csv(args.out / f"labels_{round_name}.csv", COLUMNS,
+                  make_round(i, round_name, lists))
+        judge += make_judge(i, round_name, lists)
+    write_csv(args.out / "judge_llm.csv", COLUMNS, judge)
+    write_csv(args.out / "anchors.csv", ("round", "query", "doc", "rater", "label"),
+              make_anchors())
     write_csv(args.out / "gsb.csv", ("round", "query", "judgment", "rater"), make_gsb())
     return 0
 

@@ -1,0 +1,239 @@
+"""Vectorised kernels shared by the rater-noise trend, the anchor check and the judge report.
+
+* :func:`weighted_combine` -- the labels of every unit combined with a weight per
+  rater (a bootstrap count), for many weight vectors at once, by the rules of
+  :data:`~ireval_core.labels.judgments.COMBINE_RULES`;
+* :func:`resample_counts` -- the query-stage bootstrap as a (resamples x clusters)
+  count matrix, so that any sum over clusters becomes one matrix product;
+* :func:`kappa_many`, :func:`alpha_many` -- Cohen's weighted kappa and Krippendorff's
+  alpha of two coders from many confusion matrices at once;
+* :func:`tau_b_many` -- Kendall's tau-b between two score vectors, per resample;
+* :func:`snap`, :func:`percentile_interval`.
+
+Every function takes arrays and returns arrays: no Python loop over units, queries or
+resamples (only over raters, who are few, and over chunks that bound memory).
+
+>>> import numpy as np
+>>> y = np.array([[0.0, 2.0, np.nan], [1.0, 1.0, 3.0]])       # 2 units x 3 raters
+>>> weighted_combine(y, np.array([[1, 1, 1], [2, 0, 1]]), "mean").tolist()
+[[1.0, 0.0], [1.6666666666666667, 1.6666666666666667]]
+>>> counts = np.array([[[3, 1], [0, 4]]])                     # one 2 x 2 confusion matrix
+>>> round(float(kappa_many(counts, None)[0]), 4)
+0.75
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from .trend import resample_indices
+
+__all__ = ["alpha_many", "kappa_many", "percentile_interval", "records", "resample_counts",
+           "snap", "tau_b_many", "weighted_combine"]
+
+FloatArray = NDArray[np.float64]
+Weights = Literal[None, "linear", "quadratic"]
+Level = Literal["nominal", "ordinal", "interval"]
+
+_CELLS = 1 << 22  # cells per chunk of the (units x weight vectors x raters) arrays
+
+
+def weighted_combine(y: FloatArray, v: NDArray[np.int64], combine: str) -> FloatArray:
+    """Combined label of each unit under each rater-weight vector.
+
+    Parameters
+    ----------
+    y:
+        ``(units, raters)`` labels, NaN where the rater did not label the unit.
+    v:
+        ``(vectors, raters)`` integer weights: rater ``r`` counts ``v[o, r]`` times (a
+        bootstrap count; all ones gives the plain rule).
+    combine:
+        ``"mean"`` (weighted mean), ``"median"`` (the middle of the multiset in which
+        every label is repeated its rater's weight times, the mean of the two middle
+        ones for an even total) or ``"majority"`` (the label with the largest total
+        weight, a tie to the lower label).
+
+    Returns
+    -------
+    ``(units, vectors)``: NaN where every rater of the unit has weight 0 (or nobody
+    labeled it). With all weights 1 this is exactly
+    :meth:`Judgments.combined <ireval_core.labels.Judgments.combined>` (sums in rater
+    order).
+    """
+    n_units, n_raters = y.shape
+    n_vec = v.shape[0]
+    out = np.full((n_units, n_vec), np.nan)
+    given = ~np.isnan(y)
+    if combine == "mean":
+        y0 = np.where(given, y, 0.0)
+        step = max(1, _CELLS // max(n_units, 1))
+        for lo in range(0, n_vec, step):  # chunks of weight vectors bound memory
+            vv = v[lo:lo + step].astype(np.float64)
+            num = np.zeros((n_units, len(vv)))
+            den = np.zeros((n_units, len(vv)))
+            for r in range(n_raters):  # a loop over raters, in rater order
+                num += y0[:, r, None] * vv[None, :, r]
+                den += given[:, r, None] * vv[None, :, r]
+            np.divide(num, den, out=out[:, lo:lo + step], where=den > 0)
+        return out
+    rows = max(1, _CELLS // max(n_vec * n_raters * max(n_raters, 1), 1))
+    for lo in range(0, n_units, rows):  # chunks of units
+        yc, gc = y[lo:lo + rows], given[lo:lo + rows]
+        if combine == "median":
+            order = np.argsort(np.where(gc, yc, np.inf), axis=1, kind="stable")
+            ys = np.take_along_axis(yc, order, axis=1)
+            gs = np.take_along_axis(gc, order, axis=1)
+            w = v.T[order].transpose(0, 2, 1) * gs[:, None, :]  # (units, vectors, raters)
+            cum = np.cumsum(w, axis=2)
+            total = cum[:, :, -1]
+            lo_rank, hi_rank = (total - 1) // 2, total // 2
+            i_lo = np.minimum((cum <= lo_rank[:, :, None]).sum(axis=2), n_raters - 1)
+            i_hi = np.minimum((cum <= hi_rank[:, :, None]).sum(axis=2), n_raters - 1)
+            y_lo = np.take_along_axis(ys, i_lo, axis=1)
+            y_hi = np.take_along_axis(ys, i_hi, axis=1)
+            value = (y_lo + y_hi) / 2.0
+        else:  # majority
+            same = (yc[:, :, None] == yc[:, None, :]).astype(np.int64)  # NaN never equal
+            weight = np.einsum("uij,oj->uoi", same, v)  # weight of each rater's label value
+            total = weight.max(axis=2)
+            top = (weight == total[:, :, None]) & gc[:, None, :]
+            value = np.where(top, yc[:, None, :], np.inf).min(axis=2)
+        out[lo:lo + rows] = np.where(total > 0, value, np.nan)
+    return out
+
+
+def resample_counts(n: int, n_resamples: int, seed: int) -> FloatArray:
+    """How often each of ``n`` clusters is drawn in each resample: ``(n_resamples, n)``.
+
+    The draws are those of :func:`~ireval_core.labels.trend.resample_indices` (the
+    trend's query bootstrap), so a statistic computed from these counts and the trend's
+    band resample the same queries.
+    """
+    offsets = (np.arange(n_resamples, dtype=np.int64) * n)[None, :]
+    flat = np.concatenate([(idx + offsets).ravel() for idx in resample_indices(
+        n, n_resamples, seed)]) if n else np.zeros(0, dtype=np.int64)
+    return np.bincount(flat, minlength=n_resamples * n).astype(np.float64).reshape(
+        n_resamples, n)
+
+
+def _weight_matrix(k: int, weights: Weights) -> FloatArray:
+    idx = np.arange(k, dtype=np.float64)
+    diff = idx[:, None] - idx[None, :]
+    if weights is None:
+        return (diff != 0).astype(np.float64)
+    return np.abs(diff) if weights == "linear" else diff ** 2
+
+
+def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
+               ) -> FloatArray:
+    """Cohen's kappa of each ``(k, k)`` confusion matrix of ``counts`` (shape ``(B, k, k)``).
+
+    κ = 1 − n Σ w·o / Σ w·r·c (o the counts, r and c their row and column sums, w the
+    disagreement weights over the positions of the scale: ``None`` [i ≠ j],
+    ``"linear"`` |i − j|, ``"quadratic"`` (i − j)²), as
+    :func:`sklearn.metrics.cohen_kappa_score` with ``labels`` = the scale. NaN for an
+    empty matrix or when chance agreement is total.
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    w = _weight_matrix(c.shape[-1], weights)
+    n = c.sum(axis=(1, 2))
+    observed = np.einsum("bij,ij->b", c, w)
+    expected = np.einsum("bi,bj,ij->b", c.sum(axis=2), c.sum(axis=1), w)
+    out = np.full(len(n), np.nan)
+    ok = (n > 0) & (expected > 0)
+    out[ok] = 1.0 - n[ok] * observed[ok] / expected[ok]
+    return out
+
+
+def alpha_many(counts: NDArray[np.float64] | NDArray[np.int64], scale: FloatArray,
+               level: Level = "ordinal") -> FloatArray:
+    """Krippendorff's alpha of two coders from each ``(k, k)`` confusion matrix.
+
+    Every unit has both coders' values, so the coincidences are o = C + Cᵀ, n_c their
+    row sums, n = Σ n_c, and α = 1 − (n − 1) Σ o δ² / Σ n_c n_k δ² with δ² nominal
+    [c ≠ k], interval (c − k)² or ordinal (Σ_{g=c..k} n_g − (n_c + n_k)/2)²
+    (Krippendorff 2011), equal to ``krippendorff.alpha`` on the two rows of values.
+    NaN when there is no pair or every value is the same.
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    o = c + c.transpose(0, 2, 1)
+    n_v = o.sum(axis=2)
+    n = n_v.sum(axis=1)
+    k = c.shape[-1]
+    idx = np.arange(k)
+    if level == "nominal":
+        d2 = np.broadcast_to((idx[:, None] != idx[None, :]).astype(np.float64), o.shape)
+    elif level == "interval":
+        s = np.asarray(scale, dtype=np.float64)
+        d2 = np.broadcast_to((s[:, None] - s[None, :]) ** 2, o.shape)
+    else:
+        lo, hi = np.minimum(idx[:, None], idx[None, :]), np.maximum(idx[:, None], idx[None, :])
+        cum = np.concatenate((np.zeros((len(n), 1)), np.cumsum(n_v, axis=1)), axis=1)
+        between = cum[:, hi + 1] - cum[:, lo]
+        d2 = (between - (n_v[:, lo] + n_v[:, hi]) / 2.0) ** 2
+    observed = np.einsum("bij,bij->b", o, d2)
+    expected = np.einsum("bi,bj,bij->b", n_v, n_v, d2)
+    out = np.full(len(n), np.nan)
+    ok = (n > 1) & (expected > 1e-12 * np.maximum(n, 1.0))
+    out[ok] = 1.0 - (n[ok] - 1.0) * observed[ok] / expected[ok]
+    return out
+
+
+def tau_b_many(x: FloatArray, y: FloatArray) -> FloatArray:
+    """Kendall's tau-b between the rows of ``x`` and ``y`` (both ``(B, m)``).
+
+    τ_b = Σ sign(x_i − x_j) sign(y_i − y_j) / √(n_x n_y) over pairs i < j, n_x (n_y) the
+    pairs not tied in x (y): :func:`scipy.stats.kendalltau`'s default. NaN when either
+    row is constant or m < 2.
+    """
+    x, y = np.atleast_2d(x), np.atleast_2d(y)
+    i, j = np.triu_indices(x.shape[1], k=1)
+    sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+    num = (sx * sy).sum(axis=1)
+    den = np.sqrt(np.abs(sx).sum(axis=1) * np.abs(sy).sum(axis=1))
+    out = np.full(x.shape[0], np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def snap(values: FloatArray, scale: FloatArray) -> NDArray[np.int64]:
+    """Position in ``scale`` (sorted) of the nearest grade to each value, halfway up."""
+    mid = (scale[1:] + scale[:-1]) / 2.0 - 1e-9
+    return np.searchsorted(mid, values, side="right").astype(np.int64)
+
+
+def percentile_interval(theta: FloatArray, level: float) -> tuple[float, float]:
+    """The percentile interval of bootstrap values (NaN values left out; NaN when fewer
+    than two are left)."""
+    ok = theta[~np.isnan(theta)]
+    if len(ok) < 2:
+        return float("nan"), float("nan")
+    a = (1.0 - level) / 2.0
+    low, high = np.quantile(ok, [a, 1.0 - a])
+    return float(low), float(high)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows of a table as JSON-ready dicts: NaN/NA -> None, numpy scalars -> Python."""
+    out = []
+    for rec in frame.to_dict("records"):
+        row: dict[str, Any] = {}
+        for key, value in rec.items():
+            if value is None or value is pd.NA:
+                row[str(key)] = None
+            elif isinstance(value, np.generic):
+                value = value.item()
+                row[str(key)] = None if isinstance(value, float) and not math.isfinite(
+                    value) else value
+            elif isinstance(value, float) and not math.isfinite(value):
+                row[str(key)] = None
+            else:
+                row[str(key)] = value
+        out.append(row)
+    return out

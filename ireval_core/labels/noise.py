@@ -1,0 +1,583 @@
+"""A monthly DCG@K interval that covers the raters too, and the change it can detect.
+
+The band of :func:`~ireval_core.labels.trend.trend` resamples queries. When several
+people label, the month's number also depends on *which* people labeled: a harsher
+rater this month moves every query they touched. :func:`noise_trend` gives, per round
+and system, a **two-stage bootstrap** interval of the mean DCG@K over queries and raters,
+the **minimum detectable change** at the team's alpha and power, and month-over-month
+changes whose drop flag uses that interval; with anchor items
+(:mod:`~ireval_core.labels.anchors`) a drift of the raters is flagged before the trend
+is read. ``docs/semantics.md`` (sections "Rater-noise interval", "Minimum detectable
+change", "Anchors and drift") gives the reasoning.
+
+The two-stage bootstrap, resample ``b`` of round ``r`` and system ``s``:
+
+1. **queries**: draw the round's queries with replacement, exactly as the trend's band
+   does (:func:`~ireval_core.labels.trend.resample_indices` with the same seed);
+2. **raters, as a whole**: draw the round's ``R`` raters with replacement (one draw per
+   round and resample, shared by the round's systems, from
+   ``numpy.random.default_rng([seed, crc32(round name)])``): rater ``t`` counts
+   ``V_t`` times (``V`` ~ Multinomial(R, 1/R)). Each unit's label is the ``combine`` of
+   its raters' labels, each repeated ``V_t`` times; a unit all of whose raters were
+   drawn 0 times is unlabeled in that resample.
+
+With ``N_q`` the query's DCG@K under the resampled labels, ``L_q`` its labeled discount
+mass (Σ 1/log2(p + 1) over labeled shown positions p <= K) under them, ``L°_q`` that
+mass as labeled, and ``w_q`` the query weight (1 without weights), the resample's mean is
+
+    θ* = (Σ* w N / Σ* w L) · (Σ* w L° / Σ* w)
+
+(Σ* over the drawn queries, with multiplicity): the labeled results keep their weight
+in each query, and a result that lost all its raters is replaced by the round's average
+labeled gain per unit of discount -- the ratio form of the product-weight bootstrap for
+crossed, sparsely filled designs (Owen 2007; Owen & Eckles 2012). With all ``V_t = 1``,
+θ* is the query bootstrap's mean; with one rater in the round, the interval *is* the
+trend's band (same draws, same arithmetic).
+
+Everything is vectorised: per round, the labels as a (units x raters) matrix combined
+for every distinct rater draw at once (:func:`~.kernels.weighted_combine`; at most
+C(2R − 1, R) of them: 35 for four raters), then per (round, system) a gather of the
+(queries x draws) index matrix. No Python loop over resamples or queries.
+
+>>> import pandas as pd
+>>> from ireval_core.labels import Judgments
+>>> df = pd.DataFrame({"round": "m1", "query": ["q1", "q1", "q2", "q2", "q3", "q3"],
+...                    "doc": "d", "position": 1, "rater": ["ann", "bo"] * 3,
+...                    "label": [3, 2, 1, 1, 2, 3]})
+>>> nt = noise_trend(Judgments.from_frame(df), n_resamples=200)
+>>> nt.table[["round", "queries", "raters", "dcg"]].values.tolist()
+[['m1', 3, 2, 2.0]]
+>>> nt.table["covers"].iloc[0]
+'query sampling and rater noise (2 raters resampled as a whole)'
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from ..errors import invalid_parameter
+from ..measures.gain import discounts, gains
+from ..options import EvalOptions, options_or_default
+from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, any_of, check
+from .anchors import AnchorDrift
+from .judgments import COMBINE_RULES, Combine, Judgments, check_combine
+from .kernels import percentile_interval, records, weighted_combine
+from .trend import GAIN, Gain, bootstrap_means, dcg_definition, per_query_dcg, resample_indices
+
+__all__ = ["CHANGE_COLUMNS", "TABLE_COLUMNS", "NoiseTrend", "RaterDraws",
+           "minimum_detectable_change", "noise_trend", "rater_draws"]
+
+TABLE_COLUMNS = ("round", "system", "queries", "raters", "dcg", "ci_low", "ci_high",
+                 "ci_low_queries", "ci_high_queries", "se", "sd_between", "n_eff",
+                 "var_queries", "var_raters", "rater_share", "mdc", "covers")
+"""Columns of :attr:`NoiseTrend.table`."""
+
+CHANGE_COLUMNS = ("system", "round_from", "round_to", "mean_from", "mean_to", "delta", "se",
+                  "ci_low", "ci_high", "p", "significant", "drop", "mdc", "anchor_shift",
+                  "anchor_ci_low", "anchor_ci_high", "anchor_drift", "drift_dcg", "sentence")
+"""Columns of :attr:`NoiseTrend.changes`."""
+
+_DEFINITIONS = {
+    "dcg": "mean DCG@{k} over the round's queries ({averaging}), raters' labels combined "
+           "by {combine}",
+    "ci_low": "two-stage bootstrap percentile interval ({level:.0%}, {n_resamples} "
+              "resamples, seed {seed}): queries and then the round's raters resampled "
+              "with replacement, raters as a whole",
+    "ci_low_queries": "the same resamples with the raters kept: the query-only band of "
+                      "the trend",
+    "se": "standard deviation of the two-stage bootstrap means",
+    "sd_between": "standard deviation of the per-query DCG@{k} between queries "
+                  "(weighted by the query weight when there are weights)",
+    "n_eff": "effective number of queries, (Σw)² / Σw² (the number of queries without "
+             "weights)",
+    "var_queries": "sd_between² / n_eff: the variance of the mean from query sampling "
+                   "(it holds the label noise that is independent from query to query)",
+    "var_raters": "variance of the mean over the rater draws with the queries fixed: "
+                  "what the choice of raters adds (a harsher or more lenient rater "
+                  "shifts every query they labeled)",
+    "rater_share": "var_raters / (var_queries + var_raters)",
+    "mdc": "minimum detectable change at alpha {alpha:g} and power {power:g}: "
+           "(z(1 - alpha/2) + z(power)) · √(2 · (var_queries + var_raters)), the smallest "
+           "true month-over-month change of the mean a two-sided test detects with that "
+           "power when next month has the same design",
+    "covers": "which sources of variation the interval covers",
+    "delta": "mean_to − mean_from (the published means)",
+    "change_ci": "delta ± z · se, se = √(se_from² + se_to²) from the two rounds' two-stage "
+                 "bootstraps (independent samples of queries and raters); p two-sided "
+                 "normal; a drop is a negative delta with p < {alpha:g}",
+    "anchor_drift": "the anchor items' mean label moved between the two rounds by more "
+                    "than the threshold, with an interval excluding 0: part of the change "
+                    "may be the raters'",
+    "drift_dcg": "anchor_shift × the mean labeled discount mass per query of round_to: "
+                 "the change of DCG@{k} a uniform label shift of that size gives (linear "
+                 "gain only)",
+}
+
+
+def minimum_detectable_change(var_queries: float | np.ndarray, var_raters: float | np.ndarray,
+                              *, alpha: float = 0.05, power: float = 0.8
+                              ) -> float | np.ndarray:
+    """Smallest true change of a monthly mean a two-sided test detects with ``power``.
+
+    MDC = (z(1 − alpha/2) + z(power)) · √(2 (var_queries + var_raters)): the difference
+    of two independent months, each with the variance of this one's mean (query
+    sampling + the choice of raters); normal approximation.
+
+    >>> round(float(minimum_detectable_change(0.01, 0.0)), 4)
+    0.3962
+    """
+    fn = "minimum_detectable_change"
+    alpha = check(alpha, "alpha", fn, OPEN_UNIT)
+    power = check(power, "power", fn, OPEN_UNIT)
+    z = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(power)
+    out = z * np.sqrt(2.0 * (np.asarray(var_queries, dtype=np.float64)
+                             + np.asarray(var_raters, dtype=np.float64)))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+# ----------------------------------------------------------------------------- the draws
+
+
+@dataclass(frozen=True, eq=False)
+class RaterDraws:
+    """The rater stage of one round: who could be drawn and what was drawn.
+
+    ``raters`` (names, sorted), ``picks`` ``(n_resamples, R)`` the raters drawn (codes
+    into ``raters``), ``counts`` ``(n_resamples, R)`` how often each was drawn,
+    ``outcomes`` the distinct rows of ``counts`` and ``outcome`` the row of each
+    resample in ``outcomes``.
+    """
+
+    raters: tuple[str, ...]
+    picks: np.ndarray
+    counts: np.ndarray
+    outcomes: np.ndarray
+    outcome: np.ndarray
+
+
+def rater_draws(round_name: str, raters: Sequence[str], n_resamples: int, seed: int
+                ) -> RaterDraws:
+    """The rater draws of a round: ``default_rng([seed, crc32(round name)])``, ``R``
+    integers in ``[0, R)`` per resample. They depend only on the seed, the round's name
+    and its raters, so a month keeps its interval when later months are added."""
+    names = tuple(sorted(str(r) for r in raters))
+    n = len(names)
+    rng = np.random.default_rng([seed, zlib.crc32(str(round_name).encode("utf-8"))])
+    picks = rng.integers(0, max(n, 1), size=(n_resamples, n))
+    counts = np.zeros((n_resamples, n), dtype=np.int64)
+    for t in range(n):  # a loop over raters
+        counts[:, t] = (picks == t).sum(axis=1)
+    outcomes, outcome = np.unique(counts, axis=0, return_inverse=True)
+    return RaterDraws(names, picks, counts, outcomes, np.asarray(outcome).ravel())
+
+
+# ----------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True, eq=False)
+class NoiseTrend:
+    """Mean DCG@k per round and system with a rater-noise interval and the MDC.
+
+    Attributes
+    ----------
+    table:
+        One row per (round, system): :data:`TABLE_COLUMNS`. ``dcg`` is the trend's
+        mean (the same number); ``ci_low``/``ci_high`` the two-stage interval;
+        ``ci_low_queries``/``ci_high_queries`` the query-only one from the same draws
+        (the trend's band); ``raters`` the people resampled; ``covers`` says what the
+        interval covers.
+    changes:
+        Month over month per system: :data:`CHANGE_COLUMNS`; the ``drop`` flag uses the
+        two-stage interval; the ``anchor_*`` columns are filled when anchors were given.
+    anchors:
+        The anchor check (:class:`~ireval_core.labels.anchors.AnchorDrift`) or None.
+    definitions:
+        Column name -> what it means.
+    raters:
+        The raters whose labels make the numbers; ``excluded`` those left out (model
+        judges).
+    """
+
+    table: pd.DataFrame
+    changes: pd.DataFrame
+    anchors: AnchorDrift | None
+    definitions: dict[str, str]
+    k: int
+    gain: str
+    combine: str
+    confidence_level: float
+    alpha: float
+    power: float
+    n_resamples: int
+    seed: int
+    raters: tuple[str, ...]
+    excluded: tuple[str, ...]
+    _resamples: dict[tuple[str, str], np.ndarray] = field(repr=False)
+    _draws: dict[str, RaterDraws] = field(repr=False)
+
+    def resamples(self, round: str, system: str, stage: str = "both") -> np.ndarray:
+        """The bootstrap means of a (round, system): ``stage="both"`` (the two-stage
+        θ*), ``"queries"`` (raters kept) or ``"raters"`` (queries kept)."""
+        key = (str(round), str(system))
+        if key not in self._resamples:
+            raise invalid_parameter("round", "NoiseTrend.resamples",
+                                    "a (round, system) of the table", key)
+        i = {"both": 0, "queries": 1, "raters": 2}.get(stage)
+        if i is None:
+            raise invalid_parameter("stage", "NoiseTrend.resamples",
+                                    "one of 'both', 'queries', 'raters'", stage)
+        return self._resamples[key][i].copy()
+
+    def draws(self, round: str) -> RaterDraws:
+        """The rater stage of a round (see :func:`rater_draws`)."""
+        if str(round) not in self._draws:
+            raise invalid_parameter("round", "NoiseTrend.draws", "a round of the table", round)
+        return self._draws[str(round)]
+
+    def notes(self) -> list[str]:
+        """Anchor drift first (read the trend with care), then the significant drops."""
+        out = []
+        if self.anchors is not None:
+            out += self.anchors.notes()
+        out += [str(s) for s in self.changes.loc[self.changes["drop"].astype(bool),
+                                                 "sentence"]]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as JSON-ready data."""
+        return {
+            "k": self.k, "gain": self.gain, "combine": self.combine,
+            "confidence_level": self.confidence_level, "alpha": self.alpha,
+            "power": self.power, "n_resamples": self.n_resamples, "seed": self.seed,
+            "raters": list(self.raters), "excluded": list(self.excluded),
+            "table": records(self.table), "changes": records(self.changes),
+            "anchors": None if self.anchors is None else self.anchors.to_dict(),
+            "definitions": dict(self.definitions), "notes": self.notes()}
+
+
+# ----------------------------------------------------------------------------- computing
+
+
+def _round_matrix(j: Judgments, r: int, rater_codes: np.ndarray) -> tuple[int, np.ndarray]:
+    """(first unit of round r, its units x raters label matrix, NaN = not labeled)."""
+    units = np.flatnonzero(j.unit_round == r)
+    u0 = int(units[0]) if len(units) else 0
+    y = np.full((len(units), len(rater_codes)), np.nan)
+    pos = np.full(len(j.rater_names), -1, dtype=np.int64)
+    pos[rater_codes] = np.arange(len(rater_codes))
+    sel = (j.label_unit >= u0) & (j.label_unit < u0 + len(units)) & np.isfinite(j.label_value)
+    sel &= pos[j.label_rater] >= 0
+    y[j.label_unit[sel] - u0, pos[j.label_rater[sel]]] = j.label_value[sel]
+    return u0, y
+
+
+def _outcome_sums(j: Judgments, r: int, draws: RaterDraws, rater_codes: np.ndarray, k: int,
+                  gain: str, combine: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group of round r (its rows of ``group_*``) and rater outcome: the DCG@k
+    (``N``) and the labeled discount mass (``L``) under the outcome's weights; and the
+    round's group ids. Sums run in position order within a group."""
+    groups = np.flatnonzero(j.group_round == r)
+    u0, y = _round_matrix(j, r, rater_codes)
+    shown = np.flatnonzero((j.shown_round == r) & (j.shown_position <= k))
+    g_local = j.shown_group[shown] - (int(groups[0]) if len(groups) else 0)
+    disc = discounts(j.shown_position[shown], "log2")
+    unit_local = j.shown_unit[shown] - int(u0)
+    n_out = len(draws.outcomes)
+    big_n = np.zeros((len(groups), n_out))
+    big_l = np.zeros((len(groups), n_out))
+    step = max(1, (1 << 22) // max(len(y), 1))
+    for lo in range(0, n_out, step):  # chunks of outcomes bound memory
+        label = weighted_combine(y, draws.outcomes[lo:lo + step], combine)[unit_local]
+        for c in range(label.shape[1]):  # one bincount per outcome (few: C(2R-1, R))
+            big_n[:, lo + c] = np.bincount(g_local, weights=gains(label[:, c], gain) * disc,
+                                           minlength=len(groups))
+            big_l[:, lo + c] = np.bincount(g_local, weights=np.isfinite(label[:, c]) * disc,
+                                           minlength=len(groups))
+    return big_n, big_l, groups
+
+
+def _sums(values: np.ndarray, chunks: list[np.ndarray]) -> np.ndarray:
+    out = np.zeros(chunks[0].shape[1]) if chunks else np.zeros(0)
+    for idx in chunks:
+        out += values[idx].sum(axis=0)
+    return out
+
+
+def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
+               mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
+               cache: dict[tuple[int, int, int], list[np.ndarray]]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group."""
+    n = len(dcg)
+    key = (n, n_resamples, seed)
+    if key not in cache:
+        chunks = resample_indices(n, n_resamples, seed)
+        if n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    else:
+        chunks = cache[key]
+    ww = np.ones(n) if w is None else w
+    n_out = big_n.shape[1]
+    wn = (ww[:, None] * big_n).ravel()
+    # every unit keeps a rater under every outcome (each unit labeled by all the round's
+    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
+    fixed = bool((big_l == mass[:, None]).all())
+    wl = None if fixed else (ww[:, None] * big_l).ravel()
+    sn = np.zeros(n_resamples)
+    sl = np.zeros(n_resamples)
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
+        flat = idx.astype(np.int64) * n_out + outcome[None, :]
+        sn += wn[flat].sum(axis=0)
+        if wl is not None:
+            sl += wl[flat].sum(axis=0)
+    if w is None:
+        queries = bootstrap_means(dcg[:, None], n_resamples, seed, cache)[:, 0]
+        sa = _sums(mass, chunks)
+        sw: float | np.ndarray = float(n)
+    else:
+        both = bootstrap_means(np.column_stack((w * dcg, w)), n_resamples, seed, cache)
+        queries = both[:, 0] / both[:, 1]
+        sa = _sums(w * mass, chunks)
+        sw = _sums(w, chunks)
+    if wl is None:
+        sl = sa
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = sn / sl * (sa / sw)
+    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
+    # queries fixed: the rater stage alone
+    tot_a, tot_w = float(ww @ mass), float(ww.sum())
+    per_out_n, per_out_l = ww @ big_n, ww @ big_l
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
+    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
+    return theta, queries, by_outcome[outcome]
+
+
+def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
+                exclude: Sequence[str] = (), confidence_level: float = 0.95,
+                n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
+                power: float = 0.8, anchors: AnchorDrift | None = None,
+                options: EvalOptions | None = None) -> NoiseTrend:
+    """Mean DCG@k per round and system with the two-stage interval, MDC and changes.
+
+    Parameters
+    ----------
+    j:
+        The labeled result lists.
+    k, gain, combine:
+        As in :func:`~ireval_core.labels.trend.trend` (same means).
+    exclude:
+        Raters left out of every number (model judges: :mod:`.judge`).
+    confidence_level, n_resamples, seed:
+        The bootstrap (see the module docstring for the draws).
+    alpha, power:
+        The team's test level and power: the MDC, and a change is a ``drop`` when it is
+        negative with p < alpha.
+    anchors:
+        The anchor check (:func:`~ireval_core.labels.anchors.anchor_drift`): each change
+        says whether the anchors drifted between its two rounds.
+    options:
+        :class:`~ireval_core.options.EvalOptions` (only ``idcg_zero`` matters, for nDCG,
+        which is not shown here).
+
+    Returns
+    -------
+    NoiseTrend
+    """
+    fn = "noise_trend"
+    check(j, "j", fn, InstanceOf(Judgments, "Judgments (from read_judgments)"))
+    k = check(k, "k", fn, POSITIVE_INT)
+    check(gain, "gain", fn, GAIN)
+    check_combine(combine, fn)
+    level = check(confidence_level, "confidence_level", fn, OPEN_UNIT)
+    n_resamples = check(n_resamples, "n_resamples", fn, POSITIVE_INT)
+    seed = check(seed, "seed", fn, SEED)
+    alpha = check(alpha, "alpha", fn, OPEN_UNIT)
+    power = check(power, "power", fn, OPEN_UNIT)
+    check(anchors, "anchors", fn, any_of(None, InstanceOf(AnchorDrift, "AnchorDrift (from "
+                                                                       "anchor_drift)")))
+    opts = options_or_default(options, fn)
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    exclude = tuple(str(x) for x in exclude)
+    known = set(map(str, j.rater_names))
+    unknown = [x for x in exclude if x not in known]
+    if unknown:
+        raise invalid_parameter("exclude", fn, "raters of the data (" + ", ".join(
+            repr(str(r)) for r in j.rater_names) + ")", list(exclude))
+    people = [r for r in j.raters if r not in exclude]
+    if exclude and not people:
+        raise invalid_parameter("exclude", fn, "some of the raters, not all of them",
+                                list(exclude))
+    jp = j.select(raters=people) if exclude else j
+    pq = per_query_dcg(jp, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
+    weighted = jp.has_weight
+    w_all = np.asarray(jp.group_weight, dtype=np.float64)
+    # labeled discount mass of each query list, as labeled
+    label, _ = jp.combined(combine)
+    in_k = jp.shown_position <= k
+    mass_all = np.bincount(jp.shown_group, weights=np.where(
+        in_k & np.isfinite(label[jp.shown_unit]), discounts(jp.shown_position, "log2"), 0.0),
+        minlength=jp.n_groups)
+
+    rows: list[dict[str, Any]] = []
+    resamples: dict[tuple[str, str], np.ndarray] = {}
+    draws_of: dict[str, RaterDraws] = {}
+    cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
+    z_mdc = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(power)
+    for r in np.unique(jp.group_round):  # a loop over rounds
+        rname = str(jp.round_names[r])
+        units = jp.unit_round == r
+        given = np.isfinite(jp.label_value) & units[jp.label_unit]
+        codes = np.unique(jp.label_rater[given])
+        draws = rater_draws(rname, [str(x) for x in jp.rater_names[codes]], n_resamples, seed)
+        draws_of[rname] = draws
+        codes = codes[np.argsort(jp.rater_names[codes].astype(str), kind="stable")]
+        big_n, big_l, groups = _outcome_sums(jp, int(r), draws, codes, k, gain, combine)
+        for s in np.unique(jp.group_system[groups]):  # a loop over the round's systems
+            local = np.flatnonzero(jp.group_system[groups] == s)
+            g = groups[local]
+            x, wq = pq.dcg[g], w_all[g]
+            n = len(g)
+            sname = str(jp.system_names[s])
+            if n >= 2 and len(codes) >= 2:
+                theta, queries, by_rater = _two_stage(
+                    x, wq if weighted else None, big_n[local], big_l[local], mass_all[g],
+                    draws.outcome, n_resamples, seed, cache)
+            elif n >= 2:  # one rater: the query bootstrap, exactly the trend's band
+                if weighted:
+                    both = bootstrap_means(np.column_stack((wq * x, wq)), n_resamples,
+                                           seed, cache)
+                    queries = both[:, 0] / both[:, 1]
+                else:
+                    queries = bootstrap_means(x[:, None], n_resamples, seed, cache)[:, 0]
+                theta, by_rater = queries, np.full(n_resamples, _wmean(x, wq))
+            else:
+                theta = queries = by_rater = np.full(n_resamples, np.nan)
+            resamples[(rname, sname)] = np.vstack((theta, queries, by_rater))
+            mean = _trend_mean(x, wq, weighted)
+            sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
+            var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
+            var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
+            low, high = percentile_interval(theta, level)
+            qlow, qhigh = percentile_interval(queries, level)
+            total = var_q + var_r
+            rows.append({
+                "round": rname, "system": sname, "queries": n, "raters": len(codes),
+                "dcg": mean, "ci_low": low, "ci_high": high, "ci_low_queries": qlow,
+                "ci_high_queries": qhigh,
+                "se": float(np.nanstd(theta, ddof=1)) if n >= 2 else math.nan,
+                "sd_between": sd, "n_eff": n_eff, "var_queries": var_q, "var_raters": var_r,
+                "rater_share": var_r / total if total > 0 else math.nan,
+                "mdc": float(z_mdc * math.sqrt(2.0 * total)) if n >= 2 else math.nan,
+                "covers": _covers(len(codes), n),
+                "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
+                else float(mass_all[g].mean()) if n else math.nan,
+            })
+    table = pd.DataFrame(rows, columns=[*TABLE_COLUMNS, "_mass"])
+    changes = _changes(table, level, alpha, z_mdc, anchors, gain, k)
+    table = table.drop(columns="_mass")
+    averaging = "weighted by the query weight" if weighted else "mean over queries"
+    definitions = {name: text.format(k=k, averaging=averaging, combine=COMBINE_RULES[combine],
+                                     level=level, n_resamples=n_resamples, seed=seed,
+                                     alpha=alpha, power=power)
+                   for name, text in _DEFINITIONS.items()}
+    definitions["dcg_definition"] = dcg_definition(k, gain, combine)
+    return NoiseTrend(table, changes, anchors, definitions, k, gain, combine, level, alpha,
+                      power, n_resamples, seed, tuple(people), exclude, resamples, draws_of)
+
+
+def _covers(n_raters: int, n: int) -> str:
+    if n < 2:
+        return "nothing (fewer than two queries)"
+    if n_raters >= 2:
+        return f"query sampling and rater noise ({n_raters} raters resampled as a whole)"
+    return "query sampling only (one rater: rater noise cannot be estimated)"
+
+
+def _wmean(x: np.ndarray, w: np.ndarray) -> float:
+    return float(np.dot(x, w) / w.sum()) if len(x) and w.sum() > 0 else math.nan
+
+
+def _trend_mean(x: np.ndarray, w: np.ndarray, weighted: bool) -> float:
+    """The trend's mean, summed as :func:`~ireval_core.labels.trend.trend` sums it (the
+    same bits)."""
+    zero = np.zeros(len(x), dtype=np.int64)
+    if weighted:
+        return float(np.bincount(zero, weights=w * x, minlength=1)[0]
+                     / max(float(np.bincount(zero, weights=w, minlength=1)[0]), 1e-300))
+    return float(np.bincount(zero, weights=x, minlength=1)[0] / max(len(x), 1))
+
+
+def _weighted_sd(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """(sd between queries, effective n): reliability-weighted variance
+    Σ w (x − m)² / (Σw − Σw²/Σw) and n_eff = (Σw)² / Σw²."""
+    if len(x) < 2:
+        return math.nan, float(len(x))
+    sw, sw2 = float(w.sum()), float((w * w).sum())
+    m = float(np.dot(w, x) / sw)
+    denom = sw - sw2 / sw
+    var = float(np.dot(w, (x - m) ** 2) / denom) if denom > 0 else math.nan
+    return math.sqrt(var), sw * sw / sw2
+
+
+def _changes(table: pd.DataFrame, level: float, alpha: float, z_mdc: float,
+             anchors: AnchorDrift | None, gain: str, k: int) -> pd.DataFrame:
+    """Consecutive rounds of each system: delta, its interval from the two rounds'
+    two-stage standard errors, the drop flag, and the anchor check."""
+    z = _sps.norm.ppf(0.5 + level / 2.0)
+    pairs = anchors.pairs.set_index(["round_from", "round_to"]) if anchors is not None else None
+    out = []
+    for system, part in table.groupby("system", sort=True):
+        part = part.reset_index(drop=True)  # rows in time order already
+        for i in range(1, len(part)):
+            a, b = part.iloc[i - 1], part.iloc[i]
+            delta = float(b["dcg"] - a["dcg"])
+            se = math.sqrt(float(a["se"]) ** 2 + float(b["se"]) ** 2)
+            ok = math.isfinite(se) and se > 0
+            p = float(2.0 * _sps.norm.sf(abs(delta) / se)) if ok else math.nan
+            significant = bool(ok and p < alpha)
+            drop = significant and delta < 0
+            row = {"system": system, "round_from": a["round"], "round_to": b["round"],
+                   "mean_from": float(a["dcg"]), "mean_to": float(b["dcg"]), "delta": delta,
+                   "se": se, "ci_low": delta - z * se if ok else math.nan,
+                   "ci_high": delta + z * se if ok else math.nan, "p": p,
+                   "significant": significant, "drop": drop,
+                   "mdc": z_mdc * se if ok else math.nan, "anchor_shift": math.nan,
+                   "anchor_ci_low": math.nan, "anchor_ci_high": math.nan,
+                   "anchor_drift": False, "drift_dcg": math.nan}
+            drift_text = ""
+            if pairs is not None and (a["round"], b["round"]) in pairs.index:
+                pr = pairs.loc[(a["round"], b["round"])]
+                row.update(anchor_shift=float(pr["shift"]), anchor_ci_low=float(pr["ci_low"]),
+                           anchor_ci_high=float(pr["ci_high"]), anchor_drift=bool(pr["drift"]))
+                if gain == "linear":
+                    row["drift_dcg"] = float(pr["shift"]) * float(b["_mass"])
+                if row["anchor_drift"]:
+                    part_of = (f": about {row['drift_dcg']:+.2f} of DCG@{k} may be the "
+                               "raters', not the system's" if gain == "linear" else "")
+                    drift_text = (f" The anchor items drifted {pr['shift']:+.2f} grade "
+                                  f"({pr['ci_low']:+.2f} to {pr['ci_high']:+.2f}) between "
+                                  f"these rounds{part_of}.")
+            verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
+            verdict = ("a significant drop" if drop else "a significant rise" if significant
+                       else "within noise" if ok else "no test possible")
+            p_text = ("p undefined" if not ok else "p < 0.001" if p < 0.001
+                      else f"p = {p:.3f}")
+            row["sentence"] = (
+                f"{system}, {a['round']} → {b['round']}: DCG@{k} {verb} from "
+                f"{a['dcg']:.3f} to {b['dcg']:.3f} ({delta:+.3f}"
+                + (f", {level:.0%} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f} "
+                   "over queries and raters" if ok else "")
+                + f"), {p_text}: {verdict}." + drift_text)
+            out.append(row)
+    frame = pd.DataFrame(out, columns=list(CHANGE_COLUMNS))
+    return frame.astype({"significant": bool, "drop": bool, "anchor_drift": bool})
