@@ -208,7 +208,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
 
             gsb_data, pair = None, None
             if gsb:
-                from .gsb import read_gsb
+                from .labels.gsb import read_gsb
 
                 gsb_data = read_gsb(list(gsb))
                 if not gsb_systems or gsb_systems.count(",") != 1:
