@@ -2,9 +2,15 @@
 
 ``../shared/oracles/trec_eval-10.0`` holds NIST's trec_eval 10.0 source. The session fixture
 :func:`trec_eval_10` copies it into a temporary folder (never building inside ``shared/``),
-runs ``make`` there and yields the binary's path; the sources are never edited. Without a C
-compiler the tests that use it are skipped with the reason, or fail under ``CI=true`` (CI has
-gcc), as the PostgreSQL and browser tests do.
+runs ``make`` there and yields the binary's path. Without a C compiler the tests that use it
+are skipped with the reason, or fail under ``CI=true`` (CI has gcc), as the PostgreSQL and
+browser tests do.
+
+trec_eval prints 4 decimals, too few to compare per-query values within 1e-9. The fixture
+:func:`trec_eval_10_precise` builds a second binary whose only change is the format of the
+printed values (``%6.4f`` -> ``%.17g`` in ``meas_print_single.c`` and ``meas_print_final.c``,
+in the temporary copy): every number is computed by the same code and printed exactly.
+``trec_eval_10`` is the pristine build, the one the quicktest outputs are compared with.
 
 Helpers:
 
@@ -33,7 +39,8 @@ from pathlib import Path
 import pytest
 
 __all__ = ["CONFORMANCE_10", "SOURCE_10", "QuicktestCommand", "find_compiler", "parse_q",
-           "quicktest_commands", "run", "trec_eval_10", "write_qrels", "write_run"]
+           "quicktest_commands", "run", "trec_eval_10", "trec_eval_10_precise", "write_qrels",
+           "write_run"]
 
 _SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SOURCE_10 = _SHARED / "oracles" / "trec_eval-10.0"
@@ -52,13 +59,23 @@ def find_compiler() -> str | None:
     return None
 
 
-def build(source: Path, dest: Path, compiler: str) -> Path:
+_PRINT_FILES = ("meas_print_single.c", "meas_print_final.c")
+
+
+def build(source: Path, dest: Path, compiler: str, *, precise: bool = False) -> Path:
     """Copy trec_eval's ``source`` folder to ``dest`` and build it there; the binary's path.
 
     With ``make`` the Makefile's own rule is used (``CC`` set to ``compiler``); without it,
-    every ``.c`` file of the folder is compiled as that rule does.
+    every ``.c`` file of the folder is compiled as that rule does. ``precise`` prints values
+    with ``%.17g`` instead of ``%6.4f`` (the copy's print files only).
     """
     shutil.copytree(source, dest, dirs_exist_ok=True)
+    if precise:
+        for name in _PRINT_FILES:
+            text = (dest / name).read_text(encoding="latin-1")
+            if "%6.4f" not in text:
+                raise RuntimeError(f"{name} of trec_eval 10.0 no longer prints with %6.4f")
+            (dest / name).write_text(text.replace("%6.4f", "%.17g"), encoding="latin-1")
     make = shutil.which("make")
     if make is not None:
         command = [make, f"CC={compiler}", "trec_eval"]
@@ -74,9 +91,7 @@ def build(source: Path, dest: Path, compiler: str) -> Path:
     return binary
 
 
-@pytest.fixture(scope="session")
-def trec_eval_10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The path of a trec_eval 10.0 binary built from ``SOURCE_10`` for this session."""
+def _built(tmp_path_factory: pytest.TempPathFactory, *, precise: bool) -> Path:
     if not (SOURCE_10 / "Makefile").is_file():
         pytest.skip(f"trec_eval 10.0 source not found at {SOURCE_10}")
     compiler = find_compiler()
@@ -85,7 +100,20 @@ def trec_eval_10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         if os.environ.get("CI"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    yield build(SOURCE_10, tmp_path_factory.mktemp("trec_eval-10.0"), compiler)
+    folder = "trec_eval-10.0-precise" if precise else "trec_eval-10.0"
+    return build(SOURCE_10, tmp_path_factory.mktemp(folder), compiler, precise=precise)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The path of a trec_eval 10.0 binary built from ``SOURCE_10`` for this session."""
+    yield _built(tmp_path_factory, precise=False)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_10_precise(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """trec_eval 10.0 printing every value with ``%.17g`` (see the module docstring)."""
+    yield _built(tmp_path_factory, precise=True)
 
 
 def run(binary: Path, args: list[str], *, cwd: Path | None = None) -> str:

@@ -70,18 +70,22 @@ register(Family("bpref", binary.bpref, "(1/R) Σ over retrieved relevant ({rel})
                                    "(1/R)Σ(1 − N_above/R)", choices=("trec", "original"))),
                 trec="bpref", aliases=("Bpref",), perfect_is_one=True))
 register(Family("IPrec", binary.iprec, "interpolated precision at recall {k}: the highest "
-                "precision at any recall >= {k}, relevant: {rel} (trec_eval 9 rounding: needs "
-                "(long)(r·R + 0.9) relevant)", cutoff="recall", params=(REL,),
+                "precision at any recall >= {k}, relevant: {rel} (needs r·R relevant, rounded as "
+                "trec_eval: 9.0.8 (long)(r·R + 0.9), 10.0 round(r·R))", cutoff="recall",
+                params=(REL,),
                 trec="iprec_at_recall_r", perfect_is_one=True))
 register(Family("11pt", binary.eleven_point, "mean of IPrec at recall 0.0, 0.1, ..., 1.0 "
-                "(relevant: {rel})", cutoff="none", params=(REL,), trec="11pt_avg",
+                "(relevant: {rel}; r·R rounded as IPrec)", cutoff="none", params=(REL,),
+                trec="11pt_avg",
                 aliases=("11ptAvg",), perfect_is_one=True))
 register(Family("NumRet", binary.num_ret, "documents retrieved (within {k})", binary=False,
                 bounds=(0.0, None), aggregate=binary.sum_aggregate,
                 aggregate_rule="summed over queries", trec="num_ret"))
 register(Family("NumRel", binary.num_rel, "relevant ({rel}) documents in the qrels",
                 cutoff="none", params=(REL,), bounds=(0.0, None),
-                aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
+                aggregate=binary.num_rel_aggregate,
+                aggregate_rule="summed over queries (with -c, as trec_eval: the judgments "
+                "graded > 0, whatever the level)",
                 trec="num_rel"))
 register(Family("NumRelRet", binary.num_rel_ret, "relevant ({rel}) documents retrieved "
                 "(within {k})", params=(REL,), bounds=(0.0, None),
