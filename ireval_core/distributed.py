@@ -103,7 +103,9 @@ from .io import (
     _unique_name,
 )
 from .measures import Measure, parse_measures
-from .measures.binary import sum_aggregate
+from .measures.binary import num_rel as binary_num_rel
+from .measures.binary import num_rel_aggregate, num_rel_terms, sum_aggregate
+from .measures.longtail import floored_geometric_mean, geometric_mean
 from .measures.pairwise import (
     _ratio,
     auc_counts,
@@ -623,6 +625,19 @@ def _sum_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...
     return float(np.nansum(values))  # the rule of binary.sum_aggregate
 
 
+def _num_rel_partials(ranked: Any, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
+    values = binary_num_rel(ranked, m, o)
+    return (num_rel_terms(ranked, m, o, values),)
+
+
+def _num_rel_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return float(np.nansum(partials[0]))  # the rule of binary.num_rel_aggregate
+
+
+def _gm_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return floored_geometric_mean(values)  # the rule of longtail.geometric_mean
+
+
 Partials = Callable[[Any, Measure, EvalOptions], tuple[np.ndarray, ...]]
 Combine = Callable[[Measure, np.ndarray, tuple[np.ndarray, ...]], float]
 
@@ -630,6 +645,8 @@ Combine = Callable[[Measure, np.ndarray, tuple[np.ndarray, ...]], float]
 # beside the values, and how the parts make the evaluation's aggregate.
 _AGGREGATES: dict[Aggregator, tuple[Partials | None, Combine]] = {
     sum_aggregate: (None, _sum_combine),
+    num_rel_aggregate: (_num_rel_partials, _num_rel_combine),
+    geometric_mean: (None, _gm_combine),
     gauc_aggregate: (_gauc_partials, _gauc_combine),
     pnr_aggregate: (_pnr_partials, _pnr_combine),
 }

@@ -108,10 +108,15 @@ def num_nonrel_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 
 
 def r_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    """P@R where R = relevant in qrels (0 when R = 0)."""
+    """P@c, c = (long)(mult·R + 0.9) with R = relevant in qrels (0 when c = 0).
+
+    ``mult=1`` (the default) is R-precision (c = R); other multiples are trec_eval's
+    ``Rprec_mult_x``, which rounds as its 9.0.8 IPrec does, in 10.0 too.
+    """
     n_rel = r.n_relevant(m.threshold(o))
-    within = r.pos <= n_rel[r.qidx]
-    return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), n_rel)
+    cut = (m.number("mult") * n_rel + 0.9).astype(np.int64)
+    within = r.pos <= cut[r.qidx]
+    return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), cut)
 
 
 def average_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -234,9 +239,14 @@ def num_rel_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray)
     """NumRel summed over queries; with ``complete`` (``-c``), as trec_eval prints it: every
     judgment graded > 0 of every qrels query, whatever the relevance level (its ``-c`` total
     recounts the qrels with ``rel > 0``). A measure's own ``rel=`` keeps the plain sum."""
+    return float(np.nansum(num_rel_terms(r, m, o, values)))
+
+
+def num_rel_terms(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> np.ndarray:
+    """What each query adds to :func:`num_rel_aggregate` (its distributed partials)."""
     if o.complete and dict(m.params).get("rel") is None:
-        return float(np.count_nonzero(r.ideal_grade > 0))
-    return float(np.nansum(values))
+        return np.bincount(r.ideal_qidx, weights=r.ideal_grade > 0, minlength=r.n_queries)
+    return values
 
 
 def sum_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
