@@ -31,7 +31,8 @@ TOL = 1e-9
 # pytrec_eval measure -> the per-query names it prints
 ORACLE = {
     "gm_map": ["gm_map"], "gm_bpref": ["gm_bpref"], "infAP": ["infAP"], "binG": ["binG"],
-    "set_map": ["set_map"], "set_relative_P": ["set_relative_P"],
+    "set_map": ["set_map"], "set_relative_P": ["set_relative_P"], "G": ["G"],
+    "ndcg_rel": ["ndcg_rel"], "Rndcg": ["Rndcg"],
     "relative_P.1,2,5,10,20": [f"relative_P_{k}" for k in (1, 2, 5, 10, 20)],
     "Rprec_mult.0.2,0.5,1.0,1.5,3.0": [f"Rprec_mult_{x}" for x in
                                        ("0.20", "0.50", "1.00", "1.50", "3.00")],

@@ -14,7 +14,9 @@ and gm_bpref tell them apart, Unjudged and RBPResid count them.
 * ``GMAP`` (gm_map), ``GMbpref`` (gm_bpref): AP and bpref per query, averaged by a
   geometric mean with every value floored at 1e-5 (trec_eval's ``MIN_GEO_MEAN``);
 * ``BinG`` (binG), ``SetAP`` (set_map), ``RelativeP`` (relative_P_k, set_relative_P),
-  ``Utility`` (utility), ``Unjudged`` (unj_k), ``RBPResid`` (rbp_resid), ``infAP``.
+  ``Utility`` (utility), ``Unjudged`` (unj_k), ``RBPResid`` (rbp_resid), ``infAP``;
+* ``G``, ``nDCGRel`` (ndcg_rel), ``RnDCG`` (Rndcg): trec_eval's experimental gain measures,
+  with its default gains (the grades).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from .catalogue import PROBABILITY, REL
 from .gain import powers
 from .registry import Family, Measure, Param, _float, register
 
-__all__ = ["MIN_GEO_MEAN", "bin_g", "geometric_mean", "inf_ap", "rbp_residual", "relative_p",
-           "set_ap", "unjudged", "utility"]
+__all__ = ["MIN_GEO_MEAN", "bin_g", "g_measure", "geometric_mean", "inf_ap", "ndcg_rel",
+           "rbp_residual", "relative_p", "rndcg", "set_ap", "unjudged", "utility"]
 
 MIN_GEO_MEAN = 1e-5
 """The floor of every value in a geometric mean (trec_eval's ``MIN_GEO_MEAN``)."""
@@ -165,6 +167,130 @@ def inf_ap(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return safe_div(seg_sum(term, q, r.n_queries), r.n_relevant(m.threshold(o)))
 
 
+# ----------------------------------------------------------------------------- trec_eval's gains
+# G, ndcg_rel and Rndcg take trec_eval's default gains: the grade of a judged document
+# (unjudged documents and grades <= 0 gain 0), and the ideal ranking of the query's judged
+# grades, descending (ireval's ideal from the qrels). The relevance level is not used.
+
+
+def _seg_cumsum(values: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
+    """Inclusive running sum of ``values`` within each query (``q`` grouped, ascending).
+
+    By doubling (log2 of the longest query passes), so every query's sums are computed
+    from its own values alone: the same bits whatever other queries are evaluated with it
+    (a running sum over all queries minus the sum before the query would round
+    differently in another partition of the Dask engine).
+    """
+    out = np.asarray(values, dtype=np.float64).copy()
+    idx = np.arange(len(out), dtype=np.int64)
+    start = _starts(q, n)[q]
+    step = 1
+    while True:
+        take = np.flatnonzero(idx - step >= start)
+        if not take.size:
+            return out
+        added = out[take] + out[take - step]
+        out[take] = added
+        step *= 2
+
+
+def _positive_ideal(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ideal ranking's gains > 0: (gains, query of each, 1-based position, P per query).
+
+    Sorted descending within each query, so these are each query's first P positions.
+    """
+    keep = r.ideal_grade > 0
+    g, q = r.ideal_grade[keep], r.ideal_qidx[keep]
+    n_pos = np.bincount(q, minlength=r.n_queries)
+    pos = np.arange(len(g), dtype=np.int64) - _starts(q, r.n_queries)[q] + 1
+    return g, q, pos, n_pos
+
+
+def _gaining(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Retrieved rows that gain (grade > 0): (rows, their query, their gain)."""
+    rows = np.flatnonzero(r.grade > 0)
+    return rows, r.qidx[rows], r.grade[rows]
+
+
+def g_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    """trec_eval's G: Σ over gaining retrieved documents of gain / log2(2 + cost − gained),
+    cost = Σ over ranks so far of max(ideal gain, 1), gained = Σ of the run's gains so far;
+    divided by the sum of the ideal gains."""
+    rows, q, g = _gaining(r)
+    ig, iq, _, n_pos = _positive_ideal(r)
+    first = _starts(iq, r.n_queries)
+    cost_cum = np.concatenate(([0.0], np.cumsum(np.maximum(ig, 1.0))))
+    pos = r.pos[rows].astype(np.int64)
+    k = np.minimum(pos, n_pos[q])  # ideal positive positions at or above the row
+    # Σ over the first k ideal positions of max(gain, 1), then 1 per rank below them
+    cost = (cost_cum[first[q] + k] - cost_cum[first[q]]) + (pos - k)
+    gained = _seg_cumsum(g, q, r.n_queries)
+    term = g / np.log2(2.0 + cost - gained)
+    return safe_div(seg_sum(term, q, r.n_queries), seg_sum(ig, iq, r.n_queries))
+
+
+def _dcg_parts(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                   np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, q, DCG up to each gaining row, IDCG prefix per ideal position (flat), ideal
+    query, P per query, full IDCG per query), with trec_eval's gains and log2(rank + 1)."""
+    rows, q, g = _gaining(r)
+    dcg_at = _seg_cumsum(g / np.log2(r.pos[rows] + 1.0), q, r.n_queries)
+    ig, iq, ipos, n_pos = _positive_ideal(r)
+    iw = ig / np.log2(ipos + 1.0)
+    return (rows, q, dcg_at, _seg_cumsum(iw, iq, r.n_queries), iq, n_pos,
+            seg_sum(iw, iq, r.n_queries))
+
+
+def ndcg_rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    """trec_eval's ndcg_rel: nDCG averaged over the P documents with gain > 0 in the ideal
+    ranking; a retrieved one contributes nDCG at its rank (IDCG over min(rank, P)
+    positions), a missed one DCG / IDCG of the whole ranking."""
+    rows, q, dcg_at, idcg_cum, iq, n_pos, idcg = _dcg_parts(r)
+    first = _starts(iq, r.n_queries)
+    k = np.minimum(r.pos[rows].astype(np.int64), n_pos[q])
+    term = dcg_at / idcg_cum[first[q] + k - 1]
+    found = np.bincount(q, minlength=r.n_queries)
+    dcg = np.zeros(r.n_queries)
+    last = np.flatnonzero(np.append(q[1:] != q[:-1], True)) if q.size else q
+    dcg[q[last]] = dcg_at[last]
+    total = seg_sum(term, q, r.n_queries) + (n_pos - found) * safe_div(dcg, idcg)
+    return np.where(total > 0, safe_div(total, n_pos), 0.0)
+
+
+def rndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    """trec_eval's Rndcg: nDCG averaged at the R levels, the ranks where the ideal gain
+    changes (after the documents of each positive grade), plus the end of the ranking when
+    it runs more than one rank past the last positive ideal position; 0 when R = 0."""
+    rows, q, dcg_at, idcg_cum, iq, n_pos, idcg = _dcg_parts(r)
+    ig = r.ideal_grade[r.ideal_grade > 0]
+    n = r.n_queries
+    # change points: the last ideal position of each positive grade of a query
+    change = np.ones(len(ig), dtype=bool)
+    change[:-1] = (iq[1:] != iq[:-1]) | (ig[1:] != ig[:-1])
+    cq = iq[change]
+    c = (np.arange(len(ig), dtype=np.int64) - _starts(iq, n)[iq] + 1)[change]
+    upto = np.minimum(c, r.n_retrieved[cq])  # DCG over the run's first min(c, n) ranks
+    width = int(r.pos.max()) + 2 if r.pos.size else 2
+    keys = q.astype(np.int64) * width + r.pos[rows]
+    at = np.searchsorted(keys, cq.astype(np.int64) * width + upto, side="right") - 1
+    hit = at >= 0
+    hit[hit] = q[at[hit]] == cq[hit]
+    dcg_c = np.zeros(len(at))
+    dcg_c[hit] = dcg_at[at[hit]]
+    points = seg_sum(dcg_c / idcg_cum[change], cq, n)
+    count = np.bincount(cq, minlength=n).astype(np.float64)
+    # the end of the ranking, when it goes beyond P + 1 ranks
+    dcg = np.zeros(n)
+    last = np.flatnonzero(np.append(q[1:] != q[:-1], True)) if q.size else q
+    dcg[q[last]] = dcg_at[last]
+    extra = (r.n_retrieved > n_pos + 1) & (idcg > 0)
+    points = points + np.where(extra, safe_div(dcg, idcg), 0.0)
+    count = count + extra
+    with np.errstate(invalid="ignore", divide="ignore"):  # no level at all: NaN, as 0/0
+        value = points / count
+    return np.where(r.n_relevant(m.threshold(o)) > 0, value, 0.0)
+
+
 # ----------------------------------------------------------------------------- registry
 
 _FORM = Param("form", "trec", "trec_eval's form or the original (1/R)Σ(1 − N_above/R)",
@@ -219,6 +345,22 @@ register(Family("RBPResid", rbp_residual, "how much RBP(p = {p}) could rise if e
                 "p^(i−1), n = retrieved; 0 when none is unjudged", cutoff="none",
                 params=(Param("p", 0.9, "persistence", **PROBABILITY),), binary=False,
                 trec="rbp_resid", aliases=("rbp_resid",)))
+_TREC_GAINS = ("gains are the judged grades (trec_eval's default; grades <= 0 and unjudged "
+               "documents gain 0), the ideal is every judged grade of the query, descending")
+register(Family("G", g_measure, "Σ over gaining retrieved documents of gain / log2(2 + cost − "
+                "gained), cost = Σ over the ranks so far of max(ideal gain, 1), gained = Σ of "
+                "the run's gains so far; / Σ ideal gains (trec_eval's experimental G); "
+                + _TREC_GAINS, cutoff="none", binary=False, trec="G"))
+register(Family("nDCGRel", ndcg_rel, "nDCG averaged over the documents with a gain in the "
+                "ideal ranking: a retrieved one at its rank (IDCG over min(rank, P) positions), "
+                "a missed one at the end of the ranking (trec_eval's ndcg_rel); "
+                + _TREC_GAINS, cutoff="none", binary=False, trec="ndcg_rel",
+                aliases=("ndcg_rel",), perfect_is_one=True))
+register(Family("RnDCG", rndcg, "nDCG averaged at the R levels: the ranks where the ideal gain "
+                "drops (after the documents of each grade), and the end of the ranking when "
+                "it is longer; 0 when no document is relevant ({rel}) (trec_eval's Rndcg); "
+                + _TREC_GAINS, cutoff="none", params=(REL,), trec="Rndcg",
+                aliases=("Rndcg",), perfect_is_one=True))
 register(Family("infAP", inf_ap, "inferred AP (Yilmaz & Aslam): AP estimated from a judged "
                 "sample of the pool; negative grades are pooled but unjudged, documents "
                 "absent from the qrels unpooled; relevant: {rel}", cutoff="none",
