@@ -584,6 +584,7 @@ class _SystemPart:
     query_ids: np.ndarray
     values: dict[str, np.ndarray]
     partials: dict[str, tuple[np.ndarray, ...]]
+    answered: np.ndarray | None = None  # the queries the run answers in this partition
 
 
 @dataclass(frozen=True)
@@ -691,7 +692,7 @@ def _system_part(qrels: Qrels, run: Run, res: Evaluation, specs: Sequence[Measur
         ranked = join(qrels, run, options=o)
         for m, em, fn in need:
             partials[str(m)] = fn(ranked, em, o)
-    return _SystemPart(res.query_ids[run.name], values, partials)
+    return _SystemPart(res.query_ids[run.name], values, partials, run.query_ids)
 
 
 def _evaluate_part(qrels: Qrels, runs: Mapping[tuple[int, str], Run], rows: int,
@@ -885,7 +886,11 @@ def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]
     values: dict[tuple[str, str], np.ndarray] = {}
     aggregates: dict[tuple[str, str], float] = {}
     counts: dict[tuple[str, str], int] = {}
+    answered: dict[str, np.ndarray] = {}
     for key, name in zip(keys, names, strict=True):
+        answered[name] = _frozen(np.concatenate([np.zeros(0, object)] + [
+            np.asarray(p.systems[key].answered, dtype=object) for p in parts
+            if key in p.systems and p.systems[key].answered is not None]))
         pieces = [p.systems.get(key, p.absent) for p in parts]
         got = [s for s in pieces if s is not None]
         qids = np.concatenate([s.query_ids for s in got]) if got else np.array([], object)
@@ -910,7 +915,8 @@ def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]
             partials = tuple(np.concatenate([s.partials[k][j] for s in got])[order]
                              for j in range(width))
             aggregates[(name, k)] = _AGGREGATES[agg][1](m, v, partials)
-    return Evaluation(tuple(names), tuple(specs), o, query_ids, values, aggregates, counts)
+    return Evaluation(tuple(names), tuple(specs), o, query_ids, values, aggregates, counts,
+                      answered)
 
 
 # ----------------------------------------------------------------------------- labeled rows
