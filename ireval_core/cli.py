@@ -22,23 +22,14 @@ from .errors import DataWarning, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
-from .measures import FAMILIES, Measure, parse_measure, parse_measures
-from .options import add_arguments, from_arguments
+from .measures import FAMILIES, Measure, parse_measure
+from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
+from .trec_output import COUNTS as _COUNTS
+from .trec_output import all_trec, columns, official, relstrings, write_trec
 
-# trec_eval's all_trec measures that ireval computes, in trec_eval's order
-ALL_TREC = (
-    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank"]
-    + [f"iprec_at_recall_{x / 10:.2f}" for x in range(11)]
-    + [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
-    + [f"recall_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
-    + ["11pt_avg", "ndcg"]
-    + [f"ndcg_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
-    + [f"map_cut_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
-    + [f"success_{k}" for k in (1, 5, 10)]
-    + ["set_P", "set_recall", "set_F", "num_nonrel_judged_ret"]
-)
-_COUNTS = {"NumRet", "NumRel", "NumRelRet", "NumNonRelRet"}
+# trec_eval 9.0.8's all_trec, in its print order (--trec-eval 10.0: trec_output.all_trec)
+ALL_TREC = all_trec("9.0.8")
 
 
 def _measure_help() -> str:
@@ -53,7 +44,10 @@ def _measure_help() -> str:
         body = fam.definition.replace("{", "").replace("}", "")
         lines.extend(textwrap.wrap(body, 76, initial_indent="      ",
                                    subsequent_indent="      "))
-    lines.append("  all_trec   every trec_eval measure above, by its trec_eval name")
+    lines.append("  all_trec   every trec_eval measure above, by its trec_eval name, and "
+                 "relstring (relstring_N: the grades of the first N documents)")
+    lines.append("  official   trec_eval's default set: num_ret ... map, gm_map, Rprec, bpref, "
+                 "recip_rank, iprec_at_recall, P")
     return "\n".join(lines)
 
 
@@ -149,10 +143,11 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _expand(names: Sequence[str] | None) -> list[str]:
-    """Measure names as given, with ``all_trec`` replaced by its trec_eval names."""
-    return [n for name in names or ["all_trec"]
-            for n in (ALL_TREC if name == "all_trec" else [name])]
+def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
+    """Measure names as given, with ``all_trec`` and ``official`` replaced by that
+    trec_eval's names."""
+    sets = {"all_trec": all_trec(trec_eval), "official": official()}
+    return [n for name in names or ["all_trec"] for n in sets.get(name.strip(), [name])]
 
 
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning]
@@ -228,24 +223,56 @@ def _num(v: float) -> float | None:
 
 
 def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
-    raw = _expand(args.measures)
-    specs = parse_measures(raw)
-    labels: dict[Measure, str] = {}  # each measure printed under the name first given
-    for n in raw:
-        labels.setdefault(parse_measure(n), n.strip())
-    if args.engine == "dask":
+    options = from_arguments(args)
+    cols = columns(_expand(args.measures, options.trec_eval), parse_measure)
+    specs = [c.measure for c in cols if c.measure is not None]
+    labels: dict[Measure, str] = {}  # each measure under the name first given (csv, json)
+    for c in cols:
+        if c.measure is not None:
+            labels.setdefault(c.measure, c.label)
+    strings: dict[tuple[str, str], dict[str, str]] = {}
+    if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
         from .distributed import dask_client, evaluate_dask
 
         with dask_client(args.scheduler, n_workers=args.workers) as client:
-            res = evaluate_dask(args.qrels, args.runs, specs, options=from_arguments(args),
+            res = evaluate_dask(args.qrels, args.runs, specs, options=options,
                                 client=client, notes=notes)
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
         qrels, runs = _load(args.qrels, args.runs, notes)
-        res = evaluate(qrels, runs, specs, options=from_arguments(args))
-    write_eval(res, labels, args.per_query, args.format, out)
+        res = evaluate(qrels, runs, specs, options=options)
+        notes.extend(_unanswered(qrels, runs, options))
+        if args.format == "trec":
+            for c in cols:
+                if c.measure is None:
+                    for r in runs:
+                        strings[(r.name, c.label)] = relstrings(qrels, r, options, c.depth)
+    if args.format == "trec":
+        write_trec(res, cols, args.per_query, out, strings=strings)
+    else:
+        write_eval(res, labels, args.per_query, args.format, out)
     return 0
+
+
+def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions
+                ) -> list[DataWarning]:
+    """Under 10.0 semantics without -c: judged queries a run does not answer, which make
+    trec_eval 10.0 stop (ireval evaluates the other queries, as 9.0.8 did)."""
+    if options.complete or options.trec_eval != "10.0":
+        return []
+    out = []
+    for r in runs:
+        missing = sorted(set(map(str, qrels.query_ids)) - set(map(str, r.query_ids)))
+        if missing:
+            out.append(DataWarning(
+                "trec-eval-10-missing-query",
+                f"{len(missing)} judged quer{'y has' if len(missing) == 1 else 'ies have'} "
+                f"no ranking in {r.name!r}: trec_eval 10.0 stops there (\"result qid "
+                f"'{missing[0]}' not found in qrels\", exit 4); ireval evaluates the other "
+                "queries, as trec_eval 9.0.8 does (-c averages them in as 0)",
+                source=r.source, count=len(missing), examples=tuple(missing[:3])))
+    return out
 
 
 def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:

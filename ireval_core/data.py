@@ -65,7 +65,8 @@ from .errors import DataWarning
 from .options import EvalOptions
 from .progress import stage
 
-__all__ = ["DuplicateEntryError", "JoinCache", "Qrels", "Ranked", "Run", "join"]
+__all__ = ["DuplicateEntryError", "JoinCache", "Qrels", "Ranked", "Run", "join",
+           "version_order"]
 
 
 class DuplicateEntryError(ValueError):
@@ -578,6 +579,58 @@ def pick_segments(offsets: np.ndarray, groups: np.ndarray,
     return rows, new_offsets
 
 
+# The ranking order of a run as trec_eval 9.0.8 sees it (scores read as float32), per run
+# (held weakly: it goes with the run); see version_order.
+_FLOAT32_ORDERS: weakref.WeakKeyDictionary[Run, tuple[np.ndarray | None, np.ndarray | None]] = (
+    weakref.WeakKeyDictionary())
+_FLOAT32_LOCK = threading.Lock()
+
+
+def version_order(run: Run, trec_eval: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """How trec_eval ``trec_eval`` ranks ``run``: ``(order, score)``.
+
+    trec_eval 10.0 keeps scores as doubles, so its order is the run's own (``(None,
+    None)``). trec_eval 9.0.8 (and pytrec_eval) reads every score into a C ``float``:
+    scores that differ only beyond float32 precision tie there, and those ties are
+    broken by document id descending like any other. Then ``score`` holds the float32
+    values (as float64, in the run's row order) and ``order`` the permutation of the
+    run's rows into the new ranking order (``None`` when no row moves). Both are
+    ``None`` when float32 merges no two scores of a query, the usual case: one cast and
+    one comparison pass over the run, remembered per run.
+
+    >>> run = Run.from_dict({"q": {"a": 0.03426470588235295, "b": 0.03426470588235294}})
+    >>> run.doc_ids.take(run.dcode).to_pylist()  # as doubles, a scores higher
+    ['a', 'b']
+    >>> order, score = version_order(run, "9.0.8")
+    >>> run.doc_ids.take(run.dcode[order]).to_pylist()  # a float32 tie: b > a by id
+    ['b', 'a']
+    >>> version_order(run, "10.0")
+    (None, None)
+    """
+    if trec_eval != "9.0.8":
+        return None, None
+    with _FLOAT32_LOCK:
+        hit = _FLOAT32_ORDERS.get(run)
+    if hit is not None:
+        return hit
+    s64 = run.score
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, as C's conversion
+        s32 = s64.astype(np.float32)
+    merged = ((run.qcode[1:] == run.qcode[:-1]) & (s32[1:] == s32[:-1])
+              & (s64[1:] != s64[:-1]))
+    found: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+    if merged.any():  # rows stay grouped by query, and descending: only ties can move
+        score = s32.astype(np.float64)
+        score.setflags(write=False)
+        order = _order_ties(None, run.qcode, score, run.dcode, run.doc_ids)
+        if order is not None:
+            order.setflags(write=False)
+        found = (order, score)
+    with _FLOAT32_LOCK:
+        _FLOAT32_ORDERS[run] = found
+    return found
+
+
 def evaluated_queries(qrels: Qrels, run: Run, *, complete: bool = False) -> np.ndarray:
     """Query ids that enter the mean: run ∩ qrels (trec_eval), or every qrels query (``-c``)."""
     if complete:
@@ -597,7 +650,8 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
         The evaluation options; ``join`` applies the query set (``complete``), the
         depth cut (``depth``, trec_eval ``-M``) and judged-only rankings
         (``judged_only``: unjudged documents, not in the qrels or graded negative,
-        are dropped after the depth cut, as trec_eval ``-J``).
+        are dropped after the depth cut, as trec_eval ``-J``) and the ranking order of
+        the trec_eval version (``trec_eval``, see :func:`version_order`).
     queries:
         Query ids to evaluate, in output order, instead of the options' query set.
         A query absent from the run gets an empty ranking; one absent from the
@@ -609,6 +663,11 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
         queries = evaluated_queries(qrels, run, complete=options.complete)
     queries = np.asarray(queries, dtype=object)
     nq = len(queries)
+
+    # the run's rows as the trec_eval version ranks them (9.0.8: scores as float32)
+    order, score32 = version_order(run, options.trec_eval)
+    run_dcode = run.dcode if order is None else run.dcode[order]
+    run_score = run.score if score32 is None else (score32 if order is None else score32[order])
 
     # query codes of the evaluated queries in the run and in the qrels (-1 = absent)
     run_q = id_positions(run.query_ids, queries)
@@ -640,7 +699,7 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
 
     # grade of every ranked document: look (query, doc) up among the qrels rows
     doc_map = run_doc_map(qrels, run)  # run dcode -> qrels dcode or -1
-    rdoc = doc_map[run.dcode if whole else run.dcode[rows]]
+    rdoc = doc_map[run_dcode if whole else run_dcode[rows]]
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
     judged_doc = np.flatnonzero(rdoc >= 0)  # only documents judged for some query
@@ -650,7 +709,7 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     if len(qkey):
         found = qkey[hit] == rkey
         grade[judged_doc[found]] = qrels.grade[qrows[hit[found]]]
-    score = run.score if whole else run.score[rows]
+    score = run_score if whole else run_score[rows]
 
     if judged_only:  # as trec_eval -J: cut to depth first, then drop unjudged documents
         keep = grade >= 0
@@ -775,13 +834,14 @@ def run_doc_map(qrels: Qrels, run: Run) -> np.ndarray:
     return doc_map
 
 
-def join_key(options: EvalOptions) -> tuple[bool, int | None, bool]:
-    """The options a join depends on: query set, depth cut, judged-only rankings.
+def join_key(options: EvalOptions) -> tuple[bool, int | None, bool, str]:
+    """The options a join depends on: query set, depth cut, judged-only rankings, and the
+    trec_eval version (its ranking order, see :func:`version_order`).
 
     The relevance level and the IDCG policy are applied by the kernels, so changing
     them reuses a join.
     """
-    return (options.complete, options.depth, options.judged_only)
+    return (options.complete, options.depth, options.judged_only, options.trec_eval)
 
 
 class JoinCache:

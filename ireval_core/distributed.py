@@ -100,7 +100,9 @@ from .io.partitions import (
 from .io.qrels_runs import read_columns, unique_name
 from .io.source import inflate
 from .measures import Measure, parse_measures
-from .measures.binary import sum_aggregate
+from .measures.binary import num_rel as binary_num_rel
+from .measures.binary import num_rel_aggregate, num_rel_terms, sum_aggregate
+from .measures.longtail import floored_geometric_mean, geometric_mean
 from .measures.pairwise import (
     auc_counts,
     gauc_aggregate,
@@ -514,6 +516,7 @@ class _SystemPart:
     query_ids: np.ndarray
     values: dict[str, np.ndarray]
     partials: dict[str, tuple[np.ndarray, ...]]
+    answered: np.ndarray | None = None  # the queries the run answers in this partition
 
 
 @dataclass(frozen=True)
@@ -555,6 +558,19 @@ def _sum_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...
     return float(np.nansum(values))  # the rule of binary.sum_aggregate
 
 
+def _num_rel_partials(ranked: Any, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
+    values = binary_num_rel(ranked, m, o)
+    return (num_rel_terms(ranked, m, o, values),)
+
+
+def _num_rel_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return float(np.nansum(partials[0]))  # the rule of binary.num_rel_aggregate
+
+
+def _gm_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return floored_geometric_mean(values)  # the rule of longtail.geometric_mean
+
+
 Partials = Callable[[Any, Measure, EvalOptions], tuple[np.ndarray, ...]]
 Combine = Callable[[Measure, np.ndarray, tuple[np.ndarray, ...]], float]
 
@@ -562,6 +578,8 @@ Combine = Callable[[Measure, np.ndarray, tuple[np.ndarray, ...]], float]
 # beside the values, and how the parts make the evaluation's aggregate.
 _AGGREGATES: dict[Aggregator, tuple[Partials | None, Combine]] = {
     sum_aggregate: (None, _sum_combine),
+    num_rel_aggregate: (_num_rel_partials, _num_rel_combine),
+    geometric_mean: (None, _gm_combine),
     gauc_aggregate: (_gauc_partials, _gauc_combine),
     pnr_aggregate: (_pnr_partials, _pnr_combine),
 }
@@ -606,7 +624,7 @@ def _system_part(qrels: Qrels, run: Run, res: Evaluation, specs: Sequence[Measur
         ranked = join(qrels, run, options=o)
         for m, em, fn in need:
             partials[str(m)] = fn(ranked, em, o)
-    return _SystemPart(res.query_ids[run.name], values, partials)
+    return _SystemPart(res.query_ids[run.name], values, partials, run.query_ids)
 
 
 def _evaluate_part(qrels: Qrels, runs: Mapping[tuple[int, str], Run], rows: int,
@@ -800,7 +818,11 @@ def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]
     values: dict[tuple[str, str], np.ndarray] = {}
     aggregates: dict[tuple[str, str], float] = {}
     counts: dict[tuple[str, str], int] = {}
+    answered: dict[str, np.ndarray] = {}
     for key, name in zip(keys, names, strict=True):
+        answered[name] = read_only(np.concatenate([np.zeros(0, object)] + [
+            np.asarray(p.systems[key].answered, dtype=object) for p in parts
+            if key in p.systems and p.systems[key].answered is not None]))
         pieces = [p.systems.get(key, p.absent) for p in parts]
         got = [s for s in pieces if s is not None]
         qids = np.concatenate([s.query_ids for s in got]) if got else np.array([], object)
@@ -825,7 +847,8 @@ def _assemble(parts: Sequence[_Part], total: int, keys: Sequence[tuple[int, str]
             partials = tuple(np.concatenate([s.partials[k][j] for s in got])[order]
                              for j in range(width))
             aggregates[(name, k)] = _AGGREGATES[agg][1](m, v, partials)
-    return Evaluation(tuple(names), tuple(specs), o, query_ids, values, aggregates, counts)
+    return Evaluation(tuple(names), tuple(specs), o, query_ids, values, aggregates, counts,
+                      answered)
 
 
 # ----------------------------------------------------------------------------- labeled rows

@@ -46,6 +46,9 @@ class Evaluation:
     values: dict[tuple[str, str], np.ndarray]
     aggregates: dict[tuple[str, str], float]
     n_averaged: dict[tuple[str, str], int] = field(default_factory=dict)
+    answered: dict[str, np.ndarray] = field(default_factory=dict)
+    """The queries each run answers (its ranked queries, evaluated or not): with
+    ``complete``, the evaluated queries missing from it score 0."""
 
     def per_query(self, system: str, measure: str | Measure) -> pd.Series:
         """Per-query values of one system and measure, indexed by query id."""
@@ -190,6 +193,7 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
     aggregates: dict[tuple[str, str], float] = {}
     counts: dict[tuple[str, str], int] = {}
     query_ids: dict[str, np.ndarray] = {}
+    answered = {run.name: run.query_ids for run in runs}
     for run in runs:
         joined: list[Ranked] = []
 
@@ -213,7 +217,7 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
         query_ids[run.name] = (values.query_ids(qrels, run, options, ranked)
                                if values is not None else read_only(ranked().query_ids))
     return Evaluation(tuple(names), tuple(specs), options, query_ids, values_out, aggregates,
-                      counts)
+                      counts, answered)
 
 
 # ----------------------------------------------------------------------------- kept values

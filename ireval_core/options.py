@@ -3,7 +3,8 @@
 Every setting that changes which numbers come out of an evaluation lives in
 :class:`EvalOptions`: which queries are averaged (trec_eval ``-c``), the relevance
 level of binary measures (``-l``), the depth cut (``-M``), judged-only rankings
-(``-J``) and what nDCG does when a query has no relevant document. The same object
+(``-J``), what nDCG does when a query has no relevant document, and which trec_eval
+version's semantics the numbers follow (9.0.8 or 10.0). The same object
 is taken by :func:`ireval_core.evaluate`, the compare, report, curves, queries and
 rounds functions, every CLI sub-command (:func:`add_arguments` /
 :func:`from_arguments`) and the app (:meth:`EvalOptions.to_query_params` /
@@ -12,7 +13,7 @@ hashable, so it is also the cache key of anything computed from it.
 
 >>> opts = EvalOptions(rel_level=2)
 >>> opts.summary()
-'relevant: grade >= 2 · queries in both run and qrels · whole ranking'
+'relevant: grade >= 2 · queries in both run and qrels · whole ranking · trec_eval 9.0.8'
 >>> opts.to_query_params()
 {'rel': '2'}
 >>> EvalOptions.from_query_params({'rel': '2'})[0] == opts
@@ -43,11 +44,13 @@ from .params import (
     parse,
 )
 
-__all__ = ["IDCG_ZERO_POLICIES", "OPTION_CONSTRAINTS", "OPTION_HELP", "EvalOptions", "IdcgZero",
-           "add_arguments", "from_arguments"]
+__all__ = ["IDCG_ZERO_POLICIES", "OPTION_CONSTRAINTS", "OPTION_HELP", "TREC_EVAL_VERSIONS",
+           "EvalOptions", "IdcgZero", "TrecEvalVersion", "add_arguments", "from_arguments"]
 
 IdcgZero = Literal["zero", "drop"]
 IDCG_ZERO_POLICIES: tuple[IdcgZero, ...] = ("zero", "drop")
+TrecEvalVersion = Literal["9.0.8", "10.0"]
+TREC_EVAL_VERSIONS: tuple[TrecEvalVersion, ...] = ("9.0.8", "10.0")
 
 OPTION_HELP: dict[str, str] = {
     "complete": "Average over every qrels query; a query missing from a run scores 0 "
@@ -63,12 +66,16 @@ OPTION_HELP: dict[str, str] = {
     "idcg_zero": "nDCG of a query without relevant documents (IDCG = 0): 'zero' scores 0 and "
                  "keeps the query in the mean (trec_eval); 'drop' leaves it out of the mean "
                  "(TF-Ranking).",
+    "trec_eval": "Which trec_eval's numbers to reproduce: 9.0.8 (pytrec_eval, ir_measures: "
+                 "scores read as float32, recall fractions of R rounded up from +0.9) or 10.0 "
+                 "(a fresh trec_eval build: scores as doubles, fractions of R rounded to "
+                 "nearest).",
 }
 """What each option does, in words: the CLI help and the app's widget help."""
 
 # query-parameter name of each field (short: they end up in links people send)
 _PARAM = {"complete": "complete", "rel_level": "rel", "depth": "depth",
-          "judged_only": "judged", "idcg_zero": "idcg"}
+          "judged_only": "judged", "idcg_zero": "idcg", "trec_eval": "te"}
 
 
 def options_or_default(options: object, function: str) -> EvalOptions:
@@ -98,6 +105,7 @@ OPTION_CONSTRAINTS: dict[str, Constraint] = {
     "depth": any_of(POSITIVE_INT, None),
     "judged_only": Boolean(),
     "idcg_zero": Options(IDCG_ZERO_POLICIES),
+    "trec_eval": Options(TREC_EVAL_VERSIONS),
 }
 """What each field must be: checked by :class:`EvalOptions`, read from URLs with
 :func:`ireval_core.params.parse`."""
@@ -125,6 +133,10 @@ class EvalOptions:
     idcg_zero:
         nDCG of a query without relevant documents: ``"zero"`` (kept, scores 0,
         trec_eval) or ``"drop"`` (left out of the mean, TF-Ranking).
+    trec_eval:
+        Whose numbers to reproduce where trec_eval's versions differ: ``"9.0.8"``
+        (pytrec_eval, ir_measures; the default) or ``"10.0"`` (a fresh trec_eval
+        build). See ``docs/semantics.md``, "trec_eval 9.0.8 and 10.0".
     """
 
     complete: bool = False
@@ -132,6 +144,7 @@ class EvalOptions:
     depth: int | None = None
     judged_only: bool = False
     idcg_zero: IdcgZero = "zero"
+    trec_eval: TrecEvalVersion = "9.0.8"
 
     def __post_init__(self) -> None:
         # ValueError for every bad field, even of the wrong type: options come from
@@ -146,10 +159,16 @@ class EvalOptions:
     def summary(self) -> str:
         """One compact line for the top of every results page.
 
-        Non-default judged-only and IDCG = 0 settings are added when they apply.
+        Non-default judged-only and IDCG = 0 settings are added when they apply; the
+        trec_eval version always ends it.
 
-        >>> EvalOptions(complete=True, depth=100, judged_only=True).summary()
-        'relevant: grade >= 1 · every qrels query (missing = 0) · top 100 · unjudged removed'
+        >>> print(*EvalOptions(complete=True, depth=100, judged_only=True,
+        ...                    trec_eval="10.0").summary().split(" · "), sep="\\n")
+        relevant: grade >= 1
+        every qrels query (missing = 0)
+        top 100
+        unjudged removed
+        trec_eval 10.0
         """
         parts = [f"relevant: grade >= {_level(self.rel_level)}",
                  "every qrels query (missing = 0)" if self.complete
@@ -159,6 +178,7 @@ class EvalOptions:
             parts.append("unjudged removed")
         if self.idcg_zero == "drop":
             parts.append("IDCG = 0: query dropped")
+        parts.append(f"trec_eval {self.trec_eval}")
         return " · ".join(parts)
 
     def describe(self) -> str:
@@ -169,11 +189,14 @@ class EvalOptions:
                  f"relevant: grade >= {_level(self.rel_level)}",
                  "depth: whole ranking" if self.depth is None else f"depth: top {self.depth}",
                  "IDCG = 0: query dropped" if self.idcg_zero == "drop"
-                 else "IDCG = 0: scores 0"]
+                 else "IDCG = 0: scores 0",
+                 f"semantics: trec_eval {self.trec_eval}"]
         return "; ".join(parts)
 
     def trec_eval_flags(self) -> str:
         """The trec_eval command-line flags giving the same numbers (where it has them).
+
+        The version is not a flag: it is the trec_eval binary the flags are given to.
 
         >>> EvalOptions(complete=True, rel_level=2, depth=100).trec_eval_flags()
         '-c -l 2 -M 100'
@@ -229,6 +252,8 @@ class EvalOptions:
             if raw is None:
                 continue
             text = (raw[-1] if isinstance(raw, list) and raw else str(raw)).strip()
+            if f.name == "trec_eval":  # te=10 and te=9 are what people type
+                text = {"10": "10.0", "9": "9.0.8"}.get(text, text)
             constraint = OPTION_CONSTRAINTS[f.name]
             value, problem = parse("" if f.name == "depth" and text == "0" else text,
                                    constraint)
@@ -246,7 +271,8 @@ _OPTIONS = any_of(None, InstanceOf(EvalOptions, "an EvalOptions"))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the option flags (``-c``, ``-l``, ``-M``, ``-J``, ``--idcg-zero``) to ``parser``.
+    """Add the option flags (``-c``, ``-l``, ``-M``, ``-J``, ``--idcg-zero``, ``--trec-eval``)
+    to ``parser``.
 
     Every sub-command that evaluates calls this, so the CLI and the app cannot
     disagree on what an option means.
@@ -261,10 +287,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help=OPTION_HELP["judged_only"])
     group.add_argument("--idcg-zero", choices=IDCG_ZERO_POLICIES, default="zero",
                        help=OPTION_HELP["idcg_zero"] + " Default: zero.")
+    group.add_argument("--trec-eval", choices=TREC_EVAL_VERSIONS, default="9.0.8",
+                       dest="trec_eval", metavar="{9.0.8,10.0}",
+                       help=OPTION_HELP["trec_eval"] + " Default: 9.0.8.")
 
 
 def from_arguments(args: argparse.Namespace) -> EvalOptions:
     """The :class:`EvalOptions` of parsed arguments (see :func:`add_arguments`)."""
     return EvalOptions(complete=bool(args.complete), rel_level=args.rel_level,
                        depth=args.depth, judged_only=bool(args.judged_only),
-                       idcg_zero=args.idcg_zero)
+                       idcg_zero=args.idcg_zero,
+                       trec_eval=getattr(args, "trec_eval", "9.0.8"))

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .data import Qrels, Run
+from .data import Qrels, Run, version_order
 from .evaluate import Evaluation
 from .options import EvalOptions
 from .params import Interval, check
@@ -77,7 +77,8 @@ def ranking(qrels: Qrels, run: Run, query_id: str, *, options: EvalOptions | Non
     options:
         The evaluation options: the ranking is cut at their depth (``-M``) and,
         with judged-only rankings, unjudged documents are removed after the cut
-        and the rest re-ranked (``-J``), exactly as the measures see it.
+        and the rest re-ranked (``-J``), and ranked as their trec_eval version ranks
+        (9.0.8: scores read as float32), exactly as the measures see it.
     top:
         Show only the first ``top`` rows (None: all).
 
@@ -93,10 +94,12 @@ def ranking(qrels: Qrels, run: Run, query_id: str, *, options: EvalOptions | Non
     rows = _segment(run.query_ids, run.offsets, query_id)
     if options.depth is not None:
         rows = slice(rows.start, min(rows.stop, rows.start + options.depth))
-    docs = np.array(_docs(run.doc_ids, run.dcode[rows]), dtype=object)
+    order, score32 = version_order(run, options.trec_eval)
+    at = np.arange(rows.start, rows.stop) if order is None else order[rows]
+    docs = np.array(_docs(run.doc_ids, run.dcode[at]), dtype=object)
     judged = judgments(qrels, query_id)
     grade = np.array([judged.get(d, np.nan) for d in docs], dtype=np.float64)
-    score = run.score[rows]
+    score = (run.score if score32 is None else score32)[at]
     if options.judged_only:
         keep = grade >= 0
         docs, grade, score = docs[keep], grade[keep], score[keep]

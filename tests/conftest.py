@@ -11,3 +11,6 @@ from pathlib import Path
 _WORKSPACE = Path(tempfile.mkdtemp(prefix="ireval-test-workspace-")) / "workspace.db"
 os.environ["IREVAL_WORKSPACE"] = str(_WORKSPACE)
 os.environ.pop("IREVAL_DATA_DIR", None)  # the app opens the bundled sample in tests
+
+# trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py)
+from trec_eval_oracle import trec_eval_10, trec_eval_10_precise  # noqa: E402, F401

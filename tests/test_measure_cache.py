@@ -126,7 +126,8 @@ def test_the_options_note_what_is_read() -> None:
     rec = _recording(EvalOptions())
     assert rec == EvalOptions() and EvalOptions() == rec  # a comparison reads every field
     assert hash(rec) == hash(EvalOptions())
-    assert rec._reads == {"complete", "rel_level", "depth", "judged_only", "idcg_zero"}
+    assert rec._reads == {"complete", "rel_level", "depth", "judged_only", "idcg_zero",
+                          "trec_eval"}
     rec = _recording(EvalOptions())
     m = parse_measures("P(rel=2)@5")[0]
     assert m.threshold(rec) == 2.0 and rec._reads == set()  # its own level, not the options'

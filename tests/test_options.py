@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from ireval_core import EvalOptions, evaluate
 from ireval_core.cli import _build_parser
 from ireval_core.io import read_qrels, read_runs
-from ireval_core.options import IDCG_ZERO_POLICIES, add_arguments, from_arguments
+from ireval_core.options import (
+    IDCG_ZERO_POLICIES,
+    TREC_EVAL_VERSIONS,
+    add_arguments,
+    from_arguments,
+)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -23,13 +28,14 @@ options_strategy = st.builds(
     depth=st.one_of(st.none(), st.integers(1, 10_000)),
     judged_only=st.booleans(),
     idcg_zero=st.sampled_from(IDCG_ZERO_POLICIES),
+    trec_eval=st.sampled_from(TREC_EVAL_VERSIONS),
 )
 
 
 def test_defaults_are_trec_eval_and_hashable() -> None:
     o = EvalOptions()
-    assert (o.complete, o.rel_level, o.depth, o.judged_only, o.idcg_zero) == (
-        False, 1.0, None, False, "zero")
+    assert (o.complete, o.rel_level, o.depth, o.judged_only, o.idcg_zero, o.trec_eval) == (
+        False, 1.0, None, False, "zero", "9.0.8")
     assert hash(o) == hash(EvalOptions()) and o == EvalOptions()
     assert {o: 1}[EvalOptions(rel_level=1)] == 1  # an int level is the same key as 1.0
     assert o.trec_eval_flags() == ""
@@ -42,7 +48,8 @@ def test_defaults_are_trec_eval_and_hashable() -> None:
     ({"depth": True}, "depth"), ({"rel_level": float("nan")}, "rel_level"),
     ({"rel_level": "1"}, "rel_level"), ({"rel_level": True}, "rel_level"),
     ({"idcg_zero": "one"}, "idcg_zero"), ({"complete": 1}, "complete"),
-    ({"judged_only": "yes"}, "judged_only"),
+    ({"judged_only": "yes"}, "judged_only"), ({"trec_eval": "9"}, "trec_eval"),
+    ({"trec_eval": 10.0}, "trec_eval"),
 ])
 def test_invalid_values_name_the_parameter(kwargs: dict, param: str) -> None:
     with pytest.raises(ValueError, match=rf"^The '{param}' parameter of EvalOptions must be "
@@ -52,14 +59,16 @@ def test_invalid_values_name_the_parameter(kwargs: dict, param: str) -> None:
 
 def test_summary_and_describe_say_every_setting() -> None:
     assert EvalOptions().summary() == (
-        "relevant: grade >= 1 · queries in both run and qrels · whole ranking")
-    o = EvalOptions(complete=True, rel_level=2, depth=100, judged_only=True, idcg_zero="drop")
+        "relevant: grade >= 1 · queries in both run and qrels · whole ranking · trec_eval 9.0.8")
+    o = EvalOptions(complete=True, rel_level=2, depth=100, judged_only=True, idcg_zero="drop",
+                    trec_eval="10.0")
     assert o.summary() == ("relevant: grade >= 2 · every qrels query (missing = 0) · top 100 · "
-                           "unjudged removed · IDCG = 0: query dropped")
+                           "unjudged removed · IDCG = 0: query dropped · trec_eval 10.0")
     text = o.describe()
     for part in ("every qrels query", "unjudged: removed", "grade >= 2", "top 100",
-                 "query dropped"):
+                 "query dropped", "semantics: trec_eval 10.0"):
         assert part in text
+    assert "semantics: trec_eval 9.0.8" in EvalOptions().describe()
     assert o.trec_eval_flags() == "-c -l 2 -M 100 -J"
 
 
@@ -85,13 +94,16 @@ def test_bad_query_params_keep_defaults_and_say_why() -> None:
     assert len(problems) == 4
     assert any(p.startswith("rel='abc'") and "finite number" in p for p in problems)
     assert any(p.startswith("depth='-5'") and "int >= 1" in p for p in problems)
+    o, problems = EvalOptions.from_query_params({"te": "11"})
+    assert o == EvalOptions() and problems == ["te='11': expected '9.0.8' or '10.0'"]
     # lists (as st.query_params.to_dict() never gives, but get_all does) use the last value
     assert EvalOptions.from_query_params({"rel": ["1", "3"]})[0].rel_level == 3.0
 
 
 def _option_dests(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:
     return {a.dest: tuple(a.option_strings) for a in parser._actions
-            if a.dest in ("complete", "rel_level", "depth", "judged_only", "idcg_zero")}
+            if a.dest in ("complete", "rel_level", "depth", "judged_only", "idcg_zero",
+                          "trec_eval")}
 
 
 def test_every_cli_subcommand_has_the_same_option_flags() -> None:
@@ -100,16 +112,19 @@ def test_every_cli_subcommand_has_the_same_option_flags() -> None:
     reference = argparse.ArgumentParser()
     add_arguments(reference)
     expected = _option_dests(reference)
-    assert set(expected) == {"complete", "rel_level", "depth", "judged_only", "idcg_zero"}
-    for name in ("eval", "compare", "report"):
+    assert set(expected) == {"complete", "rel_level", "depth", "judged_only", "idcg_zero",
+                             "trec_eval"}
+    for name in ("eval", "compare", "report", "meeting-report"):
         assert _option_dests(subs.choices[name]) == expected, name
 
 
 def test_cli_flags_give_the_options_object() -> None:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    args = parser.parse_args(["-c", "-l", "2", "-M", "50", "-J", "--idcg-zero", "drop"])
-    assert from_arguments(args) == EvalOptions(True, 2.0, 50, True, "drop")
+    args = parser.parse_args(["-c", "-l", "2", "-M", "50", "-J", "--idcg-zero", "drop",
+                              "--trec-eval", "10.0"])
+    assert from_arguments(args) == EvalOptions(True, 2.0, 50, True, "drop", "10.0")
+    assert EvalOptions.from_query_params({"te": "10"})[0].trec_eval == "10.0"
     assert from_arguments(parser.parse_args([])) == EvalOptions()
 
 

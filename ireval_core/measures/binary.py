@@ -108,10 +108,15 @@ def num_nonrel_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 
 
 def r_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    """P@R where R = relevant in qrels (0 when R = 0)."""
+    """P@c, c = (long)(mult·R + 0.9) with R = relevant in qrels (0 when c = 0).
+
+    ``mult=1`` (the default) is R-precision (c = R); other multiples are trec_eval's
+    ``Rprec_mult_x``, which rounds as its 9.0.8 IPrec does, in 10.0 too.
+    """
     n_rel = r.n_relevant(m.threshold(o))
-    within = r.pos <= n_rel[r.qidx]
-    return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), n_rel)
+    cut = (m.number("mult") * n_rel + 0.9).astype(np.int64)
+    within = r.pos <= cut[r.qidx]
+    return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), cut)
 
 
 def average_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -169,12 +174,31 @@ def _starts(q: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> np.ndarray:
-    """Interpolated precision at recall levels (queries x levels), trec_eval 9.0.8.
+def recall_cutoff(fraction_of_r: np.ndarray, o: EvalOptions) -> np.ndarray:
+    """A number of documents from a fraction of R (r · R >= 0), as trec_eval rounds it.
 
-    The level r needs c = (long)(r * R + 0.9) relevant documents (trec_eval 9's
-    rounding; 10.0 uses lround). Value: the highest precision at or below the
-    rank of the max(c, 1)-th relevant document; 0 when fewer are retrieved.
+    trec_eval 9.0.8: ``(long)(x + 0.9)``; 10.0: ``lround(x)`` (halves away from zero),
+    for IPrec and 11pt (10.0's Rprec_mult still adds 0.9: see its kernel).
+
+    >>> x = np.array([0.0, 0.05, 0.4, 0.5, 2.5, 2.6])
+    >>> recall_cutoff(x, EvalOptions()).tolist()
+    [0, 0, 1, 1, 3, 3]
+    >>> recall_cutoff(x, EvalOptions(trec_eval="10.0")).tolist()
+    [0, 0, 0, 1, 3, 3]
+    """
+    if o.trec_eval == "10.0":
+        whole = np.trunc(fraction_of_r)  # x - trunc(x) is exact: halves are found exactly
+        return (whole + (fraction_of_r - whole >= 0.5)).astype(np.int64)
+    return (fraction_of_r + 0.9).astype(np.int64)
+
+
+def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> np.ndarray:
+    """Interpolated precision at recall levels (queries x levels), as trec_eval.
+
+    The level r needs c relevant documents: c = (long)(r * R + 0.9) under trec_eval
+    9.0.8, c = lround(r * R) under 10.0 (``options.trec_eval``). Value: the highest
+    precision at or below the rank of the max(c, 1)-th relevant document; 0 when
+    fewer are retrieved.
     """
     rel = _rel(r, m, o)
     n_rel = r.n_relevant(m.threshold(o))
@@ -190,8 +214,7 @@ def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> n
                                                                          n_rel_ret)
     prec = hits / np.maximum(r.pos[rel_rows], 1)
     best_below = seg_reverse_cummax(prec, rel_q, r.n_queries)
-    need = (levels[None, :] * n_rel[:, None] + 0.9).astype(np.int64)
-    need = np.maximum(need, 1)
+    need = np.maximum(recall_cutoff(levels[None, :] * n_rel[:, None], o), 1)
     ok = (need <= n_rel_ret[:, None]) & (n_rel_ret[:, None] > 0)
     out = np.zeros(need.shape)
     idx = rel_start[:-1, None] + need - 1
@@ -210,6 +233,20 @@ ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
 def eleven_point(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
     return iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
+
+
+def num_rel_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
+    """NumRel summed over queries; with ``complete`` (``-c``), as trec_eval prints it: every
+    judgment graded > 0 of every qrels query, whatever the relevance level (its ``-c`` total
+    recounts the qrels with ``rel > 0``). A measure's own ``rel=`` keeps the plain sum."""
+    return float(np.nansum(num_rel_terms(r, m, o, values)))
+
+
+def num_rel_terms(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> np.ndarray:
+    """What each query adds to :func:`num_rel_aggregate` (its distributed partials)."""
+    if o.complete and dict(m.params).get("rel") is None:
+        return np.bincount(r.ideal_qidx, weights=r.ideal_grade > 0, minlength=r.n_queries)
+    return values
 
 
 def sum_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:

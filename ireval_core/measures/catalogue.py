@@ -60,9 +60,11 @@ register(Family("AP", binary.average_precision, "Σ over relevant ({rel}) ranks 
 register(Family("RR", binary.reciprocal_rank, "1 / rank of the first relevant ({rel}) "
                 "document within {k}, 0 if none", params=(REL,), trec="recip_rank",
                 aliases=("MRR", "RecipRank"), perfect_is_one=True))
-register(Family("Rprec", binary.r_precision, "precision at rank R, R = relevant ({rel}) "
-                "documents in the qrels", cutoff="none", params=(REL,), trec="Rprec",
-                aliases=("RPrec",), perfect_is_one=True))
+register(Family("Rprec", binary.r_precision, "precision at rank (long)(mult·R + 0.9), R = "
+                "relevant ({rel}) documents in the qrels, mult = {mult} (1: rank R)",
+                cutoff="none", params=(REL, Param("mult", 1.0, "the rank as a multiple of R "
+                                                  "(trec_eval Rprec_mult_x)", **POSITIVE)),
+                trec="Rprec / Rprec_mult_x", aliases=("RPrec",), perfect_is_one=True))
 register(Family("bpref", binary.bpref, "(1/R) Σ over retrieved relevant ({rel}) of "
                 "1 − min(judged non-relevant above, R) / min(N, R) (trec_eval; form=original: "
                 "/ R); unjudged documents are skipped", cutoff="none",
@@ -70,18 +72,22 @@ register(Family("bpref", binary.bpref, "(1/R) Σ over retrieved relevant ({rel})
                                    "(1/R)Σ(1 − N_above/R)", choices=("trec", "original"))),
                 trec="bpref", aliases=("Bpref",), perfect_is_one=True))
 register(Family("IPrec", binary.iprec, "interpolated precision at recall {k}: the highest "
-                "precision at any recall >= {k}, relevant: {rel} (trec_eval 9 rounding: needs "
-                "(long)(r·R + 0.9) relevant)", cutoff="recall", params=(REL,),
+                "precision at any recall >= {k}, relevant: {rel} (needs r·R relevant, rounded as "
+                "trec_eval: 9.0.8 (long)(r·R + 0.9), 10.0 round(r·R))", cutoff="recall",
+                params=(REL,),
                 trec="iprec_at_recall_r", perfect_is_one=True))
 register(Family("11pt", binary.eleven_point, "mean of IPrec at recall 0.0, 0.1, ..., 1.0 "
-                "(relevant: {rel})", cutoff="none", params=(REL,), trec="11pt_avg",
+                "(relevant: {rel}; r·R rounded as IPrec)", cutoff="none", params=(REL,),
+                trec="11pt_avg",
                 aliases=("11ptAvg",), perfect_is_one=True))
 register(Family("NumRet", binary.num_ret, "documents retrieved (within {k})", binary=False,
                 bounds=(0.0, None), aggregate=binary.sum_aggregate,
                 aggregate_rule="summed over queries", trec="num_ret"))
 register(Family("NumRel", binary.num_rel, "relevant ({rel}) documents in the qrels",
                 cutoff="none", params=(REL,), bounds=(0.0, None),
-                aggregate=binary.sum_aggregate, aggregate_rule="summed over queries",
+                aggregate=binary.num_rel_aggregate,
+                aggregate_rule="summed over queries (with -c, as trec_eval: the judgments "
+                "graded > 0, whatever the level)",
                 trec="num_rel"))
 register(Family("NumRelRet", binary.num_rel_ret, "relevant ({rel}) documents retrieved "
                 "(within {k})", params=(REL,), bounds=(0.0, None),
@@ -106,5 +112,12 @@ register(Family("ERR", gain.err, "Σ_r (1/r)·R_r·Π_(i<r)(1 − R_i) over the 
                               "highest grade in the qrels)", **POSITIVE),),
                 binary=False))
 register(Family("RBP", gain.rbp, "(1 − p)·Σ rel_i·p^(i−1) over the top {k}, p = {p}, "
-                "relevant: {rel}",
-                params=(REL, Param("p", 0.8, "persistence", **PROBABILITY))))
+                "rel_i: {gain} (binary: 1 when {rel}; graded: grade / the query's highest "
+                "grade when above 1, as trec_eval's rbp)",
+                params=(REL, Param("p", 0.8, "persistence", **PROBABILITY),
+                        Param("gain", "binary", "binary (by the relevance threshold) or graded "
+                              "(grade / the query's highest judged grade, trec_eval's rbp)",
+                              choices=("binary", "graded"))),
+                trec="rbp = RBP(p=0.9,gain=graded)"))
+
+from . import longtail  # noqa: E402, F401  (trec_eval's other measures, registered there)

@@ -164,10 +164,35 @@ def rbp_weights(pos: np.ndarray, p: float) -> np.ndarray:
 
 
 def rbp(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    """RBP(p) = (1 − p) Σ rel_i p^(i−1), rel_i binary by the threshold (Moffat & Zobel)."""
+    """RBP(p) = (1 − p) Σ rel_i p^(i−1) (Moffat & Zobel).
+
+    ``gain=binary``: rel_i is 1 when the grade reaches the threshold, else 0.
+    ``gain=graded`` (trec_eval's ``rbp``): rel_i = grade / G, G the highest judged grade
+    of the query when it exceeds 1 (so gains lie in [0, 1]), else the grade itself;
+    grades <= 0 and unjudged documents gain 0, and the threshold is not used.
+    """
     p = m.number("p")
-    rel = r.grade >= m.threshold(o)
-    w = np.where(rel, rbp_weights(r.pos, p), 0.0)
+    # over the rows that gain only (the others add 0.0 to the sums: the same bits), within
+    # the cutoff; p^(i-1) looked up in a table of np.power(p, 0..max rank - 1)
+    if m.get("gain") == "graded":
+        gaining = r.grade > 0
+    else:
+        gaining = r.grade >= m.threshold(o)
     if m.cutoff is not None:
-        w = np.where(r.pos <= m.k, w, 0.0)
-    return (1.0 - p) * seg_sum(w, r.qidx, r.n_queries)
+        gaining &= r.pos <= m.k
+    rows = np.flatnonzero(gaining)
+    q = r.qidx[rows]
+    w = powers(p, r.pos)[r.pos[rows] - 1]
+    if m.get("gain") == "graded":
+        top = np.zeros(r.n_queries)  # the highest judged grade of each query (sorted first)
+        has = np.diff(r.ideal_offsets) > 0
+        top[has] = r.ideal_grade[r.ideal_offsets[:-1][has]]
+        scale = np.where(top > 1.0, top, 1.0)
+        w = r.grade[rows] / scale[q] * w
+    return (1.0 - p) * seg_sum(w, q, r.n_queries)
+
+
+def powers(p: float, pos: np.ndarray) -> np.ndarray:
+    """``np.power(p, [0, 1, ..., max(pos) - 1])``: p^(i−1) of every rank i, by lookup."""
+    top = int(pos.max()) if pos.size else 0
+    return np.power(p, np.arange(top, dtype=np.float64))

@@ -256,6 +256,16 @@ _TREC_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"^num_ret$"), lambda m: "NumRet"),
     (re.compile(r"^num_rel$"), lambda m: "NumRel"),
     (re.compile(r"^num_rel_ret$"), lambda m: "NumRelRet"),
+    (re.compile(r"^Rprec_mult_(\d*\.?\d+)$"), lambda m: f"Rprec(mult={m[1]})"),
+    (re.compile(r"^relative_P_(\d+)$"), lambda m: f"RelativeP@{m[1]}"),
+    (re.compile(r"^set_relative_P$"), lambda m: "RelativeP"),
+    (re.compile(r"^unj_(\d+)$"), lambda m: f"Unjudged@{m[1]}"),
+    (re.compile(r"^rbp$"), lambda m: "RBP(p=0.9,gain=graded)"),  # trec_eval's, not ir_measures'
+    # as trec_eval prints measures given parameters (-m rbp.p=0.5, -m utility.2,-1,0,0)
+    (re.compile(r"^rbp_p=([^,]+)$"), lambda m: f"RBP(p={m[1]},gain=graded)"),
+    (re.compile(r"^rbp_resid_p=([^,]+)$"), lambda m: f"RBPResid(p={m[1]})"),
+    (re.compile(r"^utility_([^,]+),([^,]+),([^,]+),([^,]+)$"),
+     lambda m: f"Utility(a={m[1]},b={m[2]},c={m[3]},d={m[4]})"),
 ]
 
 

@@ -1,0 +1,97 @@
+"""``eval`` prints what trec_eval prints, line for line, for its own quicktest commands.
+
+Every command of the tables in ``../shared/conformance/trec_eval-10.0/README.md`` and
+``../shared/conformance/trec_eval-9.0.8/README.md`` is run through ``python -m ireval_core eval``
+with the same flags (``-m all_trec``, ``-q``, ``-c``, ``-M100``, ``-l2``, ``-mrelstring.20``:
+argparse reads them as trec_eval's getopt does) plus ``--trec-eval`` of the folder, and the
+output compared byte for byte with the expected file: the per-query lines and their order,
+``relstring``, ``runid``/``num_q``, the ``all`` lines, number formats. Commands ireval cannot
+run yet are listed in ``NOT_YET`` with the reason; the test checks that list stays exact.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from trec_eval_oracle import QuicktestCommand, quicktest_commands
+
+from ireval_core.cli import main
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+FOLDERS = {"10.0": SHARED / "trec_eval-10.0", "9.0.8": SHARED / "trec_eval-9.0.8"}
+if not all((f / "README.md").is_file() for f in FOLDERS.values()):
+    pytest.skip("trec_eval conformance files not found", allow_module_level=True)
+
+# (version, expected file, judgments file) -> why ireval cannot print it yet (issue 19)
+NOT_YET = {
+    ("10.0", "out.test", "qrels.test.with-comments"): "'#' comment lines (the reader)",
+    ("10.0", "out.test.prefs", "prefs.test"): "preference judgments (-R prefs)",
+    ("10.0", "out.test.prefs", "prefs.comment.test"): "preference judgments (-R prefs)",
+    ("10.0", "out.test.qrels_prefs", "qrels.test"): "preference measures (-R qrels_prefs)",
+    ("10.0", "out.test.qrels_jg", "qrels.123"): "judgment groups (-R qrels_jg)",
+    ("10.0", "out.test.qrels_jg", "qrels.comments.123"): "judgment groups (-R qrels_jg)",
+    ("10.0", "out.test.meas_params", "qrels.test"): "trec_eval's -m name.params syntax",
+    ("10.0", "out.test.aqZ", "qrels.test"): "-Z z-scores",
+}
+
+CASES = [(version, c) for version, folder in FOLDERS.items()
+         for c in quicktest_commands(folder / "README.md")]
+
+
+def _key(version: str, command: QuicktestCommand) -> tuple[str, str, str]:
+    return (version, command.expected, command.args[-2])
+
+
+def ireval_eval(version: str, command: QuicktestCommand) -> str:
+    folder = FOLDERS[version]
+    *flags, judgments, results = command.args
+    if not any(f.startswith("-m") for f in flags):
+        flags = ["-m", "official", *flags]  # trec_eval's default set; ireval's is all_trec
+    out = io.StringIO()
+    status = main(["eval", *flags, "--trec-eval", version, str(folder / judgments),
+                   str(folder / results)], out=out)
+    assert status == 0
+    return out.getvalue()
+
+
+def test_the_not_yet_list_is_exact() -> None:
+    keys = {_key(v, c) for v, c in CASES}
+    assert set(NOT_YET) <= keys
+    assert len(CASES) == 19 and len(keys - set(NOT_YET)) == 11
+
+
+@pytest.mark.parametrize(("version", "command"),
+                         [(v, c) for v, c in CASES if _key(v, c) not in NOT_YET],
+                         ids=lambda x: x if isinstance(x, str) else
+                         f"{x.expected}[{' '.join(x.args[:-2])}]")
+def test_eval_prints_what_trec_eval_prints(version: str, command: QuicktestCommand) -> None:
+    expected = (FOLDERS[version] / command.expected).read_text(encoding="utf-8")
+    assert ireval_eval(version, command) == expected
+
+
+def test_10_warns_about_judged_queries_without_a_ranking(capsys) -> None:
+    """trec_eval 10.0 stops (exit 4) on results.trunc without -c; ireval evaluates 301 and
+    303 and says on stderr what 10.0 would have done."""
+    folder = FOLDERS["10.0"]
+    out = io.StringIO()
+    assert main(["eval", "-m", "map", "--trec-eval", "10.0", str(folder / "qrels.test"),
+                 str(folder / "results.trunc")], out=out) == 0
+    assert "num_q                 \tall\t2\n" in out.getvalue()
+    err = capsys.readouterr().err
+    assert "trec_eval 10.0 stops there" in err and "'302'" in err
+    assert main(["eval", "-m", "map", str(folder / "qrels.test"),
+                 str(folder / "results.trunc")], out=io.StringIO()) == 0
+    assert "stops there" not in capsys.readouterr().err  # 9.0.8 semantics: as trec_eval 9
+
+
+def test_9_with_c_averages_missing_queries_without_printing_them() -> None:
+    folder = FOLDERS["9.0.8"]
+    args = ["eval", "-m", "map", "-q", "-c", str(folder / "qrels.test"),
+            str(folder / "results.trunc")]
+    nine, ten = io.StringIO(), io.StringIO()
+    assert main(args, out=nine) == 0 and main([*args, "--trec-eval", "10.0"], out=ten) == 0
+    assert "\t302\t" not in nine.getvalue()
+    assert "map                   \t302\t0.0000\n" in ten.getvalue()
+    assert "num_q                 \tall\t3\n" in nine.getvalue()
