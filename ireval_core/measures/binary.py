@@ -25,11 +25,11 @@ from ._segments import (
 from .registry import Measure
 
 
-def _rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+def relevant_mask(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return r.grade >= m.threshold(o)
 
 
-def _nonrel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+def nonrelevant_mask(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     g = r.grade
     return (g >= 0) & (g < m.threshold(o))
 
@@ -51,13 +51,13 @@ def _retrieved_top(r: Ranked, m: Measure) -> np.ndarray:
 
 def precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """P@k = relevant in top k / k (short lists padded with non-relevant); set_P without k."""
-    hits = _count_top(_rel(r, m, o), r, m)
+    hits = _count_top(relevant_mask(r, m, o), r, m)
     return safe_div(hits, r.n_retrieved if m.cutoff is None else np.full(r.n_queries, m.k))
 
 
 def recall(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """R@k = relevant in top k / relevant in qrels (0 when the query has none)."""
-    return safe_div(_count_top(_rel(r, m, o), r, m), r.n_relevant(m.threshold(o)))
+    return safe_div(_count_top(relevant_mask(r, m, o), r, m), r.n_relevant(m.threshold(o)))
 
 
 def f_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -69,21 +69,21 @@ def f_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 
 def fallout(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Judged non-relevant in top k / judged non-relevant in qrels."""
-    return safe_div(_count_top(_nonrel(r, m, o), r, m), r.n_nonrelevant(m.threshold(o)))
+    return safe_div(_count_top(nonrelevant_mask(r, m, o), r, m), r.n_nonrelevant(m.threshold(o)))
 
 
 def accuracy(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """(TP + TN) / judged docs, predicting the top k positive and the rest negative."""
     t = m.threshold(o)
-    tp = _count_top(_rel(r, m, o), r, m)
-    fp = _count_top(_nonrel(r, m, o), r, m)
+    tp = _count_top(relevant_mask(r, m, o), r, m)
+    fp = _count_top(nonrelevant_mask(r, m, o), r, m)
     n_rel, n_non = r.n_relevant(t), r.n_nonrelevant(t)
     return safe_div(tp + (n_non - fp), n_rel + n_non)
 
 
 def success(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """1 if a relevant document is in the top k, else 0."""
-    return (_count_top(_rel(r, m, o), r, m) > 0).astype(np.float64)
+    return (_count_top(relevant_mask(r, m, o), r, m) > 0).astype(np.float64)
 
 
 def judged(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -100,11 +100,11 @@ def num_rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 
 
 def num_rel_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    return _count_top(_rel(r, m, o), r, m).astype(np.float64)
+    return _count_top(relevant_mask(r, m, o), r, m).astype(np.float64)
 
 
 def num_nonrel_ret(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    return _count_top(_nonrel(r, m, o), r, m).astype(np.float64)
+    return _count_top(nonrelevant_mask(r, m, o), r, m).astype(np.float64)
 
 
 def r_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -116,26 +116,26 @@ def r_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     n_rel = r.n_relevant(m.threshold(o))
     cut = (m.number("mult") * n_rel + 0.9).astype(np.int64)
     within = r.pos <= cut[r.qidx]
-    return safe_div(seg_count(_rel(r, m, o) & within, r.qidx, r.n_queries), cut)
+    return safe_div(seg_count(relevant_mask(r, m, o) & within, r.qidx, r.n_queries), cut)
 
 
 def average_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """AP@k = Σ over relevant ranks r <= k of P@r, divided by R (not by min(k, R))."""
-    rel = _rel(r, m, o)
+    rel = relevant_mask(r, m, o)
     top = _top(r, m)
     # Over the relevant rows within the cutoff only (the others add 0.0 to the sums, so
     # the sums are the same to the bit): the cutoff keeps a prefix of each ranking, so the
     # j-th of these rows of a query has j relevant documents at or above it.
     rows = np.flatnonzero(rel if top is None else rel & top)
     q = r.qidx[rows]
-    hits = np.arange(1, len(rows) + 1, dtype=np.int64) - _starts(q, r.n_queries)[q]
+    hits = np.arange(1, len(rows) + 1, dtype=np.int64) - group_starts(q, r.n_queries)[q]
     return safe_div(seg_sum(hits / r.pos[rows], q, r.n_queries),
                     r.n_relevant(m.threshold(o)))
 
 
 def reciprocal_rank(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """1 / rank of the first relevant document within the cutoff, 0 if none."""
-    rel = _rel(r, m, o)
+    rel = relevant_mask(r, m, o)
     top = _top(r, m)
     first = seg_first(rel if top is None else rel & top, r.pos, r.qidx, r.n_queries)
     return safe_div(np.ones(r.n_queries), first)
@@ -150,8 +150,8 @@ def bpref(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """
     t = m.threshold(o)
     # Over the relevant rows only (the others add 0.0 to the sums: the same bits).
-    rows = np.flatnonzero(_rel(r, m, o))
-    nonrel_rows = np.flatnonzero(_nonrel(r, m, o))
+    rows = np.flatnonzero(relevant_mask(r, m, o))
+    nonrel_rows = np.flatnonzero(nonrelevant_mask(r, m, o))
     q = r.qidx[rows]
     # judged non-relevant rows above each relevant row, within its query
     above = (np.searchsorted(nonrel_rows, rows)
@@ -166,7 +166,7 @@ def bpref(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return safe_div(seg_sum(term, q, r.n_queries), n_rel)
 
 
-def _starts(q: np.ndarray, n: int) -> np.ndarray:
+def group_starts(q: np.ndarray, n: int) -> np.ndarray:
     """For entries grouped by query (``q`` non-decreasing), the index of each query's first
     entry (int64; the entry count before it)."""
     out = np.zeros(n, dtype=np.int64)
@@ -200,7 +200,7 @@ def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> n
     precision at or below the rank of the max(c, 1)-th relevant document; 0 when
     fewer are retrieved.
     """
-    rel = _rel(r, m, o)
+    rel = relevant_mask(r, m, o)
     n_rel = r.n_relevant(m.threshold(o))
     rel_rows = np.flatnonzero(rel)  # rows of relevant docs, grouped by query in rank order
     rel_q = r.qidx[rel_rows]

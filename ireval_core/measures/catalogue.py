@@ -6,26 +6,9 @@ next to each number; ``{k}``, ``{rel}`` and parameter names are filled in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypedDict
-
 from . import binary, gain, pairwise  # noqa: F401  (pairwise registers its own families)
-from .registry import Family, Param, finite_float, parse_gain, register
+from .registry import POSITIVE, PROBABILITY, REL, Family, Param, parse_gain, register
 
-
-class _Numeric(TypedDict):
-    """The keyword arguments of :class:`Param` for a checked number."""
-
-    kind: Callable[[str], float]
-    check: Callable[[float], bool]
-    rule: str
-
-
-REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
-            "(default: the evaluation's level, 1)", kind=finite_float, rule="a finite number")
-PROBABILITY: _Numeric = {"kind": finite_float, "check": lambda v: 0.0 < v < 1.0,
-                         "rule": "a number in (0, 1)"}
-POSITIVE: _Numeric = {"kind": finite_float, "check": lambda v: v > 0, "rule": "a finite number > 0"}
 GAIN = Param("gain", "linear", "gain of a grade: linear = g, exp = 2^g - 1, or a map "
              "{grade:gain,...}", choices=("linear", "exp"), kind=parse_gain,
              rule="linear, exp or a non-empty map {grade:gain,...}")

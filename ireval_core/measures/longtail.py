@@ -26,10 +26,9 @@ import numpy as np
 from ..data import Ranked
 from ..options import EvalOptions
 from ._segments import safe_div, seg_count, seg_sum
-from .binary import _nonrel, _rel, _starts, average_precision, bpref
-from .catalogue import PROBABILITY, REL
+from .binary import average_precision, bpref, group_starts, nonrelevant_mask, relevant_mask
 from .gain import powers
-from .registry import Family, Measure, Param, finite_float, register
+from .registry import PROBABILITY, REL, Family, Measure, Param, finite_float, register
 
 __all__ = ["MIN_GEO_MEAN", "bin_g", "g_measure", "geometric_mean", "inf_ap", "ndcg_rel",
            "rbp_residual", "relative_p", "rndcg", "set_ap", "unjudged", "utility"]
@@ -71,9 +70,9 @@ def floored_geometric_mean(values: np.ndarray) -> float:
 
 def bin_g(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """binG = (1/R) Σ over relevant retrieved of 1 / log2(2 + documents not relevant above)."""
-    rows = np.flatnonzero(_rel(r, m, o))
+    rows = np.flatnonzero(relevant_mask(r, m, o))
     q = r.qidx[rows]
-    rel_so_far = np.arange(1, len(rows) + 1, dtype=np.int64) - _starts(q, r.n_queries)[q]
+    rel_so_far = np.arange(1, len(rows) + 1, dtype=np.int64) - group_starts(q, r.n_queries)[q]
     # trec_eval's log2(3 + i - rel_so_far), i the 0-based rank: 2 + non-relevant above
     term = 1.0 / np.log2((3 + (r.pos[rows] - 1) - rel_so_far).astype(np.float64))
     return safe_div(seg_sum(term, q, r.n_queries), r.n_relevant(m.threshold(o)))
@@ -81,14 +80,14 @@ def bin_g(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 
 def set_ap(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """set_map = relevant retrieved² / (retrieved · R): set recall times set precision."""
-    hits = seg_count(_rel(r, m, o), r.qidx, r.n_queries).astype(np.float64)
+    hits = seg_count(relevant_mask(r, m, o), r.qidx, r.n_queries).astype(np.float64)
     return safe_div(hits * hits, r.n_retrieved * r.n_relevant(m.threshold(o)))
 
 
 def relative_p(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Relevant in the top k / min(k, R) (trec_eval relative_P_k); without a cutoff, relevant
     retrieved / min(retrieved, R) (set_relative_P). 0 when R = 0."""
-    rel = _rel(r, m, o)
+    rel = relevant_mask(r, m, o)
     n_rel = r.n_relevant(m.threshold(o))
     if m.cutoff is None:
         hits = seg_count(rel, r.qidx, r.n_queries)
@@ -104,7 +103,7 @@ def utility(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     collection size, trec_eval ``-N``, 0 by default). A query without a ranking scores 0
     (trec_eval ``-c``), whatever the coefficients.
     """
-    rel_ret = seg_count(_rel(r, m, o), r.qidx, r.n_queries).astype(np.float64)
+    rel_ret = seg_count(relevant_mask(r, m, o), r.qidx, r.n_queries).astype(np.float64)
     ret = r.n_retrieved.astype(np.float64)
     n_rel = r.n_relevant(m.threshold(o))
     value = (m.number("a") * rel_ret + m.number("b") * (ret - rel_ret)
@@ -143,7 +142,7 @@ def inf_ap(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     "pooled" counts every judged or negative-graded document (a document absent from the
     qrels was never pooled); at rank 0: 1. Summed and divided by R, as trec_eval's infAP.
     """
-    rows = np.flatnonzero(_rel(r, m, o))
+    rows = np.flatnonzero(relevant_mask(r, m, o))
     if not rows.size:
         return np.zeros(r.n_queries)
     q = r.qidx[rows]
@@ -154,10 +153,10 @@ def inf_ap(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
         np.cumsum(kind, out=running[1:])
         return (running[rows] - running[start]).astype(np.float64)
 
-    rel_above = (np.arange(len(rows), dtype=np.int64) - _starts(q, r.n_queries)[q]
+    rel_above = (np.arange(len(rows), dtype=np.int64) - group_starts(q, r.n_queries)[q]
                  ).astype(np.float64)
     pooled_above = above(~np.isnan(r.grade))
-    nonrel_above = above(_nonrel(r, m, o))
+    nonrel_above = above(nonrelevant_mask(r, m, o))
     j = (r.pos[rows] - 1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):  # j = 0 is taken from the 1.0 below
         later = (1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / j)
@@ -183,7 +182,7 @@ def _seg_cumsum(values: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
     """
     out = np.asarray(values, dtype=np.float64).copy()
     idx = np.arange(len(out), dtype=np.int64)
-    start = _starts(q, n)[q]
+    start = group_starts(q, n)[q]
     step = 1
     while True:
         take = np.flatnonzero(idx - step >= start)
@@ -202,7 +201,7 @@ def _positive_ideal(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     keep = r.ideal_grade > 0
     g, q = r.ideal_grade[keep], r.ideal_qidx[keep]
     n_pos = np.bincount(q, minlength=r.n_queries)
-    pos = np.arange(len(g), dtype=np.int64) - _starts(q, r.n_queries)[q] + 1
+    pos = np.arange(len(g), dtype=np.int64) - group_starts(q, r.n_queries)[q] + 1
     return g, q, pos, n_pos
 
 
@@ -218,7 +217,7 @@ def g_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     divided by the sum of the ideal gains."""
     rows, q, g = _gaining(r)
     ig, iq, _, n_pos = _positive_ideal(r)
-    first = _starts(iq, r.n_queries)
+    first = group_starts(iq, r.n_queries)
     cost_cum = np.concatenate(([0.0], np.cumsum(np.maximum(ig, 1.0))))
     pos = r.pos[rows].astype(np.int64)
     k = np.minimum(pos, n_pos[q])  # ideal positive positions at or above the row
@@ -246,7 +245,7 @@ def ndcg_rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     ranking; a retrieved one contributes nDCG at its rank (IDCG over min(rank, P)
     positions), a missed one DCG / IDCG of the whole ranking."""
     rows, q, dcg_at, idcg_cum, iq, n_pos, idcg = _dcg_parts(r)
-    first = _starts(iq, r.n_queries)
+    first = group_starts(iq, r.n_queries)
     k = np.minimum(r.pos[rows].astype(np.int64), n_pos[q])
     term = dcg_at / idcg_cum[first[q] + k - 1]
     found = np.bincount(q, minlength=r.n_queries)
@@ -268,7 +267,7 @@ def rndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     change = np.ones(len(ig), dtype=bool)
     change[:-1] = (iq[1:] != iq[:-1]) | (ig[1:] != ig[:-1])
     cq = iq[change]
-    c = (np.arange(len(ig), dtype=np.int64) - _starts(iq, n)[iq] + 1)[change]
+    c = (np.arange(len(ig), dtype=np.int64) - group_starts(iq, n)[iq] + 1)[change]
     upto = np.minimum(c, r.n_retrieved[cq])  # DCG over the run's first min(c, n) ranks
     width = int(r.pos.max()) + 2 if r.pos.size else 2
     keys = q.astype(np.int64) * width + r.pos[rows]

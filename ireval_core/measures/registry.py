@@ -20,7 +20,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypedDict
 
 import numpy as np
 
@@ -379,3 +379,22 @@ def parse_measures(texts: str | Measure | Iterable[str | Measure]) -> list[Measu
         if m not in out:
             out.append(m)
     return out
+
+
+# ----------------------------------------------------------------------------- shared parameters
+# Parameters several measure modules declare (catalogue, longtail).
+
+class NumericRule(TypedDict):
+    """The keyword arguments of :class:`Param` for a checked number."""
+
+    kind: Callable[[str], float]
+    check: Callable[[float], bool]
+    rule: str
+
+
+REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
+            "(default: the evaluation's level, 1)", kind=finite_float, rule="a finite number")
+PROBABILITY: NumericRule = {"kind": finite_float, "check": lambda v: 0.0 < v < 1.0,
+                            "rule": "a number in (0, 1)"}
+POSITIVE: NumericRule = {"kind": finite_float, "check": lambda v: v > 0,
+                         "rule": "a finite number > 0"}
