@@ -9,7 +9,13 @@ questions such meetings argue about, on top of :mod:`ireval_core.evaluate` and
   the measure's bounds with them non-relevant and relevant, and whether a verdict
   holds for any labeling of them (:func:`judgment_holes`, :func:`judgment_debt`),
   with the deciding documents as the next labeling batch;
-Every result says in words what it found.
+* :mod:`.margin` -- **not worse, or equivalent**: paired non-inferiority and TOST
+  equivalence tests against a margin the team sets, t and bootstrap
+  (:func:`noninferiority_test`, :func:`equivalence_test`).
+
+The statistics work on aligned per-query arrays (``d = b - a``, as in
+:mod:`ireval_core.stats`); :mod:`.holes` reads qrels and runs. Every result says in
+words what it found.
 """
 
 from __future__ import annotations
@@ -22,12 +28,24 @@ from .holes import (
     judgment_debt,
     judgment_holes,
 )
+from .margin import (
+    MARGIN_METHODS,
+    MarginResult,
+    equivalence_test,
+    margin_value,
+    noninferiority_test,
+)
 
 __all__ = [
+    "MARGIN_METHODS",
     "MONOTONE_FAMILIES",
     "PREFIX_FAMILIES",
     "HolesResult",
+    "MarginResult",
+    "equivalence_test",
     "inferred_ap",
     "judgment_debt",
     "judgment_holes",
+    "margin_value",
+    "noninferiority_test",
 ]
