@@ -11,7 +11,11 @@ questions such meetings argue about, on top of :mod:`ireval_core.evaluate` and
   with the deciding documents as the next labeling batch;
 * :mod:`.margin` -- **not worse, or equivalent**: paired non-inferiority and TOST
   equivalence tests against a margin the team sets, t and bootstrap
-  (:func:`noninferiority_test`, :func:`equivalence_test`).
+  (:func:`noninferiority_test`, :func:`equivalence_test`);
+* :mod:`.ranking` -- **how sure the ranking is**: each system's probability of each
+  rank over bootstrap resamples of the queries (:func:`rank_confidence`), and the
+  two-way system x query model: ANOVA (:func:`two_way_anova`) and the linear mixed
+  model with a random query effect, by REML in closed form (:func:`mixed_model`).
 
 The statistics work on aligned per-query arrays (``d = b - a``, as in
 :mod:`ireval_core.stats`); :mod:`.holes` reads qrels and runs. Every result says in
@@ -35,17 +39,33 @@ from .margin import (
     margin_value,
     noninferiority_test,
 )
+from .ranking import (
+    AnovaRow,
+    AnovaTable,
+    MixedModel,
+    RankConfidence,
+    mixed_model,
+    rank_confidence,
+    two_way_anova,
+)
 
 __all__ = [
     "MARGIN_METHODS",
     "MONOTONE_FAMILIES",
     "PREFIX_FAMILIES",
+    "AnovaRow",
+    "AnovaTable",
     "HolesResult",
     "MarginResult",
+    "MixedModel",
+    "RankConfidence",
     "equivalence_test",
     "inferred_ap",
     "judgment_debt",
     "judgment_holes",
     "margin_value",
+    "mixed_model",
     "noninferiority_test",
+    "rank_confidence",
+    "two_way_anova",
 ]
