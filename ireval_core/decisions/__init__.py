@@ -15,7 +15,10 @@ questions such meetings argue about, on top of :mod:`ireval_core.evaluate` and
 * :mod:`.ranking` -- **how sure the ranking is**: each system's probability of each
   rank over bootstrap resamples of the queries (:func:`rank_confidence`), and the
   two-way system x query model: ANOVA (:func:`two_way_anova`) and the linear mixed
-  model with a random query effect, by REML in closed form (:func:`mixed_model`).
+  model with a random query effect, by REML in closed form (:func:`mixed_model`);
+* :mod:`.risk` -- **who gets hurt**: the queries losing more than a delta, the worst
+  losses, URisk and TRisk with its t test (:func:`risk_profile`, :func:`urisk`,
+  :func:`trisk_test`).
 
 The statistics work on aligned per-query arrays (``d = b - a``, as in
 :mod:`ireval_core.stats`); :mod:`.holes` reads qrels and runs. Every result says in
@@ -48,6 +51,7 @@ from .ranking import (
     rank_confidence,
     two_way_anova,
 )
+from .risk import RiskProfile, RiskResult, risk_profile, trisk_test, urisk
 
 __all__ = [
     "MARGIN_METHODS",
@@ -59,6 +63,8 @@ __all__ = [
     "MarginResult",
     "MixedModel",
     "RankConfidence",
+    "RiskProfile",
+    "RiskResult",
     "equivalence_test",
     "inferred_ap",
     "judgment_debt",
@@ -67,5 +73,8 @@ __all__ = [
     "mixed_model",
     "noninferiority_test",
     "rank_confidence",
+    "risk_profile",
+    "trisk_test",
     "two_way_anova",
+    "urisk",
 ]
