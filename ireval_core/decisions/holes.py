@@ -72,7 +72,7 @@ import pyarrow as pa
 
 from ..data import JoinCache, Qrels, Ranked, Run, dictionary_codes
 from ..errors import invalid_parameter
-from ..evaluate import evaluate
+from ..evaluate import Evaluation, evaluate
 from ..measures import Measure, parse_measures
 from ..measures._segments import safe_div, seg_cumcount, seg_sum
 from ..options import EvalOptions
@@ -207,6 +207,8 @@ class HolesResult:
         import pandas as pd
 
         b = self._batch
+        if "index" not in b:  # made on the first call: most results are never exported
+            b.update(_batch_rows(*b.pop("args")))
         n = len(b["index"])
         query = np.empty(n, dtype=object)
         doc = np.empty(n, dtype=object)
@@ -429,7 +431,10 @@ class _Holes:
 
 def _debt(qrels: Qrels, runs: list[Run], specs: list[Measure], pairs: list[tuple[str, str]],
           *, options: EvalOptions | None, test: str, alpha: float, n_resamples: int,
-          rng: RngLike, joins: JoinCache | None, fn: str) -> list[HolesResult]:
+          rng: RngLike, joins: JoinCache | None, fn: str,
+          evaluation: Evaluation | None = None) -> list[HolesResult]:
+    """The work of :func:`judgment_debt`; ``evaluation``: the runs evaluated on
+    ``specs`` under ``options`` already."""
     from ..compare import aligned_scores
 
     if not isinstance(qrels, Qrels):
@@ -442,7 +447,8 @@ def _debt(qrels: Qrels, runs: list[Run], specs: list[Measure], pairs: list[tuple
     n_resamples = _check_n_resamples(n_resamples, fn)
     rng = _check_rng(rng, fn)
     joins = JoinCache() if joins is None else joins
-    res = evaluate(qrels, runs, specs, options=options, joins=joins)
+    res = (evaluate(qrels, runs, specs, options=options, joins=joins) if evaluation is None
+           else evaluation)
     plain = replace(options, judged_only=False)
     by_name = {r.name: r for r in runs}
     full = {r.name: joins.ranked(qrels, r, plain) for r in runs}
@@ -537,6 +543,16 @@ def _take_rows(r: Ranked, rows: np.ndarray) -> Ranked:
                   r.ideal_offsets, r.ideal_grade, r.in_run, r.max_grade)
 
 
+def _ideal_top(r: Ranked, k: int) -> Ranked:
+    """``r`` with only the ``k`` highest ideal grades of each query."""
+    within = np.arange(len(r.ideal_grade)) - r.ideal_offsets[r.ideal_qidx]
+    keep = within < k
+    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+    np.cumsum(np.minimum(np.diff(r.ideal_offsets), k), out=offsets[1:])
+    return Ranked(r.query_ids, r.offsets, r.qidx, r.pos, r.grade, r.score, offsets,
+                  r.ideal_grade[keep], r.in_run, r.max_grade)
+
+
 def _labeled(base: Ranked, rows: np.ndarray, row_labels: np.ndarray, extra_q: np.ndarray,
              extra_grade: np.ndarray, extra_label: float, *, condense: bool,
              cut: int | None, counts: dict[tuple[float, bool], np.ndarray]) -> Ranked:
@@ -627,7 +643,13 @@ class _Worlds:
 
     def __init__(self, m: Measure, options: EvalOptions, label: float,
                  holes: dict[str, _Holes], common: np.ndarray) -> None:
-        self.m, self.options, self.label, self.holes = m, options, label, holes
+        self.m, self.options, self.label = m, options, label
+        if m.name == "nDCG" and m.get("ideal") == "qrels" and m.cutoff is not None:
+            # nDCG@k reads the ideal's top k only: labelings keep the top k exact (an
+            # entry removed is a pooled-unjudged grade, which gains 0 as any below it)
+            holes = {s: replace(h, base=_ideal_top(h.base, int(m.cutoff)), counts={})
+                     for s, h in holes.items()}
+        self.holes = holes
         self.common = common
         self.cut = m.k if _window_of(m) is not None else None
         self._compared: dict[str, np.ndarray] = {}
@@ -852,7 +874,7 @@ def _pair_result(a: str, b: str, m: Measure, window: int | None,
                                          else math.nan,
                                          b: float(np.mean(inferred[b])) if len(inferred[b])
                                          else math.nan}
-    batch = _batch_rows(a, b, worlds, in_a, in_b)
+    batch = {"args": (a, b, worlds.holes[a], worlds.holes[b], in_a, in_b)}
     return HolesResult(
         a, b, str(m), window, len(d), int(in_a.sum()), int(in_b.sum()), shared,
         float(va.mean()) if len(va) else math.nan, float(vb.mean()) if len(vb) else math.nan,
@@ -906,11 +928,10 @@ def _means(low: np.ndarray, high: np.ndarray) -> tuple[float, float]:
     return float(np.nanmean(low)), float(np.nanmean(high))
 
 
-def _batch_rows(a: str, b: str, worlds: _Worlds, in_a: np.ndarray, in_b: np.ndarray
+def _batch_rows(a: str, b: str, ha: _Holes, hb: _Holes, in_a: np.ndarray, in_b: np.ndarray
                 ) -> dict[str, Any]:
     """Which holes make the batch, one per distinct (query, document): shown by the
-    system ranking it higher (a on ties). Ids are looked up when the batch is asked for."""
-    ha, hb = worlds.holes[a], worlds.holes[b]
+    system ranking it higher (a on ties)."""
     sel = [np.flatnonzero(in_a), np.flatnonzero(in_b)]
     key = np.concatenate([ha.key[sel[0]], hb.key[sel[1]]])
     pos = np.concatenate([ha.base.pos[ha.rows[sel[0]]], hb.base.pos[hb.rows[sel[1]]]]
