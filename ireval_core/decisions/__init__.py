@@ -18,7 +18,10 @@ questions such meetings argue about, on top of :mod:`ireval_core.evaluate` and
   model with a random query effect, by REML in closed form (:func:`mixed_model`);
 * :mod:`.risk` -- **who gets hurt**: the queries losing more than a delta, the worst
   losses, URisk and TRisk with its t test (:func:`risk_profile`, :func:`urisk`,
-  :func:`trisk_test`).
+  :func:`trisk_test`);
+* :mod:`.evidence` -- all of the above for every compared pair and measure at once,
+  as ``python -m ireval_core compare --format json`` writes it
+  (:func:`decision_evidence`).
 
 The statistics work on aligned per-query arrays (``d = b - a``, as in
 :mod:`ireval_core.stats`); :mod:`.holes` reads qrels and runs. Every result says in
@@ -27,6 +30,7 @@ words what it found.
 
 from __future__ import annotations
 
+from .evidence import Evidence, MeasureEvidence, PairEvidence, decision_evidence
 from .holes import (
     MONOTONE_FAMILIES,
     PREFIX_FAMILIES,
@@ -59,12 +63,16 @@ __all__ = [
     "PREFIX_FAMILIES",
     "AnovaRow",
     "AnovaTable",
+    "Evidence",
     "HolesResult",
     "MarginResult",
+    "MeasureEvidence",
     "MixedModel",
+    "PairEvidence",
     "RankConfidence",
     "RiskProfile",
     "RiskResult",
+    "decision_evidence",
     "equivalence_test",
     "inferred_ap",
     "judgment_debt",
