@@ -609,17 +609,18 @@ def _ideal_with(r: Ranked, q: np.ndarray, original: np.ndarray, labels: np.ndarr
             within = at - start[qi[at]]
             keep[at[within < count[qi[at]]]] = False
         kept = grade[keep]
-        kept_offsets = offsets.copy()
-        kept_offsets[1:] -= np.cumsum(np.bincount(q[pooled], minlength=nq))
-    order = np.lexsort((-labels, q))  # by query, the higher label first
-    q_s, lab_s = q[order], labels[order]
-    where = np.empty(len(q_s), dtype=np.int64)
-    for v in np.unique(lab_s):
-        # the removed grades are negative, so the count of grades >= v is the original's
-        sel = lab_s == v
+        kept_offsets = offsets.copy()  # fewer removed where a cut ideal lacks the grades
+        kept_offsets[1:] -= np.cumsum(np.bincount(qi[~keep], minlength=nq))
+    # each new grade goes after the kept grades >= it in its query (the removed grades
+    # are negative, so those counts are the original ideal's); at the same place the
+    # higher label first: np.insert keeps the given order of equal places
+    lab_parts, where_parts = [], []
+    for v in sorted(set(labels.tolist()), reverse=True):  # a label or two
+        sel = np.flatnonzero(labels == v)
         at_least = _count_within(r, v, strict=False, kept=counts)
-        where[sel] = kept_offsets[q_s[sel]] + at_least[q_s[sel]]
-    new_grade = np.insert(kept, where, lab_s)
+        lab_parts.append(labels[sel])
+        where_parts.append(kept_offsets[q[sel]] + at_least[q[sel]])
+    new_grade = np.insert(kept, np.concatenate(where_parts), np.concatenate(lab_parts))
     new_offsets = kept_offsets.copy()
     new_offsets[1:] += np.cumsum(np.bincount(q, minlength=nq))
     return new_offsets, new_grade
