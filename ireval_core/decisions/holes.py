@@ -591,7 +591,7 @@ def _ideal_with(r: Ranked, q: np.ndarray, original: np.ndarray, labels: np.ndarr
     """The ideal grades (descending within each query) with a judgment per entry:
     an entry whose original grade is negative (pooled, unjudged) replaces one such
     grade of its query; one absent from the qrels (NaN) is added. ``labels`` are >= 0.
-    Linear passes and one insertion, no sort of the ideal; ``counts`` keeps the per-query
+    Linear passes, no sort of the ideal; ``counts`` keeps the per-query
     counts of ``r``'s ideal grades for the next labeling of the same join."""
     nq = r.n_queries
     if len(q) == 0:
@@ -612,17 +612,27 @@ def _ideal_with(r: Ranked, q: np.ndarray, original: np.ndarray, labels: np.ndarr
         kept_offsets = offsets.copy()  # fewer removed where a cut ideal lacks the grades
         kept_offsets[1:] -= np.cumsum(np.bincount(qi[~keep], minlength=nq))
     # each new grade goes after the kept grades >= it in its query (the removed grades
-    # are negative, so those counts are the original ideal's); at the same place the
-    # higher label first: np.insert keeps the given order of equal places
-    lab_parts, where_parts = [], []
-    for v in sorted(set(labels.tolist()), reverse=True):  # a label or two
-        sel = np.flatnonzero(labels == v)
-        at_least = _count_within(r, v, strict=False, kept=counts)
-        lab_parts.append(labels[sel])
-        where_parts.append(kept_offsets[q[sel]] + at_least[q[sel]])
-    new_grade = np.insert(kept, np.concatenate(where_parts), np.concatenate(lab_parts))
+    # are negative, so those counts are the original ideal's), the higher label first.
+    # No sort: the kept grades move down by the new grades placed before them, and the
+    # free places take the new grades in (query, label descending) order.
+    lo, hi = float(labels.min()), float(labels.max())
+    values = ([hi, lo] if hi != lo else [hi]) if bool(((labels == lo) | (labels == hi)).all()) \
+        else sorted(set(labels.tolist()), reverse=True)
+    per_query = np.stack([np.bincount(q[labels == v], minlength=nq) for v in values], axis=1)
+    before = np.zeros(len(kept) + 1, dtype=np.int64)
+    for j, v in enumerate(values):
+        at = kept_offsets[:-1] + _count_within(r, v, strict=False, kept=counts)
+        before += np.bincount(at, weights=per_query[:, j], minlength=len(kept) + 1
+                              ).astype(np.int64)
+    new_grade = np.empty(len(kept) + len(labels), dtype=np.float64)
+    free = np.ones(len(new_grade), dtype=bool)
+    moved = np.arange(len(kept)) + np.cumsum(before)[:len(kept)]
+    new_grade[moved] = kept
+    free[moved] = False
+    new_grade[free] = np.repeat(np.tile(np.asarray(values, dtype=np.float64), nq),
+                                per_query.ravel())
     new_offsets = kept_offsets.copy()
-    new_offsets[1:] += np.cumsum(np.bincount(q, minlength=nq))
+    new_offsets[1:] += np.cumsum(per_query.sum(axis=1))
     return new_offsets, new_grade
 
 
