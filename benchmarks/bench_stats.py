@@ -4,9 +4,18 @@ Workload: 5 systems x 3 measures x 5,000 queries, all 10 system pairs per measur
 tests t, Wilcoxon, sign and Fisher randomization (10,000 resamples), in one
 :func:`ireval_core.stats.compare_measures` call. Target: under 2 s on 2 cores.
 
+With ``--decisions``, the decision evidence of issue 22 instead
+(:func:`ireval_core.decisions.decision_evidence`): 10 systems x 5,000 queries (runs of
+100 documents per query from a pool of 200, 60 of them judged, grades 0-3), nDCG@10,
+all 45 pairs: judgment debt (holes, bounds, verdicts), URisk/TRisk, non-inferiority
+at 1% (t and bootstrap) and rank confidence with the ANOVA and the mixed model,
+10,000 resamples; the runs are read and joined before the clock starts (the app's
+join cache). Target: under 3 s on 2 cores.
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_stats.py [--repeat 3] [--queries 5000]
+    .venv/bin/python benchmarks/bench_stats.py --decisions [--repeat 3]
 
 Data are synthetic and seeded: per-query measure values in [0, 1], with query
 difficulty shared by all systems, small system effects, and P@10-like measures on a
@@ -20,6 +29,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,16 +55,76 @@ def make_scores(n_queries: int, seed: int = 20240) -> dict[str, dict[str, np.nda
     return scores
 
 
+def make_runs(n_queries: int, n_systems: int = 10, seed: int = 20240) -> tuple[Any, list[Any]]:
+    """Seeded synthetic qrels and runs for the decision evidence (see the docstring)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ireval_core import Qrels, Run
+
+    pool, judged, depth = 200, 60, 100
+    rng = np.random.default_rng(seed)
+    grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=(n_queries, pool)).astype(float)
+    qids = np.array([f"q{i:05d}" for i in range(n_queries)], dtype=object)
+
+    def docids(q: np.ndarray, d: np.ndarray) -> pa.Array:
+        return pc.binary_join_element_wise(pa.array(np.char.add("d", q.astype(str))),
+                                           pa.array(np.char.add("_", d.astype(str))), "")
+
+    pick = np.argsort(rng.random((n_queries, pool)), axis=1)[:, :judged]
+    q, d = np.repeat(np.arange(n_queries), judged), pick.ravel()
+    qrels = Qrels.from_arrays(qids[q], docids(q, d), grades[q, d])
+    runs = []
+    for s in range(n_systems):
+        pick = np.argsort(rng.random((n_queries, pool)), axis=1)[:, :depth]
+        q, d = np.repeat(np.arange(n_queries), depth), pick.ravel()
+        score = grades[q, d] * (0.5 + 0.02 * s) + rng.normal(0.0, 1.0, len(q))
+        runs.append(Run.from_arrays(qids[q], docids(q, d), score, name=f"sys{s}"))
+    return qrels, runs
+
+
+def bench_decisions(args: argparse.Namespace) -> int:
+    from ireval_core import evaluate
+    from ireval_core.data import JoinCache
+    from ireval_core.decisions import decision_evidence
+
+    start = time.perf_counter()
+    qrels, runs = make_runs(args.queries)
+    joins = JoinCache()
+    evaluate(qrels, runs, ["nDCG@10"], joins=joins)
+    print(f"data: {len(runs)} runs x {args.queries} queries, {len(runs[0]):,} lines each, "
+          f"{len(qrels):,} judgments; built and joined in {time.perf_counter() - start:.1f} s")
+    times = []
+    ev = None
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        ev = decision_evidence(qrels, runs, ["nDCG@10"], margin="1%", rank_confidence=True,
+                               n_resamples=args.resamples, rng=12345, joins=joins)
+        times.append(time.perf_counter() - start)
+    assert ev is not None
+    print(f"decision_evidence: nDCG@10, {len(ev.pairs)} pairs, holes + risk + "
+          f"non-inferiority (t, bootstrap) + rank confidence, ANOVA, mixed model, "
+          f"B={args.resamples}")
+    print(f"wall time: best {min(times):.3f} s, median {statistics.median(times):.3f} s "
+          f"over {args.repeat} runs")
+    print(ev.measures[0].ranking.sentences()[0] if ev.measures[0].ranking else "")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=5_000)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--decisions", action="store_true",
+                        help="time the decision evidence of issue 22 instead")
     args = parser.parse_args(argv)
 
     root = Path(__file__).resolve().parents[1]
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    if args.decisions:
+        return bench_decisions(args)
     from ireval_core.stats import compare_measures
 
     scores = make_scores(args.queries)

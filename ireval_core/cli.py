@@ -90,6 +90,19 @@ def _build_parser() -> argparse.ArgumentParser:
                       default="holm")
     cmp_.add_argument("--resamples", type=int, default=10_000)
     cmp_.add_argument("--seed", type=int, default=0)
+    decide = cmp_.add_argument_group(
+        "decision evidence (JSON only: holes and risk per pair and measure, always)")
+    decide.add_argument("--margin", metavar="M|P%", help="non-inferiority of each b against "
+                        "its a: a margin in the measure's units, or P%% of a's mean")
+    decide.add_argument("--alpha", type=float, default=0.05,
+                        help="level of the holes and non-inferiority verdicts (default 0.05)")
+    decide.add_argument("--rank-confidence", action="store_true",
+                        help="each run's probability of each rank (bootstrap over queries), "
+                        "the ANOVA and the mixed model, per measure")
+    decide.add_argument("--risk-alpha", type=float, default=1.0,
+                        help="URisk/TRisk weight of a loss: 1 + alpha (default 1)")
+    decide.add_argument("--loss-delta", type=float, default=0.0,
+                        help="a query loses when b - a < -delta (default 0)")
     add_arguments(cmp_)
     cmp_.add_argument("--format", choices=("json", "csv"), default="json")
 
@@ -276,16 +289,41 @@ def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions
 
 
 def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
-    from .compare import compare_runs, write_comparison
+    from .compare import compare_evaluation, write_comparison
+    from .data import JoinCache
 
     qrels, runs = _load(args.qrels, args.runs, notes)
-    records = compare_runs(
-        qrels, runs, args.measures, baseline=args.baseline,
-        tests=[t.strip() for t in args.tests.split(",") if t.strip()],
-        alternative=args.alternative, correction=args.correction,
-        n_resamples=args.resamples, seed=args.seed, options=from_arguments(args))
-    write_comparison(records, args.format, out)
+    tests = [t.strip() for t in args.tests.split(",") if t.strip()]
+    joins = JoinCache()  # the decision evidence joins the runs once more otherwise
+    res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
+    records = compare_evaluation(
+        res, baseline=args.baseline, tests=tests, alternative=args.alternative,
+        correction=args.correction, n_resamples=args.resamples, seed=args.seed)
+    extras = None
+    if args.format == "json":
+        from .decisions.evidence import decision_evidence
+
+        stage("decision evidence")
+        extras = decision_evidence(
+            qrels, runs, args.measures, options=from_arguments(args), baseline=args.baseline,
+            margin=_margin(args.margin), alpha=args.alpha, test=tests[0] if tests else "t",
+            risk_alpha=args.risk_alpha, loss_delta=args.loss_delta,
+            rank_confidence=args.rank_confidence, n_resamples=args.resamples, rng=args.seed,
+            joins=joins).blocks()
+    elif args.margin is not None or args.rank_confidence:
+        raise ValueError("--margin and --rank-confidence go with --format json")
+    write_comparison(records, args.format, out, extras=extras)
     return 0
+
+
+def _margin(text: str | None) -> float | str | None:
+    """``--margin``: a number, or the text as given (``"1%"``; checked by the library)."""
+    if text is None or text.strip().endswith("%"):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -144,7 +144,8 @@ def compare_runs(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str | Mea
                               correction=correction, n_resamples=n_resamples, seed=seed)
 
 
-def _record(c: PairComparison) -> dict[str, object]:
+def _record(c: PairComparison, extra: Mapping[str, object] | None = None
+            ) -> dict[str, object]:
     d = c.as_dict()
     out = {}
     for k in FIELDS:
@@ -154,17 +155,26 @@ def _record(c: PairComparison) -> dict[str, object]:
         elif isinstance(v, np.integer):
             v = int(v)
         out[k] = v
+    if extra:
+        out.update(extra)
     return out
 
 
-def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO) -> None:
+def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO, *,
+                     extras: Mapping[tuple[str, str, str], Mapping[str, object]] | None = None
+                     ) -> None:
     """Write comparison records as JSON (a list of objects) or CSV (header + rows).
+
+    ``extras``: more keys for the JSON record of each ``(system_a, system_b, measure)``
+    (the decision evidence of :func:`ireval_core.decisions.evidence.decision_evidence`:
+    ``holes``, ``risk``, ``noninferiority``, ``rank_confidence``); CSV leaves them out.
 
     In CSV a name a spreadsheet would read as a formula (``=...``, ``+...``, ``-...``,
     ``@...``) is written with a leading ``'`` (:func:`~ireval_core.escape.csv_cell`);
     JSON holds the names as they are.
     """
-    rows = [_record(c) for c in records]
+    rows = [_record(c, extras.get((c.system_a, c.system_b, str(c.measure)))
+                    if extras and fmt == "json" else None) for c in records]
     if fmt == "json":
         json.dump(rows, out, indent=2)
         out.write("\n")

@@ -142,7 +142,7 @@ def test_compare_json_records_match_library():
     assert set(records[0]) == {"system_a", "system_b", "measure", "test", "statistic",
                                "pvalue", "pvalue_corrected", "mean_a", "mean_b", "mean_diff",
                                "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
-                               "n"}
+                               "n", "holes", "risk"}  # decision evidence: test_decisions_cli
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = read_runs(SAMPLE / "run_bm25.txt") + read_runs(SAMPLE / "run_neural.txt")
     lib = compare_runs(qrels, runs, ["nDCG@10"], tests=["t", "randomization"],

@@ -1,0 +1,148 @@
+"""``compare --format json`` carries the decision evidence (issue 22, item 6), equal to
+the library's numbers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ireval_core import read_qrels, read_runs
+from ireval_core.compare import aligned_scores
+from ireval_core.decisions import (
+    judgment_debt,
+    noninferiority_test,
+    rank_confidence,
+    risk_profile,
+)
+from ireval_core.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+RUNS = [SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt", SAMPLE / "run_narrow.txt"]
+
+
+def cli(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ireval_core", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def data():
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in RUNS for r in read_runs(p)]
+    return qrels, runs
+
+
+@pytest.fixture(scope="module")
+def records():
+    out = cli("compare", SAMPLE / "qrels.txt", *RUNS, "-m", "nDCG@10", "-m", "P@5",
+              "--tests", "t,sign", "--margin", "1%", "--rank-confidence", "--resamples",
+              "2000", "--seed", "3", "--risk-alpha", "2", "--loss-delta", "0.05")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_every_record_carries_holes_risk_and_noninferiority(records):
+    assert len(records) == 2 * 3 * 2  # measures x pairs x tests
+    for r in records:
+        assert {"holes", "risk", "noninferiority", "rank_confidence"} <= set(r)
+        assert r["holes"]["verdict"] in ("holds", "depends")
+        assert set(r["holes"]["holes"]) == {r["system_a"], r["system_b"], "shared", "total"}
+        assert set(r["holes"]["bounds"]) == {r["system_a"], r["system_b"]}
+        assert {"urisk", "trisk", "p"} <= set(r["risk"])
+        assert {"p", "interval", "verdict"} <= set(r["noninferiority"])
+    # the same block for both tests of a (pair, measure)
+    by_key = {}
+    for r in records:
+        key = (r["system_a"], r["system_b"], r["measure"])
+        by_key.setdefault(key, []).append(r)
+    for rows in by_key.values():
+        assert rows[0]["holes"] == rows[1]["holes"] and rows[0]["risk"] == rows[1]["risk"]
+
+
+def test_the_numbers_are_the_library_s(records, data):
+    qrels, runs = data
+    res = evaluate(qrels, runs, ["nDCG@10", "P@5"])
+    # compare pairs the runs on the queries all three share, and so does judgment_debt
+    debt = {(h.system_a, h.system_b, h.measure): h for h in judgment_debt(
+        qrels, runs, ["nDCG@10", "P@5"], n_resamples=2000, rng=3)}
+    for r in records[::2]:
+        a, b, m = r["system_a"], r["system_b"], r["measure"]
+        lib = debt[(a, b, m)]
+        assert r["holes"]["queries"] == lib.n_queries == r["n"]
+        assert r["holes"] == json.loads(json.dumps(lib.as_dict()))
+        common, values = aligned_scores(res, m, [x.name for x in runs])
+        risk = risk_profile(values[a], values[b], query_ids=list(common), alpha=2.0,
+                            delta=0.05)
+        assert r["risk"]["urisk"] == pytest.approx(risk.urisk, abs=1e-15)
+        assert r["risk"]["trisk"] == pytest.approx(risk.trisk, rel=1e-12)
+        assert r["risk"]["p"] == pytest.approx(risk.pvalue, rel=1e-12)
+        assert r["risk"]["losses"] == risk.n_losses
+        assert [w[0] for w in r["risk"]["worst"]] == [w[0] for w in risk.worst]
+        ni = noninferiority_test(values[a], values[b], margin="1%")
+        assert r["noninferiority"]["p"] == pytest.approx(ni.pvalue, rel=1e-12, abs=1e-300)
+        assert r["noninferiority"]["interval"] == pytest.approx([ni.ci_low, ni.ci_high],
+                                                                rel=1e-12)
+        boot = noninferiority_test(values[a], values[b], margin="1%", method="bootstrap",
+                                   n_resamples=2000, rng=3)
+        assert r["noninferiority"]["bootstrap"]["p"] == pytest.approx(boot.pvalue, abs=1e-12)
+        rc = rank_confidence({s: values[s] for s in values}, n_resamples=2000, rng=3)
+        got = r["rank_confidence"]["systems"]
+        for s in values:
+            np.testing.assert_allclose(got[s]["rank_probabilities"],
+                                       rc.probabilities[rc.systems.index(s)], atol=1e-12)
+        assert list(got) == list(rc.order)
+        assert set(r["rank_confidence"]) >= {"anova", "mixed_model", "sentences"}
+
+
+def test_plain_compare_has_holes_and_risk_only_and_csv_is_unchanged():
+    out = cli("compare", SAMPLE / "qrels.txt", *RUNS[:2], "-m", "AP", "--tests", "t")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)[0]
+    assert "holes" in rec and "risk" in rec
+    assert "noninferiority" not in rec and "rank_confidence" not in rec
+    csv = cli("compare", SAMPLE / "qrels.txt", *RUNS[:2], "-m", "AP", "--tests", "t",
+              "--format", "csv")
+    assert csv.stdout.splitlines()[0].split(",")[-1] == "n"
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--margin", "-1"], "The 'margin' parameter of decision_evidence must be"),
+    (["--margin", "abc%"], "The 'margin' parameter of decision_evidence must be"),
+    (["--alpha", "0.7", "--margin", "0.01"], "The 'alpha' parameter"),
+    (["--risk-alpha", "-1"], "The 'risk_alpha' parameter"),
+    (["--format", "csv", "--margin", "0.01"], "go with --format json"),
+])
+def test_bad_decision_options_exit_2_with_one_line(extra, message):
+    out = cli("compare", SAMPLE / "qrels.txt", *RUNS[:2], "-m", "AP", "--tests", "t", *extra)
+    assert out.returncode == 2
+    assert message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+MESSAGE = r"^The '{param}' parameter of decision_evidence must be .+\. Got .+ instead\.$"
+
+
+@pytest.mark.parametrize(("kwargs", "param", "error"), [
+    ({"margin": "5"}, "margin", ValueError), ({"alpha": 0}, "alpha", ValueError),
+    ({"margin": 0.1, "alpha": 0.5}, "alpha", ValueError),
+    ({"risk_alpha": -1}, "risk_alpha", ValueError),
+    ({"loss_delta": float("nan")}, "loss_delta", ValueError),
+    ({"n_worst": -1}, "n_worst", ValueError),
+    ({"rank_confidence": "yes"}, "rank_confidence", TypeError),
+    ({"baseline": "nope"}, "baseline", ValueError), ({"test": "z"}, "test", ValueError),
+    ({"n_resamples": 0}, "n_resamples", ValueError), ({"rng": 1.5}, "rng", TypeError),
+])
+def test_decision_evidence_parameters(data, kwargs, param, error):
+    import re
+
+    from ireval_core.decisions import decision_evidence
+
+    qrels, runs = data
+    with pytest.raises(error) as info:
+        decision_evidence(qrels, runs[:2], "P@5", **kwargs)
+    assert re.fullmatch(MESSAGE.format(param=param), str(info.value)), str(info.value)
