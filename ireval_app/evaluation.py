@@ -5,7 +5,7 @@ the dataset key (a digest of the loaded files, :func:`ireval_app.state.get_datas
 stands for the unhashable dataset, and the frozen
 :class:`~ireval_core.options.EvalOptions` is part of the key. The result is shared
 between sessions: its arrays are read-only (see :func:`ireval_core.evaluate`). It lives
-in the byte-bounded :data:`ireval_app.cache.SHARED`, and each session holds its last
+in the byte-bounded :data:`ireval_app.shared_cache.SHARED`, and each session holds its last
 16 evaluations itself, dropped with the session.
 
 Typical page::
@@ -33,7 +33,7 @@ from ireval_core.measures import parse_measure
 from ireval_core.options import EvalOptions
 
 from . import state
-from .cache import shared
+from .shared_cache import shared
 
 __all__ = ["METRICS_DEFAULT", "evaluate_cached", "measure_values", "parse_specs", "prefetch",
            "prefetch_measures"]

@@ -1,7 +1,7 @@
 """Cached reading of query metadata files (segments, traffic weights, latencies).
 
 :func:`load_metadata` reads an upload through :func:`ireval_core.metadata.read_metadata`,
-cached as a copy (:func:`ireval_app.cache.shared`, byte-bounded) by the file name and a
+cached as a copy (:func:`ireval_app.shared_cache.shared`, byte-bounded) by the file name and a
 digest of its bytes (the bytes themselves are not hashed again): every session gets its
 own copy. A file that cannot be
 read gives a :class:`LoadedMetadata` carrying the
@@ -18,7 +18,8 @@ from pathlib import Path
 from ireval_core.errors import FormatError
 from ireval_core.metadata import QueryMetadata, read_metadata
 
-from .cache import SAMPLE_DIR, digest, shared
+from .cache import SAMPLE_DIR, digest
+from .shared_cache import shared
 
 __all__ = ["FORMAT_HELP", "MEASURE_CHOICES", "SAMPLE_METADATA", "LoadedMetadata",
            "load_metadata", "load_sample_metadata"]

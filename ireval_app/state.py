@@ -312,15 +312,16 @@ def get_dataset_key() -> str | None:
     return st.session_state.get(_DATASET_KEY)
 
 
-def set_loaded(files: cache.LoadedFiles | None, *, sample: bool = False,
-               dataset_id: str | None = None) -> Dataset | None:
-    """Make ``files`` the current data; returns (and stores) their dataset, if any.
+def set_loaded(files: cache.LoadedFiles | None, dataset: Dataset | None, *,
+               sample: bool = False, dataset_id: str | None = None) -> Dataset | None:
+    """Make ``files`` and their ``dataset`` the current data; returns the dataset.
 
-    ``sample``: the files are the bundled sample (every page then says so);
-    ``dataset_id``: they are a dataset saved in the workspace (links then carry it).
+    The caller reads the dataset (:func:`ireval_app.cache.dataset_for`): this module
+    holds what the session uses, it computes nothing. ``sample``: the files are the
+    bundled sample (every page then says so); ``dataset_id``: they are a dataset saved
+    in the workspace (links then carry it).
     """
     st.session_state[_DATASET_ID] = dataset_id
-    dataset = None if files is None else cache.dataset_for(files)
     st.session_state[_DATASET] = dataset
     st.session_state[_FILES] = files
     st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key

@@ -7,7 +7,6 @@ never as a traceback; warnings as one box listing every soft problem.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -18,11 +17,11 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
-from ireval_core.escape import markdown_text
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 from ireval_core.workspace import Target
 
 from . import cache, state
+from .text import code_block, inline_code, md_escape, md_frame
 
 if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does not need
     from ireval_core.metadata import QueryMetadata
@@ -105,63 +104,14 @@ RUN_SUMMARY_COLUMNS: dict[str, object] = {
 }
 """``column_config`` for :attr:`ireval_core.dataset.DatasetSummary.runs` in ``st.dataframe``."""
 
-_ADDRESS = re.compile(r"(?i)(?<=http)(?=s?\\:)|(?<=www)(?=\\\.)|(?<=[-.\w+])(?=@[-\w\\]*\.)")
-"""Where a bare address is split in escaped text: after ``http`` (of ``http\\:`` or
-``https\\:``), after ``www`` (of ``www\\.``), before the ``@`` of an e-mail address
-(``a@b.org``; not ``nDCG@10``)."""
-_SPLIT = ":small[]"
-"""An empty Streamlit span: no text, but a node boundary inside the address."""
-
-
-def md_escape(text: str) -> str:
-    """``text`` shown literally by Streamlit's Markdown (no HTML, image, link, LaTeX, icon).
-
-    The one escaping helper of the app: every uploaded string (ids, tags, file names)
-    that reaches a Markdown-rendering element goes through it
-    (:func:`ireval_core.escape.markdown_text`). Streamlit's Markdown also makes a bare
-    address (``http://…``, ``www.…``, ``a@b.org``) a link after it has resolved the
-    escapes, so an empty ``:small[]`` span goes inside each one: the address shows
-    (and copies) as the same text, but no link is made of it.
-    """
-    return _ADDRESS.sub(_SPLIT, markdown_text(text))
-
-
-def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` for ``st.table``, which renders index, header and cells as Markdown:
-    every label and text cell escaped with :func:`md_escape`."""
-    out = frame.copy()
-    out.index = pd.Index([md_escape(str(i)) for i in frame.index], name=frame.index.name)
-    out.columns = pd.Index([md_escape(str(c)) for c in frame.columns])
-    for col in out.columns:
-        if out[col].dtype == object:
-            out[col] = out[col].map(lambda v: md_escape(v) if isinstance(v, str) else v)
-    return out
-
-
-def _inline_code(text: str) -> str:
-    text = " ".join(text.splitlines())  # a line break would end the code span
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _code_block(text: str) -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return f"{fence}text\n{text}\n{fence}"
-
-
 # ----------------------------------------------------------------------------- errors, warnings
 
 
 def show_format_error(error: FormatError) -> None:
     """One ``st.error``: ``file:line``, what is wrong, and the offending line as code."""
-    body = f"**Could not read {_inline_code(error.location)}**: {md_escape(error.message)}"
+    body = f"**Could not read {inline_code(error.location)}**: {md_escape(error.message)}"
     if error.text is not None:
-        body += "\n\n" + _code_block(error.text)
+        body += "\n\n" + code_block(error.text)
     st.error(body, icon=":material/error:")
 
 
@@ -172,7 +122,7 @@ def show_warnings(warnings: Sequence[DataWarning]) -> None:
     lines = []
     for w in warnings:
         where = f"**{md_escape(w.source)}**: " if w.source else ""
-        eg = (f" (e.g. {', '.join(_inline_code(x) for x in w.examples)})"
+        eg = (f" (e.g. {', '.join(inline_code(x) for x in w.examples)})"
               if w.examples else "")
         lines.append(f"- {where}{md_escape(w.message)}{eg}")
     n = len(warnings)
@@ -189,11 +139,11 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
         if f.qrels is not None:
             what = (f"qrels: {f.qrels.n_queries:,} queries, {len(f.qrels):,} judgments")
         elif f.ok:
-            what = "; ".join(f"run {_inline_code(r.name)}: {r.n_queries:,} queries, "
+            what = "; ".join(f"run {inline_code(r.name)}: {r.n_queries:,} queries, "
                              f"{len(r):,} documents" for r in f.runs)
         else:
             continue
-        lines.append(f"- :green[:material/check_circle:] {_inline_code(f.name)}: {what}")
+        lines.append(f"- :green[:material/check_circle:] {inline_code(f.name)}: {what}")
     if lines:
         st.markdown("\n".join(lines))
 
@@ -304,7 +254,7 @@ def upload_block() -> cache.LoadedFiles:
     if kept:
         note, forget = st.columns([5, 1], vertical_alignment="center")
         note.caption("Still loaded from an earlier upload: "
-                     + ", ".join(_inline_code(n) for n in kept)
+                     + ", ".join(inline_code(n) for n in kept)
                      + ". Uploading new files replaces them.")
         forget.button("Forget them", on_click=state.clear_uploads, type="tertiary",
                       icon=":material/delete:")
@@ -358,7 +308,7 @@ def restore_dataset_from_url() -> None:
                    f"be opened: {md_escape(str(exc))}", icon=":material/link_off:")
         return
     state.set_source_value("saved")
-    state.set_loaded(files, dataset_id=info.id)
+    state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
 
 
 def notes_key(target: Target) -> str:
@@ -423,10 +373,10 @@ def dataset_glance(dataset: Dataset | None) -> None:
         st.caption("No data loaded yet.")
         return
     q = dataset.qrels
-    st.caption(f"Qrels {_inline_code(q.source)}: {q.n_queries:,} queries, "
+    st.caption(f"Qrels {inline_code(q.source)}: {q.n_queries:,} queries, "
                f"{len(q):,} judgments")
     n = len(dataset.runs)
-    names = ", ".join(_inline_code(name) for name in dataset.run_names)
+    names = ", ".join(inline_code(name) for name in dataset.run_names)
     st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
 
 
@@ -440,7 +390,7 @@ def require_dataset() -> Dataset:
     dataset = state.get_dataset()
     if dataset is None and state.get_source() in (None, "sample"):
         files, sample = cache.load_default()
-        dataset = state.set_loaded(files, sample=sample)
+        dataset = state.set_loaded(files, cache.dataset_for(files), sample=sample)
     if dataset is None:
         st.info("No data loaded yet: choose the sample data or upload qrels and runs on the "
                 "Data page.", icon=":material/info:")

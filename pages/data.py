@@ -104,7 +104,7 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
             else:
                 st.session_state.pop(state.SAVED_PICK, None)
                 st.session_state.pop(state.DELETE_CONFIRM, None)
-                state.set_loaded(None)
+                state.set_loaded(None, None)
                 st.toast(f"Deleted {gone.name} ({gone.files} files, {gone.notes} notes)")
                 st.rerun()
     return files, info.id
@@ -163,7 +163,7 @@ if source == "sample" and folder is not None:
     if files is None:
         st.error(f"No qrels file (`qrels*`) in {widgets.md_escape(str(folder))}.",
                  icon=":material/error:")
-    dataset = state.set_loaded(files)
+    dataset = state.set_loaded(files, cache.dataset_for(files))
 elif source == "sample":
     files = cache.load_sample()
     if files is None:
@@ -176,14 +176,14 @@ elif source == "sample":
         st.caption("Synthetic sample from `sample_data/`: one qrels file and three runs "
                    "(a baseline, a stronger reranker and a short, high-precision run). "
                    "Choose Upload above to evaluate your own files.")
-    dataset = state.set_loaded(files, sample=True)
+    dataset = state.set_loaded(files, cache.dataset_for(files), sample=True)
 elif source == "saved":
     files, saved_id = _saved_block()
-    dataset = state.set_loaded(files, dataset_id=saved_id)
+    dataset = state.set_loaded(files, cache.dataset_for(files), dataset_id=saved_id)
     state.sync_query_params()  # the link names the dataset picked in this run
 else:
     files = widgets.upload_block()
-    dataset = state.set_loaded(files)
+    dataset = state.set_loaded(files, cache.dataset_for(files))
     if dataset is not None:
         _save_block()
         state.sync_query_params()
