@@ -7,6 +7,7 @@ never as a traceback; warnings as one box listing every soft problem.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ from ireval_core.errors import DataWarning, FormatError
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 from ireval_core.workspace import Target
 
-from . import cache, state
+from . import cache, state, views
 from .text import code_block, inline_code, md_escape, md_frame
 
 if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does not need
@@ -33,7 +34,6 @@ __all__ = [
     "RUN_OVERVIEW_COLUMNS",
     "RUN_SUMMARY_COLUMNS",
     "IDCG_ZERO_LABELS",
-    "link_box",
     "notes_key",
     "notes_panel",
     "restore_dataset_from_url",
@@ -43,6 +43,7 @@ __all__ = [
     "md_frame",
     "options_panel",
     "page_header",
+    "default_dataset",
     "require_dataset",
     "show_format_error",
     "show_loaded_files",
@@ -51,8 +52,8 @@ __all__ = [
     "upload_block",
 ]
 
-DATA_PAGE = "pages/data.py"
-"""Path of the Data page, for ``st.page_link`` / ``st.switch_page``."""
+DATA_PAGE = "app.py"
+"""Path of the Data page (the main script), for ``st.page_link`` / ``st.switch_page``."""
 
 _SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload",
                   "saved": "Saved datasets"}
@@ -291,24 +292,43 @@ def restore_dataset_from_url() -> None:
     """On a session's first run: open the saved dataset the URL names (``?ds=...``).
 
     A link to a view carries the dataset id; a new browser opening it gets the same
-    data from the workspace. An unknown id says so and keeps the URL's other settings.
+    data from the workspace. A value that is not a dataset id, or an id the workspace
+    does not have, is not applied: the page shows the default data, and says so
+    (:func:`ireval_app.views.not_applied`) on every page while it does.
     """
-    if not state.url_dataset_pending():
-        return
-    from ireval_core.errors import IrevalError
+    if state.url_dataset_pending():
+        text = state.dataset_param() or ""
+        why = _dataset_id_problem(text)
+        if why is None:
+            from ireval_core.errors import IrevalError
 
-    from . import workspace_glue
+            from . import workspace_glue
 
-    dataset_id = state.dataset_param() or ""
-    try:
-        ws = workspace_glue.workspace()
-        info, files = workspace_glue.open_dataset(ws, dataset_id)
-    except IrevalError as exc:
-        st.warning(f"The link names the saved dataset {md_escape(dataset_id)}, which cannot "
-                   f"be opened: {md_escape(str(exc))}", icon=":material/link_off:")
-        return
-    state.set_source_value("saved")
-    state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
+            try:
+                ws = workspace_glue.workspace()
+                info, files = workspace_glue.open_dataset(ws, text.strip())
+            except (IrevalError, ValueError) as exc:
+                why = f"the saved dataset cannot be opened: {exc}"
+            else:
+                state.set_source_value("saved")
+                state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
+                return
+        st.session_state[_DATASET_NOT_APPLIED] = (text, why)
+    refused = st.session_state.get(_DATASET_NOT_APPLIED)
+    if refused is not None and (state.get_dataset_id() is None
+                                and state.get_source() in (None, "sample")):
+        views.not_applied(state.DATASET_PARAM, *refused)  # while the default data stands in
+
+
+_DATASET_NOT_APPLIED = "ireval.dataset.not_applied"  # (text, why) of a refused ?ds=
+_DATASET_ID = re.compile(r"[0-9a-fA-F]{8,64}")
+
+
+def _dataset_id_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a dataset id (8 to 64 hexadecimal characters), or ``None``."""
+    if _DATASET_ID.fullmatch(text.strip()):
+        return None
+    return "not a dataset id: 8 to 64 hexadecimal characters"
 
 
 def notes_key(target: Target) -> str:
@@ -355,17 +375,6 @@ def notes_panel(target: Target, *, title: str) -> None:
                         st.rerun()
 
 
-def link_box() -> None:
-    """The address of this view (page, options, selections) with a copy button."""
-    link = state.current_link()
-    if link is None:
-        return
-    with st.expander("Link to this view", icon=":material/link:"):
-        st.code(link, language=None, wrap_lines=True)
-        st.caption("Opens this page with the same options and selections. The data itself "
-                   "is not in the link.")
-
-
 def dataset_glance(dataset: Dataset | None) -> None:
     """A few lines for the sidebar: which qrels and runs are loaded."""
     st.markdown("**Dataset**")
@@ -387,17 +396,22 @@ def require_dataset() -> Dataset:
     (and :func:`page_header` says it is the sample). When nothing can be loaded, shows
     how to load data and stops the page.
     """
-    dataset = state.get_dataset()
-    if dataset is None and state.get_source() in (None, "sample"):
-        files, sample = cache.load_default()
-        dataset = state.set_loaded(files, cache.dataset_for(files), sample=sample)
+    dataset = default_dataset()
     if dataset is None:
         st.info("No data loaded yet: choose the sample data or upload qrels and runs on the "
                 "Data page.", icon=":material/info:")
         st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
-        with st.sidebar:  # app.py cannot draw after st.stop()
-            dataset_glance(None)
         st.stop()
+    return dataset
+
+
+def default_dataset() -> Dataset | None:
+    """The loaded dataset; while there is none and the sample is the source, the default
+    data (the bundled sample, or the folder of ``IREVAL_DATA_DIR``) is loaded first."""
+    dataset = state.get_dataset()
+    if dataset is None and state.get_source() in (None, "sample"):
+        files, sample = cache.load_default()
+        dataset = state.set_loaded(files, cache.dataset_for(files), sample=sample)
     return dataset
 
 
@@ -432,7 +446,7 @@ def split_choice(key: str, label: str = "Split by") -> tuple[QueryMetadata | Non
     if meta is None or not meta.columns:
         return meta, None
     choices = ["(none)", *meta.columns]
-    state.bind_view(key, "(none)", choices=choices)
+    views.bind_view(key, "(none)", choices=choices)
     column = st.selectbox(label, choices, key=key,
                           help="A column of the query metadata file (segment, intent, ...)")
     return meta, None if column == "(none)" else column
