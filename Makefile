@@ -31,6 +31,7 @@ run: $(VENV)/.runtime
 test: $(VENV)/.dev browser postgres
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
 ## browser: Debian's chromium for the browser test (installed with apt-get when root)
@@ -44,9 +45,11 @@ browser:
 postgres:
 	@bash .ci/postgres.sh
 
+## lint: ruff, mypy and the import contracts of pyproject.toml ([tool.importlinter])
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## bench: speed and memory against pytrec_eval and ranx (not part of the tests)
 bench: $(VENV)/.dev

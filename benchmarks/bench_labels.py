@@ -12,7 +12,7 @@ timed, each from a fresh start of the data:
 * ``online``: :func:`ireval_core.labels.offline_online` reusing that trend (AUC, GAUC,
   PNR per round from the model scores);
 * ``agreement``: the long label table (:meth:`Judgments.label_table`) and
-  :func:`ireval_core.agreement.rater_report` (per round: Fleiss, Krippendorff's alpha,
+  :func:`ireval_core.labels.agreement.rater_report` (per round: Fleiss, Krippendorff's alpha,
   pairwise and leave-one-out kappas, drift flags), when Part B's module is present.
 
 Target: read + trend + agreement under 5 s on this machine (2 cores). Wall time depends
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from ireval_core.labels import offline_online, read_judgments, trend
     try:
-        from ireval_core.agreement import rater_report
+        from ireval_core.labels.agreement import rater_report
     except ImportError:  # Part B's module not there: agreement is not timed
         rater_report = None
 
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     total_wall = total_cpu = 0.0
     for stage in stages:
         if not wall[stage]:
-            print(f"| {stage} | n/a (ireval_core.agreement missing) | | 0 |")
+            print(f"| {stage} | n/a (ireval_core.labels.agreement missing) | | 0 |")
             continue
         w, c = statistics.median(wall[stage]), statistics.median(cpu[stage])
         if stage != "online":

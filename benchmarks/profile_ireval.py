@@ -71,8 +71,8 @@ def _instrument() -> None:
         _wrap(IO, name)
     _wrap(IO, "_read_table", "_read_table (pyarrow csv)")
     for name in ("_encode_sorted", "_compact", "_check_unique", "ranking_order",
-                 "_order_ties", "_offsets", "_string_numpy", "dictionary_codes", "_lookup",
-                 "_doc_code_map", "_pick_segments"):
+                 "_order_ties", "_offsets", "_string_numpy", "dictionary_codes", "id_positions",
+                 "doc_code_map", "pick_segments"):
         _wrap(D, name)
     _wrap(D.Qrels, "from_arrays", "Qrels.from_arrays")
     _wrap(D.Run, "from_arrays", "Run.from_arrays")

@@ -18,9 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ireval_core.agreement import RaterReport, rater_report
 from ireval_core.errors import FormatError
-from ireval_core.gsb import GsbJudgments, gsb_by_round, read_gsb
 from ireval_core.labels import (
     Judgments,
     LabelMap,
@@ -33,6 +31,8 @@ from ireval_core.labels import (
     read_judgments,
     trend,
 )
+from ireval_core.labels.agreement import RaterReport, rater_report
+from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
 
 from .cache import without_traceback
 from .shared_cache import shared
@@ -148,7 +148,7 @@ def offline_online_cached(key: str, _j: Judgments, k: int, gain: str,
 
 @shared(copy=True, show_spinner="Measuring the raters' agreement…")
 def raters_cached(key: str, _j: Judgments, combine: str) -> RaterReport:
-    """:func:`ireval_core.agreement.rater_report` of every round, cached."""
+    """:func:`ireval_core.labels.agreement.rater_report` of every round, cached."""
     return rater_report(_j.label_table(), combine=combine)  # type: ignore[arg-type]
 
 
@@ -176,5 +176,5 @@ def plan_cached(key: str, _j: Judgments, round_: str, delta: float, k: int, gain
 
 @shared(copy=True)
 def gsb_cached(key: str, _g: GsbJudgments) -> object:
-    """:func:`ireval_core.gsb.gsb_by_round`, cached."""
+    """:func:`ireval_core.labels.gsb.gsb_by_round`, cached."""
     return gsb_by_round(_g)

@@ -14,8 +14,8 @@ from typing import cast
 
 import streamlit as st
 
-from ireval_core.gsb import GsbJudgments
 from ireval_core.labels import Judgments
+from ireval_core.labels.gsb import GsbJudgments
 
 from . import labels_glue, views
 from .keys import labeling

@@ -93,7 +93,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     """The rows of ``labels`` (NaN = empty cell) and the definition lines."""
     alpha_of: Callable[..., float] | None
     try:
-        from .agreement import krippendorff_alpha as alpha_of
+        from .labels.agreement import krippendorff_alpha as alpha_of
     except ImportError:  # pragma: no cover - the agreement module ships with the package
         alpha_of = None
     from .labels import offline_online, read_judgments, trend
@@ -141,7 +141,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
 def gsb_rows(files: Sequence[str], *, confidence_level: float = 0.95
              ) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``gsb`` and its definition line."""
-    from .gsb import gsb_by_round, read_gsb
+    from .labels.gsb import gsb_by_round, read_gsb
 
     table = gsb_by_round(read_gsb(list(files)), confidence_level=confidence_level)
     notes = [str(table.attrs.get("definition", ""))] if table.attrs.get("definition") else []

@@ -30,6 +30,7 @@ from .escape import csv_cell
 from .evaluate import Evaluation, evaluate
 from .measures import Measure, parse_measures
 from .options import EvalOptions
+from .params import OPEN_UNIT, POSITIVE, Options, check, validate_params
 from .stats import (
     ALTERNATIVES,
     PairComparison,
@@ -102,9 +103,7 @@ def compare_evaluation(res: Evaluation, measures: Sequence[Measure | str] | None
     if len(systems) < 2:
         raise invalid_parameter("systems", "compare_evaluation", "at least two runs", systems)
     scores = {str(m): aligned_scores(res, m, systems)[1] for m in specs}
-    if alternative not in ALTERNATIVES:
-        raise invalid_parameter("alternative", "compare_evaluation",
-                                f"one of {', '.join(map(repr, ALTERNATIVES))}", alternative)
+    check(alternative, "alternative", "compare_evaluation", Options(ALTERNATIVES))
     # a test needs two queries: measures with fewer shared queries get records without one
     testable = {m: v for m, v in scores.items() if len(next(iter(v.values()))) >= 2}
     tested = compare_measures(testable, baseline=baseline, tests=tuple(tests),
@@ -253,6 +252,7 @@ def _num(x: float) -> str:
     return f"{x:.2f}" if abs(x) >= 0.005 or x == 0 else f"{x:.4f}"
 
 
+@validate_params({"alpha": OPEN_UNIT})
 def verdicts(records: Sequence[PairComparison], *, alpha: float) -> list[Verdict]:
     """One :class:`Verdict` per (pair, measure), in record order.
 
@@ -261,8 +261,6 @@ def verdicts(records: Sequence[PairComparison], *, alpha: float) -> list[Verdict
     Fewer than :data:`MIN_QUERIES` compared queries, all differences zero, or an
     undefined p-value give ``"cannot tell"`` instead of a verdict.
     """
-    if not 0.0 < alpha < 1.0:
-        raise invalid_parameter("alpha", "verdicts", "a float in (0, 1)", alpha)
     groups: dict[tuple[str, str, str], list[PairComparison]] = {}
     for c in records:
         groups.setdefault((c.system_a, c.system_b, str(c.measure)), []).append(c)
@@ -355,8 +353,8 @@ def plan_next_round(differences: np.ndarray, delta: float, *, measure: str | Mea
     ``differences`` are per-query B − A values; their spread is assumed for the
     next round. See :class:`Planning` for the fields and the undefined cases.
     """
-    if not (isinstance(delta, int | float) and delta > 0):
-        raise invalid_parameter("delta", "plan_next_round", "a number > 0", delta)
+    delta = check(delta, "delta", "plan_next_round", POSITIVE,
+                  error=ValueError)
     d = np.asarray(differences, dtype=float)
     n = len(d)
     sd = float(np.std(d, ddof=1)) if n >= 2 else float("nan")

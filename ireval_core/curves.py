@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .data import JoinCache, Qrels, Ranked, Run, _freeze, join
+from .data import JoinCache, Qrels, Ranked, Run, freeze_arrays, join
 from .measures._segments import safe_div, seg_cumcount
-from .measures.binary import ELEVEN_POINTS, _iprec_levels
+from .measures.binary import ELEVEN_POINTS, iprec_levels
 from .measures.pairwise import auc_counts, tie_groups
 from .measures.registry import Measure
 from .options import EvalOptions
@@ -86,7 +86,7 @@ def interpolated_pr(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
     The mean is over every query of ``r`` (a query with R = 0 scores 0, as in
     trec_eval 9.0.8, whose rounding is used; see :func:`~.measures.binary.iprec`).
     """
-    levels = _iprec_levels(r, Measure("11pt"), EvalOptions(rel_level=float(rel_level)),
+    levels = iprec_levels(r, Measure("11pt"), EvalOptions(rel_level=float(rel_level)),
                            ELEVEN_POINTS)
     precision = levels.mean(axis=0) if r.n_queries else np.full(len(ELEVEN_POINTS), np.nan)
     return pd.DataFrame({"recall": ELEVEN_POINTS.copy(), "precision": precision})
@@ -354,7 +354,7 @@ document to rank below them
         r = joins.ranked(qrels, run, options)
     else:
         r = join(qrels, run, options=options)
-        _freeze(r)  # kept by the result: shared, so read-only
+        freeze_arrays(r)  # kept by the result: shared, so read-only
     stage(f"curves of {run.name}")
     pooled = _pooled(r, rel, kept=True)  # one sort by score for the ROC and its AUC
     roc = _pooled_roc(*pooled)

@@ -226,7 +226,7 @@ def _string_numpy(dictionary: pa.Array) -> np.ndarray:
     return np.asarray(dictionary.to_pylist(), dtype=object)
 
 
-def _freeze(obj: object) -> None:
+def freeze_arrays(obj: object) -> None:
     """Make every numpy array field of ``obj`` read-only.
 
     Qrels and runs are shared between sessions of the app (and between callers of the
@@ -255,7 +255,7 @@ class Qrels:
     warnings: tuple[DataWarning, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _freeze(self)
+        freeze_arrays(self)
 
     @classmethod
     def from_arrays(cls, query_ids: object, doc_ids: object, grades: object, *,
@@ -318,7 +318,7 @@ class Run:
     warnings: tuple[DataWarning, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _freeze(self)
+        freeze_arrays(self)
 
     @classmethod
     def from_arrays(cls, query_ids: object, doc_ids: object, scores: object, *,
@@ -549,7 +549,7 @@ class Ranked:
                            minlength=self.n_queries)
 
 
-def _pick_segments(offsets: np.ndarray, groups: np.ndarray,
+def pick_segments(offsets: np.ndarray, groups: np.ndarray,
                    depth: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Row indices of the CSR segments ``groups`` (each cut to ``depth``), and new offsets.
 
@@ -603,8 +603,8 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     nq = len(queries)
 
     # query codes of the evaluated queries in the run and in the qrels (-1 = absent)
-    run_q = _lookup(run.query_ids, queries)
-    qrels_q = _lookup(qrels.query_ids, queries)
+    run_q = id_positions(run.query_ids, queries)
+    qrels_q = id_positions(qrels.query_ids, queries)
 
     # ranked entries of the evaluated queries, in ranking order
     in_run = run_q >= 0
@@ -613,7 +613,7 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     if whole:  # every run row, in order (all its queries, no depth cut): no gathers
         rows, offsets, qidx = np.arange(0), run.offsets.copy(), run.qcode
     else:
-        rows, offsets = _pick_segments(run.offsets, np.where(in_run, run_q, 0), depth)
+        rows, offsets = pick_segments(run.offsets, np.where(in_run, run_q, 0), depth)
         if not in_run.all():  # absent queries: empty segments
             lengths = np.where(in_run, np.diff(offsets), 0)
             keep = np.repeat(in_run, np.diff(offsets))
@@ -624,14 +624,14 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
 
     # qrels entries of the evaluated queries
     in_qrels = qrels_q >= 0
-    qrows, _ = _pick_segments(qrels.offsets, np.where(in_qrels, qrels_q, 0))
+    qrows, _ = pick_segments(qrels.offsets, np.where(in_qrels, qrels_q, 0))
     qlen = np.where(in_qrels, np.diff(qrels.offsets)[np.where(in_qrels, qrels_q, 0)], 0)
     qkeep = np.repeat(in_qrels, np.diff(qrels.offsets)[np.where(in_qrels, qrels_q, 0)])
     qrows = qrows[qkeep]
     qqidx = np.repeat(np.arange(nq, dtype=np.int64), qlen)
 
     # grade of every ranked document: look (query, doc) up among the qrels rows
-    doc_map = _run_doc_map(qrels, run)  # run dcode -> qrels dcode or -1
+    doc_map = run_doc_map(qrels, run)  # run dcode -> qrels dcode or -1
     rdoc = doc_map[run.dcode if whole else run.dcode[rows]]
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
@@ -716,14 +716,14 @@ def _positions(offsets: np.ndarray, n: int) -> np.ndarray:
     return np.cumsum(pos, dtype=np.int32)
 
 
-def _lookup(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+def id_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     """Index of each needle in the sorted string array ``haystack``, -1 when absent."""
     idx = pc.index_in(string_array(needles.astype(str)),
                       value_set=string_array(haystack.astype(str)))
     return _indices(idx)
 
 
-def _doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
+def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
     """For each run document code, the qrels document code (or -1 when never judged).
 
     When both id arrays are in byte order (as :func:`_doc_codes` leaves ids that fit
@@ -735,13 +735,14 @@ def _doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
         keys = byte_order_keys(pa.chunked_array([run_docs, qrels_docs]))
         if keys is not None:  # one key per id, consistent across the two arrays
             run_keys, qrels_keys = keys[: len(run_docs)], keys[len(run_docs):]
-            if _increasing(run_keys) and _increasing(qrels_keys):
+            if strictly_increasing(run_keys) and strictly_increasing(qrels_keys):
                 at = np.minimum(np.searchsorted(qrels_keys, run_keys), len(qrels_keys) - 1)
                 return np.where(qrels_keys[at] == run_keys, at, -1)
     return _indices(pc.index_in(run_docs, value_set=qrels_docs))
 
 
-def _increasing(keys: np.ndarray) -> bool:
+def strictly_increasing(keys: np.ndarray) -> bool:
+    """Whether ``keys`` is sorted with no repeat (so ``searchsorted`` finds each once)."""
     return bool((keys[1:] > keys[:-1]).all())
 
 
@@ -753,13 +754,13 @@ _DOC_MAPS: weakref.WeakKeyDictionary[Run, tuple[weakref.ref[Qrels], np.ndarray]]
 _DOC_MAPS_LOCK = threading.Lock()
 
 
-def _run_doc_map(qrels: Qrels, run: Run) -> np.ndarray:
-    """``_doc_code_map(run.doc_ids, qrels.doc_ids)``, remembered for the run's last qrels."""
+def run_doc_map(qrels: Qrels, run: Run) -> np.ndarray:
+    """``doc_code_map(run.doc_ids, qrels.doc_ids)``, remembered for the run's last qrels."""
     with _DOC_MAPS_LOCK:
         hit = _DOC_MAPS.get(run)
     if hit is not None and hit[0]() is qrels:
         return hit[1]
-    doc_map = _doc_code_map(run.doc_ids, qrels.doc_ids)
+    doc_map = doc_code_map(run.doc_ids, qrels.doc_ids)
     doc_map.setflags(write=False)
     with _DOC_MAPS_LOCK:
         _DOC_MAPS[run] = (weakref.ref(qrels), doc_map)
@@ -822,7 +823,7 @@ class JoinCache:
             running.wait()  # then look again (it failed if the entry is not there)
         try:
             ranked = join(qrels, run, options=options)
-            _freeze(ranked)
+            freeze_arrays(ranked)
             with self._lock:
                 self.misses += 1
                 self._entries[key] = (weakref.ref(qrels), weakref.ref(run), ranked)

@@ -46,6 +46,7 @@ import pandas as pd
 from .data import JoinCache, Qrels, Ranked, Run, join
 from .errors import DataWarning
 from .options import EvalOptions
+from .params import InstanceOf, check
 
 if TYPE_CHECKING:
     from .evaluate import Evaluation, MeasureCache
@@ -147,9 +148,7 @@ class Dataset:
                                                  compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.qrels, Qrels):
-            raise TypeError(f"The 'qrels' parameter of Dataset must be a Qrels. "
-                            f"Got {type(self.qrels).__name__} instead.")
+        check(self.qrels, "qrels", "Dataset", InstanceOf(Qrels))
         runs = tuple(self.runs)
         for r in runs:
             if not isinstance(r, Run):

@@ -26,6 +26,7 @@ from .data import JoinCache, Qrels, Ranked, Run, join, join_key
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
 from .options import EvalOptions
+from .params import OPEN_UNIT, InstanceOf, check
 from .progress import stage
 
 if TYPE_CHECKING:
@@ -99,8 +100,10 @@ class Evaluation:
         """
         import pandas as pd
 
-        from .stats import mean_ci  # scipy: imported only when intervals are asked for
+        # the kernels of stats.mean_ci(method="t"): scipy only when intervals are asked for
+        from .intervals import t_interval, t_kernel
 
+        level = check(confidence_level, "confidence_level", "Evaluation.intervals", OPEN_UNIT)
         cols = [str(m) for m in self.measures]
         low = pd.DataFrame(np.nan, index=pd.Index(self.systems, name="system"), columns=cols)
         high = low.copy()
@@ -114,9 +117,10 @@ class Evaluation:
                 v = self.values[(s, str(m))]
                 v = v[~np.isnan(v)]
                 if v.size >= 2:
-                    ci = mean_ci(v, confidence_level=confidence_level, method="t")
-                    low.loc[s, str(m)] = min(max(ci.low, lo_b), hi_b)
-                    high.loc[s, str(m)] = min(max(ci.high, lo_b), hi_b)
+                    mean, se, _, df = t_kernel(v[:, None])
+                    ci_low, ci_high = t_interval(mean, se, df, level, "two-sided")
+                    low.loc[s, str(m)] = min(max(float(ci_low[0]), lo_b), hi_b)
+                    high.loc[s, str(m)] = min(max(float(ci_high[0]), lo_b), hi_b)
         return low, high
 
     def paired(self, measure: str | Measure, a: str, b: str) -> tuple[np.ndarray, np.ndarray,
@@ -174,9 +178,7 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
         arrays are read-only: an evaluation can be shared (cached) safely.
     """
     options = EvalOptions() if options is None else options
-    if not isinstance(options, EvalOptions):
-        raise invalid_parameter("options", "evaluate", "an EvalOptions", options,
-                                error=TypeError)
+    check(options, "options", "evaluate", InstanceOf(EvalOptions))
     if isinstance(runs, Run):
         runs = [runs]
     runs = list(runs)

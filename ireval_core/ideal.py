@@ -15,12 +15,14 @@ example computed by the library itself (:func:`toy_example`).
 
 from __future__ import annotations
 
+from numbers import Real
+
 import pandas as pd
 
 from .data import Qrels, Run
-from .errors import invalid_parameter
 from .evaluate import Evaluation, evaluate
 from .measures import parse_measure
+from .params import Interval, validate_params
 
 __all__ = ["RECALL_GAP", "TOY_QRELS", "TOY_RUN", "ideal_measures", "ideal_pairs",
            "recall_flags", "toy_example"]
@@ -45,6 +47,7 @@ RECALL_GAP = 0.3
 """A query is flagged when nDCG(ideal=run)@k exceeds nDCG@k by at least this much."""
 
 
+@validate_params({"gap": Interval(Real, 0, 1, closed="right")})
 def recall_flags(res: Evaluation, k: int, *, gap: float = RECALL_GAP) -> pd.DataFrame:
     """Queries whose candidates miss relevant documents: the recall check of seed 003.
 
@@ -54,8 +57,6 @@ def recall_flags(res: Evaluation, k: int, *, gap: float = RECALL_GAP) -> pd.Data
     (see :func:`ideal_measures`). Columns ``system, query, ndcg_run_ideal, ndcg, gap``,
     largest gap first.
     """
-    if not 0.0 < gap <= 1.0:
-        raise invalid_parameter("gap", "recall_flags", "a float in (0, 1]", gap)
     pairs = ideal_pairs(res, k)
     out = pd.DataFrame({"system": pairs["system"], "query": pairs["query"],
                         "ndcg_run_ideal": pairs["x"], "ndcg": pairs["y"],

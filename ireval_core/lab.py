@@ -43,7 +43,9 @@ from .data import Qrels, Run
 from .errors import FormatError, invalid_parameter
 from .evaluate import evaluate
 from .measures import Measure, parse_measure
-from .options import EvalOptions
+from .measures.gain import discounts, err_reach, err_stop, gains, rbp_weights
+from .options import EvalOptions, options_or_default
+from .params import FINITE, InstanceOf, Options, any_of, check
 from .queries import judgments, ranking
 
 if TYPE_CHECKING:
@@ -133,6 +135,9 @@ class LabList:
 def _invalid(param: str, constraint: str, got: object, function: str = "explain",
              error: type[Exception] = ValueError) -> Exception:
     return invalid_parameter(param, function, constraint, got, error=error)
+
+
+_TOP_GRADE = any_of(None, FINITE)
 
 
 def _as_grades(values: object, param: str, *, allow_nan: bool) -> np.ndarray:
@@ -541,7 +546,7 @@ def _explain_rbp(c: _Ctx) -> _Parts:
     rank, g, _ = c.top()
     rel = c.relevant(g)
     p = c.m.number("p")
-    weight = np.power(p, rank - 1.0)
+    weight = rbp_weights(rank, p)
     contribution = (1.0 - p) * np.where(rel, weight, 0.0)
     steps = _frame(rank=rank, grade=g, relevant=rel, discount=weight,
                    contribution=contribution, running=_running(contribution))
@@ -557,23 +562,9 @@ def _explain_rbp(c: _Ctx) -> _Parts:
 # ----------------------------------------------------------------- graded measures
 
 
-def _gain(grade: np.ndarray, spec: str) -> np.ndarray:
-    """Gain of each grade: linear g, exp 2^g − 1, or a ``{grade:gain}`` map; none below 0."""
-    g = np.maximum(np.nan_to_num(grade, nan=0.0), 0.0)
-    if spec == "linear":
-        return g
-    if spec == "exp":
-        return np.power(2.0, g) - 1.0
-    table = {float(a): float(b) for a, b in (item.split(":") for item in spec[1:-1].split(","))}
-    return np.array([table.get(float(x), 0.0) if x > 0 else 0.0 for x in g], dtype=np.float64)
-
-
-def _discount(rank: np.ndarray, spec: str) -> np.ndarray:
-    r = rank.astype(np.float64)
-    if spec == "jk":
-        return np.array([1.0 if i <= 1 else 1.0 / math.log2(i) for i in r], dtype=np.float64)
-    return 1.0 / np.log2(r + 1.0)
-
+# Gains, discounts, ERR's stop and reach probabilities and RBP's weights are the measures'
+# own (ireval_core.measures.gain): a number shown in a step is the number the kernel
+# adds up, by construction.
 
 _GAIN_WORDS = {"linear": "gain = grade", "exp": "gain = 2^grade − 1"}
 _GAIN_TEX = {"linear": r"g_i", "exp": r"(2^{g_i} - 1)"}
@@ -587,8 +578,8 @@ def _gain_words(spec: str) -> str:
 
 
 def _dcg_table(c: _Ctx, rank: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    gain = _gain(g, str(c.m.get("gain")))
-    return gain, _discount(rank, str(c.m.get("discount")))
+    gain = gains(g, str(c.m.get("gain")))
+    return gain, discounts(rank, str(c.m.get("discount")))
 
 
 def _dcg_terms(gain: np.ndarray, discount: np.ndarray, rank: np.ndarray, spec: str) -> str:
@@ -607,7 +598,7 @@ def _dcg_terms(gain: np.ndarray, discount: np.ndarray, rank: np.ndarray, spec: s
 
 def _explain_cg(c: _Ctx) -> _Parts:
     rank, g, _ = c.top()
-    gain = _gain(g, str(c.m.get("gain")))
+    gain = gains(g, str(c.m.get("gain")))
     steps = _frame(rank=rank, grade=g, gain=gain, contribution=gain, running=_running(gain))
     value = float(gain.sum())
     nonzero = [_tex(x) for x in gain if x != 0]
@@ -645,12 +636,12 @@ def _explain_ndcg(c: _Ctx) -> _Parts:
     dcg = float(term.sum())
     from_run = c.m.get("ideal") == "run"
     pool = c.grade if from_run else c.judged
-    pool_gain = _gain(pool, str(c.m.get("gain")))
+    pool_gain = gains(pool, str(c.m.get("gain")))
     order = np.lexsort((-np.nan_to_num(pool, nan=-np.inf), -pool_gain))
     n_ideal = len(pool) if c.k is None else min(c.k, len(pool))
     ideal_rank = np.arange(1, n_ideal + 1, dtype=np.int64)
     ideal_gain = pool_gain[order][:n_ideal]
-    ideal_discount = _discount(ideal_rank, str(c.m.get("discount")))
+    ideal_discount = discounts(ideal_rank, str(c.m.get("discount")))
     ideal_term = ideal_gain * ideal_discount
     idcg = float(ideal_term.sum())
     ideal = _frame(rank=ideal_rank, grade=pool[order][:n_ideal], gain=ideal_gain,
@@ -703,9 +694,9 @@ def _explain_err(c: _Ctx) -> _Parts:
     else:
         scale = [0.0, *c.judged.tolist()] + ([] if c.top_grade is None else [c.top_grade])
         gmax = max(scale)
-    clipped = np.clip(np.nan_to_num(g, nan=0.0), 0.0, gmax)
-    stop = (np.power(2.0, clipped) - 1.0) / 2.0**gmax
-    reach = np.cumprod(np.concatenate(([1.0], 1.0 - stop)))[: len(stop)]
+    stop = err_stop(g, gmax)
+    reach = err_reach(stop, np.zeros(len(stop), dtype=np.int64),
+                      np.array([0, len(stop)], dtype=np.int64))
     discount = 1.0 / rank if len(rank) else np.zeros(0)
     contribution = reach * stop * discount
     steps = _frame(rank=rank, grade=g, stop=stop, reach=reach, discount=discount,
@@ -819,14 +810,6 @@ EXPLAINED_FAMILIES: tuple[str, ...] = tuple(_EXPLAINERS)
 # ----------------------------------------------------------------------------- explain
 
 
-def _check_options(options: object, function: str) -> EvalOptions:
-    if options is None:
-        return EvalOptions()
-    if not isinstance(options, EvalOptions):
-        raise _invalid("options", "an EvalOptions", options, function, TypeError)
-    return options
-
-
 def explain(grades: Sequence[float] | np.ndarray, measure: str | Measure, *,
             unretrieved: Sequence[float] | np.ndarray = (),
             options: EvalOptions | None = None,
@@ -884,7 +867,7 @@ def explain(grades: Sequence[float] | np.ndarray, measure: str | Measure, *,
     >>> ex.steps.columns.tolist()
     ['rank', 'grade', 'gain', 'discount', 'dcg', 'contribution', 'running']
     """
-    options = _check_options(options, "explain")
+    options = options_or_default(options, "explain")
     m = parse_measure(measure) if isinstance(measure, str | Measure) else None
     if m is None:
         raise _invalid("measure", "a measure spec (str or Measure)", measure, error=TypeError)
@@ -900,10 +883,7 @@ def explain(grades: Sequence[float] | np.ndarray, measure: str | Measure, *,
         if len(s_full) != len(g_full) or (np.diff(s_full) > 0).any():
             raise _invalid("scores", f"{len(g_full)} non-increasing finite scores (one per "
                            "grade)", scores)
-    if top_grade is not None and (isinstance(top_grade, bool)
-                                  or not isinstance(top_grade, int | float)
-                                  or not math.isfinite(top_grade)):
-        raise _invalid("top_grade", "None or a finite number", top_grade)
+    top_grade = check(top_grade, "top_grade", "explain", _TOP_GRADE)
 
     # the number: the real kernel on in-memory qrels and run
     qrels, run = _lab_data([(g_full, unret, s_full)], [_QUERY], top_grade=top_grade)
@@ -1093,10 +1073,8 @@ def preset(key: str) -> Preset:
     >>> preset("seed000-ap").measure
     'AP'
     """
-    for p in PRESETS:
-        if p.key == key:
-            return p
-    raise _invalid("key", "one of " + ", ".join(repr(p.key) for p in PRESETS), key, "preset")
+    check(key, "key", "preset", Options(tuple(p.key for p in PRESETS)))
+    return next(p for p in PRESETS if p.key == key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1200,9 +1178,8 @@ def run_preset(item: Preset | str, *, options: EvalOptions | None = None) -> Pre
     (35.0, 0.0176)
     """
     p = preset(item) if isinstance(item, str) else item
-    if not isinstance(p, Preset):
-        raise _invalid("item", "a Preset or a preset key", item, "run_preset", TypeError)
-    options = _check_options(options, "run_preset")
+    check(p, "item", "run_preset", InstanceOf(Preset, "a Preset or a preset key"))
+    options = options_or_default(options, "run_preset")
     if p.kind == "significance":
         return _run_significance(p)
     explanations = tuple(explain(q.grades, p.measure, unretrieved=q.unretrieved,

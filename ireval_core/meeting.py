@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 from . import __version__
@@ -45,6 +46,7 @@ from .evaluate import Evaluation, evaluate
 from .ideal import ideal_measures, recall_flags
 from .measures import parse_measures
 from .options import EvalOptions
+from .params import Interval, check
 from .report import SignificanceTable, table_from_records
 from .tables import MetricsTable, metrics_table
 
@@ -169,12 +171,12 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
     """
     if not runs:
         raise invalid_parameter("runs", "meeting_report", "at least one run", list(runs))
-    if recall_k < 1:
-        raise invalid_parameter("recall_k", "meeting_report", "an int >= 1", recall_k)
+    recall_k = check(recall_k, "recall_k", "meeting_report",
+                     Interval(Integral, 1, None, closed="left"))
     options = EvalOptions() if options is None else options
     specs = [str(m) for m in parse_measures(list(measures))]
-    check = list(ideal_measures(recall_k, 100)[:3])
-    res = evaluate(qrels, runs, list(dict.fromkeys(specs + check)), options=options)
+    recall_specs = list(ideal_measures(recall_k, 100)[:3])
+    res = evaluate(qrels, runs, list(dict.fromkeys(specs + recall_specs)), options=options)
     table = metrics_table(res)
     systems = [r.name for r in runs]
     records = (compare_evaluation(res, specs, systems=systems, tests=(test,),

@@ -26,15 +26,25 @@ ValueError: The 'depth' parameter of EvalOptions must be an int >= 1 or None. Go
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from .errors import invalid_parameter
+from .errors import shorten
+from .params import (
+    FINITE,
+    POSITIVE_INT,
+    Boolean,
+    Constraint,
+    InstanceOf,
+    Options,
+    any_of,
+    check,
+    parse,
+)
 
-__all__ = ["IDCG_ZERO_POLICIES", "OPTION_HELP", "EvalOptions", "IdcgZero", "add_arguments",
-           "from_arguments"]
+__all__ = ["IDCG_ZERO_POLICIES", "OPTION_CONSTRAINTS", "OPTION_HELP", "EvalOptions", "IdcgZero",
+           "add_arguments", "from_arguments"]
 
 IdcgZero = Literal["zero", "drop"]
 IDCG_ZERO_POLICIES: tuple[IdcgZero, ...] = ("zero", "drop")
@@ -61,13 +71,36 @@ _PARAM = {"complete": "complete", "rel_level": "rel", "depth": "depth",
           "judged_only": "judged", "idcg_zero": "idcg"}
 
 
+def options_or_default(options: object, function: str) -> EvalOptions:
+    """``options``, or the default :class:`EvalOptions` for ``None``; anything else raises
+    ``TypeError`` naming the parameter ``options`` of ``function``.
+
+    >>> options_or_default(None, "trend") == EvalOptions()
+    True
+    >>> options_or_default({}, "f")
+    Traceback (most recent call last):
+    ...
+    TypeError: The 'options' parameter of f must be None or an EvalOptions. Got {} instead.
+    """
+    if options is None:
+        return EvalOptions()
+    return check(options, "options", function, _OPTIONS)
+
+
 def _level(x: float) -> str:
     """A level as written by people: ``2`` for 2.0, else the shortest exact form."""
     return str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
 
 
-def _invalid(param: str, constraint: str, got: object) -> ValueError:
-    return invalid_parameter(param, "EvalOptions", constraint, got)
+OPTION_CONSTRAINTS: dict[str, Constraint] = {
+    "complete": Boolean(),
+    "rel_level": FINITE,
+    "depth": any_of(POSITIVE_INT, None),
+    "judged_only": Boolean(),
+    "idcg_zero": Options(IDCG_ZERO_POLICIES),
+}
+"""What each field must be: checked by :class:`EvalOptions`, read from URLs with
+:func:`ireval_core.params.parse`."""
 
 
 @dataclass(frozen=True)
@@ -101,20 +134,12 @@ class EvalOptions:
     idcg_zero: IdcgZero = "zero"
 
     def __post_init__(self) -> None:
-        for name in ("complete", "judged_only"):
-            if not isinstance(getattr(self, name), bool):
-                raise _invalid(name, "a bool", getattr(self, name))
-        level = self.rel_level
-        if isinstance(level, bool) or not isinstance(level, int | float) or not math.isfinite(
-                level):
-            raise _invalid("rel_level", "a finite number", level)
-        object.__setattr__(self, "rel_level", float(level))
-        depth = self.depth
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
-                                  or depth < 1):
-            raise _invalid("depth", "an int >= 1 or None", depth)
-        if self.idcg_zero not in IDCG_ZERO_POLICIES:
-            raise _invalid("idcg_zero", "'zero' or 'drop'", self.idcg_zero)
+        # ValueError for every bad field, even of the wrong type: options come from
+        # widgets, URLs and the command line, where a type is a value like another
+        for name, constraint in OPTION_CONSTRAINTS.items():
+            value = check(getattr(self, name), name, "EvalOptions", constraint,
+                          error=ValueError)
+            object.__setattr__(self, name, value)  # rel_level a float, depth an int
 
     # ------------------------------------------------------------------------- in words
 
@@ -189,9 +214,13 @@ class EvalOptions:
         default and is named in ``problems``, so a broken link never changes a number
         silently.
 
-        >>> options, problems = EvalOptions.from_query_params({"rel": "x", "depth": "50"})
+        Each value is read with :func:`ireval_core.params.parse` against the field's
+        constraint (:data:`OPTION_CONSTRAINTS`); ``depth=0`` also means the whole ranking.
+
+        >>> options, problems = EvalOptions.from_query_params(
+        ...     {"rel": "x", "depth": "50", "judged": "1e400"})
         >>> options.depth, options.rel_level, problems
-        (50, 1.0, ["rel='x': expected a finite number"])
+        (50, 1.0, ["rel='x': expected a finite number", "judged='1e400': expected a bool"])
         """
         values: dict[str, Any] = {}
         problems: list[str] = []
@@ -200,45 +229,17 @@ class EvalOptions:
             if raw is None:
                 continue
             text = (raw[-1] if isinstance(raw, list) and raw else str(raw)).strip()
-            try:
-                value = _parse_param(f.name, text)
-                one: dict[str, Any] = {f.name: value}
-                cls(**one)  # validates this one field
-            except ValueError as exc:
-                problems.append(f"{_PARAM[f.name]}={text!r}: {_reason(exc)}")
-            else:
+            constraint = OPTION_CONSTRAINTS[f.name]
+            value, problem = parse("" if f.name == "depth" and text == "0" else text,
+                                   constraint)
+            if problem is None:
                 values[f.name] = value
+            else:
+                problems.append(f"{_PARAM[f.name]}={shorten(text, 40)!r}: expected {constraint}")
         return cls(**values), problems
 
 
-def _reason(exc: ValueError) -> str:
-    text = str(exc)
-    if " must be " in text and ". Got " in text:
-        return "expected " + text.split(" must be ", 1)[1].split(". Got ", 1)[0]
-    return text
-
-
-def _parse_param(name: str, text: str) -> object:
-    if name in ("complete", "judged_only"):
-        if text.lower() in ("1", "true", "yes", "on"):
-            return True
-        if text.lower() in ("0", "false", "no", "off"):
-            return False
-        raise _invalid(name, "a bool (1 or 0)", text)
-    if name == "rel_level":
-        try:
-            level = float(text)
-        except ValueError:
-            raise _invalid(name, "a finite number", text) from None
-        return int(level) if level.is_integer() and abs(level) < 2**53 else level
-    if name == "depth":
-        if text in ("", "0", "none"):
-            return None
-        try:
-            return int(text)
-        except ValueError:
-            raise _invalid(name, "an int >= 1 or None", text) from None
-    return text
+_OPTIONS = any_of(None, InstanceOf(EvalOptions, "an EvalOptions"))
 
 
 # ----------------------------------------------------------------------------- command line

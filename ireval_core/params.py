@@ -51,6 +51,11 @@ import numpy as np
 from .errors import invalid_parameter, shorten
 
 __all__ = [
+    "FINITE",
+    "OPEN_UNIT",
+    "POSITIVE",
+    "POSITIVE_INT",
+    "SEED",
     "Boolean",
     "Constraint",
     "InstanceOf",
@@ -258,6 +263,8 @@ class Options(Constraint):
     "one of 'two-sided', 'greater', 'less'"
     >>> Options({"holm", "bh"}).is_satisfied_by("bh"), Options({"a"}).is_satisfied_by(["a"])
     (True, False)
+    >>> str(any_of(None, Options(("segment",))))
+    "None or 'segment'"
     """
 
     __slots__ = ("values",)
@@ -274,6 +281,8 @@ class Options(Constraint):
         return any(isinstance(value, type(v)) and v == value for v in self.values)
 
     def __str__(self) -> str:
+        if len(self.values) == 1:
+            return repr(self.values[0])
         return "one of " + ", ".join(map(repr, self.values))
 
     def __repr__(self) -> str:
@@ -580,3 +589,18 @@ def parse(text: str, constraint: ConstraintLike) -> tuple[Any, str | None]:
     if problem is not None:
         return None, problem
     return value, None
+
+
+# ------------------------------------------------------------------ common constraints
+# The ones many functions share, so that they read the same everywhere.
+
+POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+"""An int >= 1: a cutoff ``k``, a depth, a number of resamples."""
+SEED = Interval(Integral, 0, None, closed="left")
+"""An int >= 0: a random seed."""
+OPEN_UNIT = Interval(Real, 0, 1, closed="neither")
+"""A number strictly between 0 and 1: a confidence level, ``alpha``, a power."""
+POSITIVE = Interval(Real, 0, None, closed="neither")
+"""A finite number > 0: a difference to detect, a standard deviation."""
+FINITE = Interval(Real, None, None, closed="neither")
+"""A finite number: a relevance level."""

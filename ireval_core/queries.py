@@ -27,15 +27,16 @@ here loops over queries.
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from .data import Qrels, Run
-from .errors import invalid_parameter
 from .evaluate import Evaluation
 from .options import EvalOptions
+from .params import Interval, check
 
 __all__ = ["RANKING_COLUMNS", "grade_text", "judged_counts", "judgments", "missed_relevant",
            "query_differences", "ranking", "side_by_side", "wins_ties_losses"]
@@ -87,8 +88,8 @@ def ranking(qrels: Qrels, run: Run, query_id: str, *, options: EvalOptions | Non
         document is not in the qrels of this query).
     """
     options = EvalOptions() if options is None else options
-    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-        raise invalid_parameter("top", "ranking", "an int >= 1 or None", top)
+    top = check(top, "top", "ranking", (Interval(Integral, 1, None, closed="left"), None),
+                error=ValueError)
     rows = _segment(run.query_ids, run.offsets, query_id)
     if options.depth is not None:
         rows = slice(rows.start, min(rows.stop, rows.start + options.depth))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -30,10 +31,13 @@ from .compare import compare_evaluation
 from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
 from .measures import parse_measures
+from .params import Interval, Options, check
 from .stats import TESTS, PairComparison
 from .tables import best_marks
 
 __all__ = ["SignificanceTable", "significance_table", "table_from_records"]
+
+_TEST = Options(TESTS)
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 _LETTERS = tuple(_SUPERSCRIPT)  # q has no superscript form: it is skipped
@@ -201,8 +205,8 @@ def significance_table(res: Evaluation, measures: Sequence[str] | None = None, *
     alpha:
         Significance level of the corrected p-values.
     """
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
+    if not _TEST.is_satisfied_by(test):  # (the message predates the parameter template)
+        raise ValueError(f"test must be {_TEST}; got {test!r}")
     specs = parse_measures(list(measures) if measures else list(res.measures))
     systems = tuple(systems or res.systems)
     records = compare_evaluation(res, [str(m) for m in specs], systems=systems, tests=(test,),
@@ -219,8 +223,7 @@ def table_from_records(res: Evaluation, records: Sequence[PairComparison],
     all pairs (no baseline) and a single test; the means and query counts are read
     from them, so nothing is recomputed.
     """
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be strictly between 0 and 1; got {alpha}")
+    alpha = check(alpha, "alpha", "table_from_records", Interval(Real, 0, 1, closed="neither"))
     systems = tuple(systems)
     tests = {r.test for r in records}
     if len(tests) != 1:

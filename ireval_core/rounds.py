@@ -33,12 +33,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .agreement import cohen_kappa  # moved there; still importable from here
-from .data import JoinCache, Qrels, Run, _increasing, _lookup, _run_doc_map
+from .data import JoinCache, Qrels, Run, id_positions, run_doc_map, strictly_increasing
 from .evaluate import MeasureCache, evaluate
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
 from .options import EvalOptions
+from .params import POSITIVE_INT, check
 
 __all__ = [
     "PER_QUERY_COLUMNS",
@@ -46,12 +46,23 @@ __all__ = [
     "UNJUDGED_LABEL",
     "RoundsDiff",
     "Stability",
-    "cohen_kappa",
     "compare_qrels",
     "coverage",
     "ranking_stability",
     "to_label",
 ]
+
+
+
+def __getattr__(name: str) -> object:
+    """``cohen_kappa`` moved to :mod:`ireval_core.labels.agreement`; it is still importable
+    from here, loaded on first use (importing the labels package loads scipy.stats)."""
+    if name == "cohen_kappa":
+        from .labels.agreement import cohen_kappa
+
+        return cohen_kappa
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 UNJUDGED_LABEL = "pooled, unjudged"
 """Row/column label of negative grades in the transition table."""
@@ -207,6 +218,8 @@ def compare_qrels(old: Qrels, new: Qrels, *, options: EvalOptions | None = None)
     transitions = pd.DataFrame(counts, index=pd.Index(labels, name="old grade"),
                                columns=pd.Index(labels, name="new grade"))
 
+    from .labels.agreement import cohen_kappa  # the labels package loads scipy.stats
+
     judged = (g_old >= 0) & (g_new >= 0)
     kappa = cohen_kappa(g_old[judged], g_new[judged])
     weighted = cohen_kappa(g_old[judged], g_new[judged], weights="linear")
@@ -332,13 +345,13 @@ def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
                         ("rank", pa.int64()), ("grade", pa.float64())])
     n_docs = max(len(qrels.doc_ids), 1)
     qkey = qrels.qcode.astype(np.int64) * n_docs + qrels.dcode
-    order = None if _increasing(qkey) else np.argsort(qkey, kind="stable")
+    order = None if strictly_increasing(qkey) else np.argsort(qkey, kind="stable")
     if order is not None:
         qkey = qkey[order]
     parts = []
     for i, run in enumerate(runs):  # a loop over runs, not queries
         # qrels query code of each run query (-1: not judged, the query is left out)
-        qmap = _lookup(qrels.query_ids, run.query_ids)
+        qmap = id_positions(qrels.query_ids, run.query_ids)
         lengths = np.diff(run.offsets)
         take = np.where(qmap >= 0, np.minimum(lengths, k), 0)
         n = int(take.sum())
@@ -347,7 +360,7 @@ def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
         within = np.arange(n, dtype=np.int64) - starts[seg]
         rows = run.offsets[:-1][seg] + within
         dcode = run.dcode[rows]
-        qdoc = _run_doc_map(qrels, run)[dcode]  # qrels document code or -1
+        qdoc = run_doc_map(qrels, run)[dcode]  # qrels document code or -1
         key = qmap[seg].astype(np.int64) * n_docs + qdoc
         at = np.minimum(np.searchsorted(qkey, key), max(len(qkey) - 1, 0))
         found = (qdoc >= 0) & (qkey[at] == key) if len(qkey) else np.zeros(n, dtype=bool)
@@ -361,11 +374,6 @@ def _top_k_table(runs: list[Run], qrels: Qrels, k: int) -> pa.Table:
             "grade": pa.array(grade, pa.float64(), mask=~found),
         }, schema=schema))
     return pa.concat_tables(parts) if parts else schema.empty_table()
-
-
-def _check_k(k: int, name: str) -> None:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"The 'k' parameter of {name} must be an int >= 1. Got {k!r} instead.")
 
 
 def _unjudged(table: pa.Table) -> pa.Table:
@@ -395,7 +403,7 @@ def coverage(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10, *,
     >>> coverage(qrels, run, k=2)[["run", "Judged@2", "unjudged in top 2"]].to_dict("records")
     [{'run': 'x', 'Judged@2': 0.5, 'unjudged in top 2': 1}]
     """
-    _check_k(k, "coverage")
+    k = check(k, "k", "coverage", POSITIVE_INT)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     measure = f"Judged@{k}"
     names = [r.name for r in runs]
@@ -432,7 +440,7 @@ def to_label(qrels: Qrels, runs: Run | Iterable[Run], k: int = 10) -> pd.DataFra
     [{'query': 'q1', 'docid': 'b', 'runs': 2, 'best_rank': 1}, \
 {'query': 'q1', 'docid': 'c', 'runs': 1, 'best_rank': 2}]
     """
-    _check_k(k, "to_label")
+    k = check(k, "k", "to_label", POSITIVE_INT)
     runs = [runs] if isinstance(runs, Run) else list(runs)
     pending = _unjudged(_top_k_table(runs, qrels, k))
     grouped = pending.group_by(["query", "docid"]).aggregate(

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .errors import invalid_parameter
 from .evaluate import Evaluation
+from .params import OPEN_UNIT, validate_params
 
 __all__ = ["SMALL_SAMPLE", "MetricsTable", "best_marks", "metrics_table", "per_query_workbook"]
 
@@ -122,11 +122,9 @@ def best_marks(mean: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(close & mean.notna().to_numpy(), index=mean.index, columns=mean.columns)
 
 
+@validate_params({"confidence_level": OPEN_UNIT})
 def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> MetricsTable:
     """The table of ``res``: see the module docstring."""
-    if not 0.0 < confidence_level < 1.0:
-        raise invalid_parameter("confidence_level", "metrics_table", "a float in (0, 1)",
-                                confidence_level)
     mean = res.table()
     low, high = res.intervals(confidence_level=confidence_level)
     cells = pd.DataFrame({m: [_cell(mean.loc[s, m], low.loc[s, m], high.loc[s, m])

@@ -103,6 +103,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from .errors import IrevalError, invalid_parameter
 from .measures import parse_measure
+from .params import InstanceOf, Options, any_of, check
 
 __all__ = [
     "BUSY_TIMEOUT",
@@ -281,10 +282,8 @@ class Target:
     key: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in TARGET_KINDS:
-            raise invalid_parameter("kind", "Target", _one_of(TARGET_KINDS), self.kind)
-        if not isinstance(self.key, str):
-            raise invalid_parameter("key", "Target", "a str", self.key, error=TypeError)
+        check(self.kind, "kind", "Target", Options(TARGET_KINDS))
+        check(self.key, "key", "Target", _STR)
         _check_text(self.key, "key", "Target", allow_empty=self.kind == "dataset")
         if self.kind == "dataset" and self.key:
             raise invalid_parameter("key", "Target", "'' for a dataset target", self.key)
@@ -495,15 +494,13 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
 # ------------------------------------------------------------------------- helpers
-def _one_of(values: Sequence[str]) -> str:
-    return "one of " + ", ".join(repr(v) for v in values)
+_STR = InstanceOf(str)
 
 
-def _check_text(value: object, param: str, function: str, *,
+def _check_text(given: object, param: str, function: str, *,
                 allow_empty: bool = False) -> str:
     """A str PostgreSQL and SQLite both store exactly: no NUL, no lone surrogate."""
-    if not isinstance(value, str):
-        raise invalid_parameter(param, function, "a str", value, error=TypeError)
+    value: str = check(given, param, function, _STR)
     if not allow_empty and not value.strip():
         raise invalid_parameter(param, function, "a non-blank str", value)
     if "\x00" in value:
@@ -544,7 +541,7 @@ def _file_tuples(files: object, function: str) -> list[tuple[str, str, memoryvie
         kind, name, data = item
         if kind not in FILE_KINDS:
             raise invalid_parameter("files", function,
-                                    f"files whose kind is {_one_of(FILE_KINDS)}", kind)
+                                    f"files whose kind is {Options(FILE_KINDS)}", kind)
         try:
             _check_text(name, "files", function)
         except (TypeError, ValueError) as exc:
@@ -1140,12 +1137,10 @@ class Workspace:
             shows only the latest version unless asked for the history.
         """
         fn = "Workspace.add_note"
-        if not isinstance(target, Target):
-            raise invalid_parameter("target", fn, "a Target", target, error=TypeError)
+        check(target, "target", fn, InstanceOf(Target))
         _check_text(text, "text", fn)
         _check_text(author, "author", fn)
-        if kind not in NOTE_KINDS:
-            raise invalid_parameter("kind", fn, _one_of(NOTE_KINDS), kind)
+        check(kind, "kind", fn, Options(NOTE_KINDS))
         if supersedes is not None and (isinstance(supersedes, bool)
                                        or not isinstance(supersedes, int)):
             raise invalid_parameter("supersedes", fn, "None or a note id", supersedes,
@@ -1192,11 +1187,8 @@ class Workspace:
             note replaced it in :attr:`Note.superseded_by`.
         """
         fn = "Workspace.notes"
-        if target is not None and not isinstance(target, Target):
-            raise invalid_parameter("target", fn, "None or a Target", target,
-                                    error=TypeError)
-        if kind is not None and kind not in NOTE_KINDS:
-            raise invalid_parameter("kind", fn, "None or " + _one_of(NOTE_KINDS), kind)
+        check(target, "target", fn, any_of(None, InstanceOf(Target)))
+        check(kind, "kind", fn, any_of(None, Options(NOTE_KINDS)))
         with self._transaction("read notes") as conn:
             where: list[sa.ColumnElement[bool]] = []
             if dataset_id is not None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import frame, labels_glue, labels_widgets, widgets
 from ireval_core import charts
-from ireval_core.gsb import GSB_DEFINITION
+from ireval_core.labels.gsb import GSB_DEFINITION
 
 with frame.page("labels_gsb"):
     _, loaded_gsb, sample = labels_widgets.current()

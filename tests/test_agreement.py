@@ -1,4 +1,4 @@
-"""ireval_core.agreement against oracles (scikit-learn, krippendorff), textbook values,
+"""ireval_core.labels.agreement against oracles (scikit-learn, krippendorff), textbook values,
 brute-force reference code, and planted rater drift."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from ireval_core import rounds
-from ireval_core.agreement import (
+from ireval_core.labels.agreement import (
     DISPUTED_COLUMNS,
     DRIFT_KAPPA_GAP,
     DRIFT_MEAN_SHIFT,

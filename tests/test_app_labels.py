@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from ireval_app.keys import labeling as labeling_keys
 from ireval_app.keys import labels_raters as labels_raters_keys
-from ireval_core.agreement import rater_report
-from ireval_core.gsb import gsb_by_round, read_gsb
 from ireval_core.labels import read_judgments, trend
+from ireval_core.labels.agreement import rater_report
+from ireval_core.labels.gsb import gsb_by_round, read_gsb
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

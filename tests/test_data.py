@@ -287,7 +287,7 @@ def test_sorted_search_equals_searchsorted(n: int, high: int) -> None:
 @pytest.mark.parametrize("ids", ["keyed", "long", "unsorted"])
 def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
     """The integer-key path (ids in byte order) and the hash path give the same map."""
-    from ireval_core.data import _doc_code_map
+    from ireval_core.data import doc_code_map
 
     rng = np.random.default_rng(3)
     if ids != "long":  # short ids after a shared prefix (in byte order unless "unsorted")
@@ -302,4 +302,4 @@ def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
                           else list(dict.fromkeys(qrels)))
     where = {d: i for i, d in enumerate(qrels_docs.to_pylist())}
     want = np.array([where.get(d, -1) for d in run_docs.to_pylist()])
-    np.testing.assert_array_equal(_doc_code_map(run_docs, qrels_docs), want)
+    np.testing.assert_array_equal(doc_code_map(run_docs, qrels_docs), want)

@@ -11,7 +11,7 @@ both :func:`read_qrels` and :func:`read_runs`; the only outcomes allowed are
   reader's "this is a bug" fallback.
 
 The labeling readers (:func:`ireval_core.labels.read_judgments` and
-:func:`ireval_core.gsb.read_gsb`) get the same treatment: mutated bytes of labeling and
+:func:`ireval_core.labels.gsb.read_gsb`) get the same treatment: mutated bytes of labeling and
 GSB files (CSV, TSV, gzip), and Parquet files and Excel workbooks built with random
 column types (numbers, booleans, dates, lists, structs, binary that is not UTF-8, nulls,
 duplicate column names) and random cells (empty, control characters, huge numbers).
@@ -44,9 +44,9 @@ from hypothesis import strategies as st
 
 from ireval_core import FormatError, read_qrels, read_runs
 from ireval_core.data import Qrels, Run
-from ireval_core.gsb import GsbJudgments, read_gsb
 from ireval_core.io import ReadLimits
 from ireval_core.labels import Judgments, read_judgments
+from ireval_core.labels.gsb import GsbJudgments, read_gsb
 
 LIMITS = ReadLimits(max_inflated_bytes=8 * 1024**2, max_gzip_ratio=200)
 EXAMPLES = 5000  # about 10 s on the shared 2-core machine (< 60 s under load)

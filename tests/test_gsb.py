@@ -1,4 +1,4 @@
-"""ireval_core.gsb: reading side-by-side judgments (real files, every format and every
+"""ireval_core.labels.gsb: reading side-by-side judgments (real files, every format and every
 error), GSB with its interval and sign test against hand-computed values and scipy, and
 the interval's coverage in simulation."""
 
@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 from ireval_core.errors import FormatError
-from ireval_core.gsb import (
+from ireval_core.labels.gsb import (
     GSB_COLUMNS,
     GSB_DEFINITION,
     GsbJudgments,

@@ -1,5 +1,5 @@
 """Labeled result lists: reading every format, label maps, combining, the bridge to
-Qrels/Run, and the long label table (the contract with ireval_core.agreement)."""
+Qrels/Run, and the long label table (the contract with ireval_core.labels.agreement)."""
 
 from __future__ import annotations
 

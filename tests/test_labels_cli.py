@@ -15,8 +15,8 @@ from ireval_core.cli_labels import GSB_COLUMNS, LABELS_COLUMNS
 
 LABELS = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
 SAMPLE = [str(p) for p in sorted(LABELS.glob("labels_*.csv"))]
-HAS_AGREEMENT = importlib.util.find_spec("ireval_core.agreement") is not None
-HAS_GSB = importlib.util.find_spec("ireval_core.gsb") is not None
+HAS_AGREEMENT = importlib.util.find_spec("ireval_core.labels.agreement") is not None
+HAS_GSB = importlib.util.find_spec("ireval_core.labels.gsb") is not None
 
 
 def run(argv: list[str]) -> tuple[int, str]:
@@ -31,7 +31,7 @@ def sample_json() -> dict:
     return json.loads(text)
 
 
-@pytest.mark.skipif(not HAS_AGREEMENT, reason="ireval_core.agreement (Part B) missing")
+@pytest.mark.skipif(not HAS_AGREEMENT, reason="ireval_core.labels.agreement (Part B) missing")
 def test_labels_json_rows_and_the_planted_events(sample_json):
     assert sample_json["columns"] == list(LABELS_COLUMNS)
     rows = {(r["round"], r["system"]): r for r in sample_json["rows"]}
@@ -46,7 +46,7 @@ def test_labels_json_rows_and_the_planted_events(sample_json):
     assert any("suspect recall" in n for n in sample_json["notes"])
 
 
-@pytest.mark.skipif(not HAS_AGREEMENT, reason="ireval_core.agreement (Part B) missing")
+@pytest.mark.skipif(not HAS_AGREEMENT, reason="ireval_core.labels.agreement (Part B) missing")
 def test_labels_table_and_csv_agree(sample_json):
     status, table = run(["labels", *SAMPLE[:2], "--resamples", "200"])
     assert status == 0
@@ -107,7 +107,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     assert status == 2 and "The 'k' parameter of trend" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not HAS_GSB, reason="ireval_core.gsb (Part B) missing")
+@pytest.mark.skipif(not HAS_GSB, reason="ireval_core.labels.gsb (Part B) missing")
 def test_gsb_rows(capsys, tmp_path):
     status, text = run(["gsb", str(LABELS / "gsb.csv"), "--format", "json"])
     assert status == 0

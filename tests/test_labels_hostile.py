@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ireval_core.errors import FormatError
-from ireval_core.gsb import read_gsb
 from ireval_core.labels import read_judgments
+from ireval_core.labels.gsb import read_gsb
 
 BASE = {"month": ["2026-05", "2026-05", "2026-05"], "qid": ["q1", "q1", "007"],
         "docid": ["d1", "d2", "d1"], "pos": [1, 2, 1], "grade": ["high", "low", "mid"]}

@@ -58,10 +58,10 @@ def test_recall_break_in_august_for_treatment(j):
     assert drops[["system", "round_to"]].values.tolist() == [["treatment", "2026-08"]]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ireval_core.agreement") is None,
-                    reason="ireval_core.agreement (Part B) missing")
+@pytest.mark.skipif(importlib.util.find_spec("ireval_core.labels.agreement") is None,
+                    reason="ireval_core.labels.agreement (Part B) missing")
 def test_rater_drift_in_september(j):
-    from ireval_core.agreement import krippendorff_alpha, rater_report
+    from ireval_core.labels.agreement import krippendorff_alpha, rater_report
 
     report = rater_report(j.label_table())
     flagged = report.per_rater[report.per_rater["drift_flag"]]

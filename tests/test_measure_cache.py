@@ -18,7 +18,7 @@ from ireval_core.dataset import Dataset
 from ireval_core.evaluate import MeasureCache, _recording
 from ireval_core.measures import parse_measures
 from ireval_core.measures._segments import safe_div, seg_cumcount, seg_reverse_cummax, seg_sum
-from ireval_core.measures.binary import ELEVEN_POINTS, _iprec_levels, average_precision, bpref
+from ireval_core.measures.binary import ELEVEN_POINTS, average_precision, bpref, iprec_levels
 from ireval_core.measures.gain import _dcg, discounts, gains
 from ireval_core.measures.registry import Measure
 
@@ -214,7 +214,7 @@ def test_interpolated_precision_over_relevant_rows_equals_every_row(
     for run in runs:
         r = join(qrels, run, options=options)
         m = Measure("11pt")
-        np.testing.assert_array_equal(_iprec_levels(r, m, options, levels),
+        np.testing.assert_array_equal(iprec_levels(r, m, options, levels),
                                       _iprec_every_row(r, m, options, levels))
 
 

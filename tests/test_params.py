@@ -49,7 +49,8 @@ UNIT = Interval(Real, 0, 1, closed="neither")
     (InstanceOf(int), "an int"),
     (InstanceOf(dict, "an EvalOptions"), "an EvalOptions"),
     (any_of(INT_GE_1, None), "an int >= 1 or None"),
-    (any_of(None, Options(("a",)), Boolean()), "None, one of 'a' or a bool"),
+    (any_of(None, Options(("a", "b")), Boolean()), "None, one of 'a', 'b' or a bool"),
+    (any_of(None, Options(("segment",))), "None or 'segment'"),
 ])
 def test_words(constraint: object, words: str) -> None:
     assert str(constraint) == words

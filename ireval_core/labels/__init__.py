@@ -13,7 +13,13 @@ whole chain (recall and ranking). This package reads such files and computes:
 * :mod:`.online` -- AUC, GAUC and PNR from model scores beside DCG;
 * :mod:`.changes` -- label changes between two rounds and the split of a DCG change
   into "new result lists" and "changed labels";
-* :mod:`.planning` -- queries needed next round, and the next batch to label.
+* :mod:`.planning` -- queries needed next round, and the next batch to label;
+* :mod:`.agreement` -- agreement between raters (Cohen, Fleiss, Krippendorff) and the
+  rater report (drift, confusion, disputed results), on the long label table;
+* :mod:`.gsb` -- side-by-side (good/same/bad) judgments: reading and the win rates.
+
+The names of the last two are not repeated here, to keep this package's API short:
+import them from their module (``from ireval_core.labels.gsb import read_gsb``).
 """
 
 from ._table import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS, RawTable, SourceLike, read_table

@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..options import EvalOptions
+from ..options import EvalOptions, options_or_default
+from ..params import POSITIVE_INT, check
 from .judgments import Combine, Judgments, check_combine
-from .trend import Gain, _check_gain, _check_int, _check_options, dcg_definition, per_query_dcg
+from .trend import GAIN, Gain, dcg_definition, per_query_dcg
 
 __all__ = ["DECOMPOSITION_COLUMNS", "LabelChanges", "dcg_decomposition", "label_changes"]
 
@@ -152,10 +153,10 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
     array([[ 3.6309,  2.8928,  2.2619, -0.7381, -0.6309]])
     """
     fn = "dcg_decomposition"
-    k = _check_int(k, "k", fn, 1)
-    _check_gain(gain, fn)
+    k = check(k, "k", fn, POSITIVE_INT)
+    check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
-    opts = _check_options(options, fn)
+    opts = options_or_default(options, fn)
     j._round_code(old, fn)
     j._round_code(new, fn)
     j_old, j_new = j.round(old), j.round(new)

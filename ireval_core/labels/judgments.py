@@ -55,9 +55,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..agreement import ordered_rounds
 from ..data import Qrels, Run, dictionary_codes
 from ..errors import FormatError, invalid_parameter
+from ..params import InstanceOf, Options, check
 from ._table import (
     LABEL_ALIASES,
     REQUIRED_LABEL_COLUMNS,
@@ -67,6 +67,7 @@ from ._table import (
     read_table,
 )
 from ._table import table_from_arrow as _table_from_arrow
+from .agreement import ordered_rounds
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
 
 __all__ = ["COMBINE_RULES", "DEFAULT_SYSTEM", "Combine", "Judgments", "read_judgments"]
@@ -83,12 +84,13 @@ DEFAULT_SYSTEM = "default"
 """The system's name when the file has no system column."""
 
 
+COMBINE = Options(COMBINE_RULES)
+"""The constraint of every ``combine`` parameter."""
+
+
 def check_combine(combine: str, function: str) -> str:
     """``combine`` if it is a rule of :data:`COMBINE_RULES`, else the parameter error."""
-    if combine not in COMBINE_RULES:
-        raise invalid_parameter("combine", function, "one of " + ", ".join(
-            repr(c) for c in COMBINE_RULES), combine)
-    return combine
+    return check(combine, "combine", function, COMBINE)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -105,7 +107,7 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.nd
 
 
 def _time_order(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Recode rounds so that code order is time order (:func:`~ireval_core.agreement.
+    """Recode rounds so that code order is time order (:func:`~ireval_core.labels.agreement.
     ordered_rounds`: numbers, then dates such as ``2026-05`` or ``May 2026``, else text)."""
     ordered = np.asarray(ordered_rounds(names), dtype=object)
     rank = pd.Index(ordered).get_indexer(names).astype(np.int32)
@@ -334,9 +336,8 @@ class Judgments:
         >>> Judgments.from_frame(df).round("2026-05").to_qrels().to_dict()
         {'q1': {'a': 2.0}}
         """
-        if not isinstance(frame, pd.DataFrame):
-            raise invalid_parameter("frame", "Judgments.from_frame", "a pandas DataFrame",
-                                    frame, error=TypeError)
+        check(frame, "frame", "Judgments.from_frame", InstanceOf(pd.DataFrame,
+                                                                  "a pandas DataFrame"))
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
         raw = _table_from_arrow(table, source, LABEL_ALIASES,
                                 required=REQUIRED_LABEL_COLUMNS)
@@ -347,7 +348,7 @@ class Judgments:
     @property
     def rounds(self) -> tuple[str, ...]:
         """Rounds present, in time order (numbers, then dates such as ``2026-05`` or
-        ``May 2026``, else the text sorted; :func:`~ireval_core.agreement.ordered_rounds`)."""
+        ``May 2026``, else the text sorted; :func:`~.agreement.ordered_rounds`)."""
         return tuple(str(x) for x in self.round_names[np.unique(self.shown_round)])
 
     @property
@@ -393,8 +394,7 @@ class Judgments:
     def _round_code(self, name: str, function: str) -> int:
         hit = np.flatnonzero(self.round_names == str(name))
         if hit.size == 0 or str(name) not in self.rounds:
-            raise invalid_parameter("round", function, "one of " + ", ".join(
-                repr(r) for r in self.rounds), name)
+            raise invalid_parameter("round", function, str(Options(self.rounds)), name)
         return int(hit[0])
 
     def select(self, *, rounds: Sequence[str] | None = None,
@@ -499,7 +499,7 @@ class Judgments:
         document (in order of first appearance) and rater; ``rater`` is ``""`` when the
         input has no rater column, ``label`` float64. With ``labeled_only=False``
         blank labels are kept as NaN. This is the input of
-        :mod:`ireval_core.agreement`.
+        :mod:`ireval_core.labels.agreement`.
         """
         j = self if round is None else self.round(round)
         keep = np.isfinite(j.label_value) if labeled_only else np.ones(len(j.label_value),
@@ -561,9 +561,7 @@ class Judgments:
         GAUC and PNR through :func:`ireval_core.evaluate`.
         """
         self._one_round("Judgments.to_runs")
-        if scores not in ("position", "model"):
-            raise invalid_parameter("scores", "Judgments.to_runs", "'position' or 'model'",
-                                    scores)
+        check(scores, "scores", "Judgments.to_runs", Options(("position", "model")))
         runs = []
         for code in np.unique(self.shown_system):
             rows = self.shown_system == code

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import invalid_parameter
+from ..params import InstanceOf, check
 
 __all__ = ["BUILTIN_LABEL_MAPS", "LabelMap", "UnknownLabels", "detect_label_map"]
 
@@ -55,6 +56,8 @@ class UnknownLabels(ValueError):
         super().__init__(f"unknown label(s) {shown} for the label map {label_map.name!r}")
 
 
+_MAP_TEXT = InstanceOf(str, "a string like 'none=0,low=1,mid=2,high=3'")
+
 @dataclass(frozen=True)
 class LabelMap:
     """How label text becomes a grade.
@@ -83,9 +86,7 @@ class LabelMap:
         >>> LabelMap.parse("none/low/mid/high") == BUILTIN_LABEL_MAPS["none/low/mid/high"]
         True
         """
-        if not isinstance(text, str):
-            raise invalid_parameter("text", "LabelMap.parse", "a string like "
-                                    "'none=0,low=1,mid=2,high=3'", text, error=TypeError)
+        check(text, "text", "LabelMap.parse", _MAP_TEXT)
         key = text.strip()
         for name, builtin in BUILTIN_LABEL_MAPS.items():
             if key.lower() == name.lower():

@@ -31,21 +31,13 @@ import numpy as np
 import pandas as pd
 
 from ..data import Ranked
+from ..errors import invalid_parameter
 from ..measures import parse_measure
 from ..measures.pairwise import auc, auc_counts, pnr_counts
-from ..options import EvalOptions
+from ..options import EvalOptions, options_or_default
+from ..params import OPEN_UNIT, POSITIVE_INT, check
 from .judgments import Combine, Judgments, check_combine, text_column
-from .trend import (
-    Gain,
-    Trend,
-    _check_gain,
-    _check_int,
-    _check_options,
-    _check_unit,
-    _p_text,
-    compare_rounds,
-    trend,
-)
+from .trend import GAIN, Gain, Trend, compare_rounds, p_text, trend
 
 __all__ = ["ONLINE_COLUMNS", "OfflineOnline", "offline_online", "score_metrics"]
 
@@ -84,7 +76,7 @@ def score_metrics(j: Judgments, *, combine: Combine = "mean",
     """
     fn = "score_metrics"
     check_combine(combine, fn)
-    opts = _check_options(options, fn)
+    opts = options_or_default(options, fn)
     label, _ = j.combined(combine)
     shown_label = label[j.shown_unit]
     rows = np.flatnonzero(np.isfinite(j.shown_score) & np.isfinite(shown_label))
@@ -189,18 +181,16 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
     part); otherwise one is computed with ``n_resamples`` and ``seed``.
     """
     fn = "offline_online"
-    k = _check_int(k, "k", fn, 1)
-    _check_gain(gain, fn)
+    k = check(k, "k", fn, POSITIVE_INT)
+    check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
-    alpha = _check_unit(alpha, "alpha", fn)
-    opts = _check_options(options, fn)
+    alpha = check(alpha, "alpha", fn, OPEN_UNIT)
+    opts = options_or_default(options, fn)
     if trend_result is None:
         trend_result = trend(j, k=k, gain=gain, combine=combine, alpha=alpha, options=opts,
                              n_resamples=n_resamples, seed=seed)
     elif (trend_result.k, trend_result.gain, trend_result.combine, trend_result.by) != (
             k, gain, combine, None):
-        from ..errors import invalid_parameter
-
         raise invalid_parameter("trend_result", fn, f"a trend with k={k}, gain={gain!r}, "
                                 f"combine={combine!r} and by=None", trend_result.definition)
     scores, per_query = score_metrics(j, combine=combine, options=opts)
@@ -230,15 +220,15 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
         if row.drop and not g_drop:
             notes.append(
                 f"{s}, {r0} → {r1}: DCG@{k} fell significantly ({row.mean_from:.3f} → "
-                f"{row.mean_to:.3f}, {_p_text(row.p)}) while the model scores order the shown "
-                f"results as well as before ({scores_text}; GAUC change {_p_text(p_g)}). "
+                f"{row.mean_to:.3f}, {p_text(row.p)}) while the model scores order the shown "
+                f"results as well as before ({scores_text}; GAUC change {p_text(p_g)}). "
                 "AUC, GAUC and PNR only judge what was retrieved: suspect recall (good "
                 "documents no longer reach the list) or the head positions, not the ranker.")
         elif g_drop and not row.significant:
             notes.append(
-                f"{s}, {r0} → {r1}: GAUC fell significantly ({scores_text}; {_p_text(p_g)}) "
+                f"{s}, {r0} → {r1}: GAUC fell significantly ({scores_text}; {p_text(p_g)}) "
                 f"while DCG@{k} stayed within noise ({row.mean_from:.3f} → "
-                f"{row.mean_to:.3f}, {_p_text(row.p)}): the ranker orders what it shows "
+                f"{row.mean_to:.3f}, {p_text(row.p)}): the ranker orders what it shows "
                 "worse, without a measurable effect on what users see yet.")
     changes = merged[keys + ["mean_from", "mean_to", "p", "drop", "mean_from_gauc",
                              "mean_to_gauc", "p_gauc", "drop_gauc"]].rename(columns={

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Literal
 
@@ -35,10 +34,11 @@ import pandas as pd
 
 from ..errors import invalid_parameter
 from ..escape import csv_frame
-from ..options import EvalOptions
+from ..options import EvalOptions, options_or_default
+from ..params import OPEN_UNIT, POSITIVE, POSITIVE_INT, InstanceOf, Options, check
 from ..stats import queries_needed
 from .judgments import Combine, Judgments, check_combine
-from .trend import Gain, _check_gain, _check_int, _check_options, _check_unit, per_query_dcg
+from .trend import GAIN, Gain, per_query_dcg
 
 __all__ = ["BATCH_COLUMNS", "PLAN_COLUMNS", "export_batch", "next_batch", "plan_next_round"]
 
@@ -87,17 +87,15 @@ def plan_next_round(j: Judgments, round: str | None = None, *, delta: float, k: 
     [['new sample', 1.291, 107]]
     """
     fn = "plan_next_round"
-    k = _check_int(k, "k", fn, 1)
-    _check_gain(gain, fn)
+    k = check(k, "k", fn, POSITIVE_INT)
+    check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
-    if (isinstance(delta, bool) or not isinstance(delta, numbers.Real)
-            or not (math.isfinite(delta) and delta > 0)):
-        raise invalid_parameter("delta", fn, "a positive finite number", delta)
-    alpha = _check_unit(alpha, "alpha", fn)
-    power = _check_unit(power, "power", fn)
+    delta = check(delta, "delta", fn, POSITIVE)
+    alpha = check(alpha, "alpha", fn, OPEN_UNIT)
+    power = check(power, "power", fn, OPEN_UNIT)
     if power <= alpha:
         raise invalid_parameter("power", fn, f"greater than alpha={alpha}", power)
-    opts = _check_options(options, fn)
+    opts = options_or_default(options, fn)
     rounds = j.rounds
     if round is None:
         round = rounds[-1]
@@ -165,7 +163,7 @@ def next_batch(j: Judgments, round: str, *, k: int | None = None,
     fn = "next_batch"
     j._round_code(round, fn)
     if k is not None:
-        k = _check_int(k, "k", fn, 1)
+        k = check(k, "k", fn, POSITIVE_INT)
     jr = j.round(round) if systems is None else j.select(rounds=[round], systems=systems)
     frame = jr.shown_table(combine="mean")
     keep = np.ones(len(frame), dtype=bool)
@@ -188,11 +186,8 @@ def export_batch(frame: pd.DataFrame, format: Literal["csv", "xlsx"] = "csv") ->
     are neutralised with :func:`ireval_core.escape.csv_frame` in both formats (Excel
     cells are also written as text, never as formulas).
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise invalid_parameter("frame", "export_batch", "a pandas DataFrame", frame,
-                                error=TypeError)
-    if format not in ("csv", "xlsx"):
-        raise invalid_parameter("format", "export_batch", "'csv' or 'xlsx'", format)
+    check(frame, "frame", "export_batch", InstanceOf(pd.DataFrame, "a pandas DataFrame"))
+    check(format, "format", "export_batch", Options(("csv", "xlsx")))
     safe = csv_frame(frame)
     if format == "csv":
         return safe.to_csv(index=False, lineterminator="\n").encode("utf-8")

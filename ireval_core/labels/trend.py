@@ -35,7 +35,6 @@ groups for the bootstrap and over consecutive rounds for the tests.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -43,11 +42,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from ..agreement import ordered_rounds
-from ..errors import invalid_parameter
 from ..measures.gain import discounts, gains
-from ..options import EvalOptions
+from ..options import EvalOptions, options_or_default
+from ..params import OPEN_UNIT, POSITIVE_INT, SEED, Options, any_of, check
 from ..stats import paired_t_test
+from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
 
 __all__ = ["TABLE_COLUMNS", "CHANGE_COLUMNS", "Trend", "compare_rounds", "dcg_definition",
@@ -68,33 +67,10 @@ CHANGE_COLUMNS = ("system", "measure", "round_from", "round_to", "mean_from", "m
 # ----------------------------------------------------------------------------- checks
 
 
-def _check_int(value: object, name: str, function: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise invalid_parameter(name, function, f"an int >= {low}", value)
-    return int(value)
-
-
-def _check_unit(value: object, name: str, function: str) -> float:
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
-          and 0.0 < float(value) < 1.0)
-    if not ok:
-        raise invalid_parameter(name, function, "a number strictly between 0 and 1", value)
-    return float(value)  # type: ignore[arg-type]
-
-
-def _check_gain(gain: object, function: str) -> str:
-    if gain not in ("linear", "exp"):
-        raise invalid_parameter("gain", function, "'linear' or 'exp'", gain)
-    return str(gain)
-
-
-def _check_options(options: object, function: str) -> EvalOptions:
-    if options is None:
-        return EvalOptions()
-    if not isinstance(options, EvalOptions):
-        raise invalid_parameter("options", function, "an EvalOptions", options,
-                                error=TypeError)
-    return options
+GAIN = Options(("linear", "exp"))
+"""The gains of the labeling measures (see :func:`~ireval_core.measures.gain.gains`)."""
+PAIRING = Options(("auto", "paired", "unpaired"))
+BY = any_of(None, Options(("segment",)))
 
 
 def dcg_definition(k: int, gain: str, combine: str) -> str:
@@ -312,18 +288,16 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
     Trend
     """
     fn = "trend"
-    k = _check_int(k, "k", fn, 1)
-    gain = _check_gain(gain, fn)  # type: ignore[assignment]
+    k = check(k, "k", fn, POSITIVE_INT)
+    check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
-    if by not in (None, "segment"):
-        raise invalid_parameter("by", fn, "None or 'segment'", by)
-    level = _check_unit(confidence_level, "confidence_level", fn)
-    n_resamples = _check_int(n_resamples, "n_resamples", fn, 1)
-    seed = _check_int(seed, "seed", fn, 0)
-    alpha = _check_unit(alpha, "alpha", fn)
-    if pairing not in ("auto", "paired", "unpaired"):
-        raise invalid_parameter("pairing", fn, "'auto', 'paired' or 'unpaired'", pairing)
-    opts = _check_options(options, fn)
+    check(by, "by", fn, BY)
+    level = check(confidence_level, "confidence_level", fn, OPEN_UNIT)
+    n_resamples = check(n_resamples, "n_resamples", fn, POSITIVE_INT)
+    seed = check(seed, "seed", fn, SEED)
+    alpha = check(alpha, "alpha", fn, OPEN_UNIT)
+    check(pairing, "pairing", fn, PAIRING)
+    opts = options_or_default(options, fn)
 
     pq = per_query_dcg(j, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
     weighted = j.has_weight
@@ -427,7 +401,7 @@ def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- month over month
 
 
-def _p_text(p: float) -> str:
+def p_text(p: float) -> str:
     if not np.isfinite(p):
         return "p undefined"
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
@@ -506,7 +480,7 @@ def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | Non
                         f"({delta:+.3f}{rel_text}); "
                         + (f"{test} ({len(x0)} and {len(x1)} queries" if test == "Welch t"
                            else f"{test} (" if test != "none" else "too few queries (")
-                        + f"), {_p_text(p)}: {verdict}.")
+                        + f"), {p_text(p)}: {verdict}.")
             rows.append(dict(zip(keys, key_values, strict=True)) | {
                 "measure": measure, "round_from": r0, "round_to": r1, "mean_from": m0,
                 "mean_to": m1, "delta": delta,

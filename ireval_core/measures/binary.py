@@ -169,7 +169,7 @@ def _starts(q: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> np.ndarray:
+def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> np.ndarray:
     """Interpolated precision at recall levels (queries x levels), trec_eval 9.0.8.
 
     The level r needs c = (long)(r * R + 0.9) relevant documents (trec_eval 9's
@@ -201,7 +201,7 @@ def _iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> 
 
 def iprec(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Interpolated precision at recall level r: max precision at any recall >= r."""
-    return _iprec_levels(r, m, o, np.array([m.cutoff]))[:, 0]
+    return iprec_levels(r, m, o, np.array([m.cutoff]))[:, 0]
 
 
 ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
@@ -209,7 +209,7 @@ ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
 
 def eleven_point(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
-    return _iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
+    return iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
 
 
 def sum_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:

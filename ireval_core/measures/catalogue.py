@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TypedDict
 
 from . import binary, gain, pairwise  # noqa: F401  (pairwise registers its own families)
-from .registry import Family, Param, _float, _gain, register
+from .registry import Family, Param, finite_float, parse_gain, register
 
 
 class _Numeric(TypedDict):
@@ -22,12 +22,12 @@ class _Numeric(TypedDict):
 
 
 REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
-            "(default: the evaluation's level, 1)", kind=_float, rule="a finite number")
-PROBABILITY: _Numeric = {"kind": _float, "check": lambda v: 0.0 < v < 1.0,
+            "(default: the evaluation's level, 1)", kind=finite_float, rule="a finite number")
+PROBABILITY: _Numeric = {"kind": finite_float, "check": lambda v: 0.0 < v < 1.0,
                          "rule": "a number in (0, 1)"}
-POSITIVE: _Numeric = {"kind": _float, "check": lambda v: v > 0, "rule": "a finite number > 0"}
+POSITIVE: _Numeric = {"kind": finite_float, "check": lambda v: v > 0, "rule": "a finite number > 0"}
 GAIN = Param("gain", "linear", "gain of a grade: linear = g, exp = 2^g - 1, or a map "
-             "{grade:gain,...}", choices=("linear", "exp"), kind=_gain,
+             "{grade:gain,...}", choices=("linear", "exp"), kind=parse_gain,
              rule="linear, exp or a non-empty map {grade:gain,...}")
 DISCOUNT = Param("discount", "log2", "rank discount: log2 = 1/log2(i+1), jk = "
                  "Järvelin-Kekäläinen (1 at rank 1, then 1/log2 i)", choices=("log2", "jk"))

@@ -22,7 +22,15 @@ from .registry import Measure
 
 
 def gains(grade: np.ndarray, spec: str) -> np.ndarray:
-    """Gain of each grade under ``spec`` (linear, exp or a ``{g:v,...}`` map)."""
+    """Gain of each grade under ``spec`` (linear, exp or a ``{g:v,...}`` map).
+
+    Unjudged (NaN) and grades <= 0 gain 0; grades absent from a map gain 0.
+
+    >>> gains(np.array([3.0, 0.0, np.nan, -1.0, 2.0]), "exp").tolist()
+    [7.0, 0.0, 0.0, 0.0, 3.0]
+    >>> gains(np.array([1.0, 2.0, 3.0]), "{1:1,2:5}").tolist()
+    [1.0, 5.0, 0.0]
+    """
     g = np.where(np.isnan(grade), 0.0, grade)
     g = np.maximum(g, 0.0)
     if spec == "linear":
@@ -40,7 +48,11 @@ def gains(grade: np.ndarray, spec: str) -> np.ndarray:
 
 
 def discounts(pos: np.ndarray, spec: str) -> np.ndarray:
-    """Discount of each 1-based rank under ``spec`` (log2 or jk)."""
+    """Discount of each 1-based rank under ``spec`` (log2 or jk).
+
+    >>> discounts(np.array([1, 2, 3]), "jk").round(4).tolist()
+    [1.0, 1.0, 0.6309]
+    """
     pos = pos.astype(np.float64)
     if spec == "jk":
         return np.where(pos <= 1, 1.0, 1.0 / np.log2(np.maximum(pos, 2.0)))
@@ -106,27 +118,56 @@ def max_grade(r: Ranked, m: Measure) -> float:
     return float(r.max_grade if given is None else given)
 
 
-def err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    """ERR@k = Σ_r (1/r) R_r Π_{i<r} (1 − R_i), R_i = (2^g_i − 1) / 2^g_max (cascade model)."""
-    gmax = max_grade(r, m)
-    g = np.clip(np.where(np.isnan(r.grade), 0.0, r.grade), 0.0, gmax)
-    stop = (np.exp2(g) - 1.0) / np.exp2(gmax)
-    if m.cutoff is not None:
-        stop = np.where(r.pos <= m.k, stop, 0.0)
-    # probability of reaching rank r: exclusive per-query cumulative product of (1 - R_i),
-    # computed in log space; stop < 1 always, so the logarithm is finite
+def err_stop(grade: np.ndarray, gmax: float) -> np.ndarray:
+    """ERR's stop probability of each grade, R = (2^g − 1) / 2^g_max (g clipped to
+    [0, g_max]; unjudged: 0).
+
+    >>> err_stop(np.array([3.0, 0.0, 2.0, np.nan]), 3.0).tolist()
+    [0.875, 0.0, 0.375, 0.0]
+    """
+    g = np.clip(np.where(np.isnan(grade), 0.0, grade), 0.0, gmax)
+    return (np.exp2(g) - 1.0) / np.exp2(gmax)
+
+
+def err_reach(stop: np.ndarray, qidx: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Probability of reaching each rank unsatisfied: Π_{i<r} (1 − R_i) within its query.
+
+    ``stop`` is flat over the queries' rankings (CSR ``offsets``, query ``qidx`` of each
+    row). The exclusive cumulative product is computed in log space (stop < 1 always,
+    so the logarithm is finite).
+
+    >>> err_reach(np.array([0.875, 0.0, 0.375]), np.zeros(3, np.int64), np.array([0, 3]))
+    array([1.   , 0.125, 0.125])
+    """
     log_keep = np.log1p(-stop)
     c = np.cumsum(log_keep)
-    before = np.concatenate(([0.0], c))[r.offsets[:-1]]
-    reach = np.exp(c - log_keep - before[r.qidx])
+    before = np.concatenate(([0.0], c))[offsets[:-1]]
+    return np.exp(c - log_keep - before[qidx])
+
+
+def err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    """ERR@k = Σ_r (1/r) R_r Π_{i<r} (1 − R_i), R_i = (2^g_i − 1) / 2^g_max (cascade model)."""
+    stop = err_stop(r.grade, max_grade(r, m))
+    if m.cutoff is not None:
+        stop = np.where(r.pos <= m.k, stop, 0.0)
+    reach = err_reach(stop, r.qidx, r.offsets)
     return seg_sum(reach * stop / r.pos, r.qidx, r.n_queries)
+
+
+def rbp_weights(pos: np.ndarray, p: float) -> np.ndarray:
+    """RBP's weight of each 1-based rank: the probability p^(i−1) that it is read.
+
+    >>> rbp_weights(np.array([1, 2, 3]), 0.5).tolist()
+    [1.0, 0.5, 0.25]
+    """
+    return np.power(p, pos - 1.0)
 
 
 def rbp(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """RBP(p) = (1 − p) Σ rel_i p^(i−1), rel_i binary by the threshold (Moffat & Zobel)."""
     p = m.number("p")
     rel = r.grade >= m.threshold(o)
-    w = np.where(rel, np.power(p, r.pos - 1.0), 0.0)
+    w = np.where(rel, rbp_weights(r.pos, p), 0.0)
     if m.cutoff is not None:
         w = np.where(r.pos <= m.k, w, 0.0)
     return (1.0 - p) * seg_sum(w, r.qidx, r.n_queries)

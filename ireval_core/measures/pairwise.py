@@ -32,11 +32,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..data import Ranked, Run, _doc_code_map, _lookup, _pick_segments
+from ..data import Ranked, Run, doc_code_map, id_positions, pick_segments
 from ..errors import invalid_parameter
 from ..options import EvalOptions
+from ..params import POSITIVE_INT, check
 from ._segments import safe_div
-from .registry import Family, Measure, Param, _float, register
+from .registry import Family, Measure, Param, finite_float, register
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -279,19 +280,18 @@ def kendall_tau_runs(run_a: Run, run_b: Run, *, depth: int | None = None) -> pd.
     """
     import pandas as pd
 
-    if depth is not None and depth < 1:
-        raise invalid_parameter("depth", "kendall_tau_runs", "an int >= 1 or None", depth)
+    depth = check(depth, "depth", "kendall_tau_runs", (POSITIVE_INT, None))
     queries = np.intersect1d(run_a.query_ids.astype(str),
                              run_b.query_ids.astype(str)).astype(object)
     nq = len(queries)
-    rows_a, off_a = _pick_segments(run_a.offsets, _lookup(run_a.query_ids, queries), depth)
-    rows_b, off_b = _pick_segments(run_b.offsets, _lookup(run_b.query_ids, queries), depth)
+    rows_a, off_a = pick_segments(run_a.offsets, id_positions(run_a.query_ids, queries), depth)
+    rows_b, off_b = pick_segments(run_b.offsets, id_positions(run_b.query_ids, queries), depth)
     qa = np.repeat(np.arange(nq, dtype=np.int64), np.diff(off_a))
     qb = np.repeat(np.arange(nq, dtype=np.int64), np.diff(off_b))
     rank_a = np.arange(len(qa), dtype=np.int64) - off_a[qa]
     rank_b = np.arange(len(qb), dtype=np.int64) - off_b[qb]
     n_docs = max(len(run_a.doc_ids), 1)
-    doc_b = _doc_code_map(run_b.doc_ids, run_a.doc_ids)[run_b.dcode[rows_b]]
+    doc_b = doc_code_map(run_b.doc_ids, run_a.doc_ids)[run_b.dcode[rows_b]]
     key_a = qa * n_docs + run_a.dcode[rows_a]
     known = doc_b >= 0
     key_b = qb[known] * n_docs + doc_b[known]
@@ -333,7 +333,7 @@ def system_ranking_tau(means_a: Mapping[str, float], means_b: Mapping[str, float
 # ---------------------------------------------------------------- registration
 
 REL = Param("rel", None, "relevance threshold: relevant when grade >= rel "
-            "(default: the evaluation's level, 1)", kind=_float, rule="a finite number")
+            "(default: the evaluation's level, 1)", kind=finite_float, rule="a finite number")
 WEIGHT = Param("weight", "none", "query weight in the mean: none = every query with both "
                "classes counts once, impressions = by its judged retrieved documents, "
                "clicks = by its relevant (clicked) ones",

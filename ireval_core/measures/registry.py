@@ -37,7 +37,7 @@ Kernel = Callable[[Ranked, "Measure", EvalOptions], np.ndarray]
 Aggregator = Callable[[Ranked, "Measure", EvalOptions, np.ndarray], float]
 
 ParamValue = float | str | None
-"""A parameter's value: a number (``kind=_float``), a word or a gain map (``str``), or
+"""A parameter's value: a number (``kind=finite_float``), a word or a gain map (``str``), or
 ``None`` for a default that means "not set" (``rel``: the evaluation's level)."""
 
 
@@ -85,14 +85,15 @@ class Param:
                                  error=UnknownMeasureError)
 
 
-def _float(text: str) -> float:
+def finite_float(text: str) -> float:
+    """The ``kind`` of a numeric :class:`Param`: ``float(text)``, refusing NaN and infinity."""
     value = float(text)
     if not np.isfinite(value):
         raise ValueError(f"expected a finite number, got {text!r}")
     return value
 
 
-def _gain(text: str) -> str:
+def parse_gain(text: str) -> str:
     """Gain: linear, exp, or a grade->gain map written {0:0,1:1,2:3,3:7}."""
     if text in ("linear", "exp"):
         return text

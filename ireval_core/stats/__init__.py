@@ -24,7 +24,11 @@ Layers
 * planning (:mod:`.planning`): :func:`paired_t_power`, :func:`min_detectable_difference`,
   :func:`queries_needed`, and :func:`mean_ci` for one system's mean.
 
-Result types, constants and input checks shared by all of them are in :mod:`._base`.
+Result types, constants, parameter constraints and input checks shared by all of them
+are in :mod:`._base`; the t and bootstrap interval kernels, which the result types use
+too, are in :mod:`ireval_core.intervals`, below this package and the evaluation. The
+kernels a module shares with another (``t_many``, ``bootstrap_means``, ...) are public
+names of the module that defines them, but not part of this package's API.
 
 Seed 001 (table 8-6) is the worked example used throughout the docstrings.
 """

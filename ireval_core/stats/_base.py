@@ -1,17 +1,19 @@
-"""Shared pieces of :mod:`ireval_core.stats`: result types, constants, input checks."""
+"""Shared pieces of :mod:`ireval_core.stats`: result types, constants, parameter constraints
+and input checks, and the array helpers every test uses."""
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from numbers import Integral, Real
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import invalid_parameter
+from ..intervals import bootstrap_interval, t_interval
+from ..params import InstanceOf, Interval, Options, any_of, check
 
 Alternative = Literal["two-sided", "greater", "less"]
 RngLike = None | int | np.random.Generator | np.random.SeedSequence
@@ -23,7 +25,7 @@ CORRECTIONS: tuple[str, ...] = ("none", "bonferroni", "holm", "bh")
 FAMILIES: tuple[str, ...] = ("measure", "all")
 BOOTSTRAP_METHODS: tuple[str, ...] = ("percentile", "bca")
 
-_EPS = float(np.finfo(np.float64).eps)
+EPS = float(np.finfo(np.float64).eps)
 
 
 # --------------------------------------------------------------------------- results
@@ -119,21 +121,18 @@ class TestResult:
             For the wilcoxon, sign and randomization tests, which define no interval
             of the mean difference.
         """
-        _check_confidence_level(confidence_level, "TestResult.confidence_interval")
-        # the interval kernels live with their tests, which import this module
-        from .paired import _t_interval
-        from .resampling import _bootstrap_interval
-
+        confidence_level = check(confidence_level, "confidence_level",
+                                 "TestResult.confidence_interval", CONFIDENCE_LEVEL)
         if self.test == "t":
             if self.df is None or self.std_err is None:
                 raise ValueError("a t-test result needs df and std_err for its interval")
-            low, high = _t_interval(
+            low, high = t_interval(
                 np.array([self.mean_diff]), np.array([self.std_err]), float(self.df),
                 confidence_level, self.alternative,
             )
             return ConfidenceInterval(float(low[0]), float(high[0]))
         if self.test == "bootstrap" and self.bootstrap_distribution is not None:
-            low, high = _bootstrap_interval(
+            low, high = bootstrap_interval(
                 self.bootstrap_distribution[:, None],
                 confidence_level,
                 self.alternative,
@@ -204,70 +203,25 @@ class TukeyComparison:
 # ------------------------------------------------------------------------ validation
 
 
-# Every check names the parameter and the public function the caller called, in the
-# message template of :func:`ireval_core.errors.invalid_parameter`.
+# The constraints of the parameters the statistics share, checked with
+# :func:`ireval_core.params.check` (which names the parameter and the public function).
+ALTERNATIVE = Options(ALTERNATIVES)
+CONFIDENCE_LEVEL = Interval(Real, 0, 1, closed="neither")
+PROBABILITY = CONFIDENCE_LEVEL  # alpha, power: strictly between 0 and 1
+N_RESAMPLES = Interval(Integral, 1, None, closed="left")
+RNG = any_of(None, Interval(Integral, 0, None, closed="left"),
+             InstanceOf(np.random.SeedSequence, "a numpy.random.SeedSequence"),
+             InstanceOf(np.random.Generator, "a numpy.random.Generator"))
 
 
-def _one_of(choices: Sequence[str]) -> str:
-    return "one of " + ", ".join(map(repr, choices))
+def check_rng(rng: RngLike, function: str) -> RngLike:
+    """``rng`` checked against :data:`RNG`: ``ValueError`` for a negative int seed,
+    ``TypeError`` for anything else that is not a seed or a generator (a float too)."""
+    integer = isinstance(rng, numbers.Integral) and not isinstance(rng, bool)
+    return check(rng, "rng", function, RNG, error=None if integer else TypeError)
 
 
-def _check_alternative(alternative: str, function: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise invalid_parameter("alternative", function, _one_of(ALTERNATIVES), alternative)
-    return alternative
-
-
-def _check_choice(value: str, name: str, choices: Sequence[str], function: str) -> str:
-    if value not in choices:
-        raise invalid_parameter(name, function, _one_of(choices), value)
-    return value
-
-
-def _as_float(value: float, name: str, function: str, constraint: str) -> float:
-    """``float(value)``; a value that is not a number raises the same exception class as
-    ``float`` would (``ValueError`` or ``TypeError``), with the parameter message."""
-    try:
-        return float(value)
-    except (TypeError, ValueError) as exc:
-        raise invalid_parameter(name, function, constraint, value, error=type(exc)) from None
-
-
-def _check_unit_interval(value: float, name: str, function: str) -> float:
-    """A number strictly between 0 and 1 (a probability or a confidence level)."""
-    constraint = "a number strictly between 0 and 1"
-    number = _as_float(value, name, function, constraint)
-    if not 0.0 < number < 1.0:
-        raise invalid_parameter(name, function, constraint, value)
-    return number
-
-
-def _check_confidence_level(confidence_level: float, function: str) -> float:
-    return _check_unit_interval(confidence_level, "confidence_level", function)
-
-
-def _check_n_resamples(n_resamples: int, function: str) -> int:
-    if (isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral)
-            or n_resamples < 1):
-        raise invalid_parameter("n_resamples", function, "an int >= 1", n_resamples)
-    return int(n_resamples)
-
-
-_RNG_TYPES = "None, an int seed >= 0, a numpy.random.SeedSequence or a numpy.random.Generator"
-
-
-def _check_rng(rng: RngLike, function: str) -> RngLike:
-    """Raise ``TypeError`` for an ``rng`` of another type, ``ValueError`` for a negative seed."""
-    if rng is None or isinstance(rng, np.random.Generator | np.random.SeedSequence):
-        return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
-        if rng < 0:
-            raise invalid_parameter("rng", function, _RNG_TYPES, rng)
-        return rng
-    raise invalid_parameter("rng", function, _RNG_TYPES, rng, error=TypeError)
-
-
-def _check_finite(values: FloatArray, name: str) -> None:
+def check_finite(values: FloatArray, name: str) -> None:
     bad = ~np.isfinite(values)
     if bad.any():
         where = np.unravel_index(int(np.argmax(bad)), values.shape)
@@ -276,7 +230,7 @@ def _check_finite(values: FloatArray, name: str) -> None:
         raise ValueError(f"{name} contains {kind} at index {index}")
 
 
-def _as_values(values: ArrayLike, name: str, *, min_size: int = 2) -> FloatArray:
+def as_values(values: ArrayLike, name: str, *, min_size: int = 2) -> FloatArray:
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -285,14 +239,14 @@ def _as_values(values: ArrayLike, name: str, *, min_size: int = 2) -> FloatArray
         raise ValueError(f"{name} must be 1-D (one value per query); got shape {arr.shape}")
     if arr.size < min_size:
         raise ValueError(f"{name} needs at least {min_size} queries; got {arr.size}")
-    _check_finite(arr, name)
+    check_finite(arr, name)
     return arr
 
 
-def _paired_diff(a: ArrayLike, b: ArrayLike) -> FloatArray:
+def paired_diff(a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Validated ``b - a`` of two aligned per-query arrays."""
-    a_arr = _as_values(a, "a", min_size=0)
-    b_arr = _as_values(b, "b", min_size=0)
+    a_arr = as_values(a, "a", min_size=0)
+    b_arr = as_values(b, "b", min_size=0)
     if a_arr.shape != b_arr.shape:
         raise ValueError(
             f"a and b must have the same length (paired queries); got {a_arr.size} and "
@@ -303,7 +257,7 @@ def _paired_diff(a: ArrayLike, b: ArrayLike) -> FloatArray:
     return b_arr - a_arr
 
 
-def _as_diff_matrix(diffs: ArrayLike) -> FloatArray:
+def as_diff_matrix(diffs: ArrayLike) -> FloatArray:
     """Validated difference matrix ``D`` (``n_queries x n_columns``), C-contiguous."""
     try:
         D = np.asarray(diffs, dtype=np.float64)
@@ -313,14 +267,14 @@ def _as_diff_matrix(diffs: ArrayLike) -> FloatArray:
         raise ValueError(f"diffs must be 2-D (n_queries x n_pairs); got shape {D.shape}")
     if D.shape[0] < 2:
         raise ValueError(f"a paired test needs at least 2 queries; got {D.shape[0]}")
-    _check_finite(D, "diffs")
+    check_finite(D, "diffs")
     return np.ascontiguousarray(D)
 
 
-def _as_generator(rng: RngLike) -> np.random.Generator:
+def as_generator(rng: RngLike) -> np.random.Generator:
     """``None`` / int seed / SeedSequence -> a new Generator; a Generator is used as is.
 
-    The public functions check ``rng`` with :func:`_check_rng` first, which names them.
+    The public functions check ``rng`` with :func:`check_rng` first, which names them.
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -329,6 +283,6 @@ def _as_generator(rng: RngLike) -> np.random.Generator:
     return np.random.default_rng(int(rng))
 
 
-def _exact_sums(D: FloatArray) -> FloatArray:
+def exact_sums(D: FloatArray) -> FloatArray:
     """Column sums rounded once (``math.fsum``): independent of layout and batching."""
     return np.array([math.fsum(D[:, j]) for j in range(D.shape[1])], dtype=np.float64)

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import invalid_parameter
-from ._base import CORRECTIONS, FloatArray, _as_float, _check_choice, _paired_diff
-from .paired import _t_kernel
+from ..intervals import t_kernel
+from ..params import Interval, Options, check, validate_params
+from ._base import CORRECTIONS, FloatArray, paired_diff
+
+CORRECTION = Options(CORRECTIONS)
+TOLERANCE = Interval(Real, 0, None, closed="both")
 
 # -------------------------------------------------------------- effect and counts
 
 
-def _effect_sizes(D: FloatArray) -> FloatArray:
-    mean, se, _, _ = _t_kernel(D)
+def effect_sizes(D: FloatArray) -> FloatArray:
+    """Cohen's d_z of every column of ``D`` (0 for an all-zero column)."""
+    mean, se, _, _ = t_kernel(D)
     sd = se * math.sqrt(D.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         es = mean / sd
@@ -38,19 +43,21 @@ def effect_size(a: ArrayLike, b: ArrayLike, *, hedges: bool = False) -> float:
     >>> round(effect_size(A, B), 3), round(effect_size(A, B, hedges=True), 3)
     (0.736, 0.673)
     """
-    d = _paired_diff(a, b)
-    es = float(_effect_sizes(d[:, None])[0])
+    d = paired_diff(a, b)
+    es = float(effect_sizes(d[:, None])[0])
     if hedges:
         es *= 1.0 - 3.0 / (4.0 * (d.size - 1) - 1.0)
     return es
 
 
-def _win_tie_loss(D: FloatArray, tol: float) -> tuple[NDArray[np.int64], ...]:
+def win_tie_loss_counts(D: FloatArray, tol: float) -> tuple[NDArray[np.int64], ...]:
+    """Wins (``> tol``), ties and losses (``< -tol``) of every column of ``D``."""
     wins = np.count_nonzero(D > tol, axis=0)
     losses = np.count_nonzero(D < -tol, axis=0)
     return wins, D.shape[0] - wins - losses, losses
 
 
+@validate_params({"tol": TOLERANCE})
 def win_tie_loss(a: ArrayLike, b: ArrayLike, *, tol: float = 0.0) -> tuple[int, int, int]:
     """Queries where b beats a (``b - a > tol``), ties (``|b - a| <= tol``) and losses.
 
@@ -59,12 +66,8 @@ def win_tie_loss(a: ArrayLike, b: ArrayLike, *, tol: float = 0.0) -> tuple[int, 
     >>> win_tie_loss([25, 43, 39, 75], [35, 84, 15, 75])
     (2, 1, 1)
     """
-    given = tol
-    tol = _as_float(given, "tol", "win_tie_loss", "a number >= 0")
-    if not tol >= 0.0:
-        raise invalid_parameter("tol", "win_tie_loss", "a number >= 0", given)
-    d = _paired_diff(a, b)
-    wins, ties, losses = _win_tie_loss(d[:, None], tol)
+    d = paired_diff(a, b)
+    wins, ties, losses = win_tie_loss_counts(d[:, None], tol)
     return int(wins[0]), int(ties[0]), int(losses[0])
 
 
@@ -124,7 +127,7 @@ def correct_pvalues(pvalues: ArrayLike, method: str = "holm") -> FloatArray:
     >>> correct_pvalues([0.01, 0.04, 0.03, 0.005], "holm").tolist()
     [0.03, 0.06, 0.06, 0.02]
     """
-    _check_choice(method, "method", CORRECTIONS, "correct_pvalues")
+    check(method, "method", "correct_pvalues", CORRECTION)
     try:
         p = np.asarray(pvalues, dtype=np.float64)
     except (TypeError, ValueError) as exc:

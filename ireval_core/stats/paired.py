@@ -6,23 +6,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from ._base import Alternative, FloatArray, TestResult, _check_alternative, _paired_diff
+from ..intervals import t_kernel
+from ..params import check
+from ._base import ALTERNATIVE, Alternative, FloatArray, TestResult, paired_diff
 
 # ------------------------------------------------------------------------ t kernel
-
-
-def _t_kernel(D: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-    """Mean, standard error and t of each column of ``D`` (same arithmetic as scipy)."""
-    n = D.shape[0]
-    Dt = np.ascontiguousarray(D.T)  # rows -> numpy's pairwise summation, like 1-D input
-    mean = Dt.mean(axis=1)
-    var = ((Dt - mean[:, None]) ** 2).mean(axis=1) * (n / (n - 1.0))
-    se = np.sqrt(var / n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = mean / se
-    zero = (Dt == 0).all(axis=1)
-    t[zero] = 0.0
-    return mean, se, t, n - 1
 
 
 def _t_pvalue(t: FloatArray, df: float, alternative: str) -> FloatArray:
@@ -33,25 +21,9 @@ def _t_pvalue(t: FloatArray, df: float, alternative: str) -> FloatArray:
     return 2.0 * special.stdtr(df, -np.abs(t))
 
 
-def _t_interval(
-    mean: FloatArray, se: FloatArray, df: float, confidence_level: float, alternative: str
-) -> tuple[FloatArray, FloatArray]:
-    """scipy's t confidence interval of a mean (one-sided for one-sided alternatives)."""
-    if alternative == "less":
-        low = np.full_like(mean, -np.inf)
-        high = mean + special.stdtrit(df, confidence_level) * se
-    elif alternative == "greater":
-        low = mean + special.stdtrit(df, 1.0 - confidence_level) * se
-        high = np.full_like(mean, np.inf)
-    else:
-        tail = (1.0 - confidence_level) / 2.0
-        low = mean + special.stdtrit(df, tail) * se
-        high = mean + special.stdtrit(df, 1.0 - tail) * se
-    return low, high
-
-
-def _t_many(D: FloatArray, alternative: str) -> tuple[FloatArray, FloatArray, FloatArray, int]:
-    mean, se, t, df = _t_kernel(D)
+def t_many(D: FloatArray, alternative: str) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    """The paired t-test of every column of ``D``: t, p-value, standard error and df."""
+    mean, se, t, df = t_kernel(D)
     p = _t_pvalue(t, df, alternative)
     p[(D == 0).all(axis=0)] = 1.0
     return t, p, se, df
@@ -90,9 +62,9 @@ def paired_t_test(
     >>> round(res.mean_diff, 1), round(res.statistic, 2), round(res.pvalue, 3)
     (21.4, 2.33, 0.022)
     """
-    _check_alternative(alternative, "paired_t_test")
-    d = _paired_diff(a, b)
-    t, p, se, df = _t_many(d[:, None], alternative)
+    check(alternative, "alternative", "paired_t_test", ALTERNATIVE)
+    d = paired_diff(a, b)
+    t, p, se, df = t_many(d[:, None], alternative)
     return TestResult(
         test="t", statistic=float(t[0]), pvalue=float(p[0]), alternative=alternative,
         n=int(d.size), mean_diff=float(d.mean()), df=float(df), std_err=float(se[0]),
@@ -134,8 +106,8 @@ def wilcoxon_test(
     >>> res.n, res.w_signed_rank_sum, res.statistic, round(res.pvalue, 4)
     (9, 35.0, 40.0, 0.0176)
     """
-    _check_alternative(alternative, "wilcoxon_test")
-    d = _paired_diff(a, b)
+    check(alternative, "alternative", "wilcoxon_test", ALTERNATIVE)
+    d = paired_diff(a, b)
     nonzero = d[d != 0]
     mean = float(d.mean())
     if nonzero.size == 0:
@@ -211,8 +183,8 @@ def sign_test(
     >>> res.statistic, res.n, res.pvalue == 46 / 512
     (7.0, 9, True)
     """
-    _check_alternative(alternative, "sign_test")
-    d = _paired_diff(a, b)
+    check(alternative, "alternative", "sign_test", ALTERNATIVE)
+    d = paired_diff(a, b)
     k = int(np.count_nonzero(d > 0))
     m = int(np.count_nonzero(d))
     p = 1.0 if m == 0 else float(stats.binomtest(k, m, 0.5, alternative=alternative).pvalue)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import numbers
+from numbers import Integral, Real
 from typing import Literal
 
 import numpy as np
@@ -11,32 +11,27 @@ from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
 from ..errors import invalid_parameter
+from ..intervals import bootstrap_interval, t_interval, t_kernel
+from ..params import Interval, Options, check
 from ._base import (
-    _EPS,
+    ALTERNATIVE,
+    CONFIDENCE_LEVEL,
+    EPS,
+    N_RESAMPLES,
+    PROBABILITY,
     Alternative,
     MeanCI,
     RngLike,
-    _as_float,
-    _as_values,
-    _check_alternative,
-    _check_choice,
-    _check_confidence_level,
-    _check_n_resamples,
-    _check_rng,
-    _check_unit_interval,
+    as_values,
+    check_rng,
 )
-from .paired import _t_interval, _t_kernel
-from .resampling import _bootstrap_interval, _bootstrap_means
+from .resampling import bootstrap_means
+
+POSITIVE = Interval(Real, 0, None, closed="neither")  # sd_diff, delta: a finite number > 0
+N_QUERIES = Interval(Integral, 2, None, closed="left")
+MEAN_CI_METHOD = Options(("t", "bootstrap"))
 
 # -------------------------------------------------------------------- planning
-
-
-def _check_positive(value: float, name: str, function: str) -> float:
-    constraint = "a positive finite number"
-    number = _as_float(value, name, function, constraint)
-    if not (math.isfinite(number) and number > 0.0):
-        raise invalid_parameter(name, function, constraint, value)
-    return number
 
 
 def _power(delta: float, sd_diff: float, n: int, alpha: float, alternative: str) -> float:
@@ -76,19 +71,12 @@ def paired_t_power(
     0.697
     """
     fn = "paired_t_power"
-    _check_alternative(alternative, fn)
-    sd_diff = _check_positive(sd_diff, "sd_diff", fn)
-    delta = _check_positive(delta, "delta", fn)
-    alpha = _check_unit_interval(alpha, "alpha", fn)
-    n = _check_queries(n_queries, fn)
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    sd_diff = check(sd_diff, "sd_diff", fn, POSITIVE)
+    delta = check(delta, "delta", fn, POSITIVE)
+    alpha = check(alpha, "alpha", fn, PROBABILITY)
+    n = check(n_queries, "n_queries", fn, N_QUERIES)
     return _power(delta, sd_diff, n, alpha, alternative)
-
-
-def _check_queries(n_queries: int, function: str) -> int:
-    if (isinstance(n_queries, bool) or not isinstance(n_queries, numbers.Integral)
-            or n_queries < 2):
-        raise invalid_parameter("n_queries", function, "an int >= 2", n_queries)
-    return int(n_queries)
 
 
 def min_detectable_difference(
@@ -111,11 +99,11 @@ def min_detectable_difference(
     0.0566
     """
     fn = "min_detectable_difference"
-    _check_alternative(alternative, fn)
-    sd_diff = _check_positive(sd_diff, "sd_diff", fn)
-    alpha = _check_unit_interval(alpha, "alpha", fn)
-    target = _check_unit_interval(power, "power", fn)
-    n = _check_queries(n_queries, fn)
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    sd_diff = check(sd_diff, "sd_diff", fn, POSITIVE)
+    alpha = check(alpha, "alpha", fn, PROBABILITY)
+    target = check(power, "power", fn, PROBABILITY)
+    n = check(n_queries, "n_queries", fn, N_QUERIES)
     if target <= alpha:
         raise invalid_parameter("power", fn, f"greater than alpha={alpha} (the power at no "
                                 "effect)", power)
@@ -126,7 +114,7 @@ def min_detectable_difference(
     high = sd_diff
     while gap(high) < 0.0:
         high *= 2.0
-    delta = float(optimize.brentq(gap, 0.0, high, xtol=1e-15 * sd_diff, rtol=4 * _EPS))
+    delta = float(optimize.brentq(gap, 0.0, high, xtol=1e-15 * sd_diff, rtol=4 * EPS))
     while gap(delta) < 0.0:
         delta = float(np.nextafter(delta, np.inf)) * (1.0 + 1e-12)
     return delta
@@ -151,11 +139,11 @@ def queries_needed(
     128
     """
     fn = "queries_needed"
-    _check_alternative(alternative, fn)
-    sd_diff = _check_positive(sd_diff, "sd_diff", fn)
-    delta = _check_positive(delta, "delta", fn)
-    alpha = _check_unit_interval(alpha, "alpha", fn)
-    target = _check_unit_interval(power, "power", fn)
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    sd_diff = check(sd_diff, "sd_diff", fn, POSITIVE)
+    delta = check(delta, "delta", fn, POSITIVE)
+    alpha = check(alpha, "alpha", fn, PROBABILITY)
+    target = check(power, "power", fn, PROBABILITY)
 
     def enough(n: int) -> bool:
         return _power(delta, sd_diff, n, alpha, alternative) >= target
@@ -208,18 +196,18 @@ def mean_ci(
     >>> round(m, 2), round(low, 4), round(high, 4)
     (0.5, 0.0891, 0.9109)
     """
-    level = _check_confidence_level(confidence_level, "mean_ci")
-    _check_choice(method, "method", ("t", "bootstrap"), "mean_ci")
-    x = _as_values(values, "values", min_size=1)
+    level = check(confidence_level, "confidence_level", "mean_ci", CONFIDENCE_LEVEL)
+    check(method, "method", "mean_ci", MEAN_CI_METHOD)
+    x = as_values(values, "values", min_size=1)
     mean = float(x.mean())
     if x.size == 1:
         return MeanCI(mean, math.nan, math.nan)
     D = x[:, None]
     if method == "t":
-        m, se, _, df = _t_kernel(D)
-        low, high = _t_interval(m, se, df, level, "two-sided")
+        m, se, _, df = t_kernel(D)
+        low, high = t_interval(m, se, df, level, "two-sided")
     else:
-        n_resamples = _check_n_resamples(n_resamples, "mean_ci")
-        theta_b = _bootstrap_means(D, n_resamples, _check_rng(rng, "mean_ci"))
-        low, high = _bootstrap_interval(theta_b, level, "two-sided", None)
+        n_resamples = check(n_resamples, "n_resamples", "mean_ci", N_RESAMPLES)
+        theta_b = bootstrap_means(D, n_resamples, check_rng(rng, "mean_ci"))
+        low, high = bootstrap_interval(theta_b, level, "two-sided", None)
     return MeanCI(mean, float(low[0]), float(high[0]))

@@ -10,24 +10,26 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from ..params import Options, check
 from ._base import (
-    _EPS,
+    ALTERNATIVE,
     BOOTSTRAP_METHODS,
+    CONFIDENCE_LEVEL,
+    EPS,
+    N_RESAMPLES,
     Alternative,
     ConfidenceInterval,
     FloatArray,
     RngLike,
     TestResult,
-    _as_diff_matrix,
-    _as_generator,
-    _check_alternative,
-    _check_choice,
-    _check_confidence_level,
-    _check_n_resamples,
-    _check_rng,
-    _exact_sums,
-    _paired_diff,
+    as_diff_matrix,
+    as_generator,
+    check_rng,
+    exact_sums,
+    paired_diff,
 )
+
+METHOD = Options(BOOTSTRAP_METHODS)
 
 # Resampling matrices are processed in chunks of about this many elements (16 MB of
 # float64): small enough to stay in cache while converting bits to floats, large
@@ -75,18 +77,18 @@ def _tie_tolerance(sums: FloatArray, D: FloatArray) -> FloatArray:
     near 0. Distinct values are orders of magnitude further apart.
     """
     n = D.shape[0]
-    return 100.0 * _EPS * np.maximum(np.abs(sums), math.sqrt(n) * np.abs(D).sum(axis=0))
+    return 100.0 * EPS * np.maximum(np.abs(sums), math.sqrt(n) * np.abs(D).sum(axis=0))
 
 
-def _randomization_core(
+def randomization_core(
     D: FloatArray, alternative: str, n_resamples: int, rng: RngLike
 ) -> tuple[FloatArray, FloatArray, int, bool]:
     """Observed mean, p-value per column, resamples used and exactness."""
     n = D.shape[0]
     exact = n <= _MAX_EXACT_QUERIES and 2**n <= n_resamples
     total = 2**n if exact else n_resamples
-    gen = _as_generator(rng)  # even when the enumeration does not use it
-    sums = _exact_sums(D)
+    gen = as_generator(rng)  # even when the enumeration does not use it
+    sums = exact_sums(D)
     tol = _tie_tolerance(sums, D)
     count_le = np.zeros(D.shape[1], dtype=np.int64)
     count_ge = np.zeros(D.shape[1], dtype=np.int64)
@@ -144,10 +146,10 @@ def randomization_test_many(
         One per column, ``test="randomization"``, ``statistic`` = mean difference.
     """
     fn = "randomization_test_many"
-    _check_alternative(alternative, fn)
-    n_resamples = _check_n_resamples(n_resamples, fn)
-    D = _as_diff_matrix(diffs)
-    means, p, used, exact = _randomization_core(D, alternative, n_resamples, _check_rng(rng, fn))
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    n_resamples = check(n_resamples, "n_resamples", fn, N_RESAMPLES)
+    D = as_diff_matrix(diffs)
+    means, p, used, exact = randomization_core(D, alternative, n_resamples, check_rng(rng, fn))
     return [
         TestResult(
             test="randomization", statistic=float(means[j]), pvalue=float(p[j]),
@@ -200,18 +202,18 @@ def randomization_test(
     (True, 1024, True)
     """
     fn = "randomization_test"
-    _check_alternative(alternative, fn)
-    n_resamples = _check_n_resamples(n_resamples, fn)
-    d = _paired_diff(a, b)
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    n_resamples = check(n_resamples, "n_resamples", fn, N_RESAMPLES)
+    d = paired_diff(a, b)
     return randomization_test_many(
-        d[:, None], alternative=alternative, n_resamples=n_resamples, rng=_check_rng(rng, fn)
+        d[:, None], alternative=alternative, n_resamples=n_resamples, rng=check_rng(rng, fn)
     )[0]
 
 
 # ---------------------------------------------------------------------- bootstrap
 
 
-def _bootstrap_means(D: FloatArray, n_resamples: int, rng: RngLike) -> FloatArray:
+def bootstrap_means(D: FloatArray, n_resamples: int, rng: RngLike) -> FloatArray:
     """Resampled column means, ``(n_resamples, n_columns)``.
 
     The resampling indices are ``rng.integers(0, n, (rows, n))`` drawn chunk by chunk
@@ -220,7 +222,7 @@ def _bootstrap_means(D: FloatArray, n_resamples: int, rng: RngLike) -> FloatArra
     ``scipy.stats.bootstrap`` with the same seed. Means are computed as
     ``counts @ D / n`` (one matrix product for all columns).
     """
-    gen = _as_generator(rng)
+    gen = as_generator(rng)
     n = D.shape[0]
     rows = max(1, _CHUNK_ELEMENTS // n)
     out = np.empty((n_resamples, D.shape[1]), dtype=np.float64)
@@ -240,7 +242,7 @@ def _bca_parameters(D: FloatArray, theta_b: FloatArray) -> tuple[FloatArray, Flo
     below = np.count_nonzero(theta_b < theta_hat, axis=0)
     at_or_below = np.count_nonzero(theta_b <= theta_hat, axis=0)
     z0 = special.ndtri((below + at_or_below) / (2.0 * theta_b.shape[0]))
-    jack = (_exact_sums(D) - D) / (n - 1.0)  # leave-one-out means
+    jack = (exact_sums(D) - D) / (n - 1.0)  # leave-one-out means
     u = (n - 1.0) * (jack.mean(axis=0) - jack)
     num = np.sum(u**3, axis=0) / n**3
     den = np.sum(u**2, axis=0) / n**2
@@ -250,41 +252,11 @@ def _bca_parameters(D: FloatArray, theta_b: FloatArray) -> tuple[FloatArray, Flo
     return z0, accel
 
 
-def _bootstrap_interval(
-    theta_b: FloatArray,
-    confidence_level: float,
-    alternative: str,
-    bca: tuple[FloatArray, FloatArray] | None,
-) -> tuple[FloatArray, FloatArray]:
-    """Percentile (``bca is None``) or BCa interval of each column (scipy's rules)."""
-    k = theta_b.shape[1]
-    alpha = (1.0 - confidence_level) / 2.0 if alternative == "two-sided" else 1.0 - confidence_level
-    if bca is None:
-        probs_low = np.full(k, alpha)
-        probs_high = np.full(k, 1.0 - alpha)
-    else:
-        z0, accel = bca
-        z_alpha = float(special.ndtri(alpha))
-        num1 = z0 + z_alpha
-        num2 = z0 - z_alpha
-        probs_low = special.ndtr(z0 + num1 / (1.0 - accel * num1))
-        probs_high = special.ndtr(z0 + num2 / (1.0 - accel * num2))
-    low = np.empty(k)
-    high = np.empty(k)
-    for j in range(k):
-        low[j], high[j] = np.quantile(theta_b[:, j], [probs_low[j], probs_high[j]])
-    if alternative == "less":
-        low[:] = -np.inf
-    elif alternative == "greater":
-        high[:] = np.inf
-    return low, high
-
-
-def _bootstrap_pvalues(theta_b: FloatArray, D: FloatArray, alternative: str) -> FloatArray:
+def bootstrap_pvalues(theta_b: FloatArray, D: FloatArray, alternative: str) -> FloatArray:
     """Shift-method p-value: resample ``d - mean(d)``, i.e. compare ``theta_b - mean``
     with the observed mean; ``(b + 1) / (B + 1)``."""
     n = D.shape[0]
-    sums = _exact_sums(D)
+    sums = exact_sums(D)
     mean = sums / n
     null = theta_b - mean
     tol = _tie_tolerance(sums, D) / n
@@ -329,13 +301,13 @@ def bootstrap_test_many(
         method (resample ``d - mean(d)``; ``p = (b + 1) / (B + 1)``).
     """
     fn = "bootstrap_test_many"
-    _check_alternative(alternative, fn)
-    _check_choice(method, "method", BOOTSTRAP_METHODS, fn)
-    n_resamples = _check_n_resamples(n_resamples, fn)
-    D = _as_diff_matrix(diffs)
-    theta_b = _bootstrap_means(D, n_resamples, _check_rng(rng, fn))
-    p = _bootstrap_pvalues(theta_b, D, alternative)
-    means = _exact_sums(D) / D.shape[0]
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    check(method, "method", fn, METHOD)
+    n_resamples = check(n_resamples, "n_resamples", fn, N_RESAMPLES)
+    D = as_diff_matrix(diffs)
+    theta_b = bootstrap_means(D, n_resamples, check_rng(rng, fn))
+    p = bootstrap_pvalues(theta_b, D, alternative)
+    means = exact_sums(D) / D.shape[0]
     z0, accel = _bca_parameters(D, theta_b) if method == "bca" else (None, None)
     results = []
     for j in range(D.shape[1]):
@@ -377,13 +349,13 @@ def bootstrap_test(
     (21.4, True)
     """
     fn = "bootstrap_test"
-    _check_alternative(alternative, fn)
-    _check_choice(method, "method", BOOTSTRAP_METHODS, fn)
-    n_resamples = _check_n_resamples(n_resamples, fn)
-    d = _paired_diff(a, b)
+    check(alternative, "alternative", fn, ALTERNATIVE)
+    check(method, "method", fn, METHOD)
+    n_resamples = check(n_resamples, "n_resamples", fn, N_RESAMPLES)
+    d = paired_diff(a, b)
     return bootstrap_test_many(
         d[:, None], alternative=alternative, method=method, n_resamples=n_resamples,
-        rng=_check_rng(rng, fn),
+        rng=check_rng(rng, fn),
     )[0]
 
 
@@ -411,8 +383,8 @@ def bootstrap_ci(
     True
     """
     fn = "bootstrap_ci"
-    level = _check_confidence_level(confidence_level, fn)
-    _check_choice(method, "method", BOOTSTRAP_METHODS, fn)
-    n_resamples = _check_n_resamples(n_resamples, fn)
-    res = bootstrap_test(a, b, method=method, n_resamples=n_resamples, rng=_check_rng(rng, fn))
+    level = check(confidence_level, "confidence_level", fn, CONFIDENCE_LEVEL)
+    check(method, "method", fn, METHOD)
+    n_resamples = check(n_resamples, "n_resamples", fn, N_RESAMPLES)
+    res = bootstrap_test(a, b, method=method, n_resamples=n_resamples, rng=check_rng(rng, fn))
     return res.confidence_interval(level)

@@ -12,9 +12,14 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..errors import invalid_parameter
+from ..intervals import bootstrap_interval, t_interval, t_kernel
+from ..params import Options, check, validate_params
 from ._base import (
-    CORRECTIONS,
+    ALTERNATIVE,
+    CONFIDENCE_LEVEL,
     FAMILIES,
+    N_RESAMPLES,
+    PROBABILITY,
     TESTS,
     Alternative,
     FloatArray,
@@ -22,23 +27,16 @@ from ._base import (
     RngLike,
     TestResult,
     TukeyComparison,
-    _as_values,
-    _check_alternative,
-    _check_choice,
-    _check_confidence_level,
-    _check_n_resamples,
-    _check_rng,
-    _exact_sums,
-    _one_of,
+    as_values,
+    check_rng,
+    exact_sums,
 )
-from .effects import _effect_sizes, _win_tie_loss, correct_pvalues
-from .paired import _t_interval, _t_kernel, _t_many, sign_test, wilcoxon_test
-from .resampling import (
-    _bootstrap_interval,
-    _bootstrap_means,
-    _bootstrap_pvalues,
-    _randomization_core,
-)
+from .effects import CORRECTION, correct_pvalues, effect_sizes, win_tie_loss_counts
+from .paired import sign_test, t_many, wilcoxon_test
+from .resampling import bootstrap_means, bootstrap_pvalues, randomization_core
+
+TEST = Options(TESTS)
+FAMILY = Options(FAMILIES)
 
 # ------------------------------------------------------------- many systems
 
@@ -61,7 +59,7 @@ _ColumnTest = Callable[[FloatArray, str, float, int, RngLike], _ColumnResult]
 def _compare_t(
     D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
 ) -> _ColumnResult:
-    t, p, _, _ = _t_many(D, alternative)
+    t, p, _, _ = t_many(D, alternative)
     return t, p, None, None
 
 
@@ -86,17 +84,17 @@ def _compare_per_column(
 def _compare_randomization(
     D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
 ) -> _ColumnResult:
-    means, p, _, _ = _randomization_core(D, alternative, n_resamples, rng)
+    means, p, _, _ = randomization_core(D, alternative, n_resamples, rng)
     return means, p, None, None
 
 
 def _compare_bootstrap(
     D: FloatArray, alternative: str, level: float, n_resamples: int, rng: RngLike
 ) -> _ColumnResult:
-    theta_b = _bootstrap_means(D, n_resamples, rng)
-    p = _bootstrap_pvalues(theta_b, D, alternative)
-    low, high = _bootstrap_interval(theta_b, level, "two-sided", None)
-    return _exact_sums(D) / D.shape[0], p, low, high
+    theta_b = bootstrap_means(D, n_resamples, rng)
+    p = bootstrap_pvalues(theta_b, D, alternative)
+    low, high = bootstrap_interval(theta_b, level, "two-sided", None)
+    return exact_sums(D) / D.shape[0], p, low, high
 
 
 _COMPARE_TESTS: dict[str, _ColumnTest] = {
@@ -113,11 +111,13 @@ _RESAMPLING_TESTS = frozenset({"randomization", "bootstrap"})
 
 
 def _check_tests(tests: Sequence[str], function: str) -> tuple[str, ...]:
+    """A sequence of tests (one name alone counts as one), each :data:`TEST`, distinct."""
     given = tests
     names = (tests,) if isinstance(tests, str) else tuple(tests)
-    if not names or len(set(names)) != len(names) or any(n not in TESTS for n in names):
+    if (not names or len(set(names)) != len(names)
+            or not all(TEST.is_satisfied_by(n) for n in names)):
         raise invalid_parameter("tests", function, "a non-empty sequence of distinct names, "
-                                f"each {_one_of(TESTS)}", given)
+                                f"each {TEST}", given)
     return names
 
 
@@ -126,7 +126,7 @@ def _system_columns(
 ) -> list[_Column]:
     if len(scores) < 2:
         raise ValueError(f"measure {measure!r}: need at least 2 systems; got {len(scores)}")
-    values = {name: _as_values(v, f"scores[{name!r}]") for name, v in scores.items()}
+    values = {name: as_values(v, f"scores[{name!r}]") for name, v in scores.items()}
     sizes = {v.size for v in values.values()}
     if len(sizes) != 1:
         shown = ", ".join(f"{name}={v.size}" for name, v in values.items())
@@ -218,13 +218,13 @@ def _compare_measures(
 ) -> list[PairComparison]:
     """:func:`compare_measures`, naming ``function`` in the messages of invalid parameters."""
     tests = _check_tests(tests, function)
-    _check_alternative(alternative, function)
-    _check_choice(correction, "correction", CORRECTIONS, function)
-    _check_choice(family, "family", FAMILIES, function)
-    level = _check_confidence_level(confidence_level, function)
-    n_resamples = _check_n_resamples(n_resamples, function)
+    check(alternative, "alternative", function, ALTERNATIVE)
+    check(correction, "correction", function, CORRECTION)
+    check(family, "family", function, FAMILY)
+    level = check(confidence_level, "confidence_level", function, CONFIDENCE_LEVEL)
+    n_resamples = check(n_resamples, "n_resamples", function, N_RESAMPLES)
     if _RESAMPLING_TESTS.intersection(tests):  # rng is not used (nor checked) otherwise
-        _check_rng(rng, function)
+        check_rng(rng, function)
     if not scores_by_measure:
         raise ValueError("scores_by_measure must hold at least one measure")
     if isinstance(rng, np.random.SeedSequence):
@@ -248,10 +248,10 @@ def _compare_measures(
     wtl = np.empty((3, k), dtype=np.int64)
     for idx in groups.values():
         D = np.ascontiguousarray(np.column_stack([columns[i].b - columns[i].a for i in idx]))
-        mean, se, _, df = _t_kernel(D)
-        t_low, t_high = _t_interval(mean, se, df, level, "two-sided")
-        effect[idx] = _effect_sizes(D)
-        wtl[:, idx] = np.vstack(_win_tie_loss(D, 0.0))
+        mean, se, _, df = t_kernel(D)
+        t_low, t_high = t_interval(mean, se, df, level, "two-sided")
+        effect[idx] = effect_sizes(D)
+        wtl[:, idx] = np.vstack(win_tie_loss_counts(D, 0.0))
         for name in tests:
             s, p, low, high = _COMPARE_TESTS[name](D, alternative, level, n_resamples, rng)
             stat[name][idx] = s
@@ -327,13 +327,11 @@ def compare_pairs(
     return [PairComparison(**{**r.as_dict(), "measure": None}) for r in rows]
 
 
+@validate_params({"alpha": PROBABILITY})
 def where_significant(
     comparisons: Sequence[PairComparison], *, alpha: float = 0.05, corrected: bool = True
 ) -> list[PairComparison]:
     """The comparisons whose (corrected) p-value is below ``alpha``."""
-    if not 0.0 < alpha < 1.0:
-        raise invalid_parameter("alpha", "where_significant", "a number strictly between 0 "
-                                "and 1", alpha)
     key = "pvalue_corrected" if corrected else "pvalue"
     return [c for c in comparisons if getattr(c, key) < alpha]
 
@@ -367,10 +365,10 @@ def tukey_hsd(
     list of TukeyComparison
         All unordered pairs, ``a`` earlier in mapping order, ``mean_diff = b - a``.
     """
-    level = _check_confidence_level(confidence_level, "tukey_hsd")
+    level = check(confidence_level, "confidence_level", "tukey_hsd", CONFIDENCE_LEVEL)
     columns = _system_columns("tukey_hsd", scores, None, "tukey_hsd")
     names = list(scores)
-    X = np.column_stack([_as_values(scores[name], f"scores[{name!r}]") for name in names])
+    X = np.column_stack([as_values(scores[name], f"scores[{name!r}]") for name in names])
     n, k = X.shape
     pos = {name: j for j, name in enumerate(names)}
     if not paired:

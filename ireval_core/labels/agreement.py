@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from numbers import Real
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -51,7 +52,8 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 
-from .errors import invalid_parameter
+from ..errors import invalid_parameter
+from ..params import Interval, Options, check
 
 __all__ = [
     "BASELINE_MAX_RATERS",
@@ -111,6 +113,8 @@ DISPUTED_COLUMNS = ("round", "query", "doc", "labels", "spread", "n_labels", "me
 """Columns of :attr:`RaterReport.disputed`."""
 
 _WEIGHTS: tuple[Weights, ...] = (None, "linear", "quadratic")
+_WEIGHT = Options(_WEIGHTS)
+_THRESHOLD = Interval(Real, 0, None, closed="left")  # a finite number >= 0
 
 
 # ----------------------------------------------------------------------------- kappa kernel
@@ -186,9 +190,7 @@ def cohen_kappa(a: ArrayLike, b: ArrayLike, *, weights: Weights = None,
     >>> round(cohen_kappa([0, 1, 3], [0, 1, 2], weights="linear", labels=[0, 1, 2, 3]), 4)
     0.7273
     """
-    if weights not in _WEIGHTS:
-        raise invalid_parameter("weights", "cohen_kappa", "None, 'linear' or 'quadratic'",
-                                weights)
+    check(weights, "weights", "cohen_kappa", _WEIGHT)
     x = np.asarray(a, dtype=np.float64).ravel()
     y = np.asarray(b, dtype=np.float64).ravel()
     if len(x) != len(y):
@@ -545,13 +547,6 @@ def _pairwise_cohen(rater: IntArray, unit: IntArray, value: IntArray, n_raters: 
 # ----------------------------------------------------------------------------- public stats
 
 
-def _check_level(level: str, function: str) -> Level:
-    if level not in LEVELS:
-        raise invalid_parameter("level", function, "one of " + ", ".join(map(repr, LEVELS)),
-                                level)
-    return level  # type: ignore[return-value]
-
-
 def fleiss_kappa(table: pd.DataFrame) -> float:
     """Fleiss' kappa of the long label table: agreement of any number of raters.
 
@@ -621,7 +616,7 @@ def krippendorff_alpha(table: pd.DataFrame, *, level: Level = "ordinal") -> floa
 round(krippendorff_alpha(t, level="nominal"), 4)
     (0.9123, 0.6154)
     """
-    level = _check_level(level, "krippendorff_alpha")
+    level = check(level, "level", "krippendorff_alpha", Options(LEVELS))
     coded = _code(table, "krippendorff_alpha", need_rater=False)
     return _alpha(coded.unit, coded.value, coded.scale, level)
 
@@ -891,17 +886,6 @@ class RaterReport:
                             columns=pd.Index(names, name="consensus label"))
 
 
-def _check_threshold(value: float, name: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise invalid_parameter(name, "rater_report", "a finite number >= 0", value,
-                                error=type(exc)) from None
-    if not np.isfinite(number) or number < 0:
-        raise invalid_parameter(name, "rater_report", "a finite number >= 0", value)
-    return number
-
-
 def rater_report(table: pd.DataFrame, *, combine: Combine = "mean",
                  kappa_gap: float = DRIFT_KAPPA_GAP,
                  mean_shift: float = DRIFT_MEAN_SHIFT) -> RaterReport:
@@ -940,11 +924,9 @@ def rater_report(table: pd.DataFrame, *, combine: Combine = "mean",
     >>> rep.disputed[["doc", "labels", "spread"]].to_dict("records")
     [{'doc': 'b', 'labels': 'x: 0, y: 0, z: 2', 'spread': 2.0}]
     """
-    if combine not in COMBINE_RULES:
-        raise invalid_parameter("combine", "rater_report",
-                                "one of " + ", ".join(map(repr, COMBINE_RULES)), combine)
-    gap = _check_threshold(kappa_gap, "kappa_gap")
-    shift = _check_threshold(mean_shift, "mean_shift")
+    check(combine, "combine", "rater_report", Options(COMBINE_RULES))
+    gap = check(kappa_gap, "kappa_gap", "rater_report", _THRESHOLD)
+    shift = check(mean_shift, "mean_shift", "rater_report", _THRESHOLD)
     c = _code(table, "rater_report", need_rater=True)
     n_rounds, n_raters, k = len(c.rounds), len(c.raters), len(c.scale)
 

@@ -50,9 +50,9 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from .agreement import ordered_rounds
-from .errors import DataWarning, FormatError, invalid_parameter
-from .labels._table import (
+from ..errors import DataWarning, FormatError, invalid_parameter
+from ..params import OPEN_UNIT, InstanceOf, check
+from ._table import (
     LABEL_ALIASES,
     RawTable,
     SourceLike,
@@ -60,6 +60,7 @@ from .labels._table import (
     read_table,
     table_from_arrow,
 )
+from .agreement import ordered_rounds
 
 __all__ = [
     "GSB_ALIASES",
@@ -145,7 +146,7 @@ class GsbJudgments:
 
     @property
     def rounds(self) -> tuple[str, ...]:
-        """The rounds, in time order (:func:`~ireval_core.agreement.ordered_rounds`)."""
+        """The rounds, in time order (:func:`~ireval_core.labels.agreement.ordered_rounds`)."""
         return tuple(ordered_rounds(self.round))
 
     @property
@@ -180,6 +181,9 @@ class GsbJudgments:
                                          preserve_index=False)
         raw = table_from_arrow(arrow, name, GSB_ALIASES, required=_REQUIRED, kind="GSB")
         return _build([raw])
+
+
+_JUDGMENTS = InstanceOf(GsbJudgments, "GsbJudgments (from read_gsb)")
 
 
 # ----------------------------------------------------------------------------- reading
@@ -351,18 +355,6 @@ def _check_duplicates(tables: Sequence[RawTable], starts: NDArray[np.int64],
 # ----------------------------------------------------------------------------- statistics
 
 
-def _check_level(confidence_level: float, function: str) -> float:
-    constraint = "a number strictly between 0 and 1"
-    try:
-        level = float(confidence_level)
-    except (TypeError, ValueError) as exc:
-        raise invalid_parameter("confidence_level", function, constraint, confidence_level,
-                                error=type(exc)) from None
-    if not 0.0 < level < 1.0:
-        raise invalid_parameter("confidence_level", function, constraint, confidence_level)
-    return level
-
-
 def _as_counts(values: ArrayLike, name: str) -> NDArray[np.int64]:
     arr = np.atleast_1d(np.asarray(values))
     if arr.dtype.kind not in "iuf" or arr.ndim != 1 or not np.isfinite(arr).all() or (
@@ -398,7 +390,7 @@ def gsb_from_counts(good: ArrayLike, same: ArrayLike, bad: ArrayLike, *,
     >>> r["gsb"], r["ci_low"], r["ci_high"], r["p"]
     (0.1, -0.0379, 0.2339, 0.2026)
     """
-    level = _check_level(confidence_level, "gsb_from_counts")
+    level = check(confidence_level, "confidence_level", "gsb_from_counts", OPEN_UNIT)
     g, s, b = (_as_counts(v, name) for v, name in ((good, "good"), (same, "same"),
                                                     (bad, "bad")))
     try:
@@ -426,13 +418,6 @@ def gsb_from_counts(good: ArrayLike, same: ArrayLike, bad: ArrayLike, *,
     return out
 
 
-def _check_judgments(judgments: object, function: str) -> GsbJudgments:
-    if not isinstance(judgments, GsbJudgments):
-        raise invalid_parameter("judgments", function, "GsbJudgments (from read_gsb)",
-                                type(judgments).__name__, error=TypeError)
-    return judgments
-
-
 def _counts(keys: NDArray[np.int64], n_keys: int, judgment: NDArray[np.object_]
             ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     code = np.select([judgment == "G", judgment == "S"], [0, 1], 2).astype(np.int64)
@@ -457,8 +442,8 @@ def gsb_by_round(judgments: GsbJudgments, *, confidence_level: float = 0.95
     >>> t[["round", "good", "same", "bad", "gsb", "p"]].round(4).values.tolist()
     [['2026-05', 0, 1, 1, -0.5, 1.0], ['2026-06', 2, 0, 1, 0.3333, 1.0]]
     """
-    j = _check_judgments(judgments, "gsb_by_round")
-    level = _check_level(confidence_level, "gsb_by_round")
+    j = check(judgments, "judgments", "gsb_by_round", _JUDGMENTS)
+    level = check(confidence_level, "confidence_level", "gsb_by_round", OPEN_UNIT)
     names = ordered_rounds(j.round) if len(j) else []
     codes = pd.Index(names).get_indexer(j.round).astype(np.int64)
     g, s, b = _counts(codes, len(names), j.judgment)
@@ -484,8 +469,8 @@ def gsb_by_rater(judgments: GsbJudgments, *, confidence_level: float = 0.95
     ...                                          ].values.tolist()
     [['ann', 2, 0, 1.0], ['bob', 0, 1, 0.0]]
     """
-    j = _check_judgments(judgments, "gsb_by_rater")
-    level = _check_level(confidence_level, "gsb_by_rater")
+    j = check(judgments, "judgments", "gsb_by_rater", _JUDGMENTS)
+    level = check(confidence_level, "confidence_level", "gsb_by_rater", OPEN_UNIT)
     rounds = ordered_rounds(j.round) if len(j) else []
     raters = sorted(str(r) for r in pd.unique(j.rater))
     rc = pd.Index(rounds).get_indexer(j.round).astype(np.int64)
