@@ -112,7 +112,9 @@ def _url_changed() -> None:
 
 def set_page(name: str, params: Sequence[ViewParam]) -> None:
     """Called by the frame before the page runs: this page's view parameters (and the
-    options and dataset) are the only ones kept in the URL."""
+    options and dataset) are the only ones kept in the URL, and a value in the URL of
+    the wrong type or out of range is taken out of it and noted, whether or not the
+    page draws its widget in this run (its choices are checked when it is bound)."""
     ss = st.session_state
     ss[_PAGE] = name
     ss[_PARAMS] = {v.key: v for v in params}
@@ -120,6 +122,42 @@ def set_page(name: str, params: Sequence[ViewParam]) -> None:
     for param in list(st.query_params.keys()):
         if param not in keep:
             del st.query_params[param]
+    notes = _notes()
+    for view in params:
+        raw = st.query_params.get_all(view.param)
+        if not raw or view.key in ss or _VIEW + view.key in ss:
+            continue  # the URL is read once, while the page has no value of its own
+        value, refused = read_param(view, raw)
+        if not refused:
+            continue
+        notes[view.key] = note = _Note(view.param, refused)
+        note.show()  # now: the page may not bind this parameter in this run
+        if value is None:
+            del st.query_params[view.param]
+        else:  # a list parameter: the values that can be read stay
+            gone = {text for text, _ in refused}
+            st.query_params[view.param] = [text for text in raw if text not in gone]
+
+
+@dataclass
+class _Note:
+    """URL values of one parameter that were not applied (``refused``: text, why), and
+    the value the page shows instead once it has bound the parameter: the note is shown
+    while the page shows that value."""
+
+    param: str
+    refused: list[tuple[str, str]]
+    bound: bool = False
+    instead: Any = None
+
+    def show(self) -> None:
+        for text, why in self.refused:
+            not_applied(self.param, text, why)
+
+
+def _notes() -> dict[str, _Note]:
+    """The notes of the page being run, by widget key (kept in the session)."""
+    return st.session_state.setdefault(_NOTES, {}).setdefault(page_name(), {})
 
 
 def page_name() -> str | None:
@@ -139,8 +177,8 @@ def _reason(problem: str, text: str) -> str:
 def _choices_reason(view: ViewParam, allowed: Sequence[Any]) -> str:
     if view.loaded:
         return f"no such {view.loaded} here"
-    listed = ", ".join(map(str, allowed[:8])) + (", …" if len(allowed) > 8 else "")
-    return f"expected one of {listed}"
+    listed = ", ".join(map(repr, allowed[:8])) + (", …" if len(allowed) > 8 else "")
+    return f"not one of {listed}"
 
 
 def read_param(view: ViewParam, raw: Sequence[str], choices: Sequence[Any] | None = None
@@ -188,8 +226,7 @@ def view_value(key: str, default: Any, *, choices: Sequence[Any] | None = None) 
     ss = st.session_state
     view: ViewParam = ss[_PARAMS][key]
     mirror = _VIEW + key
-    notes: dict[str, tuple[list[tuple[str, str]], Any]] = (
-        ss.setdefault(_NOTES, {}).setdefault(page_name(), {}))
+    notes = _notes()
     refused: list[tuple[str, str]] = []
     if key in ss:
         value = ss[key]
@@ -206,12 +243,16 @@ def view_value(key: str, default: Any, *, choices: Sequence[Any] | None = None) 
             value = None
     if value is None:
         value = list(default) if view.many else default
-    if refused:
-        notes[key] = (refused, value)
-    elif key in notes and notes[key][1] != value:  # kept while the page shows the fallback
-        del notes[key]
-    for text, why in notes.get(key, ([], None))[0]:
-        not_applied(view.param, text, why)
+    note = notes.get(key)
+    if refused:  # with those set_page refused in this run, if any
+        note = notes[key] = _Note(view.param, (note.refused if note else []) + refused)
+    if note is not None:
+        if not note.bound:
+            note.bound, note.instead = True, value
+        if note.instead == value:
+            note.show()
+        else:  # the user chose another value: the link no longer matters
+            del notes[key]
     ss[mirror] = value
     _write_url(view, value, default)
     return value
