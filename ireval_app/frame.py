@@ -29,7 +29,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from . import evaluation, labels_widgets, state, views, widgets
+from . import evaluation, state, views, widgets
 from .keys import (
     compare,
     curves,
@@ -162,6 +162,8 @@ def page(name: str) -> Iterator[None]:
         views.set_page(name, info.params)
         state.sync_query_params()
         if info.labeling:
+            from . import labels_widgets  # the labeling modules load scipy: on those pages
+
             labels_widgets.bind_settings()
         elif info.results:
             widgets.default_dataset()  # the sample, when nothing else is loaded

@@ -431,22 +431,31 @@ def highlight_problems(runs: pd.DataFrame) -> Styler:
 def query_metadata() -> QueryMetadata | None:
     """The query metadata of the current data: the sample's with the sample, else the
     uploaded file's (``None`` when there is none or it could not be read)."""
+    return query_metadata_and_key()[0]
+
+
+def query_metadata_and_key() -> tuple[QueryMetadata | None, str]:
+    """:func:`query_metadata` and the digest of its file (the cache key of what is
+    computed from it; ``""`` without metadata)."""
     if state.is_sample():
         from . import metadata_glue  # imports scipy (through ireval_core.metadata): when used
 
         loaded = metadata_glue.load_sample_metadata()
     else:
         loaded = state.get_metadata_upload()  # type: ignore[assignment]
-    return getattr(loaded, "metadata", None)
+    meta = getattr(loaded, "metadata", None)
+    return meta, str(getattr(loaded, "digest", "")) if meta is not None else ""
 
 
-def split_choice(key: str, label: str = "Split by") -> tuple[QueryMetadata | None, str | None]:
-    """A select of the metadata columns (none: no split); ``(metadata, column)``."""
-    meta = query_metadata()
+def split_choice(key: str, label: str = "Split by"
+                 ) -> tuple[QueryMetadata | None, str | None, str]:
+    """A select of the metadata columns (none: no split); ``(metadata, column, key)``,
+    ``key`` standing for the metadata in the cache keys of what is computed from it."""
+    meta, meta_key = query_metadata_and_key()
     if meta is None or not meta.columns:
-        return meta, None
+        return meta, None, meta_key
     choices = ["(none)", *meta.columns]
     views.bind_view(key, "(none)", choices=choices)
     column = st.selectbox(label, choices, key=key,
                           help="A column of the query metadata file (segment, intent, ...)")
-    return meta, None if column == "(none)" else column
+    return meta, None if column == "(none)" else column, meta_key

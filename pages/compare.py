@@ -6,6 +6,7 @@ import streamlit as st
 
 from ireval_app import compare_glue as cg
 from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
 from ireval_core import charts
 from ireval_core.compare import (
@@ -17,7 +18,6 @@ from ireval_core.compare import (
     query_set_note,
     verdicts,
 )
-from ireval_core.metadata import compare_by_segment
 from ireval_core.report import table_from_records
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
 from ireval_core.workspace import Target
@@ -183,11 +183,11 @@ with frame.page("compare"):
     deltas = aligned[b] - aligned[a]
     st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
                     config={"displayModeBar": False})
-    meta, column = widgets.split_choice(keys.SPLIT, "Test again per value of")
+    meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Test again per value of")
     if column is not None and meta is not None:
-        seg = compare_by_segment(res, meta, column, measure=str(m), a=a, b=b,
-                                 test=tests[0], alternative=alternative, correction=correction,
-                                 alpha=float(alpha), n_resamples=int(n_resamples), seed=int(seed))
+        seg = mg.compare_by_segment_cached(
+            key, measures, options, meta_key, column, str(m), a, b, tests[0], alternative,
+            correction, float(alpha), int(n_resamples), int(seed), res, meta)
         for row in seg.itertuples():
             st.markdown(f"{VERDICT_ICONS[row.outcome]} {widgets.md_escape(row.verdict)}")
         st.caption(widgets.md_escape(

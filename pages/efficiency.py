@@ -12,10 +12,7 @@ from ireval_core import charts
 from ireval_core.metadata import (
     LATENCY_DEFINITION,
     LATENCY_STATISTICS,
-    efficiency_points,
     front_sentence,
-    latency_summary,
-    pareto_front,
 )
 
 with frame.page("efficiency"):
@@ -50,6 +47,7 @@ with frame.page("efficiency"):
             widgets.show_format_error(loaded.error)
         st.stop()
     meta = loaded.metadata
+    dataset_key = state.get_dataset_key() or ""
     weights = (f", weights from {widgets.md_escape(meta.weight_column)}" if meta.weight_column
                else "")
     columns = ", ".join(widgets.md_escape(c) for c in meta.columns) or "none"
@@ -62,7 +60,7 @@ with frame.page("efficiency"):
 
     # ------------------------------------------------------------------------- latency
     st.header("Latency per run")
-    summary = latency_summary(meta)
+    summary = mg.latency_cached(loaded.digest, meta)
     ms = st.column_config.NumberColumn(format="%.1f ms")
     st.dataframe(summary, hide_index=True, column_config={
         "system": st.column_config.TextColumn("run", pinned=True),
@@ -90,13 +88,12 @@ with frame.page("efficiency"):
         st.stop()
     measure = specs[0]
     try:
-        res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, (measure,),
-                                         options)
+        res = evaluation.evaluate_cached(dataset_key, dataset, (measure,), options)
     except ValueError as exc:
         st.error(widgets.md_escape(f"Cannot compute {measure}: {exc}"), icon=":material/error:")
         st.stop()
-    points = efficiency_points(res, summary, measure, latency=latency or "p95")
-    front = pareto_front(points)
+    points, front = mg.efficiency_cached(dataset_key, measure, options, loaded.digest,
+                                         latency or "p95", res, meta)
     missing = points.attrs["missing"]
     if missing["no latency"]:
         st.caption("No latency for: " + ", ".join(widgets.md_escape(s)

@@ -6,10 +6,9 @@ import math
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import evaluation, frame, lab_glue, state, views, widgets
 from ireval_app.keys import lab as keys
 from ireval_core import lab
-from ireval_core.data import evaluated_queries
 from ireval_core.errors import FormatError
 from ireval_core.options import EvalOptions
 from ireval_core.queries import grade_text
@@ -86,8 +85,8 @@ def explained(grades: tuple[float, ...], spec: str, options: EvalOptions, *,
               top_grade: float | None = None) -> lab.Explanation | None:
     """:func:`ireval_core.lab.explain`, or ``None`` after showing why it cannot."""
     try:
-        return lab.explain(grades, spec, unretrieved=unretrieved, options=options,
-                           scores=scores, top_grade=top_grade)
+        return lab_glue.explain_cached(tuple(grades), spec, options, tuple(unretrieved),
+                                       None if scores is None else tuple(scores), top_grade)
     except ValueError as exc:
         st.error(widgets.md_escape(str(exc)), icon=":material/error:")
         return None
@@ -111,7 +110,7 @@ with frame.page("lab"):
                            key=keys.PRESET)
         item = lab.preset(key)
         st.info(f"**Seed {item.seed}**: {widgets.md_escape(item.claim)}", icon=":material/school:")
-        res = lab.run_preset(item)
+        res = lab_glue.preset_cached(item.key)
         st.caption("Worked examples use trec_eval's default options, as the seeds do; the sidebar "
                    "options apply to typed lists and real queries.")
         if item.kind == "significance":
@@ -182,8 +181,8 @@ with frame.page("lab"):
         left, right = st.columns(2)
         views.bind_view(keys.RUN, names[0], choices=names)
         run_name = left.selectbox("Run", names, key=keys.RUN)
-        run = dataset.run(run_name)
-        queries = [str(q) for q in evaluated_queries(dataset.qrels, run)]
+        queries = list(lab_glue.queries_cached(state.get_dataset_key() or "", run_name,
+                                               dataset))
         if not queries:
             st.info(widgets.md_escape(f"{run_name} answers no judged query."),
                     icon=":material/info:")
@@ -192,7 +191,8 @@ with frame.page("lab"):
         query = right.selectbox("Query", queries, key=keys.QUERY,
                                 help="Queries of the run that have judgments")
         spec = pick_measure()
-        lst = lab.query_list(dataset.qrels, run, query)
+        lst = lab_glue.query_list_cached(state.get_dataset_key() or "", run_name, query,
+                                         dataset)
         st.caption(widgets.md_escape(
             f"{run_name} ranks {len(lst.grades):,} documents for {query}; the qrels judge "
             f"{len(lst.unretrieved):,} more that it does not rank."))

@@ -8,7 +8,7 @@ from ireval_app import evaluation, frame, state, views, widgets
 from ireval_app.keys import metrics as keys
 from ireval_core import charts
 from ireval_core.escape import csv_frame
-from ireval_core.tables import metrics_table, per_query_workbook
+from ireval_core.tables import per_query_workbook
 
 DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
@@ -47,8 +47,9 @@ with frame.page("metrics"):
     # below may still wait for the runs' joins made in the background, not after it
     import ireval_core.stats  # noqa: E402, F401
 
-    res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
-    table = metrics_table(res)
+    key = state.get_dataset_key() or ""
+    res = evaluation.evaluate_cached(key, dataset, measures, options)
+    table = evaluation.table_cached(key, measures, options, res)
 
     # ------------------------------------------------------------------------- table
     st.subheader("Mean per run")
@@ -71,16 +72,17 @@ with frame.page("metrics"):
         st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
 
     # ------------------------------------------------------------------------- segments
-    meta, column = widgets.split_choice(keys.SPLIT, "Split the means by")
+    meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Split the means by")
     if column is not None and meta is not None:
         weighted = False
         if meta.weight_column:
             views.bind_view(keys.WEIGHTED, False)
             weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
                                  key=keys.WEIGHTED)
-        from ireval_core.metadata import by_segment  # imports scipy: only when a split is shown
+        from ireval_app import metadata_glue  # imports scipy: only when a split is shown
 
-        split = by_segment(res, meta, column, measures=list(table.mean.columns), weighted=weighted)
+        split = metadata_glue.by_segment_cached(key, measures, options, meta_key, column,
+                                                weighted, res, meta)
         for m in split["measure"].unique():
             part = split[split["measure"] == m]
             st.markdown(f"**{widgets.md_escape(m)}** by {widgets.md_escape(column)}")

@@ -7,7 +7,7 @@ import streamlit as st
 from ireval_app import evaluation, frame, state, views, widgets
 from ireval_app.keys import ndcg_vs_dcg as keys
 from ireval_core import charts
-from ireval_core.ideal import ideal_measures, ideal_pairs, toy_example
+from ireval_core.ideal import ideal_measures, toy_example
 
 with frame.page("ndcg_vs_dcg"):
     dataset = widgets.require_dataset()
@@ -31,7 +31,8 @@ with frame.page("ndcg_vs_dcg"):
     k = int(left.selectbox("Cutoff k (DCG, nDCG)", (5, 10, 20, 100), key=keys.K))
     recall_k = int(right.selectbox("Recall cutoff", (10, 100, 1000), key=keys.RECALL_K))
     measures = ideal_measures(k, recall_k)
-    res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
+    key = state.get_dataset_key() or ""
+    res = evaluation.evaluate_cached(key, dataset, measures, options)
     table = res.table()
 
     # ------------------------------------------------------------------------- per system
@@ -58,7 +59,8 @@ with frame.page("ndcg_vs_dcg"):
 
     # ------------------------------------------------------------------------- per query
     st.subheader("Per query")
-    st.plotly_chart(charts.ideal_scatter(ideal_pairs(res, k),
+    st.plotly_chart(charts.ideal_scatter(evaluation.ideal_pairs_cached(key, measures, options,
+                                                                       k, res),
                                          x_label=f"nDCG(ideal=run)@{k}",
                                          y_label=f"nDCG@{k} (ideal from qrels)"),
                     config={"displayModeBar": False})

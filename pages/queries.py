@@ -7,13 +7,7 @@ import streamlit as st
 from ireval_app import evaluation, frame, state, views, widgets
 from ireval_app import queries_glue as qg
 from ireval_app.keys import queries as keys
-from ireval_core.queries import (
-    judged_counts,
-    missed_relevant,
-    query_differences,
-    side_by_side,
-    wins_ties_losses,
-)
+from ireval_core.queries import wins_ties_losses
 from ireval_core.workspace import Target
 
 with frame.page("queries"):
@@ -50,10 +44,11 @@ with frame.page("queries"):
         st.stop()
     measure = specs[0]
 
-    res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, (measure,), options)
+    key = state.get_dataset_key() or ""
+    res = evaluation.evaluate_cached(key, dataset, (measure,), options)
     single = a == b  # one run: its queries from the lowest value up
-    diffs = query_differences(res, measure, a, b)
-    meta, column = widgets.split_choice(keys.SEGMENT_COLUMN, "Only queries where")
+    diffs = qg.differences_cached(key, measure, options, a, b, res)
+    meta, column, _ = widgets.split_choice(keys.SEGMENT_COLUMN, "Only queries where")
     if column is not None and meta is not None:
         values = sorted(set(meta.segment(column)))
         views.bind_view(keys.SEGMENT_VALUE, values[0], choices=values)
@@ -115,7 +110,7 @@ with frame.page("queries"):
     if not single:
         m2.metric(widgets.md_escape(f"{measure} of {b}"), f"{row['b']:.4f}",
                   delta=f"{row['diff']:+.4f}")
-    relevant, judged = judged_counts(dataset.qrels, query, options=options)
+    relevant, judged = qg.judged_cached(key, options, str(query), dataset)
     m3.metric("Relevant in the qrels", f"{relevant:,}", help=f"Grade ≥ {options.rel_level:g}")
     m4.metric("Judged documents", f"{judged:,}",
               help="Grade ≥ 0 (negative grades: pooled, not judged)")
@@ -123,9 +118,9 @@ with frame.page("queries"):
     shown = [a] if single else [a, b]
     columns = st.columns(len(shown))
     for col, name in zip(columns, shown, strict=True):
-        other = None if single else dataset.run(b if name == a else a)
-        table = side_by_side(dataset.qrels, dataset.run(name), other, query, options=options,
-                             top=int(depth))
+        table, missed = qg.ranking_cached(key, options, str(query), name,
+                                          None if single else (b if name == a else a),
+                                          int(depth), dataset)
         with col:
             st.markdown(f"**{widgets.md_escape(name)}**: top {len(table)} of "
                         f"{widgets.md_escape(query)}")
@@ -133,7 +128,6 @@ with frame.page("queries"):
                          height=qg.table_height(len(table)),
                          column_config={c: st.column_config.Column(help=h)
                                         for c, h in qg.RANKING_HELP.items()})
-            missed = missed_relevant(dataset.qrels, dataset.run(name), query, options=options)
             if missed.empty:
                 st.caption(widgets.md_escape(f"{name} ranks every relevant document of {query}."))
             else:

@@ -65,6 +65,22 @@ def test_a_page_that_stops_keeps_its_frame() -> None:
     assert _menu(at) == SECTIONS
 
 
+def test_the_frame_loads_no_scipy_and_knows_the_combine_rules() -> None:
+    """The frame runs on every page: the Data page and a first visit of Metrics must not
+    wait for scipy (about 0.6 s); the labeling settings it checks are the core's."""
+    import subprocess
+    import sys
+
+    code = "import sys, ireval_app.frame; print('scipy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "False"
+    from ireval_app.keys import labeling
+    from ireval_core.labels import COMBINE_RULES
+
+    assert labeling.COMBINES == tuple(COMBINE_RULES)
+
+
 def test_the_old_data_address_opens_the_data_page_with_its_parameters() -> None:
     at = AppTest.from_file(APP, default_timeout=90)
     at.query_params["rel"] = "2"

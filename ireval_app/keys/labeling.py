@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from ireval_core.labels import COMBINE_RULES
 from ireval_core.params import Interval, Options
 
 from ..views import ViewParam
@@ -25,7 +24,9 @@ MAP = "ireval.labels.map"
 
 K_MIN, K_MAX = 1, 1000
 GAINS = ("linear", "exp")
-COMBINES = tuple(COMBINE_RULES)
+COMBINES = ("mean", "median", "majority")
+"""The keys of :data:`ireval_core.labels.COMBINE_RULES` (importing that package loads
+scipy: the frame imports this module on every page; a test keeps them equal)."""
 DEFAULTS: dict[str, object] = {COMBINE: "mean", K: 10, GAIN: "linear", MAP: ""}
 """The labeling settings before the user changes them."""
 
