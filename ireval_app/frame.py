@@ -136,7 +136,7 @@ def page(name: str) -> Iterator[None]:
     st.set_page_config(page_title=TAB_TITLE, page_icon=str(FAVICON), layout="wide")
     notes = st.container()  # top of the page: values of the link that were not applied
     with st.sidebar:
-        menu(name)
+        menu()
         glance = st.empty()
         link = st.expander("Link to this view", icon=":material/link:").empty()
         options = None if info.labeling else st.container()
@@ -182,9 +182,9 @@ def page(name: str) -> Iterator[None]:
         evaluation.prefetch(loaded, state.get_options())
 
 
-def menu(current: str) -> None:
-    """The pages in their sections, as links (in the sidebar). Streamlit highlights the
-    link of the page shown (``current``, kept for the caller's reading)."""
+def menu() -> None:
+    """The pages in their sections, as links (in the sidebar, in a container keyed
+    ``ireval-menu``); Streamlit highlights the link of the page shown."""
     with st.container(key="ireval-menu"):
         for section, pages in SECTIONS.items():
             st.caption(f"**{section}**")
