@@ -81,7 +81,7 @@ _DRAWING: ContextVar[_Drawing | None] = ContextVar("ireval_view_drawing", defaul
 _VIEW = "ireval.view."  # + widget key: the value kept while the widget is not drawn
 _PAGE = "ireval.page"  # URL path of the page being run
 _PARAMS = "ireval.page.params"  # widget key -> ViewParam of the page being run
-_NOTES = "ireval.view.notes"  # page -> {widget key: (notes, the value used instead)}
+_NOTES = "ireval.view.notes"  # page -> {widget key: _Note}
 
 
 @contextmanager
