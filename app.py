@@ -1,74 +1,214 @@
-"""ireval: search-evaluation workbench. Router and frame only; the pages are in ``pages/``.
+"""ireval: search-evaluation workbench. Run with ``streamlit run app.py``.
 
-Run with ``streamlit run app.py``.
+This script is the Data page (URL ``/``): choose the sample or upload qrels and runs, see
+what was read and what is odd. The other pages are ``pages/<name>.py`` (Streamlit's own
+multipage layout, each at ``/<name>``); every page, this one included, draws the shared
+frame (menu, options, dataset, link) with ``with frame.page(...)``
+(:mod:`ireval_app.frame`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from ireval_app import evaluation, state, widgets
+from ireval_app import cache, dask_glue, frame, state, widgets, workspace_glue
+from ireval_app.keys import data as keys
+from ireval_core import charts
+from ireval_core.dataset import POOLED_LABEL, Dataset
+from ireval_core.errors import IrevalError
 
-ROOT = Path(__file__).resolve().parent
 
-# section -> (path, title, icon); a page is shown once its file exists. Data is the default.
-SECTIONS: dict[str, list[tuple[str, str, str]]] = {
-    "Evaluate": [
-        (widgets.DATA_PAGE, "Data", ":material/database:"),
-        ("pages/metrics.py", "Metrics", ":material/table_chart:"),
-        ("pages/curves.py", "Curves", ":material/show_chart:"),
-        ("pages/compare.py", "Compare", ":material/compare_arrows:"),
-        ("pages/queries.py", "Queries", ":material/manage_search:"),
-        ("pages/efficiency.py", "Efficiency", ":material/speed:"),
-        ("pages/rounds.py", "Qrels rounds", ":material/history:"),
-        ("pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:"),
-    ],
-    "Monthly labeling": [
-        ("pages/labels_data.py", "Labeling data", ":material/upload_file:"),
-        ("pages/labels_trend.py", "Trend", ":material/trending_up:"),
-        ("pages/labels_raters.py", "Raters", ":material/group:"),
-        ("pages/labels_changes.py", "Label changes", ":material/published_with_changes:"),
-        ("pages/labels_gsb.py", "Side by side", ":material/thumbs_up_down:"),
-    ],
-    "Meet and learn": [
-        ("pages/meeting.py", "Meeting", ":material/groups:"),
-        ("pages/lab.py", "Metric lab", ":material/school:"),
-    ],
-}
-LABELING = {path for path, _, _ in SECTIONS["Monthly labeling"]}
+def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
+    summary = dataset.summary(threshold=state.get_options().rel_level)
+    q = summary.qrels.iloc[0]
 
-# The tab icon is a file of the app (sent inline as a data: URL). Without it Streamlit shows
-# the current page's Material icon, fetched from fonts.gstatic.com: the one request the app
-# made to another host, a broken icon for a team without internet access.
-st.set_page_config(page_title="ireval", page_icon=str(ROOT / "ireval_app" / "favicon.svg"),
-                   layout="wide")
-page = st.navigation({
-    section: [st.Page(path, title=title, icon=icon, default=(path == widgets.DATA_PAGE))
-              for path, title, icon in pages if (ROOT / path).is_file()]
-    for section, pages in SECTIONS.items()
-}, expanded=True)
-labeling = (page.url_path or "data") in {Path(p).stem for p in LABELING}
-# The options come from the URL on a session's first run, then only from their widgets;
-# the URL is kept in step so that a reload or a copied link restores them.
-state.get_options()
-widgets.restore_dataset_from_url()  # a link to a saved dataset: open it (first run only)
-state.set_page(page.url_path or "data")
-state.sync_query_params()
-# The sidebar shows what is loaded, drawn after the page ran (the page may load data) into a
-# slot placed before it. A page stopped by widgets.require_dataset() draws it itself.
-with st.sidebar:
-    glance = st.container()
-    if not labeling:  # the evaluation options and dataset do not apply to labeled lists
-        widgets.options_panel()
-page.run()
-with glance:
-    if not labeling:
-        widgets.dataset_glance(state.get_dataset())
-    widgets.link_box()
-# While the user reads this page, join the runs for the current options in the background,
-# then evaluate the measures this session's pages use (after an option change, the other
-# pages' values): the next results page finds them made (ireval_app.evaluation.prefetch).
-if not labeling and (loaded := state.get_dataset()) is not None:
-    evaluation.prefetch(loaded, state.get_options())
+    # ------------------------------------------------------------------------- qrels
+    st.subheader("Qrels")
+    cols = st.columns(6)
+    cols[0].metric("Queries in qrels", f"{q['queries']:,}")
+    cols[1].metric("Judged documents", f"{q['judged']:,}", help="Judgments with a grade ≥ 0")
+    cols[2].metric(f"Relevant (grade ≥ {summary.threshold:g})", f"{q['relevant']:,}")
+    cols[3].metric("Pooled, unjudged", f"{q[POOLED_LABEL]:,}",
+                   help="Judgments with a negative grade: in the pool but never judged")
+    cols[4].metric("No relevant docs", f"{q['queries without relevant']:,}",
+                   help=f"Queries with no judged document of grade ≥ {summary.threshold:g}: "
+                        "their IDCG is 0")
+    cols[5].metric("Runs", f"{len(dataset.runs):,}")
+
+    chart, table = st.columns([3, 2])
+    grade_counts = dict(zip(summary.grades["grade"], summary.grades["judgments"], strict=True))
+    chart.plotly_chart(charts.grade_bars(grade_counts), config={"displayModeBar": False})
+    with table:
+        st.caption(f"{widgets.md_escape(str(q['qrels']))}: {q['judgments']:,} judgments of "
+                   f"{q['documents']:,} distinct "
+                   f"documents; {q['min judgments']:,} to {q['max judgments']:,} judgments per "
+                   f"query (median {q['median judgments']:g}).")
+        st.dataframe(summary.grades, hide_index=True, column_config=widgets.GRADE_COLUMNS)
+
+    # ------------------------------------------------------------------------- runs
+    st.subheader("Runs")
+    if dataset.runs:
+        st.dataframe(summary.runs, hide_index=True, column_order=widgets.RUN_OVERVIEW_COLUMNS,
+                     column_config=widgets.RUN_SUMMARY_COLUMNS)
+    else:
+        st.info("No runs loaded yet.", icon=":material/info:")
+
+    # ------------------------------------------------------------------------- checks
+    st.subheader("Checks")
+    if dataset.runs:
+        st.dataframe(widgets.highlight_problems(summary.runs), hide_index=True,
+                     column_order=widgets.RUN_CHECK_COLUMNS,
+                     column_config=widgets.RUN_SUMMARY_COLUMNS)
+    warnings = dataset.warnings()
+    if warnings:
+        widgets.show_warnings(warnings)
+    if files.errors:
+        st.error(f"{len(files.errors)} file(s) could not be read (see above): the checks cover "
+                 "only the files that were read.", icon=":material/error:")
+    elif not warnings:
+        st.success("No problems found.", icon=":material/check:")
+
+
+def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
+    """Pick a dataset saved in the workspace (and delete one, with a confirmation)."""
+    ws = workspace_glue.workspace()
+    infos = ws.list_datasets()
+    st.caption(f"Workspace: {widgets.md_escape(ws.url)}. Saved datasets are shared by "
+               "everyone using this workspace; a link to a view opens its dataset.")
+    if not infos:
+        st.info("No saved dataset yet: choose Upload above, load qrels and runs, then "
+                "**Save to the workspace**.", icon=":material/info:")
+        return None, None
+    by_id = {i.id: i for i in infos}
+    current = state.get_dataset_id()
+    if st.session_state.get(keys.SAVED_PICK) not in by_id:
+        st.session_state[keys.SAVED_PICK] = current if current in by_id else infos[0].id
+    pick = st.selectbox(
+        "Saved dataset", list(by_id), key=keys.SAVED_PICK,
+        format_func=lambda i: (f"{by_id[i].name}  ·  {len(by_id[i].files)} files  ·  saved "
+                               f"by {by_id[i].saved_by} on {by_id[i].saved_at:%Y-%m-%d}  ·  "
+                               f"{by_id[i].short_id}"))
+    info, files = workspace_glue.open_dataset(ws, pick)
+    meta = workspace_glue.files_of_kind(ws, info, ("metadata",))
+    if meta:  # the query metadata saved with the dataset
+        from ireval_app import metadata_glue
+
+        _, name, data = meta[0]
+        state.set_metadata_upload(metadata_glue.load_metadata(name, data), (name, data))
+    else:
+        state.set_metadata_upload(None)
+    if info.note:
+        st.caption(f"Note: {widgets.md_escape(info.note)}")
+    with st.expander("Delete this dataset", icon=":material/delete:"):
+        st.caption(f"Deleting removes the dataset, its notes and decisions, and the files no "
+                   f"other dataset uses, for everyone. Type its id **{info.short_id}** to "
+                   "confirm.")
+        typed = st.text_input("Id", key=keys.DELETE_CONFIRM)
+        if st.button("Delete for good", type="primary", disabled=not typed):
+            try:
+                gone = ws.delete_dataset(info.id, confirm=typed.strip())
+            except (IrevalError, ValueError) as exc:  # ValueError: a wrong confirmation
+                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+            else:
+                st.session_state.pop(keys.SAVED_PICK, None)
+                st.session_state.pop(keys.DELETE_CONFIRM, None)
+                state.set_loaded(None, None)
+                st.toast(f"Deleted {gone.name} ({gone.files} files, {gone.notes} notes)")
+                st.rerun()
+    return files, info.id
+
+
+def _save_block() -> None:
+    """Save the uploaded files to the workspace (once; the same files are one dataset)."""
+    qrels = state.get_upload_bytes("qrels")
+    runs = state.get_upload_bytes("runs")
+    if not qrels:
+        return
+    files = workspace_glue.dataset_files(qrels[0], runs, state.get_metadata_bytes())
+    ws = workspace_glue.workspace()
+    existing = ws.find_dataset(workspace_glue.dataset_id(files, state.get_uploaded()))
+    if existing is not None:
+        state.set_dataset_id(existing.id)
+        st.success(f"These files are saved in the workspace as "
+                   f"**{widgets.md_escape(existing.name)}** (by "
+                   f"{widgets.md_escape(existing.saved_by)}, "
+                   f"{existing.saved_at:%Y-%m-%d}): links to this view open them.",
+                   icon=":material/cloud_done:")
+        return
+    st.warning("Not saved: a reload of the page loses these files. Save them to the "
+               "workspace to keep them, share a link, and attach notes.",
+               icon=":material/cloud_off:")
+    with st.form("ireval.save.form", border=True):
+        st.markdown("**Save to the workspace**")
+        name = st.text_input("Name", key=keys.SAVE_NAME,
+                             placeholder="e.g. TREC DL 2019, November round")
+        note = st.text_input("Note (optional)", key=keys.SAVE_NOTE)
+        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
+            author = state.get_author().strip()
+            if not name.strip() or not author:
+                st.error("A saved dataset needs a name and your name.", icon=":material/error:")
+                return
+            try:
+                info = ws.save_dataset(files, name=name.strip(), note=note.strip(),
+                                       saved_by=author)
+            except (IrevalError, ValueError, TypeError) as exc:  # refused names or texts
+                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+                return
+            state.set_dataset_id(info.id)
+            st.toast(f"Saved as {info.name} ({info.short_id})")
+            st.rerun()
+
+
+with frame.page("data"):
+    # ------------------------------------------------------------------------- source
+    st.title("Data")
+    st.caption("Relevance judgments (qrels) and the runs to evaluate with them.")
+    source = widgets.source_choice()
+    folder = cache.data_dir()
+    if source == "sample" and folder is not None:
+        files = cache.load_folder(folder) if folder.is_dir() else None
+        st.caption(f"Files of the folder {widgets.md_escape(str(folder))} (`IREVAL_DATA_DIR`).")
+        if files is None:
+            st.error(f"No qrels file (`qrels*`) in {widgets.md_escape(str(folder))}.",
+                     icon=":material/error:")
+        dataset = state.set_loaded(files, cache.dataset_for(files))
+    elif source == "sample":
+        files = cache.load_sample()
+        if files is None:
+            st.info("The bundled sample data is not available (no `sample_data/qrels.txt`). "
+                    "Choose Upload above to load your own files.", icon=":material/info:")
+        else:
+            # Not "**Upload**": until the browser has loaded the radio's code (a grey box for
+            # up to seconds on a busy server), a bold "Upload" here is the only one on screen, and
+            # a click on it, which looks like the way to upload, did nothing (issue 13).
+            st.caption("Synthetic sample from `sample_data/`: one qrels file and three runs "
+                       "(a baseline, a stronger reranker and a short, high-precision run). "
+                       "Choose Upload above to evaluate your own files.")
+        dataset = state.set_loaded(files, cache.dataset_for(files), sample=True)
+    elif source == "saved":
+        files, saved_id = _saved_block()
+        dataset = state.set_loaded(files, cache.dataset_for(files), dataset_id=saved_id)
+        state.sync_query_params()  # the link names the dataset picked in this run
+    else:
+        files = widgets.upload_block()
+        dataset = state.set_loaded(files, cache.dataset_for(files))
+        if dataset is not None:
+            _save_block()
+            state.sync_query_params()
+
+    # ------------------------------------------------------------------------- files
+    if files is not None and not files.is_empty:
+        st.subheader("Files")
+        widgets.show_loaded_files(files)
+
+    if dataset is None:
+        if source == "upload":
+            missing = "a qrels file that can be read" if files.qrels is not None else "a qrels file"
+            st.info(f"Upload {missing} to see the summary; run files alone cannot be evaluated.",
+                    icon=":material/upload_file:")
+    else:
+        _show_summary(dataset, files if files is not None else cache.LoadedFiles())
+
+    # ------------------------------------------------------------------------- cluster
+    dask_glue.dask_job_block()  # files too large for this server, on a Dask cluster

@@ -26,14 +26,16 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
 
-    from ireval_app import labels_glue, state
+    from ireval_app import labels_glue
+    from ireval_app.keys import labels_data as labels_data_keys
+    from ireval_app.keys import labels_trend as labels_trend_keys
 
     files = [(p.name, p.read_bytes()) for p in sorted(DATA.glob("labels_*.csv"))]
     if not files:
         raise SystemExit(f"no labeling files in {DATA}: run benchmarks/bench_labels.py first")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.session_state["ireval.labels.files"] = labels_glue.Files.of(files)  # as if uploaded
-    at.session_state["ireval.view." + state.LABELS_SOURCE] = "upload"
+    at.session_state["ireval.view." + labels_data_keys.SOURCE] = "upload"
     rows = []
 
     def timed(label: str, run) -> None:  # noqa: ANN001
@@ -51,9 +53,9 @@ def main() -> int:
     timed("Raters, first render", page("labels_raters"))
     timed("Label changes, first render", page("labels_changes"))
     timed("Trend, return", page("labels_trend"))
-    other = at.radio(key=state.LABELS_GRADE_SYSTEM).options[-1]
+    other = at.radio(key=labels_trend_keys.GRADE_SYSTEM).options[-1]
     timed("Trend, another system's grades",
-          lambda: at.radio(key=state.LABELS_GRADE_SYSTEM).set_value(other).run())
+          lambda: at.radio(key=labels_trend_keys.GRADE_SYSTEM).set_value(other).run())
     timed("Raters, return", page("labels_raters"))
     print(f"| step ({sum(len(d) for _, d in files) / 2**20:,.0f} MiB of CSV) | seconds |")
     print("|---|---:|")

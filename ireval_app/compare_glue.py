@@ -21,8 +21,8 @@ from ireval_core.options import EvalOptions
 from ireval_core.report import SignificanceTable, significance_table
 from ireval_core.stats import PairComparison
 
-from . import widgets
-from .cache import shared
+from .shared_cache import shared
+from .text import md_frame
 
 __all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "report_cached",
            "report_styler"]
@@ -74,7 +74,7 @@ def report_styler(table: SignificanceTable) -> Styler:
 
     For ``st.table``, which renders labels and cells as Markdown: every name escaped.
     """
-    frame = widgets.md_frame(table.to_frame())
+    frame = md_frame(table.to_frame())
     best = pd.DataFrame({m: [table.is_best(s, m) for s in table.systems]
                          for m in table.measures}, index=frame.index)
     best.columns = frame.columns

@@ -3,7 +3,7 @@
 One :class:`~ireval_core.curves.RunCurves` per (dataset key, run name, options): every
 curve is computed from one join of the run with the qrels, the join the other pages
 use too (kept in the dataset's :class:`~ireval_core.data.JoinCache`). Results hold
-read-only arrays, so they are shared between sessions (:func:`ireval_app.cache.shared`:
+read-only arrays, so they are shared between sessions (:func:`ireval_app.shared_cache.shared`:
 byte-bounded, and each session holds its own last 32). Nothing here reads widget values
 or session state.
 """
@@ -14,7 +14,7 @@ from ireval_core.curves import RunCurves, run_curves
 from ireval_core.dataset import Dataset
 from ireval_core.options import EvalOptions
 
-from .cache import shared
+from .shared_cache import shared
 from .working import working
 
 __all__ = ["curves_for", "run_curves_cached"]

@@ -34,6 +34,7 @@ from ireval_core.options import EvalOptions
 from ireval_core.tables import metrics_table
 
 from . import evaluation, state, widgets
+from .keys import data as keys
 
 __all__ = ["DEFAULT_MEASURES", "ENABLE_ENV", "DaskJob", "DaskResult", "dask_job_block",
            "jobs_enabled", "make_job", "run_job"]
@@ -170,7 +171,7 @@ def _show_result(result: DaskResult) -> None:
     st.dataframe(tidy, hide_index=True)
     st.download_button("Per-query values of the cluster job (CSV)",
                        csv_frame(tidy).to_csv(index=False), file_name="ireval_dask_per_query.csv",
-                       mime="text/csv", icon=":material/download:", key=state.DASK_DOWNLOAD)
+                       mime="text/csv", icon=":material/download:", key=keys.DASK_DOWNLOAD)
 
 
 def dask_job_block() -> None:
@@ -187,14 +188,14 @@ def dask_job_block() -> None:
                     icon=":material/lock:")
             return
         with st.form("ireval.dask.form", border=False):
-            scheduler = st.text_input("Scheduler address", key=state.DASK_SCHEDULER,
+            scheduler = st.text_input("Scheduler address", key=keys.DASK_SCHEDULER,
                                       placeholder="tcp://scheduler.internal:8786")
-            qrels = st.text_input("Qrels path or URL", key=state.DASK_QRELS,
+            qrels = st.text_input("Qrels path or URL", key=keys.DASK_QRELS,
                                   placeholder="s3://bucket/qrels/ or /shared/qrels.parquet")
-            runs = st.text_area("Run paths or URLs, one per line", key=state.DASK_RUNS,
+            runs = st.text_area("Run paths or URLs, one per line", key=keys.DASK_RUNS,
                                 placeholder="/shared/runs/bm25.parquet\n/shared/runs/neural/")
             measures = st.multiselect("Measures", CHOICES, default=list(DEFAULT_MEASURES),
-                                      key=state.DASK_MEASURES, accept_new_options=True,
+                                      key=keys.DASK_MEASURES, accept_new_options=True,
                                       help="Any measure spec can be typed, e.g. P(rel=2)@5.")
             submitted = st.form_submit_button("Evaluate on the cluster", icon=":material/hub:",
                                               type="primary")
@@ -207,7 +208,7 @@ def dask_job_block() -> None:
                 result = run_job(job, lambda f, text: bar.progress(min(max(f, 0.0), 1.0),
                                                                    text=text))
                 bar.empty()
-                state.set_dask_result(result)
-        last = state.get_dask_result()
+                st.session_state[keys.DASK_RESULT] = result
+        last = st.session_state.get(keys.DASK_RESULT)
         if isinstance(last, DaskResult):
             _show_result(last)

@@ -5,7 +5,7 @@ the dataset key (a digest of the loaded files, :func:`ireval_app.state.get_datas
 stands for the unhashable dataset, and the frozen
 :class:`~ireval_core.options.EvalOptions` is part of the key. The result is shared
 between sessions: its arrays are read-only (see :func:`ireval_core.evaluate`). It lives
-in the byte-bounded :data:`ireval_app.cache.SHARED`, and each session holds its last
+in the byte-bounded :data:`ireval_app.shared_cache.SHARED`, and each session holds its last
 16 evaluations itself, dropped with the session.
 
 Typical page::
@@ -29,14 +29,16 @@ from ireval_core.data import join_key
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
 from ireval_core.evaluate import Evaluation
+from ireval_core.ideal import ideal_pairs
 from ireval_core.measures import parse_measure
 from ireval_core.options import EvalOptions
+from ireval_core.tables import MetricsTable, metrics_table
 
 from . import state
-from .cache import shared
+from .shared_cache import shared
 
-__all__ = ["METRICS_DEFAULT", "evaluate_cached", "measure_values", "parse_specs", "prefetch",
-           "prefetch_measures"]
+__all__ = ["METRICS_DEFAULT", "evaluate_cached", "ideal_pairs_cached", "measure_values",
+           "parse_specs", "prefetch", "prefetch_measures", "table_cached"]
 
 
 METRICS_DEFAULT = ("nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10")
@@ -113,6 +115,24 @@ def _evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, .
     user text with :func:`parse_specs` first to show it).
     """
     return _dataset.evaluate(list(measures), options)
+
+
+# ----------------------------------------------------------------------------- from an evaluation
+# ``_res`` is evaluate_cached(dataset_key, _, measures, options): those arguments stand for it.
+
+
+@shared(copy=True)
+def table_cached(dataset_key: str, measures: tuple[str, ...], options: EvalOptions,
+                 _res: Evaluation) -> MetricsTable:
+    """:func:`ireval_core.tables.metrics_table` (means, t intervals, best), cached."""
+    return metrics_table(_res)
+
+
+@shared(copy=True)
+def ideal_pairs_cached(dataset_key: str, measures: tuple[str, ...], options: EvalOptions,
+                       k: int, _res: Evaluation) -> pd.DataFrame:
+    """:func:`ireval_core.ideal.ideal_pairs` at cutoff ``k``, cached."""
+    return ideal_pairs(_res, k)
 
 
 # ----------------------------------------------------------------------------- page helpers

@@ -2,7 +2,7 @@
 
 Labeling files are read once per (names, digests, label map): the resulting
 :class:`~ireval_core.labels.Judgments` is immutable (read-only arrays) and shared
-between sessions (:func:`ireval_app.cache.shared`; each session holds its own, the
+between sessions (:func:`ireval_app.shared_cache.shared`; each session holds its own, the
 cache keeps recent ones within its byte budget). Everything computed from it holds
 pandas tables and is cached as copies (``copy=True``), so each session gets its own. A
 file that cannot be read gives its :class:`~ireval_core.errors.FormatError` (holding
@@ -34,7 +34,8 @@ from ireval_core.labels import (
 from ireval_core.labels.agreement import RaterReport, rater_report
 from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
 
-from .cache import shared, without_traceback
+from .cache import without_traceback
+from .shared_cache import shared
 
 __all__ = ["SAMPLE_DIR", "Files", "Loaded", "changes_cached", "decomposition_cached",
            "gsb_cached", "load_gsb", "load_judgments", "offline_online_cached", "plan_cached",

@@ -1,34 +1,110 @@
-"""What every Labeling page shares: the current labeling data, its header, its guard."""
+"""What every Labeling page shares: the labeling settings, source and files of the session,
+the current labeling data, its header, its guard.
+
+The settings (K, gain, how raters are combined, the label map) are set on the Labeling
+data page and used by every labeling page; their keys and URL parameters are
+:mod:`ireval_app.keys.labeling`. The frame calls :func:`bind_settings` before a labeling
+page runs, so a link to any labeling page restores them (or says which value it could
+not apply).
+"""
 
 from __future__ import annotations
+
+from typing import cast
 
 import streamlit as st
 
 from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
 
-from . import labels_glue, state
-from .widgets import md_escape, show_format_error
+from . import labels_glue, views
+from .keys import labeling
+from .keys import labels_data as keys
+from .text import md_escape
+from .widgets import show_format_error
 
-__all__ = ["LABELS_DATA_PAGE", "current", "header", "require_gsb", "require_judgments"]
+__all__ = ["LABELS_DATA_PAGE", "bind_settings", "current", "get_files", "header",
+           "keep_label_map", "names", "require_gsb", "require_judgments", "set_files",
+           "set_source", "settings", "source"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
 
 _COMBINE_WORDS = {"mean": "mean of the raters' labels", "median": "median of the raters' labels",
                   "majority": "most frequent label (ties: the lower)"}
+_LABEL_FILES = "ireval.labels.files"  # labels_glue.Files of the uploaded labeling files
+_GSB_FILES = "ireval.labels.gsb_files"  # labels_glue.Files of the uploaded GSB files
+
+
+# ----------------------------------------------------------------------------- session state
+
+
+def bind_settings() -> None:
+    """Before a labeling page runs: the settings from their widgets, the session or the
+    link (checked: ``k=0`` is not applied, and says so), written into the URL."""
+    views.view_value(labeling.K, labeling.DEFAULTS[labeling.K])
+    views.view_value(labeling.GAIN, labeling.DEFAULTS[labeling.GAIN],
+                     choices=labeling.GAINS)
+    views.view_value(labeling.COMBINE, labeling.DEFAULTS[labeling.COMBINE],
+                     choices=labeling.COMBINES)
+
+
+def settings() -> dict[str, object]:
+    """``combine``, ``k``, ``gain`` and ``label_map`` of this session (defaults until set
+    on the Labeling data page or by a link; kept while that page is not shown)."""
+    ss = st.session_state
+    get = {key: ss.get(key, views.kept_value(key, default))
+           for key, default in labeling.DEFAULTS.items()}
+    return {"combine": get[labeling.COMBINE], "k": int(cast(int, get[labeling.K])),
+            "gain": get[labeling.GAIN], "label_map": get[labeling.MAP]}
+
+
+def source() -> str:
+    """``"sample"``, ``"upload"`` or ``"saved"``: where the labeling pages take their files."""
+    ss = st.session_state
+    return str(ss.get(keys.SOURCE, views.kept_value(keys.SOURCE, "sample")))
+
+
+def set_source(value: str) -> None:
+    """Choose the labeling source programmatically (after saving a set; then rerun)."""
+    views.keep_value(keys.SOURCE, value)
+    st.session_state.pop(keys.SOURCE, None)  # the radio shows the kept value
+
+
+def keep_label_map(text: str) -> None:
+    """Remember the label map text (a text input is dropped on other pages)."""
+    views.keep_value(labeling.MAP, text)
+
+
+def get_files() -> tuple[labels_glue.Files, labels_glue.Files]:
+    """Uploaded (labeling files, GSB files), kept while the uploaders are not shown."""
+    empty = labels_glue.Files()
+    return (st.session_state.get(_LABEL_FILES, empty), st.session_state.get(_GSB_FILES, empty))
+
+
+def set_files(labels: list[tuple[str, bytes]] | None = None,
+              gsb: list[tuple[str, bytes]] | None = None) -> None:
+    """Keep uploaded labeling and GSB files (fingerprinted once, here)."""
+    kept_labels, kept_gsb = get_files()
+    if labels is not None and labels != list(kept_labels.files):  # new files: fingerprint
+        st.session_state[_LABEL_FILES] = labels_glue.Files.of(labels)
+    if gsb is not None and gsb != list(kept_gsb.files):
+        st.session_state[_GSB_FILES] = labels_glue.Files.of(gsb)
+
+
+# ----------------------------------------------------------------------------- for every page
 
 
 def current() -> tuple[labels_glue.Loaded | None, labels_glue.Loaded | None, bool]:
     """(judgments, GSB judgments, is_sample) for this session, read through the cache."""
-    settings = state.label_settings()
-    if state.label_source() in ("upload", "saved"):
-        labels, gsb = state.get_label_files()
+    label_map = str(settings()["label_map"])
+    if source() in ("upload", "saved"):
+        labels, gsb = get_files()
         sample = False
     else:
         labels, gsb = labels_glue.sample_files()
         sample = True
-    loaded = labels_glue.load_judgments(labels, str(settings["label_map"])) if labels else None
+    loaded = labels_glue.load_judgments(labels, label_map) if labels else None
     loaded_gsb = labels_glue.load_gsb(gsb) if gsb else None
     return loaded, loaded_gsb, sample
 
@@ -40,7 +116,7 @@ def header(title: str, intro: str, *, sample: bool) -> None:
     if sample:
         st.info("**Sample labeling data**: six synthetic monthly rounds, not your files. "
                 "Upload labeling files on the Labeling data page.", icon=":material/science:")
-    s = state.label_settings()
+    s = settings()
     st.caption(f":material/tune: **Settings**: DCG@{s['k']}, {s['gain']} gain, label = "
                f"{_COMBINE_WORDS.get(str(s['combine']), str(s['combine']))} "
                "(change them on the Labeling data page)")

@@ -1,7 +1,9 @@
-"""Styling of the Queries page's tables: rows shaded by grade.
+"""The Queries page's tables, cached, and their styling (rows shaded by grade).
 
-The tables themselves come from :mod:`ireval_core.queries`; everything here takes
-explicit arguments (no widget values, no session state).
+The tables come from :mod:`ireval_core.queries`, cached by explicit arguments (the
+dataset key stands for the dataset, with the measure and the options for the
+evaluation), as copies: each session gets its own. Everything here takes explicit
+arguments (no widget values, no session state).
 """
 
 from __future__ import annotations
@@ -12,9 +14,21 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ireval_core.queries import grade_text
+from ireval_core.dataset import Dataset
+from ireval_core.evaluate import Evaluation
+from ireval_core.options import EvalOptions
+from ireval_core.queries import (
+    grade_text,
+    judged_counts,
+    missed_relevant,
+    query_differences,
+    side_by_side,
+)
 
-__all__ = ["MEASURE_CHOICES", "RANKING_HELP", "style_ranking", "table_height"]
+from .shared_cache import shared
+
+__all__ = ["MEASURE_CHOICES", "RANKING_HELP", "differences_cached", "judged_cached",
+           "ranking_cached", "style_ranking", "table_height"]
 
 MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "bpref", "ERR@10")
 """Measures offered first; any other measure text can be typed in."""
@@ -65,3 +79,34 @@ def style_ranking(table: pd.DataFrame, rel_level: float) -> Styler:
 def table_height(rows: int, *, max_rows: int = 25) -> int:
     """Pixel height of a dataframe showing up to ``max_rows`` rows without scrolling."""
     return 38 + 35 * min(max(rows, 1), max_rows)
+
+
+# ----------------------------------------------------------------------------- cached tables
+
+
+@shared(copy=True)
+def differences_cached(dataset_key: str, measure: str, options: EvalOptions, a: str, b: str,
+                       _res: Evaluation) -> pd.DataFrame:
+    """:func:`ireval_core.queries.query_differences` (``_res`` evaluates ``measure``
+    under ``options``), cached."""
+    return query_differences(_res, measure, a, b)
+
+
+@shared(copy=True)
+def ranking_cached(dataset_key: str, options: EvalOptions, query: str, name: str,
+                   other: str | None, top: int, _dataset: Dataset
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(ranking, missed)`` of run ``name`` for ``query``: its top ``top`` documents
+    beside their rank in run ``other`` (:func:`~ireval_core.queries.side_by_side`) and
+    the relevant documents it does not rank (:func:`~ireval_core.queries.missed_relevant`)."""
+    run = _dataset.run(name)
+    table = side_by_side(_dataset.qrels, run, None if other is None else _dataset.run(other),
+                         query, options=options, top=top)
+    return table, missed_relevant(_dataset.qrels, run, query, options=options)
+
+
+@shared()
+def judged_cached(dataset_key: str, options: EvalOptions, query: str, _dataset: Dataset
+                  ) -> tuple[int, int]:
+    """:func:`ireval_core.queries.judged_counts` of ``query``, cached."""
+    return judged_counts(_dataset.qrels, query, options=options)

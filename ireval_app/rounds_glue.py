@@ -3,7 +3,7 @@
 Each function calls :mod:`ireval_core.rounds` and is cached by explicit arguments
 only: ``key`` is a fingerprint of the inputs (the dataset key and the digest of the
 other round's bytes, plus which one is old), standing for the unhashed qrels and runs.
-Results hold pandas tables, so they are cached as copies (:func:`ireval_app.cache.shared`
+Results hold pandas tables, so they are cached as copies (:func:`ireval_app.shared_cache.shared`
 with ``copy=True``, byte-bounded): every session gets its own copy, and no page can
 change another session's numbers.
 """
@@ -18,7 +18,7 @@ from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
 from ireval_core.options import EvalOptions
 
-from .cache import shared
+from .shared_cache import shared
 
 __all__ = ["MEASURE_CHOICES", "compare_cached", "coverage_cached", "stability_cached",
            "to_label_cached", "to_label_csv"]

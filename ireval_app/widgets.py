@@ -18,11 +18,11 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
-from ireval_core.escape import markdown_text
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
 from ireval_core.workspace import Target
 
-from . import cache, state
+from . import cache, state, views
+from .text import code_block, inline_code, md_escape, md_frame
 
 if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does not need
     from ireval_core.metadata import QueryMetadata
@@ -34,7 +34,6 @@ __all__ = [
     "RUN_OVERVIEW_COLUMNS",
     "RUN_SUMMARY_COLUMNS",
     "IDCG_ZERO_LABELS",
-    "link_box",
     "notes_key",
     "notes_panel",
     "restore_dataset_from_url",
@@ -44,6 +43,7 @@ __all__ = [
     "md_frame",
     "options_panel",
     "page_header",
+    "default_dataset",
     "require_dataset",
     "show_format_error",
     "show_loaded_files",
@@ -52,8 +52,8 @@ __all__ = [
     "upload_block",
 ]
 
-DATA_PAGE = "pages/data.py"
-"""Path of the Data page, for ``st.page_link`` / ``st.switch_page``."""
+DATA_PAGE = "app.py"
+"""Path of the Data page (the main script), for ``st.page_link`` / ``st.switch_page``."""
 
 _SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload",
                   "saved": "Saved datasets"}
@@ -105,63 +105,14 @@ RUN_SUMMARY_COLUMNS: dict[str, object] = {
 }
 """``column_config`` for :attr:`ireval_core.dataset.DatasetSummary.runs` in ``st.dataframe``."""
 
-_ADDRESS = re.compile(r"(?i)(?<=http)(?=s?\\:)|(?<=www)(?=\\\.)|(?<=[-.\w+])(?=@[-\w\\]*\.)")
-"""Where a bare address is split in escaped text: after ``http`` (of ``http\\:`` or
-``https\\:``), after ``www`` (of ``www\\.``), before the ``@`` of an e-mail address
-(``a@b.org``; not ``nDCG@10``)."""
-_SPLIT = ":small[]"
-"""An empty Streamlit span: no text, but a node boundary inside the address."""
-
-
-def md_escape(text: str) -> str:
-    """``text`` shown literally by Streamlit's Markdown (no HTML, image, link, LaTeX, icon).
-
-    The one escaping helper of the app: every uploaded string (ids, tags, file names)
-    that reaches a Markdown-rendering element goes through it
-    (:func:`ireval_core.escape.markdown_text`). Streamlit's Markdown also makes a bare
-    address (``http://…``, ``www.…``, ``a@b.org``) a link after it has resolved the
-    escapes, so an empty ``:small[]`` span goes inside each one: the address shows
-    (and copies) as the same text, but no link is made of it.
-    """
-    return _ADDRESS.sub(_SPLIT, markdown_text(text))
-
-
-def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` for ``st.table``, which renders index, header and cells as Markdown:
-    every label and text cell escaped with :func:`md_escape`."""
-    out = frame.copy()
-    out.index = pd.Index([md_escape(str(i)) for i in frame.index], name=frame.index.name)
-    out.columns = pd.Index([md_escape(str(c)) for c in frame.columns])
-    for col in out.columns:
-        if out[col].dtype == object:
-            out[col] = out[col].map(lambda v: md_escape(v) if isinstance(v, str) else v)
-    return out
-
-
-def _inline_code(text: str) -> str:
-    text = " ".join(text.splitlines())  # a line break would end the code span
-    fence = "`"
-    while fence in text:
-        fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _code_block(text: str) -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return f"{fence}text\n{text}\n{fence}"
-
-
 # ----------------------------------------------------------------------------- errors, warnings
 
 
 def show_format_error(error: FormatError) -> None:
     """One ``st.error``: ``file:line``, what is wrong, and the offending line as code."""
-    body = f"**Could not read {_inline_code(error.location)}**: {md_escape(error.message)}"
+    body = f"**Could not read {inline_code(error.location)}**: {md_escape(error.message)}"
     if error.text is not None:
-        body += "\n\n" + _code_block(error.text)
+        body += "\n\n" + code_block(error.text)
     st.error(body, icon=":material/error:")
 
 
@@ -172,7 +123,7 @@ def show_warnings(warnings: Sequence[DataWarning]) -> None:
     lines = []
     for w in warnings:
         where = f"**{md_escape(w.source)}**: " if w.source else ""
-        eg = (f" (e.g. {', '.join(_inline_code(x) for x in w.examples)})"
+        eg = (f" (e.g. {', '.join(inline_code(x) for x in w.examples)})"
               if w.examples else "")
         lines.append(f"- {where}{md_escape(w.message)}{eg}")
     n = len(warnings)
@@ -189,11 +140,11 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
         if f.qrels is not None:
             what = (f"qrels: {f.qrels.n_queries:,} queries, {len(f.qrels):,} judgments")
         elif f.ok:
-            what = "; ".join(f"run {_inline_code(r.name)}: {r.n_queries:,} queries, "
+            what = "; ".join(f"run {inline_code(r.name)}: {r.n_queries:,} queries, "
                              f"{len(r):,} documents" for r in f.runs)
         else:
             continue
-        lines.append(f"- :green[:material/check_circle:] {_inline_code(f.name)}: {what}")
+        lines.append(f"- :green[:material/check_circle:] {inline_code(f.name)}: {what}")
     if lines:
         st.markdown("\n".join(lines))
 
@@ -304,7 +255,7 @@ def upload_block() -> cache.LoadedFiles:
     if kept:
         note, forget = st.columns([5, 1], vertical_alignment="center")
         note.caption("Still loaded from an earlier upload: "
-                     + ", ".join(_inline_code(n) for n in kept)
+                     + ", ".join(inline_code(n) for n in kept)
                      + ". Uploading new files replaces them.")
         forget.button("Forget them", on_click=state.clear_uploads, type="tertiary",
                       icon=":material/delete:")
@@ -341,24 +292,43 @@ def restore_dataset_from_url() -> None:
     """On a session's first run: open the saved dataset the URL names (``?ds=...``).
 
     A link to a view carries the dataset id; a new browser opening it gets the same
-    data from the workspace. An unknown id says so and keeps the URL's other settings.
+    data from the workspace. A value that is not a dataset id, or an id the workspace
+    does not have, is not applied: the page shows the default data, and says so
+    (:func:`ireval_app.views.not_applied`) on every page while it does.
     """
-    if not state.url_dataset_pending():
-        return
-    from ireval_core.errors import IrevalError
+    if state.url_dataset_pending():
+        text = state.dataset_param() or ""
+        why = _dataset_id_problem(text)
+        if why is None:
+            from ireval_core.errors import IrevalError
 
-    from . import workspace_glue
+            from . import workspace_glue
 
-    dataset_id = state.dataset_param() or ""
-    try:
-        ws = workspace_glue.workspace()
-        info, files = workspace_glue.open_dataset(ws, dataset_id)
-    except IrevalError as exc:
-        st.warning(f"The link names the saved dataset {md_escape(dataset_id)}, which cannot "
-                   f"be opened: {md_escape(str(exc))}", icon=":material/link_off:")
-        return
-    state.set_source_value("saved")
-    state.set_loaded(files, dataset_id=info.id)
+            try:
+                ws = workspace_glue.workspace()
+                info, files = workspace_glue.open_dataset(ws, text.strip())
+            except (IrevalError, ValueError) as exc:
+                why = f"the saved dataset cannot be opened: {exc}"
+            else:
+                state.set_source_value("saved")
+                state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
+                return
+        st.session_state[_DATASET_NOT_APPLIED] = (text, why)
+    refused = st.session_state.get(_DATASET_NOT_APPLIED)
+    if refused is not None and (state.get_dataset_id() is None
+                                and state.get_source() in (None, "sample")):
+        views.not_applied(state.DATASET_PARAM, *refused)  # while the default data stands in
+
+
+_DATASET_NOT_APPLIED = "ireval.dataset.not_applied"  # (text, why) of a refused ?ds=
+_DATASET_ID = re.compile(r"[0-9a-fA-F]{8,64}")
+
+
+def _dataset_id_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a dataset id (8 to 64 hexadecimal characters), or ``None``."""
+    if _DATASET_ID.fullmatch(text.strip()):
+        return None
+    return "not a dataset id: 8 to 64 hexadecimal characters"
 
 
 def notes_key(target: Target) -> str:
@@ -405,17 +375,6 @@ def notes_panel(target: Target, *, title: str) -> None:
                         st.rerun()
 
 
-def link_box() -> None:
-    """The address of this view (page, options, selections) with a copy button."""
-    link = state.current_link()
-    if link is None:
-        return
-    with st.expander("Link to this view", icon=":material/link:"):
-        st.code(link, language=None, wrap_lines=True)
-        st.caption("Opens this page with the same options and selections. The data itself "
-                   "is not in the link.")
-
-
 def dataset_glance(dataset: Dataset | None) -> None:
     """A few lines for the sidebar: which qrels and runs are loaded."""
     st.markdown("**Dataset**")
@@ -423,10 +382,10 @@ def dataset_glance(dataset: Dataset | None) -> None:
         st.caption("No data loaded yet.")
         return
     q = dataset.qrels
-    st.caption(f"Qrels {_inline_code(q.source)}: {q.n_queries:,} queries, "
+    st.caption(f"Qrels {inline_code(q.source)}: {q.n_queries:,} queries, "
                f"{len(q):,} judgments")
     n = len(dataset.runs)
-    names = ", ".join(_inline_code(name) for name in dataset.run_names)
+    names = ", ".join(inline_code(name) for name in dataset.run_names)
     st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
 
 
@@ -437,17 +396,22 @@ def require_dataset() -> Dataset:
     (and :func:`page_header` says it is the sample). When nothing can be loaded, shows
     how to load data and stops the page.
     """
-    dataset = state.get_dataset()
-    if dataset is None and state.get_source() in (None, "sample"):
-        files, sample = cache.load_default()
-        dataset = state.set_loaded(files, sample=sample)
+    dataset = default_dataset()
     if dataset is None:
         st.info("No data loaded yet: choose the sample data or upload qrels and runs on the "
                 "Data page.", icon=":material/info:")
         st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
-        with st.sidebar:  # app.py cannot draw after st.stop()
-            dataset_glance(None)
         st.stop()
+    return dataset
+
+
+def default_dataset() -> Dataset | None:
+    """The loaded dataset; while there is none and the sample is the source, the default
+    data (the bundled sample, or the folder of ``IREVAL_DATA_DIR``) is loaded first."""
+    dataset = state.get_dataset()
+    if dataset is None and state.get_source() in (None, "sample"):
+        files, sample = cache.load_default()
+        dataset = state.set_loaded(files, cache.dataset_for(files), sample=sample)
     return dataset
 
 
@@ -467,22 +431,31 @@ def highlight_problems(runs: pd.DataFrame) -> Styler:
 def query_metadata() -> QueryMetadata | None:
     """The query metadata of the current data: the sample's with the sample, else the
     uploaded file's (``None`` when there is none or it could not be read)."""
+    return query_metadata_and_key()[0]
+
+
+def query_metadata_and_key() -> tuple[QueryMetadata | None, str]:
+    """:func:`query_metadata` and the digest of its file (the cache key of what is
+    computed from it; ``""`` without metadata)."""
     if state.is_sample():
         from . import metadata_glue  # imports scipy (through ireval_core.metadata): when used
 
         loaded = metadata_glue.load_sample_metadata()
     else:
         loaded = state.get_metadata_upload()  # type: ignore[assignment]
-    return getattr(loaded, "metadata", None)
+    meta = getattr(loaded, "metadata", None)
+    return meta, str(getattr(loaded, "digest", "")) if meta is not None else ""
 
 
-def split_choice(key: str, label: str = "Split by") -> tuple[QueryMetadata | None, str | None]:
-    """A select of the metadata columns (none: no split); ``(metadata, column)``."""
-    meta = query_metadata()
+def split_choice(key: str, label: str = "Split by"
+                 ) -> tuple[QueryMetadata | None, str | None, str]:
+    """A select of the metadata columns (none: no split); ``(metadata, column, key)``,
+    ``key`` standing for the metadata in the cache keys of what is computed from it."""
+    meta, meta_key = query_metadata_and_key()
     if meta is None or not meta.columns:
-        return meta, None
+        return meta, None, meta_key
     choices = ["(none)", *meta.columns]
-    state.bind_view(key, "(none)", choices=choices)
+    views.bind_view(key, "(none)", choices=choices)
     column = st.selectbox(label, choices, key=key,
                           help="A column of the query metadata file (segment, intent, ...)")
-    return meta, None if column == "(none)" else column
+    return meta, None if column == "(none)" else column, meta_key

@@ -17,6 +17,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ireval_core import progress
 
+from .text import md_escape
+
 __all__ = ["working"]
 
 
@@ -30,8 +32,6 @@ def working(title: str) -> Iterator[None]:
     if get_script_run_ctx() is None:
         yield
         return
-    from .widgets import md_escape  # widgets imports this module (through cache)
-
     start = time.perf_counter()
     with st.spinner(md_escape(title)):
         line = st.empty()

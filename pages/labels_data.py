@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import labels_glue, labels_widgets, state, widgets, workspace_glue
+from ireval_app import frame, labels_glue, labels_widgets, state, views, widgets, workspace_glue
+from ireval_app.keys import labeling
+from ireval_app.keys import labels_data as keys
 from ireval_core.errors import IrevalError
-from ireval_core.labels import BUILTIN_LABEL_MAPS, COMBINE_RULES
-
-st.title("Labeling data")
-st.caption("Every month people label the top K results that real searches showed. One row per "
-           "labeled shown result: round (month), query, doc, position, label; optional rater, "
-           "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
-           "every month's file.")
-
-SOURCES = ("sample", "upload", "saved")
-state.bind_view(state.LABELS_SOURCE, "sample", choices=SOURCES)
-source = st.radio("Labeling files", SOURCES, key=state.LABELS_SOURCE,
-                  horizontal=True, label_visibility="collapsed",
-                  format_func={"sample": "Use the bundled sample",
-                               "upload": "Upload labeling files",
-                               "saved": "Saved labeling sets"}.__getitem__)
+from ireval_core.labels import BUILTIN_LABEL_MAPS
 
 
 def _saved_sets() -> None:
@@ -31,21 +19,21 @@ def _saved_sets() -> None:
         st.info("No labeling set saved yet: upload labeling files, then save them.",
                 icon=":material/info:")
         return
-    state.bind_view(state.LABELS_SAVED_PICK, next(iter(sets)), choices=list(sets))
+    views.bind_view(keys.SAVED_PICK, next(iter(sets)), choices=list(sets))
     pick = st.selectbox(
-        "Saved labeling set", list(sets), key=state.LABELS_SAVED_PICK,
+        "Saved labeling set", list(sets), key=keys.SAVED_PICK,
         format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].files)} files  ·  saved by "
                                f"{sets[i].saved_by} on {sets[i].saved_at:%Y-%m-%d}"))
     saved = workspace_glue.files_of_kind(ws, sets[pick], ("labels", "gsb"))
     labels = [(n, d) for k, n, d in saved if k == "labels"]
     gsb = [(n, d) for k, n, d in saved if k == "gsb"]
     added = st.file_uploader("Add labeling files (e.g. this month's round)", type=None,
-                             accept_multiple_files=True, key=state.LABELS_ADD_UPLOADER)
+                             accept_multiple_files=True, key=keys.ADD_UPLOADER)
     have = {n for n, _ in labels}
     labels += [(f.name, f.getvalue()) for f in added or () if f.name not in have]
-    state.set_label_files(labels=labels, gsb=gsb)
+    labels_widgets.set_files(labels=labels, gsb=gsb)
     if added:
-        kept, kept_gsb = state.get_label_files()
+        kept, kept_gsb = labels_widgets.get_files()
         _save_form(kept, kept_gsb, f"Save as a new set ({sets[pick].name} stays as it is)")
 
 
@@ -61,7 +49,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
         return
     with st.form("ireval.labels.save_form"):
         st.markdown(f"**{title}**")
-        name = st.text_input("Name", key=state.LABELS_SAVE_NAME,
+        name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. search quality labels 2026")
         st.text_input("Your name", key=state.NOTES_AUTHOR)
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
@@ -75,79 +63,96 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
                 st.error(widgets.md_escape(str(exc)), icon=":material/error:")
                 return
             st.toast(f"Saved as {info.name}")
-            st.session_state[state.LABELS_SAVED_PICK] = info.id
-            state.set_label_source("saved")
+            st.session_state[keys.SAVED_PICK] = info.id
+            labels_widgets.set_source("saved")
             st.rerun()
 
-if source == "upload":
-    left, right = st.columns(2)
-    labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
-                                accept_multiple_files=True, key=state.LABELS_UPLOADER,
-                                help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
-    gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
-                              accept_multiple_files=True, key=state.GSB_UPLOADER,
-                              help="Columns round, query, judgment (G/S/B, good/same/bad, "
-                                   "better/same/worse), optional rater")
-    if labels:
-        state.set_label_files(labels=[(f.name, f.getvalue()) for f in labels])
-    if gsb:
-        state.set_label_files(gsb=[(f.name, f.getvalue()) for f in gsb])
-    kept, kept_gsb = state.get_label_files()
-    if (kept and not labels) or (kept_gsb and not gsb):
-        st.caption("Still loaded from an earlier upload: "
-                   + labels_widgets.names([*kept.names, *kept_gsb.names])
-                   + ". Uploading new files replaces them.")
-    if kept:
-        _save_form(kept, kept_gsb,
-                   "Save these files to the workspace (rounds accumulate: open the set next "
-                   "month and add the new round)")
-elif source == "saved":
-    _saved_sets()
 
-# ----------------------------------------------------------------------------- settings
-st.subheader("Settings")
-c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
-state.keep_label_map(c1.text_input(
-    "Label map (empty: detected from the labels)", key=state.LABELS_MAP,
-    value=str(state.label_settings()["label_map"]),
-    placeholder="none=0,low=1,mid=2,high=3",
-    help="Words or numbers to grades, e.g. none=0,low=1,mid=2,high=3. Built in: "
-         + "; ".join(f"{name}: {m}" for name, m in BUILTIN_LABEL_MAPS.items())))
-state.bind_view(state.LABELS_COMBINE, "mean", choices=COMBINE_RULES)
-c2.selectbox("Several raters: the label is their…", COMBINE_RULES, key=state.LABELS_COMBINE,
-             help="mean, median, or majority (most frequent; ties: the lower label) of the "
-                  "raters' labels of a result")
-state.bind_view(state.LABELS_K, 10)
-c3.number_input("K (DCG@K)", min_value=1, max_value=1000, step=1, key=state.LABELS_K)
-state.bind_view(state.LABELS_GAIN, "linear", choices=("linear", "exp"))
-c4.radio("Gain", ("linear", "exp"), key=state.LABELS_GAIN,
-         help="linear: gain = label (the seed's formula); exp: 2^label − 1")
+with frame.page("labels_data"):
+    st.title("Labeling data")
+    st.caption("Every month people label the top K results that real searches showed. One row per "
+               "labeled shown result: round (month), query, doc, position, label; optional rater, "
+               "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
+               "every month's file.")
 
-# ----------------------------------------------------------------------------- what was read
-loaded, loaded_gsb, sample = labels_widgets.current()
-if sample:
-    st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
-            "(control, treatment), three raters with overlap, segments and model scores. Two "
-            "events are planted: one month where recall breaks for treatment, and one month "
-            "where a rater drifts. See the Trend and Raters pages.",
-            icon=":material/science:")
-if loaded is None:
-    st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
-    st.stop()
-_, j = labels_widgets.require_judgments(loaded)
-st.subheader("Rounds")
-m = st.columns(5)
-m[0].metric("Rounds", f"{len(j.rounds):,}")
-m[1].metric("Systems", f"{len(j.systems):,}")
-m[2].metric("Raters", f"{len(j.raters):,}")
-m[3].metric("Label rows", f"{len(j.label_table()):,}")
-m[4].metric("Segments", f"{len(j.segments):,}")
-st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
-           f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
-           f"{labels_widgets.names(list(j.rounds))}.")
-if loaded_gsb is not None:
-    if loaded_gsb.error is not None:
-        widgets.show_format_error(loaded_gsb.error)
-    elif loaded_gsb.gsb is not None:
-        st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
-                   f"{labels_widgets.names(list(loaded_gsb.names))}.")
+    views.bind_view(keys.SOURCE, "sample", choices=keys.SOURCES)
+    source = st.radio("Labeling files", keys.SOURCES, key=keys.SOURCE,
+                      horizontal=True, label_visibility="collapsed",
+                      format_func={"sample": "Use the bundled sample",
+                                   "upload": "Upload labeling files",
+                                   "saved": "Saved labeling sets"}.__getitem__)
+
+    if source == "upload":
+        left, right = st.columns(2)
+        labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
+                                    accept_multiple_files=True, key=keys.UPLOADER,
+                                    help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
+        gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
+                                  accept_multiple_files=True, key=keys.GSB_UPLOADER,
+                                  help="Columns round, query, judgment (G/S/B, good/same/bad, "
+                                       "better/same/worse), optional rater")
+        if labels:
+            labels_widgets.set_files(labels=[(f.name, f.getvalue()) for f in labels])
+        if gsb:
+            labels_widgets.set_files(gsb=[(f.name, f.getvalue()) for f in gsb])
+        kept, kept_gsb = labels_widgets.get_files()
+        if (kept and not labels) or (kept_gsb and not gsb):
+            st.caption("Still loaded from an earlier upload: "
+                       + labels_widgets.names([*kept.names, *kept_gsb.names])
+                       + ". Uploading new files replaces them.")
+        if kept:
+            _save_form(kept, kept_gsb,
+                       "Save these files to the workspace (rounds accumulate: open the set next "
+                       "month and add the new round)")
+    elif source == "saved":
+        _saved_sets()
+
+    # ------------------------------------------------------------------------- settings
+    st.subheader("Settings")
+    c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
+    labels_widgets.keep_label_map(c1.text_input(
+        "Label map (empty: detected from the labels)", key=labeling.MAP,
+        value=str(labels_widgets.settings()["label_map"]),
+        placeholder="none=0,low=1,mid=2,high=3",
+        help="Words or numbers to grades, e.g. none=0,low=1,mid=2,high=3. Built in: "
+             + "; ".join(f"{name}: {m}" for name, m in BUILTIN_LABEL_MAPS.items())))
+    views.bind_view(labeling.COMBINE, labeling.DEFAULTS[labeling.COMBINE],
+                    choices=labeling.COMBINES)
+    c2.selectbox("Several raters: the label is their…", labeling.COMBINES, key=labeling.COMBINE,
+                 help="mean, median, or majority (most frequent; ties: the lower label) of the "
+                      "raters' labels of a result")
+    views.bind_view(labeling.K, labeling.DEFAULTS[labeling.K])
+    c3.number_input("K (DCG@K)", min_value=labeling.K_MIN, max_value=labeling.K_MAX, step=1,
+                    key=labeling.K)
+    views.bind_view(labeling.GAIN, labeling.DEFAULTS[labeling.GAIN], choices=labeling.GAINS)
+    c4.radio("Gain", labeling.GAINS, key=labeling.GAIN,
+             help="linear: gain = label (the seed's formula); exp: 2^label − 1")
+
+    # ------------------------------------------------------------------------- what was read
+    loaded, loaded_gsb, sample = labels_widgets.current()
+    if sample:
+        st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
+                "(control, treatment), three raters with overlap, segments and model scores. Two "
+                "events are planted: one month where recall breaks for treatment, and one month "
+                "where a rater drifts. See the Trend and Raters pages.",
+                icon=":material/science:")
+    if loaded is None:
+        st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
+        st.stop()
+    _, j = labels_widgets.require_judgments(loaded)
+    st.subheader("Rounds")
+    m = st.columns(5)
+    m[0].metric("Rounds", f"{len(j.rounds):,}")
+    m[1].metric("Systems", f"{len(j.systems):,}")
+    m[2].metric("Raters", f"{len(j.raters):,}")
+    m[3].metric("Label rows", f"{len(j.label_table()):,}")
+    m[4].metric("Segments", f"{len(j.segments):,}")
+    st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
+               f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
+               f"{labels_widgets.names(list(j.rounds))}.")
+    if loaded_gsb is not None:
+        if loaded_gsb.error is not None:
+            widgets.show_format_error(loaded_gsb.error)
+        elif loaded_gsb.gsb is not None:
+            st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
+                       f"{labels_widgets.names(list(loaded_gsb.names))}.")

@@ -4,65 +4,67 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import labels_glue, labels_widgets, state, widgets
+from ireval_app import frame, labels_glue, labels_widgets, views, widgets
+from ireval_app.keys import labels_raters as keys
 from ireval_core import charts
 
-loaded, _, sample = labels_widgets.current()
-labels_widgets.header(
-    "Raters", "Agreement between the raters of each round (Fleiss' kappa, Krippendorff's alpha "
-    "on the ordinal scale, Cohen's kappa per pair) and of each rater with the others "
-    "(leave-one-out consensus). A rater whose agreement or mean label moves away from the "
-    "others in a round is flagged.", sample=sample)
-key, j = labels_widgets.require_judgments(loaded)
-if not j.has_rater or len(j.raters) < 2:
-    st.info("Agreement needs at least two raters: the files have no rater column or one "
-            "rater.", icon=":material/info:")
-    st.stop()
-s = state.label_settings()
-report = labels_glue.raters_cached(key, j, str(s["combine"]))
+with frame.page("labels_raters"):
+    loaded, _, sample = labels_widgets.current()
+    labels_widgets.header(
+        "Raters", "Agreement between the raters of each round (Fleiss' kappa, Krippendorff's alpha "
+        "on the ordinal scale, Cohen's kappa per pair) and of each rater with the others "
+        "(leave-one-out consensus). A rater whose agreement or mean label moves away from the "
+        "others in a round is flagged.", sample=sample)
+    key, j = labels_widgets.require_judgments(loaded)
+    if not j.has_rater or len(j.raters) < 2:
+        st.info("Agreement needs at least two raters: the files have no rater column or one "
+                "rater.", icon=":material/info:")
+        st.stop()
+    s = labels_widgets.settings()
+    report = labels_glue.raters_cached(key, j, str(s["combine"]))
 
-flagged = report.per_rater[report.per_rater["drift_flag"]]
-for row in flagged.itertuples():
-    st.error(widgets.md_escape(f"{row.rater}, {row.round}: {row.drift_reason}."),
-             icon=":material/flag:")
-if flagged.empty:
-    st.success("No rater drifts in any round.", icon=":material/check:")
+    flagged = report.per_rater[report.per_rater["drift_flag"]]
+    for row in flagged.itertuples():
+        st.error(widgets.md_escape(f"{row.rater}, {row.round}: {row.drift_reason}."),
+                 icon=":material/flag:")
+    if flagged.empty:
+        st.success("No rater drifts in any round.", icon=":material/check:")
 
-st.subheader("Per round")
-st.plotly_chart(charts.label_trend(
-    report.per_round.assign(system="Krippendorff's alpha"), value="alpha", low=None, high=None,
-    title="Agreement per round", y_label="alpha (ordinal)"), config={"displayModeBar": False})
-st.dataframe(report.per_round, hide_index=True, column_config={
-    c: st.column_config.NumberColumn(format="%.3f")
-    for c in ("fleiss", "alpha", "cohen", "cohen_linear", "cohen_quadratic")})
-
-st.subheader("Per rater")
-st.dataframe(report.per_rater.style.apply(
-    lambda row: ["background-color: #fde2e2" if row["drift_flag"] else ""] * len(row), axis=1),
-    hide_index=True, column_config={
+    st.subheader("Per round")
+    st.plotly_chart(charts.label_trend(
+        report.per_round.assign(system="Krippendorff's alpha"), value="alpha", low=None, high=None,
+        title="Agreement per round", y_label="alpha (ordinal)"), config={"displayModeBar": False})
+    st.dataframe(report.per_round, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.3f")
-        for c in ("mean_label", "kappa_vs_consensus", "agreement_vs_consensus",
-                  "kappa_others_median", "mean_label_other_rounds", "others_mean_shift")})
-with st.expander("What the columns mean"):
-    st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(d)}"
-                          for c, d in report.definitions.items()))
+        for c in ("fleiss", "alpha", "cohen", "cohen_linear", "cohen_quadratic")})
 
-st.subheader("One rater against the others")
-c1, c2, _ = st.columns([1, 1, 2])
-rounds = list(report.per_round["round"])
-default_round = str(flagged["round"].iloc[0]) if not flagged.empty else rounds[-1]
-state.bind_view(state.RATERS_ROUND, default_round, choices=rounds)
-round_ = c1.selectbox("Round", rounds, key=state.RATERS_ROUND)
-raters = list(report.per_rater.loc[report.per_rater["round"] == round_, "rater"])
-default_rater = (str(flagged["rater"].iloc[0]) if not flagged.empty
-                 and str(flagged["rater"].iloc[0]) in raters else raters[0])
-state.bind_view(state.RATERS_RATER, default_rater, choices=raters)
-rater = c2.selectbox("Rater", raters, key=state.RATERS_RATER)
-left, right = st.columns([3, 2])
-left.plotly_chart(charts.transition_heatmap(report.confusion(round_, rater)),
-                  config={"displayModeBar": False})
-right.caption(widgets.md_escape(
-    f"Rows: {rater}'s label; columns: the consensus of the other raters of the same results "
-    f"in {round_}. The outlined diagonal is agreement."))
-st.subheader("Most disputed results")
-st.dataframe(report.disputed.head(200), hide_index=True)
+    st.subheader("Per rater")
+    st.dataframe(report.per_rater.style.apply(
+        lambda row: ["background-color: #fde2e2" if row["drift_flag"] else ""] * len(row), axis=1),
+        hide_index=True, column_config={
+            c: st.column_config.NumberColumn(format="%.3f")
+            for c in ("mean_label", "kappa_vs_consensus", "agreement_vs_consensus",
+                      "kappa_others_median", "mean_label_other_rounds", "others_mean_shift")})
+    with st.expander("What the columns mean"):
+        st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(d)}"
+                              for c, d in report.definitions.items()))
+
+    st.subheader("One rater against the others")
+    c1, c2, _ = st.columns([1, 1, 2])
+    rounds = list(report.per_round["round"])
+    default_round = str(flagged["round"].iloc[0]) if not flagged.empty else rounds[-1]
+    views.bind_view(keys.ROUND, default_round, choices=rounds)
+    round_ = c1.selectbox("Round", rounds, key=keys.ROUND)
+    raters = list(report.per_rater.loc[report.per_rater["round"] == round_, "rater"])
+    default_rater = (str(flagged["rater"].iloc[0]) if not flagged.empty
+                     and str(flagged["rater"].iloc[0]) in raters else raters[0])
+    views.bind_view(keys.RATER, default_rater, choices=raters)
+    rater = c2.selectbox("Rater", raters, key=keys.RATER)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(charts.transition_heatmap(report.confusion(round_, rater)),
+                      config={"displayModeBar": False})
+    right.caption(widgets.md_escape(
+        f"Rows: {rater}'s label; columns: the consensus of the other raters of the same results "
+        f"in {round_}. The outlined diagonal is agreement."))
+    st.subheader("Most disputed results")
+    st.dataframe(report.disputed.head(200), hide_index=True)

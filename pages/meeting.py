@@ -6,54 +6,58 @@ import functools
 
 import streamlit as st
 
-from ireval_app import evaluation, meeting_glue, state, widgets, workspace_glue
+from ireval_app import evaluation, frame, meeting_glue, state, views, widgets, workspace_glue
+from ireval_app.keys import meeting as keys
 from ireval_core.meeting import ReportInput, ReportNote
 from ireval_core.workspace import Target
 
 DEFAULT_MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 
-dataset = widgets.require_dataset()
-widgets.page_header("Meeting", "The report to send after a review meeting: one HTML file that "
-                    "opens offline in any browser, with the numbers, the significance verdicts, "
-                    "the curves, the recall check, the notes and every definition and option.")
-options = state.get_options()
+with frame.page("meeting"):
+    dataset = widgets.require_dataset()
+    widgets.page_header("Meeting", "The report to send after a review meeting: one HTML file "
+                        "that opens offline in any browser, with the numbers, the significance "
+                        "verdicts, the curves, the recall check, the notes and every definition "
+                        "and option.")
+    options = state.get_options()
 
-state.bind_view(state.MEETING_MEASURES, DEFAULT_MEASURES)
-texts = st.multiselect("Measures in the report", DEFAULT_MEASURES + ["nDCG@20", "ERR@10",
-                                                                     "bpref", "R@1000"],
-                       key=state.MEETING_MEASURES, accept_new_options=True)
-measures, errors = evaluation.parse_specs(texts)
-for message in errors:
-    st.error(widgets.md_escape(message), icon=":material/error:")
-title = st.text_input("Title", value="ireval meeting report", key=state.MEETING_TITLE)
+    views.bind_view(keys.MEASURES, DEFAULT_MEASURES)
+    texts = st.multiselect("Measures in the report", DEFAULT_MEASURES + ["nDCG@20", "ERR@10",
+                                                                         "bpref", "R@1000"],
+                           key=keys.MEASURES, accept_new_options=True)
+    measures, errors = evaluation.parse_specs(texts)
+    for message in errors:
+        st.error(widgets.md_escape(message), icon=":material/error:")
+    title = st.text_input("Title", value="ireval meeting report", key=keys.TITLE)
 
-dataset_id = state.get_dataset_id()
-notes = workspace_glue.workspace().notes(dataset_id) if dataset_id else []
-report_notes = [ReportNote(n.text, n.author, f"{n.created_at:%Y-%m-%d %H:%M} UTC",
-                           str(n.target), n.kind) for n in notes]
-files = state.get_loaded_files()
-inputs = [ReportInput(f.name, "qrels" if f.qrels is not None else "run", f.size, f.sha256)
-          for f in (files.files if files is not None else ()) if f.ok]
-st.download_button(
-    "Download the meeting report (HTML)",
-    functools.partial(meeting_glue.report_html, dataset, options, measures, inputs=inputs,
-                      notes=report_notes, title=title),
-    file_name="ireval_meeting_report.html", mime="text/html", icon=":material/download:",
-    type="primary", disabled=not measures or not dataset.runs, on_click="ignore")
-st.caption(f"{len(dataset.runs)} run(s), measures: {widgets.md_escape(', '.join(measures))}. "
-           "The file (about 5 MB: the charting library is inside it) needs no network: no "
-           "address outside the file is ever requested.")
+    dataset_id = state.get_dataset_id()
+    notes = workspace_glue.workspace().notes(dataset_id) if dataset_id else []
+    report_notes = [ReportNote(n.text, n.author, f"{n.created_at:%Y-%m-%d %H:%M} UTC",
+                               str(n.target), n.kind) for n in notes]
+    files = state.get_loaded_files()
+    inputs = [ReportInput(f.name, "qrels" if f.qrels is not None else "run", f.size, f.sha256)
+              for f in (files.files if files is not None else ()) if f.ok]
+    st.download_button(
+        "Download the meeting report (HTML)",
+        functools.partial(meeting_glue.report_html, dataset, options, measures, inputs=inputs,
+                          notes=report_notes, title=title),
+        file_name="ireval_meeting_report.html", mime="text/html", icon=":material/download:",
+        type="primary", disabled=not measures or not dataset.runs, on_click="ignore")
+    st.caption(f"{len(dataset.runs)} run(s), measures: {widgets.md_escape(', '.join(measures))}. "
+               "The file (about 5 MB: the charting library is inside it) needs no network: no "
+               "address outside the file is ever requested.")
 
-st.subheader("Notes and decisions")
-if dataset_id is None:
-    st.caption("Notes are kept with a saved dataset: save these files to the workspace on the "
-               "Data page to attach notes to the dataset, a comparison or a query.")
-else:
-    st.caption(f"Every note and decision on this dataset ({len(notes)}), newest last; they "
-               "are in the report. Add them here, beside a comparison on the Compare page or "
-               "beside a query on the Queries page.")
-    for n in notes:
-        kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
-        st.markdown(f"{kind} on {widgets.md_escape(str(n.target))}: {widgets.md_escape(n.text)}")
-        st.caption(f"{widgets.md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
-    widgets.notes_panel(Target.dataset(), title="Add a note on the whole dataset")
+    st.subheader("Notes and decisions")
+    if dataset_id is None:
+        st.caption("Notes are kept with a saved dataset: save these files to the workspace on the "
+                   "Data page to attach notes to the dataset, a comparison or a query.")
+    else:
+        st.caption(f"Every note and decision on this dataset ({len(notes)}), newest last; they "
+                   "are in the report. Add them here, beside a comparison on the Compare page or "
+                   "beside a query on the Queries page.")
+        for n in notes:
+            kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
+            st.markdown(f"{kind} on {widgets.md_escape(str(n.target))}: "
+                        f"{widgets.md_escape(n.text)}")
+            st.caption(f"{widgets.md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
+        widgets.notes_panel(Target.dataset(), title="Add a note on the whole dataset")

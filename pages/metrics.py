@@ -4,119 +4,125 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import evaluation, state, widgets
+from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app.keys import metrics as keys
 from ireval_core import charts
 from ireval_core.escape import csv_frame
-from ireval_core.tables import metrics_table, per_query_workbook
+from ireval_core.tables import per_query_workbook
 
 DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
                  "R@1000", "RPrec", "ERR@10", "Success@1", "Success@10", "AP@100", "11pt"]
 BEST_STYLE = "font-weight: 700; background-color: #e8f1fb"
 
-dataset = widgets.require_dataset()
-widgets.page_header("Metrics", "Every run on the chosen measures: means over queries with "
-                    "95% intervals, each measure's definition, and the per-query values.")
-options = state.get_options()
-if not dataset.runs:
-    st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
-    st.page_link(widgets.DATA_PAGE, label="Go to the Data page", icon=":material/database:")
-    st.stop()
+with frame.page("metrics"):
+    dataset = widgets.require_dataset()
+    widgets.page_header("Metrics", "Every run on the chosen measures: means over queries with "
+                        "95% intervals, each measure's definition, and the per-query values.")
+    options = state.get_options()
+    if not dataset.runs:
+        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
+        st.page_link(widgets.DATA_PAGE, label="Go to the Data page", icon=":material/database:")
+        st.stop()
 
-pick, extra = st.columns([3, 2])
-state.bind_view(state.METRICS_MEASURES, DEFAULT_MEASURES,
-                choices=DEFAULT_MEASURES + MORE_MEASURES)
-chosen = pick.multiselect("Measures", DEFAULT_MEASURES + MORE_MEASURES,
-                          key=state.METRICS_MEASURES)
-typed = extra.text_input(
-    "More measures (separate with ;)", key=state.METRICS_EXTRA,
-    placeholder="nDCG(gain=exp)@20; P(rel=2)@5",
-    help="Any measure spec: a name, parameters in parentheses and an @k cutoff, e.g. "
-         "nDCG(gain=exp)@20, P(rel=2)@5, DCG(discount=jk)@6, or trec_eval names "
-         "such as ndcg_cut_10 or recall_100.")
-measures, errors = evaluation.parse_specs([*chosen, *typed.split(";")])
-for message in errors:
-    st.error(message, icon=":material/error:")
-if not measures:
-    st.info("Choose at least one measure.", icon=":material/info:")
-    st.stop()
+    pick, extra = st.columns([3, 2])
+    views.bind_view(keys.MEASURES, DEFAULT_MEASURES,
+                    choices=DEFAULT_MEASURES + MORE_MEASURES)
+    chosen = pick.multiselect("Measures", DEFAULT_MEASURES + MORE_MEASURES,
+                              key=keys.MEASURES)
+    typed = extra.text_input(
+        "More measures (separate with ;)", key=keys.EXTRA,
+        placeholder="nDCG(gain=exp)@20; P(rel=2)@5",
+        help="Any measure spec: a name, parameters in parentheses and an @k cutoff, e.g. "
+             "nDCG(gain=exp)@20, P(rel=2)@5, DCG(discount=jk)@6, or trec_eval names "
+             "such as ndcg_cut_10 or recall_100.")
+    measures, errors = evaluation.parse_specs([*chosen, *typed.split(";")])
+    for message in errors:
+        st.error(message, icon=":material/error:")
+    if not measures:
+        st.info("Choose at least one measure.", icon=":material/info:")
+        st.stop()
 
-# scipy (the table's t intervals, ireval_core.stats) is imported now, while the evaluation
-# below may still wait for the runs' joins made in the background, not after it
-import ireval_core.stats  # noqa: E402, F401
+    # scipy (the table's t intervals, ireval_core.stats) is imported now, while the evaluation
+    # below may still wait for the runs' joins made in the background, not after it
+    import ireval_core.stats  # noqa: E402, F401
 
-res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, measures, options)
-table = metrics_table(res)
+    key = state.get_dataset_key() or ""
+    res = evaluation.evaluate_cached(key, dataset, measures, options)
+    table = evaluation.table_cached(key, measures, options, res)
 
-# ----------------------------------------------------------------------------- table
-st.subheader("Mean per run")
-best = widgets.md_frame(table.best)
-st.table(widgets.md_frame(table.cells).style.apply(
-    lambda _: best.map(lambda b: BEST_STYLE if b else ""), axis=None))
-st.caption("Each cell: the mean over queries to 4 decimals, then its 95% confidence interval "
-           "[low, high] (Student t over the per-query values, clipped to the measure's "
-           "range). Highlighted: the highest mean of each measure (equal means alike). "
-           + widgets.md_escape(table.queries_caption()))
-for note in (table.small_note, table.query_note):
-    if note:
-        st.warning(widgets.md_escape(note), icon=":material/rule:")
+    # ------------------------------------------------------------------------- table
+    st.subheader("Mean per run")
+    best = widgets.md_frame(table.best)
+    st.table(widgets.md_frame(table.cells).style.apply(
+        lambda _: best.map(lambda b: BEST_STYLE if b else ""), axis=None))
+    st.caption("Each cell: the mean over queries to 4 decimals, then its 95% confidence interval "
+               "[low, high] (Student t over the per-query values, clipped to the measure's "
+               "range). Highlighted: the highest mean of each measure (equal means alike). "
+               + widgets.md_escape(table.queries_caption()))
+    for note in (table.small_note, table.query_note):
+        if note:
+            st.warning(widgets.md_escape(note), icon=":material/rule:")
 
-with st.container(border=True):
-    st.markdown("**What the numbers are**")
-    st.markdown("\n".join(f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
-                          for m in table.mean.columns))
-    st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
+    with st.container(border=True):
+        st.markdown("**What the numbers are**")
+        st.markdown("\n".join(
+            f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
+            for m in table.mean.columns))
+        st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
 
-# ----------------------------------------------------------------------------- segments
-meta, column = widgets.split_choice(state.METRICS_SPLIT, "Split the means by")
-if column is not None and meta is not None:
-    weighted = False
-    if meta.weight_column:
-        state.bind_view(state.METRICS_WEIGHTED, False)
-        weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
-                             key=state.METRICS_WEIGHTED)
-    from ireval_core.metadata import by_segment  # imports scipy: only when a split is shown
+    # ------------------------------------------------------------------------- segments
+    meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Split the means by")
+    if column is not None and meta is not None:
+        weighted = False
+        if meta.weight_column:
+            views.bind_view(keys.WEIGHTED, False)
+            weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
+                                 key=keys.WEIGHTED)
+        from ireval_app import metadata_glue  # imports scipy: only when a split is shown
 
-    split = by_segment(res, meta, column, measures=list(table.mean.columns), weighted=weighted)
-    for m in split["measure"].unique():
-        part = split[split["measure"] == m]
-        st.markdown(f"**{widgets.md_escape(m)}** by {widgets.md_escape(column)}")
-        wide = part.pivot_table(index="segment", columns="system", values="mean", sort=False)
-        counts = part.pivot_table(index="segment", columns="system", values="queries",
-                                  sort=False)
-        st.dataframe(wide.style.format("{:.4f}"), column_config={
-            s: st.column_config.NumberColumn(s, format="%.4f") for s in wide.columns})
-        st.caption(widgets.md_escape(
-            "Queries per segment: " + "; ".join(
-                f"{seg} {int(counts.loc[seg].max()):,}" for seg in counts.index)
-            + ". " + str(split.attrs.get("average", ""))))
+        split = metadata_glue.by_segment_cached(key, measures, options, meta_key, column,
+                                                weighted, res, meta)
+        for m in split["measure"].unique():
+            part = split[split["measure"] == m]
+            st.markdown(f"**{widgets.md_escape(m)}** by {widgets.md_escape(column)}")
+            wide = part.pivot_table(index="segment", columns="system", values="mean", sort=False)
+            counts = part.pivot_table(index="segment", columns="system", values="queries",
+                                      sort=False)
+            st.dataframe(wide.style.format("{:.4f}"), column_config={
+                s: st.column_config.NumberColumn(s, format="%.4f") for s in wide.columns})
+            st.caption(widgets.md_escape(
+                "Queries per segment: " + "; ".join(
+                    f"{seg} {int(counts.loc[seg].max()):,}" for seg in counts.index)
+                + ". " + str(split.attrs.get("average", ""))))
 
-# ----------------------------------------------------------------------------- charts
-st.plotly_chart(charts.metric_bars(table.mean, table.low, table.high),
-                config={"displayModeBar": False})
-st.caption("Bars: means; error bars: 95% t-intervals over queries (definitions above).")
+    # ------------------------------------------------------------------------- charts
+    st.plotly_chart(charts.metric_bars(table.mean, table.low, table.high),
+                    config={"displayModeBar": False})
+    st.caption("Bars: means; error bars: 95% t-intervals over queries (definitions above).")
 
-st.subheader("Per-query values")
-names = list(table.mean.columns)
-default = names.index("nDCG@10") if "nDCG@10" in names else 0
-shown = st.selectbox("Measure", names, index=default, key=state.METRICS_DISTRIBUTION)
-values = evaluation.measure_values(res, shown)  # the shown measure only, not the whole tidy table
-st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})
-st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line: mean. "
-                             f"{shown}: {res.definition(shown)}."))
+    st.subheader("Per-query values")
+    names = list(table.mean.columns)
+    default = names.index("nDCG@10") if "nDCG@10" in names else 0
+    shown = st.selectbox("Measure", names, index=default, key=keys.DISTRIBUTION)
+    # the shown measure only, not the whole tidy table
+    values = evaluation.measure_values(res, shown)
+    st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})
+    st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line: mean. "
+                                 f"{shown}: {res.definition(shown)}."))
 
-# ----------------------------------------------------------------------------- downloads
-# Built when clicked (21,000 rows per measure on three 7,000-query runs), not on every run.
-left, middle, right = st.columns(3)
-left.download_button("Per-query values (CSV)",
-                     lambda: csv_frame(res.tidy()).to_csv(index=False),
-                     file_name="ireval_per_query.csv", mime="text/csv",
-                     icon=":material/download:", on_click="ignore")
-middle.download_button("Per-query values (Excel, a sheet per measure)",
-                       lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
-                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                       icon=":material/download:", on_click="ignore")
-right.download_button("Aggregate table (CSV)",
-                      lambda: csv_frame(table.to_long(res)).to_csv(index=False),
-                      file_name="ireval_metrics.csv", mime="text/csv",
-                      icon=":material/download:", on_click="ignore")
+    # ------------------------------------------------------------------------- downloads
+    # Built when clicked (21,000 rows per measure on three 7,000-query runs), not on every run.
+    left, middle, right = st.columns(3)
+    left.download_button("Per-query values (CSV)",
+                         lambda: csv_frame(res.tidy()).to_csv(index=False),
+                         file_name="ireval_per_query.csv", mime="text/csv",
+                         icon=":material/download:", on_click="ignore")
+    middle.download_button("Per-query values (Excel, a sheet per measure)",
+                           lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
+                           mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                           icon=":material/download:", on_click="ignore")
+    right.download_button("Aggregate table (CSV)",
+                          lambda: csv_frame(table.to_long(res)).to_csv(index=False),
+                          file_name="ireval_metrics.csv", mime="text/csv",
+                          icon=":material/download:", on_click="ignore")

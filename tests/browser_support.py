@@ -121,17 +121,41 @@ class NetworkGuard:
             route.continue_()
 
 
+_QUIET = """quiet => new Promise(done => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  let timer = setTimeout(() => { observer.disconnect(); done(true); }, quiet);
+  const observer = new MutationObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { observer.disconnect(); done(true); }, quiet);
+  });
+  observer.observe(app, {subtree: true, childList: true, attributes: true,
+                         characterData: true});
+  setTimeout(() => { observer.disconnect(); done(false); }, 10000);
+})"""
+
+
 def settle(pg: Any) -> None:
-    """Wait until Streamlit has finished running the script."""
+    """Wait until Streamlit has finished running the script and the browser has drawn what
+    it sent: no script running, then the page unchanged for half a second (at most ten
+    seconds). Every page draws the app's menu (:data:`MENU`) first: its links are waited
+    for (their code is loaded by the browser on demand, which can take a while). The
+    sidebar's widgets can appear a few hundred milliseconds after the page's text, and a
+    number input first shows 0 before its value."""
     pg.wait_for_selector('[data-testid="stApp"]')
+    pg.wait_for_selector(f'{MENU} [data-testid="stPageLink"] [data-testid="stIconMaterial"]',
+                         timeout=60_000)
     pg.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
-    pg.wait_for_timeout(500)
+    pg.evaluate(_QUIET, 500)
+
+
+MENU = ".st-key-ireval-menu"
+"""The app's menu of pages in the sidebar (``ireval_app.frame.menu``)."""
 
 
 def nav(pg: Any, title: str) -> None:
-    """Switch page by clicking its entry in the sidebar navigation (same session)."""
-    pg.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+    """Switch page by clicking its entry in the sidebar menu (same session)."""
+    pg.locator(MENU).get_by_text(title, exact=True).click()
     pg.wait_for_timeout(300)
     settle(pg)
 

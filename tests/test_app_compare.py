@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import compare_glue, state
+from ireval_app import compare_glue
+from ireval_app.keys import compare as compare_keys
 from ireval_core.compare import aligned_scores, compare_runs
 from ireval_core.evaluate import evaluate
 from ireval_core.io import read_qrels, read_runs
@@ -40,7 +41,7 @@ def _compare_page(resamples: int = 1000) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
     at.switch_page("pages/compare.py").run()
     assert not at.exception
-    at.number_input(key=state.COMPARE_RESAMPLES).set_value(resamples).run()
+    at.number_input(key=compare_keys.RESAMPLES).set_value(resamples).run()
     assert not at.exception
     return at
 
@@ -81,10 +82,10 @@ def test_pvalues_equal_compare_runs() -> None:
 
 def test_baseline_and_wilcoxon() -> None:
     at = _compare_page()
-    at.radio(key=state.COMPARE_MODE).set_value("against a baseline").run()
-    at.selectbox(key=state.COMPARE_BASELINE).set_value("bm25")
-    at.multiselect(key=state.COMPARE_TESTS).set_value(["wilcoxon"])
-    at.selectbox(key=state.COMPARE_CORRECTION).set_value("none").run()
+    at.radio(key=compare_keys.MODE).set_value("against a baseline").run()
+    at.selectbox(key=compare_keys.BASELINE).set_value("bm25")
+    at.multiselect(key=compare_keys.TESTS).set_value(["wilcoxon"])
+    at.selectbox(key=compare_keys.CORRECTION).set_value("none").run()
     assert not at.exception
     table = at.dataframe[0].value
     qrels, runs = _sample()
@@ -103,8 +104,8 @@ def test_baseline_and_wilcoxon() -> None:
 
 def test_planning_numbers_equal_stats_functions() -> None:
     at = _compare_page()
-    at.selectbox(key=state.COMPARE_PAIR).set_value(("bm25", "neural_rerank", "nDCG@10"))
-    at.number_input(key=state.COMPARE_DELTA).set_value(0.05).run()
+    at.selectbox(key=compare_keys.PAIR).set_value(("bm25", "neural_rerank", "nDCG@10"))
+    at.number_input(key=compare_keys.DELTA).set_value(0.05).run()
     assert not at.exception
     qrels, runs = _sample()
     res = evaluate(qrels, runs, ["nDCG@10"])
@@ -137,7 +138,7 @@ def test_downloads_hold_the_records() -> None:
 
 def test_report_table_equals_significance_table() -> None:
     at = _compare_page()
-    at.selectbox(key=state.COMPARE_REPORT_TEST).set_value("randomization").run()
+    at.selectbox(key=compare_keys.REPORT_TEST).set_value("randomization").run()
     assert not at.exception
     qrels, runs = _sample()
     res = evaluate(qrels, runs, ["nDCG@10"])

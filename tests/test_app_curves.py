@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import curves as curves_keys
 from ireval_core.curves import pooled_auc, prevalence
 from ireval_core.data import join
 from ireval_core.io import read_qrels, read_runs
@@ -66,7 +66,7 @@ def test_relevance_level_changes_the_curves() -> None:
 
 def test_query_choice_draws_that_query() -> None:
     at = _curves_page()
-    box = at.selectbox(key=state.CURVES_QUERY)
+    box = at.selectbox(key=curves_keys.QUERY)
     query = box.options[3]
     box.set_value(query).run()
     assert not at.exception

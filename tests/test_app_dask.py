@@ -19,7 +19,8 @@ import pytest
 from distributed import LocalCluster
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import dask_glue, state
+from ireval_app import dask_glue
+from ireval_app.keys import data as data_keys
 from ireval_core import EvalOptions, Evaluation, Run, evaluate
 from ireval_core.io import read_qrels, read_runs
 
@@ -67,11 +68,11 @@ def _plain(markdown: str) -> str:
 
 def _fill(at: AppTest, scheduler: str, qrels: str, runs: str,
           measures: list[str] | None = None) -> AppTest:
-    at.text_input(key=state.DASK_SCHEDULER).input(scheduler)
-    at.text_input(key=state.DASK_QRELS).input(qrels)
-    at.text_area(key=state.DASK_RUNS).input(runs)
+    at.text_input(key=data_keys.DASK_SCHEDULER).input(scheduler)
+    at.text_input(key=data_keys.DASK_QRELS).input(qrels)
+    at.text_area(key=data_keys.DASK_RUNS).input(runs)
     if measures is not None:
-        at.multiselect(key=state.DASK_MEASURES).set_value(measures)
+        at.multiselect(key=data_keys.DASK_MEASURES).set_value(measures)
     [button] = [b for b in at.button if b.label == "Evaluate on the cluster"]
     return button.click().run()
 

@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
+from ireval_app.keys import efficiency as efficiency_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -71,11 +72,11 @@ def test_sample_metadata_latency_table_and_front() -> None:
 
 def test_latency_statistic_and_measure_change_the_front() -> None:
     at = _page()
-    at.selectbox(key=state.EFFICIENCY_LATENCY).set_value("p50").run()
+    at.selectbox(key=efficiency_keys.LATENCY).set_value("p50").run()
     assert not at.exception
     points = at.dataframe[1].value.set_index("system")
     assert sorted(points.index[points["front"]]) == ["bm25", "narrow_recall", "neural_rerank"]
-    at.selectbox(key=state.EFFICIENCY_MEASURE).set_value("AP").run()
+    at.selectbox(key=efficiency_keys.MEASURE).set_value("AP").run()
     assert not at.exception
     assert any("Pareto front of AP vs p50 latency" in _shown(m.value) for m in at.markdown)
 
@@ -84,7 +85,7 @@ def test_uploaded_long_metadata() -> None:
     at = _page()
     data = (b"query,system,latency_ms\n"
             b"q001,bm25,10\nq002,bm25,20\nq003,bm25,30\nq001,other,5\n")
-    at.file_uploader(key=state.EFFICIENCY_UPLOADER).set_value(("lat.csv", data, "text/csv"))
+    at.file_uploader(key=efficiency_keys.UPLOADER).set_value(("lat.csv", data, "text/csv"))
     at.run()
     assert not at.exception
     assert not any("Sample metadata" in i.value for i in at.info)
@@ -101,7 +102,7 @@ def test_uploaded_long_metadata() -> None:
 def test_broken_metadata_shows_file_and_line() -> None:
     at = _page()
     data = b"query,segment,latency_ms_bm25\nq001,head,12\nq002,tail,slow\n"
-    at.file_uploader(key=state.EFFICIENCY_UPLOADER).set_value(("bad.csv", data, "text/csv"))
+    at.file_uploader(key=efficiency_keys.UPLOADER).set_value(("bad.csv", data, "text/csv"))
     at.run()
     assert not at.exception
     errors = [e.value for e in at.error]

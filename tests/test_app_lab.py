@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import lab as lab_keys
 from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.lab import PRESETS, Preset
@@ -39,7 +39,7 @@ def _checks(at: AppTest):
 @pytest.mark.parametrize("item", PRESETS, ids=[p.key for p in PRESETS])
 def test_each_preset_shows_its_published_numbers(item: Preset) -> None:
     at = _lab()
-    at.selectbox(key=state.LAB_PRESET).set_value(item.key).run()
+    at.selectbox(key=lab_keys.PRESET).set_value(item.key).run()
     assert not at.exception and not at.error
     assert at.info[0].value.startswith(f"**Seed {item.seed}**: {item.claim[:20]}")
     checks = _checks(at).set_index("quantity")
@@ -76,7 +76,7 @@ def test_each_preset_shows_its_published_numbers(item: Preset) -> None:
 
 def test_seed_004_ndcg_shows_both_tables() -> None:
     at = _lab({"preset": "seed004-ndcg"})
-    assert at.selectbox(key=state.LAB_PRESET).value == "seed004-ndcg"
+    assert at.selectbox(key=lab_keys.PRESET).value == "seed004-ndcg"
     steps, ideal = [d.value for d in at.dataframe if "running" in d.value.columns]
     assert steps["grade"].tolist() == ["3", "2", "3", "0", "1", "2"]
     assert ideal["grade"].tolist() == ["3", "3", "3", "2", "2", "2", "1", "0"][:6]
@@ -87,18 +87,18 @@ def test_seed_004_ndcg_shows_both_tables() -> None:
 
 def test_typed_list() -> None:
     at = _lab()
-    at.radio(key=state.LAB_SOURCE).set_value("typed").run()
-    at.text_input(key=state.LAB_GRADES).set_value("3 2 3 0 1 2")
-    at.text_input(key=state.LAB_UNRETRIEVED).set_value("3 2")
-    at.text_input(key=state.LAB_TYPED_MEASURE).set_value("nDCG@6").run()
+    at.radio(key=lab_keys.SOURCE).set_value("typed").run()
+    at.text_input(key=lab_keys.GRADES).set_value("3 2 3 0 1 2")
+    at.text_input(key=lab_keys.UNRETRIEVED).set_value("3 2")
+    at.text_input(key=lab_keys.TYPED_MEASURE).set_value("nDCG@6").run()
     assert not at.exception and not at.error
     assert _metrics(at)["nDCG@6"] == "0.7850"
-    at.text_input(key=state.LAB_TYPED_MEASURE).set_value("nDCG(ideal=run)@6").run()
+    at.text_input(key=lab_keys.TYPED_MEASURE).set_value("nDCG(ideal=run)@6").run()
     assert _metrics(at)["nDCG(ideal=run)@6"] == "0.9608"
     # unjudged ("-") and pooled (negative) documents, a short list and k beyond it
-    at.text_input(key=state.LAB_GRADES).set_value("1, -, 0, -1")
-    at.text_input(key=state.LAB_TYPED_MEASURE).set_value("")
-    at.selectbox(key=state.LAB_MEASURE).set_value("P@10").run()
+    at.text_input(key=lab_keys.GRADES).set_value("1, -, 0, -1")
+    at.text_input(key=lab_keys.TYPED_MEASURE).set_value("")
+    at.selectbox(key=lab_keys.MEASURE).set_value("P@10").run()
     assert _metrics(at)["P@10"] == "0.1000"
     steps = next(d.value for d in at.dataframe if "running" in d.value.columns)
     assert steps["grade"].tolist() == ["1", "unjudged", "0", "pooled, unjudged"]
@@ -108,14 +108,14 @@ def test_typed_list() -> None:
 def test_typed_mistakes_are_named() -> None:
     at = _lab({"list": "typed", "grades": "3 x 1"})
     assert "ranked list: item 2 is not a grade" in at.error[0].value
-    at.text_input(key=state.LAB_GRADES).set_value("3 2 1")
-    at.text_input(key=state.LAB_UNRETRIEVED).set_value("2 -").run()
+    at.text_input(key=lab_keys.GRADES).set_value("3 2 1")
+    at.text_input(key=lab_keys.UNRETRIEVED).set_value("2 -").run()
     assert "item 2 is not a grade" in at.error[0].value
-    at.text_input(key=state.LAB_UNRETRIEVED).set_value("")
-    at.text_input(key=state.LAB_TYPED_MEASURE).set_value("F@5").run()
+    at.text_input(key=lab_keys.UNRETRIEVED).set_value("")
+    at.text_input(key=lab_keys.TYPED_MEASURE).set_value("F@5").run()
     assert not at.exception
     assert "The 'measure' parameter of explain must be a measure of P, R" in at.error[0].value
-    at.text_input(key=state.LAB_TYPED_MEASURE).set_value("nDGC@5").run()
+    at.text_input(key=lab_keys.TYPED_MEASURE).set_value("nDGC@5").run()
     assert "Unknown measure" in at.error[0].value
 
 
@@ -125,10 +125,10 @@ def test_real_query_equals_evaluate() -> None:
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
     at = _lab({"list": "query", "rel": "2"})
     assert at.session_state["ireval.options"].rel_level == 2.0
-    at.selectbox(key=state.LAB_RUN).set_value("bm25")
-    at.selectbox(key=state.LAB_QUERY).set_value("q012")  # score ties: AUC counts them as ½
+    at.selectbox(key=lab_keys.RUN).set_value("bm25")
+    at.selectbox(key=lab_keys.QUERY).set_value("q012")  # score ties: AUC counts them as ½
     for spec in ("AUC", "AP", "ERR@10", "nDCG@10"):
-        at.text_input(key=state.LAB_TYPED_MEASURE).set_value(spec).run()
+        at.text_input(key=lab_keys.TYPED_MEASURE).set_value(spec).run()
         assert not at.exception and not at.error
         expected = evaluate(qrels, runs, [spec], options=EvalOptions(rel_level=2)).per_query(
             "bm25", spec).loc["q012"]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import labeling as labeling_keys
+from ireval_app.keys import labels_raters as labels_raters_keys
 from ireval_core.labels import read_judgments, trend
 from ireval_core.labels.agreement import rater_report
 from ireval_core.labels.gsb import gsb_by_round, read_gsb
@@ -76,8 +77,8 @@ def test_raters_flags_the_drifting_rater() -> None:
         report.per_round.set_index("round").loc["2026-09", "alpha"], rel=1e-12)
     assert per_round.loc["2026-09", "alpha"] < per_round.drop(index="2026-09")["alpha"].min()
     # the confusion matrix opens on the flagged rater and round
-    assert at.selectbox(key=state.RATERS_ROUND).value == "2026-09"
-    assert at.selectbox(key=state.RATERS_RATER).value == "chen"
+    assert at.selectbox(key=labels_raters_keys.ROUND).value == "2026-09"
+    assert at.selectbox(key=labels_raters_keys.RATER).value == "chen"
 
 
 def test_changes_split_the_dcg_change() -> None:
@@ -105,7 +106,7 @@ def test_gsb_page() -> None:
 
 def test_settings_change_every_labeling_page() -> None:
     at = _open("labels_data")
-    at.number_input(key=state.LABELS_K).set_value(5).run()
+    at.number_input(key=labeling_keys.K).set_value(5).run()
     at.switch_page("pages/labels_trend.py").run()
     assert not at.exception
     assert "DCG@5" in _text(at.caption)

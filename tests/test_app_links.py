@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import compare as compare_keys
+from ireval_app.keys import ndcg_vs_dcg as ndcg_vs_dcg_keys
+from ireval_app.keys import queries as queries_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -30,10 +32,10 @@ def test_queries_link_restores_measure_runs_query_and_options() -> None:
     at = _open("queries", {"measure": "AP", "a": "neural_rerank", "b": "bm25", "query": "q017",
                            "rel": "2"})
     assert not at.exception
-    assert at.selectbox(key=state.QUERIES_MEASURE).value == "AP"
-    assert at.selectbox(key=state.QUERIES_RUN_A).value == "neural_rerank"
-    assert at.selectbox(key=state.QUERIES_RUN_B).value == "bm25"
-    assert at.selectbox(key=state.QUERIES_QUERY).value == "q017"
+    assert at.selectbox(key=queries_keys.MEASURE).value == "AP"
+    assert at.selectbox(key=queries_keys.RUN_A).value == "neural_rerank"
+    assert at.selectbox(key=queries_keys.RUN_B).value == "bm25"
+    assert at.selectbox(key=queries_keys.QUERY).value == "q017"
     assert at.session_state["ireval.options"].rel_level == 2.0
     assert dict(at.query_params) == {"measure": "AP", "a": "neural_rerank", "b": "bm25",
                                      "query": "q017", "rel": "2"}
@@ -43,9 +45,9 @@ def test_compare_link_restores_runs_and_baseline() -> None:
     at = _open("compare", {"runs": ["bm25", "neural_rerank"], "pairs": "against a baseline",
                            "baseline": "neural_rerank", "measures": ["AP", "P@10"]})
     assert not at.exception
-    assert at.multiselect(key=state.COMPARE_SYSTEMS).value == ["bm25", "neural_rerank"]
-    assert at.selectbox(key=state.COMPARE_BASELINE).value == "neural_rerank"
-    assert at.multiselect(key=state.COMPARE_MEASURES).value == ["AP", "P@10"]
+    assert at.multiselect(key=compare_keys.SYSTEMS).value == ["bm25", "neural_rerank"]
+    assert at.selectbox(key=compare_keys.BASELINE).value == "neural_rerank"
+    assert at.multiselect(key=compare_keys.MEASURES).value == ["AP", "P@10"]
     table = at.dataframe[0].value
     assert set(table["system_a"]) == {"neural_rerank"} and set(table["measure"]) == {"AP", "P@10"}
 
@@ -53,22 +55,22 @@ def test_compare_link_restores_runs_and_baseline() -> None:
 def test_unknown_values_in_a_link_fall_back_to_defaults() -> None:
     at = _open("queries", {"a": "no_such_run", "query": "q999", "measure": "nope"})
     assert not at.exception
-    assert at.selectbox(key=state.QUERIES_RUN_A).value == "bm25"
-    assert at.selectbox(key=state.QUERIES_MEASURE).value == "nDCG@10"
+    assert at.selectbox(key=queries_keys.RUN_A).value == "bm25"
+    assert at.selectbox(key=queries_keys.MEASURE).value == "nDCG@10"
     assert "a" not in at.query_params and "measure" not in at.query_params
 
 
 def test_selections_survive_page_switches_and_follow_in_the_url() -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("pages/queries.py").run()
-    at.selectbox(key=state.QUERIES_RUN_A).set_value("narrow_recall").run()
-    at.selectbox(key=state.QUERIES_MEASURE).set_value("RR").run()
+    at.selectbox(key=queries_keys.RUN_A).set_value("narrow_recall").run()
+    at.selectbox(key=queries_keys.MEASURE).set_value("RR").run()
     assert at.query_params["a"] == "narrow_recall" and at.query_params["measure"] == "RR"
     at.switch_page("pages/metrics.py").run()
     assert "a" not in at.query_params  # another page: its own parameters only
     at.switch_page("pages/queries.py").run()
-    assert at.selectbox(key=state.QUERIES_RUN_A).value == "narrow_recall"
-    assert at.selectbox(key=state.QUERIES_MEASURE).value == "RR"
+    assert at.selectbox(key=queries_keys.RUN_A).value == "narrow_recall"
+    assert at.selectbox(key=queries_keys.MEASURE).value == "RR"
     assert at.query_params["a"] == "narrow_recall"
 
 
@@ -76,5 +78,5 @@ def test_metrics_and_ndcg_links() -> None:
     at = _open("metrics", {"measures": ["AP", "RR"]})
     assert list(at.table[0].value.columns) == ["AP", "RR"]
     at = _open("ndcg_vs_dcg", {"k": "20", "recall_k": "1000"})
-    assert at.selectbox(key=state.NDCG_K).value == 20
+    assert at.selectbox(key=ndcg_vs_dcg_keys.K).value == 20
     assert "DCG@20" in at.dataframe[0].value.columns and "R@1000" in at.dataframe[0].value.columns

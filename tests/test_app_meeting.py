@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import meeting_glue, state
+from ireval_app import meeting_glue
+from ireval_app.keys import meeting as meeting_keys
 from ireval_core import EvalOptions, read_qrels, read_runs
 from ireval_core.dataset import Dataset
 from ireval_core.meeting import ReportInput
@@ -26,7 +27,7 @@ def test_meeting_page_offers_the_report() -> None:
     at.switch_page("pages/meeting.py").run()
     assert not at.exception
     assert at.title[0].value == "Meeting"
-    assert at.multiselect(key=state.MEETING_MEASURES).value == [
+    assert at.multiselect(key=meeting_keys.MEASURES).value == [
         "nDCG@10", "AP", "P@10", "R@100", "RR"]
     [button] = at.get("download_button")
     assert "meeting report" in button.proto.label

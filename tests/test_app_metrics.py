@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
+from ireval_app.keys import metrics as metrics_keys
 from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
 
@@ -71,7 +72,7 @@ def test_table_holds_sample_means_with_intervals() -> None:
 
 def test_typed_measure_is_added() -> None:
     at = _metrics_page()
-    at.text_input(key=state.METRICS_EXTRA).set_value("nDCG(gain=exp)@20; P(rel=2)@5").run()
+    at.text_input(key=metrics_keys.EXTRA).set_value("nDCG(gain=exp)@20; P(rel=2)@5").run()
     assert not at.exception and not at.error
     table = at.table[0].value
     expected = _sample_eval(["nDCG(gain=exp)@20", "P(rel=2)@5"])
@@ -82,7 +83,7 @@ def test_typed_measure_is_added() -> None:
 
 def test_unknown_measure_shows_suggestion() -> None:
     at = _metrics_page()
-    at.text_input(key=state.METRICS_EXTRA).set_value("nDGC@10").run()
+    at.text_input(key=metrics_keys.EXTRA).set_value("nDGC@10").run()
     assert not at.exception
     [error] = at.error
     assert "Did you mean" in error.value and "nDCG" in error.value

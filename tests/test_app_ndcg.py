@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import ndcg_vs_dcg as ndcg_vs_dcg_keys
 from ireval_core import evaluate
 from ireval_core.ideal import toy_example
 from ireval_core.io import read_qrels, read_runs
@@ -46,7 +46,7 @@ def test_run_ideal_hides_recall_failure() -> None:
     assert summary["nDCG(ideal=run)@4"] == pytest.approx(1.0)
     assert summary["nDCG@4 (qrels ideal)"] < 0.5
 
-    at.selectbox(key=state.NDCG_K).set_value(5).run()
+    at.selectbox(key=ndcg_vs_dcg_keys.K).set_value(5).run()
     assert not at.exception
     assert "nDCG(ideal=run)@5" in at.dataframe[0].value.columns
 

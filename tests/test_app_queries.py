@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
+from ireval_app.keys import queries as queries_keys
 from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.queries import grade_text, missed_relevant, query_differences, ranking
@@ -48,7 +49,7 @@ def test_differences_and_worst_query_by_default() -> None:
     assert shown["query"].tolist() == expected["query"].tolist()
     assert shown["diff"].tolist() == pytest.approx(expected["diff"].tolist(), abs=1e-12)
     worst = expected["query"].iloc[0]
-    assert at.selectbox(key=state.QUERIES_QUERY).value == worst
+    assert at.selectbox(key=queries_keys.QUERY).value == worst
     wins = int((expected["diff"] > 0).sum())
     losses = int((expected["diff"] < 0).sum())
     metric = next(m for m in at.metric if m.label.startswith("Queries where"))
@@ -72,15 +73,15 @@ def test_differences_and_worst_query_by_default() -> None:
 def test_other_query_measure_and_depth() -> None:
     at = _queries_page()
     qrels, runs = _sample()
-    at.text_input(key=state.QUERIES_TYPED).set_value("P(rel=2)@5")  # not among the offered ones
-    at.selectbox(key=state.QUERIES_RUN_B).set_value("neural_rerank")
-    at.selectbox(key=state.QUERIES_SHOWN).set_value(10).run()
+    at.text_input(key=queries_keys.TYPED).set_value("P(rel=2)@5")  # not among the offered ones
+    at.selectbox(key=queries_keys.RUN_B).set_value("neural_rerank")
+    at.selectbox(key=queries_keys.SHOWN).set_value(10).run()
     assert not at.exception
     res = evaluate(qrels, list(runs.values()), ["P(rel=2)@5"])
     expected = query_differences(res, "P(rel=2)@5", "bm25", "neural_rerank")
     assert at.dataframe[0].value["query"].tolist() == expected["query"].tolist()
     last = expected["query"].iloc[-1]
-    at.selectbox(key=state.QUERIES_QUERY).set_value(last).run()
+    at.selectbox(key=queries_keys.QUERY).set_value(last).run()
     assert not at.exception
     assert at.subheader[-1].value == f"Query {last}"
     assert _shown_ranking(at, 1)["docid"].tolist() == ranking(
@@ -89,15 +90,15 @@ def test_other_query_measure_and_depth() -> None:
 
 def test_one_run_against_itself_and_a_bad_measure() -> None:
     at = _queries_page()
-    at.selectbox(key=state.QUERIES_RUN_B).set_value("bm25").run()
+    at.selectbox(key=queries_keys.RUN_B).set_value("bm25").run()
     assert not at.exception
     assert sum("rank" in d.value.columns for d in at.dataframe) == 1  # one ranking
     values = at.dataframe[0].value["a"].tolist()
     assert values == sorted(values)  # one run: its queries from the lowest value up
     first = at.dataframe[0].value["query"].iloc[0]
-    assert at.selectbox(key=state.QUERIES_QUERY).options[0] == f"{first}   ({values[0]:.4f})"
+    assert at.selectbox(key=queries_keys.QUERY).options[0] == f"{first}   ({values[0]:.4f})"
     assert "other rank" not in _shown_ranking(at, 0).columns
-    at.text_input(key=state.QUERIES_TYPED).set_value("nDCG@ten").run()
+    at.text_input(key=queries_keys.TYPED).set_value("nDCG@ten").run()
     assert not at.exception
     assert at.error and "nDCG@ten" in at.error[0].value
 
@@ -109,7 +110,7 @@ def test_depth_cut_of_the_evaluation_options() -> None:
     assert cut.label.startswith("Depth cut")
     cut.set_value(5).run()
     assert not at.exception
-    query = at.selectbox(key=state.QUERIES_QUERY).value
+    query = at.selectbox(key=queries_keys.QUERY).value
     cut5 = EvalOptions(depth=5)
     shown = _shown_ranking(at, 0)  # bm25 cut to its top 5, ranks in narrow_recall's top 5
     assert shown["docid"].tolist() == ranking(qrels, runs["bm25"], query,

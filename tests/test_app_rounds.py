@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import rounds as rounds_keys
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.rounds import compare_qrels, to_label
 
@@ -66,7 +66,7 @@ def test_coverage_without_second_round() -> None:
 def test_second_round_shows_changes_and_kappa() -> None:
     at = _rounds_page()
     data = _regraded_sample(5)
-    at.file_uploader(key=state.ROUNDS_UPLOADER).set_value(("april.qrels", data, "text/plain"))
+    at.file_uploader(key=rounds_keys.UPLOADER).set_value(("april.qrels", data, "text/plain"))
     at.run()
     assert not at.exception
     current = read_qrels(SAMPLE / "qrels.txt")
@@ -81,7 +81,7 @@ def test_second_round_shows_changes_and_kappa() -> None:
     text = " ".join(_shown(m.value) for m in at.markdown)
     assert "april.qrels" in text and "(uploaded)" in text
     # swap: the uploaded round becomes the newer one
-    at.toggle(key=state.ROUNDS_SWAP).set_value(True).run()
+    at.toggle(key=rounds_keys.SWAP).set_value(True).run()
     assert not at.exception
     swapped = compare_qrels(current, other)
     assert _metrics(at)["Cohen's kappa"] == f"{swapped.kappa:.4f}"
@@ -89,7 +89,7 @@ def test_second_round_shows_changes_and_kappa() -> None:
 
 def test_broken_second_round_shows_error() -> None:
     at = _rounds_page()
-    at.file_uploader(key=state.ROUNDS_UPLOADER).set_value(
+    at.file_uploader(key=rounds_keys.UPLOADER).set_value(
         ("bad.qrels", b"q1 0 d1\n", "text/plain"))
     at.run()
     assert not at.exception

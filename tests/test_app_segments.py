@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app.keys import metrics as metrics_keys
 from ireval_core import evaluate, read_qrels, read_runs
 from ireval_core.metadata import by_segment, read_metadata
 
@@ -31,7 +31,7 @@ def _open(page: str, params: dict[str, str]) -> AppTest:
 def test_metrics_split_by_segment_equals_the_core() -> None:
     at = _open("metrics", {"split": "segment", "measures": ["AP"]})
     assert not at.exception
-    assert at.selectbox(key=state.METRICS_SPLIT).value == "segment"
+    assert at.selectbox(key=metrics_keys.SPLIT).value == "segment"
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
     expected = by_segment(evaluate(qrels, runs, ["AP"]),

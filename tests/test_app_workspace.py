@@ -10,6 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state, widgets
+from ireval_app.keys import compare as compare_keys
+from ireval_app.keys import data as data_keys
+from ireval_app.keys import labels_data as labels_data_keys
 from ireval_core import read_qrels, read_runs
 from ireval_core.evaluate import evaluate
 from ireval_core.tables import metrics_table
@@ -47,7 +50,7 @@ def test_open_a_saved_dataset_and_link_to_it(ws: Workspace) -> None:
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.radio(key=state.SOURCE).set_value("saved").run()
     assert not at.exception
-    assert at.selectbox(key=state.SAVED_PICK).value == info.id
+    assert at.selectbox(key=data_keys.SAVED_PICK).value == info.id
     assert at.query_params["ds"] == info.short_id
     assert "two runs" in " ".join(c.value for c in at.caption)
     at.switch_page("pages/metrics.py").run()
@@ -83,7 +86,7 @@ def test_notes_beside_a_comparison_and_a_query_go_into_the_meeting(ws: Workspace
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["ds"] = info.short_id
     at.switch_page("pages/compare.py").run()
-    at.number_input(key=state.COMPARE_RESAMPLES).set_value(200).run()
+    at.number_input(key=compare_keys.RESAMPLES).set_value(200).run()
     target = Target.comparison("bm25", "neural_rerank", "nDCG@10")
     key = widgets.notes_key(target)
     # a form: fill every field, then submit (nothing is sent before the click)
@@ -104,11 +107,11 @@ def test_delete_asks_for_the_id(ws: Workspace) -> None:
     [info] = ws.list_datasets()
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.radio(key=state.SOURCE).set_value("saved").run()
-    at.text_input(key=state.DELETE_CONFIRM).set_value("wrong").run()
+    at.text_input(key=data_keys.DELETE_CONFIRM).set_value("wrong").run()
     at.button[[b.label for b in at.button].index("Delete for good")].click().run()
     assert any("confirm" in e.value.lower() for e in at.error)
     assert len(ws.list_datasets()) == 1
-    at.text_input(key=state.DELETE_CONFIRM).set_value(info.short_id).run()
+    at.text_input(key=data_keys.DELETE_CONFIRM).set_value(info.short_id).run()
     at.button[[b.label for b in at.button].index("Delete for good")].click().run()
     assert not at.exception
     assert ws.list_datasets() == []
@@ -122,7 +125,7 @@ def test_a_saved_labeling_set_drives_the_labeling_pages(ws: Workspace) -> None:
     at.query_params["source"] = "saved"
     at.switch_page("pages/labels_data.py").run()
     assert not at.exception
-    assert at.selectbox(key=state.LABELS_SAVED_PICK).value == info.id
+    assert at.selectbox(key=labels_data_keys.SAVED_PICK).value == info.id
     assert {m.label: m.value for m in at.metric}["Rounds"] == "3"
     at.switch_page("pages/labels_trend.py").run()
     assert not at.exception

@@ -29,6 +29,7 @@ from browser_support import (
     ARTIFACTS,
     CHROMIUM,
     CHROMIUM_ARGS,
+    MENU,
     ROOT,
     NetworkGuard,
     app_server,
@@ -379,7 +380,7 @@ def test_icons_render_with_no_request_to_another_host(browser, server):
         for icon in found["icons"]:
             assert "Material Symbols Rounded" in icon["font"], icon
             assert 0.5 * icon["size"] <= icon["width"] <= 1.5 * icon["size"], icon
-    pg.locator('[data-testid="stSidebarNav"]').screenshot(path=str(ARTIFACTS / "icons_nav.png"))
+    pg.locator(MENU).screenshot(path=str(ARTIFACTS / "icons_nav.png"))
     pg.screenshot(path=str(ARTIFACTS / "icons_lab.png"))
     context.close()
     assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"

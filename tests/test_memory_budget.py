@@ -1,7 +1,7 @@
 """The app's cache keeps at most its byte budget, shares what sessions hold, and holds
 nothing of a file it could not read (issue 13).
 
-* :class:`ireval_app.cache.SharedCache`: the bytes it keeps never exceed the budget
+* :class:`ireval_app.shared_cache.SharedCache`: the bytes it keeps never exceed the budget
   (an array two entries share counted once), the least recently used go first, an
   object over a quarter of the budget lives only as long as someone holds it, and one
   key is computed once however many threads ask;
@@ -28,8 +28,8 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import cache, labels_glue
-from ireval_app.cache import SharedCache
+from ireval_app import cache, labels_glue, shared_cache
+from ireval_app.shared_cache import SharedCache
 from ireval_core.sizes import memory_blocks, nbytes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +41,7 @@ MB = 2**20
 def small_cache(monkeypatch) -> Iterator[SharedCache]:
     """The app's cache replaced by one with a 4 MiB budget (1 MiB per kept entry)."""
     c = SharedCache(budget=4 * MB)
-    monkeypatch.setattr(cache, "SHARED", c)
+    monkeypatch.setattr(shared_cache, "SHARED", c)
     yield c
 
 
@@ -262,7 +262,7 @@ def test_copied_results_are_private_to_each_caller(small_cache) -> None:
 
     calls = []
 
-    @cache.shared(copy=True)
+    @shared_cache.shared(copy=True)
     def table(key: str) -> pd.DataFrame:
         calls.append(key)
         return pd.DataFrame({"x": [1, 2, 3]})
@@ -289,14 +289,14 @@ def _evaluations(c: SharedCache) -> list[object]:
 
 def test_sessions_share_results_and_leave_nothing_when_they_end(monkeypatch) -> None:
     c = SharedCache(budget=0)  # nothing kept for later sessions: only sessions hold
-    monkeypatch.setattr(cache, "SHARED", c)
+    monkeypatch.setattr(shared_cache, "SHARED", c)
     sessions = []
     for _ in range(2):
         at = AppTest.from_file(APP, default_timeout=60).run()
         at.switch_page("pages/metrics.py").run()
         assert not at.exception
         sessions.append(at)
-    pins = [at.session_state[cache.PINS_KEY] for at in sessions]
+    pins = [at.session_state[shared_cache.PINS_KEY] for at in sessions]
     held = [next(iter(p["ireval_app.evaluation._evaluate_cached"].values())) for p in pins]
     assert held[0] is held[1]  # one evaluation, two sessions
     assert c.stats().misses >= 1 and _evaluations(c)

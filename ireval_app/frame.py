@@ -1,0 +1,192 @@
+"""The frame every page draws around itself, by one call: ``with frame.page("metrics"):``.
+
+The app is Streamlit's own multipage layout: ``app.py`` is the Data page (URL ``/``),
+``pages/<name>.py`` the other pages (URL ``/<name>``), and every script is run on its
+own, so each one draws the frame. :func:`page` does, in this order:
+
+1. the tab (title and the app's own icon, ``st.set_page_config``);
+2. the URL: the evaluation options are read from it on a session's first run, a
+   linked saved dataset is opened (``?ds=``), only this page's parameters are kept
+   (:func:`ireval_app.views.set_page`), and the labeling settings are bound on a
+   labeling page; a value that cannot be applied is noted at the top of the page;
+3. the sidebar, *before* the page runs, so that a page stopped by ``st.stop()`` still
+   has it: the menu (:data:`SECTIONS`, one ``st.page_link`` per page, Streamlit's own
+   navigation being hidden by ``client.showSidebarNavigation = false``), the dataset,
+   the link to this view (kept up to date while the page changes the URL) and, on the
+   results pages, the evaluation options;
+4. the page itself (the body of the ``with`` block);
+5. when the page ran to its end: the dataset and link again (the page may have
+   changed them), then the background work for the next page
+   (:func:`ireval_app.evaluation.prefetch`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from . import evaluation, state, views, widgets
+from .keys import (
+    compare,
+    curves,
+    data,
+    efficiency,
+    lab,
+    labels_changes,
+    labels_data,
+    labels_gsb,
+    labels_raters,
+    labels_trend,
+    meeting,
+    metrics,
+    ndcg_vs_dcg,
+    queries,
+    rounds,
+)
+from .views import ViewParam
+
+__all__ = ["FAVICON", "PAGES", "SECTIONS", "PageInfo", "menu", "page"]
+
+FAVICON = Path(__file__).resolve().parent / "favicon.svg"
+"""The tab icon: a file of the app (see :func:`page`)."""
+
+TAB_TITLE = "ireval"
+"""The browser tab's title, on every page."""
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """One page of the app.
+
+    ``name`` is its URL path (``"data"``: the Data page, at ``/``), ``path`` its script
+    relative to ``app.py``, ``params`` its URL parameters (its module of
+    :mod:`ireval_app.keys`), ``results`` whether it shows results of the loaded
+    dataset (the default data is loaded before it runs), ``labeling`` whether it is a
+    Monthly labeling page (no evaluation options, no dataset: the labeling settings;
+    ``results`` does not apply).
+    """
+
+    name: str
+    path: str
+    title: str
+    icon: str
+    params: tuple[ViewParam, ...] = ()
+    results: bool = True
+    labeling: bool = False
+
+
+SECTIONS: dict[str, tuple[PageInfo, ...]] = {
+    "Evaluate": (
+        PageInfo("data", widgets.DATA_PAGE, "Data", ":material/database:", data.PARAMS,
+                 results=False),
+        PageInfo("metrics", "pages/metrics.py", "Metrics", ":material/table_chart:",
+                 metrics.PARAMS),
+        PageInfo("curves", "pages/curves.py", "Curves", ":material/show_chart:", curves.PARAMS),
+        PageInfo("compare", "pages/compare.py", "Compare", ":material/compare_arrows:",
+                 compare.PARAMS),
+        PageInfo("queries", "pages/queries.py", "Queries", ":material/manage_search:",
+                 queries.PARAMS),
+        PageInfo("efficiency", "pages/efficiency.py", "Efficiency", ":material/speed:",
+                 efficiency.PARAMS),
+        PageInfo("rounds", "pages/rounds.py", "Qrels rounds", ":material/history:",
+                 rounds.PARAMS),
+        PageInfo("ndcg_vs_dcg", "pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:",
+                 ndcg_vs_dcg.PARAMS),
+    ),
+    "Monthly labeling": (
+        PageInfo("labels_data", "pages/labels_data.py", "Labeling data",
+                 ":material/upload_file:", labels_data.PARAMS, labeling=True),
+        PageInfo("labels_trend", "pages/labels_trend.py", "Trend", ":material/trending_up:",
+                 labels_trend.PARAMS, labeling=True),
+        PageInfo("labels_raters", "pages/labels_raters.py", "Raters", ":material/group:",
+                 labels_raters.PARAMS, labeling=True),
+        PageInfo("labels_changes", "pages/labels_changes.py", "Label changes",
+                 ":material/published_with_changes:", labels_changes.PARAMS, labeling=True),
+        PageInfo("labels_gsb", "pages/labels_gsb.py", "Side by side",
+                 ":material/thumbs_up_down:", labels_gsb.PARAMS, labeling=True),
+    ),
+    "Meet and learn": (
+        PageInfo("meeting", "pages/meeting.py", "Meeting", ":material/groups:", meeting.PARAMS),
+        PageInfo("lab", "pages/lab.py", "Metric lab", ":material/school:", lab.PARAMS,
+                 results=False),  # loads the dataset only for a query of a loaded run
+    ),
+}
+"""The menu: section -> pages, in order (the same sections, titles and icons as before)."""
+
+PAGES: dict[str, PageInfo] = {p.name: p for pages in SECTIONS.values() for p in pages}
+"""Every page by its name (its URL path; ``"data"`` for the Data page)."""
+
+
+@contextmanager
+def page(name: str) -> Iterator[None]:
+    """Draw the frame of the page ``name`` (a key of :data:`PAGES`) around the block.
+
+    The sidebar is drawn before the block runs, so ``st.stop()`` inside it keeps the
+    frame; what can change while the page runs (the dataset, the link) is drawn again
+    after it, when it ran to its end.
+    """
+    info = PAGES[name]
+    # The tab icon is a file of the app (sent inline as a data: URL). Without it Streamlit
+    # shows its own icon, or a page's Material icon fetched from fonts.gstatic.com: a
+    # request to another host, a broken icon for a team without internet access.
+    st.set_page_config(page_title=TAB_TITLE, page_icon=str(FAVICON), layout="wide")
+    notes = st.container()  # top of the page: values of the link that were not applied
+    with st.sidebar:
+        menu()
+        glance = st.empty()
+        link = st.expander("Link to this view", icon=":material/link:").empty()
+        options = None if info.labeling else st.container()
+
+    def show_link() -> None:
+        address = views.current_link()
+        if address is not None:
+            link.code(address, language=None, wrap_lines=True)
+
+    def show_glance() -> None:
+        if not info.labeling:
+            with glance.container():
+                widgets.dataset_glance(state.get_dataset())
+
+    def note(text: str) -> None:
+        notes.warning(widgets.md_escape(text), icon=":material/link_off:")
+
+    with views.drawing(note, show_link):
+        # The options come from the URL on a session's first run, then only from their
+        # widgets; the URL is kept in step so that a reload or a copied link restores them.
+        state.get_options()
+        widgets.restore_dataset_from_url()  # a link to a saved dataset: open it (first run)
+        views.set_page(name, info.params)
+        state.sync_query_params()
+        if info.labeling:
+            from . import labels_widgets  # the labeling modules load scipy: on those pages
+
+            labels_widgets.bind_settings()
+        elif info.results:
+            widgets.default_dataset()  # the sample, when nothing else is loaded
+        show_glance()
+        show_link()
+        if options is not None:
+            with options:  # the evaluation options do not apply to labeled lists
+                widgets.options_panel()
+        yield
+        show_glance()
+        show_link()
+    # While the user reads this page, join the runs for the current options in the
+    # background, then evaluate the measures this session's pages use (after an option
+    # change, the other pages' values): the next results page finds them made.
+    if not info.labeling and (loaded := state.get_dataset()) is not None:
+        evaluation.prefetch(loaded, state.get_options())
+
+
+def menu() -> None:
+    """The pages in their sections, as links (in the sidebar, in a container keyed
+    ``ireval-menu``); Streamlit highlights the link of the page shown."""
+    with st.container(key="ireval-menu"):
+        for section, pages in SECTIONS.items():
+            st.caption(f"**{section}**")
+            for p in pages:
+                st.page_link(p.path, label=p.title, icon=p.icon)

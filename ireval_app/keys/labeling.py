@@ -1,0 +1,36 @@
+"""The labeling settings every Monthly labeling page uses: widget keys (their widgets are on
+the Labeling data page) and URL parameters (in the link of every labeling page).
+
+:mod:`ireval_app.labels_widgets` reads them (``settings()``); the frame binds them before
+a labeling page runs, so a link to the Trend page with ``k=5`` shows DCG@5.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+from ireval_core.params import Interval, Options
+
+from ..views import ViewParam
+
+K = "ireval.labels.k"
+"""Number: the depth K of DCG@K."""
+GAIN = "ireval.labels.gain"
+"""Radio: linear or exponential gain."""
+COMBINE = "ireval.labels.combine"
+"""Select: how several raters' labels are combined."""
+MAP = "ireval.labels.map"
+"""Text: the label map (empty: detected)."""
+
+K_MIN, K_MAX = 1, 1000
+GAINS = ("linear", "exp")
+COMBINES = ("mean", "median", "majority")
+"""The keys of :data:`ireval_core.labels.COMBINE_RULES` (importing that package loads
+scipy: the frame imports this module on every page; a test keeps them equal)."""
+DEFAULTS: dict[str, object] = {COMBINE: "mean", K: 10, GAIN: "linear", MAP: ""}
+"""The labeling settings before the user changes them."""
+
+SETTINGS = (ViewParam(K, "k", Interval(Integral, K_MIN, K_MAX, closed="both")),
+            ViewParam(GAIN, "gain", Options(GAINS)),
+            ViewParam(COMBINE, "combine", Options(COMBINES)))
+"""The settings' URL parameters, part of every labeling page's ``PARAMS``."""

@@ -1,0 +1,7 @@
+"""Side by side page: no widget of its own; its link keeps the labeling settings."""
+
+from __future__ import annotations
+
+from .labeling import SETTINGS
+
+PARAMS = SETTINGS
