@@ -33,7 +33,7 @@ from typing import Literal, cast
 import streamlit as st
 
 from ireval_core.dataset import Dataset
-from ireval_core.options import EvalOptions
+from ireval_core.options import EvalOptions, TrecEvalVersion
 
 from . import cache
 
@@ -115,6 +115,7 @@ OPTION_KEYS: dict[str, str] = {
     "depth": "ireval.opt.depth",
     "judged_only": "ireval.opt.judged_only",
     "idcg_zero": "ireval.opt.idcg_zero",
+    "trec_eval": "ireval.opt.trec_eval",
 }
 """Widget key of each :class:`EvalOptions` field (``depth`` shows 0 for the whole ranking)."""
 
@@ -303,6 +304,7 @@ def options_to_widgets() -> None:
     ss[OPTION_KEYS["depth"]] = options.depth or 0
     ss[OPTION_KEYS["judged_only"]] = options.judged_only
     ss[OPTION_KEYS["idcg_zero"]] = options.idcg_zero
+    ss[OPTION_KEYS["trec_eval"]] = options.trec_eval
 
 
 def options_from_widgets() -> None:
@@ -319,7 +321,8 @@ def options_from_widgets() -> None:
             rel_level=float(cast(float, get["rel_level"])) if get["rel_level"] is not None
             else 1.0,
             depth=int(cast(int, get["depth"])) or None if get["depth"] is not None else None,
-            idcg_zero=cast(Literal["zero", "drop"], get["idcg_zero"] or "zero"))
+            idcg_zero=cast(Literal["zero", "drop"], get["idcg_zero"] or "zero"),
+            trec_eval=cast(TrecEvalVersion, get["trec_eval"] or "9.0.8"))
     except (TypeError, ValueError) as exc:
         ss[_OPTION_PROBLEMS] = [str(exc)]
         return
@@ -359,7 +362,7 @@ def sync_query_params(extra: dict[str, str] | None = None) -> None:
 
 
 OPTION_PARAMS = frozenset(EvalOptions(complete=True, rel_level=2.0, depth=1, judged_only=True,
-                                      idcg_zero="drop").to_query_params())
+                                      idcg_zero="drop", trec_eval="10.0").to_query_params())
 """The URL parameters of the evaluation options (``rel``, ``depth``, ...)."""
 
 DATASET_PARAM = "ds"

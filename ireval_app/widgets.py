@@ -18,7 +18,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
-from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, EvalOptions
+from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, TREC_EVAL_VERSIONS, EvalOptions
 from ireval_core.workspace import Target
 
 from . import cache, state, views
@@ -189,12 +189,17 @@ def options_panel() -> EvalOptions:
         st.radio("nDCG of a query without relevant documents (IDCG = 0)",
                  IDCG_ZERO_POLICIES, format_func=IDCG_ZERO_LABELS.__getitem__,
                  key=keys["idcg_zero"], on_change=on_change, help=OPTION_HELP["idcg_zero"])
+        st.radio("trec_eval semantics", TREC_EVAL_VERSIONS,
+                 format_func=TREC_EVAL_LABELS.__getitem__, key=keys["trec_eval"],
+                 on_change=on_change, help=OPTION_HELP["trec_eval"])
     for problem in state.option_problems():
         st.warning(f"Option not applied: {md_escape(problem)}", icon=":material/warning:")
     return state.get_options()
 
 
 IDCG_ZERO_LABELS = {"zero": "score 0 (trec_eval)", "drop": "drop the query (TF-Ranking)"}
+TREC_EVAL_LABELS = {"9.0.8": "9.0.8 (pytrec_eval, ir_measures)",
+                    "10.0": "10.0 (a fresh trec_eval build)"}
 """How the IDCG = 0 policies are shown."""
 
 
