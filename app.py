@@ -16,6 +16,7 @@ from ireval_app.keys import data as keys
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
 from ireval_core.errors import IrevalError
+from ireval_core.workspace import DatasetNotFoundError, Workspace, WorkspaceError
 
 
 def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
@@ -70,8 +71,20 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
 
 
 def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
-    """Pick a dataset saved in the workspace (and delete one, with a confirmation)."""
-    ws = workspace_glue.workspace()
+    """Pick a dataset saved in the workspace (and delete one, with a confirmation); when
+    the workspace cannot be used, say why, where, and what to do."""
+    try:
+        picked = workspace_glue.with_workspace(_saved_pick)
+    except DatasetNotFoundError as exc:  # deleted in another session since it was listed
+        st.warning(widgets.md_escape(str(exc)), icon=":material/warning:")
+        return None, None
+    if isinstance(picked, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(picked)
+        return None, None
+    return picked
+
+
+def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
     infos = ws.list_datasets()
     st.caption(f"Workspace: {widgets.md_escape(ws.url)}. Saved datasets are shared by "
                "everyone using this workspace; a link to a view opens its dataset.")
@@ -108,6 +121,9 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
             try:
                 gone = ws.delete_dataset(info.id, confirm=typed.strip())
             except (IrevalError, ValueError) as exc:  # ValueError: a wrong confirmation
+                if isinstance(exc, WorkspaceError) and not isinstance(exc,
+                                                                      DatasetNotFoundError):
+                    raise  # the workspace failed: _saved_block says so
                 st.error(widgets.md_escape(str(exc)), icon=":material/error:")
             else:
                 st.session_state.pop(keys.SAVED_PICK, None)
@@ -118,15 +134,22 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
     return files, info.id
 
 
+_NOT_SAVED = "Not saved: a reload of the page loses these files. "
+
+
 def _save_block() -> None:
-    """Save the uploaded files to the workspace (once; the same files are one dataset)."""
+    """Save the uploaded files to the workspace (once; the same files are one dataset);
+    when the workspace cannot be used, say so (the files stay loaded in this session)."""
     qrels = state.get_upload_bytes("qrels")
     runs = state.get_upload_bytes("runs")
     if not qrels:
         return
     files = workspace_glue.dataset_files(qrels[0], runs, state.get_metadata_bytes())
-    ws = workspace_glue.workspace()
-    existing = ws.find_dataset(workspace_glue.dataset_id(files, state.get_uploaded()))
+    files_id = workspace_glue.dataset_id(files, state.get_uploaded())
+    existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
+    if isinstance(existing, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(existing, lead=_NOT_SAVED)
+        return
     if existing is not None:
         state.set_dataset_id(existing.id)
         st.success(f"These files are saved in the workspace as "
@@ -135,9 +158,8 @@ def _save_block() -> None:
                    f"{existing.saved_at:%Y-%m-%d}): links to this view open them.",
                    icon=":material/cloud_done:")
         return
-    st.warning("Not saved: a reload of the page loses these files. Save them to the "
-               "workspace to keep them, share a link, and attach notes.",
-               icon=":material/cloud_off:")
+    st.warning(_NOT_SAVED + "Save them to the workspace to keep them, share a link, and "
+               "attach notes.", icon=":material/cloud_off:")
     with st.form("ireval.save.form", border=True):
         st.markdown("**Save to the workspace**")
         name = st.text_input("Name", key=keys.SAVE_NAME,
@@ -150,10 +172,13 @@ def _save_block() -> None:
                 st.error("A saved dataset needs a name and your name.", icon=":material/error:")
                 return
             try:
-                info = ws.save_dataset(files, name=name.strip(), note=note.strip(),
-                                       saved_by=author)
+                info = workspace_glue.with_workspace(lambda ws: ws.save_dataset(
+                    files, name=name.strip(), note=note.strip(), saved_by=author))
             except (IrevalError, ValueError, TypeError) as exc:  # refused names or texts
                 st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+                return
+            if isinstance(info, workspace_glue.WorkspaceProblem):
+                widgets.workspace_problem(info, lead=_NOT_SAVED)
                 return
             state.set_dataset_id(info.id)
             st.toast(f"Saved as {info.name} ({info.short_id})")
@@ -193,9 +218,7 @@ with frame.page("data"):
     else:
         files = widgets.upload_block()
         dataset = state.set_loaded(files, cache.dataset_for(files))
-        if dataset is not None:
-            _save_block()
-            state.sync_query_params()
+        saving = st.container()  # filled after the summary: the files first, the workspace next
 
     # ------------------------------------------------------------------------- files
     if files is not None and not files.is_empty:
@@ -209,6 +232,10 @@ with frame.page("data"):
                     icon=":material/upload_file:")
     else:
         _show_summary(dataset, files if files is not None else cache.LoadedFiles())
+        if source == "upload":
+            with saving:
+                _save_block()
+            state.sync_query_params()
 
     # ------------------------------------------------------------------------- cluster
     dask_glue.dask_job_block()  # files too large for this server, on a Dask cluster

@@ -27,6 +27,8 @@ from .text import code_block, inline_code, md_escape, md_frame
 if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does not need
     from ireval_core.metadata import QueryMetadata
 
+    from . import workspace_glue
+
 __all__ = [
     "DATA_PAGE",
     "GRADE_COLUMNS",
@@ -50,6 +52,7 @@ __all__ = [
     "show_warnings",
     "source_choice",
     "upload_block",
+    "workspace_problem",
 ]
 
 DATA_PAGE = "app.py"
@@ -310,14 +313,18 @@ def restore_dataset_from_url() -> None:
             from . import workspace_glue
 
             try:
-                ws = workspace_glue.workspace()
-                info, files = workspace_glue.open_dataset(ws, text.strip())
-            except (IrevalError, ValueError) as exc:
+                opened = workspace_glue.with_workspace(
+                    lambda ws: workspace_glue.open_dataset(ws, text.strip()))
+            except (IrevalError, ValueError) as exc:  # an unknown id
                 why = f"the saved dataset cannot be opened: {exc}"
             else:
-                state.set_source_value("saved")
-                state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
-                return
+                if isinstance(opened, workspace_glue.WorkspaceProblem):
+                    why = opened.message
+                else:
+                    info, files = opened
+                    state.set_source_value("saved")
+                    state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
+                    return
         st.session_state[_DATASET_NOT_APPLIED] = (text, why)
     refused = st.session_state.get(_DATASET_NOT_APPLIED)
     if refused is not None and (state.get_dataset_id() is None
@@ -355,8 +362,11 @@ def notes_panel(target: Target, *, title: str) -> None:
             st.caption("Notes are kept with a saved dataset: save these files to the "
                        "workspace on the Data page (**Save to the workspace**).")
             return
-        ws = workspace_glue.workspace()
-        for n in ws.notes(dataset_id, target):
+        notes = workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target))
+        if isinstance(notes, workspace_glue.WorkspaceProblem):
+            workspace_problem(notes)
+            return
+        for n in notes:
             kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
             st.markdown(f"{kind}: {md_escape(n.text)}")
             st.caption(f"{md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
@@ -372,12 +382,22 @@ def notes_panel(target: Target, *, title: str) -> None:
                     st.error("A note needs a text and your name.", icon=":material/error:")
                 else:
                     try:
-                        ws.add_note(dataset_id, target, text.strip(), author=author,
-                                    kind=kind)
+                        added = workspace_glue.with_workspace(lambda ws: ws.add_note(
+                            dataset_id, target, text.strip(), author=author, kind=kind))
                     except (IrevalError, ValueError) as exc:  # e.g. a NUL character
                         st.error(md_escape(str(exc)), icon=":material/error:")
                     else:
-                        st.rerun()
+                        if isinstance(added, workspace_glue.WorkspaceProblem):
+                            workspace_problem(added, lead="The note is not saved. ")
+                        else:
+                            st.rerun()
+
+
+def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "") -> None:
+    """The one message saying why the workspace cannot be used, where it is and what to
+    do (:attr:`ireval_app.workspace_glue.WorkspaceProblem.message`), after ``lead``
+    (plain text)."""
+    st.warning(md_escape(lead + problem.message), icon=":material/cloud_off:")
 
 
 def dataset_glance(dataset: Dataset | None) -> None:

@@ -6,6 +6,15 @@ The workspace (:class:`ireval_core.workspace.Workspace`) is opened once per proc
 ``data/workspace.db`` beside ``app.py`` (created on first use). A team server sets a
 PostgreSQL URL there instead.
 
+The workspace is an optional part of every page: :func:`workspace_or_problem` gives it,
+or a :class:`WorkspaceProblem` (what is wrong, where, what to do) when it cannot be
+opened or read (a damaged SQLite file, a folder where it cannot be created, PostgreSQL
+stopped or unreachable). The page shows the problem in one message and does all that
+needs no workspace. A failure is remembered for :data:`RETRY_SECONDS`, then the
+workspace is opened again: a server that comes back, or a file moved away, works
+without restarting the app. :func:`with_workspace` runs one piece of work on it the
+same way.
+
 Nothing here reads widget values; functions take what they need.
 """
 
@@ -13,34 +22,61 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import streamlit as st
 
-from ireval_core.workspace import ENV_VAR, DatasetInfo, Workspace, dataset_id_from_sha256
+from ireval_core.workspace import (
+    ENV_VAR,
+    DatasetInfo,
+    DatasetNotFoundError,
+    Workspace,
+    WorkspaceError,
+    dataset_id_from_sha256,
+    resolve_url,
+)
 
 from . import cache
 
-__all__ = ["DEFAULT_PATH", "dataset_files", "dataset_id", "files_of_kind", "open_dataset",
-           "workspace", "workspace_url"]
+__all__ = ["DEFAULT_PATH", "RETRY_SECONDS", "WorkspaceProblem", "dataset_files", "dataset_id",
+           "files_of_kind", "open_dataset", "with_workspace", "workspace_failed",
+           "workspace_or_problem", "workspace_url"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "workspace.db"
 """The default workspace: a SQLite file in the repository's ``data/`` folder."""
 
 
+RETRY_SECONDS = 5.0
+"""After the workspace failed, it is opened again on the first run this many seconds later
+(a run before that shows the same problem at once, without waiting on the database)."""
+
+_SECRETS_SETTING = "`workspace` in .streamlit/secrets.toml"
+
+
 def workspace_url() -> str:
     """Where the workspace is (URL or file path), see the module docstring."""
+    return _configured()[0]
+
+
+def _configured() -> tuple[str, str]:
+    """``(url, the setting that names it)``: the environment variable, the secrets file,
+    or (the default file) the environment variable to set."""
     url = os.environ.get(ENV_VAR)
     if url:
-        return url
+        return url, ENV_VAR
     try:
         secret = st.secrets.get("workspace")
     except (FileNotFoundError, OSError):  # no secrets file: the default
         secret = None
     except Exception:  # a malformed secrets file must not stop the app  # noqa: BLE001
         secret = None
-    return str(secret) if secret else str(DEFAULT_PATH)
+    return (str(secret), _SECRETS_SETTING) if secret else (str(DEFAULT_PATH), ENV_VAR)
 
 
 @st.cache_resource(show_spinner=False)
@@ -48,9 +84,147 @@ def _open(url: str) -> Workspace:
     return Workspace.open(url)
 
 
-def workspace() -> Workspace:
-    """The workspace of this app (one per process, shared by sessions: it is thread-safe)."""
-    return _open(workspace_url())
+# ----------------------------------------------------------------------------- problems
+
+
+@dataclass(frozen=True)
+class WorkspaceProblem:
+    """Why the workspace cannot be used now: where it is (a SQLite file's path, or a
+    PostgreSQL URL with its password hidden), the reason, and what to do. No field
+    holds a password."""
+
+    where: str
+    """E.g. ``"the SQLite file /srv/ireval/workspace.db"``, or
+    ``"PostgreSQL at postgresql+psycopg://ana:***@db:5432/ireval"``."""
+    reason: str
+    """What the database or the system answered: ``"database disk image is malformed"``."""
+    fix: str
+    """What to do: one sentence, without its full stop."""
+
+    @property
+    def message(self) -> str:
+        """The one message a page shows (plain text)."""
+        return (f"The workspace cannot be used: {self.where}: {self.reason}. {self.fix}. "
+                "Everything that needs no workspace works as usual; saved datasets, saving "
+                "and notes are back once it can be read (tried again every "
+                f"{RETRY_SECONDS:g} s).")
+
+
+_failed: dict[str, tuple[float, WorkspaceProblem]] = {}  # url -> (retry after, problem)
+_failed_lock = threading.Lock()
+
+
+def workspace_or_problem() -> Workspace | WorkspaceProblem:
+    """The workspace of this app (one per process, shared by sessions: it is
+    thread-safe), or why it cannot be used now.
+
+    A failure (here, or reported by :func:`workspace_failed`) is answered for
+    :data:`RETRY_SECONDS`; the first call after that opens the workspace again.
+    """
+    url = workspace_url()
+    with _failed_lock:
+        failed = _failed.get(url)
+    if failed is not None and time.monotonic() < failed[0]:
+        return failed[1]
+    try:
+        ws = _open(url)
+    except Exception as exc:  # noqa: BLE001 - whatever stops it opening, the page goes on
+        return workspace_failed(exc)
+    with _failed_lock:
+        _failed.pop(url, None)
+    return ws
+
+
+def workspace_failed(error: BaseException) -> WorkspaceProblem:
+    """The problem to show for ``error``, raised by opening or using the workspace.
+
+    It is remembered for :data:`RETRY_SECONDS`, and the open workspace is let go of, so
+    that the next try opens it afresh (a file moved away starts an empty workspace; a
+    PostgreSQL server that came back is connected to again).
+    """
+    url, setting = _configured()
+    problem = _problem(url, setting, error)
+    with _failed_lock:
+        _failed[url] = (time.monotonic() + RETRY_SECONDS, problem)
+    _open.clear(url)
+    return problem
+
+
+_T = TypeVar("_T")
+
+
+def with_workspace(work: Callable[[Workspace], _T]) -> _T | WorkspaceProblem:
+    """``work(workspace)``, or the problem when the workspace cannot be opened or
+    ``work`` fails with a :class:`~ireval_core.workspace.WorkspaceError`.
+
+    :class:`~ireval_core.workspace.DatasetNotFoundError` (an unknown id: the
+    workspace itself is fine) is raised as it is.
+    """
+    ws = workspace_or_problem()
+    if isinstance(ws, WorkspaceProblem):
+        return ws
+    try:
+        return work(ws)
+    except DatasetNotFoundError:
+        raise
+    except WorkspaceError as exc:
+        return workspace_failed(exc)
+
+
+_URL_PASSWORD = re.compile(r"(://[^/:@\s]*):[^\s/]*@")
+_CORRUPT = ("malformed", "not a database", "encrypted", "corrupt")
+
+
+def _hide_password(text: str, password: str | None = None) -> str:
+    """``text`` with the password of every ``scheme://user:password@`` in it hidden, and
+    ``password`` itself (when known and not too short to be told from other words)."""
+    text = _URL_PASSWORD.sub(r"\1:***@", text)
+    if password and len(password) >= 4:
+        text = text.replace(password, "***")
+    return text
+
+
+def _problem(url: str, setting: str, error: BaseException) -> WorkspaceProblem:
+    """What :func:`workspace_failed` shows: the place, the reason, the fix."""
+    try:
+        parsed = resolve_url(url)
+    except Exception:  # noqa: BLE001 - not a URL the workspace takes
+        parsed = None
+    if (parsed is None or parsed.get_backend_name() not in ("sqlite", "postgresql")
+            or "@" in (parsed.host or "")):  # a password with an "@" not written %40
+        return WorkspaceProblem(
+            f"{setting} is {_hide_password(url)}", "not a SQLite file path or a PostgreSQL URL",
+            f"Set {setting} to a SQLite file path or a "
+            "postgresql://user:password@host:port/database URL (with @ : / in the password "
+            "written %40 %3A %2F)")
+    cause = error.__cause__ if isinstance(error, WorkspaceError) else None
+    answer = getattr(cause, "orig", None) or cause or error
+    text = str(answer).strip()
+    reason = _hide_password(text.splitlines()[0] if text else type(answer).__name__,
+                            parsed.password)
+    low = reason.lower()
+    sqlite = parsed.get_backend_name() == "sqlite"
+    path = Path(parsed.database or "")
+    host = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    if "newer than this ireval" in low:
+        fix = f"Upgrade ireval, or set {setting} to another workspace"
+    elif sqlite and any(word in low for word in _CORRUPT):
+        fix = "Restore the file from a backup, or move it away to start an empty workspace"
+    elif sqlite and "locked" in low:
+        fix = "Another program holds the file's write lock: wait, or stop it"
+    elif sqlite:
+        fix = f"Set {setting} to a writable path" + (
+            f", or make the folder {path.parent} writable" if path.parent.is_dir() else "")
+    elif "authentication" in low or "password" in low:
+        fix = f"Check the user name and password in {setting}"
+    elif "does not exist" in low:
+        fix = (f"Create the database {parsed.database} at {host}, or correct its name in "
+               f"{setting}")
+    else:
+        fix = f"Check that PostgreSQL is running at {host} and that this server can reach it"
+    where = (f"the SQLite file {path}" if sqlite
+             else f"PostgreSQL at {parsed.render_as_string(hide_password=True)}")
+    return WorkspaceProblem(where, reason, fix)
 
 
 def open_dataset(ws: Workspace, dataset_id: str) -> tuple[DatasetInfo, cache.LoadedFiles]:

@@ -9,12 +9,17 @@ from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import IrevalError
 from ireval_core.labels import BUILTIN_LABEL_MAPS
+from ireval_core.workspace import DatasetNotFoundError
 
 
 def _saved_sets() -> None:
-    """Open a labeling set saved in the workspace; add this month's files to it."""
-    ws = workspace_glue.workspace()
-    sets = {i.id: i for i in ws.list_datasets() if i.files_of_kind("labels")}
+    """Open a labeling set saved in the workspace; add this month's files to it. When the
+    workspace cannot be used, say why, where and what to do."""
+    listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets())
+    if isinstance(listed, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(listed)
+        return
+    sets = {i.id: i for i in listed if i.files_of_kind("labels")}
     if not sets:
         st.info("No labeling set saved yet: upload labeling files, then save them.",
                 icon=":material/info:")
@@ -24,7 +29,15 @@ def _saved_sets() -> None:
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
         format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].files)} files  ·  saved by "
                                f"{sets[i].saved_by} on {sets[i].saved_at:%Y-%m-%d}"))
-    saved = workspace_glue.files_of_kind(ws, sets[pick], ("labels", "gsb"))
+    try:
+        saved = workspace_glue.with_workspace(
+            lambda ws: workspace_glue.files_of_kind(ws, sets[pick], ("labels", "gsb")))
+    except DatasetNotFoundError as exc:  # deleted in another session since it was listed
+        st.warning(widgets.md_escape(str(exc)), icon=":material/warning:")
+        return
+    if isinstance(saved, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(saved)
+        return
     labels = [(n, d) for k, n, d in saved if k == "labels"]
     gsb = [(n, d) for k, n, d in saved if k == "gsb"]
     added = st.file_uploader("Add labeling files (e.g. this month's round)", type=None,
@@ -40,9 +53,11 @@ def _saved_sets() -> None:
 def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) -> None:
     """Save labeling files to the workspace (the same files are one set, stored once)."""
     files = [("labels", n, d) for n, d in labels.files] + [("gsb", n, d) for n, d in gsb.files]
-    ws = workspace_glue.workspace()
-    existing = ws.find_dataset(labels_glue.workspace_id(f"{labels.key}|{gsb.key}",
-                                                        tuple(files)))
+    files_id = labels_glue.workspace_id(f"{labels.key}|{gsb.key}", tuple(files))
+    existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
+    if isinstance(existing, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(existing, lead="Not saved: ")
+        return
     if existing is not None:
         st.success(f"These files are saved in the workspace as "
                    f"**{widgets.md_escape(existing.name)}**.", icon=":material/cloud_done:")
@@ -58,9 +73,13 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
                 st.error("A saved set needs a name and your name.", icon=":material/error:")
                 return
             try:
-                info = ws.save_dataset(files, name=name.strip(), saved_by=author)
+                info = workspace_glue.with_workspace(
+                    lambda ws: ws.save_dataset(files, name=name.strip(), saved_by=author))
             except (IrevalError, ValueError, TypeError) as exc:
                 st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+                return
+            if isinstance(info, workspace_glue.WorkspaceProblem):
+                widgets.workspace_problem(info, lead="Not saved: ")
                 return
             st.toast(f"Saved as {info.name}")
             st.session_state[keys.SAVED_PICK] = info.id

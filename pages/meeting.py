@@ -31,7 +31,9 @@ with frame.page("meeting"):
     title = st.text_input("Title", value="ireval meeting report", key=keys.TITLE)
 
     dataset_id = state.get_dataset_id()
-    notes = workspace_glue.workspace().notes(dataset_id) if dataset_id else []
+    read = workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id)) if dataset_id else []
+    problem = read if isinstance(read, workspace_glue.WorkspaceProblem) else None
+    notes = [] if isinstance(read, workspace_glue.WorkspaceProblem) else read
     report_notes = [ReportNote(n.text, n.author, f"{n.created_at:%Y-%m-%d %H:%M} UTC",
                                str(n.target), n.kind) for n in notes]
     files = state.get_loaded_files()
@@ -51,6 +53,9 @@ with frame.page("meeting"):
     if dataset_id is None:
         st.caption("Notes are kept with a saved dataset: save these files to the workspace on the "
                    "Data page to attach notes to the dataset, a comparison or a query.")
+    elif problem is not None:  # the report above is made without the notes
+        widgets.workspace_problem(problem, lead="The notes cannot be read, and the report has "
+                                                "none of them. ")
     else:
         st.caption(f"Every note and decision on this dataset ({len(notes)}), newest last; they "
                    "are in the report. Add them here, beside a comparison on the Compare page or "

@@ -18,6 +18,8 @@ Use it from a test module with ``from pg import postgres_server`` (the tests
 directory is on ``sys.path``), then request ``postgres_server`` (or call
 ``request.getfixturevalue("postgres_server")`` for a backend-parametrised fixture)
 and ``with postgres_server.database() as url:`` for an empty database dropped after.
+A test that stops the server (and starts it again) requests ``own_postgres_server``
+instead: a server of its own, started for it and removed after it.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["PostgresServer", "postgres_server", "find_binary"]
+__all__ = ["PostgresServer", "own_postgres_server", "postgres_server", "find_binary"]
 
 _USER = "ireval"  # the database superuser initdb creates
 _OS_USER = "postgres"  # the system user the server runs as when the tests run as root
@@ -67,11 +69,13 @@ def _free_port() -> int:
 class PostgresServer:
     """A running throwaway cluster; :meth:`new_database` gives each test its own."""
 
-    def __init__(self, root: Path, port: int, run_as: list[str], pg_ctl: str) -> None:
+    def __init__(self, root: Path, port: int, run_as: list[str], pg_ctl: str,
+                 options: str = "") -> None:
         self.root = root
         self.port = port
         self._run_as = run_as
         self._pg_ctl = pg_ctl
+        self._options = options
         self._names = itertools.count(1)
 
     def url(self, database: str) -> str:
@@ -106,10 +110,21 @@ class PostgresServer:
             self.drop_database(url)
 
     def stop(self) -> None:
-        """Stop the server now (``-m immediate``: the data is thrown away)."""
+        """Stop the server now (``-m immediate``: no clean shutdown, as a crash)."""
         subprocess.run([*self._run_as, self._pg_ctl, "-D", str(self.root / "data"), "-m",
                         "immediate", "-w", "stop"], capture_output=True, timeout=60,
                        check=False)
+
+    def start(self) -> None:
+        """Start the server again after :meth:`stop`: the same data on the same port."""
+        done = subprocess.run(
+            [*self._run_as, self._pg_ctl, "-D", str(self.root / "data"), "-l",
+             str(self.root / "server.log"), "-w", "-t", str(_START_TIMEOUT), "-o",
+             f"{self._options} -p {self.port}", "start"],
+            capture_output=True, text=True, timeout=_START_TIMEOUT + 30, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"the PostgreSQL server did not start again: "
+                               f"{(done.stderr or done.stdout).strip()[-500:]}")
 
 
 def _start() -> tuple[PostgresServer | None, str]:
@@ -154,16 +169,15 @@ def _start() -> tuple[PostgresServer | None, str]:
              str(_START_TIMEOUT), "-o", f"{options} -p {port}", "start"],
             capture_output=True, text=True, timeout=_START_TIMEOUT + 30, check=False)
         if start.returncode == 0:
-            return PostgresServer(root, port, run_as, pg_ctl), ""
+            return PostgresServer(root, port, run_as, pg_ctl, options), ""
         tail = log.read_text(errors="replace")[-500:] if log.exists() else start.stderr
         reason = f"the PostgreSQL server did not start: {tail.strip()}"
     shutil.rmtree(root, ignore_errors=True)
     return None, reason
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server on a free loopback port for the whole session."""
+def _serve() -> Iterator[PostgresServer]:
+    """A started server until the caller is done; skipped (failed under CI) without one."""
     server, reason = _start()
     if server is None:
         message = f"PostgreSQL tests cannot run: {reason}"
@@ -176,3 +190,16 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.stop()
         with contextlib.suppress(OSError):
             shutil.rmtree(server.root)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on a free loopback port for the whole session."""
+    yield from _serve()
+
+
+@pytest.fixture
+def own_postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server for one test alone, which it may :meth:`~PostgresServer.stop`
+    and :meth:`~PostgresServer.start` again (the session's server is shared)."""
+    yield from _serve()
