@@ -274,7 +274,7 @@ with frame.page("compare"):
             f"labeled non-relevant and relevant. The verdict reruns the "
             f"{TEST_LABELS[holes.test]} (two-sided, uncorrected, α = {holes.alpha:g}) under "
             f"{holes.worst_labeling}."))
-        b1, b2, _ = st.columns([1, 1, 2])
+        b1, b2, _ = st.columns([3, 1, 2])
         batch_name = f"labeling_batch_{a}_vs_{b}"
         b1.download_button(
             f"Download the next labeling batch (CSV, {holes.n_holes:,} pairs)",
