@@ -16,6 +16,15 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ireval_core.compare import compare_evaluation, write_comparison
+from ireval_core.dataset import Dataset
+from ireval_core.decisions import (
+    Evidence,
+    HolesResult,
+    MarginResult,
+    MeasureEvidence,
+    PairEvidence,
+    decision_evidence,
+)
 from ireval_core.evaluate import Evaluation
 from ireval_core.options import EvalOptions
 from ireval_core.report import SignificanceTable, significance_table
@@ -24,7 +33,8 @@ from ireval_core.stats import PairComparison
 from .shared_cache import shared
 from .text import md_frame
 
-__all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "report_cached",
+__all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "evidence_cached",
+           "evidence_sentences", "holes_table", "margin_of", "margin_table", "report_cached",
            "report_styler"]
 
 MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "bpref", "P@5")
@@ -87,3 +97,68 @@ def download(records: Sequence[PairComparison], fmt: str) -> str:
     buf = io.StringIO()
     write_comparison(records, fmt, buf)
     return buf.getvalue()
+
+
+def margin_of(value: float, unit: str) -> float | str:
+    """The margin :func:`ireval_core.decisions.decision_evidence` takes: measure units
+    as a number, a percentage of A's mean as ``"P%"``."""
+    return f"{value:g}%" if unit.startswith("%") else float(value)
+
+
+@shared(session_entries=4)
+def evidence_cached(dataset_key: str, options: EvalOptions, _dataset: Dataset,
+                    systems: tuple[str, ...], baseline: str, measure: str,
+                    margin: float | str | None, alpha: float, test: str, risk_alpha: float,
+                    loss_delta: float, n_resamples: int, seed: int) -> Evidence:
+    """:func:`ireval_core.decisions.decision_evidence` of ``systems`` against
+    ``baseline`` on one measure, cached; with rank confidence when 3+ systems are
+    compared. ``options`` are the evaluation options of the dataset's runs."""
+    runs = [r for s in systems for r in _dataset.runs if r.name == s]
+    return decision_evidence(_dataset.qrels, runs, [measure], options=options,
+                             baseline=baseline, margin=margin, alpha=alpha, test=test,
+                             risk_alpha=risk_alpha, loss_delta=loss_delta,
+                             rank_confidence=len(runs) >= 3, n_resamples=n_resamples,
+                             rng=seed, joins=_dataset.joins)
+
+
+def evidence_sentences(pair: PairEvidence, ranking: MeasureEvidence | None,
+                       equivalence: MarginResult | None) -> list[str]:
+    """The evidence in words, as a decision note keeps it."""
+    a, b, m = pair.system_a, pair.system_b, pair.measure
+    out = [f"Judgment debt: {pair.holes.text}"]
+    if pair.noninferiority is not None:
+        out.append(f"Not worse: {pair.noninferiority.sentence(a, b, m)}")
+    if equivalence is not None:
+        out.append(f"Equivalent: {equivalence.sentence(a, b, m)}")
+    if ranking is not None and ranking.ranking is not None:
+        out += [f"Ranking: {t}" for t in ranking.ranking.sentences()]
+        if ranking.anova is not None:
+            out.append(f"Two-way ANOVA: {ranking.anova.sentence()}")
+    out.append(f"Who gets hurt: {pair.risk.sentence(a, b, m)}")
+    return out
+
+
+def holes_table(holes: HolesResult) -> pd.DataFrame:
+    """One row per system of the pair: its unjudged documents, its mean as judged and
+    its bounds (holes non-relevant, holes relevant)."""
+    return pd.DataFrame({
+        "system": [holes.system_a, holes.system_b],
+        "unjudged": [holes.holes_a, holes.holes_b],
+        "as judged": [holes.mean_a, holes.mean_b],
+        "holes non-relevant": [holes.bounds_a[0], holes.bounds_b[0]],
+        "holes relevant": [holes.bounds_a[1], holes.bounds_b[1]]})
+
+
+def margin_table(*results: MarginResult | None) -> pd.DataFrame:
+    """The margin tests side by side: test, method, margin, interval, p, verdict."""
+    rows = [r.as_dict() | {"level": f"{1 - 2 * r.alpha:.0%}"} for r in results if r is not None]
+    return pd.DataFrame({
+        "test": [("non-inferiority" if r["test"] == "noninferiority" else "equivalence (TOST)")
+                 for r in rows],
+        "method": [r["method"] for r in rows],
+        "margin": [r["margin"] for r in rows],
+        "B − A": [r["mean_diff"] for r in rows],
+        "interval": [f"{r['level']} [{r['interval'][0]:+.4f}, {r['interval'][1]:+.4f}]"
+                     for r in rows],
+        "p": [r["p"] for r in rows],
+        "verdict": [r["verdict"] for r in rows]})

@@ -377,3 +377,26 @@ def gsb_trend(table: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="category")
     return _layout(fig, "GSB = (good − bad) / all judgments, per round", "round", "GSB",
                    showlegend=False)
+
+
+def rank_probabilities(table: pd.DataFrame, *, measure: str = "") -> go.Figure:
+    """Heatmap of each system's probability of each rank (rows best first).
+
+    ``table`` as :meth:`ireval_core.decisions.RankConfidence.table` gives it: a
+    ``system`` column and one ``P(rank r)`` column per rank; each cell is annotated
+    with its percentage.
+    """
+    cols = [c for c in table.columns if str(c).startswith("P(rank ")]
+    z = table[cols].to_numpy(dtype=float)
+    x = [str(c)[len("P(rank "):-1] for c in cols]
+    y = _ts(table["system"])
+    fig = go.Figure(go.Heatmap(
+        z=z, x=x, y=y, zmin=0, zmax=1, colorscale="Blues",
+        text=[[f"{v:.0%}" for v in row] for row in z], texttemplate="%{text}",
+        hovertemplate="%{y} at rank %{x}: %{z:.1%} of resamples<extra></extra>",
+        colorbar=dict(title="share", tickformat=".0%")))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="bottom")
+    title = f"Rank probabilities on {measure}" if measure else "Rank probabilities"
+    return _layout(fig, title, "rank (1 = best)", "system",
+                   height=max(220, 70 + 40 * len(y)))

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
+import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from numbers import Integral
 from typing import TYPE_CHECKING
@@ -39,21 +41,30 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .compare import Verdict, compare_evaluation, verdicts
 from .curves import run_curves
-from .data import Qrels, Run
+from .data import JoinCache, Qrels, Run
+from .decisions import (
+    MarginResult,
+    MeasureEvidence,
+    PairEvidence,
+    decision_evidence,
+    equivalence_test,
+)
 from .errors import invalid_parameter
-from .escape import html_text
+from .escape import html_text, markdown_text
 from .evaluate import Evaluation, evaluate
 from .ideal import ideal_measures, recall_flags
 from .measures import parse_measures
 from .options import EvalOptions
 from .params import Interval, check
 from .report import SignificanceTable, table_from_records
+from .stats import PairComparison
 from .tables import MetricsTable, metrics_table
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MeetingReport", "ReportInput", "ReportNote", "input_of", "meeting_report"]
+__all__ = ["DecisionMemo", "DecisionSettings", "MeetingReport", "ReportInput", "ReportNote",
+           "decision_memo", "decision_note", "input_of", "meeting_report", "read_decision_note"]
 
 _EXTERNAL = re.compile(r"https?://(?!www\.w3\.org/)")
 
@@ -82,6 +93,216 @@ class ReportNote:
     created_at: str = ""
     target: str = "dataset"
     kind: str = "note"
+    comparison: tuple[str, str, str] | None = None
+    """``(run A, run B, measure)`` when the note is on a comparison: a decision on one
+    gets its memo at the top of the report."""
+
+
+_EVIDENCE = "\n\nEvidence when recorded:\n"
+_SETTINGS = "Settings: "
+_LINK = "Live view: "
+
+
+@dataclass(frozen=True)
+class DecisionSettings:
+    """The settings a decision's evidence was computed with (kept in the note's text).
+
+    ``systems``: the runs compared (their common queries are the compared ones);
+    ``margin``: the non-inferiority margin, measure units or ``"P%"`` (``None``: none).
+    """
+
+    systems: tuple[str, ...] = ()
+    margin: float | str | None = None
+    alpha: float = 0.05
+    test: str = "t"
+    loss_delta: float = 0.0
+    risk_alpha: float = 1.0
+    n_resamples: int = 10_000
+    seed: int = 0
+
+    def to_text(self) -> str:
+        """One line, ``Settings: {json}``."""
+        return _SETTINGS + json.dumps(
+            {"systems": list(self.systems), "margin": self.margin, "alpha": self.alpha,
+             "test": self.test, "loss_delta": self.loss_delta, "risk_alpha": self.risk_alpha,
+             "resamples": self.n_resamples, "seed": self.seed}, ensure_ascii=False)
+
+    @classmethod
+    def from_text(cls, line: str) -> DecisionSettings | None:
+        """The settings of a :meth:`to_text` line; ``None`` when it is not one."""
+        if not line.startswith(_SETTINGS):
+            return None
+        try:
+            d = json.loads(line[len(_SETTINGS):])
+            margin = d.get("margin")
+            return cls(tuple(str(s) for s in d.get("systems", ())),
+                       margin if isinstance(margin, (int, float, str)) else None,
+                       float(d.get("alpha", 0.05)), str(d.get("test", "t")),
+                       float(d.get("loss_delta", 0.0)), float(d.get("risk_alpha", 1.0)),
+                       int(d.get("resamples", 10_000)), int(d.get("seed", 0)))
+        except (ValueError, TypeError, AttributeError):
+            return None
+
+
+def decision_note(decision: str, evidence: Sequence[str], settings: DecisionSettings,
+                  link: str = "") -> str:
+    """The text of a decision note: the decision, the evidence sentences when it was
+    recorded, the settings (one JSON line) and the link to the live view.
+
+    >>> text = decision_note("Ship B", ["B beats A."], DecisionSettings(("A", "B")), "/c")
+    >>> read_decision_note(text)[0], read_decision_note(text)[2]
+    ('Ship B', '/c')
+    """
+    lines = [f"- {e}" for e in evidence] + [settings.to_text()]
+    if link:
+        lines.append(_LINK + link)
+    return decision.strip() + _EVIDENCE + "\n".join(lines)
+
+
+def read_decision_note(text: str) -> tuple[str, DecisionSettings | None, str]:
+    """The decision, its settings and its link from a :func:`decision_note` text (a plain
+    decision: ``(text, None, "")``)."""
+    head, sep, tail = text.rpartition(_EVIDENCE)
+    if not sep:
+        return text, None, ""
+    settings, link = None, ""
+    for line in tail.splitlines():
+        settings = DecisionSettings.from_text(line) or settings
+        if line.startswith(_LINK):
+            link = line[len(_LINK):].strip()
+    return head, settings, link
+
+
+def _num(x: float, fmt: str = "+.4f") -> str:
+    return "undefined" if math.isnan(x) else format(x, fmt)
+
+
+def _p(p: float) -> str:
+    return "p undefined" if math.isnan(p) else "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionMemo:
+    """One recorded decision with its evidence recomputed by the core (the memo)."""
+
+    note: ReportNote
+    decision: str
+    system_a: str
+    system_b: str
+    measure: str
+    settings: DecisionSettings
+    link: str
+    comparison: PairComparison | None
+    evidence: PairEvidence
+    ranking: MeasureEvidence | None
+    equivalence: MarginResult | None
+
+    @property
+    def question(self) -> str:
+        return (f"{self.system_b} against {self.system_a} on {self.measure} "
+                f"(runs compared: {', '.join(self.settings.systems)})")
+
+    def lines(self) -> list[tuple[str, str]]:
+        """``(what, sentence)`` of every piece of evidence, in the memo's order."""
+        a, b, m = self.system_a, self.system_b, self.measure
+        out: list[tuple[str, str]] = []
+        c = self.comparison
+        if c is not None:
+            from .compare import TEST_LABELS
+
+            out.append(("Effect", f"{b} − {a} = {_num(c.mean_diff)} {m} (95% interval "
+                        f"[{_num(c.ci_low)}, {_num(c.ci_high)}]; mean {a} "
+                        f"{_num(c.mean_a, '.4f')}, {b} {_num(c.mean_b, '.4f')}; W/T/L "
+                        f"{c.wins}/{c.ties}/{c.losses} over {c.n:,} queries)"))
+            out.append(("Test", f"{TEST_LABELS.get(c.test, c.test)}, two-sided, "
+                        f"uncorrected: {_p(c.pvalue)}"))
+        ni = self.evidence.noninferiority
+        if ni is not None:
+            out.append(("Not worse", ni.sentence(a, b, m)))
+            if self.equivalence is not None:
+                out.append(("Equivalent", self.equivalence.sentence(a, b, m)))
+        else:
+            out.append(("Not worse", "no margin was set"))
+        out.append(("Judgment debt", self.evidence.holes.text))
+        r = self.ranking
+        if r is not None and r.ranking is not None:
+            out.extend(("Ranking", t) for t in r.ranking.sentences())
+            if r.anova is not None:
+                out.append(("Two-way ANOVA", r.anova.sentence()))
+            if r.mixed is not None:
+                out.append(("Mixed model", r.mixed.sentence()))
+        out.append(("Who gets hurt", self.evidence.risk.sentence(a, b, m)))
+        return out
+
+    def html(self) -> str:
+        e = html_text
+        n = self.note
+        who = " · ".join(x for x in (n.author, n.created_at) if x)
+        items = "".join(f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in self.lines())
+        link = (f"<p class='meta'>Live view: <code>{e(self.link)}</code></p>"
+                if self.link else "")
+        return (f"<section class='memo'><h2>Decision: {e(self.system_b)} vs "
+                f"{e(self.system_a)} on {e(self.measure)}</h2>"
+                f"<p><b>Question</b>: {e(self.question)}</p>"
+                f"<p><b>Evidence</b> (recomputed now, {self.settings.n_resamples:,} "
+                f"resamples, seed {self.settings.seed}, α = {self.settings.alpha:g}):</p>"
+                f"<ul>{items}</ul>"
+                f"<div class='note decision'><b>Decision</b>: {e(self.decision)}"
+                f"<div class='meta'>Recorded by {e(who)}</div></div>{link}</section>")
+
+    def markdown(self) -> str:
+        t = markdown_text
+        n = self.note
+        who = " · ".join(x for x in (n.author, n.created_at) if x)
+        out = [f"## Decision: {t(self.system_b)} vs {t(self.system_a)} on {t(self.measure)}",
+               "", f"**Question**: {t(self.question)}", "", "**Evidence**:", ""]
+        out += [f"- **{t(k)}**: {t(v)}" for k, v in self.lines()]
+        out += ["", f"**Decision**: {t(self.decision)} (recorded by {t(who)})"]
+        if self.link:
+            out += ["", f"Live view: `{self.link.replace('`', '%60')}`"]
+        return "\n".join(out) + "\n"
+
+
+def decision_memo(qrels: Qrels, runs: Sequence[Run], note: ReportNote, *,
+                  options: EvalOptions | None = None, correction: str = "holm",
+                  joins: JoinCache | None = None) -> DecisionMemo | None:
+    """The memo of a decision note on a comparison (``None`` for other notes or when its
+    runs are not loaded): the evidence recomputed with the settings it was recorded with
+    (:func:`read_decision_note`; without them, every run and the defaults)."""
+    if note.kind != "decision" or note.comparison is None:
+        return None
+    a, b, m = note.comparison
+    decision, settings, link = read_decision_note(note.text)
+    names = [r.name for r in runs]
+    if settings is None or not settings.systems:
+        settings = replace(settings or DecisionSettings(), systems=tuple(names))
+    chosen = [r for s in settings.systems for r in runs if r.name == s]
+    if a not in settings.systems or b not in settings.systems or len(chosen) < 2:
+        return None
+    options = EvalOptions() if options is None else options
+    joins = JoinCache() if joins is None else joins
+    margin = settings.margin
+    ev = decision_evidence(qrels, chosen, [m], options=options, baseline=a, margin=margin,
+                           alpha=settings.alpha, test=settings.test,
+                           risk_alpha=settings.risk_alpha, loss_delta=settings.loss_delta,
+                           rank_confidence=len(chosen) >= 3,
+                           n_resamples=settings.n_resamples, rng=settings.seed, joins=joins)
+    res = evaluate(qrels, chosen, [m], options=options, joins=joins)
+    records = compare_evaluation(res, [m], systems=list(settings.systems), baseline=a,
+                                 tests=(settings.test,), correction=correction,
+                                 n_resamples=settings.n_resamples, seed=settings.seed)
+    pair = ev.pair(a, b, m)
+    record = next((r for r in records if (r.system_a, r.system_b) == (a, b)), None)
+    equivalence = None
+    if margin is not None and pair.noninferiority is not None:
+        from .compare import aligned_scores
+
+        _, values = aligned_scores(res, pair.measure, list(settings.systems))
+        equivalence = equivalence_test(values[a], values[b], margin=margin,
+                                       alpha=settings.alpha)
+    ranking = ev.measure(m) if len(chosen) >= 3 else None
+    return DecisionMemo(note, decision, a, b, pair.measure, settings, link, record, pair,
+                        ranking, equivalence)
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +317,7 @@ class MeetingReport:
     recall_flags: pd.DataFrame
     options: EvalOptions
     inputs: tuple[ReportInput, ...] = field(default=())
+    decisions: tuple[DecisionMemo, ...] = field(default=())
 
 
 @cache
@@ -126,7 +348,8 @@ text-align:right;vertical-align:top}tr th:first-child,td.text{text-align:left}
 .caption,.meta{color:#57606a;font-size:.92em}sup{color:#15803d}code{font-size:.9em}
 .verdict{margin:.3em 0}.significant{color:#15803d}.none{color:#57606a}.cannot{color:#b45309}
 .note{border-left:3px solid #1f6feb;padding:.2em .8em;margin:.6em 0}
-.decision{border-left-color:#15803d}.best{font-weight:700;background:#e8f1fb}
+.decision{border-left-color:#15803d}.memo{border:1px solid #d0d7de;border-radius:6px;
+padding:0 1em .6em;margin:1.2em 0}.memo h2{margin-top:.6em}.best{font-weight:700;background:#e8f1fb}
 """
 
 
@@ -191,6 +414,13 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
     parts = [f"<h1>{e(title)}</h1>",
              f"<p class='meta'>Written {e(when)} by ireval {e(__version__)}. "
              f"{len(systems)} run(s), {qrels.n_queries:,} judged queries.</p>"]
+
+    # the decision memo: one section per decision recorded on a comparison
+    joins = JoinCache()
+    memos = tuple(memo for n in notes for memo in [decision_memo(
+        qrels, runs, n, options=options, correction=correction, joins=joins)]
+        if memo is not None)
+    parts.extend(memo.html() for memo in memos)
 
     # inputs and options
     parts.append("<h2>Inputs</h2>")
@@ -274,7 +504,7 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
     html = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(title)}</title><style>{_STYLE}</style>{script}</head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")
-    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs))
+    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs), memos)
 
 
 def _charts(qrels: Qrels, runs: Sequence[Run], res: Evaluation, specs: Sequence[str],

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from ireval_app import compare_glue as cg
-from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import evaluation, frame, state, views, widgets, workspace_glue
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
 from ireval_core import charts
@@ -18,6 +21,9 @@ from ireval_core.compare import (
     query_set_note,
     verdicts,
 )
+from ireval_core.decisions import equivalence_test
+from ireval_core.errors import IrevalError
+from ireval_core.meeting import DecisionSettings, decision_note
 from ireval_core.report import table_from_records
 from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
 from ireval_core.workspace import Target
@@ -193,11 +199,209 @@ with frame.page("compare"):
         st.caption(widgets.md_escape(
             f"{TEST_LABELS[tests[0]]} within each value of {column}, "
             f"{CORRECTION_LABELS[correction]} over the values; fewer than 5 queries: cannot tell."))
-    widgets.notes_panel(Target.comparison(a, b, str(m)),
-                        title=f"Notes and decisions: {b} vs {a} on {m}")
     st.caption(widgets.md_escape(
         f"Each bar is one of the {len(deltas)} compared queries: {m} of {b} minus {m} of {a}, "
         f"sorted; bars above 0 are queries where {b} wins."))
+
+    # ------------------------------------------------------------------------- decisions
+    st.subheader(f"Deciding: {widgets.md_escape(b)} against {widgets.md_escape(a)} on "
+                 f"{widgets.md_escape(m)}")
+    st.caption(widgets.md_escape(
+        f"The evidence a review meeting argues about, for the pair and measure chosen above "
+        f"(differences {b} − {a}, {a} the baseline), over the {len(deltas)} queries every "
+        f"selected run has; {int(n_resamples):,} resamples, seed {int(seed)}, α = {alpha:g}."))
+    with st.container(border=True):
+        n1, n2, n3, _ = st.columns([1, 1, 1, 1])
+        views.bind_view(keys.MARGIN, keys.MARGIN_DEFAULT)
+        margin_number = n1.number_input(
+            "Margin", min_value=keys.MARGIN_MIN, max_value=keys.MARGIN_MAX, step=0.005,
+            format="%.4f", key=keys.MARGIN,
+            help="How much worse B may be and still be acceptable (non-inferiority), or how "
+                 "close the two must be (equivalence)")
+        views.bind_view(keys.MARGIN_UNIT, keys.MARGIN_UNITS[0])
+        margin_unit = n2.radio("Margin in", keys.MARGIN_UNITS, key=keys.MARGIN_UNIT,
+                               horizontal=True)
+        views.bind_view(keys.LOSS_DELTA, 0.0)
+        loss_delta = n3.number_input(
+            "A query loses when B − A is below −", min_value=0.0, max_value=keys.DELTA_MAX,
+            step=0.01, format="%.3f", key=keys.LOSS_DELTA,
+            help="Who gets hurt: the queries where B is worse than A by more than this")
+        views.bind_view(keys.RISK_ALPHA, 1.0)
+        risk_alpha = n3.number_input(
+            "URisk α (extra weight of a loss)", min_value=0.0, max_value=keys.RISK_ALPHA_MAX,
+            step=1.0, format="%g", key=keys.RISK_ALPHA)
+    margin = cg.margin_of(float(margin_number), margin_unit)
+    margin_error = None
+    try:
+        with st.spinner("Judgment debt, non-inferiority, ranking and risk…"):
+            evidence = cg.evidence_cached(
+                key, options, dataset, tuple(systems), a, str(m), margin, float(alpha),
+                tests[0], float(risk_alpha), float(loss_delta), int(n_resamples), int(seed))
+    except ValueError as exc:  # a percentage of a baseline mean of 0
+        margin_error = str(exc)
+        evidence = cg.evidence_cached(
+            key, options, dataset, tuple(systems), a, str(m), None, float(alpha), tests[0],
+            float(risk_alpha), float(loss_delta), int(n_resamples), int(seed))
+    pe = evidence.pair(a, b, str(m))
+    me = evidence.measure(str(m)) if len(systems) >= 3 else None
+    equivalence = (equivalence_test(aligned[a], aligned[b], margin=margin, alpha=float(alpha))
+                   if pe.noninferiority is not None else None)
+
+    holes = pe.holes
+    with st.container(border=True):
+        st.markdown("**Judgment debt: does the verdict survive the unjudged documents?**")
+        icon = ":material/check_circle:" if holes.verdict == "holds" else ":material/help:"
+        st.markdown(f"{icon} **{holes.verdict}**: {widgets.md_escape(holes.text)}")
+        st.dataframe(
+            cg.holes_table(holes), hide_index=True,
+            column_config={
+                "unjudged": st.column_config.NumberColumn(
+                    help="Unjudged documents in the system's window over the compared "
+                         "queries"),
+                "as judged": st.column_config.NumberColumn(
+                    format="%.4f", help="Mean with unjudged documents non-relevant (the "
+                                        "usual evaluation)"),
+                "holes non-relevant": st.column_config.NumberColumn(
+                    format="%.4f", help="Mean with the system's holes labeled non-relevant"),
+                "holes relevant": st.column_config.NumberColumn(
+                    format="%.4f", help="Mean with the system's holes labeled relevant")})
+        window = f"top {holes.k}" if holes.k is not None else "whole evaluated ranking"
+        st.caption(widgets.md_escape(
+            f"Holes: documents without a judgment (or pooled but not judged) in each "
+            f"system's {window}, over the {holes.n_queries:,} compared queries; "
+            f"{holes.shared:,} of them both systems retrieved, {holes.n_holes:,} distinct "
+            f"(query, document) pairs in all. Bounds: the mean of {m} with the system's holes "
+            f"labeled non-relevant and relevant. The verdict reruns the "
+            f"{TEST_LABELS[holes.test]} (two-sided, uncorrected, α = {holes.alpha:g}) under "
+            f"{holes.worst_labeling}."))
+        b1, b2, _ = st.columns([3, 1, 2])
+        batch_name = f"labeling_batch_{a}_vs_{b}"
+        b1.download_button(
+            f"Download the next labeling batch (CSV, {holes.n_holes:,} pairs)",
+            functools.partial(holes.export, "csv"), f"{batch_name}.csv", "text/csv",
+            icon=":material/download:", disabled=holes.n_holes == 0, on_click="ignore")
+        b2.download_button(
+            "Excel", functools.partial(holes.export, "xlsx"), f"{batch_name}.xlsx",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            icon=":material/download:", disabled=holes.n_holes == 0, on_click="ignore")
+
+    with st.container(border=True):
+        st.markdown("**Not worse, or equivalent**")
+        if margin_error is not None:
+            st.warning(widgets.md_escape(margin_error), icon=":material/warning:")
+        ni, boot = pe.noninferiority, pe.noninferiority_bootstrap
+        if ni is None:
+            st.info("Not enough queries for the tests.", icon=":material/info:")
+        else:
+            for result in (ni, boot, equivalence):
+                if result is not None:
+                    mark = (":material/check_circle:" if result.conclusive
+                            else ":material/remove:")
+                    st.markdown(f"{mark} {widgets.md_escape(result.sentence(a, b, str(m)))}")
+            st.dataframe(cg.margin_table(ni, boot, equivalence), hide_index=True)
+            st.caption(widgets.md_escape(
+                f"Margin M = {ni.margin:.4g} {m}"
+                + (f" ({ni.percent:g}% of {a}'s mean {ni.baseline_mean:.4f})"
+                   if ni.percent is not None else "")
+                + f". Non-inferiority: H0 mean({b} − {a}) ≤ −M, one-sided at α = {alpha:g}; "
+                f"not worse exactly when the {1 - 2 * alpha:.0%} interval lies above −M. "
+                f"Equivalence (TOST): the interval within (−M, M). The bootstrap resamples the "
+                f"{ni.n:,} compared queries. A non-significant difference is not evidence of "
+                f"'not worse'."))
+
+    with st.container(border=True):
+        st.markdown("**How sure the ranking is**")
+        if me is None or me.ranking is None:
+            st.caption("Needs three or more runs with values on the same queries: choose more "
+                       "runs above.")
+        else:
+            st.plotly_chart(charts.rank_probabilities(me.ranking.table(), measure=str(m)),
+                            config={"displayModeBar": False})
+            for sentence in me.ranking.sentences():
+                st.markdown(f"- {widgets.md_escape(sentence)}")
+            for model in (me.anova, me.mixed):
+                if model is not None:
+                    st.markdown(widgets.md_escape(model.sentence()))
+            st.caption(widgets.md_escape(
+                f"Each of the {me.ranking.n_resamples:,} bootstrap resamples draws the "
+                f"{me.n_queries:,} compared queries with replacement and ranks the "
+                f"{len(me.systems)} runs by their mean {m} on it; a cell is the share of "
+                f"resamples putting the run at that rank, the rank interval the central "
+                f"{me.ranking.confidence_level:.0%}. The two-way model: run × query without "
+                f"interaction (ANOVA) and with a random query effect (REML)."))
+
+    risk = pe.risk
+    with st.container(border=True):
+        st.markdown("**Who gets hurt**")
+        st.markdown(widgets.md_escape(risk.sentence(a, b, str(m))))
+        r1, r2, r3, r4 = st.columns(4)
+        r1.metric(f"Queries losing > {risk.delta:g}", f"{risk.n_losses:,} of {risk.n_queries:,}",
+                  help=f"Queries where {b} − {a} < −{risk.delta:g}")
+        r2.metric(f"URisk (α = {risk.alpha:g})", f"{risk.urisk:+.4f}",
+                  help="Mean difference in which each loss weighs 1 + α")
+        r3.metric("TRisk", f"{risk.trisk:+.2f}",
+                  help="URisk over its standard error: below −2, B is significantly riskier")
+        r4.metric("TRisk p", "—" if risk.pvalue != risk.pvalue else f"{risk.pvalue:.2g}",
+                  help="Two-sided, t with n − 1 degrees of freedom")
+        if risk.worst:
+            st.markdown("Worst losses (open a query on the Queries page):")
+            for q, va, vb, d in risk.worst:
+                st.page_link("pages/queries.py", query_params={
+                    "a": a, "b": b, "query": str(q), "measure": str(m)},
+                    label=widgets.md_escape(f"{q}: {d:+.4f} ({a} {va:.4f} → {b} {vb:.4f})"),
+                    icon=":material/arrow_downward:")
+        st.caption(widgets.md_escape(
+            f"Over the {risk.n_queries:,} compared queries, d = {b} − {a} per query. URisk = "
+            f"(1/n)[Σ gains − (1 + α) Σ losses] (Wang et al. 2012); TRisk = URisk / "
+            f"(s/√n), s the standard deviation of the weighted differences (Dinçer et al. "
+            f"2014)."))
+
+    # ------------------------------------------------------------------------- record
+    target = Target.comparison(a, b, str(m))
+    with st.container(border=True):
+        st.markdown("**Record a decision**")
+        dataset_id = state.get_dataset_id()
+        if dataset_id is None:
+            st.caption("Decisions are kept with a saved dataset: save these files to the "
+                       "workspace on the Data page (**Save to the workspace**); the data "
+                       "shown now is not saved.")
+        else:
+            if keys.DECISION_AUTHOR not in st.session_state:
+                st.session_state[keys.DECISION_AUTHOR] = state.get_author()
+            with st.form("ireval.compare.decision.form", clear_on_submit=False, border=False):
+                decision = st.text_area(
+                    f"Decision on {b} against {a} on {m}", key=keys.DECISION_TEXT, height=80,
+                    placeholder=f"e.g. ship {b}: not worse than {a} and the win holds")
+                author = st.text_input("Your name", key=keys.DECISION_AUTHOR)
+                if st.form_submit_button("Record the decision", icon=":material/gavel:"):
+                    if not decision.strip() or not author.strip():
+                        st.error("A decision needs a text and your name.",
+                                 icon=":material/error:")
+                    else:
+                        link = views.current_link() or ("compare?" + urlencode(
+                            [(k, v) for k in st.query_params.keys()
+                             for v in st.query_params.get_all(k)]))
+                        text = decision_note(
+                            decision, cg.evidence_sentences(pe, me, equivalence),
+                            DecisionSettings(tuple(systems), None if pe.noninferiority is None
+                                             else margin,
+                                             float(alpha), tests[0], float(loss_delta),
+                                             float(risk_alpha), int(n_resamples), int(seed)),
+                            link)
+                        try:
+                            workspace_glue.workspace().add_note(
+                                dataset_id, target, text, author=author.strip(),
+                                kind="decision")
+                        except (IrevalError, ValueError) as exc:  # e.g. a NUL character
+                            st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+                        else:
+                            st.session_state[state.NOTES_AUTHOR] = author.strip()
+                            st.success("Recorded, with the evidence above; it opens the "
+                                       "meeting report.", icon=":material/check:")
+            st.caption("The note keeps the decision, the evidence sentences above, the "
+                       "settings and the link to this view; the meeting report recomputes "
+                       "the evidence from them.")
+    widgets.notes_panel(target, title=f"Notes and decisions: {b} vs {a} on {m}")
 
     # ------------------------------------------------------------------------- planning
     st.subheader("Planning the next labeling round")

@@ -35,7 +35,9 @@ with frame.page("meeting"):
     problem = read if isinstance(read, workspace_glue.WorkspaceProblem) else None
     notes = [] if isinstance(read, workspace_glue.WorkspaceProblem) else read
     report_notes = [ReportNote(n.text, n.author, f"{n.created_at:%Y-%m-%d %H:%M} UTC",
-                               str(n.target), n.kind) for n in notes]
+                               str(n.target), n.kind,
+                               n.target.parts if n.target.kind == "comparison" else None)
+                    for n in notes]
     files = state.get_loaded_files()
     inputs = [ReportInput(f.name, "qrels" if f.qrels is not None else "run", f.size, f.sha256)
               for f in (files.files if files is not None else ()) if f.ok]
@@ -48,6 +50,12 @@ with frame.page("meeting"):
     st.caption(f"{len(dataset.runs)} run(s), measures: {widgets.md_escape(', '.join(measures))}. "
                "The file (about 5 MB: the charting library is inside it) needs no network: no "
                "address outside the file is ever requested.")
+    n_decisions = sum(n.kind == "decision" and n.comparison is not None for n in report_notes)
+    if n_decisions:
+        st.caption(f"The report opens with the memo of the {n_decisions} decision(s) recorded "
+                   "on the Compare page: the question, the evidence recomputed with the "
+                   "settings each was recorded with, the decision, who recorded it and the "
+                   "link back to the live view.")
 
     st.subheader("Notes and decisions")
     if dataset_id is None:

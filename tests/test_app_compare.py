@@ -125,7 +125,8 @@ def test_downloads_hold_the_records() -> None:
     at = _compare_page()
     table = at.dataframe[0].value
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download CSV", "Download JSON", "Markdown", "LaTeX", "HTML"]
+    assert labels[:5] == ["Download CSV", "Download JSON", "Markdown", "LaTeX", "HTML"]
+    assert labels[5].startswith("Download the next labeling batch (CSV") and labels[6] == "Excel"
     qrels, runs = _sample()
     records = compare_runs(qrels, runs, ["nDCG@10"], tests=("t", "randomization"),
                            correction="holm", n_resamples=1000, seed=0)

@@ -86,3 +86,17 @@ def test_uploaded_names_are_escaped_for_plotly() -> None:
     roc = charts.roc_curve({evil: pd.DataFrame({"fpr": [0, 1], "tpr": [0, 1]})},
                            auc={evil: 0.5}, title=f"ROC of {evil}")
     assert "<a href" not in roc.to_json()
+
+
+def test_rank_probabilities_heatmap_is_the_table() -> None:
+    from ireval_core.decisions import rank_confidence
+
+    rng = np.random.default_rng(0)
+    scores = {"<b>a</b>": rng.random(30) + 0.2, "b": rng.random(30), "c": rng.random(30)}
+    rc = rank_confidence(scores, n_resamples=300, rng=0)
+    fig = charts.rank_probabilities(rc.table(), measure="nDCG@10")
+    heat = fig.data[0]
+    assert np.array_equal(np.asarray(heat.z), rc.table()[["P(rank 1)", "P(rank 2)",
+                                                          "P(rank 3)"]].to_numpy())
+    assert list(heat.x) == ["1", "2", "3"] and "&lt;b&gt;a&lt;/b&gt;" in list(heat.y)
+    assert fig.layout.title.text == "Rank probabilities on nDCG@10"

@@ -116,3 +116,72 @@ def test_cli_adds_the_labeling_trend(tmp_path: Path) -> None:
     assert "<h2>Labeling trend</h2>" in html
     assert "3.9958" in html  # treatment's DCG@10 in the month recall broke
     assert "labels_2026-08.csv" in html  # the labeling files are listed with their SHA-256
+
+
+@pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
+def test_decision_memo_numbers_are_the_cores() -> None:
+    from ireval_core.compare import TEST_LABELS
+    from ireval_core.decisions import decision_evidence, equivalence_test
+    from ireval_core.meeting import DecisionSettings, decision_note
+
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    names = tuple(r.name for r in runs)
+    a, b, m = names[0], names[2], "nDCG@10"
+    options = EvalOptions(rel_level=2)
+    settings = DecisionSettings(names, "2%", 0.05, "t", 0.1, 5.0, 400, 3)
+    text = decision_note("Ship it", ["old sentence"], settings, "http://host/compare?x=1")
+    note = ReportNote(text, "ana", "2025-01-01 10:00 UTC", f"{a} vs {b} on {m}", "decision",
+                      (a, b, m))
+    plain = ReportNote("just a note", "bo")
+    report = meeting_report(qrels, runs, ["AP"], options=options, notes=[plain, note],
+                            n_resamples=400, charts=False)
+    [memo] = report.decisions
+    ev = decision_evidence(qrels, runs, [m], options=options, baseline=a, margin="2%",
+                           alpha=0.05, test="t", risk_alpha=5.0, loss_delta=0.1,
+                           rank_confidence=True, n_resamples=400, rng=3)
+    pair, ranking = ev.pair(a, b, m), ev.measure(m)
+    assert memo.evidence.as_dict() == pair.as_dict()
+    assert memo.ranking is not None and memo.ranking.as_dict() == ranking.as_dict()
+    res = evaluate(qrels, runs, [m], options=options)
+    [record] = [r for r in compare_evaluation(res, [m], systems=list(names), baseline=a,
+                                              tests=("t",), n_resamples=400, seed=3)
+                if (r.system_a, r.system_b) == (a, b)]
+    assert memo.comparison == record
+    from ireval_core.compare import aligned_scores
+
+    _, values = aligned_scores(res, m, list(names))
+    eq = equivalence_test(values[a], values[b], margin="2%")
+    assert memo.equivalence is not None and memo.equivalence.pvalue == eq.pvalue
+    html = report.html
+    for sentence in (pair.holes.text, pair.risk.sentence(a, b, m),
+                     pair.noninferiority.sentence(a, b, m) if pair.noninferiority else "",
+                     eq.sentence(a, b, m), *ranking.ranking.sentences(),  # type: ignore[union-attr]
+                     f"{record.mean_diff:+.4f}", f"{record.ci_low:+.4f}",
+                     TEST_LABELS["t"]):
+        assert html_text(sentence) in html, sentence
+    # the memo opens the report; the decision, who and the link are in it
+    assert html.index("Decision: ") < html.index("<h2>Inputs</h2>")
+    assert "Ship it" in html and "ana · 2025-01-01 10:00 UTC" in html
+    assert "<code>http://host/compare?x=1</code>" in html
+    assert "old sentence" not in memo.markdown()  # the evidence is recomputed
+
+
+def test_decision_memo_escapes_html_and_markdown() -> None:
+    from ireval_core.meeting import DecisionSettings, decision_note
+
+    qrels, runs = _hostile_data()
+    a, b = runs[0].name, runs[1].name
+    text = decision_note("<b>ship</b> [x](http://e.vil) *now*", [],
+                         DecisionSettings((a, b), 0.05, n_resamples=200), "")
+    note = ReportNote(text, "<i>ana</i>", kind="decision", comparison=(a, b, "P@1"))
+    report = meeting_report(qrels, runs, ["P@1"], notes=[note], n_resamples=200)
+    [memo] = report.decisions
+    markup = re.sub(r"<script>.*?</script>", "", report.html, flags=re.DOTALL)
+    for raw in ("<b>ship", "<i>ana", "<script>alert"):
+        assert raw not in markup
+    tags = re.findall(r"<[a-zA-Z][^>]*>", markup)
+    assert not [t for t in tags if re.search(r"\b(src|href|action|on\w+)\s*=", t)]
+    md = memo.markdown()
+    assert "<b>" not in md and "](http" not in md and r"\*now\*" in md
+    assert "&lt;script>alert(1)&lt;/script>" in md  # run names hold markup: shown literally

@@ -1,0 +1,80 @@
+"""The Compare page's decision panels and the meeting report's decision memo in a real
+browser (Debian's chromium): drawn without an exception, no request to another host.
+Screenshots go to ``test-artifacts/decisions_compare.png`` and
+``test-artifacts/decisions_report.png``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NetworkGuard,
+    app_server,
+    no_exception,
+    require_chromium,
+    settle,
+)
+
+from ireval_core import read_qrels, read_runs
+from ireval_core.meeting import DecisionSettings, ReportNote, decision_note, meeting_report
+
+require_chromium()
+playwright = pytest.importorskip("playwright.sync_api")
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
+                                reason="sample data not generated")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    ARTIFACTS.mkdir(exist_ok=True)
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def test_compare_panels_in_a_browser(browser, tmp_path) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 2600})
+    guard = NetworkGuard(context)
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    with app_server(tmp_path / "workspace.db") as url:
+        pg.goto(f"{url}/compare?margin=2&margin_unit=%25+of+A%27s+mean&loss_delta=0.1")
+        settle(pg)
+        no_exception(pg)
+        heading = pg.get_by_text("Deciding:", exact=False).first
+        heading.evaluate("e => e.scrollIntoView({block: 'start'})")
+        settle(pg)
+        body = pg.inner_text("body")
+        for text in ("Judgment debt", "Download the next labeling batch", "Not worse",
+                     "How sure the ranking is", "Who gets hurt", "Record a decision"):
+            assert text in body, text
+        pg.screenshot(path=str(ARTIFACTS / "decisions_compare.png"))
+    context.close()
+    assert guard.blocked == []
+
+
+def test_report_memo_in_a_browser(browser) -> None:
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    names = tuple(r.name for r in runs)
+    text = decision_note("Ship neural_rerank: it is not worse than bm25 and the win holds.",
+                         [], DecisionSettings(names, "2%", n_resamples=2000),
+                         "http://127.0.0.1:8501/compare?margin=2")
+    note = ReportNote(text, "ana", "2025-11-25 15:00 UTC", "bm25 vs neural_rerank on nDCG@10",
+                      "decision", (names[0], names[2], "nDCG@10"))
+    html = meeting_report(qrels, runs, ["nDCG@10", "AP"], notes=[note], n_resamples=2000).html
+    (ARTIFACTS / "decisions_report.html").write_text(html, encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1200, "height": 1500})
+    guard = NetworkGuard(context)
+    pg = context.new_page()
+    pg.set_content(html, wait_until="load")
+    assert "Decision: neural_rerank vs bm25 on nDCG@10" in pg.inner_text("body")
+    pg.screenshot(path=str(ARTIFACTS / "decisions_report.png"))
+    context.close()
+    assert guard.blocked == []
