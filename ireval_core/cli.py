@@ -16,6 +16,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO, cast
 
+import numpy as np
+
 from . import cli_labels
 from .data import Qrels, Run
 from .errors import DataWarning, IrevalError
@@ -26,7 +28,15 @@ from .measures import FAMILIES, Measure, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
 from .trec_output import COUNTS as _COUNTS
-from .trec_output import all_trec, columns, official, relstrings, write_trec
+from .trec_output import (
+    Column,
+    all_trec,
+    columns,
+    header_of,
+    official,
+    relstrings,
+    write_trec,
+)
 
 # trec_eval 9.0.8's all_trec, in its print order (--trec-eval 10.0: trec_output.all_trec)
 ALL_TREC = all_trec("9.0.8")
@@ -160,7 +170,8 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
     """Measure names as given, with ``all_trec`` and ``official`` replaced by that
     trec_eval's names."""
     sets = {"all_trec": all_trec(trec_eval), "official": official()}
-    return [n for name in names or ["all_trec"] for n in sets.get(name.strip(), [name])]
+    given = ["all_trec"] if names is None else names
+    return [n for name in given for n in sets.get(name.strip(), [name])]
 
 
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning]
@@ -237,24 +248,23 @@ def _num(v: float) -> float | None:
 
 def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     options = from_arguments(args)
-    cols = columns(_expand(args.measures, options.trec_eval), parse_measure)
-    specs = [c.measure for c in cols if c.measure is not None]
-    labels: dict[Measure, str] = {}  # each measure under the name first given (csv, json)
-    for c in cols:
-        if c.measure is not None:
-            labels.setdefault(c.measure, c.label)
+    names, header = header_of(args.measures or [])
+    names = _expand(names if args.measures else None, options.trec_eval)
+    cols = columns(names, parse_measure)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
     if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
         from .distributed import dask_client, evaluate_dask
 
         with dask_client(args.scheduler, n_workers=args.workers) as client:
-            res = evaluate_dask(args.qrels, args.runs, specs, options=options,
+            res = evaluate_dask(args.qrels, args.runs, _specs(cols), options=options,
                                 client=client, notes=notes)
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
         qrels, runs = _load(args.qrels, args.runs, notes)
-        res = evaluate(qrels, runs, specs, options=options)
+        # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
+        cols = columns(names, parse_measure, grades=np.unique(qrels.grade))
+        res = evaluate(qrels, runs, _specs(cols), options=options)
         notes.extend(_unanswered(qrels, runs, options))
         if args.format == "trec":
             for c in cols:
@@ -262,10 +272,19 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
                     for r in runs:
                         strings[(r.name, c.label)] = relstrings(qrels, r, options, c.depth)
     if args.format == "trec":
-        write_trec(res, cols, args.per_query, out, strings=strings)
+        write_trec(res, cols, args.per_query, out, strings=strings, header=header)
     else:
+        labels: dict[Measure, str] = {}  # each measure under the name first given
+        for c in cols:
+            if c.measure is not None:
+                labels.setdefault(c.measure, c.label)
         write_eval(res, labels, args.per_query, args.format, out)
     return 0
+
+
+def _specs(cols: Sequence[Column]) -> list[Measure]:
+    """The measures of printed columns, each once, in order."""
+    return list(dict.fromkeys(c.measure for c in cols if c.measure is not None))
 
 
 def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions

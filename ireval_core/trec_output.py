@@ -30,11 +30,13 @@ from typing import TextIO
 import numpy as np
 
 from .data import Qrels, Run, join
+from .errors import UnknownMeasureError
 from .evaluate import Evaluation
 from .measures import Measure
 from .options import EvalOptions
 
-__all__ = ["COUNTS", "Column", "all_trec", "columns", "official", "relstrings", "write_trec"]
+__all__ = ["COUNTS", "HEADER", "Column", "all_trec", "columns", "header_of", "official",
+           "relstrings", "trec_params", "write_trec"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _ALL_TREC_9 = (
@@ -68,6 +70,22 @@ def all_trec(trec_eval: str) -> list[str]:
     return list(_ALL_TREC_10 if trec_eval == "10.0" else _ALL_TREC_9)
 
 
+HEADER = ("runid", "num_q")
+"""The summary lines trec_eval prints first when they are asked for (its first measures)."""
+
+
+def header_of(names: Iterable[str]) -> tuple[list[str], tuple[str, ...]]:
+    """``names`` without ``runid``/``num_q``, and those of them to print: both with
+    ``all_trec`` or ``official`` (or no name: ireval's default, all_trec), else those
+    named, as trec_eval marks them."""
+    names = [n.strip() for n in names]
+    if not names or any(n.partition(".")[0] in ("all_trec", "official") for n in names):
+        shown: tuple[str, ...] = HEADER
+    else:
+        shown = tuple(h for h in HEADER if h in names)
+    return [n for n in names if n not in HEADER], shown
+
+
 def official() -> list[str]:
     """trec_eval's ``official`` measures (its default), in its print order."""
     return list(_OFFICIAL)
@@ -82,34 +100,157 @@ class Column:
     depth: int = 10
 
 
-def columns(names: Iterable[str], parse: object) -> list[Column]:
+def columns(names: Iterable[str], parse: object, *,
+            grades: Iterable[float] | None = None) -> list[Column]:
     """The printed columns of measure ``names`` (``parse``: the measure parser), each name
     once (two names of one measure, as ``Rprec`` and ``Rprec_mult_1.00``, are both printed,
     as trec_eval does); ``relstring``/``relstring_N`` as strings.
 
-    As trec_eval's ``-m all_trec -m relstring.20``, a ``relstring_N`` (or ``relstring.N``)
-    sets the depth of the relstring that ``all_trec`` lists, printed in its place as
-    ``relstring_N``.
+    A name written as trec_eval's ``-m name.params`` (``P.5,7,3``, ``iprec_at_recall..1,.5``,
+    ``ndcg.1=3,2=9``, ``relstring.20``: :func:`trec_params`) becomes the columns trec_eval
+    prints for it, named as trec_eval names them; as in trec_eval, the first parameters
+    given for a measure are its parameters wherever it is asked for, so
+    ``-m all_trec -m P.5`` prints ``P_5`` in the place of ``all_trec``'s ``P_5 ... P_1000``.
+    ``grades``: the grades of the qrels, which a gain map (``ndcg.1=3``) leaves at their
+    own value, as trec_eval does.
     """
     names = [n.strip() for n in names]
-    given = [int(h[1]) for h in map(_RELSTRING.match, names) if h and h[1]]
+    given: dict[str, str] = {}
+    for text in names:
+        hit = _RELSTRING.match(text)
+        base, dot, params = text.partition(".")
+        if dot and re.fullmatch(r"[A-Za-z0-9_]+", base):
+            if not params:
+                raise UnknownMeasureError(f"trec_eval: improper measure in parameter {base!r}: "
+                                          "nothing after the '.'")
+            given.setdefault(base, params)
+        elif hit and hit[1]:
+            given.setdefault("relstring", hit[1])
+    grade_set = None if grades is None else sorted({float(g) for g in grades})
     out: list[Column] = []
     seen: set[object] = set()
     for text in names:
-        hit = _RELSTRING.match(text)
+        base = _base(text)
         key: object
-        if hit:
-            depth = int(hit[1]) if hit[1] else (given[0] if given else 10)
-            col = Column("relstring" if depth == 10 and not given else f"relstring_{depth}",
-                         None, depth)
-            key = "relstring"
+        if base in given and base in _WITH_PARAMS:
+            new, key = trec_params(base, given[base], parse, grades=grade_set), base
+        elif text == "relstring" or _RELSTRING.match(text):
+            new, key = [Column("relstring", None, 10)], "relstring"
         else:
-            m = parse(text)  # type: ignore[operator]
-            col, key = Column(text, m), text
+            plain = text.partition(".")[0] if base in given else text  # params ignored
+            new, key = [Column(plain, parse(plain))], plain  # type: ignore[operator]
         if key not in seen:
             seen.add(key)
-            out.append(col)
+            out.extend(new)
     return out
+
+
+# trec_eval's measures that take parameters, by how it reads them (meas_init.c)
+_LONG_CUTOFFS = {"P": "P@{}", "recall": "R@{}", "ndcg_cut": "nDCG@{}", "map_cut": "AP@{}",
+                 "relative_P": "RelativeP@{}", "success": "Success@{}", "unj": "Unjudged@{}"}
+_DOUBLE_CUTOFFS = {"iprec_at_recall": "IPrec@{!r}", "Rprec_mult": "Rprec(mult={!r})"}
+_DOUBLE_PARAMS = frozenset({"11pt_avg", "utility", "set_F", "relstring"})
+_PAIRS = frozenset({"ndcg", "rbp", "rbp_resid", "G", "ndcg_rel", "Rndcg"})
+_WITH_PARAMS = frozenset({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS, *_DOUBLE_PARAMS, *_PAIRS})
+_CUT_NAME = re.compile(r"^(" + "|".join(sorted({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS}, key=len,
+                                               reverse=True)) + r")_[^_]+$")
+
+
+def _base(text: str) -> str:
+    """trec_eval's measure of a printed or asked name: ``P`` of ``P_5`` and ``P.5,10``."""
+    hit = _CUT_NAME.match(text)
+    if hit:
+        return hit[1]
+    if _RELSTRING.match(text):
+        return "relstring"
+    return text.partition(".")[0]
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text`` (0 when there is none)."""
+    hit = re.match(r"\s*([+-]?\d+)", text)
+    return int(hit[1]) if hit else 0
+
+
+def _atof(text: str, base: str) -> float:
+    """C's ``atof``, refusing text with no number at all (trec_eval reads it as 0)."""
+    hit = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
+    if not hit:
+        raise UnknownMeasureError(f"trec_eval: parameter {text!r} of {base} is not a number")
+    return float(hit[1])
+
+
+def trec_params(base: str, params: str, parse: object, *,
+                grades: Sequence[float] | None = None) -> list[Column]:
+    """The columns of trec_eval's ``-m base.params``, named and computed as trec_eval does.
+
+    * cutoffs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``relative_P``, ``success``,
+      ``unj``): read as C's ``atol`` (``23.4`` is 23), sorted, each > 0 and once;
+      printed ``P_5``;
+    * recall levels and multiples (``iprec_at_recall``, ``Rprec_mult``): numbers, sorted,
+      each once; printed ``%3.2f`` (``iprec_at_recall_0.10``, ``Rprec_mult_5.00``);
+    * ``11pt_avg`` (the levels averaged), ``utility`` (its four coefficients), ``set_F``
+      (beta), ``relstring`` (the depth): printed with the parameters as written
+      (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``);
+    * ``name=value`` pairs: ``ndcg`` (a grade's gain; a grade not given keeps its own
+      value, ``grades``), ``rbp``/``rbp_resid`` (``p``); printed as written
+      (``ndcg_1=3,2=9,4=4.5``).
+    """
+    values = params.split(",")
+    measure = parse  # the measure parser, typed loosely as columns() takes it
+    if base in _LONG_CUTOFFS:
+        cuts = sorted(_atol(v) for v in values)
+        _check_cutoffs(cuts, base, positive=True)
+        return [Column(f"{base}_{k}", measure(_LONG_CUTOFFS[base].format(k)))  # type: ignore[operator]
+                for k in cuts]
+    if base in _DOUBLE_CUTOFFS:
+        levels = sorted(_atof(v, base) for v in values)
+        _check_cutoffs(levels, base, positive=False)
+        return [Column(f"{base}_{x:3.2f}", measure(_DOUBLE_CUTOFFS[base].format(x)))  # type: ignore[operator]
+                for x in levels]
+    label = f"{base}_{params}"
+    if base == "relstring":
+        return [Column(label, None, int(_atof(values[0], base)))]
+    if base == "11pt_avg":
+        written = ",".join(repr(_atof(v, base)) for v in values)
+        return [Column(label, measure(f"11pt(levels={{{written}}})"))]  # type: ignore[operator]
+    if base == "utility":
+        if len(values) != 4:
+            raise UnknownMeasureError("trec_eval: utility takes 4 coefficients "
+                                      f"(a,b,c,d); got {params!r}")
+        a, b, c, d = (repr(_atof(v, base)) for v in values)
+        return [Column(label, measure(f"Utility(a={a},b={b},c={c},d={d})"))]  # type: ignore[operator]
+    if base == "set_F":
+        return [Column(label, measure(f"F(beta={_atof(values[0], base)!r})"))]  # type: ignore[operator]
+    pairs = []
+    for v in values:
+        name, eq, value = v.partition("=")
+        if not eq or not name:
+            raise UnknownMeasureError(f"trec_eval: malformed pair parameters in {params!r}")
+        pairs.append((name, _atof(value, base)))
+    if base == "ndcg":
+        gains = {float(int(n)): g for n, g in pairs if re.fullmatch(r"[+-]?\d+", n)}
+        for level in grades or ():  # trec_eval: a level not given gains its own value
+            if level >= 0 and level.is_integer():
+                gains.setdefault(level, level)
+        text = ",".join(f"{_short(g)}:{_short(v)}" for g, v in sorted(gains.items()))
+        return [Column(label, measure(f"nDCG(gain={{{text}}})"))]  # type: ignore[operator]
+    if base in ("rbp", "rbp_resid"):
+        return [Column(label, measure(label))]  # type: ignore[operator]
+    raise UnknownMeasureError(f"trec_eval's {base} with gain parameters ({params!r}) is not "
+                              "supported yet: ask for it without parameters")
+
+
+def _short(x: float) -> str:
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+def _check_cutoffs(cuts: Sequence[float], base: str, *, positive: bool) -> None:
+    if positive and cuts[0] <= 0:
+        raise UnknownMeasureError(f"trec_eval: cutoffs of {base} must be > 0; got "
+                                  f"{_short(float(cuts[0]))}")
+    if len(set(cuts)) < len(cuts):
+        raise UnknownMeasureError(f"trec_eval: duplicate cutoffs of {base}")
 
 
 def relstrings(qrels: Qrels, run: Run, options: EvalOptions, depth: int
@@ -139,8 +280,14 @@ def _value(value: float, m: Measure) -> str:
 
 
 def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: TextIO, *,
-               strings: Mapping[tuple[str, str], Mapping[str, str]] | None = None) -> None:
+               strings: Mapping[tuple[str, str], Mapping[str, str]] | None = None,
+               header: Iterable[str] = HEADER) -> None:
     """Write ``res`` as trec_eval prints it (see the module docstring).
+
+    ``header``: which of ``runid`` and ``num_q`` to print; trec_eval prints them when asked
+    (``all_trec``, ``official``, ``-m runid``), not with ``-m map`` alone
+    (:func:`header_of`). ``runid`` is always printed when ``res`` has several systems, to
+    tell them apart (trec_eval evaluates one run).
 
     Under 9.0.8 semantics with ``complete``, the queries a run does not answer
     (:attr:`Evaluation.answered`) get no per-query line, as trec_eval 9.0.8 skips them.
@@ -164,8 +311,10 @@ def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: Te
                     elif col.measure.name not in _SUMMARY_ONLY:
                         text = _value(float(values[i]), col.measure)
                         out.write(f"{col.label:<22}\t{q}\t{text}\n")
-        out.write(f"{'runid':<22}\tall\t{s}\n")
-        out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
+        if "runid" in header or len(res.systems) > 1:
+            out.write(f"{'runid':<22}\tall\t{s}\n")
+        if "num_q" in header:
+            out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
         for col in cols:
             if col.measure is not None:
                 text = _value(res.mean(s, col.measure), col.measure)

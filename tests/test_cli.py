@@ -43,7 +43,7 @@ def seed_files(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_trec_layout_and_golden_map(seed_files):
     qrels, run = seed_files
-    out = cli("eval", qrels, run, "-m", "map", "-q")
+    out = cli("eval", qrels, run, "-m", "runid", "-m", "num_q", "-m", "map", "-q")
     assert out.returncode == 0, out.stderr
     rows = [line.split("\t") for line in out.stdout.splitlines()]
     values = {(m.strip(), q): v for m, q, v in rows}
