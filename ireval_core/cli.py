@@ -61,6 +61,10 @@ def _measure_help() -> str:
     return "\n".join(lines)
 
 
+_ONE_RUN = ("each run file is one run whatever its tag column says, named by the tag of "
+            "its last line, as trec_eval reads a run (default: one run per tag)")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ireval_core",
@@ -76,6 +80,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="measure, repeatable (default: all_trec)")
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
+    ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
     scale = ev.add_argument_group("beyond one machine (pip install -r requirements-scale.txt)")
     scale.add_argument("--engine", choices=("memory", "dask"), default="memory",
@@ -114,6 +119,7 @@ def _build_parser() -> argparse.ArgumentParser:
     decide.add_argument("--loss-delta", type=float, default=0.0,
                         help="a query loses when b - a < -delta (default 0)")
     add_arguments(cmp_)
+    cmp_.add_argument("--one-run", action="store_true", help=_ONE_RUN)
     cmp_.add_argument("--format", choices=("json", "csv"), default="json")
 
     rep = sub.add_parser("report", help="results table with significance markers "
@@ -174,17 +180,31 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
     return [n for name in given for n in sets.get(name.strip(), [name])]
 
 
-def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning]
-          ) -> tuple[Qrels, list[Run]]:
-    """Read the inputs; runs renamed because their tag was taken go to ``notes``."""
+def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *,
+          one_run: bool = False) -> tuple[Qrels, list[Run]]:
+    """Read the inputs. ``notes`` gets what the app shows beside them: a file whose tag
+    column splits it into several systems (unless ``one_run``), runs renamed because their
+    tag was taken, and every soft warning of the reading and of the dataset
+    (:meth:`Dataset.warnings`: queries without judgments, judged queries not answered,
+    short rankings, unjudged documents at the top)."""
+    from .dataset import Dataset
+
     stage(f"reading {qrels_path}")
     qrels = read_qrels(qrels_path)
     runs: list[Run] = []
     for p in run_paths:
         stage(f"reading {p}")
-        runs.extend(read_runs(p, taken_names={r.name: r.source for r in runs}))
+        got = read_runs(p, taken_names={r.name: r.source for r in runs}, one_run=one_run)
+        if len(got) > 1:
+            shown = ", ".join(r.name for r in got[:3]) + (", ..." if len(got) > 3 else "")
+            notes.append(DataWarning(
+                "tags-split", f"{len(got)} tags in one file: read as {len(got)} systems "
+                f"({shown}); --one-run reads it as one run, as trec_eval does",
+                source=p, count=len(got)))
+        runs.extend(got)
+    stage("checking")
+    notes.extend(Dataset(qrels, tuple(runs)).warnings())
     stage("evaluating")
-    notes.extend(dict.fromkeys(w for r in runs for w in r.warnings if w.code == "run-renamed"))
     return qrels, runs
 
 
@@ -252,6 +272,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     names = _expand(names if args.measures else None, options.trec_eval)
     cols = columns(names, parse_measure)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
+    if args.one_run and args.engine == "dask":
+        raise ValueError("--one-run goes with --engine memory")
     if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
         from .distributed import dask_client, evaluate_dask
 
@@ -261,7 +283,7 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
-        qrels, runs = _load(args.qrels, args.runs, notes)
+        qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
         cols = columns(names, parse_measure, grades=np.unique(qrels.grade))
         res = evaluate(qrels, runs, _specs(cols), options=options)
@@ -311,7 +333,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
     from .compare import compare_evaluation, write_comparison
     from .data import JoinCache
 
-    qrels, runs = _load(args.qrels, args.runs, notes)
+    qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
     tests = [t.strip() for t in args.tests.split(",") if t.strip()]
     joins = JoinCache()  # the decision evidence joins the runs once more otherwise
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)

@@ -220,7 +220,7 @@ def test_same_tag_twice_is_renamed_with_a_warning(seed_files):
     assert done.returncode == 0
     systems = {row.split(",")[0] for row in done.stdout.splitlines()[1:]}
     assert systems == {"seed", "run:seed"}
-    [warning] = done.stderr.splitlines()
+    [warning] = [w for w in done.stderr.splitlines() if "is already" in w]
     assert warning.startswith("warning: run.txt: tag 'seed' is already the run 'seed' of "
                               "run.txt") and "'run:seed'" in warning
 
