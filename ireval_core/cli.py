@@ -81,6 +81,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
     ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
+    ev.add_argument("-Z", "--zscores", metavar="FILE",
+                    help="trec_eval's -Z: print each value as a z-score against the mean and "
+                    "standard deviation of its query and measure in FILE (lines 'qid "
+                    "measure mean stddev'; trec layout only)")
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
     scale = ev.add_argument_group("beyond one machine (pip install -r requirements-scale.txt)")
     scale.add_argument("--engine", choices=("memory", "dask"), default="memory",
@@ -274,6 +278,13 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     strings: dict[tuple[str, str], dict[str, str]] = {}
     if args.one_run and args.engine == "dask":
         raise ValueError("--one-run goes with --engine memory")
+    table = None
+    if args.zscores is not None:
+        if args.format != "trec":
+            raise ValueError("-Z goes with --format trec")
+        from .io.zscores import read_zscores
+
+        table = read_zscores(args.zscores)
     if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
         from .distributed import dask_client, evaluate_dask
 
@@ -294,7 +305,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
                     for r in runs:
                         strings[(r.name, c.label)] = relstrings(qrels, r, options, c.depth)
     if args.format == "trec":
-        write_trec(res, cols, args.per_query, out, strings=strings, header=header)
+        write_trec(res, cols, args.per_query, out, strings=strings, header=header,
+                   zscore_table=table)
     else:
         labels: dict[Measure, str] = {}  # each measure under the name first given
         for c in cols:

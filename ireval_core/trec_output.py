@@ -279,43 +279,105 @@ def _value(value: float, m: Measure) -> str:
     return f"{value:6.4f}"
 
 
+MISSING_ZSCORE = -1_000_000.0
+"""trec_eval's z-score of a value the z-score file has no mean and deviation for."""
+
+
+def zscores(values: np.ndarray, query_ids: Sequence[object], name: str,
+            table: Mapping[tuple[str, str], tuple[float, float]]) -> np.ndarray:
+    """trec_eval's ``-Z``: each query's value of the measure printed ``name`` as a z-score,
+    ``(value - mean) / stddev`` with the query's mean and deviation in ``table``
+    (:func:`ireval_core.io.zscores.read_zscores`); a deviation of 0 gives 0 when the value
+    is the mean; anything else (no line for the query and measure, or a deviation of 0 and
+    another value) gives -1000000, as trec_eval's ``convert_zscores.c``.
+
+    >>> zscores(np.array([0.5, 0.2, 0.3]), ["1", "2", "3"], "map",
+    ...         {("1", "map"): (0.25, 0.5), ("2", "map"): (0.2, 0.0)}).tolist()
+    [0.5, 0.0, -1000000.0]
+    """
+    pairs = [table.get((str(q), name)) for q in query_ids]
+    mean = np.array([np.nan if p is None else p[0] for p in pairs])
+    sd = np.array([np.nan if p is None else p[1] for p in pairs])
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (values - mean) / sd
+    z = np.where(sd == 0, np.where(values == mean, 0.0, MISSING_ZSCORE), z)
+    return np.where(np.isnan(mean), MISSING_ZSCORE, z)
+
+
+def _zscore_column(res: Evaluation, s: str, col: Column, rows: np.ndarray,
+                   table: Mapping[tuple[str, str], tuple[float, float]]
+                   ) -> tuple[np.ndarray, float]:
+    """A column's per-query z-scores and its ``all`` value under ``-Z``: the mean of the
+    z-scores, their sum for the counts, exp of their mean for gm_map/gm_bpref (whose
+    per-query value is log(max(AP, 1e-5)) in trec_eval). ``rows``: the queries trec_eval
+    evaluates (9.0.8 with -c adds the others to the average as 0)."""
+    if col.measure is None:
+        raise TypeError(f"{col.label} is a string column, with no z-score")
+    values = res.values[(s, str(col.measure))]
+    qids = res.query_ids[s]
+    name = col.measure.name
+    if name in _SUMMARY_ONLY:
+        values = np.log(np.maximum(values, 1e-5))
+    z = np.zeros(len(qids))
+    z[rows] = zscores(values[rows], [qids[i] for i in rows], col.label, table)
+    if name in COUNTS:
+        return z, float(z.sum())
+    mean = float(z.mean()) if len(z) else 0.0
+    return z, (math.exp(mean) if name in _SUMMARY_ONLY else mean)
+
+
 def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: TextIO, *,
                strings: Mapping[tuple[str, str], Mapping[str, str]] | None = None,
-               header: Iterable[str] = HEADER) -> None:
+               header: Iterable[str] = HEADER,
+               zscore_table: Mapping[tuple[str, str], tuple[float, float]] | None = None
+               ) -> None:
     """Write ``res`` as trec_eval prints it (see the module docstring).
 
     ``header``: which of ``runid`` and ``num_q`` to print; trec_eval prints them when asked
     (``all_trec``, ``official``, ``-m runid``), not with ``-m map`` alone
     (:func:`header_of`). ``runid`` is always printed when ``res`` has several systems, to
-    tell them apart (trec_eval evaluates one run).
+    tell them apart (trec_eval evaluates one run). ``zscore_table``: trec_eval's ``-Z``,
+    every value printed as a z-score (:func:`zscores`) under the name ``Z<name>``.
 
     Under 9.0.8 semantics with ``complete``, the queries a run does not answer
     (:attr:`Evaluation.answered`) get no per-query line, as trec_eval 9.0.8 skips them.
     ``strings``: the relstrings, by (system, column label).
     """
     skip_missing = res.options.trec_eval == "9.0.8" and res.options.complete
+    z_mark = "Z" if zscore_table is not None else ""
     for s in res.systems:
+        qids = res.query_ids[s]
+        kept = (set(map(str, res.answered[s])) if skip_missing and s in res.answered
+                else None)
+        rows = np.array([i for i, q in enumerate(qids) if kept is None or str(q) in kept],
+                        dtype=np.int64)
+        cells: list[tuple[Column, np.ndarray | None, float]] = []
+        for c in cols:
+            if c.measure is None:
+                cells.append((c, None, math.nan))
+            elif zscore_table is not None:
+                cells.append((c, *_zscore_column(res, s, c, rows, zscore_table)))
+            else:
+                cells.append((c, res.values[(s, str(c.measure))], res.mean(s, c.measure)))
         if per_query:
-            kept = (set(map(str, res.answered[s])) if skip_missing and s in res.answered
-                    else None)
-            cells = [(c, None if c.measure is None else res.values[(s, str(c.measure))])
-                     for c in cols]
-            for i, q in enumerate(res.query_ids[s]):
-                if kept is not None and str(q) not in kept:
-                    continue
-                for col, values in cells:
+            for i in rows:
+                q = qids[i]
+                for col, values, _ in cells:
                     if col.measure is None or values is None:
                         text = (strings or {}).get((s, col.label), {}).get(str(q))
                         if text is not None:
                             out.write(f"{col.label:<22}\t{q}\t'{text}'\n")
                     elif col.measure.name not in _SUMMARY_ONLY:
-                        text = _value(float(values[i]), col.measure)
-                        out.write(f"{col.label:<22}\t{q}\t{text}\n")
+                        text = (f"{float(values[i]):6.4f}" if z_mark
+                                else _value(float(values[i]), col.measure))
+                        out.write(f"{z_mark}{col.label:<22}\t{q}\t{text}\n")
         if "runid" in header or len(res.systems) > 1:
             out.write(f"{'runid':<22}\tall\t{s}\n")
         if "num_q" in header:
-            out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
-        for col in cols:
+            n = f"{len(qids):6.4f}" if z_mark else str(len(qids))
+            out.write(f"{z_mark}{'num_q':<22}\tall\t{n}\n")
+        for col, _, mean in cells:
             if col.measure is not None:
-                text = _value(res.mean(s, col.measure), col.measure)
-                out.write(f"{col.label:<22}\tall\t{text}\n")
+                text = f"{mean:6.4f}" if z_mark else _value(mean, col.measure)
+                out.write(f"{z_mark}{col.label:<22}\tall\t{text}\n")
