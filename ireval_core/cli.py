@@ -16,6 +16,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO, cast
 
+import numpy as np
+
 from . import cli_labels
 from .data import Qrels, Run
 from .errors import DataWarning, IrevalError
@@ -26,7 +28,15 @@ from .measures import FAMILIES, Measure, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
 from .trec_output import COUNTS as _COUNTS
-from .trec_output import all_trec, columns, official, relstrings, write_trec
+from .trec_output import (
+    Column,
+    all_trec,
+    columns,
+    header_of,
+    official,
+    relstrings,
+    write_trec,
+)
 
 # trec_eval 9.0.8's all_trec, in its print order (--trec-eval 10.0: trec_output.all_trec)
 ALL_TREC = all_trec("9.0.8")
@@ -51,6 +61,10 @@ def _measure_help() -> str:
     return "\n".join(lines)
 
 
+_ONE_RUN = ("each run file is one run whatever its tag column says, named by the tag of "
+            "its last line, as trec_eval reads a run (default: one run per tag)")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ireval_core",
@@ -66,6 +80,11 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="measure, repeatable (default: all_trec)")
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
+    ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
+    ev.add_argument("-Z", "--zscores", metavar="FILE",
+                    help="trec_eval's -Z: print each value as a z-score against the mean and "
+                    "standard deviation of its query and measure in FILE (lines 'qid "
+                    "measure mean stddev'; trec layout only)")
     ev.add_argument("--format", choices=("trec", "csv", "json"), default="trec")
     scale = ev.add_argument_group("beyond one machine (pip install -r requirements-scale.txt)")
     scale.add_argument("--engine", choices=("memory", "dask"), default="memory",
@@ -104,6 +123,7 @@ def _build_parser() -> argparse.ArgumentParser:
     decide.add_argument("--loss-delta", type=float, default=0.0,
                         help="a query loses when b - a < -delta (default 0)")
     add_arguments(cmp_)
+    cmp_.add_argument("--one-run", action="store_true", help=_ONE_RUN)
     cmp_.add_argument("--format", choices=("json", "csv"), default="json")
 
     rep = sub.add_parser("report", help="results table with significance markers "
@@ -160,20 +180,35 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
     """Measure names as given, with ``all_trec`` and ``official`` replaced by that
     trec_eval's names."""
     sets = {"all_trec": all_trec(trec_eval), "official": official()}
-    return [n for name in names or ["all_trec"] for n in sets.get(name.strip(), [name])]
+    given = ["all_trec"] if names is None else names
+    return [n for name in given for n in sets.get(name.strip(), [name])]
 
 
-def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning]
-          ) -> tuple[Qrels, list[Run]]:
-    """Read the inputs; runs renamed because their tag was taken go to ``notes``."""
+def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *,
+          one_run: bool = False) -> tuple[Qrels, list[Run]]:
+    """Read the inputs. ``notes`` gets what the app shows beside them: a file whose tag
+    column splits it into several systems (unless ``one_run``), runs renamed because their
+    tag was taken, and every soft warning of the reading and of the dataset
+    (:meth:`Dataset.warnings`: queries without judgments, judged queries not answered,
+    short rankings, unjudged documents at the top)."""
+    from .dataset import Dataset
+
     stage(f"reading {qrels_path}")
     qrels = read_qrels(qrels_path)
     runs: list[Run] = []
     for p in run_paths:
         stage(f"reading {p}")
-        runs.extend(read_runs(p, taken_names={r.name: r.source for r in runs}))
+        got = read_runs(p, taken_names={r.name: r.source for r in runs}, one_run=one_run)
+        if len(got) > 1:
+            shown = ", ".join(r.name for r in got[:3]) + (", ..." if len(got) > 3 else "")
+            notes.append(DataWarning(
+                "tags-split", f"{len(got)} tags in one file: read as {len(got)} systems "
+                f"({shown}); --one-run reads it as one run, as trec_eval does",
+                source=p, count=len(got)))
+        runs.extend(got)
+    stage("checking")
+    notes.extend(Dataset(qrels, tuple(runs)).warnings())
     stage("evaluating")
-    notes.extend(dict.fromkeys(w for r in runs for w in r.warnings if w.code == "run-renamed"))
     return qrels, runs
 
 
@@ -237,24 +272,32 @@ def _num(v: float) -> float | None:
 
 def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     options = from_arguments(args)
-    cols = columns(_expand(args.measures, options.trec_eval), parse_measure)
-    specs = [c.measure for c in cols if c.measure is not None]
-    labels: dict[Measure, str] = {}  # each measure under the name first given (csv, json)
-    for c in cols:
-        if c.measure is not None:
-            labels.setdefault(c.measure, c.label)
+    names, header = header_of(args.measures or [])
+    names = _expand(names if args.measures else None, options.trec_eval)
+    cols = columns(names, parse_measure)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
+    if args.one_run and args.engine == "dask":
+        raise ValueError("--one-run goes with --engine memory")
+    table = None
+    if args.zscores is not None:
+        if args.format != "trec":
+            raise ValueError("-Z goes with --format trec")
+        from .io.zscores import read_zscores
+
+        table = read_zscores(args.zscores)
     if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
         from .distributed import dask_client, evaluate_dask
 
         with dask_client(args.scheduler, n_workers=args.workers) as client:
-            res = evaluate_dask(args.qrels, args.runs, specs, options=options,
+            res = evaluate_dask(args.qrels, args.runs, _specs(cols), options=options,
                                 client=client, notes=notes)
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
-        qrels, runs = _load(args.qrels, args.runs, notes)
-        res = evaluate(qrels, runs, specs, options=options)
+        qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
+        # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
+        cols = columns(names, parse_measure, grades=np.unique(qrels.grade))
+        res = evaluate(qrels, runs, _specs(cols), options=options)
         notes.extend(_unanswered(qrels, runs, options))
         if args.format == "trec":
             for c in cols:
@@ -262,10 +305,20 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
                     for r in runs:
                         strings[(r.name, c.label)] = relstrings(qrels, r, options, c.depth)
     if args.format == "trec":
-        write_trec(res, cols, args.per_query, out, strings=strings)
+        write_trec(res, cols, args.per_query, out, strings=strings, header=header,
+                   zscore_table=table)
     else:
+        labels: dict[Measure, str] = {}  # each measure under the name first given
+        for c in cols:
+            if c.measure is not None:
+                labels.setdefault(c.measure, c.label)
         write_eval(res, labels, args.per_query, args.format, out)
     return 0
+
+
+def _specs(cols: Sequence[Column]) -> list[Measure]:
+    """The measures of printed columns, each once, in order."""
+    return list(dict.fromkeys(c.measure for c in cols if c.measure is not None))
 
 
 def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions
@@ -292,7 +345,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
     from .compare import compare_evaluation, write_comparison
     from .data import JoinCache
 
-    qrels, runs = _load(args.qrels, args.runs, notes)
+    qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
     tests = [t.strip() for t in args.tests.split(",") if t.strip()]
     joins = JoinCache()  # the decision evidence joins the runs once more otherwise
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)

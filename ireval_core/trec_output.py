@@ -30,11 +30,13 @@ from typing import TextIO
 import numpy as np
 
 from .data import Qrels, Run, join
+from .errors import UnknownMeasureError
 from .evaluate import Evaluation
 from .measures import Measure
 from .options import EvalOptions
 
-__all__ = ["COUNTS", "Column", "all_trec", "columns", "official", "relstrings", "write_trec"]
+__all__ = ["COUNTS", "HEADER", "Column", "all_trec", "columns", "header_of", "official",
+           "relstrings", "trec_params", "write_trec"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _ALL_TREC_9 = (
@@ -68,6 +70,22 @@ def all_trec(trec_eval: str) -> list[str]:
     return list(_ALL_TREC_10 if trec_eval == "10.0" else _ALL_TREC_9)
 
 
+HEADER = ("runid", "num_q")
+"""The summary lines trec_eval prints first when they are asked for (its first measures)."""
+
+
+def header_of(names: Iterable[str]) -> tuple[list[str], tuple[str, ...]]:
+    """``names`` without ``runid``/``num_q``, and those of them to print: both with
+    ``all_trec`` or ``official`` (or no name: ireval's default, all_trec), else those
+    named, as trec_eval marks them."""
+    names = [n.strip() for n in names]
+    if not names or any(n.partition(".")[0] in ("all_trec", "official") for n in names):
+        shown: tuple[str, ...] = HEADER
+    else:
+        shown = tuple(h for h in HEADER if h in names)
+    return [n for n in names if n not in HEADER], shown
+
+
 def official() -> list[str]:
     """trec_eval's ``official`` measures (its default), in its print order."""
     return list(_OFFICIAL)
@@ -82,34 +100,157 @@ class Column:
     depth: int = 10
 
 
-def columns(names: Iterable[str], parse: object) -> list[Column]:
+def columns(names: Iterable[str], parse: object, *,
+            grades: Iterable[float] | None = None) -> list[Column]:
     """The printed columns of measure ``names`` (``parse``: the measure parser), each name
     once (two names of one measure, as ``Rprec`` and ``Rprec_mult_1.00``, are both printed,
     as trec_eval does); ``relstring``/``relstring_N`` as strings.
 
-    As trec_eval's ``-m all_trec -m relstring.20``, a ``relstring_N`` (or ``relstring.N``)
-    sets the depth of the relstring that ``all_trec`` lists, printed in its place as
-    ``relstring_N``.
+    A name written as trec_eval's ``-m name.params`` (``P.5,7,3``, ``iprec_at_recall..1,.5``,
+    ``ndcg.1=3,2=9``, ``relstring.20``: :func:`trec_params`) becomes the columns trec_eval
+    prints for it, named as trec_eval names them; as in trec_eval, the first parameters
+    given for a measure are its parameters wherever it is asked for, so
+    ``-m all_trec -m P.5`` prints ``P_5`` in the place of ``all_trec``'s ``P_5 ... P_1000``.
+    ``grades``: the grades of the qrels, which a gain map (``ndcg.1=3``) leaves at their
+    own value, as trec_eval does.
     """
     names = [n.strip() for n in names]
-    given = [int(h[1]) for h in map(_RELSTRING.match, names) if h and h[1]]
+    given: dict[str, str] = {}
+    for text in names:
+        hit = _RELSTRING.match(text)
+        base, dot, params = text.partition(".")
+        if dot and re.fullmatch(r"[A-Za-z0-9_]+", base):
+            if not params:
+                raise UnknownMeasureError(f"trec_eval: improper measure in parameter {base!r}: "
+                                          "nothing after the '.'")
+            given.setdefault(base, params)
+        elif hit and hit[1]:
+            given.setdefault("relstring", hit[1])
+    grade_set = None if grades is None else sorted({float(g) for g in grades})
     out: list[Column] = []
     seen: set[object] = set()
     for text in names:
-        hit = _RELSTRING.match(text)
+        base = _base(text)
         key: object
-        if hit:
-            depth = int(hit[1]) if hit[1] else (given[0] if given else 10)
-            col = Column("relstring" if depth == 10 and not given else f"relstring_{depth}",
-                         None, depth)
-            key = "relstring"
+        if base in given and base in _WITH_PARAMS:
+            new, key = trec_params(base, given[base], parse, grades=grade_set), base
+        elif text == "relstring" or _RELSTRING.match(text):
+            new, key = [Column("relstring", None, 10)], "relstring"
         else:
-            m = parse(text)  # type: ignore[operator]
-            col, key = Column(text, m), text
+            plain = text.partition(".")[0] if base in given else text  # params ignored
+            new, key = [Column(plain, parse(plain))], plain  # type: ignore[operator]
         if key not in seen:
             seen.add(key)
-            out.append(col)
+            out.extend(new)
     return out
+
+
+# trec_eval's measures that take parameters, by how it reads them (meas_init.c)
+_LONG_CUTOFFS = {"P": "P@{}", "recall": "R@{}", "ndcg_cut": "nDCG@{}", "map_cut": "AP@{}",
+                 "relative_P": "RelativeP@{}", "success": "Success@{}", "unj": "Unjudged@{}"}
+_DOUBLE_CUTOFFS = {"iprec_at_recall": "IPrec@{!r}", "Rprec_mult": "Rprec(mult={!r})"}
+_DOUBLE_PARAMS = frozenset({"11pt_avg", "utility", "set_F", "relstring"})
+_PAIRS = frozenset({"ndcg", "rbp", "rbp_resid", "G", "ndcg_rel", "Rndcg"})
+_WITH_PARAMS = frozenset({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS, *_DOUBLE_PARAMS, *_PAIRS})
+_CUT_NAME = re.compile(r"^(" + "|".join(sorted({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS}, key=len,
+                                               reverse=True)) + r")_[^_]+$")
+
+
+def _base(text: str) -> str:
+    """trec_eval's measure of a printed or asked name: ``P`` of ``P_5`` and ``P.5,10``."""
+    hit = _CUT_NAME.match(text)
+    if hit:
+        return hit[1]
+    if _RELSTRING.match(text):
+        return "relstring"
+    return text.partition(".")[0]
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the leading integer of ``text`` (0 when there is none)."""
+    hit = re.match(r"\s*([+-]?\d+)", text)
+    return int(hit[1]) if hit else 0
+
+
+def _atof(text: str, base: str) -> float:
+    """C's ``atof``, refusing text with no number at all (trec_eval reads it as 0)."""
+    hit = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
+    if not hit:
+        raise UnknownMeasureError(f"trec_eval: parameter {text!r} of {base} is not a number")
+    return float(hit[1])
+
+
+def trec_params(base: str, params: str, parse: object, *,
+                grades: Sequence[float] | None = None) -> list[Column]:
+    """The columns of trec_eval's ``-m base.params``, named and computed as trec_eval does.
+
+    * cutoffs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``relative_P``, ``success``,
+      ``unj``): read as C's ``atol`` (``23.4`` is 23), sorted, each > 0 and once;
+      printed ``P_5``;
+    * recall levels and multiples (``iprec_at_recall``, ``Rprec_mult``): numbers, sorted,
+      each once; printed ``%3.2f`` (``iprec_at_recall_0.10``, ``Rprec_mult_5.00``);
+    * ``11pt_avg`` (the levels averaged), ``utility`` (its four coefficients), ``set_F``
+      (beta), ``relstring`` (the depth): printed with the parameters as written
+      (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``);
+    * ``name=value`` pairs: ``ndcg`` (a grade's gain; a grade not given keeps its own
+      value, ``grades``), ``rbp``/``rbp_resid`` (``p``); printed as written
+      (``ndcg_1=3,2=9,4=4.5``).
+    """
+    values = params.split(",")
+    measure = parse  # the measure parser, typed loosely as columns() takes it
+    if base in _LONG_CUTOFFS:
+        cuts = sorted(_atol(v) for v in values)
+        _check_cutoffs(cuts, base, positive=True)
+        return [Column(f"{base}_{k}", measure(_LONG_CUTOFFS[base].format(k)))  # type: ignore[operator]
+                for k in cuts]
+    if base in _DOUBLE_CUTOFFS:
+        levels = sorted(_atof(v, base) for v in values)
+        _check_cutoffs(levels, base, positive=False)
+        return [Column(f"{base}_{x:3.2f}", measure(_DOUBLE_CUTOFFS[base].format(x)))  # type: ignore[operator]
+                for x in levels]
+    label = f"{base}_{params}"
+    if base == "relstring":
+        return [Column(label, None, int(_atof(values[0], base)))]
+    if base == "11pt_avg":
+        written = ",".join(repr(_atof(v, base)) for v in values)
+        return [Column(label, measure(f"11pt(levels={{{written}}})"))]  # type: ignore[operator]
+    if base == "utility":
+        if len(values) != 4:
+            raise UnknownMeasureError("trec_eval: utility takes 4 coefficients "
+                                      f"(a,b,c,d); got {params!r}")
+        a, b, c, d = (repr(_atof(v, base)) for v in values)
+        return [Column(label, measure(f"Utility(a={a},b={b},c={c},d={d})"))]  # type: ignore[operator]
+    if base == "set_F":
+        return [Column(label, measure(f"F(beta={_atof(values[0], base)!r})"))]  # type: ignore[operator]
+    pairs = []
+    for v in values:
+        name, eq, value = v.partition("=")
+        if not eq or not name:
+            raise UnknownMeasureError(f"trec_eval: malformed pair parameters in {params!r}")
+        pairs.append((name, _atof(value, base)))
+    if base == "ndcg":
+        gains = {float(int(n)): g for n, g in pairs if re.fullmatch(r"[+-]?\d+", n)}
+        for level in grades or ():  # trec_eval: a level not given gains its own value
+            if level >= 0 and level.is_integer():
+                gains.setdefault(level, level)
+        text = ",".join(f"{_short(g)}:{_short(v)}" for g, v in sorted(gains.items()))
+        return [Column(label, measure(f"nDCG(gain={{{text}}})"))]  # type: ignore[operator]
+    if base in ("rbp", "rbp_resid"):
+        return [Column(label, measure(label))]  # type: ignore[operator]
+    raise UnknownMeasureError(f"trec_eval's {base} with gain parameters ({params!r}) is not "
+                              "supported yet: ask for it without parameters")
+
+
+def _short(x: float) -> str:
+    return str(int(x)) if x.is_integer() else repr(x)
+
+
+def _check_cutoffs(cuts: Sequence[float], base: str, *, positive: bool) -> None:
+    if positive and cuts[0] <= 0:
+        raise UnknownMeasureError(f"trec_eval: cutoffs of {base} must be > 0; got "
+                                  f"{_short(float(cuts[0]))}")
+    if len(set(cuts)) < len(cuts):
+        raise UnknownMeasureError(f"trec_eval: duplicate cutoffs of {base}")
 
 
 def relstrings(qrels: Qrels, run: Run, options: EvalOptions, depth: int
@@ -138,35 +279,105 @@ def _value(value: float, m: Measure) -> str:
     return f"{value:6.4f}"
 
 
+MISSING_ZSCORE = -1_000_000.0
+"""trec_eval's z-score of a value the z-score file has no mean and deviation for."""
+
+
+def zscores(values: np.ndarray, query_ids: Sequence[object], name: str,
+            table: Mapping[tuple[str, str], tuple[float, float]]) -> np.ndarray:
+    """trec_eval's ``-Z``: each query's value of the measure printed ``name`` as a z-score,
+    ``(value - mean) / stddev`` with the query's mean and deviation in ``table``
+    (:func:`ireval_core.io.zscores.read_zscores`); a deviation of 0 gives 0 when the value
+    is the mean; anything else (no line for the query and measure, or a deviation of 0 and
+    another value) gives -1000000, as trec_eval's ``convert_zscores.c``.
+
+    >>> zscores(np.array([0.5, 0.2, 0.3]), ["1", "2", "3"], "map",
+    ...         {("1", "map"): (0.25, 0.5), ("2", "map"): (0.2, 0.0)}).tolist()
+    [0.5, 0.0, -1000000.0]
+    """
+    pairs = [table.get((str(q), name)) for q in query_ids]
+    mean = np.array([np.nan if p is None else p[0] for p in pairs])
+    sd = np.array([np.nan if p is None else p[1] for p in pairs])
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (values - mean) / sd
+    z = np.where(sd == 0, np.where(values == mean, 0.0, MISSING_ZSCORE), z)
+    return np.where(np.isnan(mean), MISSING_ZSCORE, z)
+
+
+def _zscore_column(res: Evaluation, s: str, col: Column, rows: np.ndarray,
+                   table: Mapping[tuple[str, str], tuple[float, float]]
+                   ) -> tuple[np.ndarray, float]:
+    """A column's per-query z-scores and its ``all`` value under ``-Z``: the mean of the
+    z-scores, their sum for the counts, exp of their mean for gm_map/gm_bpref (whose
+    per-query value is log(max(AP, 1e-5)) in trec_eval). ``rows``: the queries trec_eval
+    evaluates (9.0.8 with -c adds the others to the average as 0)."""
+    if col.measure is None:
+        raise TypeError(f"{col.label} is a string column, with no z-score")
+    values = res.values[(s, str(col.measure))]
+    qids = res.query_ids[s]
+    name = col.measure.name
+    if name in _SUMMARY_ONLY:
+        values = np.log(np.maximum(values, 1e-5))
+    z = np.zeros(len(qids))
+    z[rows] = zscores(values[rows], [qids[i] for i in rows], col.label, table)
+    if name in COUNTS:
+        return z, float(z.sum())
+    mean = float(z.mean()) if len(z) else 0.0
+    return z, (math.exp(mean) if name in _SUMMARY_ONLY else mean)
+
+
 def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: TextIO, *,
-               strings: Mapping[tuple[str, str], Mapping[str, str]] | None = None) -> None:
+               strings: Mapping[tuple[str, str], Mapping[str, str]] | None = None,
+               header: Iterable[str] = HEADER,
+               zscore_table: Mapping[tuple[str, str], tuple[float, float]] | None = None
+               ) -> None:
     """Write ``res`` as trec_eval prints it (see the module docstring).
+
+    ``header``: which of ``runid`` and ``num_q`` to print; trec_eval prints them when asked
+    (``all_trec``, ``official``, ``-m runid``), not with ``-m map`` alone
+    (:func:`header_of`). ``runid`` is always printed when ``res`` has several systems, to
+    tell them apart (trec_eval evaluates one run). ``zscore_table``: trec_eval's ``-Z``,
+    every value printed as a z-score (:func:`zscores`) under the name ``Z<name>``.
 
     Under 9.0.8 semantics with ``complete``, the queries a run does not answer
     (:attr:`Evaluation.answered`) get no per-query line, as trec_eval 9.0.8 skips them.
     ``strings``: the relstrings, by (system, column label).
     """
     skip_missing = res.options.trec_eval == "9.0.8" and res.options.complete
+    z_mark = "Z" if zscore_table is not None else ""
     for s in res.systems:
+        qids = res.query_ids[s]
+        kept = (set(map(str, res.answered[s])) if skip_missing and s in res.answered
+                else None)
+        rows = np.array([i for i, q in enumerate(qids) if kept is None or str(q) in kept],
+                        dtype=np.int64)
+        cells: list[tuple[Column, np.ndarray | None, float]] = []
+        for c in cols:
+            if c.measure is None:
+                cells.append((c, None, math.nan))
+            elif zscore_table is not None:
+                cells.append((c, *_zscore_column(res, s, c, rows, zscore_table)))
+            else:
+                cells.append((c, res.values[(s, str(c.measure))], res.mean(s, c.measure)))
         if per_query:
-            kept = (set(map(str, res.answered[s])) if skip_missing and s in res.answered
-                    else None)
-            cells = [(c, None if c.measure is None else res.values[(s, str(c.measure))])
-                     for c in cols]
-            for i, q in enumerate(res.query_ids[s]):
-                if kept is not None and str(q) not in kept:
-                    continue
-                for col, values in cells:
+            for i in rows:
+                q = qids[i]
+                for col, values, _ in cells:
                     if col.measure is None or values is None:
                         text = (strings or {}).get((s, col.label), {}).get(str(q))
                         if text is not None:
                             out.write(f"{col.label:<22}\t{q}\t'{text}'\n")
                     elif col.measure.name not in _SUMMARY_ONLY:
-                        text = _value(float(values[i]), col.measure)
-                        out.write(f"{col.label:<22}\t{q}\t{text}\n")
-        out.write(f"{'runid':<22}\tall\t{s}\n")
-        out.write(f"{'num_q':<22}\tall\t{len(res.query_ids[s])}\n")
-        for col in cols:
+                        text = (f"{float(values[i]):6.4f}" if z_mark
+                                else _value(float(values[i]), col.measure))
+                        out.write(f"{z_mark}{col.label:<22}\t{q}\t{text}\n")
+        if "runid" in header or len(res.systems) > 1:
+            out.write(f"{'runid':<22}\tall\t{s}\n")
+        if "num_q" in header:
+            n = f"{len(qids):6.4f}" if z_mark else str(len(qids))
+            out.write(f"{z_mark}{'num_q':<22}\tall\t{n}\n")
+        for col, _, mean in cells:
             if col.measure is not None:
-                text = _value(res.mean(s, col.measure), col.measure)
-                out.write(f"{col.label:<22}\tall\t{text}\n")
+                text = f"{mean:6.4f}" if z_mark else _value(mean, col.measure)
+                out.write(f"{z_mark}{col.label:<22}\tall\t{text}\n")

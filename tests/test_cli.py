@@ -43,7 +43,7 @@ def seed_files(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_trec_layout_and_golden_map(seed_files):
     qrels, run = seed_files
-    out = cli("eval", qrels, run, "-m", "map", "-q")
+    out = cli("eval", qrels, run, "-m", "runid", "-m", "num_q", "-m", "map", "-q")
     assert out.returncode == 0, out.stderr
     rows = [line.split("\t") for line in out.stdout.splitlines()]
     values = {(m.strip(), q): v for m, q, v in rows}
@@ -220,7 +220,7 @@ def test_same_tag_twice_is_renamed_with_a_warning(seed_files):
     assert done.returncode == 0
     systems = {row.split(",")[0] for row in done.stdout.splitlines()[1:]}
     assert systems == {"seed", "run:seed"}
-    [warning] = done.stderr.splitlines()
+    [warning] = [w for w in done.stderr.splitlines() if "is already" in w]
     assert warning.startswith("warning: run.txt: tag 'seed' is already the run 'seed' of "
                               "run.txt") and "'run:seed'" in warning
 

@@ -83,7 +83,7 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
 def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
               format: Format = "auto",
               taken_names: Iterable[str] | Mapping[str, str] = (),
-              limits: ReadLimits | None = None) -> list[Run]:
+              limits: ReadLimits | None = None, one_run: bool = False) -> list[Run]:
     """Read a run file, which may hold several systems (one per tag).
 
     Each system is named by its tag; by the file name when there is no tag column
@@ -92,6 +92,8 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     maps each name to the file it came from. Lines with an empty or missing tag
     (``NA``, ...) form the system named after the file, with a ``tag-missing``
     warning. Returns one :class:`Run` per system, in order of first appearance.
+    ``one_run``: the whole file is one system whatever its tags, named by the tag of its
+    last line, as trec_eval reads a run.
 
     Examples
     --------
@@ -103,7 +105,7 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_runs", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
-    outcome = guarded(_read_runs, source, name, format, taken_names, limits)
+    outcome = guarded(_read_runs, source, name, format, taken_names, limits, one_run)
     del source
     if isinstance(outcome, FormatError):
         raise outcome
@@ -168,15 +170,20 @@ def _read_run(source: PathOrBytes | Source, name: str | None, format: Format,
 
 def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                taken_names: Iterable[str] | Mapping[str, str],
-               limits: ReadLimits | None) -> list[Run]:
+               limits: ReadLimits | None, one_run: bool = False) -> list[Run]:
     src = Source.of(source, name, limits=limits)
     table, warnings = read_columns(src, "run", format)
+    last_tag: list[str | None] = [None]
+    if one_run and "tag" in table.column_names:  # trec_eval: the run id of the last line
+        last = table.column("tag")[-1].as_py() if table.num_rows else None
+        last_tag = [None if last is None or last in MISSING_TAGS else str(last)]
+        table = table.drop_columns(["tag"])
     owners = dict(taken_names) if isinstance(taken_names, Mapping) else dict.fromkeys(
         taken_names, "")
     taken = set(owners)
     scores = numeric(table.column("score"))
     tag_codes: np.ndarray | None = None
-    tag_names: list[str | None] = [None]
+    tag_names: list[str | None] = last_tag
     missing_lines = 0
     missing_markers: tuple[str, ...] = ()
     if "tag" in table.column_names:

@@ -231,8 +231,30 @@ ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
 
 
 def eleven_point(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg)."""
-    return iprec_levels(r, m, o, ELEVEN_POINTS).mean(axis=1)
+    """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg), or at the recall
+    ``levels`` given (``11pt(levels={.25,.5,.75})``, trec_eval's ``-m 11pt_avg..25,.5,.75``;
+    a level given twice counts twice, as in trec_eval)."""
+    return iprec_levels(r, m, o, recall_levels(str(m.get("levels")))).mean(axis=1)
+
+
+def recall_levels(text: str) -> np.ndarray:
+    """The recall levels of a ``levels`` parameter written ``{0.25,0.5,0.75}``.
+
+    >>> recall_levels("{0.25,0.5,0.75}").tolist()
+    [0.25, 0.5, 0.75]
+    """
+    return np.array([float(x) for x in text.strip("{}").split(",")], dtype=np.float64)
+
+
+def parse_levels(text: str) -> str:
+    """The ``kind`` of 11pt's ``levels``: ``{r1,r2,...}``, each a recall level in [0, 1];
+    written back sorted (trec_eval's 11pt_avg walks its levels in increasing order)."""
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError(f"expected recall levels like {{0.25,0.5,0.75}}, got {text!r}")
+    levels = sorted(float(x) for x in text[1:-1].split(",") if x.strip())
+    if not levels or not all(0.0 <= x <= 1.0 for x in levels):
+        raise ValueError(f"expected recall levels in [0, 1], got {text!r}")
+    return "{" + ",".join(repr(x) for x in levels) + "}"
 
 
 def num_rel_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:

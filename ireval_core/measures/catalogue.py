@@ -18,6 +18,7 @@ IDEAL = Param("ideal", "qrels", "ideal ranking: qrels = all judged documents of 
               "(trec_eval), run = the retrieved documents only (hides recall failures)",
               choices=("qrels", "run"))
 UNJUDGED = "unjudged documents count as non-relevant"
+ELEVEN = "{" + ",".join(repr(float(x)) for x in binary.ELEVEN_POINTS) + "}"
 
 register(Family("P", binary.precision, "relevant ({rel}) in the top {k} / {k}; short "
                 "rankings padded with non-relevant; " + UNJUDGED, params=(REL,),
@@ -59,8 +60,12 @@ register(Family("IPrec", binary.iprec, "interpolated precision at recall {k}: th
                 "trec_eval: 9.0.8 (long)(r·R + 0.9), 10.0 round(r·R))", cutoff="recall",
                 params=(REL,),
                 trec="iprec_at_recall_r", perfect_is_one=True))
-register(Family("11pt", binary.eleven_point, "mean of IPrec at recall 0.0, 0.1, ..., 1.0 "
-                "(relevant: {rel}; r·R rounded as IPrec)", cutoff="none", params=(REL,),
+register(Family("11pt", binary.eleven_point, "mean of IPrec at recall levels {levels} "
+                "(relevant: {rel}; r·R rounded as IPrec)", cutoff="none",
+                params=(REL, Param("levels", ELEVEN, "the recall levels averaged, written "
+                                   "{0.25,0.5,0.75} (default: 0.0, 0.1, ..., 1.0; trec_eval "
+                                   "-m 11pt_avg.x,y,z)", kind=binary.parse_levels,
+                                   rule="recall levels in [0, 1] written {0.25,0.5,0.75}")),
                 trec="11pt_avg",
                 aliases=("11ptAvg",), perfect_is_one=True))
 register(Family("NumRet", binary.num_ret, "documents retrieved (within {k})", binary=False,
