@@ -389,15 +389,20 @@ with frame.page("compare"):
                                              float(risk_alpha), int(n_resamples), int(seed)),
                             link)
                         try:
-                            workspace_glue.workspace().add_note(
-                                dataset_id, target, text, author=author.strip(),
-                                kind="decision")
+                            saved = workspace_glue.with_workspace(
+                                lambda ws: ws.add_note(dataset_id, target, text,
+                                                       author=author.strip(),
+                                                       kind="decision"))
                         except (IrevalError, ValueError) as exc:  # e.g. a NUL character
                             st.error(widgets.md_escape(str(exc)), icon=":material/error:")
                         else:
-                            st.session_state[state.NOTES_AUTHOR] = author.strip()
-                            st.success("Recorded, with the evidence above; it opens the "
-                                       "meeting report.", icon=":material/check:")
+                            if isinstance(saved, workspace_glue.WorkspaceProblem):
+                                widgets.workspace_problem(
+                                    saved, lead="The decision was not recorded. ")
+                            else:
+                                st.session_state[state.NOTES_AUTHOR] = author.strip()
+                                st.success("Recorded, with the evidence above; it opens the "
+                                           "meeting report.", icon=":material/check:")
             st.caption("The note keeps the decision, the evidence sentences above, the "
                        "settings and the link to this view; the meeting report recomputes "
                        "the evidence from them.")
