@@ -4,6 +4,7 @@ the pages show, and those values are the core's."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -174,3 +175,15 @@ def test_trend_alpha_and_power_from_the_link() -> None:
     assert not bad.exception
     assert "alpha" in _text(bad.warning) and "Not applied" in _text(bad.warning)
     assert bad.number_input(key=labels_trend_keys.ALPHA).value == 0.05
+
+
+def test_raters_confusion_title_axes_and_caption_agree() -> None:
+    at = _open("labels_raters")
+    assert not at.exception
+    fig = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    title = html.unescape(fig["title"]["text"])
+    assert title == "chen against the other raters, 2026-09"
+    assert "transitions" not in title
+    assert html.unescape(fig["yaxis"]["title"]["text"]) == "chen's label"
+    assert html.unescape(fig["xaxis"]["title"]["text"]) == "other raters' consensus label"
+    assert "Rows: chen's label; columns: the consensus of the other raters" in _text(at.caption)
