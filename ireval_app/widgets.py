@@ -350,13 +350,15 @@ def notes_panel(target: Target, *, title: str) -> None:
     from . import workspace_glue
 
     dataset_id = state.get_dataset_id()
-    with st.expander(md_escape(title), icon=":material/sticky_note_2:"):
-        if dataset_id is None:
+    ws = workspace_glue.workspace() if dataset_id is not None else None
+    notes = ws.notes(dataset_id, target) if ws is not None and dataset_id is not None else []
+    label = md_escape(title) + (f" ({len(notes)})" if notes else "")  # seen while collapsed
+    with st.expander(label, icon=":material/sticky_note_2:"):
+        if ws is None or dataset_id is None:
             st.caption("Notes are kept with a saved dataset: save these files to the "
                        "workspace on the Data page (**Save to the workspace**).")
             return
-        ws = workspace_glue.workspace()
-        for n in ws.notes(dataset_id, target):
+        for n in notes:
             kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
             st.markdown(f"{kind}: {md_escape(n.text)}")
             st.caption(f"{md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
@@ -365,7 +367,13 @@ def notes_panel(target: Target, *, title: str) -> None:
             text = st.text_area("Add a note", key=key + ".text", height=80)
             left, right = st.columns(2)
             kind = left.radio("Kind", ("note", "decision"), horizontal=True, key=key + ".kind")
-            right.text_input("Your name", key=state.NOTES_AUTHOR)
+            state.restore_author()
+            known = state.get_author().strip()
+            if known:  # asked once per session: then folded away, prefilled
+                with right.expander(f"As {md_escape(known)}", icon=":material/person:"):
+                    st.text_input("Your name", key=state.NOTES_AUTHOR)
+            else:
+                right.text_input("Your name", key=state.NOTES_AUTHOR)
             if st.form_submit_button("Add", icon=":material/add:"):
                 author = state.get_author().strip()
                 if not text.strip() or not author:
