@@ -114,7 +114,8 @@ with frame.page("lab"):
         key = st.selectbox("Worked example", list(titles), format_func=titles.__getitem__,
                            key=keys.PRESET)
         item = lab.preset(key)
-        st.info(f"**Seed {_seed(item.seed)}**: {widgets.md_escape(item.claim)}", icon=":material/school:")
+        st.info(f"**Seed {_seed(item.seed)}**: {widgets.md_escape(item.claim)}",
+                icon=":material/school:")
         res = lab_glue.preset_cached(item.key)
         st.caption("Worked examples use trec_eval's default options, as the seeds do; the sidebar "
                    "options apply to typed lists and real queries.")
