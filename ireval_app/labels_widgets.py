@@ -129,13 +129,16 @@ def current() -> tuple[labels_glue.Loaded | None, labels_glue.Loaded | None, boo
     return loaded, loaded_gsb, sample
 
 
-def header(title: str, intro: str, *, sample: bool) -> None:
-    """Title, introduction, the sample banner, and the settings line every number uses."""
+def header(title: str, intro: str, *, sample: bool, dcg: bool = True) -> None:
+    """Title, introduction, the sample banner, and the settings line every number uses
+    (``dcg=False``: a page the DCG settings do not apply to, e.g. side by side)."""
     st.title(title)
     st.caption(intro)
     if sample:
         st.info("**Sample labeling data**: six synthetic monthly rounds, not your files. "
                 "Upload labeling files on the Labeling data page.", icon=":material/science:")
+    if not dcg:
+        return
     s = settings()
     st.caption(f":material/tune: **Settings**: DCG@{s['k']}, {s['gain']} gain, label = "
                f"{_COMBINE_WORDS.get(str(s['combine']), str(s['combine']))} "

@@ -85,6 +85,13 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figu
     return fig
 
 
+def _grade_colors(n: int) -> list[str]:
+    """``n`` colours ordered by grade: light (lowest) to dark blue (highest)."""
+    from plotly.colors import sample_colorscale
+
+    return sample_colorscale("Blues", [0.25 + 0.75 * i / max(n - 1, 1) for i in range(n)])
+
+
 def _color(i: int) -> str:
     return COLORS[i % len(COLORS)]
 
@@ -368,9 +375,11 @@ def grade_distribution(grades: pd.DataFrame, *, system: str) -> go.Figure:
     """
     part = grades[grades["system"] == system]
     fig = go.Figure()
-    for i, ((_, name), df) in enumerate(part.groupby(["grade", "name"], sort=True)):
+    groups = list(part.groupby(["grade", "name"], sort=True))  # lowest grade first
+    colors = _grade_colors(len(groups))
+    for i, ((_, name), df) in enumerate(groups):
         fig.add_trace(go.Bar(x=_ts(df["round"]), y=df["share"], name=_t(name),
-                             marker_color=_color(i)))
+                             marker_color=colors[i]))
     fig.update_layout(barmode="stack", legend_title_text="label")
     fig.update_yaxes(tickformat=".0%", range=[0, 1])
     fig.update_xaxes(type="category")

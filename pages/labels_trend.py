@@ -12,6 +12,24 @@ from ireval_core.labels import export_batch, next_batch
 _NUM = st.column_config.NumberColumn
 
 
+def _trend_columns(k: int) -> dict[str, object]:
+    """Readable names of the trend's columns (the query-only band of ``trend``)."""
+    return {
+        "round": st.column_config.TextColumn("Round"),
+        "system": st.column_config.TextColumn("System"),
+        "queries": _NUM("Queries", format="%d"),
+        "dcg": _NUM(f"DCG@{k}", format="%.4f"),
+        "dcg_ci_low": _NUM("Low (queries)", format="%.4f",
+                           help="95% bootstrap interval over queries"),
+        "dcg_ci_high": _NUM("High (queries)", format="%.4f",
+                            help="95% bootstrap interval over queries"),
+        "dcg_unweighted": _NUM(f"DCG@{k} unweighted", format="%.4f"),
+        "ndcg": _NUM(f"nDCG@{k}", format="%.4f"),
+        "coverage": _NUM("Coverage", format="percent"),
+        "shown": _NUM("Shown", format="%d"), "labeled": _NUM("Labeled", format="%d"),
+        "averaging": st.column_config.TextColumn("Averaging")}
+
+
 def _round_table(nt_table, t_table, k: int, definitions: dict[str, str]) -> None:
     """The rater-noise table with the trend's nDCG and coverage, readable column names."""
     table = nt_table.merge(t_table[["round", "system", "ndcg", "coverage", "labeled", "shown"]],
@@ -177,9 +195,11 @@ with frame.page("labels_trend"):
         oo = labels_glue.offline_online_cached(key, j, k, gain, combine)
         for note in oo.notes:
             st.warning(widgets.md_escape(note), icon=":material/compare_arrows:")
-        st.dataframe(oo.table, hide_index=True, column_config={
-            c: st.column_config.NumberColumn(format="%.4f")
-            for c in ("dcg", "dcg_ci_low", "dcg_ci_high", "ndcg", "auc", "gauc", "pnr")})
+        st.dataframe(oo.table, hide_index=True, column_config=_trend_columns(k) | {
+            "scored": _NUM("Scored", format="%d", help="Labeled shown results with a score"),
+            "auc": _NUM("AUC", format="%.4f"), "gauc": _NUM("GAUC", format="%.4f"),
+            "gauc_queries": _NUM("GAUC queries", format="%d"),
+            "pnr": _NUM("PNR", format="%.4f")})
         st.caption(widgets.md_escape(oo.definition))
 
     # ------------------------------------------------------------------------- segments
@@ -187,9 +207,8 @@ with frame.page("labels_trend"):
         views.bind_view(keys.BY_SEGMENT, False)
         if st.toggle("Break down by segment", key=keys.BY_SEGMENT):
             seg = labels_glue.trend_cached(key, j, k, gain, combine, "segment")
-            st.dataframe(seg.table, hide_index=True, column_config={
-                c: st.column_config.NumberColumn(format="%.4f")
-                for c in ("dcg", "dcg_ci_low", "dcg_ci_high", "ndcg")})
+            st.dataframe(seg.table, hide_index=True, column_config=_trend_columns(k) | {
+                "segment": st.column_config.TextColumn("Segment")})
 
     # ------------------------------------------------------------------------- next round
     st.subheader("Planning the next round")

@@ -187,3 +187,27 @@ def test_raters_confusion_title_axes_and_caption_agree() -> None:
     assert html.unescape(fig["yaxis"]["title"]["text"]) == "chen's label"
     assert html.unescape(fig["xaxis"]["title"]["text"]) == "other raters' consensus label"
     assert "Rows: chen's label; columns: the consensus of the other raters" in _text(at.caption)
+
+
+def test_labeling_small_findings() -> None:
+    """Issue 18 item 7 on the labeling pages: no cut-off label, what the row count counts,
+    no link to the page itself, no DCG settings on Side by side, coverage as a share,
+    label colours ordered by grade."""
+    at = _open("labels_data")
+    assert not at.exception
+    assert at.selectbox(key=labeling_keys.COMBINE).label == "Combine raters by"
+    metric = next(m for m in at.metric if m.label == "Labeled rows")
+    assert metric.value == f"{len(read_judgments(_people()).label_table()):,}"
+    assert "shown results" in metric.proto.help
+    assert not [p for p in at.get("page_link") if p.proto.label == "Go to the Labeling data page"]
+    gsb = _open("labels_gsb")
+    assert not any("DCG@" in c.value for c in gsb.caption)
+    trend_page = _open("labels_trend")
+    charts_ = [json.loads(c.proto.spec) for c in trend_page.get("plotly_chart")]
+    coverage = next(c for c in charts_ if "Coverage" in c["layout"]["title"]["text"])
+    assert coverage["layout"]["yaxis"]["range"] == [0, 1.02]
+    assert coverage["layout"]["yaxis"]["tickformat"] == ".0%"
+    grades = next(c for c in charts_ if "Labels of the shown" in c["layout"]["title"]["text"])
+    colours = [t["marker"]["color"] for t in grades["data"]]
+    darkness = [sum(int(x) for x in c[c.index("(") + 1:-1].split(",")) for c in colours]
+    assert darkness == sorted(darkness, reverse=True)  # lowest grade lightest
