@@ -34,12 +34,16 @@ test: $(VENV)/.dev browser postgres
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
-## browser: Debian's chromium for the browser test (installed with apt-get when root)
+## browser: Debian's chromium and a CJK font (Chinese labels) for the browser test (apt-get when root)
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing: run 'sudo apt-get install chromium' for the browser test"; fi; }
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
+	  else echo "no CJK font: run 'sudo apt-get install fonts-noto-cjk' (Chinese labels render as boxes)"; fi; }
 
 ## postgres: Debian's PostgreSQL server for the workspace tests (installed with apt-get when root)
 postgres:

@@ -39,6 +39,7 @@ from .keys import (
     labels_changes,
     labels_data,
     labels_gsb,
+    labels_judge,
     labels_raters,
     labels_trend,
     meeting,
@@ -108,6 +109,8 @@ SECTIONS: dict[str, tuple[PageInfo, ...]] = {
                  ":material/published_with_changes:", labels_changes.PARAMS, labeling=True),
         PageInfo("labels_gsb", "pages/labels_gsb.py", "Side by side",
                  ":material/thumbs_up_down:", labels_gsb.PARAMS, labeling=True),
+        PageInfo("labels_judge", "pages/labels_judge.py", "Model judge",
+                 ":material/smart_toy:", labels_judge.PARAMS, labeling=True),
     ),
     "Meet and learn": (
         PageInfo("meeting", "pages/meeting.py", "Meeting", ":material/groups:", meeting.PARAMS),

@@ -20,14 +20,21 @@ import streamlit as st
 
 from ireval_core.errors import FormatError
 from ireval_core.labels import (
+    AnchorDrift,
+    JudgeReport,
     Judgments,
     LabelMap,
+    NoiseTrend,
     OfflineOnline,
     Trend,
+    anchor_drift,
     dcg_decomposition,
+    judge_report,
     label_changes,
+    noise_trend,
     offline_online,
     plan_next_round,
+    read_anchors,
     read_judgments,
     trend,
 )
@@ -37,12 +44,17 @@ from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
 from .cache import without_traceback
 from .shared_cache import shared
 
-__all__ = ["SAMPLE_DIR", "Files", "Loaded", "changes_cached", "decomposition_cached",
-           "gsb_cached", "load_gsb", "load_judgments", "offline_online_cached", "plan_cached",
-           "raters_cached", "sample_files", "trend_cached", "workspace_id"]
+__all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
+           "changes_cached", "decomposition_cached", "gsb_cached", "judge_cached", "load_gsb",
+           "load_judgments", "noise_trend_cached", "offline_online_cached", "people_cached",
+           "plan_cached", "raters_cached", "sample_anchors", "sample_files", "trend_cached",
+           "workspace_id"]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
-"""The bundled labeling sample: six monthly rounds, two systems, three raters."""
+"""The bundled labeling sample: six monthly rounds, two systems, three raters, a model
+judge (``judge_llm.csv``) and anchor items (``anchors.csv``)."""
+SAMPLE_JUDGE = "llm"
+"""The model judge of the bundled sample (its labels are in ``judge_llm.csv``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,9 +97,16 @@ class Files:
 @st.cache_resource(show_spinner=False)
 def sample_files() -> tuple[Files, Files]:
     """The bundled sample: (labeling files, GSB files), read from disk once."""
-    labels = [(p.name, p.read_bytes()) for p in sorted(SAMPLE_DIR.glob("labels_*.csv"))]
+    labels = [(p.name, p.read_bytes()) for p in [*sorted(SAMPLE_DIR.glob("labels_*.csv")),
+                                                  *sorted(SAMPLE_DIR.glob("judge_*.csv"))]]
     gsb = [(p.name, p.read_bytes()) for p in sorted(SAMPLE_DIR.glob("gsb*.csv"))]
     return Files.of(labels), Files.of(gsb)
+
+
+@st.cache_resource(show_spinner=False)
+def sample_anchors() -> Files:
+    """The bundled sample's anchor items (``anchors.csv``), read from disk once."""
+    return Files.of([(p.name, p.read_bytes()) for p in sorted(SAMPLE_DIR.glob("anchors*.csv"))])
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -168,13 +187,67 @@ def decomposition_cached(key: str, _j: Judgments, old: str, new: str, k: int, ga
 
 @shared(copy=True)
 def plan_cached(key: str, _j: Judgments, round_: str, delta: float, k: int, gain: str,
-                combine: str) -> object:
+                combine: str, alpha: float = 0.05, power: float = 0.8) -> object:
     """:func:`ireval_core.labels.plan_next_round`, cached."""
     return plan_next_round(_j, round_, delta=delta, k=k, gain=gain,  # type: ignore[arg-type]
-                           combine=combine)  # type: ignore[arg-type]
+                           combine=combine, alpha=alpha, power=power)  # type: ignore[arg-type]
 
 
 @shared(copy=True)
 def gsb_cached(key: str, _g: GsbJudgments) -> object:
     """:func:`ireval_core.labels.gsb.gsb_by_round`, cached."""
     return gsb_by_round(_g)
+
+
+@shared(session_entries=2)
+def people_cached(key: str, _j: Judgments, exclude: tuple[str, ...]) -> Judgments:
+    """The judgments without the raters ``exclude`` (model judges): the people's labels,
+    cached by the files' key and who is left out."""
+    people = [r for r in _j.raters if r not in exclude]
+    return _j.select(raters=people) if exclude and people else _j
+
+
+@dataclass(frozen=True, eq=False)
+class Anchors:
+    """Anchor items after reading: their month-over-month check, or the error."""
+
+    names: tuple[str, ...]
+    drift: AnchorDrift | None = None
+    error: FormatError | None = None
+
+
+@shared(session_entries=2, show_spinner="Checking the anchor items…")
+def anchors_cached(files_key: str, names: tuple[str, ...], label_map: str, combine: str,
+                   _files: tuple[tuple[str, bytes], ...]) -> Anchors:
+    """:func:`ireval_core.labels.read_anchors` and :func:`~ireval_core.labels.anchor_drift`
+    of anchor files, cached by their fingerprint, the label map and ``combine``; never
+    raises."""
+    try:
+        mapping = LabelMap.parse(label_map) if label_map.strip() else None
+        table = read_anchors(list(_files), label_map=mapping)
+        return Anchors(names, drift=anchor_drift(table, combine=combine))  # type: ignore[arg-type]
+    except FormatError as exc:
+        return Anchors(names, error=without_traceback(exc))
+    except ValueError as exc:
+        return Anchors(names, error=FormatError(str(exc), source="anchor items"))
+
+
+@shared(copy=True, show_spinner="Computing the rater-noise intervals…")
+def noise_trend_cached(key: str, _j: Judgments, k: int, gain: str, combine: str,
+                       exclude: tuple[str, ...], alpha: float, power: float,
+                       anchors_key: str = "", _anchors: AnchorDrift | None = None
+                       ) -> NoiseTrend:
+    """:func:`ireval_core.labels.noise_trend` of the people (``exclude``: the model
+    judges), cached by the files' key, the settings and the anchors' key."""
+    return noise_trend(_j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
+                       exclude=exclude, alpha=alpha, power=power, anchors=_anchors)
+
+
+@shared(copy=True, show_spinner="Checking the model judge against the people…")
+def judge_cached(key: str, _j: Judgments, judge: str, k: int, gain: str, combine: str,
+                 gsb_key: str = "", _gsb: GsbJudgments | None = None,
+                 gsb_systems: tuple[str, str] | None = None) -> JudgeReport:
+    """:func:`ireval_core.labels.judge_report` of ``judge`` against every other rater,
+    cached by the files' key, the judge, the settings and the GSB files' key."""
+    return judge_report(_j, judge, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
+                        gsb=_gsb, gsb_systems=gsb_systems if _gsb is not None else None)

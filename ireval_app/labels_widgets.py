@@ -23,9 +23,9 @@ from .keys import labels_data as keys
 from .text import md_escape
 from .widgets import show_format_error
 
-__all__ = ["LABELS_DATA_PAGE", "bind_settings", "current", "get_files", "header",
-           "keep_label_map", "names", "require_gsb", "require_judgments", "set_files",
-           "set_source", "settings", "source"]
+__all__ = ["LABELS_DATA_PAGE", "anchors", "bind_settings", "current", "get_files", "header",
+           "judge", "keep_label_map", "names", "require_gsb", "require_judgments",
+           "set_anchor_files", "set_files", "set_source", "settings", "source"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
@@ -34,6 +34,7 @@ _COMBINE_WORDS = {"mean": "mean of the raters' labels", "median": "median of the
                   "majority": "most frequent label (ties: the lower)"}
 _LABEL_FILES = "ireval.labels.files"  # labels_glue.Files of the uploaded labeling files
 _GSB_FILES = "ireval.labels.gsb_files"  # labels_glue.Files of the uploaded GSB files
+_ANCHOR_FILES = "ireval.labels.anchor_files"  # labels_glue.Files of the uploaded anchor items
 
 
 # ----------------------------------------------------------------------------- session state
@@ -92,6 +93,25 @@ def set_files(labels: list[tuple[str, bytes]] | None = None,
         st.session_state[_GSB_FILES] = labels_glue.Files.of(gsb)
 
 
+def set_anchor_files(files: list[tuple[str, bytes]]) -> None:
+    """Keep uploaded anchor-item files (fingerprinted once, here)."""
+    kept = st.session_state.get(_ANCHOR_FILES, labels_glue.Files())
+    if files != list(kept.files):
+        st.session_state[_ANCHOR_FILES] = labels_glue.Files.of(files)
+
+
+def anchors() -> labels_glue.Anchors | None:
+    """The anchor items' check of this session's source (the sample's ``anchors.csv``, or
+    the uploaded anchor files), or None without anchor items."""
+    files = (labels_glue.sample_anchors() if source() == "sample"
+             else st.session_state.get(_ANCHOR_FILES, labels_glue.Files()))
+    if not files:
+        return None
+    s = settings()
+    return labels_glue.anchors_cached(files.key, files.names, str(s["label_map"]),
+                                      str(s["combine"]), files.files)
+
+
 # ----------------------------------------------------------------------------- for every page
 
 
@@ -109,30 +129,56 @@ def current() -> tuple[labels_glue.Loaded | None, labels_glue.Loaded | None, boo
     return loaded, loaded_gsb, sample
 
 
-def header(title: str, intro: str, *, sample: bool) -> None:
-    """Title, introduction, the sample banner, and the settings line every number uses."""
+def header(title: str, intro: str, *, sample: bool, dcg: bool = True) -> None:
+    """Title, introduction, the sample banner, and the settings line every number uses
+    (``dcg=False``: a page the DCG settings do not apply to, e.g. side by side)."""
     st.title(title)
     st.caption(intro)
     if sample:
         st.info("**Sample labeling data**: six synthetic monthly rounds, not your files. "
                 "Upload labeling files on the Labeling data page.", icon=":material/science:")
+    if not dcg:
+        return
     s = settings()
     st.caption(f":material/tune: **Settings**: DCG@{s['k']}, {s['gain']} gain, label = "
                f"{_COMBINE_WORDS.get(str(s['combine']), str(s['combine']))} "
                "(change them on the Labeling data page)")
 
 
-def require_judgments(loaded: labels_glue.Loaded | None) -> tuple[str, Judgments]:
-    """(cache key, judgments), or a pointer to the Labeling data page (the page stops)."""
+def judge(j: Judgments) -> str | None:
+    """The rater marked as a model judge in this session (on the Model judge page), or
+    None: when never marked, the bundled sample's judge while the sample is shown."""
+    kept = views.kept_value(labeling.JUDGE, None)
+    if kept is None and source() == "sample":
+        kept = labels_glue.SAMPLE_JUDGE
+    return str(kept) if kept in j.raters and len(j.raters) > 1 else None
+
+
+def require_judgments(loaded: labels_glue.Loaded | None, *, people: bool = True,
+                      link: bool = True) -> tuple[str, Judgments]:
+    """(cache key, judgments), or a pointer to the Labeling data page (the page stops).
+
+    ``people``: the model judge (:func:`judge`) left out, so that every people's number
+    is the people's (the key says who is left out); ``False``: every rater's labels.
+    ``link``: the pointer links to the Labeling data page (not on that page itself).
+    """
     if loaded is not None and loaded.error is not None:
         show_format_error(loaded.error)
     if loaded is None or loaded.judgments is None:
         st.info("No labeling files loaded: choose the sample or upload files on the "
                 "Labeling data page.", icon=":material/info:")
-        st.page_link(LABELS_DATA_PAGE, label="Go to the Labeling data page",
-                     icon=":material/upload_file:")
+        if link:
+            st.page_link(LABELS_DATA_PAGE, label="Go to the Labeling data page",
+                         icon=":material/upload_file:")
         st.stop()
-    return loaded.key, loaded.judgments
+    j = loaded.judgments
+    model = judge(j) if people else None
+    if model is None:
+        return loaded.key, j
+    st.caption(f":material/smart_toy: The model judge **{md_escape(model)}** is left out of "
+               "the people's numbers here (see the Model judge page).")
+    return (f"{loaded.key}|-{model}",
+            labels_glue.people_cached(loaded.key, j, (model,)))
 
 
 def require_gsb(loaded: labels_glue.Loaded | None) -> tuple[str, GsbJudgments]:

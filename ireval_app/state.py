@@ -226,9 +226,25 @@ def url_dataset_pending() -> bool:
     return dataset_param() is not None and get_dataset() is None
 
 
+_AUTHOR_KEPT = "ireval.notes.author_kept"  # the name, kept while no name field is drawn
+
+
 def get_author() -> str:
-    """Who writes notes in this session (empty until typed)."""
-    return str(st.session_state.get(NOTES_AUTHOR, "") or "")
+    """Who writes notes in this session (empty until typed; remembered for the session,
+    also on pages without a name field, where Streamlit drops the field's state)."""
+    ss = st.session_state
+    typed = str(ss.get(NOTES_AUTHOR, "") or "")
+    if typed:
+        ss[_AUTHOR_KEPT] = typed
+        return typed
+    return str(ss.get(_AUTHOR_KEPT, "") or "")
+
+
+def restore_author() -> None:
+    """Before drawing a name field keyed :data:`NOTES_AUTHOR`: give it the remembered
+    name (the field is prefilled once the name was typed anywhere in the session)."""
+    if NOTES_AUTHOR not in st.session_state and (author := get_author()):
+        st.session_state[NOTES_AUTHOR] = author
 
 
 def get_upload_bytes(kind: UploadKind) -> list[tuple[str, bytes]]:

@@ -357,12 +357,15 @@ def notes_panel(target: Target, *, title: str) -> None:
     from . import workspace_glue
 
     dataset_id = state.get_dataset_id()
-    with st.expander(md_escape(title), icon=":material/sticky_note_2:"):
+    notes = ([] if dataset_id is None
+             else workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target)))
+    count = 0 if isinstance(notes, workspace_glue.WorkspaceProblem) else len(notes)
+    label = md_escape(title) + (f" ({count})" if count else "")  # seen while collapsed
+    with st.expander(label, icon=":material/sticky_note_2:"):
         if dataset_id is None:
             st.caption("Notes are kept with a saved dataset: save these files to the "
                        "workspace on the Data page (**Save to the workspace**).")
             return
-        notes = workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target))
         if isinstance(notes, workspace_glue.WorkspaceProblem):
             workspace_problem(notes)
             return
@@ -375,7 +378,13 @@ def notes_panel(target: Target, *, title: str) -> None:
             text = st.text_area("Add a note", key=key + ".text", height=80)
             left, right = st.columns(2)
             kind = left.radio("Kind", ("note", "decision"), horizontal=True, key=key + ".kind")
-            right.text_input("Your name", key=state.NOTES_AUTHOR)
+            state.restore_author()
+            known = state.get_author().strip()
+            if known:  # asked once per session: then folded away, prefilled
+                with right.expander(f"As {md_escape(known)}", icon=":material/person:"):
+                    st.text_input("Your name", key=state.NOTES_AUTHOR)
+            else:
+                right.text_input("Your name", key=state.NOTES_AUTHOR)
             if st.form_submit_button("Add", icon=":material/add:"):
                 author = state.get_author().strip()
                 if not text.strip() or not author:

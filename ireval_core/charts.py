@@ -85,6 +85,13 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figu
     return fig
 
 
+def _grade_colors(n: int) -> list[str]:
+    """``n`` colours ordered by grade: light (lowest) to dark blue (highest)."""
+    from plotly.colors import sample_colorscale
+
+    return sample_colorscale("Blues", [0.25 + 0.75 * i / max(n - 1, 1) for i in range(n)])
+
+
 def _color(i: int) -> str:
     return COLORS[i % len(COLORS)]
 
@@ -254,28 +261,33 @@ def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
     return _layout(fig, "Per query: run ideal vs qrels ideal", x_label, y_label)
 
 
-def transition_heatmap(table: pd.DataFrame) -> go.Figure:
+def transition_heatmap(table: pd.DataFrame, *,
+                       title: str = "Grade transitions (judgments in both rounds)",
+                       x_label: str = "new grade", y_label: str = "old grade",
+                       unit: str = "judgments") -> go.Figure:
     """Heatmap of a grade transition table: rows = old grade, columns = new grade.
 
     ``table`` holds counts (e.g. :attr:`ireval_core.rounds.RoundsDiff.transitions`);
     each cell is annotated with its count. The diagonal (unchanged grades) is outlined
-    so that the off-diagonal cells, the regraded judgments, stand out.
+    so that the off-diagonal cells, the regraded judgments, stand out. ``title``,
+    ``x_label``, ``y_label`` and ``unit`` (what a count counts) name another kind of
+    cross table, e.g. a rater's labels (rows) against a consensus (columns).
     """
     z = table.to_numpy(dtype=float)
     x = [str(c) for c in table.columns]
     y = [str(i) for i in table.index]
     fig = go.Figure(go.Heatmap(
         z=z, x=x, y=y, colorscale="Blues", text=table.to_numpy(), texttemplate="%{text:,}",
-        hovertemplate="old %{y} → new %{x}: %{z:,.0f} judgments<extra></extra>",
-        colorbar=dict(title="judgments")))
+        hovertemplate=(_t(y_label) + " %{y}, " + _t(x_label) + " %{x}: %{z:,.0f} "
+                       + _t(unit) + "<extra></extra>"),
+        colorbar=dict(title=_t(unit))))
     for label in set(x) & set(y):
         fig.add_shape(type="rect", xref="x", yref="y", line=dict(color="#d62728", width=2),
                       x0=x.index(label) - 0.5, x1=x.index(label) + 0.5,
                       y0=y.index(label) - 0.5, y1=y.index(label) + 0.5)
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="bottom")
-    return _layout(fig, "Grade transitions (judgments in both rounds)", "new grade",
-                   "old grade")
+    return _layout(fig, title, x_label, y_label)
 
 
 def effectiveness_latency(points: pd.DataFrame, front: pd.DataFrame, *,
@@ -319,22 +331,28 @@ def effectiveness_latency(points: pd.DataFrame, front: pd.DataFrame, *,
 
 def label_trend(table: pd.DataFrame, *, value: str = "dcg", low: str | None = "dcg_ci_low",
                 high: str | None = "dcg_ci_high", title: str = "Mean DCG per round",
-                y_label: str = "mean DCG", drops: pd.DataFrame | None = None) -> go.Figure:
+                y_label: str = "mean DCG", drops: pd.DataFrame | None = None,
+                inner: tuple[str, str] | None = None, share: bool = False) -> go.Figure:
     """One line per system over the rounds, with a confidence band.
 
     ``table`` has columns ``round``, ``system``, ``value`` and (optionally) the band's
-    ``low``/``high``; ``drops`` (``system``, ``round_to``) marks significant drops with
-    a red ring on the round they reach.
+    ``low``/``high``; ``inner`` (two columns, e.g. the query-only interval) draws a
+    second, darker band inside it; ``drops`` (``system``, ``round_to``) marks
+    significant drops with a red ring on the round they reach. ``share``: the value is a
+    share, the axis runs from 0 to 100%.
     """
     fig = go.Figure()
     for i, (name, df) in enumerate(table.groupby("system", sort=False)):
         color = _color(i)
         rounds = _ts(df["round"])
-        if low is not None and high is not None:
+        bands = [(low, high, 0.15)] + ([(inner[0], inner[1], 0.3)] if inner else [])
+        for lo, hi, opacity in bands:
+            if lo is None or hi is None:
+                continue
             fig.add_trace(go.Scatter(
                 x=rounds + rounds[::-1],
-                y=list(df[high]) + list(df[low])[::-1], fill="toself", fillcolor=color,
-                opacity=0.15, line=dict(width=0), hoverinfo="skip", showlegend=False))
+                y=list(df[hi]) + list(df[lo])[::-1], fill="toself", fillcolor=color,
+                opacity=opacity, line=dict(width=0), hoverinfo="skip", showlegend=False))
         fig.add_trace(go.Scatter(x=rounds, y=df[value], mode="lines+markers", name=_t(name),
                                  line=dict(color=color, dash=_DASHES[i % len(_DASHES)]),
                                  marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
@@ -345,6 +363,8 @@ def label_trend(table: pd.DataFrame, *, value: str = "dcg", low: str | None = "d
             x=_ts(merged["round"]), y=merged[value], mode="markers", name="significant drop",
             marker=dict(size=18, color="rgba(0,0,0,0)", line=dict(color="#d62728", width=3))))
     fig.update_xaxes(type="category")
+    if share:
+        fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     return _layout(fig, title, "round", y_label)
 
 
@@ -355,9 +375,11 @@ def grade_distribution(grades: pd.DataFrame, *, system: str) -> go.Figure:
     """
     part = grades[grades["system"] == system]
     fig = go.Figure()
-    for i, ((_, name), df) in enumerate(part.groupby(["grade", "name"], sort=True)):
+    groups = list(part.groupby(["grade", "name"], sort=True))  # lowest grade first
+    colors = _grade_colors(len(groups))
+    for i, ((_, name), df) in enumerate(groups):
         fig.add_trace(go.Bar(x=_ts(df["round"]), y=df["share"], name=_t(name),
-                             marker_color=_color(i)))
+                             marker_color=colors[i]))
     fig.update_layout(barmode="stack", legend_title_text="label")
     fig.update_yaxes(tickformat=".0%", range=[0, 1])
     fig.update_xaxes(type="category")

@@ -42,6 +42,11 @@ MEASURE_HELP = ("Any measure of " + ", ".join(lab.EXPLAINED_FAMILIES) + ", e.g. 
                 "the pick")
 
 
+def _seed(number: str) -> str:
+    """A seed's number as people say it: "000" -> "0", "012" -> "12"."""
+    return str(int(number)) if number.isdigit() else number
+
+
 def _value(x: float) -> str:
     if math.isnan(x):
         return "undefined"
@@ -104,12 +109,13 @@ with frame.page("lab"):
 
     # ------------------------------------------------------------------------- presets
     if source == "preset":
-        titles = {p.key: f"Seed {p.seed}: {p.title}" for p in lab.PRESETS}
+        titles = {p.key: f"Seed {_seed(p.seed)}: {p.title}" for p in lab.PRESETS}
         views.bind_view(keys.PRESET, lab.PRESETS[0].key, choices=list(titles))
         key = st.selectbox("Worked example", list(titles), format_func=titles.__getitem__,
                            key=keys.PRESET)
         item = lab.preset(key)
-        st.info(f"**Seed {item.seed}**: {widgets.md_escape(item.claim)}", icon=":material/school:")
+        st.info(f"**Seed {_seed(item.seed)}**: {widgets.md_escape(item.claim)}",
+                icon=":material/school:")
         res = lab_glue.preset_cached(item.key)
         st.caption("Worked examples use trec_eval's default options, as the seeds do; the sidebar "
                    "options apply to typed lists and real queries.")

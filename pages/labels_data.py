@@ -27,7 +27,8 @@ def _saved_sets() -> None:
     views.bind_view(keys.SAVED_PICK, next(iter(sets)), choices=list(sets))
     pick = st.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
-        format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].files)} files  ·  saved by "
+        format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].files)} "
+                               f"file{'s' if len(sets[i].files) != 1 else ''}  ·  saved by "
                                f"{sets[i].saved_by} on {sets[i].saved_at:%Y-%m-%d}"))
     try:
         saved = workspace_glue.with_workspace(
@@ -119,7 +120,16 @@ with frame.page("labels_data"):
             st.caption("Still loaded from an earlier upload: "
                        + labels_widgets.names([*kept.names, *kept_gsb.names])
                        + ". Uploading new files replaces them.")
-        if kept:
+        anchors = st.file_uploader("Anchor items (optional)", type=None,
+                                   accept_multiple_files=True, key=keys.ANCHOR_UPLOADER,
+                                   help="Query–document pairs re-labeled every month: columns "
+                                        "round, query, doc, label, optional rater (or the "
+                                        "labeling file's rows with an anchor column 1/0)")
+        if anchors:
+            labels_widgets.set_anchor_files([(f.name, f.getvalue()) for f in anchors])
+        failed = kept and labels_glue.load_judgments(
+            kept, str(labels_widgets.settings()["label_map"])).error is not None
+        if kept and not failed:  # no Save form for a file that could not be read
             _save_form(kept, kept_gsb,
                        "Save these files to the workspace (rounds accumulate: open the set next "
                        "month and add the new round)")
@@ -137,9 +147,9 @@ with frame.page("labels_data"):
              + "; ".join(f"{name}: {m}" for name, m in BUILTIN_LABEL_MAPS.items())))
     views.bind_view(labeling.COMBINE, labeling.DEFAULTS[labeling.COMBINE],
                     choices=labeling.COMBINES)
-    c2.selectbox("Several raters: the label is their…", labeling.COMBINES, key=labeling.COMBINE,
-                 help="mean, median, or majority (most frequent; ties: the lower label) of the "
-                      "raters' labels of a result")
+    c2.selectbox("Combine raters by", labeling.COMBINES, key=labeling.COMBINE,
+                 help="Several raters' labels of a result make one label: their mean, median, "
+                      "or majority (most frequent; ties: the lower label)")
     views.bind_view(labeling.K, labeling.DEFAULTS[labeling.K])
     c3.number_input("K (DCG@K)", min_value=labeling.K_MIN, max_value=labeling.K_MAX, step=1,
                     key=labeling.K)
@@ -158,13 +168,15 @@ with frame.page("labels_data"):
     if loaded is None:
         st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
         st.stop()
-    _, j = labels_widgets.require_judgments(loaded)
+    _, j = labels_widgets.require_judgments(loaded, link=False)
     st.subheader("Rounds")
     m = st.columns(5)
     m[0].metric("Rounds", f"{len(j.rounds):,}")
     m[1].metric("Systems", f"{len(j.systems):,}")
     m[2].metric("Raters", f"{len(j.raters):,}")
-    m[3].metric("Label rows", f"{len(j.label_table()):,}")
+    m[3].metric("Labeled rows", f"{len(j.label_table()):,}",
+                help=f"Rows with a label (one per rater and result), of {j.n_shown:,} shown "
+                     "results; rows without a label (shown, not labeled) are not counted")
     m[4].metric("Segments", f"{len(j.segments):,}")
     st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
                f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "

@@ -13,7 +13,7 @@ with frame.page("labels_gsb"):
     labels_widgets.header(
         "Side by side (GSB)", "Raters see the results of two systems for the same query and say "
         "which is better: Good (the new one), Same or Bad. GSB = (G − B) / (G + S + B).",
-        sample=sample)
+        sample=sample, dcg=False)
     key, g = labels_widgets.require_gsb(loaded_gsb)
     table = labels_glue.gsb_cached(key, g)
     st.plotly_chart(charts.gsb_trend(table), config={"displayModeBar": False})

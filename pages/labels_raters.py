@@ -61,8 +61,10 @@ with frame.page("labels_raters"):
     views.bind_view(keys.RATER, default_rater, choices=raters)
     rater = c2.selectbox("Rater", raters, key=keys.RATER)
     left, right = st.columns([3, 2])
-    left.plotly_chart(charts.transition_heatmap(report.confusion(round_, rater)),
-                      config={"displayModeBar": False})
+    left.plotly_chart(charts.transition_heatmap(
+        report.confusion(round_, rater), title=f"{rater} against the other raters, {round_}",
+        x_label="other raters' consensus label", y_label=f"{rater}'s label", unit="results"),
+        config={"displayModeBar": False})
     right.caption(widgets.md_escape(
         f"Rows: {rater}'s label; columns: the consensus of the other raters of the same results "
         f"in {round_}. The outlined diagonal is agreement."))

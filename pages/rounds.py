@@ -1,4 +1,4 @@
-"""Labeling rounds page: compare two rounds of judgments and plan the next one."""
+"""Qrels rounds page: compare two rounds of judgments and plan the next one."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ireval_core.rounds import UNJUDGED_LABEL
 
 with frame.page("rounds"):
     dataset = widgets.require_dataset()
-    widgets.page_header("Labeling rounds")
+    widgets.page_header("Qrels rounds")
     options = state.get_options()
     dataset_key = state.get_dataset_key() or ""
     current = dataset.qrels

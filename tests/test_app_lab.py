@@ -41,7 +41,8 @@ def test_each_preset_shows_its_published_numbers(item: Preset) -> None:
     at = _lab()
     at.selectbox(key=lab_keys.PRESET).set_value(item.key).run()
     assert not at.exception and not at.error
-    assert at.info[0].value.startswith(f"**Seed {item.seed}**: {item.claim[:20]}")
+    assert at.info[0].value.startswith(f"**Seed {int(item.seed)}**: {item.claim[:20]}")
+    assert "Seed 000" not in at.info[0].value
     checks = _checks(at).set_index("quantity")
     for pub in item.published:
         row = checks.loc[pub.quantity]

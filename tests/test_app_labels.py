@@ -4,6 +4,8 @@ the pages show, and those values are the core's."""
 
 from __future__ import annotations
 
+import html
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from ireval_app.keys import labeling as labeling_keys
 from ireval_app.keys import labels_raters as labels_raters_keys
-from ireval_core.labels import read_judgments, trend
+from ireval_app.keys import labels_trend as labels_trend_keys
+from ireval_core.labels import anchor_drift, noise_trend, read_anchors, read_judgments, trend
 from ireval_core.labels.agreement import rater_report
 from ireval_core.labels.gsb import gsb_by_round, read_gsb
 
@@ -31,6 +34,16 @@ def _open(page: str) -> AppTest:
 
 def _text(elements) -> str:
     return " ".join(e.value for e in elements).replace("\\", "")
+
+
+def _frame(at: AppTest, column: str):
+    """The first table shown with ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def _people() -> list[Path]:
+    """The people's files of the sample (the model judge's are judge_*.csv)."""
+    return sorted(SAMPLE.glob("labels_*.csv"))
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +68,7 @@ def test_trend_shows_the_recall_break(core) -> None:
     assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in errors
     assert len(at.error) == 1  # the only significant drop
     # the table on the page is the core's trend
-    shown = at.dataframe[0].value
+    shown = _frame(at, "mdc")
     row = shown[(shown["round"] == "2026-08") & (shown["system"] == "treatment")].iloc[0]
     expected = t.table[(t.table["round"] == "2026-08") & (t.table["system"] == "treatment")]
     assert row["dcg"] == pytest.approx(expected["dcg"].iloc[0], rel=1e-12)
@@ -112,5 +125,89 @@ def test_settings_change_every_labeling_page() -> None:
     assert "DCG@5" in _text(at.caption)
     j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
     t5 = trend(j, k=5).table
-    shown = at.dataframe[0].value
+    shown = _frame(at, "mdc")
     assert list(shown["dcg"]) == pytest.approx(list(t5["dcg"]), rel=1e-12)
+
+
+def test_trend_band_is_the_rater_noise_interval_with_the_mdc() -> None:
+    """The band and table are noise_trend's (people only: the sample's model judge left
+    out), anchors drift is warned before the chart, and columns have readable names."""
+    at = _open("labels_trend")
+    assert not at.exception
+    j = read_judgments([*_people(), SAMPLE / "judge_llm.csv"])
+    drift = anchor_drift(read_anchors(SAMPLE / "anchors.csv"))
+    nt = noise_trend(j, k=10, exclude=["llm"], anchors=drift)
+    shown = _frame(at, "mdc")
+    for col in ("dcg", "ci_low", "ci_high", "ci_low_queries", "ci_high_queries", "mdc"):
+        assert list(shown[col]) == pytest.approx(list(nt.table[col]), rel=1e-12), col
+    # the people's numbers are the same as without the judge's file
+    assert list(shown["dcg"]) == pytest.approx(list(trend(read_judgments(_people())).table["dcg"]))
+    # the band as drawn: the chart's first fill is the rater-noise interval of control
+    band = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    control = nt.table[nt.table["system"] == "control"]
+    assert band["y"] == pytest.approx(list(control["ci_high"]) + list(control["ci_low"])[::-1])
+    caption = _text(at.caption)
+    assert "covering query sampling and rater noise (3 raters resampled as a whole)" in caption
+    assert "model judge **llm** is left out" in caption
+    # anchors drift: warned, and the drop flags are the new interval's
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert warnings[0].startswith("Anchor items 2026-06 → 2026-07")
+    assert sum(nt.changes["drop"]) == len(at.error) == 1
+    # readable column names: the labels are in the column config, no raw names shown
+    config = at.dataframe[[d.value.columns.tolist() for d in at.dataframe].index(
+        shown.columns.tolist())].proto.columns
+    assert "Min. detectable change" in config and "Low (queries + raters)" in config
+    assert "dcg_ci_low" not in shown.columns
+
+
+def test_trend_alpha_and_power_from_the_link() -> None:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params["alpha"] = "0.01"
+    at.query_params["power"] = "0.9"
+    at.switch_page("pages/labels_trend.py").run()
+    assert not at.exception
+    j = read_judgments(_people())
+    nt = noise_trend(j, k=10, alpha=0.01, power=0.9)
+    assert list(_frame(at, "mdc")["mdc"]) == pytest.approx(list(nt.table["mdc"]), rel=1e-12)
+    bad = AppTest.from_file(APP, default_timeout=90)
+    bad.query_params["alpha"] = "2"
+    bad.switch_page("pages/labels_trend.py").run()
+    assert not bad.exception
+    assert "alpha" in _text(bad.warning) and "Not applied" in _text(bad.warning)
+    assert bad.number_input(key=labels_trend_keys.ALPHA).value == 0.05
+
+
+def test_raters_confusion_title_axes_and_caption_agree() -> None:
+    at = _open("labels_raters")
+    assert not at.exception
+    fig = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    title = html.unescape(fig["title"]["text"])
+    assert title == "chen against the other raters, 2026-09"
+    assert "transitions" not in title
+    assert html.unescape(fig["yaxis"]["title"]["text"]) == "chen's label"
+    assert html.unescape(fig["xaxis"]["title"]["text"]) == "other raters' consensus label"
+    assert "Rows: chen's label; columns: the consensus of the other raters" in _text(at.caption)
+
+
+def test_labeling_small_findings() -> None:
+    """Issue 18 item 7 on the labeling pages: no cut-off label, what the row count counts,
+    no link to the page itself, no DCG settings on Side by side, coverage as a share,
+    label colours ordered by grade."""
+    at = _open("labels_data")
+    assert not at.exception
+    assert at.selectbox(key=labeling_keys.COMBINE).label == "Combine raters by"
+    metric = next(m for m in at.metric if m.label == "Labeled rows")
+    assert metric.value == f"{len(read_judgments(_people()).label_table()):,}"
+    assert "shown results" in metric.proto.help
+    assert not [p for p in at.get("page_link") if p.proto.label == "Go to the Labeling data page"]
+    gsb = _open("labels_gsb")
+    assert not any("DCG@" in c.value for c in gsb.caption)
+    trend_page = _open("labels_trend")
+    charts_ = [json.loads(c.proto.spec) for c in trend_page.get("plotly_chart")]
+    coverage = next(c for c in charts_ if "Coverage" in c["layout"]["title"]["text"])
+    assert coverage["layout"]["yaxis"]["range"] == [0, 1.02]
+    assert coverage["layout"]["yaxis"]["tickformat"] == ".0%"
+    grades = next(c for c in charts_ if "Labels of the shown" in c["layout"]["title"]["text"])
+    colours = [t["marker"]["color"] for t in grades["data"]]
+    darkness = [sum(int(x) for x in c[c.index("(") + 1:-1].split(",")) for c in colours]
+    assert darkness == sorted(darkness, reverse=True)  # lowest grade lightest

@@ -1,4 +1,4 @@
-"""AppTest of the Labeling rounds page: coverage alone, then a second round uploaded."""
+"""AppTest of the Qrels rounds page: coverage alone, then a second round uploaded."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _rounds_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30).run()
     at.switch_page("pages/rounds.py").run()
     assert not at.exception
-    assert at.title[0].value == "Labeling rounds"
+    assert at.title[0].value == "Qrels rounds"
     return at
 
 

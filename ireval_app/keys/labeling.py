@@ -21,6 +21,9 @@ COMBINE = "ireval.labels.combine"
 """Select: how several raters' labels are combined."""
 MAP = "ireval.labels.map"
 """Text: the label map (empty: detected)."""
+JUDGE = "ireval.labels.judge"
+"""Select (Model judge page): the rater who is a model judge, left out of the people's
+numbers on every labeling page (kept for the session)."""
 
 K_MIN, K_MAX = 1, 1000
 GAINS = ("linear", "exp")

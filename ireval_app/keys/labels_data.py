@@ -20,6 +20,8 @@ UPLOADER = "ireval.labels.upload"
 """File uploader: labeled result lists (one or more files)."""
 GSB_UPLOADER = "ireval.labels.gsb_upload"
 """File uploader: side-by-side (GSB) judgments."""
+ANCHOR_UPLOADER = "ireval.labels.anchor_upload"
+"""File uploader: anchor items re-labeled every month."""
 
 SOURCES = ("sample", "upload", "saved")
 

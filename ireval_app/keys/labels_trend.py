@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from ireval_core.params import Boolean, Interval
+from ireval_core.params import OPEN_UNIT, Boolean, Interval
 
 from ..views import ViewParam
 from .labeling import SETTINGS
@@ -15,9 +15,19 @@ GRADE_SYSTEM = "ireval.labels.grade_system"
 """Radio: the system of the grade distribution."""
 PLAN_DELTA = "ireval.labels.plan_delta"
 """Number: the DCG change the next round should detect."""
+ALPHA = "ireval.labels.alpha"
+"""Number: the team's test level (drop flags, minimum detectable change, planning)."""
+POWER = "ireval.labels.power"
+"""Number: the power the minimum detectable change and the planning aim at."""
+QUERY_BAND = "ireval.labels.query_band"
+"""Toggle: also draw the query-only band (inside the rater-noise band)."""
 
 DELTA_MIN = 0.01
+ALPHA_DEFAULT, POWER_DEFAULT = 0.05, 0.8
 
 PARAMS = (*SETTINGS,
           ViewParam(BY_SEGMENT, "segments", Boolean()),
-          ViewParam(PLAN_DELTA, "delta", Interval(Real, DELTA_MIN, None, closed="left")))
+          ViewParam(PLAN_DELTA, "delta", Interval(Real, DELTA_MIN, None, closed="left")),
+          ViewParam(ALPHA, "alpha", OPEN_UNIT),
+          ViewParam(POWER, "power", OPEN_UNIT),
+          ViewParam(QUERY_BAND, "qband", Boolean()))
