@@ -109,6 +109,12 @@ class PostgresServer:
         finally:
             self.drop_database(url)
 
+    def checkpoint(self) -> None:
+        """Write everything committed so far to the data files. The server runs with
+        ``synchronous_commit=off`` (fast tests), so without this an immediate
+        :meth:`stop` can lose the last commits."""
+        self._admin("CHECKPOINT")
+
     def stop(self) -> None:
         """Stop the server now (``-m immediate``: no clean shutdown, as a crash)."""
         subprocess.run([*self._run_as, self._pg_ctl, "-D", str(self.root / "data"), "-m",
