@@ -41,14 +41,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .data import JoinCache, Qrels, Ranked, Run, join
 from .errors import DataWarning
 from .options import EvalOptions
 from .params import InstanceOf, check
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas is imported where a table is built (not by `eval`)
+    import pandas as pd
+
     from .evaluate import Evaluation, MeasureCache
     from .measures import Measure
 
@@ -288,6 +289,8 @@ class Dataset:
                    "max depth", "queries in qrels", f"judged in top {TOP_K}",
                    "run queries without qrels", "qrels queries missing",
                    *(f"queries < {d} docs" for d in SHORT_DEPTHS), f"unjudged in top {TOP_K}"]
+        import pandas as pd
+
         table = pd.DataFrame(rows, columns=columns)
         ints = [c for c in columns if c not in ("run", "file", "median depth",
                                                 f"judged in top {TOP_K}")]
@@ -398,6 +401,8 @@ def _qrels_table(qrels: Qrels, threshold: float) -> pd.DataFrame:
         "median judgments": float(np.median(per_query)) if nonempty else float("nan"),
         "max judgments": int(per_query.max()) if nonempty else 0,
     }
+    import pandas as pd
+
     return pd.DataFrame([row])
 
 
@@ -411,6 +416,8 @@ def _grade_table(qrels: Qrels) -> pd.DataFrame:
         labels.insert(0, POOLED_LABEL)
         numbers.insert(0, n_pooled)
     total = max(len(g), 1)
+    import pandas as pd
+
     return pd.DataFrame({
         "grade": pd.Series(labels, dtype=object),
         "judgments": pd.Series(numbers, dtype="int64"),
