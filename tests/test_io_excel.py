@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ireval_core.gsb import read_gsb
+from ireval_core.labels.gsb import read_gsb
 
 from ireval_core.errors import FormatError
 from ireval_core.io import ReadLimits, Source, read_table

@@ -15,7 +15,7 @@ by pyarrow's multi-threaded reader: text columns as text (ids keep their leading
 fallback to text that finds the bad cell).
 
 The labeling reader (:func:`ireval_core.labels.read_judgments`) and the GSB reader
-(:func:`ireval_core.gsb.read_gsb`) use it with their own aliases.
+(:func:`ireval_core.labels.gsb.read_gsb`) use it with their own aliases.
 
 Errors
 ------
