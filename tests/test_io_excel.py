@@ -26,12 +26,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ireval_core.labels.gsb import read_gsb
 
 from ireval_core.errors import FormatError
 from ireval_core.io import ReadLimits, Source, read_table
 from ireval_core.io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ireval_core.labels import per_query_dcg, read_judgments
+from ireval_core.labels.gsb import read_gsb
 
 openpyxl = pytest.importorskip("openpyxl")
 

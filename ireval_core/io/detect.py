@@ -33,7 +33,7 @@ from .columns import ALIASES
 from .source import ZIP_MAGIC, Source
 
 __all__ = ["EXTENSIONS", "FORMATS", "METADATA_FORMATS", "RUN_FORMATS", "SIGNATURES",
-           "TABLE_FORMATS", "Format", "detect_format", "refuse_unreadable"]
+           "TABLE_FORMATS", "Format", "binary_format", "detect_format", "refuse_unreadable"]
 
 Format = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
 FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
@@ -68,6 +68,15 @@ _OTHER_COMPRESSION = ((ZIP_MAGIC, "a zip archive"), (b"\xfd7zXZ\x00", "xz"),
                       (b"\x28\xb5\x2f\xfd", "zstd"))
 
 
+def binary_format(src: Source, formats: Sequence[str]) -> str | None:
+    """The format of ``formats`` that ``src``'s bytes are (Parquet, Excel), or None for
+    text, which is decoded (:mod:`~ireval_core.io.encoding`) before it is detected."""
+    for fmt, matches in SIGNATURES:
+        if fmt in formats and matches(src):
+            return fmt
+    return None
+
+
 def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
                   extensions: bool = True) -> str:
     """The format of ``src``, one of ``formats`` (see the module notes).
@@ -100,14 +109,12 @@ def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
 
 def refuse_unreadable(src: Source) -> None:
     """A :class:`FormatError` for bytes no text reader can read: an archive, another
-    compression, UTF-16 text."""
+    compression. (Text in another encoding is :mod:`~ireval_core.io.encoding`'s.)"""
     head = src.head(16)
     for magic, what in _OTHER_COMPRESSION:
         if head.startswith(magic):
             raise FormatError(f"this is {what}; only plain or gzip-compressed files are read "
                               "(extract it first)", source=src.name)
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise FormatError("this is UTF-16 text; save the file as UTF-8", source=src.name)
     if head[:3] == b"BZh" and head[4:10] == b"\x31\x41\x59\x26\x53\x59":
         raise FormatError("this is bzip2-compressed; only plain or gzip-compressed files are "
                           "read (decompress it first)", source=src.name)

@@ -38,6 +38,7 @@ stays reachable from a kept error.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import pyarrow as pa
 
@@ -45,12 +46,13 @@ from ..errors import FormatError
 from .columns import LABEL_ALIASES
 from .delimited import read_delimited_table
 from .detect import TABLE_FORMATS, detect_format
+from .encoding import decode_bom, encoding_warning, read_text
 from .excel import read_xlsx
 from .parquet import read_parquet_columns
 from .source import Source, SourceLike
 from .table import RawTable, pick
 
-__all__ = ["LABEL_ALIASES", "RawTable", "read_table", "table_from_arrow"]
+__all__ = ["LABEL_ALIASES", "RawTable", "noted", "read_table", "table_from_arrow"]
 
 
 def _source(source: SourceLike) -> Source:
@@ -104,8 +106,24 @@ def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
         return pick(raw, table, aliases, required, kind)
     if fmt == "xlsx":
         return read_xlsx(src, aliases, required, kind, sheet=sheet)
-    return read_delimited_table(src, "\t" if fmt == "tsv" else ",", aliases, required, kind,
-                                numeric=numeric)
+    text = decode_bom(src)
+    if text is not src:  # UTF-16 (Excel's "Unicode text"): by content, whatever its name
+        fmt = detect_format(text, TABLE_FORMATS, extensions=False)
+
+    def read(decoded: Source) -> RawTable:
+        raw = read_delimited_table(decoded, "\t" if fmt == "tsv" else ",", aliases,
+                                   required, kind, numeric=numeric)
+        return noted(raw, decoded)
+
+    return read_text(text, read, header=True)
+
+
+def noted(raw: RawTable, src: Source) -> RawTable:
+    """``raw`` with the encoding ``src`` was read in, and its note when not UTF-8."""
+    note = encoding_warning(src)
+    if note is None:
+        return raw
+    return replace(raw, encoding=src.encoding, warnings=(note, *raw.warnings))
 
 
 def table_from_arrow(table: pa.Table, name: str, aliases: Mapping[str, Sequence[str]], *,

@@ -55,7 +55,11 @@ class RawTable:
         number in that sheet.
     warnings:
         What the reader noticed and did not refuse (Excel: hidden sheets left out, a
-        round column mixing text and dates).
+        round column mixing text and dates; the ``encoding`` of a file that was not
+        UTF-8).
+    encoding:
+        The text encoding the file was read in (``"UTF-8"``, ``"GB18030"``,
+        ``"UTF-16 LE"``, ...; see :mod:`~ireval_core.io.encoding`).
     """
 
     name: str
@@ -68,6 +72,7 @@ class RawTable:
     sheet_rows: tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None = field(
         default=None, repr=False)
     warnings: tuple[DataWarning, ...] = ()
+    encoding: str = "UTF-8"
     _text: dict[str, pa.ChunkedArray] = field(default_factory=dict, repr=False)
 
     def where(self, row: int) -> tuple[int | None, str]:
@@ -215,4 +220,4 @@ def pick(raw: RawTable, table: pa.Table, aliases: Mapping[str, Sequence[str]],
         raise missing_error(raw, missing, aliases, kind)
     columns = {k: table.column(v) for k, v in found.items()}
     return RawTable(raw.name, raw.fmt, columns, raw.n_rows, raw.header, found, raw.line_index,
-                    raw.sheet_rows, raw.warnings)
+                    raw.sheet_rows, raw.warnings, raw.encoding)

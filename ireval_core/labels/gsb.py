@@ -304,7 +304,7 @@ def _build(tables: Sequence[RawTable]) -> GsbJudgments:
                 s[5:] for s in shown)]
         raise _error(tables, starts, row, f"unknown judgment {text!r} (at "
                                           f"{'; '.join(shown)}); expected {_EXPECTED}")
-    warnings: list[DataWarning] = []
+    warnings: list[DataWarning] = [w for t in tables for w in t.warnings]  # encoding, sheets
     empty = codes == -1
     if empty.any():
         first = _where(tables, starts, int(np.argmax(empty)))
