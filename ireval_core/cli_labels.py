@@ -50,6 +50,12 @@ def add_parsers(sub: Any) -> None:
                           "bad/fair/good/excellent/perfect); default: detected")
     lab.add_argument("--combine", choices=("mean", "median", "majority"), default="mean",
                      help="how several raters' labels become one (default mean)")
+    lab.add_argument("--conflicts", choices=("refuse", "mean", "latest", "separate"),
+                     default="refuse",
+                     help="one rater's different labels of a document shown in several "
+                          "systems' lists: refuse the files (default; the error counts and "
+                          "lists them), one label by their mean or the latest row's label, "
+                          "or count each system's list as a separate rater")
     lab.add_argument("-l", "--rel-level", type=float, default=1.0, metavar="LEVEL",
                      help="AUC and GAUC: a result is relevant when its combined label "
                           ">= LEVEL (default 1; the relevance level of the other commands)")
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.command == "labels":
         rows, notes = labels_rows(args.files, k=args.k, gain=args.gain,
                                   label_map=args.label_map, combine=args.combine,
+                                  conflicts=args.conflicts,
                                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
                                   n_resamples=args.resamples, seed=args.seed)
         write_rows(rows, LABELS_COLUMNS, args.format, out, notes)
@@ -88,8 +95,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 label_map: str | None = None, combine: str = "mean", rel_level: float = 1.0,
-                idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0
-                ) -> tuple[list[dict[str, Any]], list[str]]:
+                idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0,
+                conflicts: str = "refuse") -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``labels`` (NaN = empty cell) and the definition lines."""
     alpha_of: Callable[..., float] | None
     try:
@@ -101,7 +108,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     from .options import EvalOptions
 
     options = EvalOptions(rel_level=rel_level, idcg_zero=idcg_zero)  # type: ignore[arg-type]
-    j = read_judgments(list(files), label_map=label_map)
+    j = read_judgments(list(files), label_map=label_map,
+                       conflicts=conflicts)  # type: ignore[arg-type]
     tr = trend(j, k=k, gain=gain, combine=combine, options=options,  # type: ignore[arg-type]
                n_resamples=n_resamples, seed=seed)
     both = offline_online(j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
@@ -125,7 +133,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
         f"dcg: {tr.definition.split('. nDCG')[0]}; {tr.table['averaging'].iloc[0]}"
         if len(tr.table) else "dcg: no rows",
         f"labels: {j.label_map.name} ({j.label_map.describe()}); combine: "
-        f"{COMBINE_RULES[combine]}",
+        f"{COMBINE_RULES[combine]}" + (f"; {j.conflict_note}" if j.conflict_note else ""),
         f"dcg_ci_low/high: {tr.definition.split('the band is a ')[1].split('. ')[0]}",
         f"ndcg: DCG@{k} / DCG@{k} of the round's labeled documents of the query sorted by "
         "label; coverage: labeled / shown positions <= k",

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DataWarning, FormatError
+from ..errors import DataWarning, FormatError, Problem, shorten
 from .checks import (
     CHAR_NAMES,
     CONTROL_CHAR,
@@ -26,6 +26,14 @@ from .checks import (
 from .columns import resolve
 
 __all__ = ["RawTable", "missing_error", "pick"]
+
+
+def _number(text: str) -> float:
+    """``text`` as a number, NaN when empty or not one (only on the error path)."""
+    try:
+        return float(text.strip()) if text.strip() else float("nan")
+    except ValueError:
+        return float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,9 +179,14 @@ class RawTable:
                              "not UTF-8 text; save the file with text columns in UTF-8")
         raise self.error(None, problem + "; expected text or numbers")
 
-    def numbers(self, key: str, what: str) -> np.ndarray:
+    def numbers(self, key: str, what: str,
+                problems: list[tuple[int, Problem]] | None = None) -> np.ndarray:
         """Column ``key`` as float64; empty cells are NaN; text that is not a number is a
-        :class:`FormatError` naming the row (``what`` names the column in messages)."""
+        :class:`FormatError` naming the row (``what`` names the column in messages).
+
+        With ``problems``, every cell that is not a number is added to it instead, as
+        ``(row, problem)``, and reads as NaN.
+        """
         col = self.columns[key]
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or \
                 pa.types.is_boolean(col.type) or pa.types.is_decimal(col.type):
@@ -191,12 +204,31 @@ class RawTable:
             values = text.cast(pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             values = None
-        if values is None:
-            raw = self.text(key).to_numpy(zero_copy_only=False)
+        if values is not None:
+            return np.asarray(values.to_numpy(), dtype=np.float64)
+        raw = self.text(key).to_numpy(zero_copy_only=False)
+        if problems is None:
             bad = first_non_number(raw)
             raise self.error(bad, f"expected a number in the {what} column "
                              f"{self.header_name(key)!r}, got {raw[bad]!r}")
-        return np.asarray(values.to_numpy(), dtype=np.float64)
+        codes, distinct = np.unique(raw.astype(str), return_inverse=True)[::-1]
+        parsed = np.array([_number(v) for v in distinct], dtype=np.float64)
+        wrong = np.array([bool(v.strip()) and np.isnan(p) and v.strip().lower() != "nan"
+                          for v, p in zip(distinct, parsed, strict=True)], dtype=bool)
+        for row in np.flatnonzero(wrong[codes]):
+            problems.append((int(row), self.problem(
+                int(row), f"expected a number in the {what} column "
+                f"{self.header_name(key)!r}, got {raw[row]!r}")))
+        return parsed[codes]
+
+    def problem(self, row: int | None, message: str, text: str | None = None) -> Problem:
+        """The :class:`~ireval_core.errors.Problem` at a 0-based data row (``None``: the
+        file), as :meth:`error` words it."""
+        if row is None:
+            return Problem(self.name, None, "", message, text)
+        line, prefix = self.where(row)
+        return Problem(self.name, line, "" if line is not None else prefix, message,
+                       None if text is None else shorten(text))
 
     def header_name(self, key: str) -> str:
         """The column's name as written in the file."""
