@@ -37,7 +37,9 @@ def add_parsers(sub: Any) -> None:
                        "of labeled result lists",
         description="One row per (round, system) of labeling files (CSV, TSV, Excel "
                     ".xlsx, Parquet; columns round, query, doc, position, label, and "
-                    "optionally rater, system, score, segment, weight).")
+                    "optionally rater, system, score, segment, weight; text in UTF-8, "
+                    "GB18030 or UTF-16), or of Label Studio's JSON export and Quepid's "
+                    "ratings CSV.")
     lab.add_argument("files", nargs="+", metavar="FILE", help="labeling file(s); rounds "
                      "accumulate")
     lab.add_argument("--k", type=int, default=10, help="cutoff: shown positions 1..k "
@@ -50,6 +52,9 @@ def add_parsers(sub: Any) -> None:
                           "bad/fair/good/excellent/perfect); default: detected")
     lab.add_argument("--combine", choices=("mean", "median", "majority"), default="mean",
                      help="how several raters' labels become one (default mean)")
+    lab.add_argument("--round", default=None, metavar="ROUND",
+                     help="the round of a labeling tool's export that names none (Quepid's "
+                          "ratings CSV, Label Studio tasks without a round), e.g. 2026-05")
     lab.add_argument("--conflicts", choices=("refuse", "mean", "latest", "separate"),
                      default="refuse",
                      help="one rater's different labels of a document shown in several "
@@ -81,7 +86,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.command == "labels":
         rows, notes = labels_rows(args.files, k=args.k, gain=args.gain,
                                   label_map=args.label_map, combine=args.combine,
-                                  conflicts=args.conflicts,
+                                  conflicts=args.conflicts, round=args.round,
                                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
                                   n_resamples=args.resamples, seed=args.seed)
         write_rows(rows, LABELS_COLUMNS, args.format, out, notes)
@@ -96,7 +101,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 label_map: str | None = None, combine: str = "mean", rel_level: float = 1.0,
                 idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0,
-                conflicts: str = "refuse") -> tuple[list[dict[str, Any]], list[str]]:
+                conflicts: str = "refuse", round: str | None = None
+                ) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``labels`` (NaN = empty cell) and the definition lines."""
     alpha_of: Callable[..., float] | None
     try:
@@ -109,7 +115,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
 
     options = EvalOptions(rel_level=rel_level, idcg_zero=idcg_zero)  # type: ignore[arg-type]
     j = read_judgments(list(files), label_map=label_map,
-                       conflicts=conflicts)  # type: ignore[arg-type]
+                       conflicts=conflicts, round=round)  # type: ignore[arg-type]
     tr = trend(j, k=k, gain=gain, combine=combine, options=options,  # type: ignore[arg-type]
                n_resamples=n_resamples, seed=seed)
     both = offline_online(j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]

@@ -129,8 +129,8 @@ class Problem:
 
     >>> str(Problem("l.csv", 4, "", "empty query id", "r,,d1,1,2"))
     "l.csv:4: empty query id: 'r,,d1,1,2'"
-    >>> Problem("l.xlsx", None, "sheet 'May', row 7", "unknown label 'meh'").location
-    "l.xlsx, sheet 'May', row 7"
+    >>> str(Problem("l.xlsx", None, "sheet 'May', row 7", "unknown label 'meh'"))
+    "l.xlsx: sheet 'May', row 7: unknown label 'meh'"
     """
 
     source: str | None
@@ -141,11 +141,12 @@ class Problem:
 
     @property
     def location(self) -> str:
-        """``file:line``, ``file, sheet 'S', row N`` or just ``file``."""
+        """``file:line``, ``file: sheet 'S', row N`` or just ``file``, as a
+        :class:`FormatError` starts."""
         name = self.source or "<input>"
         if self.line is not None:
             return f"{name}:{self.line}"
-        return f"{name}, {self.where}" if self.where else name
+        return f"{name}: {self.where}" if self.where else name
 
     def __str__(self) -> str:
         suffix = f": {self.text!r}" if self.text is not None else ""

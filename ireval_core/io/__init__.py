@@ -29,6 +29,10 @@ JSON
     score for runs).
 Excel ``.xlsx``
     Labeling and GSB tables only (:func:`read_table`).
+Label Studio JSON, Quepid ratings CSV
+    Labeling files only (:func:`read_table` with ``tools=True``, as
+    :func:`~ireval_core.labels.read_judgments` reads them): the exports of two labeling
+    tools, read as labeled results with their raters.
 
 Lines end with LF, CRLF or a lone CR (old Mac files are read in full).
 
@@ -103,24 +107,26 @@ Layout
 One module per concern, one per format; the readers meet in one format detector and
 one column-alias table:
 
-============== ==========================================================================
-``source``     :class:`Source` (one input), :class:`ReadLimits`, bounded gunzip
-``encoding``   text encodings: UTF-8, GB18030, UTF-16 (what is not UTF-8 is transcoded)
-``detect``     the format detector, for every reader
-``columns``    the column-alias table, for every reader
-``checks``     id, tag and value checks (vectorised) and their messages
-``guard``      a failed read becomes one fresh ``FormatError``
-``trec``       TREC text
-``delimited``  CSV / TSV
-``parquet``    Parquet
-``json``       JSON
-``excel``      Excel ``.xlsx`` (openpyxl)
-``table``      :class:`RawTable`, a table found by aliases that locates its rows
-``qrels_runs`` :func:`read_qrels`, :func:`read_runs`, :func:`read_run`
-``labels``     :func:`read_table` (labeling and GSB tables)
-``metadata``   :func:`read_metadata` (query metadata)
-``partitions`` what :mod:`ireval_core.distributed` needs to read Dask partitions
-============== ==========================================================================
+================ ==========================================================================
+``source``       :class:`Source` (one input), :class:`ReadLimits`, bounded gunzip
+``encoding``     text encodings: UTF-8, GB18030, UTF-16 (what is not UTF-8 is transcoded)
+``detect``       the format detector, for every reader
+``columns``      the column-alias table, for every reader
+``checks``       id, tag and value checks (vectorised) and their messages
+``guard``        a failed read becomes one fresh ``FormatError``
+``trec``         TREC text
+``delimited``    CSV / TSV
+``parquet``      Parquet
+``json``         JSON
+``excel``        Excel ``.xlsx`` (openpyxl)
+``labelstudio``  Label Studio's JSON export (one row per annotation)
+``quepid``       Quepid's ratings CSV (basic and judgement-book exports)
+``table``        :class:`RawTable`, a table found by aliases that locates its rows
+``qrels_runs``   :func:`read_qrels`, :func:`read_runs`, :func:`read_run`
+``labels``       :func:`read_table` (labeling and GSB tables)
+``metadata``     :func:`read_metadata` (query metadata)
+``partitions``   what :mod:`ireval_core.distributed` needs to read Dask partitions
+================ ==========================================================================
 
 Importing this package loads the qrels and run readers only; the table and metadata
 readers are loaded when one of their names is first used.

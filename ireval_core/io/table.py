@@ -25,7 +25,7 @@ from .checks import (
 )
 from .columns import resolve
 
-__all__ = ["RawTable", "missing_error", "pick"]
+__all__ = ["RawTable", "missing_error", "pick", "positions_in_order"]
 
 
 def _number(text: str) -> float:
@@ -45,7 +45,8 @@ class RawTable:
     name:
         The file name used in messages.
     fmt:
-        ``"csv"``, ``"tsv"``, ``"xlsx"``, ``"parquet"`` or ``"frame"``.
+        ``"csv"``, ``"tsv"``, ``"xlsx"``, ``"parquet"``, ``"labelstudio"``, ``"quepid"``
+        or ``"frame"``.
     columns:
         Canonical column name -> pyarrow column, as read (text for CSV/TSV and
         Excel; the file's own types for Parquet and DataFrames).
@@ -56,8 +57,8 @@ class RawTable:
     names:
         Canonical column name -> its name in the header.
     line_index:
-        CSV/TSV: ``line_index(n)`` gives the 1-based line of each of the first ``n``
-        data rows (computed on demand, only when a message needs it).
+        CSV/TSV (and Quepid's CSV): ``line_index(n)`` gives the 1-based line of each of
+        the first ``n`` data rows (computed on demand, only when a message needs it).
     sheet_rows:
         Excel: each row's sheet (index into the third item, the sheet names) and row
         number in that sheet.
@@ -68,6 +69,9 @@ class RawTable:
     encoding:
         The text encoding the file was read in (``"UTF-8"``, ``"GB18030"``,
         ``"UTF-16 LE"``, ...; see :mod:`~ireval_core.io.encoding`).
+    place:
+        Where a row is when it has no line or sheet row (a Label Studio export:
+        ``place(row)`` is ``"task 3 (id 17), annotation 1"``).
     """
 
     name: str
@@ -81,16 +85,19 @@ class RawTable:
         default=None, repr=False)
     warnings: tuple[DataWarning, ...] = ()
     encoding: str = "UTF-8"
+    place: Callable[[int], str] | None = field(default=None, repr=False)
     _text: dict[str, pa.ChunkedArray] = field(default_factory=dict, repr=False)
 
     def where(self, row: int) -> tuple[int | None, str]:
         """``(line, prefix)`` of a 0-based data row: the 1-based line of a CSV/TSV file
         (``prefix`` empty), or no line and ``"sheet 'S', row N"`` / ``"row N"``."""
-        if self.fmt in ("csv", "tsv"):
+        if self.fmt in ("csv", "tsv") or self.line_index is not None:
             return int(self._line_numbers(row + 1)[row]), ""
         if self.sheet_rows is not None:
             sheet_of, row_of, sheets = self.sheet_rows
             return None, f"sheet {sheets[int(sheet_of[row])]!r}, row {int(row_of[row])}"
+        if self.place is not None:
+            return None, self.place(row)
         return None, f"row {row + 1}"
 
     def location(self, row: int) -> str:
@@ -114,7 +121,7 @@ class RawTable:
 
     def header_error(self, message: str) -> FormatError:
         """A :class:`FormatError` about the header (line 1 of a CSV/TSV file)."""
-        line = 1 if self.fmt in ("csv", "tsv") else None
+        line = 1 if self.fmt in ("csv", "tsv") or self.line_index is not None else None
         if self.sheet_rows is not None:
             return FormatError(f"sheet {self.sheet_rows[2][0]!r}: {message}", source=self.name)
         return FormatError(message, source=self.name, line=line)
@@ -252,4 +259,22 @@ def pick(raw: RawTable, table: pa.Table, aliases: Mapping[str, Sequence[str]],
         raise missing_error(raw, missing, aliases, kind)
     columns = {k: table.column(v) for k, v in found.items()}
     return RawTable(raw.name, raw.fmt, columns, raw.n_rows, raw.header, found, raw.line_index,
-                    raw.sheet_rows, raw.warnings, raw.encoding)
+                    raw.sheet_rows, raw.warnings, raw.encoding, raw.place)
+
+
+def positions_in_order(columns: Mapping[str, Sequence[str]]) -> list[str]:
+    """Positions 1, 2, ... of the documents of each (round, system, query), in the order
+    of the rows, for a labeling tool's export that has none (Quepid, Label Studio tasks
+    without a position); a document met again keeps its position.
+
+    >>> positions_in_order({"round": ["r"] * 4, "system": [""] * 4,
+    ...                     "query": ["q", "q", "q", "p"], "doc": ["a", "b", "a", "a"]})
+    ['1', '2', '1', '1']
+    """
+    seen: dict[tuple[str, str, str], dict[str, int]] = {}
+    out = []
+    for r, s, q, d in zip(columns["round"], columns["system"], columns["query"],
+                          columns["doc"], strict=True):
+        docs = seen.setdefault((r, s, q), {})
+        out.append(str(docs.setdefault(d, len(docs) + 1)))
+    return out

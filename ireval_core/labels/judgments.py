@@ -647,8 +647,17 @@ def _is_one_source(sources: object) -> bool:
 @clean_errors
 def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
                    label_map: LabelMap | str | None = None,
-                   sheet: str | None = None, conflicts: Conflicts = "refuse") -> Judgments:
-    """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet).
+                   sheet: str | None = None, conflicts: Conflicts = "refuse",
+                   round: str | None = None) -> Judgments:
+    """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet), or the
+    exports of labeling tools (Label Studio's JSON, Quepid's ratings CSV).
+
+    Text files may be UTF-8 (with or without a byte order mark), GB18030/GBK or UTF-16
+    with a byte order mark; a file that was not UTF-8 leaves an ``encoding`` warning in
+    :attr:`Judgments.warnings` ("read as GB18030 ..."). A Label Studio export is read one
+    row per annotation, its rater the annotator (``completed_by``); a Quepid export one
+    row per rating, with the rater of a book export's column
+    (:mod:`ireval_core.io.labelstudio`, :mod:`ireval_core.io.quepid`).
 
     Parameters
     ----------
@@ -671,6 +680,10 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
         ``"separate"``: each system's list counts as a separate rater. The rule is kept
         (:attr:`Judgments.conflicts`) and stated next to the numbers
         (:attr:`Judgments.conflict_note`).
+    round:
+        The round of a labeling tool's export that names none (Quepid's, Label Studio
+        tasks without a round key), e.g. ``"2026-05"``; files with a round column keep
+        theirs.
 
     Raises
     ------
@@ -690,8 +703,10 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
         raise invalid_parameter("sheet", "read_judgments", "a sheet name (str) or None", sheet,
                                 error=TypeError)
     check(conflicts, "conflicts", "read_judgments", CONFLICTS)
+    check(round, "round", "read_judgments", (None, InstanceOf(str, "a round name (str)")))
     tables = [read_table(s, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
-                         numeric=("position", "score", "weight"), sheet=sheet)
+                         numeric=("position", "score", "weight"), sheet=sheet, tools=True,
+                         round=round)
               for s in sources]
     return _from_tables(tables, label_map, conflicts)
 
