@@ -273,3 +273,28 @@ def test_many_problems_are_counted_beyond_those_kept(monkeypatch):
     assert err.count == 120 and len(err.problems) == 50
     assert err.report().splitlines()[-1] == "  and 100 more"
     assert np.diff([p.line for p in err.problems]).min() == 1
+
+
+# ----------------------------------------------------------------------------- GSB files
+
+
+def test_every_problem_of_a_gsb_file_at_once():
+    from ireval_core.labels.gsb import read_gsb
+
+    text = ("round,query,judgment,rater\n"
+            "r,q1,G,ann\n"      # 2
+            "r,,S,ann\n"        # 3 empty query
+            "r,q2,meh,ann\n"    # 4 unknown judgment
+            "r,q3,meh,ann\n"    # 5 (the same unknown judgment: one problem)
+            "r,q4,??,bob\n")    # 6 another
+    with pytest.raises(FormatError) as info:
+        read_gsb([("g.csv", text.encode())])
+    err = info.value
+    assert [p.line for p in err.problems] == [3, 4, 6]
+    assert err.problems[1].message.startswith("unknown judgment 'meh' (at lines 4, 5)")
+    text = ("round,query,judgment,rater\n" + "r,q1,G,ann\nr,q1,B,ann\nr,q2,S,ann\n"
+            "r,q2,S,ann\nr,q2,G,ann\n")
+    with pytest.raises(FormatError) as info:
+        read_gsb([("d.csv", text.encode())])
+    assert [(p.line, p.message[-17:]) for p in info.value.problems] == [
+        (3, "(first at line 2)"), (5, "(first at line 4)"), (6, "(first at line 4)")]
