@@ -2,7 +2,10 @@
 
 ``eval`` prints trec_eval's layout by default (``measure<TAB>qid<TAB>value``,
 ``all`` for the mean); ``compare`` runs paired significance tests. Bad input
-exits with status 2 and one line ``file:line: message`` on stderr.
+exits with status 2 and one line ``file:line: message`` on stderr; when the file has
+several problems, that line ends with how many, and the first ones follow (up to 100
+bad lines of a run or qrels file, 20 of a labeling file), then what to do about them
+when there is a choice to make (``labels --conflicts``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 
 from . import cli_labels
 from .data import Qrels, Run
-from .errors import DataWarning, IrevalError
+from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
 from .io import read_qrels, read_runs
@@ -507,5 +510,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename:
             message = f"{exc.filename}: {exc.strerror}"
+        if isinstance(exc, FormatError):  # every problem found, and what to do about them
+            if exc.count > 1:
+                message += "\n" + exc.report()
+            if exc.hint:
+                message += "\n" + exc.hint
         sys.stderr.write(f"{message}\n")
         return 2

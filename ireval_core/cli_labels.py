@@ -45,7 +45,9 @@ def add_parsers(sub: Any) -> None:
                        "of labeled result lists",
         description="One row per (round, system) of labeling files (CSV, TSV, Excel "
                     ".xlsx, Parquet; columns round, query, doc, position, label, and "
-                    "optionally rater, system, score, segment, weight).")
+                    "optionally rater, system, score, segment, weight; text in UTF-8, "
+                    "GB18030 or UTF-16), or of Label Studio's JSON export and Quepid's "
+                    "ratings CSV.")
     lab.add_argument("files", nargs="+", metavar="FILE", help="labeling file(s); rounds "
                      "accumulate")
     lab.add_argument("--k", type=int, default=10, help="cutoff: shown positions 1..k "
@@ -58,6 +60,15 @@ def add_parsers(sub: Any) -> None:
                           "bad/fair/good/excellent/perfect); default: detected")
     lab.add_argument("--combine", choices=("mean", "median", "majority"), default="mean",
                      help="how several raters' labels become one (default mean)")
+    lab.add_argument("--round", default=None, metavar="ROUND",
+                     help="the round of a labeling tool's export that names none (Quepid's "
+                          "ratings CSV, Label Studio tasks without a round), e.g. 2026-05")
+    lab.add_argument("--conflicts", choices=("refuse", "mean", "latest", "separate"),
+                     default="refuse",
+                     help="one rater's different labels of a document shown in several "
+                          "systems' lists: refuse the files (default; the error counts and "
+                          "lists them), one label by their mean or the latest row's label, "
+                          "or count each system's list as a separate rater")
     lab.add_argument("-l", "--rel-level", type=float, default=1.0, metavar="LEVEL",
                      help="AUC and GAUC: a result is relevant when its combined label "
                           ">= LEVEL (default 1; the relevance level of the other commands)")
@@ -105,6 +116,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         extra: dict[str, Any] = {}
         rows, notes = labels_rows(args.files, k=args.k, gain=args.gain,
                                   label_map=args.label_map, combine=args.combine,
+                                  conflicts=args.conflicts, round=args.round,
                                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
                                   n_resamples=args.resamples, seed=args.seed,
                                   alpha=args.alpha, power=args.power, judge=args.judge,
@@ -124,7 +136,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0,
                 alpha: float = 0.05, power: float = 0.8, judge: str | None = None,
                 anchors: Sequence[str] | None = None, gsb: Sequence[str] | None = None,
-                gsb_systems: str | None = None, extra: dict[str, Any] | None = None
+                gsb_systems: str | None = None, extra: dict[str, Any] | None = None,
+                conflicts: str = "refuse", round: str | None = None
                 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``labels`` (NaN = empty cell) and the definition lines.
 
@@ -143,7 +156,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     from .options import EvalOptions
 
     options = EvalOptions(rel_level=rel_level, idcg_zero=idcg_zero)  # type: ignore[arg-type]
-    j_all = read_judgments(list(files), label_map=label_map)
+    j_all = read_judgments(list(files), label_map=label_map,
+                           conflicts=conflicts, round=round)  # type: ignore[arg-type]
     if judge is not None and judge not in j_all.raters:
         raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
                          + ", ".join(repr(r) for r in j_all.raters) + ")")
@@ -185,7 +199,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
         f"dcg: {tr.definition.split('. nDCG')[0]}; {tr.table['averaging'].iloc[0]}"
         if len(tr.table) else "dcg: no rows",
         f"labels: {j.label_map.name} ({j.label_map.describe()}); combine: "
-        f"{COMBINE_RULES[combine]}",
+        f"{COMBINE_RULES[combine]}" + (f"; {j.conflict_note}" if j.conflict_note else ""),
         f"dcg_ci_low/high: {tr.definition.split('the band is a ')[1].split('. ')[0]}",
         f"ndcg: DCG@{k} / DCG@{k} of the round's labeled documents of the query sorted by "
         "label; coverage: labeled / shown positions <= k",

@@ -6,6 +6,11 @@ always says *where* (file name and 1-based line number when there is one) and
 
     run.txt:12: expected 6 columns (qid Q0 docid rank score tag), got 5: 'q1 Q0 d7 3 0.5'
 
+A reader that finds several problems in one pass reports them at once: the error
+describes the first (and says how many there are), and holds all of them as
+:class:`Problem` records (:attr:`FormatError.problems`; :meth:`FormatError.report`
+lists the first ones, :meth:`FormatError.problems_csv` is a download).
+
 Soft problems (the data is usable but probably not what the user meant) are
 collected as :class:`DataWarning` objects on the data set instead of being
 raised, so that an app can show all of them at once.
@@ -21,11 +26,12 @@ from __future__ import annotations
 
 import re
 import reprlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar, overload
 
-__all__ = ["DataWarning", "FormatError", "IrevalError", "UnknownMeasureError",
-           "invalid_parameter", "parameter_message", "shorten"]
+__all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "Problem",
+           "UnknownMeasureError", "invalid_parameter", "parameter_message", "shorten"]
 
 _MAX_LINE_SHOWN = 80
 
@@ -112,6 +118,45 @@ class IrevalError(Exception):
     """Base class of every error ireval raises on purpose."""
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in an input, where it is: a line of :attr:`FormatError.problems`.
+
+    ``source`` is the file name, ``line`` the 1-based line (text files), ``where`` the
+    place when there is no line (``"sheet 'May', row 7"``, ``"task 3"``, ``"row 12"``),
+    ``message`` what is wrong and what was expected, ``text`` the offending line
+    (shortened), when there is one.
+
+    >>> str(Problem("l.csv", 4, "", "empty query id", "r,,d1,1,2"))
+    "l.csv:4: empty query id: 'r,,d1,1,2'"
+    >>> str(Problem("l.xlsx", None, "sheet 'May', row 7", "unknown label 'meh'"))
+    "l.xlsx: sheet 'May', row 7: unknown label 'meh'"
+    """
+
+    source: str | None
+    line: int | None
+    where: str
+    message: str
+    text: str | None = None
+
+    @property
+    def location(self) -> str:
+        """``file:line``, ``file: sheet 'S', row N`` or just ``file``, as a
+        :class:`FormatError` starts."""
+        name = self.source or "<input>"
+        if self.line is not None:
+            return f"{name}:{self.line}"
+        return f"{name}: {self.where}" if self.where else name
+
+    def __str__(self) -> str:
+        suffix = f": {self.text!r}" if self.text is not None else ""
+        return f"{self.location}: {self.message}{suffix}"
+
+
+PROBLEM_COLUMNS = ("file", "line", "where", "problem", "text")
+"""The columns of :meth:`FormatError.problems_csv`."""
+
+
 class FormatError(IrevalError, ValueError):
     """Input that cannot be read: says file, line, offending text and what was expected.
 
@@ -125,6 +170,24 @@ class FormatError(IrevalError, ValueError):
         1-based line number, or ``None`` when the problem concerns the whole file.
     text:
         The offending line, shortened for display.
+    problems:
+        Every problem found, when a reader collected several in one pass (the first
+        is the one the other parameters describe); by default the one problem.
+    count:
+        How many problems there are in all, when more were found than kept in
+        ``problems`` (run and qrels files keep the first 100); ``len(problems)`` by
+        default.
+    shown:
+        How many problems :meth:`report` lists (the rest are counted: "and 63 more").
+    hint:
+        What the user can do about it (a choice to make, a way to save the file),
+        added as an exception note: shown in tracebacks and by the CLI, not part of
+        ``str()``.
+
+    ``str(error)`` is one line, ``file:line: message: 'text'``, the first problem; with
+    several, it ends with how many (``; and 82 more problems (83 in all)``).
+    :meth:`report` lists the first ``shown`` of them, one a line, and all of them are
+    in :attr:`problems` and :meth:`problems_csv` (a download).
     """
 
     def __init__(
@@ -134,12 +197,50 @@ class FormatError(IrevalError, ValueError):
         source: str | None = None,
         line: int | None = None,
         text: str | None = None,
+        problems: Sequence[Problem] = (),
+        count: int | None = None,
+        shown: int = 20,
+        hint: str | None = None,
     ) -> None:
         self.message = message
         self.source = source
         self.line = line
         self.text = None if text is None else shorten(text)
+        self.problems: tuple[Problem, ...] = tuple(problems) or (
+            Problem(source, line, "", message, self.text),)
+        self.count = max(int(count or 0), len(self.problems))
+        self.shown = shown
+        self.hint = hint
         super().__init__(str(self))
+        if hint:
+            self.add_note(hint)
+
+    @classmethod
+    def of(cls, problems: Sequence[Problem], *, count: int | None = None, shown: int = 20,
+           hint: str | None = None) -> FormatError:
+        """The error for several problems (at least one), described by the first.
+
+        >>> err = FormatError.of([Problem("r.txt", 3, "", "expected 6 columns, got 5"),
+        ...                       Problem("r.txt", 9, "", "empty query id")], count=5)
+        >>> print(err)
+        r.txt:3: expected 6 columns, got 5; and 4 more problems (5 in all)
+        >>> print(err.report())
+        5 problems in r.txt; the first 2:
+          r.txt:3: expected 6 columns, got 5
+          r.txt:9: empty query id
+          and 3 more
+        """
+        first = problems[0]
+        message = f"{first.where}: {first.message}" if first.where and first.line is None \
+            else first.message
+        return cls(message, source=first.source, line=first.line, text=first.text,
+                   problems=problems, count=count, shown=shown, hint=hint)
+
+    def fresh(self) -> FormatError:
+        """A new error with the same fields (no traceback, context or cause)."""
+        return FormatError(self.message, source=self.source, line=self.line, text=self.text,
+                           problems=self.problems, count=self.count, shown=self.shown,
+                           hint=self.hint)
 
     @property
     def location(self) -> str:
@@ -149,7 +250,53 @@ class FormatError(IrevalError, ValueError):
 
     def __str__(self) -> str:
         suffix = f": {self.text!r}" if self.text is not None else ""
-        return f"{self.location}: {self.message}{suffix}"
+        more = self.count - 1
+        tail = f"; and {more} more problem{'s' if more > 1 else ''} ({self.count} in all)" \
+            if more else ""
+        return f"{self.location}: {self.message}{suffix}{tail}"
+
+    def report(self, shown: int | None = None) -> str:
+        """How many problems, and the first ``shown`` (default :attr:`shown`), one a line.
+
+        With one problem, ``str(self)``.
+        """
+        if self.count <= 1:
+            return str(self)
+        listed = self.problems[: self.shown if shown is None else shown]
+        files = sorted({p.source or "<input>" for p in self.problems})
+        where = files[0] if len(files) == 1 else f"{len(files)} files"
+        lines = [f"{self.count} problems in {where}; the first {len(listed)}:"]
+        lines += [f"  {p}" for p in listed]
+        if self.count > len(listed):
+            lines.append(f"  and {self.count - len(listed)} more")
+        return "\n".join(lines)
+
+    def problems_csv(self) -> str:
+        """Every problem kept, as CSV text: ``file, line, where, problem, text``.
+
+        Cells that a spreadsheet would run as a formula are neutralised
+        (:func:`~ireval_core.escape.csv_row`). When more problems were found than kept
+        (:attr:`count` > ``len(problems)``), a last row says how many more.
+
+        >>> print(FormatError("empty query id", source="l.csv", line=4).problems_csv(), end="")
+        file,line,where,problem,text
+        l.csv,4,,empty query id,
+        """
+        import csv
+        import io
+
+        from .escape import csv_row
+
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(PROBLEM_COLUMNS)
+        for p in self.problems:
+            w.writerow(csv_row([p.source or "", "" if p.line is None else p.line, p.where,
+                                p.message, p.text or ""]))
+        if self.count > len(self.problems):
+            w.writerow(["", "", "", f"and {self.count - len(self.problems)} more (not kept)",
+                        ""])
+        return out.getvalue()
 
 
 class UnknownMeasureError(IrevalError, ValueError):

@@ -6,7 +6,9 @@
 * a round column mixing typed months (``2026-05``) and Excel dates is read as one
   round per month;
 * a workbook (a zip archive) is held to :class:`~ireval_core.io.ReadLimits` like gzip
-  input: by the sizes its directory declares, and while inflating when they lie.
+  input: by the sizes its directory declares, and while inflating when they lie;
+* merged header cells, merged cells of a column read, and header cells left empty over
+  values are named with their sheet and cells (issue 18 item 1).
 
 The workbooks are built here with openpyxl, then edited as zip archives where Excel
 itself would write something else (saved formula results).
@@ -356,3 +358,74 @@ def test_a_bomb_whose_directory_lies_is_stopped_while_inflating(bomb, tmp_path,
                               "Bad CRC-32 for file 'xl/worksheets/sheet1.xml')"), message
     assert float(seconds) < 5, seconds
     assert float(peak_mib) < 300, peak_mib
+
+
+# ----------------------------------------------------------------------- merged and empty headers
+# (issue 18 item 1)
+
+
+def _merged_book(rows: list[list[object]], merges: list[str], title: str = "五月") -> bytes:
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = title
+    for row in rows:
+        ws.append(row)
+    for ref in merges:
+        ws.merge_cells(ref)
+    buf = io.BytesIO()
+    book.save(buf)
+    return buf.getvalue()
+
+
+def test_a_title_merged_over_the_header_is_named_with_the_missing_columns() -> None:
+    # (the header is the first row holding something: a title row there is no header)
+    """A report title merged across A1:E1 above the table: the first row is no header."""
+    data = _merged_book([["2026年5月 搜索标注结果"], HEADER, *MAY], ["A1:E1"])
+    err = _refused(("title.xlsx", data))
+    assert err.message.startswith("sheet '五月': missing column(s) in the labeling header")
+    assert err.message.endswith("the header cells A1:E1 are merged (a title over the table, "
+                                "or one header over several columns): unmerge them and give "
+                                "each column its own header cell in one row")
+
+
+def test_merged_header_cells_of_a_table_are_refused() -> None:
+    rows = [["month", "qid", "docid", "pos", "grade", None], *[r + ["x"] for r in MAY]]
+    data = _merged_book(rows, ["E1:F1"])  # 'grade' over the label and a notes column
+    err = _refused(("m.xlsx", data))
+    assert str(err) == ("m.xlsx: sheet '五月': the header cells E1:F1 are merged: each column "
+                        "needs its own header cell; unmerge them")
+    assert err.problems[0].where == "sheet '五月'"
+
+
+def test_merged_data_cells_in_a_column_read_are_refused_with_the_range() -> None:
+    """A month merged down the round column: Excel shows it on every row, the file
+    holds it in A2 only."""
+    rows = [HEADER, *MAY, ["2026-06", "q1", "d1", 1, "high"], [None, "q1", "d2", 2, "low"]]
+    data = _merged_book(rows, ["A2:A4", "A5:A6"])
+    err = _refused(("months.xlsx", data))
+    assert err.count == 2
+    assert err.problems[0].message == (
+        "the cells A2:A4 are merged: Excel shows one value over them, the file holds it in "
+        "A2 only and the other rows would read as blank; unmerge them and fill the value "
+        "into every row")
+    assert [p.message.split(" are")[0] for p in err.problems] == ["the cells A2:A4",
+                                                                  "the cells A5:A6"]
+    # merges in a column not read do not matter
+    rows = [HEADER + ["note"], *[r + ["n"] for r in MAY]]
+    ok = read_judgments(("ok.xlsx", _merged_book(rows, ["F2:F3"])))
+    assert ok.n_shown == 3
+
+
+def test_a_column_without_a_header_cell_is_named() -> None:
+    # the document column lost its name: the required column is missing, the cell named
+    rows = [["month", "qid", None, "pos", "grade"], *MAY]
+    err = _refused(("e.xlsx", _merged_book(rows, [])))
+    assert "expected doc: one of" in err.message
+    assert err.message.endswith("the header cell(s) C1 are empty over values (first at C2): "
+                                "name those columns")
+    # an extra column without a name, all required found: read, with a warning
+    rows = [HEADER + [None], *[r + ["why"] for r in MAY]]
+    j = read_judgments(("w.xlsx", _merged_book(rows, [])))
+    (w,) = [w for w in j.warnings if w.code == "unnamed-columns"]
+    assert w.message == ("sheet '五月': the header cell(s) F1 are empty over values (first at "
+                         "F2); those columns are not read: give them a name to read them")

@@ -178,8 +178,12 @@ def test_ragged_row_and_bad_utf8(tmp_path):
     assert error_of(write(tmp_path, "r.csv", text)) == (
         "r.csv:4: expected 5 fields (round,query,doc,position,label), got 4: 'r,q,e,2'")
     data = b"round,query,doc,position,label\nr,q,d,1,1\nr,q,\xff\xfe,2,1\n"
+    # neither UTF-8 nor GB18030 (0xff is no GB18030 byte): the encodings tried and the fix
     assert error_of(write(tmp_path, "u.csv", data)) == (
-        "u.csv:3: line is not valid UTF-8; save the file as UTF-8")
+        "u.csv:3: line is not valid UTF-8 (byte 0xff at column 5), and the file is not GB18030 "
+        "text either (byte 0xff at line 3 is not GB18030). Tried UTF-8, UTF-16 (with a byte "
+        "order mark) and GB18030; save it as UTF-8: in Excel, File > Save As > "
+        "'CSV UTF-8 (Comma delimited) (*.csv)': 'r,q,\ufffd\ufffd,2,1'")
 
 
 def test_line_numbers_count_blank_and_quoted_lines(tmp_path):

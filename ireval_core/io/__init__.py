@@ -29,8 +29,23 @@ JSON
     score for runs).
 Excel ``.xlsx``
     Labeling and GSB tables only (:func:`read_table`).
+Label Studio JSON, Quepid ratings CSV
+    Labeling files only (:func:`read_table` with ``tools=True``, as
+    :func:`~ireval_core.labels.read_judgments` reads them): the exports of two labeling
+    tools, read as labeled results with their raters.
 
 Lines end with LF, CRLF or a lone CR (old Mac files are read in full).
+
+Encodings
+---------
+Every text format is read in UTF-8 (with or without a byte order mark), GB18030/GBK
+(a CSV saved by Excel on Chinese Windows) or UTF-16 LE/BE with a byte order mark
+(Excel's "Unicode text"), decided in that order (:mod:`~ireval_core.io.encoding`: a
+byte order mark, strict UTF-8, then GB18030 only when the whole file decodes and
+looks like Chinese text). What is not UTF-8 is transcoded once, and what is read says
+so: a warning with the code ``encoding`` ("read as GB18030 ..."). A file none of them
+decodes is an error naming the file, its first line that is not UTF-8, the encodings
+tried and how to save "CSV UTF-8" from Excel.
 
 Identifiers
 -----------
@@ -70,7 +85,10 @@ inflated (:func:`~ireval_core.io.source.open_zip`).
 Errors
 ------
 Anything wrong with the input is a :class:`~ireval_core.errors.FormatError`
-(``file:line: what was expected: 'the line'``); no other exception escapes a
+(``file:line: what was expected: 'the line'``). Run and qrels files report up to 100
+bad lines at once (wrong column count, bad number, bad id, a pair given twice): the
+error describes the first and counts them all, its ``problems`` hold the first 100
+(``report()`` lists them, ``problems_csv()`` is a download). No other exception escapes a
 reader for a malformed input (a file that cannot be opened is an ``OSError``;
 an invalid argument a ``ValueError`` or ``TypeError``). A ``FormatError`` from a
 reader holds nothing of the input: no ``__context__`` or ``__cause__``, and no
@@ -79,7 +97,7 @@ cache it. Running out of memory while reading is reported the same way.
 
 Parsing is columnar (pyarrow's multi-threaded CSV reader) with no Python loop over
 lines. When the fast path rejects a file, a slow line-by-line pass finds the
-first bad line so that the :class:`~ireval_core.errors.FormatError` can name it.
+bad lines so that the :class:`~ireval_core.errors.FormatError` can name them.
 Memory handed to pyarrow's threads is always owned by pyarrow (never a Python
 ``bytes`` object), so no pyarrow thread needs the interpreter when it lets go of
 it, even while the interpreter shuts down.
@@ -89,23 +107,26 @@ Layout
 One module per concern, one per format; the readers meet in one format detector and
 one column-alias table:
 
-============== ==========================================================================
-``source``     :class:`Source` (one input), :class:`ReadLimits`, bounded gunzip
-``detect``     the format detector, for every reader
-``columns``    the column-alias table, for every reader
-``checks``     id, tag and value checks (vectorised) and their messages
-``guard``      a failed read becomes one fresh ``FormatError``
-``trec``       TREC text
-``delimited``  CSV / TSV
-``parquet``    Parquet
-``json``       JSON
-``excel``      Excel ``.xlsx`` (openpyxl)
-``table``      :class:`RawTable`, a table found by aliases that locates its rows
-``qrels_runs`` :func:`read_qrels`, :func:`read_runs`, :func:`read_run`
-``labels``     :func:`read_table` (labeling and GSB tables)
-``metadata``   :func:`read_metadata` (query metadata)
-``partitions`` what :mod:`ireval_core.distributed` needs to read Dask partitions
-============== ==========================================================================
+================ ==========================================================================
+``source``       :class:`Source` (one input), :class:`ReadLimits`, bounded gunzip
+``encoding``     text encodings: UTF-8, GB18030, UTF-16 (what is not UTF-8 is transcoded)
+``detect``       the format detector, for every reader
+``columns``      the column-alias table, for every reader
+``checks``       id, tag and value checks (vectorised) and their messages
+``guard``        a failed read becomes one fresh ``FormatError``
+``trec``         TREC text
+``delimited``    CSV / TSV
+``parquet``      Parquet
+``json``         JSON
+``excel``        Excel ``.xlsx`` (openpyxl)
+``labelstudio``  Label Studio's JSON export (one row per annotation)
+``quepid``       Quepid's ratings CSV (basic and judgement-book exports)
+``table``        :class:`RawTable`, a table found by aliases that locates its rows
+``qrels_runs``   :func:`read_qrels`, :func:`read_runs`, :func:`read_run`
+``labels``       :func:`read_table` (labeling and GSB tables)
+``metadata``     :func:`read_metadata` (query metadata)
+``partitions``   what :mod:`ireval_core.distributed` needs to read Dask partitions
+================ ==========================================================================
 
 Importing this package loads the qrels and run readers only; the table and metadata
 readers are loaded when one of their names is first used.

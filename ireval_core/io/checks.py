@@ -23,13 +23,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._arrow import string_layout, to_numpy, to_numpy_filled, valid_mask
-from ..errors import FormatError
+from ..errors import FormatError, Problem, shorten
 from .columns import MISSING_TAGS, TEXT_KEYS, TEXT_WORD, VALUE_KEY, VALUE_WORD, Kind
 from .source import Source
 
-__all__ = ["CHAR_NAMES", "CONTROL_CHAR", "cut", "dup_message", "find_problem",
-           "first_control_character", "first_invalid_utf8", "first_non_number", "iter_lines",
-           "numeric", "problem_message", "tag_key", "text_problem", "to_float",
+__all__ = ["CHAR_NAMES", "CONTROL_CHAR", "MAX_PROBLEMS", "Problems", "cut", "dup_message",
+           "find_problem", "first_control_character", "first_invalid_utf8", "first_non_number",
+           "iter_lines", "numeric", "problem_message", "tag_key", "text_problem", "to_float",
            "value_problem"]
 
 _NUMBER = re.compile(r"[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -213,6 +213,47 @@ def iter_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
 
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+MAX_PROBLEMS = 100
+"""The most bad lines of a qrels or run file one error reports (the rest are counted)."""
+
+
+class Problems:
+    """The bad lines of one file found in one pass: the first ``limit`` kept, all counted.
+
+    >>> found = Problems(Source("r.txt", b""), limit=2)
+    >>> for line in (3, 5, 8):
+    ...     found.add(line, "empty query id")
+    >>> print(found.error().report())
+    3 problems in r.txt; the first 2:
+      r.txt:3: empty query id
+      r.txt:5: empty query id
+      and 1 more
+    """
+
+    def __init__(self, src: Source, limit: int = MAX_PROBLEMS) -> None:
+        self.name = src.name
+        self.limit = limit
+        self.kept: list[Problem] = []
+        self.count = 0
+
+    def add(self, line: int | None, message: str, text: str | None = None) -> None:
+        """One more bad line (kept while fewer than ``limit`` are)."""
+        self.count += 1
+        if len(self.kept) < self.limit:
+            self.kept.append(Problem(self.name, line, "", message,
+                                     None if text is None else shorten(text)))
+
+    def add_error(self, error: FormatError) -> None:
+        """One more bad line, as a one-problem error describes it."""
+        self.add(error.line, error.message, error.text)
+
+    def error(self) -> FormatError | None:
+        """The error listing the problems kept and counting all, or None when none."""
+        if not self.kept:
+            return None
+        return FormatError.of(self.kept, count=self.count, shown=self.limit)
 
 
 def tag_key(tag: str) -> str:

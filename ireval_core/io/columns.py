@@ -20,7 +20,8 @@ from typing import Literal
 from ..errors import DataWarning, FormatError
 from .source import Source
 
-__all__ = ["ALIASES", "LABEL_ALIASES", "LATENCY", "MISSING_TAGS", "QUERY_ALIASES",
+__all__ = ["ALIASES", "LABEL_ALIASES", "LABEL_STUDIO_CONTROLS", "LABEL_STUDIO_FIELDS",
+           "LATENCY", "MISSING_TAGS", "QUERY_ALIASES", "QUEPID_RATER_ALIASES",
            "REQUIRED_LABEL_COLUMNS", "SYSTEM_ALIASES", "TEXT_KEYS", "TEXT_WORD", "TREC_COLUMNS",
            "VALUE_KEY", "VALUE_WORD", "WEIGHT_ALIASES", "Kind", "choose_columns", "from_rank",
            "resolve"]
@@ -72,6 +73,28 @@ LABEL_ALIASES: dict[str, tuple[str, ...]] = {
 qrels and runs."""
 REQUIRED_LABEL_COLUMNS = ("round", "query", "doc", "position", "label")
 """Columns every labeling file must have."""
+
+# ----------------------------------------------------------------------------- labeling tools
+
+LABEL_STUDIO_FIELDS: dict[str, tuple[str, ...]] = {
+    "round": LABEL_ALIASES["round"],
+    "query": LABEL_ALIASES["query"] + ("query_text", "q", "keyword", "search_query"),
+    "doc": LABEL_ALIASES["doc"] + ("url", "doc_url", "document_url", "link", "document"),
+    "position": LABEL_ALIASES["position"],
+    "system": LABEL_ALIASES["system"],
+    "score": LABEL_ALIASES["score"],
+    "segment": LABEL_ALIASES["segment"],
+    "weight": LABEL_ALIASES["weight"],
+}
+"""Keys of a Label Studio task's ``data`` read as the labeling columns (case-insensitive,
+first match wins): the labeling file's column names, and what a project's labeling
+config usually names its ``$variables`` (``url`` for the document, ``query_text``)."""
+LABEL_STUDIO_CONTROLS: tuple[str, ...] = LABEL_ALIASES["label"]
+"""``from_name`` of the control preferred for the label when an annotation holds several
+(``choices``, ``rating`` or ``number`` results)."""
+QUEPID_RATER_ALIASES: tuple[str, ...] = LABEL_ALIASES["rater"] + ("user", "email",
+                                                                   "user_email")
+"""Names of the rater column of a long Quepid ratings CSV (``query,docid,rating,user``)."""
 
 # ----------------------------------------------------------------------------- query metadata
 

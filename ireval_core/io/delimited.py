@@ -25,6 +25,7 @@ import pyarrow.csv as pacsv
 
 from ..errors import DataWarning, FormatError
 from .checks import (
+    Problems,
     dup_message,
     find_problem,
     iter_lines,
@@ -43,6 +44,7 @@ from .columns import (
     from_rank,
     resolve,
 )
+from .encoding import not_utf8
 from .source import Source, one_line
 from .table import RawTable, missing_error, pick
 
@@ -69,10 +71,8 @@ def _header(src: Source, delimiter: str) -> tuple[list[str], int]:
             break
     try:
         text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FormatError("the header row is not valid UTF-8; save the file as UTF-8",
-                          source=src.name, line=lineno,
-                          text=line.decode("utf-8", "replace")) from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(src, lineno, line, exc.start, "the header row") from None
     try:
         names = next(_pycsv.reader([text], delimiter=delimiter), [])
     except _pycsv.Error as exc:
@@ -128,7 +128,8 @@ def read_delimited(src: Source, kind: Kind, delimiter: str) -> tuple[pa.Table, l
 
 
 def _text_lines(src: Source) -> Iterator[str]:
-    """The lines of ``src`` decoded (endings kept); a FormatError names a non-UTF-8 line."""
+    """The lines of ``src`` decoded (endings kept); a line that is not UTF-8 raises
+    :class:`~.encoding.NotUtf8` (the file is then decoded as a whole)."""
     data = src.data
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -136,14 +137,16 @@ def _text_lines(src: Source) -> Iterator[str]:
         try:
             yield raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise FormatError(f"line is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
-                              f"column {exc.start + 1}); save the file as UTF-8",
-                              source=src.name, line=lineno,
-                              text=raw.decode("utf-8", "replace")) from None
+            raise not_utf8(src, lineno, raw, exc.start) from None
 
 
 def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError | None:
-    """Slow pass with Python's csv module naming the first bad line (only on failure)."""
+    """Slow pass with Python's csv module naming the bad lines (only on failure).
+
+    Every bad line up to :data:`~.checks.MAX_PROBLEMS` is kept (wrong field count, bad
+    number, bad id, a (query, document) given again), the rest counted; a line the csv
+    module cannot read (a quote left open) ends the pass.
+    """
     names, header_line = _header(src, delimiter)
     chosen, warnings = choose_columns(names, src, kind, header_line)
     index = {k: names.index(col) for k, col in chosen.items()}
@@ -153,15 +156,16 @@ def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError |
     reader = _pycsv.reader(_text_lines(src), delimiter=delimiter)
     prev = 0
     header_seen = False
+    problems = Problems(src)
     while True:
         try:
             row = next(reader, None)
         except _pycsv.Error as exc:
-            return FormatError(f"malformed {'CSV' if delimiter == ',' else 'TSV'} "
-                               f"({one_line(str(exc))})",
-                               source=src.name, line=reader.line_num)
+            problems.add(reader.line_num, f"malformed {'CSV' if delimiter == ',' else 'TSV'} "
+                         f"({one_line(str(exc))})")
+            return problems.error()
         if row is None:
-            return None
+            return problems.error()
         start, prev = prev + 1, reader.line_num
         if not row:  # an empty line: pyarrow skips it too
             continue
@@ -170,8 +174,9 @@ def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError |
             continue
         text = delimiter.join(row)
         if len(row) != len(names):
-            return FormatError(f"expected {len(names)} fields ({delimiter.join(names)}), "
-                               f"got {len(row)}", source=src.name, line=start, text=text)
+            problems.add(start, f"expected {len(names)} fields ({delimiter.join(names)}), "
+                         f"got {len(row)}", text)
+            continue
         problem = None
         for key in TEXT_KEYS:
             if key in index and problem is None:
@@ -179,12 +184,14 @@ def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError |
         if problem is None:
             problem = value_problem(row[index[value_key]], word, repr(chosen[value_key]))
         if problem is not None:
-            return FormatError(problem, source=src.name, line=start, text=text)
+            problems.add(start, problem, text)
+            continue
         key_fields = (row[index["qid"]], row[index["docid"]]) + (
             (tag_key(row[index["tag"]]),) if "tag" in index else ())
         if key_fields in seen:
-            return dup_message(src, kind, seen[key_fields], start, row[index["qid"]],
-                               row[index["docid"]], None)
+            problems.add_error(dup_message(src, kind, seen[key_fields], start,
+                                           row[index["qid"]], row[index["docid"]], None))
+            continue
         seen[key_fields] = start
 
 
@@ -197,13 +204,11 @@ def read_delimited_table(src: Source, delimiter: str, aliases: Mapping[str, Sequ
                     ) -> RawTable:
     """A labeling or GSB table from CSV/TSV: its columns found by ``aliases``."""
     head = src.head(1 << 16)
+    raw = re.split(rb"\r\n|\r|\n", head, maxsplit=1)[0]
     try:
-        first = re.split(rb"\r\n|\r|\n", head, maxsplit=1)[0].decode("utf-8").lstrip("\ufeff")
-    except UnicodeDecodeError:
-        first = None
-    if first is None:
-        raise FormatError("line is not valid UTF-8; save the file as UTF-8", source=src.name,
-                          line=1)
+        first = raw.decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise not_utf8(src, 1, raw, exc.start, "the header row") from None
     try:
         header = tuple(next(_pycsv.reader([first], delimiter=delimiter), []))
     except _pycsv.Error as exc:  # a quote left open in the header
@@ -304,9 +309,7 @@ def _diagnose_table(src: Source, delimiter: str, header: Sequence[str], detail: 
     try:
         text = src.data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        lineno = src.data.count(b"\n", 0, exc.start) + 1
-        return FormatError("line is not valid UTF-8; save the file as UTF-8",
-                           source=src.name, line=lineno)
+        raise _not_utf8_at(src, exc.start) from None
     reader = _pycsv.reader(_io.StringIO(text.lstrip("\ufeff"), newline=""),
                            delimiter=delimiter)
     first = True
@@ -328,6 +331,16 @@ def _diagnose_table(src: Source, delimiter: str, header: Sequence[str], detail: 
                        f"({one_line(detail)})", source=src.name)
 
 
+def _not_utf8_at(src: Source, offset: int) -> FormatError:
+    """The error for the line of ``src`` holding byte ``offset``, which is not UTF-8."""
+    data = src.data
+    start = max(data.rfind(b"\n", 0, offset), data.rfind(b"\r", 0, offset)) + 1
+    line = len(list(iter_lines(data[:start]))) + 1
+    end = min([i for i in (data.find(b"\n", offset), data.find(b"\r", offset)) if i >= 0],
+              default=len(data))
+    return not_utf8(src, line, data[start:end], offset - start)
+
+
 # ----------------------------------------------------------------------------- query metadata
 
 
@@ -336,9 +349,8 @@ def read_header(src: Source, delimiter: str) -> list[str]:
     raw = src.head().split(b"\n", 1)[0]
     try:
         first = raw.decode("utf-8-sig").rstrip("\r")
-    except UnicodeDecodeError:
-        raise FormatError("line is not valid UTF-8; save the file as UTF-8", source=src.name,
-                          line=1) from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(src, 1, raw, exc.start, "the header row") from None
     if not first.strip():
         raise FormatError(f"expected a header row with a query column ({', '.join(QUERY_ALIASES)})"
                           ", got an empty line", source=src.name, line=1, text=first)
@@ -373,8 +385,7 @@ def _diagnose_metadata(src: Source, delimiter: str, width: int) -> FormatError:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return FormatError("line is not valid UTF-8; save the file as UTF-8", source=src.name,
-                           line=data.count(b"\n", 0, exc.start) + 1)
+        raise _not_utf8_at(src, exc.start) from None
     reader = _pycsv.reader(_io.StringIO(text, newline=""), delimiter=delimiter)
     start = 1
     for row in reader:

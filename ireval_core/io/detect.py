@@ -3,7 +3,10 @@
 Every reader asks :func:`detect_format`, naming the formats it reads:
 
 1. content signatures: Parquet's ``PAR1`` (at the start, and at the end or followed by
-   binary bytes), the ZIP header of an Excel ``.xlsx`` workbook;
+   binary bytes), the ZIP header of an Excel ``.xlsx`` workbook; then, for labeling
+   files, the exports of labeling tools: Label Studio's JSON (a list of tasks with
+   ``data`` and ``annotations``) and Quepid's ratings CSV (a header ``query,docid,...``
+   without a round or position column);
 2. the file name's extension (``.parquet``, ``.pq``, ``.xlsx``, ``.json``, ``.csv``,
    ``.tsv``; a ``.gz`` after it is ignored), unless the reader recognises text by its
    content alone (query metadata);
@@ -29,11 +32,12 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ..errors import FormatError
-from .columns import ALIASES
+from .columns import ALIASES, LABEL_ALIASES
 from .source import ZIP_MAGIC, Source
 
-__all__ = ["EXTENSIONS", "FORMATS", "METADATA_FORMATS", "RUN_FORMATS", "SIGNATURES",
-           "TABLE_FORMATS", "Format", "detect_format", "refuse_unreadable"]
+__all__ = ["EXTENSIONS", "FORMATS", "LABEL_FORMATS", "METADATA_FORMATS", "RUN_FORMATS",
+           "SIGNATURES", "TABLE_FORMATS", "TEXT_SIGNATURES", "Format", "detect_format",
+           "refuse_unreadable"]
 
 Format = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
 FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
@@ -43,6 +47,9 @@ RUN_FORMATS = ("trec", "csv", "tsv", "parquet", "json")
 """What qrels and runs may be written in."""
 TABLE_FORMATS = ("csv", "tsv", "parquet", "xlsx")
 """What labeling and GSB tables may be written in."""
+LABEL_FORMATS = (*TABLE_FORMATS, "labelstudio", "quepid")
+"""What labeling files may be: a table, or a labeling tool's export (Label Studio's JSON,
+Quepid's ratings CSV)."""
 METADATA_FORMATS = ("csv", "tsv", "parquet")
 """What query metadata may be written in."""
 
@@ -60,6 +67,29 @@ def _is_zip(src: Source) -> bool:
 SIGNATURES: tuple[tuple[str, Callable[[Source], bool]], ...] = (
     ("parquet", _is_parquet), ("xlsx", _is_zip))
 """Formats recognised by their bytes, checked first, in this order."""
+
+
+def _is_label_studio(src: Source) -> bool:
+    """A Label Studio JSON export: a list of tasks with ``data`` and ``annotations``."""
+    head = src.head(1 << 16).removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1] == b"[" and b'"annotations"' in head and b'"data"' in head
+
+
+_NOT_QUEPID = frozenset(a for k in ("round", "position") for a in LABEL_ALIASES[k])
+
+
+def _is_quepid(src: Source) -> bool:
+    """A Quepid ratings CSV: ``query,docid,...`` without a round or position column."""
+    first = re.split(rb"\r\n|\r|\n", src.head(1 << 16), maxsplit=1)[0]
+    names = [n.strip().lower() for n in
+             first.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace").split(",")]
+    return names[:2] == ["query", "docid"] and not _NOT_QUEPID.intersection(names[2:])
+
+
+TEXT_SIGNATURES: tuple[tuple[str, Callable[[Source], bool]], ...] = (
+    ("labelstudio", _is_label_studio), ("quepid", _is_quepid))
+"""Exports of labeling tools, recognised by their text before the file name is looked
+at (a Quepid export is a ``.csv``, a Label Studio export a ``.json``)."""
 EXTENSIONS = ((".parquet", "parquet"), (".pq", "parquet"), (".xlsx", "xlsx"), (".json", "json"),
               (".csv", "csv"), (".tsv", "tsv"))
 """Formats recognised by the file name (after the content signatures)."""
@@ -74,7 +104,7 @@ def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
 
     ``extensions=False`` skips the file name: the text is recognised by its content.
     """
-    for fmt, matches in SIGNATURES:
+    for fmt, matches in SIGNATURES + TEXT_SIGNATURES:
         if fmt in formats and matches(src):
             return fmt
     if extensions:
@@ -100,14 +130,12 @@ def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
 
 def refuse_unreadable(src: Source) -> None:
     """A :class:`FormatError` for bytes no text reader can read: an archive, another
-    compression, UTF-16 text."""
+    compression. (Text in another encoding is :mod:`~ireval_core.io.encoding`'s.)"""
     head = src.head(16)
     for magic, what in _OTHER_COMPRESSION:
         if head.startswith(magic):
             raise FormatError(f"this is {what}; only plain or gzip-compressed files are read "
                               "(extract it first)", source=src.name)
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise FormatError("this is UTF-16 text; save the file as UTF-8", source=src.name)
     if head[:3] == b"BZh" and head[4:10] == b"\x31\x41\x59\x26\x53\x59":
         raise FormatError("this is bzip2-compressed; only plain or gzip-compressed files are "
                           "read (decompress it first)", source=src.name)

@@ -12,6 +12,12 @@ What Excel shows is what is read, or the file is refused:
 * a **formula without a saved result** (files written by openpyxl or Apache POI store
   the formula only) would read as blank: a :class:`~ireval_core.errors.FormatError`
   names the cells;
+* **merged cells** show one value over a range while the file holds it in the first
+  cell only: merged header cells (a column without a name) and merged cells of the
+  columns read are an error naming the sheet and the range; a header that lacks a
+  required column names the merged and the empty header cells, the usual cause;
+* a **column with values under an empty header cell** is not read (an
+  ``unnamed-columns`` warning names the cells);
 * a **round column mixing text and dates** (``2026-05`` typed, and dates formatted
   ``yyyy-mm``) is read in one form, so that a month is one round (a ``mixed-rounds``
   warning lists the rounds found);
@@ -33,7 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataWarning, FormatError
+from ..errors import DataWarning, FormatError, Problem
 from .columns import resolve
 from .source import Source, one_line, open_zip
 from .table import RawTable, missing_error
@@ -44,6 +50,8 @@ _WHAT = "Excel .xlsx workbook"
 _FORMULA_HINTS = (b"<f", b":f>", b":f ", b":f/")
 """Bytes that may open a formula element (``<f>``, ``<x:f t="shared"/>``): a sheet
 without any of them holds no formula and is not parsed again."""
+_MERGE_HINTS = (b"mergeCell ",)
+"""Bytes of a merged range (``<mergeCell ref="A1:B1"/>``, any prefix)."""
 _YEAR_MONTH = re.compile(r"[0-9]{4}-[0-9]{2}")
 _SHOWN = 5  # formula cells named in a message
 
@@ -94,7 +102,7 @@ def read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Seque
     except ImportError:  # pragma: no cover - openpyxl is in requirements.txt
         raise FormatError("reading Excel files needs openpyxl (pip install openpyxl)",
                           source=src.name) from None
-    archive, with_formulas = open_zip(src, _WHAT, find=_FORMULA_HINTS)
+    archive, to_scan = open_zip(src, _WHAT, find=_FORMULA_HINTS + _MERGE_HINTS)
     try:
         book = openpyxl.load_workbook(_io.BytesIO(src.data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds for a damaged workbook
@@ -105,9 +113,12 @@ def read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Seque
         archive.close()
         raise FormatError(f"not a readable {_WHAT} ({damage})", source=src.name)
     try:
-        table, read = _xlsx_table(src, book, aliases, required, kind, sheet)
-        if with_formulas:
-            _check_formulas(src, archive, with_formulas, read)
+        try:
+            table, read = _xlsx_table(src, book, aliases, required, kind, sheet)
+        except _NoTable as exc:  # say why when merged or empty header cells are the cause
+            raise _explained(src, archive, to_scan, exc) from None
+        if to_scan:
+            _check_sheets(src, archive, to_scan, read)
         return table
     except FormatError:
         raise
@@ -127,6 +138,19 @@ class _Read(NamedTuple):
     columns: frozenset[int]
 
 
+class _NoTable(FormatError):
+    """No sheet has the required columns; the first sheet that has a header but lacks
+    some: its name, header row and the header cells that are empty over values."""
+
+    def __init__(self, error: FormatError, title: str, header_row: int,
+                 unnamed: dict[int, int]) -> None:
+        super().__init__(error.message, source=error.source, line=error.line,
+                         text=error.text)
+        self.title = title
+        self.header_row = header_row
+        self.unnamed = unnamed
+
+
 def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                 required: Sequence[str], kind: str, sheet: str | None
                 ) -> tuple[RawTable, list[_Read]]:
@@ -140,7 +164,7 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
     row_of: list[int] = []
     warnings: list[DataWarning] = []
     hidden_tables: list[str] = []
-    first_problem: FormatError | None = None
+    first_problem: _NoTable | None = None
     worksheets = list(book.worksheets)
     if sheet is not None:
         worksheets = [ws for ws in worksheets if ws.title == sheet]
@@ -156,6 +180,9 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                 f"it was named (sheet={sheet!r})", src.name, 1, (ws.title,)))
         sheet_header: tuple[str, ...] | None = None
         kinds: list[str] = []  # of the round cells: "blank", "text", "date" or "month"
+        unnamed: dict[int, int] = {}  # column -> first row with a value under no header
+        blank: list[int] = []
+        width = 0
         for number, row in enumerate(ws.iter_rows(), start=1):
             values = [c.value for c in row]
             texts = [_cell_text(v) for v in values]
@@ -175,7 +202,8 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                     if first_problem is None:
                         stub = RawTable(src.name, "xlsx", {}, 0, sheet_header,
                                         sheet_rows=(np.zeros(0), np.zeros(0), (ws.title,)))
-                        first_problem = missing_error(stub, missing, aliases, kind)
+                        first_problem = _NoTable(missing_error(stub, missing, aliases, kind),
+                                                 ws.title, number, {})
                     break
                 if not sheets:
                     header, names = sheet_header, found
@@ -190,7 +218,13 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                 read.append(_Read(ws.title, number, frozenset(index.values())))
                 round_name = found.get("round", "")
                 start = len(row_of)
+                blank = [i for i, h in enumerate(sheet_header) if not h]
+                width = len(sheet_header)
                 continue
+            if blank or len(texts) > width:
+                for i in [*blank, *range(width, len(texts))]:
+                    if i < len(texts) and texts[i].strip() and i not in unnamed:
+                        unnamed[i] = number
             for k, i in index.items():
                 cells[k].append(texts[i] if i < len(texts) else "")
             if "round" in index:
@@ -199,6 +233,13 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                 kinds.append(_round_kind(value, row[i] if i < len(row) else None))
             sheet_of.append(len(sheets) - 1)
             row_of.append(number)
+        if sheets and sheets[-1] == ws.title and unnamed:
+            empty = ", ".join(f"{_letter(i)}{read[-1].header_row}" for i in sorted(unnamed))
+            first = ", ".join(f"{_letter(i)}{r}" for i, r in sorted(unnamed.items()))
+            warnings.append(DataWarning(
+                "unnamed-columns", f"sheet {ws.title!r}: the header cell(s) {empty} are empty "
+                f"over values (first at {first}); those columns are not read: give them a "
+                "name to read them", src.name, len(unnamed)))
         if kinds and sheets and sheets[-1] == ws.title:
             found_rounds, as_months = _one_form(cells["round"], start, kinds)
             if found_rounds:
@@ -218,12 +259,72 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
             f"(name one with sheet= to read it)", src.name, len(hidden_tables),
             tuple(hidden_tables[:3])))
     if not sheets:
-        raise first_problem or FormatError(f"no sheet holds a {kind} table", source=src.name)
+        if first_problem is not None:
+            first_problem.unnamed = _unnamed_columns(book[first_problem.title],
+                                                     first_problem.header_row)
+            raise first_problem
+        raise FormatError(f"no sheet holds a {kind} table", source=src.name)
     columns = {k: pa.chunked_array([pa.array(v, pa.string())]) for k, v in cells.items()}
     table = RawTable(src.name, "xlsx", columns, len(sheet_of), header, names,
                      sheet_rows=(np.asarray(sheet_of), np.asarray(row_of), tuple(sheets)),
                      warnings=tuple(warnings))
     return table, read
+
+
+def _letter(column: int) -> str:
+    """The letters of a 0-based column (``0`` -> ``A``, ``27`` -> ``AB``)."""
+    out = ""
+    n = column + 1
+    while n:
+        n, rest = divmod(n - 1, 26)
+        out = chr(65 + rest) + out
+    return out
+
+
+_PEEK = 50  # rows below a header looked at for values under empty header cells
+
+
+def _unnamed_columns(ws: Any, header_row: int) -> dict[int, int]:
+    """Columns whose header cell is empty but that hold values in the rows below it
+    (the first :data:`_PEEK`): column -> first row with a value."""
+    header: list[str] = []
+    out: dict[int, int] = {}
+    for number, row in enumerate(ws.iter_rows(max_row=header_row + _PEEK), start=1):
+        texts = [_cell_text(c.value).strip() for c in row]
+        if number == header_row:
+            header = texts
+        elif number > header_row:
+            for i, t in enumerate(texts):
+                if t and (i >= len(header) or not header[i]) and i not in out:
+                    out[i] = number
+    return out
+
+
+def _explained(src: Source, archive: zipfile.ZipFile, to_scan: set[str],
+               error: _NoTable) -> FormatError:
+    """The missing-columns error of ``error``'s sheet, with its merged and empty header
+    cells named: the usual reasons a header lacks a column."""
+    merged: list[_Merge] = []
+    part = _sheet_parts(archive).get(error.title)
+    if part is not None and part in to_scan:
+        merged = sorted((m for m in _scan(archive, part)[1]
+                         if m.min_row <= error.header_row <= m.max_row),
+                        key=lambda m: (m.min_row, m.min_col))
+    why = []
+    if merged:
+        why.append(f"the header cells {', '.join(m.ref for m in merged)} are merged (a title "
+                   "over the table, or one header over several columns): unmerge them and "
+                   "give each column its own header cell in one row")
+    covered = {c for m in merged for c in range(m.min_col, m.max_col + 1)}
+    unnamed = {i: r for i, r in error.unnamed.items() if i not in covered}
+    if unnamed:
+        empty = ", ".join(f"{_letter(i)}{error.header_row}" for i in sorted(unnamed))
+        first = ", ".join(f"{_letter(i)}{r}" for i, r in sorted(unnamed.items()))
+        why.append(f"the header cell(s) {empty} are empty over values (first at {first}): "
+                   "name those columns")
+    if not why:
+        return error.fresh()
+    return FormatError(f"{error.message}; {'; '.join(why)}", source=error.source)
 
 
 def _round_kind(value: object, cell: Any) -> str:
@@ -259,29 +360,73 @@ def _one_form(rounds: list[str], start: int, kinds: list[str]) -> tuple[list[str
     return found, as_months
 
 
-def _check_formulas(src: Source, archive: zipfile.ZipFile, with_formulas: set[str],
-                    read: Sequence[_Read]) -> None:
-    """A FormatError when a cell read holds a formula without a saved result.
+class _Merge(NamedTuple):
+    """A merged range of cells (rows 1-based, columns 0-based, bounds included)."""
+
+    ref: str
+    min_col: int
+    min_row: int
+    max_col: int
+    max_row: int
+
+
+def _merge(ref: str) -> _Merge:
+    first, _, last = ref.partition(":")
+    last = last or first
+    return _Merge(ref, _column_index(first), _row_number(first), _column_index(last),
+                  _row_number(last))
+
+
+def _row_number(ref: str) -> int:
+    return int("".join(ch for ch in ref if ch.isdigit()) or 0)
+
+
+def _check_sheets(src: Source, archive: zipfile.ZipFile, to_scan: set[str],
+                  read: Sequence[_Read]) -> None:
+    """A FormatError when a cell read holds a formula without a saved result, or when
+    cells of the table read are merged.
 
     openpyxl reads a formula's saved result (``data_only=True``); a workbook written by
     a program (openpyxl, Apache POI) saves none, and those cells would read as blank.
-    Only sheets whose XML holds a formula at all (found while the workbook was checked)
-    are parsed again.
+    Merged cells show one value over the range while the file holds it in the first
+    cell only: merged header cells leave columns without a name, merged data cells
+    leave rows blank. Only sheets whose XML holds a formula or a merge at all (found
+    while the workbook was checked) are parsed again.
     """
     parts = _sheet_parts(archive)
+    problems: list[Problem] = []
     for sheet in read:
         part = parts.get(sheet.title)
-        if part is None or part not in with_formulas:
+        if part is None or part not in to_scan:
             continue
-        found = _uncached_formulas(archive, part, sheet)
+        formulas, merges = _scan(archive, part)
+        merges.sort(key=lambda m: (m.min_row, m.min_col))
+        found = [ref for ref, row, col in formulas
+                 if row >= sheet.header_row and col in sheet.columns]
         if found:
             n = len(found)
             shown = ", ".join(found[:_SHOWN]) + (", …" if n > _SHOWN else "")
-            raise FormatError(
-                f"sheet {sheet.title!r}: formula cells without a saved value: {shown} "
-                f"({n} cell{'s' if n != 1 else ''}); they would read as blank (the program "
-                "that wrote the file saved the formulas, not their results). Open and save "
-                "the file in Excel, or export the values (e.g. as CSV)", source=src.name)
+            problems.append(Problem(
+                src.name, None, "", f"sheet {sheet.title!r}: formula cells without a saved "
+                f"value: {shown} ({n} cell{'s' if n != 1 else ''}); they would read as blank "
+                "(the program that wrote the file saved the formulas, not their results). "
+                "Open and save the file in Excel, or export the values (e.g. as CSV)"))
+        for m in merges:
+            if m.max_row < sheet.header_row:
+                continue  # a title above the table
+            if m.min_row <= sheet.header_row:
+                problems.append(Problem(
+                    src.name, None, f"sheet {sheet.title!r}", f"the header cells {m.ref} are "
+                    "merged: each column needs its own header cell; unmerge them"))
+            elif any(c in sheet.columns for c in range(m.min_col, m.max_col + 1)):
+                first = f"{_letter(m.min_col)}{m.min_row}"
+                problems.append(Problem(
+                    src.name, None, f"sheet {sheet.title!r}", f"the cells {m.ref} are merged: "
+                    f"Excel shows one value over them, the file holds it in {first} only "
+                    "and the other rows would read as blank; unmerge them and fill the "
+                    "value into every row"))
+    if problems:
+        raise FormatError.of(problems)
 
 
 def _local(tag: str) -> str:
@@ -333,10 +478,13 @@ def _column_index(ref: str) -> int:
     return n - 1
 
 
-def _uncached_formulas(archive: zipfile.ZipFile, part: str, sheet: _Read) -> list[str]:
-    """References of the cells of ``sheet``'s columns, from its header row down, holding a
-    formula and no saved value (no ``<v>``, or an empty one on a cell that is not text)."""
-    out: list[str] = []
+def _scan(archive: zipfile.ZipFile, part: str
+          ) -> tuple[list[tuple[str, int, int]], list[_Merge]]:
+    """One pass over a sheet's XML: the cells holding a formula and no saved value (no
+    ``<v>``, or an empty one on a cell that is not text), as ``(ref, row, column)``,
+    and the merged ranges."""
+    formulas: list[tuple[str, int, int]] = []
+    merges: list[_Merge] = []
     with archive.open(part) as fh:
         for _, el in ET.iterparse(fh, events=("end",)):
             name = _local(el.tag)
@@ -347,10 +495,10 @@ def _uncached_formulas(archive: zipfile.ZipFile, part: str, sheet: _Read) -> lis
                     empty = v is None or not (v.text or "")
                     if empty and not (v is not None and el.get("t") in ("str", "inlineStr")):
                         ref = el.get("r", "")
-                        row = int("".join(ch for ch in ref if ch.isdigit()) or 0)
-                        if row >= sheet.header_row and _column_index(ref) in sheet.columns:
-                            out.append(ref)
+                        formulas.append((ref, _row_number(ref), _column_index(ref)))
                 el.clear()
             elif name == "row":
                 el.clear()
-    return out
+            elif name == "mergeCell" and el.get("ref"):
+                merges.append(_merge(el.get("ref", "")))
+    return formulas, merges

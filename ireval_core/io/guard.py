@@ -36,12 +36,12 @@ def guarded(read: Callable[..., _T], source: object, name: str | None,
     read (holding the bytes, tables, pyarrow errors) is reachable from it.
     OSError from opening or reading a file is not about the format: it propagates.
     """
-    failure: tuple[str, str | None, int | None, str | None]
+    failure: tuple[str, str | None, int | None, str | None] | FormatError
     where = _name_hint(source, name)
     try:
         return read(source, name, *args)
     except FormatError as exc:
-        failure = (exc.message, exc.source, exc.line, exc.text)
+        failure = exc.fresh()  # every problem, the count and the hint; no frame
         release_frames(exc)
     except MemoryError as exc:
         failure = ("not enough memory to read this file", where, None, None)
@@ -59,6 +59,8 @@ def guarded(read: Callable[..., _T], source: object, name: str | None,
         failure = (f"could not read this file ({type(exc).__name__}: {one_line(str(exc))}); "
                    "this is a bug in ireval's reader, please report it", where, None, None)
         release_frames(exc)
+    if isinstance(failure, FormatError):
+        return failure
     message, src_name, line, text = failure
     return FormatError(message, source=src_name, line=line, text=text)
 
@@ -104,11 +106,11 @@ def clean_errors(read: Callable[_P, _T]) -> Callable[_P, _T]:
 
     @functools.wraps(read)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
-        failure: tuple[str, str | None, int | None, str | None]
+        failure: tuple[str, str | None, int | None, str | None] | FormatError
         try:
             return read(*args, **kwargs)
         except FormatError as exc:
-            failure = (exc.message, exc.source, exc.line, exc.text)
+            failure = exc.fresh()  # every problem, the count and the hint; no frame
             release_frames(exc)
         except MemoryError as exc:
             failure = ("not enough memory to read this file", _names(args), None, None)
@@ -117,6 +119,8 @@ def clean_errors(read: Callable[_P, _T]) -> Callable[_P, _T]:
             failure = ("structure nested too deeply to read", _names(args), None, None)
             release_frames(exc)
         del args, kwargs
+        if isinstance(failure, FormatError):
+            raise failure
         message, source, line, text = failure
         raise FormatError(message, source=source, line=line, text=text)
 

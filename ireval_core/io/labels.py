@@ -1,4 +1,4 @@
-"""Labeling tables: CSV, TSV, Excel (.xlsx) and Parquet, read by column aliases.
+"""Labeling tables: CSV, TSV, Excel (.xlsx), Parquet and labeling tools' exports.
 
 :func:`read_table` turns one input (a path, bytes, a binary file object, or a
 ``(name, bytes)`` pair; gzip is detected) into a :class:`~.table.RawTable`: the columns
@@ -13,6 +13,11 @@ extension, then by counting tabs and commas in the header line. CSV and TSV are 
 by pyarrow's multi-threaded reader: text columns as text (ids keep their leading zeros,
 ``2026-05`` stays a month), the number columns a reader names as numbers (with a
 fallback to text that finds the bad cell).
+
+With ``tools=True`` (the labeling reader), the exports of two labeling tools are read
+too, as a table with the labeling columns: Label Studio's JSON export (one row per
+annotation, its rater the annotator; :mod:`~.labelstudio`) and Quepid's ratings CSV
+(:mod:`~.quepid`).
 
 The labeling reader (:func:`ireval_core.labels.read_judgments`) and the GSB reader
 (:func:`ireval_core.labels.gsb.read_gsb`) use it with their own aliases.
@@ -38,19 +43,23 @@ stays reachable from a kept error.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import pyarrow as pa
 
 from ..errors import FormatError
 from .columns import LABEL_ALIASES
 from .delimited import read_delimited_table
-from .detect import TABLE_FORMATS, detect_format
+from .detect import LABEL_FORMATS, TABLE_FORMATS, detect_format
+from .encoding import decode_bom, encoding_warning, read_text
 from .excel import read_xlsx
+from .labelstudio import read_label_studio
 from .parquet import read_parquet_columns
+from .quepid import read_quepid
 from .source import Source, SourceLike
 from .table import RawTable, pick
 
-__all__ = ["LABEL_ALIASES", "RawTable", "read_table", "table_from_arrow"]
+__all__ = ["LABEL_ALIASES", "RawTable", "noted", "read_table", "table_from_arrow"]
 
 
 def _source(source: SourceLike) -> Source:
@@ -62,7 +71,8 @@ def _source(source: SourceLike) -> Source:
 
 def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
                required: Sequence[str] = (), kind: str = "labeling",
-               numeric: Sequence[str] = (), sheet: str | None = None) -> RawTable:
+               numeric: Sequence[str] = (), sheet: str | None = None,
+               tools: bool = False, round: str | None = None) -> RawTable:
     """Read one CSV/TSV/XLSX/Parquet input and find its columns by alias.
 
     Parameters
@@ -86,6 +96,14 @@ def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
         ``hidden-sheet`` warning). By default every visible sheet whose header has the
         required columns is read; hidden sheets are not (a ``hidden-sheet`` warning
         names those that hold a table). Other formats hold one table and ignore it.
+    tools:
+        Also read the exports of labeling tools (:data:`~.detect.LABEL_FORMATS`): Label
+        Studio's JSON (:mod:`~.labelstudio`) and Quepid's ratings CSV (:mod:`~.quepid`),
+        as a table with the labeling columns (``aliases`` must be those of a labeling
+        file, :data:`LABEL_ALIASES`).
+    round:
+        The round of the rows of a tool's export that names none (a Quepid export, Label
+        Studio tasks without a round key).
 
     Raises
     ------
@@ -96,7 +114,8 @@ def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
     if src.is_blank():
         raise FormatError(f"file is empty; expected a {kind} table with a header row "
                           f"({', '.join(required)})", source=src.name)
-    fmt = detect_format(src, TABLE_FORMATS)
+    formats = LABEL_FORMATS if tools else TABLE_FORMATS
+    fmt = detect_format(src, formats)
     if fmt == "parquet":
         table = read_parquet_columns(src, aliases)
         raw = RawTable(src.name, "parquet", {}, table.num_rows,
@@ -104,8 +123,29 @@ def read_table(source: SourceLike, aliases: Mapping[str, Sequence[str]], *,
         return pick(raw, table, aliases, required, kind)
     if fmt == "xlsx":
         return read_xlsx(src, aliases, required, kind, sheet=sheet)
-    return read_delimited_table(src, "\t" if fmt == "tsv" else ",", aliases, required, kind,
-                                numeric=numeric)
+    text = decode_bom(src)
+    if text is not src:  # UTF-16 (Excel's "Unicode text"): by content, whatever its name
+        fmt = detect_format(text, formats, extensions=False)
+
+    def read(decoded: Source) -> RawTable:
+        if fmt == "labelstudio":
+            raw = read_label_studio(decoded, aliases, required, kind, round=round)
+        elif fmt == "quepid":
+            raw = read_quepid(decoded, aliases, required, kind, round=round)
+        else:
+            raw = read_delimited_table(decoded, "\t" if fmt == "tsv" else ",", aliases,
+                                       required, kind, numeric=numeric)
+        return noted(raw, decoded)
+
+    return read_text(text, read, header=True)
+
+
+def noted(raw: RawTable, src: Source) -> RawTable:
+    """``raw`` with the encoding ``src`` was read in, and its note when not UTF-8."""
+    note = encoding_warning(src)
+    if note is None:
+        return raw
+    return replace(raw, encoding=src.encoding, warnings=(note, *raw.warnings))
 
 
 def table_from_arrow(table: pa.Table, name: str, aliases: Mapping[str, Sequence[str]], *,

@@ -8,7 +8,9 @@ File format
 -----------
 CSV, TSV (recognised by the content of the header row: the separator that splits it
 into more fields) or Parquet (recognised by its magic bytes), plain or gzip-compressed,
-with a header row. Column names are matched case-insensitively:
+with a header row. Text in UTF-8 (with or without a byte order mark), GB18030/GBK or
+UTF-16 with a byte order mark (:mod:`~ireval_core.io.encoding`; the ``encoding`` warning
+says which). Column names are matched case-insensitively:
 
 ``query``
     The query id, under any name :mod:`ireval_core.io` accepts for query ids
@@ -52,7 +54,7 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from io import StringIO
 from types import MappingProxyType
 
@@ -62,10 +64,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..data import read_only
-from ..errors import FormatError, invalid_parameter
+from ..errors import DataWarning, FormatError, invalid_parameter
 from .columns import LATENCY, QUERY_ALIASES, SYSTEM_ALIASES, WEIGHT_ALIASES
 from .delimited import read_header, read_text_columns
 from .detect import METADATA_FORMATS, detect_format
+from .encoding import decode_bom, encoding_warning, read_text
 from .parquet import read_parquet_text
 from .source import PathOrBytes, Source
 
@@ -107,6 +110,9 @@ class QueryMetadata:
         How latencies were given: ``"wide"``, ``"long"`` or ``"none"``.
     source:
         The file name used in messages.
+    warnings:
+        What reading noticed without refusing the file: the ``encoding`` of a file
+        that was not UTF-8 ("read as GB18030").
     """
 
     queries: np.ndarray
@@ -119,6 +125,7 @@ class QueryMetadata:
     latency_values: np.ndarray
     layout: str = "none"
     source: str = "<input>"
+    warnings: tuple[DataWarning, ...] = ()
     _index: pa.Array = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -269,10 +276,19 @@ def read_metadata(source: PathOrBytes | Source, *, name: str | None = None) -> Q
     fmt = detect_format(src, METADATA_FORMATS, extensions=False)
     if fmt == "parquet":
         return _from_columns(*read_parquet_text(src), _Rows(src, None), src.name)
+    text = decode_bom(src)
+    if text is not src:  # UTF-16: the separator is found in the text
+        fmt = detect_format(text, METADATA_FORMATS, extensions=False)
     delimiter = "\t" if fmt == "tsv" else ","
-    header = read_header(src, delimiter)
-    return _from_columns(header, read_text_columns(src, header, delimiter), _Rows(src, delimiter),
-                         src.name)
+
+    def read(decoded: Source) -> QueryMetadata:
+        header = read_header(decoded, delimiter)
+        meta = _from_columns(header, read_text_columns(decoded, header, delimiter),
+                             _Rows(decoded, delimiter), decoded.name)
+        note = encoding_warning(decoded)
+        return meta if note is None else replace(meta, warnings=(note,))
+
+    return read_text(text, read, header=True)
 
 
 def _text(values: pa.Array) -> np.ndarray:

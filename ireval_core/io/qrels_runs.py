@@ -25,13 +25,15 @@ from .checks import numeric
 from .columns import MISSING_TAGS, TREC_COLUMNS, Kind
 from .delimited import diagnose_delimited, read_delimited
 from .detect import FORMATS, Format, detect_format, refuse_unreadable
+from .encoding import decode_bom, encoding_warning, read_text
 from .guard import guarded
 from .json import read_json
 from .parquet import read_parquet
 from .source import PathOrBytes, ReadLimits, Source
 from .trec import diagnose_trec, read_trec
 
-__all__ = ["read_columns", "read_qrels", "read_run", "read_runs", "unique_name"]
+__all__ = ["decoded_columns", "read_columns", "read_qrels", "read_run", "read_runs",
+           "unique_name"]
 
 
 def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
@@ -140,8 +142,8 @@ def _check_arguments(function: str, source: object, format: object, limits: obje
 
 def _read_qrels(source: PathOrBytes | Source, name: str | None, format: Format,
                 limits: ReadLimits | None) -> Qrels:
-    src = Source.of(source, name, limits=limits)
-    table, warnings = read_columns(src, "qrels", format)
+    src, table, warnings = decoded_columns(Source.of(source, name, limits=limits), "qrels",
+                                           format)
     grades = numeric(table.column("rel"))
     frac = grades[grades != np.floor(grades)]
     if frac.size:
@@ -171,8 +173,8 @@ def _read_run(source: PathOrBytes | Source, name: str | None, format: Format,
 def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                taken_names: Iterable[str] | Mapping[str, str],
                limits: ReadLimits | None, one_run: bool = False) -> list[Run]:
-    src = Source.of(source, name, limits=limits)
-    table, warnings = read_columns(src, "run", format)
+    src, table, warnings = decoded_columns(Source.of(source, name, limits=limits), "run",
+                                           format)
     last_tag: list[str | None] = [None]
     if one_run and "tag" in table.column_names:  # trec_eval: the run id of the last line
         last = table.column("tag")[-1].as_py() if table.num_rows else None
@@ -270,21 +272,42 @@ def read_columns(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, lis
 
     Ids and tags are validated strings (plain or dictionary-coded), values finite
     float64; a tag may be empty or a missing-value marker (see
-    :data:`~.columns.MISSING_TAGS`).
+    :data:`~.columns.MISSING_TAGS`). Text that is not UTF-8 is transcoded first
+    (:mod:`~.encoding`), with an ``encoding`` warning.
     """
+    _, table, warnings = decoded_columns(src, kind, format)
+    return table, warnings
+
+
+def decoded_columns(src: Source, kind: Kind, format: Format
+                    ) -> tuple[Source, pa.Table, list[DataWarning]]:
+    """:func:`read_columns`, and the source read: ``src``, or its text as UTF-8."""
     if src.is_blank():
         cols = " ".join(TREC_COLUMNS[kind])
         raise FormatError(f"file is empty; expected {kind} lines '{cols}'", source=src.name)
     refuse_unreadable(src)
     fmt = format if format != "auto" else detect_format(src)
-    stage("parsing")
-    if fmt == "trec":
-        return read_trec(src, kind)
-    if fmt == "json":
-        return read_json(src, kind), []
-    if fmt == "parquet":
-        return read_parquet(src, kind)
-    return read_delimited(src, kind, "," if fmt == "csv" else "\t")
+    if fmt == "parquet":  # by its bytes or its name: not text
+        stage("parsing")
+        return (src, *read_parquet(src, kind))
+    text = decode_bom(src)
+    if text is not src and format == "auto":  # UTF-16: by content, whatever its name
+        fmt = detect_format(text, extensions=False)
+    src = text
+
+    def read(text: Source) -> tuple[Source, pa.Table, list[DataWarning]]:
+        stage("parsing")
+        if fmt == "trec":
+            return (text, *read_trec(text, kind))
+        if fmt == "json":
+            return text, read_json(text, kind), []
+        if fmt == "parquet":
+            return (text, *read_parquet(text, kind))
+        return (text, *read_delimited(text, kind, "," if fmt == "csv" else "\t"))
+
+    used, table, warnings = read_text(src, read, header=fmt in ("csv", "tsv"))
+    note = encoding_warning(used)
+    return used, table, ([note] if note is not None else []) + warnings
 
 
 def _duplicate_error(src: Source, kind: Kind, format: Format,

@@ -161,11 +161,14 @@ class Source:
     A plain (uncompressed) file on disk is not read into memory up front: the
     columnar parser streams it, and the bytes are loaded only when a slow
     diagnostic pass has to name a bad line. Gzip input is inflated (within
-    ``limits``) into memory owned by pyarrow.
+    ``limits``) into memory owned by pyarrow. Text that is not UTF-8 is transcoded
+    once, into a new source whose :attr:`encoding` names what it was
+    (:func:`~ireval_core.io.encoding.decode_bom`, :func:`~ireval_core.io.encoding.read_text`).
     """
 
     def __init__(self, name: str, data: bytes | pa.Buffer | None = None,
-                 path: Path | None = None, *, limits: ReadLimits | None = None) -> None:
+                 path: Path | None = None, *, limits: ReadLimits | None = None,
+                 encoding: str = "UTF-8") -> None:
         if data is None and path is None:
             raise invalid_parameter("path", "Source", "a path when data is None", path)
         if limits is not None and not isinstance(limits, ReadLimits):
@@ -177,6 +180,9 @@ class Source:
                                     else bytes(data))
         self.path = path
         self._limits = limits
+        self.encoding = encoding
+        """The text encoding the bytes were read from: ``"UTF-8"``, or the encoding of a
+        file transcoded to UTF-8 (:mod:`~ireval_core.io.encoding`)."""
 
     @classmethod
     def of(cls, source: PathOrBytes | Source, name: str | None = None, *,

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DataWarning, FormatError
+from ..errors import DataWarning, FormatError, Problem, shorten
 from .checks import (
     CHAR_NAMES,
     CONTROL_CHAR,
@@ -25,7 +25,15 @@ from .checks import (
 )
 from .columns import resolve
 
-__all__ = ["RawTable", "missing_error", "pick"]
+__all__ = ["RawTable", "missing_error", "pick", "positions_in_order"]
+
+
+def _number(text: str) -> float:
+    """``text`` as a number, NaN when empty or not one (only on the error path)."""
+    try:
+        return float(text.strip()) if text.strip() else float("nan")
+    except ValueError:
+        return float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +45,8 @@ class RawTable:
     name:
         The file name used in messages.
     fmt:
-        ``"csv"``, ``"tsv"``, ``"xlsx"``, ``"parquet"`` or ``"frame"``.
+        ``"csv"``, ``"tsv"``, ``"xlsx"``, ``"parquet"``, ``"labelstudio"``, ``"quepid"``
+        or ``"frame"``.
     columns:
         Canonical column name -> pyarrow column, as read (text for CSV/TSV and
         Excel; the file's own types for Parquet and DataFrames).
@@ -48,14 +57,21 @@ class RawTable:
     names:
         Canonical column name -> its name in the header.
     line_index:
-        CSV/TSV: ``line_index(n)`` gives the 1-based line of each of the first ``n``
-        data rows (computed on demand, only when a message needs it).
+        CSV/TSV (and Quepid's CSV): ``line_index(n)`` gives the 1-based line of each of
+        the first ``n`` data rows (computed on demand, only when a message needs it).
     sheet_rows:
         Excel: each row's sheet (index into the third item, the sheet names) and row
         number in that sheet.
     warnings:
         What the reader noticed and did not refuse (Excel: hidden sheets left out, a
-        round column mixing text and dates).
+        round column mixing text and dates; the ``encoding`` of a file that was not
+        UTF-8).
+    encoding:
+        The text encoding the file was read in (``"UTF-8"``, ``"GB18030"``,
+        ``"UTF-16 LE"``, ...; see :mod:`~ireval_core.io.encoding`).
+    place:
+        Where a row is when it has no line or sheet row (a Label Studio export:
+        ``place(row)`` is ``"task 3 (id 17), annotation 1"``).
     """
 
     name: str
@@ -68,16 +84,20 @@ class RawTable:
     sheet_rows: tuple[np.ndarray, np.ndarray, tuple[str, ...]] | None = field(
         default=None, repr=False)
     warnings: tuple[DataWarning, ...] = ()
+    encoding: str = "UTF-8"
+    place: Callable[[int], str] | None = field(default=None, repr=False)
     _text: dict[str, pa.ChunkedArray] = field(default_factory=dict, repr=False)
 
     def where(self, row: int) -> tuple[int | None, str]:
         """``(line, prefix)`` of a 0-based data row: the 1-based line of a CSV/TSV file
         (``prefix`` empty), or no line and ``"sheet 'S', row N"`` / ``"row N"``."""
-        if self.fmt in ("csv", "tsv"):
+        if self.fmt in ("csv", "tsv") or self.line_index is not None:
             return int(self._line_numbers(row + 1)[row]), ""
         if self.sheet_rows is not None:
             sheet_of, row_of, sheets = self.sheet_rows
             return None, f"sheet {sheets[int(sheet_of[row])]!r}, row {int(row_of[row])}"
+        if self.place is not None:
+            return None, self.place(row)
         return None, f"row {row + 1}"
 
     def location(self, row: int) -> str:
@@ -101,7 +121,7 @@ class RawTable:
 
     def header_error(self, message: str) -> FormatError:
         """A :class:`FormatError` about the header (line 1 of a CSV/TSV file)."""
-        line = 1 if self.fmt in ("csv", "tsv") else None
+        line = 1 if self.fmt in ("csv", "tsv") or self.line_index is not None else None
         if self.sheet_rows is not None:
             return FormatError(f"sheet {self.sheet_rows[2][0]!r}: {message}", source=self.name)
         return FormatError(message, source=self.name, line=line)
@@ -166,9 +186,14 @@ class RawTable:
                              "not UTF-8 text; save the file with text columns in UTF-8")
         raise self.error(None, problem + "; expected text or numbers")
 
-    def numbers(self, key: str, what: str) -> np.ndarray:
+    def numbers(self, key: str, what: str,
+                problems: list[tuple[int, Problem]] | None = None) -> np.ndarray:
         """Column ``key`` as float64; empty cells are NaN; text that is not a number is a
-        :class:`FormatError` naming the row (``what`` names the column in messages)."""
+        :class:`FormatError` naming the row (``what`` names the column in messages).
+
+        With ``problems``, every cell that is not a number is added to it instead, as
+        ``(row, problem)``, and reads as NaN.
+        """
         col = self.columns[key]
         if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or \
                 pa.types.is_boolean(col.type) or pa.types.is_decimal(col.type):
@@ -186,12 +211,31 @@ class RawTable:
             values = text.cast(pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             values = None
-        if values is None:
-            raw = self.text(key).to_numpy(zero_copy_only=False)
+        if values is not None:
+            return np.asarray(values.to_numpy(), dtype=np.float64)
+        raw = self.text(key).to_numpy(zero_copy_only=False)
+        if problems is None:
             bad = first_non_number(raw)
             raise self.error(bad, f"expected a number in the {what} column "
                              f"{self.header_name(key)!r}, got {raw[bad]!r}")
-        return np.asarray(values.to_numpy(), dtype=np.float64)
+        codes, distinct = np.unique(raw.astype(str), return_inverse=True)[::-1]
+        parsed = np.array([_number(v) for v in distinct], dtype=np.float64)
+        wrong = np.array([bool(v.strip()) and np.isnan(p) and v.strip().lower() != "nan"
+                          for v, p in zip(distinct, parsed, strict=True)], dtype=bool)
+        for row in np.flatnonzero(wrong[codes]):
+            problems.append((int(row), self.problem(
+                int(row), f"expected a number in the {what} column "
+                f"{self.header_name(key)!r}, got {raw[row]!r}")))
+        return parsed[codes]
+
+    def problem(self, row: int | None, message: str, text: str | None = None) -> Problem:
+        """The :class:`~ireval_core.errors.Problem` at a 0-based data row (``None``: the
+        file), as :meth:`error` words it."""
+        if row is None:
+            return Problem(self.name, None, "", message, text)
+        line, prefix = self.where(row)
+        return Problem(self.name, line, "" if line is not None else prefix, message,
+                       None if text is None else shorten(text))
 
     def header_name(self, key: str) -> str:
         """The column's name as written in the file."""
@@ -215,4 +259,22 @@ def pick(raw: RawTable, table: pa.Table, aliases: Mapping[str, Sequence[str]],
         raise missing_error(raw, missing, aliases, kind)
     columns = {k: table.column(v) for k, v in found.items()}
     return RawTable(raw.name, raw.fmt, columns, raw.n_rows, raw.header, found, raw.line_index,
-                    raw.sheet_rows, raw.warnings)
+                    raw.sheet_rows, raw.warnings, raw.encoding, raw.place)
+
+
+def positions_in_order(columns: Mapping[str, Sequence[str]]) -> list[str]:
+    """Positions 1, 2, ... of the documents of each (round, system, query), in the order
+    of the rows, for a labeling tool's export that has none (Quepid, Label Studio tasks
+    without a position); a document met again keeps its position.
+
+    >>> positions_in_order({"round": ["r"] * 4, "system": [""] * 4,
+    ...                     "query": ["q", "q", "q", "p"], "doc": ["a", "b", "a", "a"]})
+    ['1', '2', '1', '1']
+    """
+    seen: dict[tuple[str, str, str], dict[str, int]] = {}
+    out = []
+    for r, s, q, d in zip(columns["round"], columns["system"], columns["query"],
+                          columns["doc"], strict=True):
+        docs = seen.setdefault((r, s, q), {})
+        out.append(str(docs.setdefault(d, len(docs) + 1)))
+    return out

@@ -4,8 +4,8 @@ Parsed by pyarrow's multi-threaded CSV reader when the file is separated by sing
 spaces or single tabs; irregular whitespace (tabs and spaces mixed, runs of blanks, CR
 line ends) is normalised first, as trec_eval splits on any run of blanks. When the
 fast path rejects a file, :func:`diagnose_trec` goes through it line by line to name
-the first bad line. Extra columns of a run line are ignored, as trec_eval does, with a
-warning.
+the bad lines (up to 100 at once). Extra columns of a run line are ignored, as
+trec_eval does, with a warning.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pyarrow.csv as pacsv
 from .._arrow import release_unused
 from ..errors import DataWarning, FormatError
 from .checks import (
+    Problems,
     dup_message,
     find_problem,
     iter_lines,
@@ -27,6 +28,7 @@ from .checks import (
     value_problem,
 )
 from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
+from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
 __all__ = ["diagnose_trec", "read_trec"]
@@ -151,18 +153,22 @@ def _check_first_line(src: Source, kind: Kind) -> None:
 
 
 def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
-    """Slow line-by-line pass naming the first bad line (only used on failure).
+    """Slow line-by-line pass naming the bad lines (only used on failure).
 
     Fields are split exactly as the fast path splits them (runs of spaces and tabs;
     lines end with LF, CRLF or CR). Returns the error (or None) and the number of
     run lines with extra columns, which trec_eval ignores and so do we, with a
-    warning.
+    warning. The error holds every bad line up to :data:`~.checks.MAX_PROBLEMS`
+    (wrong column count, bad number, bad id, a (query, document) given again) and
+    counts the rest. A line that is not UTF-8 stops the pass (:class:`~.encoding.NotUtf8`:
+    the file is decoded again as a whole).
     """
     names = TREC_COLUMNS[kind]
     value_col = names.index(VALUE_KEY[kind] if kind == "run" else "rel")
     word = VALUE_WORD[VALUE_KEY[kind]]
     seen: dict[tuple[str, ...], int] = {}
     extra = 0
+    problems = Problems(src)
     for lineno, raw in iter_lines(src.data):
         raw = raw.rstrip(b"\r\n")
         if not raw.strip(b" \t"):
@@ -170,27 +176,26 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return FormatError(
-                f"line is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1});"
-                " save the file as UTF-8", source=src.name, line=lineno,
-                text=raw.decode("utf-8", "replace")), extra
+            raise not_utf8(src, lineno, raw, exc.start) from None
         fields = re.split(r"[ \t]+", text.strip(" \t"))
         if kind == "run" and len(fields) > len(names):
             extra += 1
             fields = fields[: len(names)]
         if len(fields) != len(names):
-            return FormatError(f"expected {len(names)} columns ({' '.join(names)}), "
-                               f"got {len(fields)}", source=src.name, line=lineno,
-                               text=text), extra
+            problems.add(lineno, f"expected {len(names)} columns ({' '.join(names)}), "
+                         f"got {len(fields)}", text)
+            continue
         problem = value_problem(fields[value_col], word, str(value_col + 1))
         for key, i in (("qid", 0), ("docid", 2)) + ((("tag", 5),) if kind == "run" else ()):
             problem = problem or text_problem(fields[i], key, edges=False)
         if problem is not None:
-            return FormatError(problem, source=src.name, line=lineno, text=text), extra
+            problems.add(lineno, problem, text)
+            continue
         key_fields = ((fields[0], fields[2]) if kind == "qrels"
                       else (fields[0], fields[2], tag_key(fields[5])))
         if key_fields in seen:
-            return dup_message(src, kind, seen[key_fields], lineno, fields[0], fields[2],
-                               text), extra
+            problems.add_error(dup_message(src, kind, seen[key_fields], lineno, fields[0],
+                                           fields[2], text))
+            continue
         seen[key_fields] = lineno
-    return None, extra
+    return problems.error(), extra

@@ -39,7 +39,7 @@ per query, the round pools their judgments (:func:`gsb_by_rater` splits them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +50,7 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from ..errors import DataWarning, FormatError, invalid_parameter
+from ..errors import DataWarning, FormatError, Problem, invalid_parameter
 from ..io import RawTable, SourceLike, read_table, table_from_arrow
 from ..io.columns import LABEL_ALIASES
 from ..io.guard import clean_errors
@@ -275,8 +275,44 @@ def _judgment_codes(raw: pa.ChunkedArray) -> tuple[NDArray[np.int64], list[str]]
     return (lookup[codes] if len(codes) else codes), distinct
 
 
+_KEPT = 10_000  # problems of the files kept in one error (all are counted)
+
+
+class _Found:
+    """The problems of the files: kept up to :data:`_KEPT`, all counted."""
+
+    def __init__(self, tables: Sequence[RawTable], starts: NDArray[np.int64]) -> None:
+        self.tables, self.starts = tables, starts
+        self.kept: list[Problem] = []
+        self.count = 0
+
+    def rows(self, rows: NDArray[np.int64], message: Callable[[int], str]) -> None:
+        """A problem at each of ``rows`` (ascending), worded by ``message(row)``."""
+        take = rows[: max(_KEPT - len(self.kept), 0)]
+        for i, table in enumerate(self.tables):  # find the lines of a file in one pass
+            mine = take[(take >= self.starts[i]) & (take < self.starts[i + 1])]
+            if len(mine):
+                table.where(int(mine.max() - self.starts[i]))
+        for row in take:
+            table, local = _where(self.tables, self.starts, int(row))
+            self.kept.append(table.problem(local, message(int(row))))
+        self.count += len(rows)
+
+    def raise_all(self) -> None:
+        if self.count:
+            raise FormatError.of(self.kept, count=self.count)
+
+
+def _fixed(message: str) -> Callable[[int], str]:
+    """The same message for every row."""
+    return lambda row: message
+
+
 def _build(tables: Sequence[RawTable]) -> GsbJudgments:
+    """The judgments of the files; every problem of them reported at once (in the order
+    of the checks, by line within each)."""
     starts = np.concatenate(([0], np.cumsum([t.n_rows for t in tables]))).astype(np.int64)
+    found = _Found(tables, starts)
     rounds = _text(tables, "round")
     queries = _text(tables, "query")
     raw_judgment = _text(tables, "judgment")
@@ -284,27 +320,37 @@ def _build(tables: Sequence[RawTable]) -> GsbJudgments:
     raters = _text(tables, "rater")
     for key, column in (("round", rounds), ("query", queries)):
         empty = np.asarray(pc.equal(pc.utf8_trim_whitespace(column), ""), dtype=bool)
-        if empty.any():
-            row = int(np.argmax(empty))
-            raise _error(tables, starts, row, f"empty {key}; every judgment needs a round "
-                                              "and a query")
+        found.rows(np.flatnonzero(empty), _fixed(f"empty {key}; every judgment needs a round "
+                                                 "and a query"))
     codes, distinct = _judgment_codes(raw_judgment)
     unknown = codes == -2
     if unknown.any():
-        row = int(np.argmax(unknown))
-        text = raw_judgment[row].as_py()
-        same = pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(raw_judgment)),
-                        text.strip().lower())
-        rows = np.flatnonzero(np.asarray(same, dtype=bool))[:3]
-        table = _where(tables, starts, row)[0]
-        places = [_where(tables, starts, int(r)) for r in rows]
-        shown = [t.short(i) for t, i in places if t is table]
-        if all(s.startswith("line ") for s in shown):
-            shown = [("line " if len(shown) == 1 else "lines ") + ", ".join(
-                s[5:] for s in shown)]
-        raise _error(tables, starts, row, f"unknown judgment {text!r} (at "
-                                          f"{'; '.join(shown)}); expected {_EXPECTED}")
-    warnings: list[DataWarning] = []
+        norm = pc.utf8_lower(pc.utf8_trim_whitespace(raw_judgment))
+        firsts = []
+        seen: set[str] = set()
+        for row in np.flatnonzero(unknown):  # one problem per unknown text
+            text = raw_judgment[int(row)].as_py()
+            if text.strip().lower() not in seen:
+                seen.add(text.strip().lower())
+                firsts.append(int(row))
+            if len(firsts) >= _KEPT:
+                break
+
+        def unknown_judgment(row: int) -> str:
+            text = raw_judgment[row].as_py()
+            same = pc.equal(norm, text.strip().lower())
+            rows = np.flatnonzero(np.asarray(same, dtype=bool))[:3]
+            table = _where(tables, starts, row)[0]
+            places = [_where(tables, starts, int(r)) for r in rows]
+            shown = [t.short(i) for t, i in places if t is table]
+            if all(s.startswith("line ") for s in shown):
+                shown = [("line " if len(shown) == 1 else "lines ") + ", ".join(
+                    s[5:] for s in shown)]
+            return f"unknown judgment {text!r} (at {'; '.join(shown)}); expected {_EXPECTED}"
+
+        found.rows(np.asarray(firsts, dtype=np.int64), unknown_judgment)
+    found.raise_all()
+    warnings: list[DataWarning] = [w for t in tables for w in t.warnings]  # encoding, sheets
     empty = codes == -1
     if empty.any():
         first = _where(tables, starts, int(np.argmax(empty)))
@@ -316,7 +362,8 @@ def _build(tables: Sequence[RawTable]) -> GsbJudgments:
     r = np.asarray(rounds.to_numpy(zero_copy_only=False), dtype=object)
     q = np.asarray(queries.to_numpy(zero_copy_only=False), dtype=object)
     who = np.asarray(raters.to_numpy(zero_copy_only=False), dtype=object)
-    _check_duplicates(tables, starts, r, q, who, keep, has_rater)
+    _check_duplicates(found, r, q, who, keep, has_rater)
+    found.raise_all()
     rows = np.flatnonzero(keep)
     return GsbJudgments(
         round=_readonly(r[rows]), query=_readonly(q[rows]),
@@ -324,11 +371,10 @@ def _build(tables: Sequence[RawTable]) -> GsbJudgments:
         has_rater=has_rater, sources=tuple(t.name for t in tables), warnings=tuple(warnings))
 
 
-def _check_duplicates(tables: Sequence[RawTable], starts: NDArray[np.int64],
-                      r: NDArray[np.object_], q: NDArray[np.object_],
+def _check_duplicates(found: _Found, r: NDArray[np.object_], q: NDArray[np.object_],
                       who: NDArray[np.object_], keep: NDArray[np.bool_], has_rater: bool
                       ) -> None:
-    """A (round, query, rater) judged twice is an error naming both places."""
+    """Each (round, query, rater) judged again is a problem naming the first place."""
     rows = np.flatnonzero(keep)
     if len(rows) < 2:
         return
@@ -336,15 +382,20 @@ def _check_duplicates(tables: Sequence[RawTable], starts: NDArray[np.int64],
     dup = frame.duplicated(keep="first").to_numpy()
     if not dup.any():
         return
-    i = int(np.argmax(dup))
-    match = ((frame["r"] == frame["r"].iloc[i]) & (frame["q"] == frame["q"].iloc[i])
-             & (frame["w"] == frame["w"].iloc[i])).to_numpy()
-    first, second = int(rows[int(np.argmax(match))]), int(rows[i])
-    by = f"rater {who[second]!r}, " if has_rater else ""
+    group = frame.groupby(["r", "q", "w"], sort=False).ngroup().to_numpy()
+    first_of = np.full(int(group.max()) + 1, -1, dtype=np.int64)
+    order = np.arange(len(group))[::-1]
+    first_of[group[order]] = order  # the last written wins: the first row of each group
+    by_row = dict(zip(rows[dup].tolist(), rows[first_of[group[dup]]].tolist(), strict=True))
     fix = "" if has_rater else "; with several raters, add a rater column"
-    raise _error(tables, starts, second,
-                 f"duplicate judgment for {by}query {q[second]!r} of round {r[second]!r} "
-                 f"(first at {_at(tables, starts, first, second)}){fix}")
+
+    def duplicate(second: int) -> str:
+        first = by_row[second]
+        by = f"rater {who[second]!r}, " if has_rater else ""
+        return (f"duplicate judgment for {by}query {q[second]!r} of round {r[second]!r} "
+                f"(first at {_at(found.tables, found.starts, first, second)}){fix}")
+
+    found.rows(rows[dup], duplicate)
 
 
 # ----------------------------------------------------------------------------- statistics

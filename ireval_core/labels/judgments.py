@@ -46,7 +46,7 @@ which every number computed from them states.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -56,16 +56,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..data import Qrels, Run, dictionary_codes
-from ..errors import DataWarning, FormatError, invalid_parameter
+from ..errors import DataWarning, FormatError, Problem, invalid_parameter
 from ..io import RawTable, SourceLike, read_table
 from ..io import table_from_arrow as _table_from_arrow
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ..io.guard import clean_errors
 from ..params import InstanceOf, Options, check
 from .agreement import ordered_rounds
-from .labelmap import LabelMap, UnknownLabels, detect_label_map
+from .labelmap import LabelMap, detect_label_map
 
-__all__ = ["COMBINE_RULES", "DEFAULT_SYSTEM", "Combine", "Judgments", "read_judgments"]
+__all__ = ["COMBINE_RULES", "CONFLICT_RULES", "DEFAULT_SYSTEM", "Combine", "Conflicts",
+           "Judgments", "read_judgments"]
 
 Combine = Literal["mean", "median", "majority"]
 COMBINE_RULES: dict[str, str] = {
@@ -81,6 +82,21 @@ DEFAULT_SYSTEM = "default"
 
 COMBINE = Options(COMBINE_RULES)
 """The constraint of every ``combine`` parameter."""
+
+Conflicts = Literal["refuse", "mean", "latest", "separate"]
+CONFLICT_RULES: dict[str, str] = {
+    "refuse": "refused: the file is an error listing every such label",
+    "mean": "one label each: the mean of the rater's labels of the document",
+    "latest": "one label each: the rater's label on the last row (later file, later line)",
+    "separate": "each system's list counts as a separate rater ('ann (A)', 'ann (B)')",
+}
+"""What to do when one rater labels one document differently in several systems' lists
+of a round (the same document shown by two systems for one query): the ``conflicts``
+parameter of :func:`read_judgments`."""
+CONFLICTS = Options(CONFLICT_RULES)
+"""The constraint of every ``conflicts`` parameter."""
+LABEL_PROBLEMS_KEPT = 10_000
+"""The most problems one labeling error keeps (all are counted)."""
 
 
 def check_combine(combine: str, function: str) -> str:
@@ -124,15 +140,6 @@ def _run_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array
         return dictionary_codes(values)
     codes, dictionary = dictionary_codes(values.take(pa.array(starts)))
     return np.repeat(codes, np.diff(np.append(starts, n))), dictionary
-
-
-def _conflict(group: np.ndarray, given: np.ndarray, values: np.ndarray, bad: int
-              ) -> tuple[int, int]:
-    """The first row of ``bad``'s group with a value, and the first row disagreeing with it
-    (only called on failure, to name both lines)."""
-    rows = np.flatnonzero((group == group[bad]) & given)
-    first = int(rows[0])
-    return int(rows[values[rows] != values[first]][0]), first
 
 
 def _combined_key(parts: Sequence[tuple[np.ndarray, int]]) -> tuple[np.ndarray, int] | None:
@@ -263,6 +270,20 @@ class _Origin:
         table, local = self.locate(row)
         return table.error(local, message)
 
+    def problem(self, row: int, message: str) -> tuple[int, Problem]:
+        """``(row, the problem there)``, to be sorted with the others by row."""
+        table, local = self.locate(row)
+        return row, table.problem(local, message)
+
+    def warm(self, rows: np.ndarray) -> None:
+        """Find the lines of ``rows`` in one pass per file (before naming them one by one:
+        a CSV file's lines are found by reading it up to the last row asked)."""
+        if len(rows):
+            for i, table in enumerate(self.tables):
+                mine = rows[(rows >= self.starts[i]) & (rows < self.starts[i + 1])]
+                if len(mine):
+                    table.where(int(mine.max() - self.starts[i]))
+
 
 # ----------------------------------------------------------------------------- model
 
@@ -277,7 +298,12 @@ class Judgments:
     table holds int32 codes into them; a view made by :meth:`select` or :meth:`round`
     shares the names. See the module docstring for
     the four tables. ``warnings`` holds what reading noticed without refusing the
-    files (Excel: a hidden sheet left out, a round column mixing text and dates).
+    files (Excel: a hidden sheet left out, a round column mixing text and dates; the
+    ``encoding`` of a file that was not UTF-8; the ``label-conflicts`` resolved).
+    ``conflicts`` is the rule the reader applied to one rater's different labels of a
+    document shown in several systems' lists (:data:`CONFLICT_RULES`) and
+    ``n_conflicts`` how many (round, query, document, rater) it resolved;
+    :attr:`conflict_note` states it, next to every number computed from the labels.
     """
 
     round_names: np.ndarray
@@ -312,6 +338,8 @@ class Judgments:
     has_segment: bool = False
     has_weight: bool = False
     warnings: tuple[DataWarning, ...] = ()
+    conflicts: Conflicts = "refuse"
+    n_conflicts: int = 0
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -323,10 +351,11 @@ class Judgments:
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, label_map: LabelMap | str | None = None,
-                   source: str = "frame") -> Judgments:
+                   source: str = "frame", conflicts: Conflicts = "refuse") -> Judgments:
         """Build from a DataFrame with the columns of a labeling file (any alias).
 
-        Rows are named ``row N`` (1-based) in messages.
+        Rows are named ``row N`` (1-based) in messages; ``conflicts`` as in
+        :func:`read_judgments`.
 
         >>> df = pd.DataFrame({"month": ["2026-05"] * 2, "query": ["q1", "q1"],
         ...                    "doc": ["a", "b"], "rank": [1, 2], "grade": [2, None]})
@@ -335,10 +364,11 @@ class Judgments:
         """
         check(frame, "frame", "Judgments.from_frame", InstanceOf(pd.DataFrame,
                                                                   "a pandas DataFrame"))
+        check(conflicts, "conflicts", "Judgments.from_frame", CONFLICTS)
         table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
         raw = _table_from_arrow(table, source, LABEL_ALIASES,
                                 required=REQUIRED_LABEL_COLUMNS)
-        return _from_tables([raw], label_map)
+        return _from_tables([raw], label_map, conflicts)
 
     # ------------------------------------------------------------------ what is inside
 
@@ -366,6 +396,31 @@ class Judgments:
     def segments(self) -> tuple[str, ...]:
         """Segments present, sorted (``""`` = none given)."""
         return tuple(str(x) for x in self.segment_names[np.unique(self.group_segment)])
+
+    @property
+    def conflict_note(self) -> str:
+        """How one rater's different labels of a document shown in several systems' lists
+        became labels, in one sentence; empty when the files had none (and each list was
+        not made a rater of its own). Part of the definition of every number computed
+        from the labels.
+
+        >>> csv = (b"round,system,query,doc,position,rater,label\\n"
+        ...        b"r,a,q,d1,1,ann,1\\nr,b,q,d1,2,ann,3\\n")
+        >>> j = read_judgments(("c.csv", csv), conflicts="mean")
+        >>> j.round("r").to_qrels().to_dict(), j.conflict_note
+        ({'q': {'d1': 2.0}}, "1 rater's labels of a document shown in several systems' \
+lists disagreed: one label each, the mean of the rater's labels of the document \
+(conflicts='mean')")
+        """
+        if self.conflicts == "separate" and len(self.system_names) > 1:
+            return (f"each system's list counts as a separate rater (conflicts='separate'): "
+                    f"{self.n_conflicts} rater's labels of a document shown in several lists "
+                    "disagreed")
+        if not self.n_conflicts:
+            return ""
+        rule = CONFLICT_RULES[self.conflicts].removeprefix("one label each: ")
+        return (f"{self.n_conflicts} rater's labels of a document shown in several systems' "
+                f"lists disagreed: one label each, {rule} (conflicts={self.conflicts!r})")
 
     @property
     def has_scores(self) -> bool:
@@ -565,8 +620,9 @@ class Judgments:
         label, _ = self.combined(combine)
         ok = np.isfinite(label)
         docs = self.doc_ids.take(pa.array(self.unit_doc[ok]))
+        note = f"; {self.conflict_note}" if self.conflict_note else ""
         return Qrels.from_arrays(self.query_ids[self.unit_query[ok]], docs, label[ok],
-                                 source=f"{self.rounds[0]} labels ({combine})")
+                                 source=f"{self.rounds[0]} labels ({combine}{note})")
 
     def to_runs(self, scores: Literal["position", "model"] = "position") -> list[Run]:
         """One :class:`~ireval_core.data.Run` per system of the round.
@@ -609,8 +665,17 @@ def _is_one_source(sources: object) -> bool:
 @clean_errors
 def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
                    label_map: LabelMap | str | None = None,
-                   sheet: str | None = None) -> Judgments:
-    """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet).
+                   sheet: str | None = None, conflicts: Conflicts = "refuse",
+                   round: str | None = None) -> Judgments:
+    """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet), or the
+    exports of labeling tools (Label Studio's JSON, Quepid's ratings CSV).
+
+    Text files may be UTF-8 (with or without a byte order mark), GB18030/GBK or UTF-16
+    with a byte order mark; a file that was not UTF-8 leaves an ``encoding`` warning in
+    :attr:`Judgments.warnings` ("read as GB18030 ..."). A Label Studio export is read one
+    row per annotation, its rater the annotator (``completed_by``); a Quepid export one
+    row per rating, with the rater of a book export's column
+    (:mod:`ireval_core.io.labelstudio`, :mod:`ireval_core.io.quepid`).
 
     Parameters
     ----------
@@ -625,12 +690,27 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
         Excel: the sheet to read in each workbook, by name, even a hidden one (with a
         ``hidden-sheet`` warning in :attr:`Judgments.warnings`). By default every
         visible sheet with the labeling columns is read, and hidden sheets are not.
+    conflicts:
+        What to do when one rater labels one document differently in several systems'
+        lists of a round (:data:`CONFLICT_RULES`): ``"refuse"`` (default: the files are
+        an error that counts and lists every such label), one label per (round, query,
+        document, rater) by ``"mean"`` or ``"latest"`` (the label on the last row), or
+        ``"separate"``: each system's list counts as a separate rater. The rule is kept
+        (:attr:`Judgments.conflicts`) and stated next to the numbers
+        (:attr:`Judgments.conflict_note`).
+    round:
+        The round of a labeling tool's export that names none (Quepid's, Label Studio
+        tasks without a round key), e.g. ``"2026-05"``; files with a round column keep
+        theirs.
 
     Raises
     ------
     FormatError
         With the file and line (Excel: sheet and row) for every rule of the module
-        docstring.
+        docstring. Every problem found is reported at once: the error names the first,
+        counts them all, and holds them (``problems``, ``report()``,
+        ``problems_csv()``; at most :data:`LABEL_PROBLEMS_KEPT`). Checks that need the
+        rows' positions, ids and labels to be sound run once those are.
     """
     if _is_one_source(sources):
         sources = [sources]  # type: ignore[list-item]
@@ -640,10 +720,13 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
     if sheet is not None and not isinstance(sheet, str):
         raise invalid_parameter("sheet", "read_judgments", "a sheet name (str) or None", sheet,
                                 error=TypeError)
+    check(conflicts, "conflicts", "read_judgments", CONFLICTS)
+    check(round, "round", "read_judgments", (None, InstanceOf(str, "a round name (str)")))
     tables = [read_table(s, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
-                         numeric=("position", "score", "weight"), sheet=sheet)
+                         numeric=("position", "score", "weight"), sheet=sheet, tools=True,
+                         round=round)
               for s in sources]
-    return _from_tables(tables, label_map)
+    return _from_tables(tables, label_map, conflicts)
 
 
 def _as_map(label_map: LabelMap | str | None) -> LabelMap | None:
@@ -667,91 +750,207 @@ def _concat_text(tables: Sequence[RawTable], key: str, default: str) -> pa.Chunk
     return pa.chunked_array([ch for c in cols for ch in c.chunks], type=cols[0].type)
 
 
-def _labels(tables: Sequence[RawTable], origin: _Origin, label_map: LabelMap | None
-            ) -> tuple[np.ndarray, LabelMap]:
-    """Grades of every row, mapping each file's distinct label texts once."""
+class _Found:
+    """The problems of the files being read: kept (up to :data:`LABEL_PROBLEMS_KEPT`)
+    with their row, all counted; :meth:`raise_all` reports them at once."""
+
+    def __init__(self, origin: _Origin) -> None:
+        self.origin = origin
+        self.kept: list[tuple[int, Problem]] = []
+        self.count = 0
+        self.conflicts = 0
+
+    def add(self, row: int, message: str) -> None:
+        self.count += 1
+        if len(self.kept) < LABEL_PROBLEMS_KEPT:
+            self.kept.append(self.origin.problem(row, message))
+
+    def rows(self, rows: np.ndarray, message: Callable[[int], str]) -> None:
+        """A problem at each of ``rows``, worded by ``message(row)``, in file order."""
+        rows = np.sort(rows)
+        room = max(LABEL_PROBLEMS_KEPT - len(self.kept), 0)
+        self.origin.warm(rows[:room])
+        for row in rows[:room]:
+            self.kept.append(self.origin.problem(int(row), message(int(row))))
+        self.count += len(rows)
+
+    def take(self, error: FormatError) -> None:
+        """The problems of an error raised by a check that cannot go on (a column holding
+        a control character): kept with the others, then all raised."""
+        for p in error.problems:
+            self.count += 1
+            if len(self.kept) < LABEL_PROBLEMS_KEPT:
+                self.kept.append((-1, p))
+        self.raise_all()
+
+    def raise_all(self) -> None:
+        """Raise the problems found so far (nothing when there is none): in the order the
+        checks run, so that the first is the one a reader stopping at the first problem
+        would name; by line within a check."""
+        if not self.count:
+            return
+        hint = None
+        if self.conflicts:
+            hint = (f"{self.conflicts} of these: one rater's different labels of a document "
+                    "shown in several systems' lists. Choose what they become: "
+                    "conflicts='mean' (the rater's mean), 'latest' (the label on the last "
+                    "row) or 'separate' (each system's list counts as a separate rater); on "
+                    "the command line --conflicts mean|latest|separate")
+        raise FormatError.of([p for _, p in self.kept], count=self.count, hint=hint)
+
+
+def _labels(tables: Sequence[RawTable], origin: _Origin, label_map: LabelMap | None,
+            found: _Found) -> tuple[np.ndarray, LabelMap]:
+    """Grades of every row, mapping each file's distinct label texts once; each unknown
+    label is a problem (naming its first lines), its rows NaN."""
     parts = []
     for t in tables:
-        codes, dictionary = dictionary_codes(t.text("label"))
+        try:
+            labels = t.text("label")
+        except FormatError as exc:  # a control character: the column cannot be used
+            found.take(exc)
+            raise  # pragma: no cover - take() raised
+        codes, dictionary = dictionary_codes(labels)
         parts.append((codes, [str(x) for x in dictionary.to_pylist()]))
     if label_map is None:
         label_map = detect_label_map(x for _, d in parts for x in d)
+    hint = ("labels must be numbers >= 0" if label_map.numeric else
+            f"the label map {label_map.name!r} knows {label_map.describe()}")
     out = []
     for t_index, (codes, distinct) in enumerate(parts):
-        try:
-            grades = label_map.apply(distinct)
-        except UnknownLabels as exc:
-            word = exc.labels[0]
-            rows = np.flatnonzero(codes == distinct.index(word))[:3] + origin.starts[t_index]
-            hint = ("labels must be numbers >= 0" if label_map.numeric else
-                    f"the label map {label_map.name!r} knows {label_map.describe()}")
-            raise origin.error(int(rows[0]), f"unknown label {word!r} at {origin.lines(rows)}"
-                               f"; {hint}; pass a label map (CLI: --label-map "
-                               "'none=0,low=1,mid=2,high=3')") from None
+        unknown = set(label_map.unknown(distinct))
+        grades = label_map.apply(["" if d in unknown else d for d in distinct])
+        for i, word in enumerate(distinct):
+            if word in unknown:
+                rows = np.flatnonzero(codes == i)[:3] + origin.starts[t_index]
+                found.add(int(rows[0]), f"unknown label {word!r} at {origin.lines(rows)}; "
+                          f"{hint}; pass a label map (CLI: --label-map "
+                          "'none=0,low=1,mid=2,high=3')")
         out.append(grades[codes] if len(codes) else np.zeros(0))
     return np.concatenate(out) if out else np.zeros(0), label_map
 
 
-def _numbers(tables: Sequence[RawTable], key: str, what: str) -> np.ndarray | None:
+def _numbers(tables: Sequence[RawTable], key: str, what: str, origin: _Origin,
+             found: _Found) -> tuple[np.ndarray | None, np.ndarray]:
+    """Column ``key`` of every file as numbers (NaN: empty, or not a number: a problem
+    each), and where a cell was not a number."""
     if not any(key in t.columns for t in tables):
-        return None
-    return np.concatenate([t.numbers(key, what) if key in t.columns else
-                           np.full(t.n_rows, np.nan) for t in tables])
+        return None, np.zeros(0, dtype=np.int64)
+    parts, wrong = [], []
+    for t, start in zip(tables, origin.starts, strict=False):
+        if key not in t.columns:
+            parts.append(np.full(t.n_rows, np.nan))
+            continue
+        problems: list[tuple[int, Problem]] = []
+        parts.append(t.numbers(key, what, problems))
+        for row, problem in problems:
+            found.count += 1
+            wrong.append(int(start) + row)
+            if len(found.kept) < LABEL_PROBLEMS_KEPT:
+                found.kept.append((int(start) + row, problem))
+    return np.concatenate(parts), np.asarray(wrong, dtype=np.int64)
 
 
-def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -> Judgments:
+def _disagreements(group: np.ndarray, given: np.ndarray, values: np.ndarray, n_groups: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Per group whose given values differ: the first row disagreeing with the group's
+    first given row, and that first row (both ascending by group)."""
+    rows = np.flatnonzero(given)
+    kept = np.zeros(n_groups)  # a value of each group (the last given): all agree, mostly
+    kept[group[rows]] = values[rows]
+    if not len(rows) or bool((kept[group[rows]] == values[rows]).all()):
+        return rows[:0], rows[:0]
+    first = np.full(n_groups, -1, dtype=np.int64)
+    groups, at = np.unique(group[rows], return_index=True)
+    first[groups] = rows[at]
+    differ = rows[values[rows] != values[first[group[rows]]]]
+    if not len(differ):
+        return differ, differ
+    groups, at = np.unique(group[differ], return_index=True)
+    return differ[at], first[groups]
+
+
+def _by_system(tc: np.ndarray, raters: np.ndarray, sc: np.ndarray, systems: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Rater codes and names when each system's list is a rater of its own:
+    ``ann (A)``, or ``(A)`` without a rater column; names sorted."""
+    pair = tc.astype(np.int64) * len(systems) + sc
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    names = np.asarray([f"{raters[p // len(systems)]} ({systems[p % len(systems)]})".lstrip()
+                        for p in uniq], dtype=object)
+    order = np.argsort(names.astype(str), kind="stable")
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[inverse].astype(np.int32), names[order]
+
+
+def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None,
+                 conflicts: Conflicts = "refuse") -> Judgments:
     origin = _Origin(tables)
     n = int(origin.starts[-1])
     name_of = {k: tables[0].header_name(k) for k in LABEL_ALIASES}
     if n == 0:
         raise tables[0].error(None, "no rows below the header; expected labeled results")
+    found = _Found(origin)
+
+    # ---- each row on its own: labels, ids, numbers
     lm = _as_map(label_map)
-    label, lm = _labels(tables, origin, lm)
+    label, lm = _labels(tables, origin, lm, found)
+
+    def text(key: str, default: str) -> pa.ChunkedArray:
+        try:
+            return _concat_text(tables, key, default)
+        except FormatError as exc:  # a control character: the column cannot be used
+            found.take(exc)
+            raise  # pragma: no cover - take() raised
 
     def codes(key: str, default: str, what: str, *, allow_empty: bool
               ) -> tuple[np.ndarray, np.ndarray]:
-        c, names = _sorted_codes(_concat_text(tables, key, default))
+        c, names = _sorted_codes(text(key, default))
         if not allow_empty and len(names) and names[0] == "":
-            row = int(np.argmax(c == 0))
-            raise origin.error(row, f"empty {what} in column {name_of[key]!r}")
+            found.rows(np.flatnonzero(c == 0),
+                       lambda row: f"empty {what} in column {name_of[key]!r}")
         return c, names
 
     rc, rounds = codes("round", "", "round", allow_empty=False)
     rc, rounds = _time_order(rc, rounds)
     qc, queries = codes("query", "", "query id", allow_empty=False)
-    dc, docs = _run_codes(_concat_text(tables, "doc", ""))
+    dc, docs = _run_codes(text("doc", ""))
     if len(docs) and pc.any(pc.equal(docs, "")).as_py():
-        row = int(np.argmax(dc == int(np.flatnonzero(
-            np.asarray(pc.equal(docs, "")))[0])))
-        raise origin.error(row, f"empty document id in column {name_of['doc']!r}")
+        empty_doc = int(np.flatnonzero(np.asarray(pc.equal(docs, "")))[0])
+        found.rows(np.flatnonzero(dc == empty_doc),
+                   lambda row: f"empty document id in column {name_of['doc']!r}")
     tc, raters = codes("rater", "", "rater", allow_empty=True)
     sc, systems = codes("system", DEFAULT_SYSTEM, "system", allow_empty=False)
     gc, segments = codes("segment", "", "segment", allow_empty=True)
     has = {k: any(k in t.columns for t in tables) for k in LABEL_ALIASES}
 
-    position = _numbers(tables, "position", "position")
+    position, wrong = _numbers(tables, "position", "position", origin, found)
     if position is None:  # pragma: no cover - a required column, checked by read_table
         raise tables[0].header_error("missing the position column")
     bad = ~(np.isfinite(position) & (position >= 1) & (position == np.floor(position))
             & (position < 2**31))
-    if bad.any():
-        row = int(np.argmax(bad))
+    bad[wrong] = False  # named already: not a number
+
+    def bad_position(row: int) -> str:
         t, local = origin.locate(row)
         shown = t.text("position")[local].as_py()
-        raise origin.error(row, f"expected a position (an int >= 1) in column "
-                           f"{name_of['position']!r}, got {shown!r}")
-    score = _numbers(tables, "score", "score")
-    if score is not None and np.isinf(score).any():
-        raise origin.error(int(np.argmax(np.isinf(score))), "expected a finite model score")
-    weight = _numbers(tables, "weight", "weight")
+        return (f"expected a position (an int >= 1) in column {name_of['position']!r}, "
+                f"got {shown!r}")
+
+    found.rows(np.flatnonzero(bad), bad_position)
+    score, _ = _numbers(tables, "score", "score", origin, found)
+    if score is not None:
+        found.rows(np.flatnonzero(np.isinf(score)), lambda row: "expected a finite model score")
+    weight, _ = _numbers(tables, "weight", "weight", origin, found)
     if weight is not None and np.isnan(weight).all():  # an empty weight column: no weights
         weight = None
         has["weight"] = False
     if weight is not None:
         bad = ~np.isnan(weight) & ~(np.isfinite(weight) & (weight > 0))
-        if bad.any():
-            raise origin.error(int(np.argmax(bad)), f"expected a weight > 0 in column "
-                               f"{name_of['weight']!r}, got {weight[int(np.argmax(bad))]:g}")
+        found.rows(np.flatnonzero(bad), lambda row: f"expected a weight > 0 in column "
+                   f"{name_of['weight']!r}, got {weight[row]:g}")
+    found.raise_all()  # the rules below need sound rows
 
     nr, ns, nq, nd, nt = len(rounds), len(systems), len(queries), len(docs), len(raters)
 
@@ -759,91 +958,101 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -
         return (f"round {rounds[rc[row]]!r}, system {systems[sc[row]]!r}, query "
                 f"{queries[qc[row]]!r}, document {docs[int(dc[row])].as_py()!r}")
 
-    # shown results: one per (round, system, query, doc), one position each
+    # ---- shown results: one per (round, system, query, doc), one position each
     imp, n_imp, imp_first = _group((rc, nr), (sc, ns), (qc, nq), (dc, nd))
     pos_imp = position[imp_first]
-    moved = position != pos_imp[imp]
-    if moved.any():
-        row = int(np.argmax(moved))
-        first = int(imp_first[imp[row]])
-        raise origin.error(row, f"{what(row)} is at position {position[row]:g} here and at "
-                           f"position {pos_imp[imp[row]]:g} at {origin.at(first, relative_to=row)}"
-                           "; a shown result has one position")
+    moved = np.flatnonzero(position != pos_imp[imp])
+    found.rows(moved, lambda row: (
+        f"{what(row)} is at position {position[row]:g} here and at position "
+        f"{pos_imp[imp[row]]:g} at {origin.at(int(imp_first[imp[row]]), relative_to=row)}"
+        "; a shown result has one position"))
     r_i, s_i, q_i = rc[imp_first], sc[imp_first], qc[imp_first]
     slot, n_slot, slot_first = _group((r_i, nr), (s_i, ns), (q_i, nq),
                                       (pos_imp.astype(np.int64), int(pos_imp.max()) + 1))
     if n_slot < n_imp:
         is_first = np.zeros(n_imp, dtype=bool)
         is_first[slot_first] = True
-        i2 = int(np.argmin(np.where(is_first, np.iinfo(np.int64).max, imp_first)))
-        row, other = int(imp_first[i2]), int(imp_first[slot_first[slot[i2]]])
-        raise origin.error(row, f"position {pos_imp[i2]:g} of query {queries[qc[row]]!r} "
-                           f"(round {rounds[rc[row]]!r}, system {systems[sc[row]]!r}) holds "
-                           f"two documents: {docs[int(dc[other])].as_py()!r} at "
-                           f"{origin.at(other, relative_to=row)} and "
-                           f"{docs[int(dc[row])].as_py()!r} here")
+        second = np.flatnonzero(~is_first)
+        second = second[np.argsort(imp_first[second], kind="stable")]
+        other_of = dict(zip(imp_first[second].tolist(),
+                            imp_first[slot_first[slot[second]]].tolist(), strict=True))
+
+        def two_documents(row: int) -> str:
+            other = other_of[row]
+            return (f"position {position[row]:g} of query {queries[qc[row]]!r} (round "
+                    f"{rounds[rc[row]]!r}, system {systems[sc[row]]!r}) holds two documents: "
+                    f"{docs[int(dc[other])].as_py()!r} at {origin.at(other, relative_to=row)} "
+                    f"and {docs[int(dc[row])].as_py()!r} here")
+
+        found.rows(imp_first[second], two_documents)
     score_imp = np.full(n_imp, np.nan)
     if score is not None:
         fin = np.isfinite(score)
         score_imp[imp[fin]] = score[fin]
-        bad = fin & (score != score_imp[imp])
-        if bad.any():
-            row, other = _conflict(imp, fin, score, int(np.argmax(bad)))
-            raise origin.error(row, f"{what(row)} has model score {score[row]:g} here and "
-                               f"{score[other]:g} at {origin.at(other, relative_to=row)}")
+        rows, others = _disagreements(imp, fin, score, n_imp)
+        other_of = dict(zip(rows.tolist(), others.tolist(), strict=True))
+        found.rows(rows, lambda row: (
+            f"{what(row)} has model score {score[row]:g} here and {score[other_of[row]]:g} "
+            f"at {origin.at(other_of[row], relative_to=row)}"))
 
-    # label rows: one per (shown result, rater)
+    # ---- label rows: one per (shown result, rater)
     lab, n_lab, lab_first = _group((imp, n_imp), (tc, nt))
     if n_lab < n:
         is_first = np.zeros(n, dtype=bool)
         is_first[lab_first] = True
-        row = int(np.argmin(is_first))
-        first = int(lab_first[lab[row]])
-        who = f"rater {raters[tc[row]]!r}, " if has["rater"] else ""
         fix = "" if has["rater"] else "; with several raters, add a rater column"
-        raise origin.error(row, f"duplicate row for {who}{what(row)} (first at "
-                           f"{origin.at(first, relative_to=row)}){fix}")
+        found.rows(np.flatnonzero(~is_first), lambda row: (
+            f"duplicate row for {f'rater {raters[tc[row]]!r}, ' if has['rater'] else ''}"
+            f"{what(row)} (first at "
+            f"{origin.at(int(lab_first[lab[row]]), relative_to=row)}){fix}"))
 
-    # units (round, query, doc) and query groups (round, system, query), at the level of
-    # shown results; then one label per (unit, rater)
+    # ---- units (round, query, doc) and query groups (round, system, query), at the level
+    # of shown results; then one label per (unit, rater)
     d_i = dc[imp_first]
     unit_imp, n_unit, unit_first_imp = _group((r_i, nr), (q_i, nq), (d_i, nd))
     grp_imp, n_grp, grp_first_imp = _group((r_i, nr), (s_i, ns), (q_i, nq))
-    if n_unit == n_imp:  # no document shown by two systems: (unit, rater) is (shown, rater)
-        ur, n_ur, ur_first = lab, n_lab, lab_first
-    else:
-        ur_lab, n_ur, ur_first_lab = _group((unit_imp[imp[lab_first]], n_unit),
-                                            (tc[lab_first], nt))
-        ur, ur_first = ur_lab[lab], lab_first[ur_first_lab]
-    value = np.full(n_ur, np.nan)
-    fin = np.isfinite(label)
-    value[ur[fin]] = label[fin]
-    bad = fin & (label != value[ur])
-    if bad.any():
-        row, other = _conflict(ur, fin, label, int(np.argmax(bad)))
-        who = f"rater {raters[tc[row]]!r}" if has["rater"] else "the file"
-        raise origin.error(row, f"{who} labels query {queries[qc[row]]!r}, document "
-                           f"{docs[int(dc[row])].as_py()!r} of round {rounds[rc[row]]!r} "
-                           f"{label[row]:g} here and {label[other]:g} at "
-                           f"{origin.at(other, relative_to=row)}; one label per (round, "
-                           "query, document, rater)")
 
-    # segment and weight of each query group
+    def unit_raters(codes: np.ndarray, n_codes: int, *, as_read: bool
+                    ) -> tuple[np.ndarray, int, np.ndarray]:
+        """(unit, rater) of every row: group ids, their number, the first row of each."""
+        if n_unit == n_imp and as_read:  # no document shown twice: (shown, rater)
+            return lab, n_lab, lab_first
+        ur_lab, n_ur, ur_first_lab = _group((unit_imp[imp[lab_first]], n_unit),
+                                            (codes[lab_first], n_codes))
+        return ur_lab[lab], n_ur, lab_first[ur_first_lab]
+
+    ur, n_ur, ur_first = unit_raters(tc, nt, as_read=True)
+    fin = np.isfinite(label)
+    # conflicts between systems' lists: a duplicate row (one list) is named as such
+    once = np.zeros(n, dtype=bool)
+    once[lab_first] = True
+    conflict_rows, conflict_others = _disagreements(ur, fin & once, label, n_ur)
+    n_conflicts = len(conflict_rows)
+    if n_conflicts and conflicts == "refuse":
+        other_of = dict(zip(conflict_rows.tolist(), conflict_others.tolist(), strict=True))
+        found.conflicts = n_conflicts
+        found.rows(conflict_rows, lambda row: (
+            f"{f'rater {raters[tc[row]]!r}' if has['rater'] else 'the file'} labels query "
+            f"{queries[qc[row]]!r}, document {docs[int(dc[row])].as_py()!r} of round "
+            f"{rounds[rc[row]]!r} {label[row]:g} here and {label[other_of[row]]:g} at "
+            f"{origin.at(other_of[row], relative_to=row)}; one label per (round, query, "
+            "document, rater)"))
+
+    # ---- segment and weight of each query group
     grp_first = imp_first[grp_first_imp]
+    grp = grp_imp[imp]
     seg_g = np.zeros(n_grp, dtype=np.int64)
     if has["segment"]:
-        grp = grp_imp[imp]
         empty = np.flatnonzero(segments == "")
         named = gc != (int(empty[0]) if len(empty) else -1)
         seg_g -= 1
         seg_g[grp[named]] = gc[named]
-        bad = named & (gc != seg_g[grp])
-        if bad.any():
-            row, other = _conflict(grp, named, gc, int(np.argmax(bad)))
-            raise origin.error(row, f"query {queries[qc[row]]!r} (round {rounds[rc[row]]!r}, "
-                               f"system {systems[sc[row]]!r}) is in segment "
-                               f"{segments[gc[row]]!r} here and {segments[gc[other]]!r} at "
-                               f"{origin.at(other, relative_to=row)}")
+        rows, others = _disagreements(grp, named, gc, n_grp)
+        other_of = dict(zip(rows.tolist(), others.tolist(), strict=True))
+        found.rows(rows, lambda row: (
+            f"query {queries[qc[row]]!r} (round {rounds[rc[row]]!r}, system "
+            f"{systems[sc[row]]!r}) is in segment {segments[gc[row]]!r} here and "
+            f"{segments[gc[other_of[row]]]!r} at {origin.at(other_of[row], relative_to=row)}"))
         if (seg_g < 0).any():
             if not len(empty):
                 segments = np.concatenate((np.array([""], dtype=object), segments))
@@ -852,23 +1061,42 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -
                 seg_g = np.where(seg_g >= 0, seg_g, int(empty[0]))
     w_g = np.ones(n_grp)
     if weight is not None:
-        grp = grp_imp[imp]
         w_g = np.full(n_grp, np.nan)
-        fin = np.isfinite(weight)
-        w_g[grp[fin]] = weight[fin]
-        bad = fin & (weight != w_g[grp])
-        if bad.any():
-            row, other = _conflict(grp, fin, weight, int(np.argmax(bad)))
-            raise origin.error(row, f"query {queries[qc[row]]!r} (round {rounds[rc[row]]!r}, "
-                               f"system {systems[sc[row]]!r}) has weight {weight[row]:g} here "
-                               f"and {weight[other]:g} at {origin.at(other, relative_to=row)}")
-        if np.isnan(w_g).any():
-            row = int(grp_first[int(np.argmax(np.isnan(w_g)))])
-            raise origin.error(row, f"no weight for query {queries[qc[row]]!r} (round "
-                               f"{rounds[rc[row]]!r}, system {systems[sc[row]]!r}); with a "
-                               "weight column every query needs one")
+        given = np.isfinite(weight)
+        w_g[grp[given]] = weight[given]
+        rows, others = _disagreements(grp, given, weight, n_grp)
+        other_of = dict(zip(rows.tolist(), others.tolist(), strict=True))
+        found.rows(rows, lambda row: (
+            f"query {queries[qc[row]]!r} (round {rounds[rc[row]]!r}, system "
+            f"{systems[sc[row]]!r}) has weight {weight[row]:g} here and "
+            f"{weight[other_of[row]]:g} at {origin.at(other_of[row], relative_to=row)}"))
+        found.rows(np.sort(grp_first[np.isnan(w_g)]), lambda row: (
+            f"no weight for query {queries[qc[row]]!r} (round {rounds[rc[row]]!r}, system "
+            f"{systems[sc[row]]!r}); with a weight column every query needs one"))
+    found.raise_all()
 
-    # sort every table; renumber the references between them
+    # ---- one label per (unit, rater): conflicts resolved as chosen
+    warnings: list[DataWarning] = [w for t in tables for w in t.warnings]
+    has_rater = has["rater"]
+    if conflicts == "separate" and ns > 1:
+        tc, raters = _by_system(tc, raters, sc, systems)
+        nt, has_rater = len(raters), True
+        ur, n_ur, ur_first = unit_raters(tc, nt, as_read=True)
+    value = np.full(n_ur, np.nan)
+    value[ur[fin]] = label[fin]
+    if n_conflicts and conflicts in ("mean", "latest"):
+        groups = ur[conflict_rows]
+        given = np.flatnonzero(fin)
+        if conflicts == "mean":
+            total = np.bincount(ur[given], weights=label[given], minlength=n_ur)
+            count = np.bincount(ur[given], minlength=n_ur)
+            value[groups] = total[groups] / count[groups]
+        else:
+            last = np.full(n_ur, -1, dtype=np.int64)
+            np.maximum.at(last, ur[given], given)
+            value[groups] = label[last[groups]]
+
+    # ---- sort every table; renumber the references between them
     g_order = _order((rc[grp_first], nr), (sc[grp_first], ns), (qc[grp_first], nq))
     g_new = np.empty(n_grp, dtype=np.int64)
     g_new[g_order] = np.arange(n_grp)
@@ -883,7 +1111,7 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -
     l_rater = tc[ur_first]
     l_order = _order((l_unit, n_unit), (l_rater, nt))
     gf, uf = grp_first[g_order], unit_first[u_order]
-    return Judgments(
+    j = Judgments(
         round_names=rounds, system_names=systems, query_ids=queries, doc_ids=docs,
         rater_names=raters, segment_names=segments,
         shown_round=rc[sf], shown_system=sc[sf], shown_query=qc[sf],
@@ -896,6 +1124,12 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None) -
         label_value=value[l_order],
         group_round=rc[gf], group_system=sc[gf], group_query=qc[gf],
         group_segment=seg_g[g_order].astype(np.int32), group_weight=w_g[g_order],
-        label_map=lm, sources=tuple(t.name for t in tables), has_rater=has["rater"],
+        label_map=lm, sources=tuple(t.name for t in tables), has_rater=has_rater,
         has_system=has["system"], has_segment=has["segment"], has_weight=has["weight"],
-        warnings=tuple(w for t in tables for w in t.warnings))
+        warnings=tuple(warnings), conflicts=conflicts, n_conflicts=n_conflicts)
+    if j.conflict_note:
+        examples = tuple(f"query {queries[qc[r]]!r}, document {docs[int(dc[r])].as_py()!r}"
+                         for r in conflict_rows[:3].tolist())
+        j = replace(j, warnings=(*j.warnings, DataWarning(
+            "label-conflicts", j.conflict_note, tables[0].name, n_conflicts, examples)))
+    return j
