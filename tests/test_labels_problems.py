@@ -115,7 +115,7 @@ def test_the_cli_refuses_the_file_and_states_the_count(month, tmp_path, capsys):
         doc = __import__("json").loads(out.getvalue())
         labels_note = next(n for n in doc["notes"] if n.startswith("labels: "))
         assert f"conflicts={choice!r}" in labels_note
-        assert "83 rater's labels" in labels_note
+        assert "83 (round, query, document, rater) labeled differently" in labels_note
 
 
 @pytest.mark.parametrize("choice", ["mean", "latest", "separate"])

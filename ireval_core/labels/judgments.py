@@ -408,19 +408,20 @@ class Judgments:
         ...        b"r,a,q,d1,1,ann,1\\nr,b,q,d1,2,ann,3\\n")
         >>> j = read_judgments(("c.csv", csv), conflicts="mean")
         >>> j.round("r").to_qrels().to_dict(), j.conflict_note
-        ({'q': {'d1': 2.0}}, "1 rater's labels of a document shown in several systems' \
-lists disagreed: one label each, the mean of the rater's labels of the document \
+        ({'q': {'d1': 2.0}}, "1 (round, query, document, rater) labeled differently in \
+several systems' lists: one label each, the mean of the rater's labels of the document \
 (conflicts='mean')")
         """
+        n = self.n_conflicts
+        what = (f"{n} (round, query, document, rater) labeled differently in several "
+                "systems' lists")
         if self.conflicts == "separate" and len(self.system_names) > 1:
-            return (f"each system's list counts as a separate rater (conflicts='separate'): "
-                    f"{self.n_conflicts} rater's labels of a document shown in several lists "
-                    "disagreed")
-        if not self.n_conflicts:
+            return ("each system's list counts as a separate rater (conflicts='separate')"
+                    + (f"; {what}" if n else ""))
+        if not n:
             return ""
         rule = CONFLICT_RULES[self.conflicts].removeprefix("one label each: ")
-        return (f"{self.n_conflicts} rater's labels of a document shown in several systems' "
-                f"lists disagreed: one label each, {rule} (conflicts={self.conflicts!r})")
+        return f"{what}: one label each, {rule} (conflicts={self.conflicts!r})"
 
     @property
     def has_scores(self) -> bool:
