@@ -259,11 +259,12 @@ def test_saved_upload_survives_a_reload(page, server):
     ("rounds", "To label next"),
     ("ndcg_vs_dcg", "DCG@10"),
     ("meeting", "meeting report"),
-    ("labels_data", "Label rows"),
+    ("labels_data", "Labeled rows"),  # "Label rows" counted labels, not rows (issue 18)
     ("labels_trend", "Offline vs online"),
     ("labels_raters", "One rater against the others"),
     ("labels_changes", "Where the DCG change comes from"),
     ("labels_gsb", "GSB"),
+    ("labels_judge", "Model judge"),
     ("efficiency", "Pareto"),
     ("lab", "Metric lab"),
 ])
