@@ -42,7 +42,7 @@ browser:
 	  else echo "chromium missing: run 'sudo apt-get install chromium' for the browser test"; fi; }
 	@fc-list :lang=zh 2>/dev/null | grep -q . || { \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
 	  else echo "no CJK font: run 'sudo apt-get install fonts-noto-cjk' (Chinese labels render as boxes)"; fi; }
 
 ## postgres: Debian's PostgreSQL server for the workspace tests (installed with apt-get when root)
