@@ -97,6 +97,19 @@ def not_utf8(src: Source, line: int, raw: bytes, start: int, what: str = "line")
                    text=raw.rstrip(b"\r\n").decode("utf-8", "replace"), detail=detail)
 
 
+def utf8_text(src: Source) -> str:
+    """The whole of ``src`` as UTF-8 text (a BOM dropped); bytes that are not UTF-8 are a
+    :func:`not_utf8` error naming their line (a JSON file is read whole)."""
+    data = src.data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        raise not_utf8(src, data.count(b"\n", 0, exc.start) + 1,
+                       data[start:end if end >= 0 else len(data)], exc.start - start) from None
+
+
 def encoding_warning(src: Source) -> DataWarning | None:
     """The note a reader attaches to what it read from a transcoded file (else None)."""
     if src.encoding == "UTF-8":

@@ -18,7 +18,7 @@ from .._arrow import from_numpy, string_array
 from ..errors import FormatError, shorten
 from .checks import cut, text_problem
 from .columns import VALUE_KEY, VALUE_WORD, Kind
-from .encoding import not_utf8
+from .encoding import utf8_text
 from .source import Source
 
 __all__ = ["read_json"]
@@ -35,15 +35,7 @@ def read_json(src: Source, kind: Kind) -> pa.Table:
             out[k] = v
         return out
 
-    data = src.data
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        end = data.find(b"\n", exc.start)
-        raise not_utf8(src, data.count(b"\n", 0, exc.start) + 1,
-                       data[start:end if end >= 0 else len(data)], exc.start - start) from None
-    del data
+    text = utf8_text(src)
     try:
         # integers become floats at once: a 400-digit number is a (too large) float,
         # never an int that numpy cannot hold

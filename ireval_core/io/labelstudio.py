@@ -40,7 +40,7 @@ import pyarrow as pa
 
 from ..errors import DataWarning, FormatError, Problem
 from .columns import LABEL_STUDIO_CONTROLS, LABEL_STUDIO_FIELDS
-from .encoding import not_utf8
+from .encoding import utf8_text
 from .source import Source
 from .table import RawTable, pick, positions_in_order
 
@@ -101,15 +101,7 @@ def read_label_studio(src: Source, aliases: Mapping[str, Sequence[str]],
                       round: str | None = None) -> RawTable:
     """The annotations of a Label Studio JSON export as a labeling table (see the module
     notes); ``round``: the round of tasks whose data has none."""
-    data = src.data
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        end = data.find(b"\n", exc.start)
-        raise not_utf8(src, data.count(b"\n", 0, exc.start) + 1,
-                       data[start:end if end >= 0 else len(data)], exc.start - start) from None
-    del data
+    text = utf8_text(src)
     try:
         tasks = json.loads(text)
     except json.JSONDecodeError as exc:
