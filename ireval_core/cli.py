@@ -502,11 +502,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             out.write(_measure_help() + "\n")
             return 0
         if args.command in ("labels", "gsb"):
-            return cli_labels.run(args, out)
-        commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare,
-                    "meeting-report": _cmd_meeting_report}
-        with _status_line(args) as line, reporting(line):  # cleared before what follows
-            status = commands[args.command](args, cast(TextIO, _StopsStatus(out, line)), notes)
+            status = cli_labels.run(args, out, notes)
+        else:
+            commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare,
+                        "meeting-report": _cmd_meeting_report}
+            with _status_line(args) as line, reporting(line):  # cleared before what follows
+                status = commands[args.command](args, cast(TextIO, _StopsStatus(out, line)),
+                                                notes)
         for w in notes:  # after success only: a failure prints its one line
             sys.stderr.write(f"warning: {w}\n")
         return status

@@ -25,7 +25,10 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from numbers import Integral
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from .errors import DataWarning
 
 __all__ = ["LABELS_COLUMNS", "GSB_COLUMNS", "add_parsers", "run"]
 
@@ -110,8 +113,11 @@ def add_parsers(sub: Any) -> None:
     gsb.add_argument("--format", choices=("table", "csv", "json"), default="table")
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Run ``labels`` or ``gsb``; errors propagate (the CLI turns them into exit 2)."""
+def run(args: argparse.Namespace, out: TextIO,
+        warnings: list[DataWarning] | None = None) -> int:
+    """Run ``labels`` or ``gsb``; errors propagate (the CLI turns them into exit 2).
+    What reading the files noticed (the encoding read, hidden sheets, resolved conflicts,
+    ...) is added to ``warnings``, which the CLI prints on stderr as for ``eval``."""
     if args.command == "labels":
         extra: dict[str, Any] = {}
         rows, notes = labels_rows(args.files, k=args.k, gain=args.gain,
@@ -121,11 +127,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                                   n_resamples=args.resamples, seed=args.seed,
                                   alpha=args.alpha, power=args.power, judge=args.judge,
                                   anchors=args.anchors, gsb=args.gsb,
-                                  gsb_systems=args.gsb_systems, extra=extra)
+                                  gsb_systems=args.gsb_systems, extra=extra,
+                                  warnings=warnings)
         write_rows(rows, LABELS_COLUMNS, args.format, out, notes, extra=extra)
         return 0
     if args.command == "gsb":
-        rows, notes = gsb_rows(args.files, confidence_level=args.confidence_level)
+        rows, notes = gsb_rows(args.files, confidence_level=args.confidence_level,
+                               warnings=warnings)
         write_rows(rows, GSB_COLUMNS, args.format, out, notes)
         return 0
     raise ValueError(f"unknown command {args.command!r}")  # pragma: no cover
@@ -137,7 +145,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 alpha: float = 0.05, power: float = 0.8, judge: str | None = None,
                 anchors: Sequence[str] | None = None, gsb: Sequence[str] | None = None,
                 gsb_systems: str | None = None, extra: dict[str, Any] | None = None,
-                conflicts: str = "refuse", round: str | None = None
+                conflicts: str = "refuse", round: str | None = None,
+                warnings: list[DataWarning] | None = None
                 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``labels`` (NaN = empty cell) and the definition lines.
 
@@ -158,6 +167,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     options = EvalOptions(rel_level=rel_level, idcg_zero=idcg_zero)  # type: ignore[arg-type]
     j_all = read_judgments(list(files), label_map=label_map,
                            conflicts=conflicts, round=round)  # type: ignore[arg-type]
+    if warnings is not None:
+        warnings.extend(j_all.warnings)
     if judge is not None and judge not in j_all.raters:
         raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
                          + ", ".join(repr(r) for r in j_all.raters) + ")")
@@ -308,12 +319,16 @@ def _judge_section(report: Any) -> list[str]:
     return lines
 
 
-def gsb_rows(files: Sequence[str], *, confidence_level: float = 0.95
+def gsb_rows(files: Sequence[str], *, confidence_level: float = 0.95,
+             warnings: list[DataWarning] | None = None
              ) -> tuple[list[dict[str, Any]], list[str]]:
-    """The rows of ``gsb`` and its definition line."""
+    """The rows of ``gsb`` and its definition line (reading warnings into ``warnings``)."""
     from .labels.gsb import gsb_by_round, read_gsb
 
-    table = gsb_by_round(read_gsb(list(files)), confidence_level=confidence_level)
+    judged = read_gsb(list(files))
+    if warnings is not None:
+        warnings.extend(judged.warnings)
+    table = gsb_by_round(judged, confidence_level=confidence_level)
     notes = [str(table.attrs.get("definition", ""))] if table.attrs.get("definition") else []
     return [{c: rec[c] for c in GSB_COLUMNS} for rec in table.to_dict("records")], notes
 

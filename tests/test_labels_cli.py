@@ -176,3 +176,24 @@ def test_judge_errors_exit_2(capsys):
     assert status == 2 and "--judge 'gpt' is not a rater" in capsys.readouterr().err
     status, _ = run([*(["labels"] + JUDGE), "--gsb", str(LABELS / "gsb.csv")])
     assert status == 2 and "--gsb-systems" in capsys.readouterr().err
+
+
+def test_a_gbk_file_from_excel_gives_the_utf8_numbers_and_says_how_it_was_read(
+        tmp_path, capsys) -> None:
+    """A labeling CSV saved by Excel on Chinese Windows (GBK, CRLF): the same rows as the
+    UTF-8 file, and stderr names the encoding read (UTF-8 says nothing)."""
+    rows = ["round,query,doc,position,label,rater"]
+    rows += [f"{m},{q},d{p},{p},{(p + i) % 4},{r}" for m in ("2026-05", "2026-06")
+             for i, q in enumerate(("手机壳", "蓝牙耳机", "运动鞋")) for p in range(1, 6)
+             for r in ("张伟", "李娜")]
+    text = "\r\n".join(rows) + "\r\n"
+    (tmp_path / "gbk.csv").write_bytes(text.encode("gbk"))
+    (tmp_path / "utf8.csv").write_bytes(text.encode("utf-8"))
+    capsys.readouterr()
+    status, gbk = run(["labels", str(tmp_path / "gbk.csv"), "--format", "csv"])
+    gbk_err = capsys.readouterr().err
+    assert status == 0
+    status, utf8 = run(["labels", str(tmp_path / "utf8.csv"), "--format", "csv"])
+    assert status == 0 and capsys.readouterr().err == ""
+    assert gbk == utf8
+    assert gbk_err.startswith("warning: gbk.csv: read as GB18030")
