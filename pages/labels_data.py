@@ -181,9 +181,11 @@ with frame.page("labels_data"):
     st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
                f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
                f"{labels_widgets.names(list(j.rounds))}.")
+    widgets.show_warnings(j.warnings)  # encoding read, hidden sheets, mixed rounds, ...
     if loaded_gsb is not None:
         if loaded_gsb.error is not None:
             widgets.show_format_error(loaded_gsb.error)
         elif loaded_gsb.gsb is not None:
             st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
                        f"{labels_widgets.names(list(loaded_gsb.names))}.")
+            widgets.show_warnings(loaded_gsb.gsb.warnings)

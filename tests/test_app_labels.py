@@ -211,3 +211,27 @@ def test_labeling_small_findings() -> None:
     colours = [t["marker"]["color"] for t in grades["data"]]
     darkness = [sum(int(x) for x in c[c.index("(") + 1:-1].split(",")) for c in colours]
     assert darkness == sorted(darkness, reverse=True)  # lowest grade lightest
+
+
+def test_an_uploaded_gbk_file_says_how_it_was_read(tmp_path) -> None:
+    """A labeling CSV from Excel on Chinese Windows (GBK): read, with the same labeled rows
+    as its UTF-8 twin, and the page names the encoding read."""
+    from ireval_app.keys import labels_data as keys
+
+    rows = ["round,query,doc,position,label,rater"]
+    rows += [f"2026-05,{q},d{p},{p},{(p + i) % 4},{r}"
+             for i, q in enumerate(("手机壳", "蓝牙耳机")) for p in range(1, 6)
+             for r in ("张伟", "李娜")]
+    text = "\r\n".join(rows) + "\r\n"
+    shown = {}
+    for name, data in (("gbk.csv", text.encode("gbk")), ("utf8.csv", text.encode("utf-8"))):
+        at = AppTest.from_file(APP, default_timeout=90)
+        at.switch_page("pages/labels_data.py").run()
+        at.radio(key=keys.SOURCE).set_value("upload").run()
+        at.file_uploader(key=keys.UPLOADER).set_value([(name, data, "text/csv")]).run()
+        assert not at.exception and not at.error
+        shown[name] = ({m.label: m.value for m in at.metric},
+                       [w.value for w in at.warning if "GB18030" in w.value])
+    assert shown["gbk.csv"][0] == shown["utf8.csv"][0]
+    assert shown["gbk.csv"][0]["Labeled rows"] == "20"
+    assert len(shown["gbk.csv"][1]) == 1 and shown["utf8.csv"][1] == []
