@@ -22,6 +22,7 @@ from ireval_core.decisions import (
     MONOTONE_FAMILIES,
     PREFIX_FAMILIES,
     inferred_ap,
+    inferred_ndcg,
     judgment_debt,
     judgment_holes,
 )
@@ -389,6 +390,94 @@ def test_inferred_ap_by_hand_and_in_the_result():
     res = judgment_holes(qrels, run, other, "AP")
     assert res.inferred == {"s": pytest.approx(expected), "t": 0.0}
     assert judgment_holes(qrels, run, other, "P@3").inferred is None
+
+
+# ------------------------------------------------------------------------- infNDCG
+
+
+@pytest.mark.parametrize("spec", ["nDCG", "nDCG@3", "nDCG(gain=exp)@5",
+                                  "nDCG(discount=jk)@2"])
+def test_inferred_ndcg_is_ndcg_without_pooled_unjudged_documents(spec):
+    m = parse_measure(spec)
+    for seed in range(5):
+        qrels, (run, _) = _random_case(seed)
+        clean = {q: {d: max(g, 0.0) for d, g in docs.items()} for q, docs in qrels.items()}
+        joined = join(Qrels.from_dict(clean), Run.from_dict(run, name="s"))
+        for options in (EvalOptions(), EvalOptions(idcg_zero="drop")):
+            np.testing.assert_array_equal(inferred_ndcg(joined, spec, options=options),
+                                          m.family.kernel(joined, m, options))
+
+
+def _dcg(gains_by_rank, k=None):
+    return sum(g / math.log2(i + 2) for i, g in enumerate(gains_by_rank[:k]))
+
+
+def test_inferred_ndcg_by_hand():
+    # pool of 6: judged r3 (3), r1 (1), n (0); pooled unjudged u, v, w: p = 3/6. The
+    # ranking r1, u, r3, x (outside the pool): DCG of the judged / p = 2 (1 + 3/log2 4);
+    # the ideal holds round(1/p) = 2 documents of grade 3 and 2 of grade 1.
+    qrels = Qrels.from_dict({"q": {"r3": 3, "r1": 1, "n": 0, "u": -1, "v": -1, "w": -1},
+                             "all": {"a": 2, "b": 0}})
+    run = Run.from_dict({"q": {"r1": 4.0, "u": 3.0, "r3": 2.0, "x": 1.0},
+                         "all": {"b": 2.0, "a": 1.0}}, name="s")
+    got = inferred_ndcg(join(qrels, run), "nDCG")
+    expected_q = 2 * _dcg([1, 0, 3]) / _dcg([3, 3, 1, 1])
+    assert dict(zip(run.query_ids.astype(str), got, strict=True)) == {
+        "q": pytest.approx(expected_q, rel=1e-14),
+        "all": pytest.approx(_dcg([0, 2]) / _dcg([2]), rel=1e-14)}  # fully judged: nDCG
+    cut = inferred_ndcg(join(qrels, run), "nDCG@2")
+    assert cut[list(run.query_ids.astype(str)).index("q")] == pytest.approx(
+        2 * _dcg([1, 0]) / _dcg([3, 3]), rel=1e-14)
+
+
+def test_inferred_dcg_is_unbiased_over_every_sample_of_the_pool():
+    # Horvitz-Thompson: averaged over every equally likely set of 3 judged documents of
+    # a pool of 6, the estimated DCG (infNDCG times the estimated ideal DCG) is the DCG
+    # of the ranking with the whole pool judged.
+    grades = {"a": 3, "b": 0, "c": 2, "d": 1, "e": 0, "f": 2}
+    run = Run.from_dict({"q": {"a": 6.0, "e": 5.0, "d": 4.0, "z": 3.0, "f": 2.0}}, name="s")
+    truth = _dcg([3, 0, 1, 0, 2])
+    estimates = []
+    for judged in itertools.combinations(grades, 3):
+        qrels = Qrels.from_dict({"q": {d: (g if d in judged else -1)
+                                       for d, g in grades.items()}})
+        counts: dict[int, int] = {}
+        for d in judged:
+            if grades[d] > 0:
+                counts[grades[d]] = counts.get(grades[d], 0) + 1
+        ideal = [g for g in sorted(counts, reverse=True)
+                 for _ in range(math.floor(counts[g] * 2 + 0.5))]
+        idcg = _dcg(ideal)
+        value = float(inferred_ndcg(join(qrels, run))[0])
+        estimates.append(value * idcg if idcg > 0 else 0.0)
+    assert len(estimates) == 20
+    assert np.mean(estimates) == pytest.approx(truth, rel=1e-12)
+
+
+def test_inferred_ndcg_in_the_result_and_its_json():
+    qrels = Qrels.from_dict({"q": {"r3": 3, "r1": 1, "n": 0, "u": -1, "v": -1, "w": -1}})
+    run = Run.from_dict({"q": {"r1": 4.0, "u": 3.0, "r3": 2.0, "x": 1.0}}, name="s")
+    other = Run.from_dict({"q": {"x": 1.0}}, name="t")
+    res = judgment_holes(qrels, run, other, "nDCG@10")
+    expected = float(inferred_ndcg(join(qrels, run), "nDCG@10")[0])
+    assert res.inferred == {"s": expected, "t": 0.0}
+    assert res.inferred_name == "infNDCG@10"
+    d = res.as_dict()
+    assert d["inferred"] == {"s": expected, "t": 0.0}
+    assert d["inferred_measure"] == "infNDCG@10"
+    assert f"s {expected:.4f}, t 0.0000" in res.inferred_text()
+    assert judgment_holes(qrels, run, other, "nDCG(ideal=run)@10").inferred is None
+    assert judgment_holes(qrels, run, other, "AP").inferred_name == "infAP"
+
+
+def test_invalid_parameters_of_infndcg():
+    qrels, a, _ = _case(win_margin=2)
+    for bad in ("P@3", "nDCG(ideal=run)@3"):
+        with pytest.raises(ValueError, match=MESSAGE.format(param="measure",
+                                                            function="inferred_ndcg")):
+            inferred_ndcg(join(qrels, a), bad)
+    with pytest.raises(TypeError, match=MESSAGE.format(param="r", function="inferred_ndcg")):
+        inferred_ndcg(a)
 
 
 # --------------------------------------------------------------------- parameters

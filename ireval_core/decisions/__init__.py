@@ -36,6 +36,7 @@ from .holes import (
     PREFIX_FAMILIES,
     HolesResult,
     inferred_ap,
+    inferred_ndcg,
     judgment_debt,
     judgment_holes,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "decision_evidence",
     "equivalence_test",
     "inferred_ap",
+    "inferred_ndcg",
     "judgment_debt",
     "judgment_holes",
     "margin_value",

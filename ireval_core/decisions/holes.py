@@ -38,8 +38,10 @@ documents or the ideal DCG, so a mixed labeling can fall outside the two; the se
 then says "labeled either way".
 
 Where the qrels mark pooled-but-unjudged documents (negative grades) and the measure is
-AP, the result also carries the inferred AP (:func:`inferred_ap`, Yilmaz and Aslam's
-infAP), the estimate that treats those documents as a random sample of the pool.
+AP or nDCG (ideal from the qrels), the result also carries the inferred estimate, which
+treats the judged documents as a uniform random sample of each query's pool:
+:func:`inferred_ap` (Yilmaz and Aslam's infAP) and :func:`inferred_ndcg` (infNDCG,
+after Yilmaz, Kanoulas and Aslam 2008).
 
 >>> from ireval_core import Qrels, Run
 >>> qrels = Qrels.from_dict({"q1": {"a": 1, "x": 0}, "q2": {"a": 1, "x": 0},
@@ -91,7 +93,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["BATCH_COLUMNS", "MONOTONE_FAMILIES", "PREFIX_FAMILIES", "HolesResult",
-           "inferred_ap", "judgment_debt", "judgment_holes"]
+           "inferred_ap", "inferred_ndcg", "judgment_debt", "judgment_holes"]
 
 PREFIX_FAMILIES = frozenset({
     "P", "R", "F", "Fallout", "Accuracy", "Success", "Judged", "AP", "RR", "NumRet",
@@ -157,8 +159,9 @@ class HolesResult:
     any_labeling : bool
         The bounds are the extremes over every labeling (:data:`MONOTONE_FAMILIES`).
     inferred : dict or None
-        Inferred AP (:func:`inferred_ap`) per system, over the compared queries, when
-        the measure is AP and the qrels hold pooled-but-unjudged documents.
+        The inferred estimate per system (mean over the compared queries) when the qrels
+        hold pooled-but-unjudged documents: :func:`inferred_ap` for AP,
+        :func:`inferred_ndcg` for nDCG with the ideal from the qrels.
     text : str
         The verdict in words.
     """
@@ -192,6 +195,18 @@ class HolesResult:
     low_b: np.ndarray = field(repr=False, compare=False)
     high_b: np.ndarray = field(repr=False, compare=False)
     _batch: dict[str, Any] = field(repr=False, compare=False)
+    inferred_name: str = ""
+    """``infAP`` or ``infNDCG`` (with the measure's cutoff) when :attr:`inferred` is set."""
+
+    def inferred_text(self) -> str:
+        """The inferred estimates in words (empty without them)."""
+        if self.inferred is None:
+            return ""
+        values = ", ".join(f"{s} {v:.4f}" for s, v in self.inferred.items())
+        return (f"{self.inferred_name}, the estimate treating the pooled-but-unjudged "
+                f"documents (grade -1) as a random sample of each query's pool: {values} "
+                f"(mean over the {self.n_queries:,} compared queries; as judged: "
+                f"{self.system_a} {self.mean_a:.4f}, {self.system_b} {self.mean_b:.4f})")
 
     @property
     def n_holes(self) -> int:
@@ -245,7 +260,8 @@ class HolesResult:
             "worst_mean_diff": _num(self.worst_mean_diff),
             "worst_pvalue": _num(self.worst_pvalue),
             "verdict": self.verdict, "any_labeling": self.any_labeling,
-            **({"inferred": {s: _num(v) for s, v in self.inferred.items()}}
+            **({"inferred": {s: _num(v) for s, v in self.inferred.items()},
+                "inferred_measure": self.inferred_name}
                if self.inferred is not None else {}),
             "text": self.text,
         }
@@ -408,6 +424,78 @@ def inferred_ap(r: Ranked, measure: str | Measure = "AP", *,
                     r.n_relevant(t))
 
 
+def inferred_ndcg(r: Ranked, measure: str | Measure = "nDCG", *,
+                  options: EvalOptions | None = None) -> np.ndarray:
+    """Per-query inferred nDCG (infNDCG) of one joined run.
+
+    The sampling model is that of :func:`inferred_ap`: the pool of a query is every
+    document in its qrels, the judged ones (grade >= 0) a uniform random sample of it,
+    the pooled-but-unjudged ones marked by a negative grade; a document absent from the
+    qrels is outside the pool and gains 0. With ``J`` judged of ``P`` pooled documents,
+    each pooled document was judged with probability ``p = J / P``, and
+
+    * the DCG is estimated by Horvitz and Thompson's estimator: the DCG of the judged
+      documents of the ranking divided by ``p`` (unbiased for the DCG the ranking would
+      have with the whole pool judged);
+    * the ideal DCG is that of an ideal ranking holding, of each positive grade ``g``,
+      ``round(n_g / p)`` documents (``n_g`` judged with grade ``g``; halves round up):
+      the estimated number of documents of that grade in the pool;
+    * infNDCG = estimated DCG / estimated ideal DCG, with the measure's gain, discount
+      and cutoff; an estimated ideal DCG of 0 scores as nDCG's (``idcg_zero``).
+
+    Without pooled-but-unjudged documents ``p = 1`` and infNDCG is nDCG exactly. It is a
+    ratio of estimates: not unbiased, and one query's value can exceed 1 (a relevant
+    document at the top weighs ``1 / p``); the mean over queries is what to read.
+
+    Parameters
+    ----------
+    r : Ranked
+        A run joined with the qrels (without judged-only rankings).
+    measure : str or Measure, default "nDCG"
+        ``nDCG`` or ``nDCG@k`` with the ideal from the qrels (any gain and discount).
+    options : EvalOptions, optional
+        For ``idcg_zero``.
+
+    Examples
+    --------
+    >>> from ireval_core import Qrels, Run, join
+    >>> qrels = Qrels.from_dict({"q": {"r": 1, "n": 0, "u": -1, "v": -1}})
+    >>> run = Run.from_dict({"q": {"r": 3.0, "u": 2.0, "n": 1.0}}, name="s")
+    >>> float(inferred_ndcg(join(qrels, run))[0])  # p = 1/2: (1 / 0.5) / (1 + 1/log2(3))
+    1.2262...
+    """
+    fn = "inferred_ndcg"
+    if not isinstance(r, Ranked):
+        raise invalid_parameter("r", fn, "a Ranked (a run joined with the qrels)", r,
+                                error=TypeError)
+    specs = parse_measures(measure)
+    if len(specs) != 1 or specs[0].name != "nDCG" or specs[0].get("ideal") == "run":
+        raise invalid_parameter("measure", fn, "nDCG or nDCG@k with the ideal from the qrels",
+                                measure)
+    m = specs[0]
+    options = EvalOptions() if options is None else options
+    iq, ig = r.ideal_qidx, r.ideal_grade
+    pooled = np.bincount(iq, minlength=r.n_queries).astype(np.float64)
+    judged = np.bincount(iq, weights=ig >= 0, minlength=r.n_queries)
+    scale = safe_div(pooled, judged, fill=1.0)  # 1 / p; 1 where nothing is judged
+    # the ideal: each run of equal positive grades of a query (sorted descending) repeated
+    # round(n / p) times instead of n
+    keep = np.flatnonzero(ig > 0)
+    q, g = iq[keep], ig[keep]
+    start = np.ones(len(keep), dtype=bool)
+    start[1:] = (q[1:] != q[:-1]) | (g[1:] != g[:-1])
+    first = np.flatnonzero(start)
+    n = np.diff(np.append(first, len(keep)))
+    estimated = np.floor(n * scale[q[first]] + 0.5).astype(np.int64)
+    ideal_grade = np.repeat(g[first], estimated)
+    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q[first], weights=estimated, minlength=r.n_queries
+                          ).astype(np.int64), out=offsets[1:])
+    estimate = Ranked(r.query_ids, r.offsets, r.qidx, r.pos, r.grade, r.score, offsets,
+                      ideal_grade, r.in_run, r.max_grade)
+    return np.asarray(m.family.kernel(estimate, m, options), dtype=np.float64) * scale
+
+
 # -------------------------------------------------------------------------- the work
 
 
@@ -469,7 +557,7 @@ def debt_for_pair(qrels: Qrels, runs: list[Run], specs: list[Measure], pairs: li
         worlds = _Worlds(m, options, label, {s: windows[(s, window)] for s in systems},
                          common)
         inferred = _inferred(m, options, full, common) if (
-            m.name == "AP" and bool((qrels.grade < 0).any())) else None
+            _inferred_name(m) and bool((qrels.grade < 0).any())) else None
         for a, b in pairs:
             out.append(_pair_result(a, b, m, window, values, worlds, tester, alpha,
                                     options, inferred))
@@ -892,7 +980,8 @@ def _pair_result(a: str, b: str, m: Measure, window: int | None,
         float(va.mean()) if len(va) else math.nan, float(vb.mean()) if len(vb) else math.nan,
         _means(low_a, high_a), _means(low_b, high_b), tester.test, alpha, p, winner,
         worst_labeling, worst_d, worst_p, verdict, exact, inf, text,
-        worlds.common.astype(object), low_a, high_a, low_b, high_b, batch)
+        worlds.common.astype(object), low_a, high_a, low_b, high_b, batch,
+        _inferred_name(m) if inf is not None else "")
 
 
 def _sentence(a: str, b: str, m: str, where: str, n_holes: int, exact: bool,
@@ -960,10 +1049,21 @@ def _batch_rows(a: str, b: str, ha: _Holes, hb: _Holes, in_a: np.ndarray, in_b: 
             "position": pos[pick]}
 
 
+def _inferred_name(m: Measure) -> str:
+    """The inferred estimate of ``m`` (``""``: none)."""
+    cut = f"@{m.k}" if m.cutoff is not None else ""
+    if m.name == "AP":
+        return "infAP" + cut
+    if m.name == "nDCG" and m.get("ideal") != "run":
+        return "infNDCG" + cut
+    return ""
+
+
 def _inferred(m: Measure, options: EvalOptions, full: dict[str, Ranked], common: np.ndarray
               ) -> dict[str, np.ndarray]:
     out = {}
+    estimator = inferred_ap if m.name == "AP" else inferred_ndcg
     for s, r in full.items():
-        v = inferred_ap(r, m, options=options)
+        v = estimator(r, m, options=options)
         out[s] = v[np.searchsorted(r.query_ids.astype(str), common)]
     return out
