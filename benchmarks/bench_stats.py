@@ -12,10 +12,17 @@ at 1% (t and bootstrap) and rank confidence with the ANOVA and the mixed model,
 10,000 resamples; the runs are read and joined before the clock starts (the app's
 join cache). Target: under 3 s on 2 cores.
 
+With ``--holes``, the judgment debt alone at scale: the three 7M-line runs of
+``benchmarks/make_data.py``'s app folder (``benchmarks/data/7M-app/``, written on the
+first call), nDCG@10, the 3 pairs (:func:`ireval_core.decisions.judgment_debt`: holes,
+bounds, the verdicts' t tests); the runs are read and joined before the clock starts.
+Target: under 2 s on 2 cores.
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_stats.py [--repeat 3] [--queries 5000]
     .venv/bin/python benchmarks/bench_stats.py --decisions [--repeat 3]
+    .venv/bin/python benchmarks/bench_stats.py --holes [--repeat 3] [--size 7M]
 
 Data are synthetic and seeded: per-query measure values in [0, 1], with query
 difficulty shared by all systems, small system effects, and P@10-like measures on a
@@ -105,9 +112,38 @@ def bench_decisions(args: argparse.Namespace) -> int:
     print(f"decision_evidence: nDCG@10, {len(ev.pairs)} pairs, holes + risk + "
           f"non-inferiority (t, bootstrap) + rank confidence, ANOVA, mixed model, "
           f"B={args.resamples}")
-    print(f"wall time: best {min(times):.3f} s, median {statistics.median(times):.3f} s "
-          f"over {args.repeat} runs")
+    print(f"wall time: best {min(times):.3f} s, median {statistics.median(times):.3f} s, "
+          f"worst {max(times):.3f} s over {args.repeat} runs")
     print(ev.measures[0].ranking.sentences()[0] if ev.measures[0].ranking else "")
+    return 0
+
+
+def bench_holes(args: argparse.Namespace) -> int:
+    from make_data import app_folder
+
+    from ireval_core import evaluate, read_qrels, read_runs
+    from ireval_core.data import JoinCache
+    from ireval_core.decisions import judgment_debt
+
+    start = time.perf_counter()
+    folder = app_folder(args.size)
+    qrels = read_qrels(folder / "qrels.txt")
+    runs = [r for p in sorted(folder.glob("run_*.txt")) for r in read_runs(p)]
+    joins = JoinCache()
+    evaluate(qrels, runs, ["nDCG@10"], joins=joins)
+    print(f"data: {len(runs)} runs, {', '.join(f'{len(r):,}' for r in runs)} lines, "
+          f"{len(qrels):,} judgments; read and joined in {time.perf_counter() - start:.1f} s")
+    times = []
+    debt = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        debt = judgment_debt(qrels, runs, ["nDCG@10"], joins=joins)
+        times.append(time.perf_counter() - start)
+    print(f"judgment_debt: nDCG@10, {len(debt)} pairs, holes + bounds + verdicts (t)")
+    for h in debt:
+        print(f"  {h.system_b} vs {h.system_a}: {h.n_holes:,} holes, {h.verdict}")
+    print(f"wall time: best {min(times):.3f} s, median {statistics.median(times):.3f} s, "
+          f"worst {max(times):.3f} s over {args.repeat} runs")
     return 0
 
 
@@ -118,13 +154,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--decisions", action="store_true",
                         help="time the decision evidence of issue 22 instead")
+    parser.add_argument("--holes", action="store_true",
+                        help="time the judgment debt of three runs of --size instead")
+    parser.add_argument("--size", default="7M", help="make_data size of --holes (default 7M)")
     args = parser.parse_args(argv)
 
     root = Path(__file__).resolve().parents[1]
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     if args.decisions:
         return bench_decisions(args)
+    if args.holes:
+        return bench_holes(args)
     from ireval_core.stats import compare_measures
 
     scores = make_scores(args.queries)

@@ -22,7 +22,7 @@ from typing import Any, TextIO, cast
 import numpy as np
 
 from . import cli_labels
-from .data import Qrels, Run
+from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
@@ -114,17 +114,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--seed", type=int, default=0)
     decide = cmp_.add_argument_group(
         "decision evidence (JSON only: holes and risk per pair and measure, always)")
-    decide.add_argument("--margin", metavar="M|P%", help="non-inferiority of each b against "
-                        "its a: a margin in the measure's units, or P%% of a's mean")
-    decide.add_argument("--alpha", type=float, default=0.05,
-                        help="level of the holes and non-inferiority verdicts (default 0.05)")
-    decide.add_argument("--rank-confidence", action="store_true",
-                        help="each run's probability of each rank (bootstrap over queries), "
-                        "the ANOVA and the mixed model, per measure")
-    decide.add_argument("--risk-alpha", type=float, default=1.0,
-                        help="URisk/TRisk weight of a loss: 1 + alpha (default 1)")
-    decide.add_argument("--loss-delta", type=float, default=0.0,
-                        help="a query loses when b - a < -delta (default 0)")
+    _decision_arguments(decide, alpha=True)
     add_arguments(cmp_)
     cmp_.add_argument("--one-run", action="store_true", help=_ONE_RUN)
     cmp_.add_argument("--format", choices=("json", "csv"), default="json")
@@ -141,6 +131,11 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--alpha", type=float, default=0.05)
     rep.add_argument("--resamples", type=int, default=10_000)
     rep.add_argument("--seed", type=int, default=0)
+    _decision_arguments(rep.add_argument_group(
+        "decision evidence (a section after the table: holes and risk per pair and "
+        "measure; the same numbers as compare --format json with --tests TEST)"))
+    rep.add_argument("--no-evidence", action="store_true",
+                     help="the table only, without the decision evidence (as for a paper)")
     add_arguments(rep)
     rep.add_argument("--format", choices=("markdown", "latex", "html"), default="markdown")
 
@@ -164,9 +159,15 @@ def _build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--alpha", type=float, default=0.05)
     mr.add_argument("--resamples", type=int, default=10_000)
     mr.add_argument("--seed", type=int, default=0)
+    _decision_arguments(mr.add_argument_group(
+        "decision evidence (a section after the verdicts: holes and risk per pair and "
+        "measure; the same numbers as compare --format json with --tests TEST)"))
     add_arguments(mr)
     mr.add_argument("-o", "--output", required=True, metavar="FILE",
                     help="where to write the HTML file")
+    mr.add_argument("--memo", metavar="FILE.md",
+                    help="also write the decision memo as Markdown: one section per "
+                         "decision recorded on a comparison, then the decision evidence")
 
     for command in (ev, cmp_, rep, mr):
         command.add_argument(
@@ -177,6 +178,24 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser("measures", help="list every measure with its definition")
     cli_labels.add_parsers(sub)  # labels, gsb (monthly labeling)
     return parser
+
+
+def _decision_arguments(group: Any, *, alpha: bool = False) -> None:
+    """The decision-evidence options of ``compare``, ``report`` and ``meeting-report``
+    (``alpha``: add ``--alpha``; the other two have it for their tests already)."""
+    group.add_argument("--margin", metavar="M|P%", help="non-inferiority of each b against "
+                       "its a: a margin in the measure's units, or P%% of a's mean")
+    if alpha:
+        group.add_argument("--alpha", type=float, default=0.05,
+                           help="level of the holes and non-inferiority verdicts "
+                                "(default 0.05)")
+    group.add_argument("--rank-confidence", action="store_true",
+                       help="each run's probability of each rank (bootstrap over queries), "
+                       "the ANOVA and the mixed model, per measure")
+    group.add_argument("--risk-alpha", type=float, default=1.0,
+                       help="URisk/TRisk weight of a loss: 1 + alpha (default 1)")
+    group.add_argument("--loss-delta", type=float, default=0.0,
+                       help="a query loses when b - a < -delta (default 0)")
 
 
 def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
@@ -350,7 +369,6 @@ def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions
 
 def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     from .compare import compare_evaluation, write_comparison
-    from .data import JoinCache
 
     qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
     tests = [t.strip() for t in args.tests.split(",") if t.strip()]
@@ -418,9 +436,15 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
         options=from_arguments(args), inputs=inputs, notes=said, test=args.test,
         labels_trend=labels_trend,
         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
-        seed=args.seed, title=args.title)
+        seed=args.seed, title=args.title, margin=_margin(args.margin),
+        rank_confidence=args.rank_confidence, risk_alpha=args.risk_alpha,
+        loss_delta=args.loss_delta)
     Path(args.output).write_text(report.html, encoding="utf-8")
     out.write(f"wrote {args.output} ({len(report.html.encode()):,} bytes)\n")
+    if args.memo:
+        memo = report.memo_markdown()
+        Path(args.memo).write_text(memo, encoding="utf-8")
+        out.write(f"wrote {args.memo} ({len(memo.encode()):,} bytes)\n")
     return 0
 
 
@@ -428,11 +452,35 @@ def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning])
     from .report import significance_table
 
     qrels, runs = _load(args.qrels, args.runs, notes)
-    res = evaluate(qrels, runs, args.measures, options=from_arguments(args))
+    joins = JoinCache()
+    res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
     table = significance_table(res, args.measures, test=args.test, correction=args.correction,
                                alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
-    render = {"markdown": table.to_markdown, "latex": table.to_latex, "html": table.to_html}
-    out.write(render[args.format]())
+    section = None
+    if not args.no_evidence and len(runs) > 1:
+        from .decisions.evidence import decision_evidence
+        from .report import EvidenceSection
+
+        stage("decision evidence")
+        margin = _margin(args.margin)
+        section = EvidenceSection(decision_evidence(
+            qrels, runs, args.measures, options=from_arguments(args), margin=margin,
+            alpha=args.alpha, test=args.test, risk_alpha=args.risk_alpha,
+            loss_delta=args.loss_delta, rank_confidence=args.rank_confidence,
+            n_resamples=args.resamples, rng=args.seed, joins=joins),
+            margin, args.resamples, args.seed)
+    elif args.margin is not None or args.rank_confidence:
+        raise ValueError("--margin and --rank-confidence go without --no-evidence")
+    if args.format == "html":
+        page = table.to_html()
+        if section is not None:
+            page = page.replace("</body>", section.html() + "</body>", 1)
+        out.write(page)
+    else:
+        out.write(table.to_markdown() if args.format == "markdown" else table.to_latex())
+        if section is not None:
+            out.write("\n" + (section.to_markdown() if args.format == "markdown"
+                               else section.to_latex()))
     return 0
 
 

@@ -56,7 +56,7 @@ from .ideal import ideal_measures, recall_flags
 from .measures import parse_measures
 from .options import EvalOptions
 from .params import Interval, check
-from .report import SignificanceTable, table_from_records
+from .report import EvidenceSection, SignificanceTable, table_from_records
 from .stats import PairComparison
 from .tables import MetricsTable, metrics_table
 
@@ -318,6 +318,36 @@ class MeetingReport:
     options: EvalOptions
     inputs: tuple[ReportInput, ...] = field(default=())
     decisions: tuple[DecisionMemo, ...] = field(default=())
+    evidence: EvidenceSection | None = field(default=None)
+    """The decision evidence of every pair and measure (``None``: one run, or left out)."""
+    title: str = "ireval meeting report"
+    written: str = ""
+    notes: tuple[ReportNote, ...] = field(default=())
+
+    def memo_markdown(self) -> str:
+        """The decision memo as Markdown: the title, one section per decision recorded on
+        a comparison (:meth:`DecisionMemo.markdown`), then the decision evidence of every
+        pair and measure. Uploaded strings are escaped (:func:`~ireval_core.escape.
+        markdown_text`): they show as text, never as markup."""
+        t = markdown_text
+        out = [f"# {t(self.title)}: decision memo", "",
+               f"Written {self.written} by ireval {__version__}; evaluation: "
+               f"{t(self.options.describe())}.", ""]
+        if self.decisions:
+            out += [memo.markdown() for memo in self.decisions]
+        else:
+            out += ["No decision was recorded on a comparison (the Compare page's "
+                    "*Record a decision*).", ""]
+        plain = [n for n in self.notes if n.kind == "decision" and n.comparison is None]
+        if plain:
+            out += ["## Other decisions", ""]
+            for n in plain:
+                who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
+                out.append(f"- {t(n.text)}" + (f" ({t(who)})" if who else ""))
+            out.append("")
+        if self.evidence is not None:
+            out.append(self.evidence.to_markdown())
+        return "\n".join(out)
 
 
 @cache
@@ -350,6 +380,7 @@ text-align:right;vertical-align:top}tr th:first-child,td.text{text-align:left}
 .note{border-left:3px solid #1f6feb;padding:.2em .8em;margin:.6em 0}
 .decision{border-left-color:#15803d}.memo{border:1px solid #d0d7de;border-radius:6px;
 padding:0 1em .6em;margin:1.2em 0}.memo h2{margin-top:.6em}.best{font-weight:700;background:#e8f1fb}
+table.evidence td{white-space:nowrap}
 """
 
 
@@ -368,7 +399,9 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
                    correction: str = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
                    seed: int = 0, recall_k: int = 10, labels_trend: pd.DataFrame | None = None,
                    title: str = "ireval meeting report", charts: bool = True,
-                   now: _dt.datetime | None = None) -> MeetingReport:
+                   now: _dt.datetime | None = None, evidence: bool = True,
+                   margin: float | str | None = None, rank_confidence: bool = False,
+                   risk_alpha: float = 1.0, loss_delta: float = 0.0) -> MeetingReport:
     """Evaluate ``runs`` and write the meeting report (see the module docstring).
 
     Parameters
@@ -391,6 +424,10 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         Draw the curves and distributions (``False``: tables only, a small file).
     now:
         The time printed in the report (default: now, UTC).
+    evidence, margin, rank_confidence, risk_alpha, loss_delta:
+        Add the decision evidence of every pair and measure after the verdicts
+        (:func:`ireval_core.decisions.decision_evidence` with ``test``, ``alpha``,
+        ``n_resamples`` and ``seed``; the numbers of ``compare --format json``).
     """
     if not runs:
         raise invalid_parameter("runs", "meeting_report", "at least one run", list(runs))
@@ -458,6 +495,13 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         css = {"significant": "significant", "not significant": "none",
                "cannot tell": "cannot"}
         parts.extend(f"<p class='verdict {css[v.outcome]}'>{e(v.text)}</p>" for v in said)
+    section = None
+    if evidence and len(systems) > 1:
+        section = EvidenceSection(decision_evidence(
+            qrels, runs, specs, options=options, margin=margin, alpha=alpha, test=test,
+            risk_alpha=risk_alpha, loss_delta=loss_delta, rank_confidence=rank_confidence,
+            n_resamples=n_resamples, rng=seed, joins=joins), margin, n_resamples, seed)
+        parts.append(section.html("h2"))
 
     if charts:
         parts.extend(_charts(qrels, runs, res, specs, options))
@@ -504,7 +548,8 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
     html = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(title)}</title><style>{_STYLE}</style>{script}</head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")
-    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs), memos)
+    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs), memos,
+                         section, title, when, tuple(notes))
 
 
 def _charts(qrels: Qrels, runs: Sequence[Run], res: Evaluation, specs: Sequence[str],

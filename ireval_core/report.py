@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .compare import compare_evaluation
+from .decisions import Evidence, PairEvidence
 from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
 from .measures import parse_measures
@@ -35,7 +36,7 @@ from .params import Interval, Options, check
 from .stats import TESTS, PairComparison
 from .tables import best_marks
 
-__all__ = ["SignificanceTable", "significance_table", "table_from_records"]
+__all__ = ["EvidenceSection", "SignificanceTable", "significance_table", "table_from_records"]
 
 _TEST = Options(TESTS)
 
@@ -248,3 +249,158 @@ def table_from_records(res: Evaluation, records: Sequence[PairComparison],
         systems, names, means, {k: tuple(sorted(v)) for k, v in beats.items()}, n_queries,
         tests.pop(), records[0].correction, float(alpha),
         {m: res.definition(m) for m in names}, res.options.describe(), decimals)
+
+
+def _fixed(v: float | None, digits: int = 4) -> str:
+    """A number of the evidence table (``–`` when undefined)."""
+    return "–" if v is None or math.isnan(v) else f"{v:.{digits}f}"
+
+
+def _pvalue(v: float | None) -> str:
+    return "–" if v is None or math.isnan(v) else f"{v:.3g}"
+
+
+EVIDENCE_COLUMNS = ("B vs A", "unjudged A", "unjudged B", "bounds A", "bounds B", "holes",
+                    "URisk", "TRisk", "TRisk p", "not worse p", "interval", "not worse")
+"""Columns of :meth:`EvidenceSection.table` (the last three only with a margin)."""
+
+
+@dataclass(frozen=True)
+class EvidenceSection:
+    """The decision evidence (:func:`ireval_core.decisions.decision_evidence`) as a report
+    section: per measure, a table of every pair's numbers and their sentences, then how
+    sure the ranking is. The numbers are those ``compare --format json`` writes
+    (:meth:`~ireval_core.decisions.Evidence.blocks`), rounded for reading: means and
+    URisk to 4 decimals, TRisk to 2, p-values to 3 significant digits.
+
+    >>> from ireval_core import Qrels, Run
+    >>> from ireval_core.decisions import decision_evidence
+    >>> qrels = Qrels.from_dict({f"q{i}": {"a": 1, "b": 0} for i in range(8)})
+    >>> runs = [Run.from_dict({f"q{i}": {"b": 2.0, "a": 1.0} for i in range(8)}, name="old"),
+    ...         Run.from_dict({f"q{i}": {"a": 2.0, "x": 1.0} for i in range(8)}, name="new")]
+    >>> section = EvidenceSection(decision_evidence(qrels, runs, ["RR"]))
+    >>> section.table("RR")[0][:6]
+    ['new vs old', '0', '8', '0.5000–0.5000', '1.0000–1.0000', 'holds']
+    """
+
+    evidence: Evidence
+    margin: float | str | None = None
+    n_resamples: int = 10_000
+    seed: int = 0
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.measure for p in self.evidence.pairs))
+
+    def _pairs(self, measure: str) -> list[PairEvidence]:
+        return [p for p in self.evidence.pairs if p.measure == measure]
+
+    def columns(self) -> tuple[str, ...]:
+        ni = next((p.noninferiority for p in self.evidence.pairs
+                   if p.noninferiority is not None), None)
+        if ni is None:
+            return EVIDENCE_COLUMNS[:9]
+        return (*EVIDENCE_COLUMNS[:10], f"{1 - 2 * ni.alpha:.0%} interval",
+                EVIDENCE_COLUMNS[11])
+
+    def table(self, measure: str) -> list[list[str]]:
+        """One row per pair of ``measure`` (plain text, names not escaped)."""
+        rows = []
+        for p in self._pairs(measure):
+            h, r, ni = p.holes, p.risk, p.noninferiority
+            row = [f"{p.system_b} vs {p.system_a}", f"{h.holes_a:,}", f"{h.holes_b:,}",
+                   "–".join(_fixed(v) for v in h.bounds_a),
+                   "–".join(_fixed(v) for v in h.bounds_b), h.verdict,
+                   f"{r.urisk:+.4f}", "–" if math.isnan(r.trisk) else f"{r.trisk:+.2f}",
+                   _pvalue(r.pvalue)]
+            if len(self.columns()) > 9:
+                row += (["–", "–", "no test"] if ni is None else [
+                    _pvalue(ni.pvalue), f"[{ni.ci_low:+.4f}, {ni.ci_high:+.4f}]",
+                    str(ni.as_dict()["verdict"])])
+            rows.append(row)
+        return rows
+
+    def sentences(self, measure: str) -> list[tuple[str, str]]:
+        """``(what, sentence)`` of every pair of ``measure``, then of its ranking."""
+        out: list[tuple[str, str]] = []
+        for p in self._pairs(measure):
+            a, b = p.system_a, p.system_b
+            out.append(("Judgment debt", p.holes.text))
+            if p.holes.inferred is not None:
+                out.append(("Inferred", p.holes.inferred_text()))
+            if p.noninferiority is not None:
+                out.append(("Not worse", p.noninferiority.sentence(a, b, measure)))
+                if p.noninferiority_bootstrap is not None:
+                    out.append(("Not worse (bootstrap)",
+                                p.noninferiority_bootstrap.sentence(a, b, measure)))
+            out.append(("Who gets hurt", p.risk.sentence(a, b, measure)))
+        for e in self.evidence.measures:
+            if e.measure != measure or e.ranking is None:
+                continue
+            out.extend(("Ranking", t) for t in e.ranking.sentences())
+            if e.anova is not None:
+                out.append(("Two-way ANOVA", e.anova.sentence()))
+            if e.mixed is not None:
+                out.append(("Mixed model", e.mixed.sentence()))
+        return out
+
+    def caption(self) -> str:
+        first = self.evidence.pairs[0] if self.evidence.pairs else None
+        alpha = first.holes.alpha if first is not None else 0.05
+        test = _TEST_NAMES.get(first.holes.test, "") if first is not None else ""
+        margin = ("no non-inferiority margin" if self.margin is None
+                  else f"non-inferiority margin {self.margin}")
+        risk = ("" if first is None else
+                f"URisk/TRisk with α = {first.risk.alpha:g}, a query losing when B − A < "
+                + (f"−{first.risk.delta:g}" if first.risk.delta > 0 else "0"))
+        return (f"Per pair, B − A with A the first run: unjudged documents in each run's "
+                f"window and the mean with them non-relevant–relevant (bounds); holes: "
+                f"whether the {test} verdict (α = {alpha:g}) survives the labeling least "
+                f"favourable to the winner; {risk}; {margin}; {self.n_resamples:,} "
+                f"resamples, seed {self.seed}.")
+
+    def to_markdown(self) -> str:
+        e = markdown_text
+        out = ["## Decision evidence", "", e(self.caption()), ""]
+        cols = self.columns()
+        for m in self.measures:
+            out += [f"### {e(m)}", "", "| " + " | ".join(cols) + " |",
+                    "|---|" + "---:|" * (len(cols) - 1)]
+            # the numbers and verdicts are ireval's own text: only the names are escaped
+            out += ["| " + " | ".join([e(row[0]), *row[1:]]) + " |" for row in self.table(m)]
+            out.append("")
+            out += [f"- **{e(k)}**: {e(v)}" for k, v in self.sentences(m)]
+            out.append("")
+        return "\n".join(out)
+
+    def to_latex(self) -> str:
+        esc = latex_text
+        cols = self.columns()
+        out = ["% Decision evidence: " + esc(self.caption())]
+        for m in self.measures:
+            out += [f"% {esc(m)}", r"\begin{tabular}{l" + "r" * (len(cols) - 1) + "}",
+                    r"\toprule", " & ".join(esc(c) for c in cols) + r" \\", r"\midrule"]
+            out += [" & ".join(esc(c) for c in row) + r" \\" for row in self.table(m)]
+            out += [r"\bottomrule", r"\end{tabular}", r"\begin{itemize}"]
+            out += [rf"\item \textbf{{{esc(k)}}}: {esc(v)}" for k, v in self.sentences(m)]
+            out.append(r"\end{itemize}")
+        return "\n".join(out) + "\n"
+
+    def html(self, heading: str = "h2") -> str:
+        """An HTML fragment (every name escaped); ``heading``: the section's level."""
+        e = html_text
+        sub = f"h{int(heading[1:]) + 1}"
+        cols = self.columns()
+        parts = [f"<{heading}>Decision evidence</{heading}>",
+                 f"<p class='caption'>{e(self.caption())}</p>"]
+        for m in self.measures:
+            head = "".join(f"<th>{e(c)}</th>" for c in cols)
+            body = "".join("<tr>" + "".join(
+                f"<td class='text'>{e(c)}</td>" if i == 0 else f"<td>{e(c)}</td>"
+                for i, c in enumerate(row)) + "</tr>" for row in self.table(m))
+            parts += [f"<{sub}>{e(m)}</{sub}>",
+                      f"<table class='evidence'><thead><tr>{head}</tr></thead>"
+                      f"<tbody>{body}</tbody></table>",
+                      "<ul>" + "".join(f"<li><b>{e(k)}</b>: {e(v)}</li>"
+                                       for k, v in self.sentences(m)) + "</ul>"]
+        return "\n".join(parts) + "\n"

@@ -146,3 +146,102 @@ def test_decision_evidence_parameters(data, kwargs, param, error):
     with pytest.raises(error) as info:
         decision_evidence(qrels, runs[:2], "P@5", **kwargs)
     assert re.fullmatch(MESSAGE.format(param=param), str(info.value)), str(info.value)
+
+
+# ------------------------------------------------------ report and meeting-report
+
+
+FLAGS = ["-m", "nDCG@10", "-m", "P@5", "--margin", "1%", "--rank-confidence", "--resamples",
+         "2000", "--seed", "3", "--risk-alpha", "2", "--loss-delta", "0.05"]
+
+
+def _section(data):
+    from ireval_core.decisions import decision_evidence
+    from ireval_core.report import EvidenceSection
+
+    qrels, runs = data
+    return EvidenceSection(decision_evidence(
+        qrels, runs, ["nDCG@10", "P@5"], margin="1%", test="t", risk_alpha=2.0,
+        loss_delta=0.05, rank_confidence=True, n_resamples=2000, rng=3), "1%", 2000, 3)
+
+
+def _row_of(record: dict) -> list[str]:
+    """The evidence table's row of a ``compare --format json`` record, from its JSON."""
+    a, b, h, r, ni = (record["system_a"], record["system_b"], record["holes"],
+                      record["risk"], record["noninferiority"])
+    return [f"{b} vs {a}", f"{h['holes'][a]:,}", f"{h['holes'][b]:,}",
+            "–".join(f"{v:.4f}" for v in h["bounds"][a]),
+            "–".join(f"{v:.4f}" for v in h["bounds"][b]), h["verdict"],
+            f"{r['urisk']:+.4f}", f"{r['trisk']:+.2f}", f"{r['p']:.3g}",
+            f"{ni['p']:.3g}", f"[{ni['interval'][0]:+.4f}, {ni['interval'][1]:+.4f}]",
+            ni["verdict"]]
+
+
+def test_report_carries_the_evidence_of_compare_json(records, data):
+    from ireval_core.escape import markdown_text
+
+    out = cli("report", SAMPLE / "qrels.txt", *RUNS, *FLAGS, "--test", "t")
+    assert out.returncode == 0, out.stderr
+    section = _section(data)
+    table, _, evidence = out.stdout.partition("\n## Decision evidence")
+    assert "## Decision evidence" + evidence == section.to_markdown()  # the core's text
+    t_records = [r for r in records if r["test"] == "t"]
+    assert len(t_records) == 6
+    for r in t_records:  # every number of the JSON, in its row of the measure's table
+        row = "| " + " | ".join([markdown_text(f"{r['system_b']} vs {r['system_a']}"),
+                                  *_row_of(r)[1:]]) + " |"
+        block = evidence.split(f"### {r['measure']}", 1)[1].split("###", 1)[0]
+        assert row in block.splitlines(), row
+        for sentence in (r["holes"]["text"], r["noninferiority"]["text"],
+                         *r["rank_confidence"]["sentences"]):
+            assert markdown_text(sentence) in block, sentence
+    assert section.table("P@5") == [_row_of(r) for r in t_records if r["measure"] == "P@5"]
+
+
+@pytest.mark.parametrize("fmt", ["latex", "html"])
+def test_report_evidence_in_latex_and_html(fmt, data):
+    out = cli("report", SAMPLE / "qrels.txt", *RUNS, *FLAGS, "--format", fmt)
+    assert out.returncode == 0, out.stderr
+    section = _section(data)
+    if fmt == "latex":
+        assert out.stdout.endswith(section.to_latex())
+        assert r"\item \textbf{Judgment debt}" in out.stdout
+    else:
+        assert section.html() in out.stdout and out.stdout.endswith("</body></html>\n")
+
+
+def test_no_evidence_refuses_the_evidence_options():
+    out = cli("report", SAMPLE / "qrels.txt", *RUNS[:2], "-m", "AP", "--no-evidence",
+              "--margin", "0.01")
+    assert out.returncode == 2 and "go without --no-evidence" in out.stderr
+
+
+def test_meeting_report_and_its_memo_carry_the_same_evidence(records, data, tmp_path):
+    from ireval_core.escape import html_text
+    from ireval_core.meeting import meeting_report
+
+    html, memo = tmp_path / "r.html", tmp_path / "memo.md"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("A note.\n\nDecision: *ship* neural_rerank\n", encoding="utf-8")
+    out = cli("meeting-report", SAMPLE / "qrels.txt", *RUNS, *FLAGS, "--test", "t",
+              "--notes", notes, "-o", html, "--memo", memo)
+    assert out.returncode == 0, out.stderr
+    assert f"wrote {memo}" in out.stdout
+    qrels, runs = data
+    report = meeting_report(qrels, runs, ["nDCG@10", "P@5"], test="t", margin="1%",
+                            rank_confidence=True, risk_alpha=2.0, loss_delta=0.05,
+                            n_resamples=2000, seed=3, charts=False)
+    assert report.evidence is not None
+    blocks = report.evidence.evidence.blocks()
+    for r in records:  # the report's evidence is compare --format json's, block by block
+        got = json.loads(json.dumps(blocks[(r["system_a"], r["system_b"], r["measure"])]))
+        assert got == {k: r[k] for k in ("holes", "risk", "noninferiority",
+                                         "rank_confidence")}
+    page = html.read_text(encoding="utf-8")
+    assert report.evidence.html("h2") in page
+    assert page.index("<h3>Verdicts</h3>") < page.index("<h2>Decision evidence</h2>")
+    for r in records:
+        assert html_text(r["holes"]["text"]) in page
+    text = memo.read_text(encoding="utf-8")
+    assert text.endswith(report.evidence.to_markdown())
+    assert "## Other decisions" in text and r"- \*ship\* neural_rerank (notes.txt)" in text
