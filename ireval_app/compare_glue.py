@@ -140,13 +140,18 @@ def evidence_sentences(pair: PairEvidence, ranking: MeasureEvidence | None,
 
 def holes_table(holes: HolesResult) -> pd.DataFrame:
     """One row per system of the pair: its unjudged documents, its mean as judged and
-    its bounds (holes non-relevant, holes relevant)."""
-    return pd.DataFrame({
+    its bounds (holes non-relevant, holes relevant) and, where the qrels mark pooled but
+    unjudged documents, the inferred estimate (a column named ``infAP``/``infNDCG@k``)."""
+    table = pd.DataFrame({
         "system": [holes.system_a, holes.system_b],
         "unjudged": [holes.holes_a, holes.holes_b],
         "as judged": [holes.mean_a, holes.mean_b],
         "holes non-relevant": [holes.bounds_a[0], holes.bounds_b[0]],
         "holes relevant": [holes.bounds_a[1], holes.bounds_b[1]]})
+    if holes.inferred is not None:
+        table[holes.inferred_name] = [holes.inferred[holes.system_a],
+                                      holes.inferred[holes.system_b]]
+    return table
 
 
 def margin_table(*results: MarginResult | None) -> pd.DataFrame:

@@ -264,7 +264,10 @@ with frame.page("compare"):
                 "holes non-relevant": st.column_config.NumberColumn(
                     format="%.4f", help="Mean with the system's holes labeled non-relevant"),
                 "holes relevant": st.column_config.NumberColumn(
-                    format="%.4f", help="Mean with the system's holes labeled relevant")})
+                    format="%.4f", help="Mean with the system's holes labeled relevant"),
+                holes.inferred_name or "inferred": st.column_config.NumberColumn(
+                    format="%.4f", help="The inferred estimate: the documents marked -1 in "
+                                        "the qrels as a random sample of the pool")})
         window = f"top {holes.k}" if holes.k is not None else "whole evaluated ranking"
         st.caption(widgets.md_escape(
             f"Holes: documents without a judgment (or pooled but not judged) in each "
@@ -273,7 +276,7 @@ with frame.page("compare"):
             f"(query, document) pairs in all. Bounds: the mean of {m} with the system's holes "
             f"labeled non-relevant and relevant. The verdict reruns the "
             f"{TEST_LABELS[holes.test]} (two-sided, uncorrected, α = {holes.alpha:g}) under "
-            f"{holes.worst_labeling}."))
+            f"{holes.worst_labeling}. " + holes.inferred_definition()))
         b1, b2, _ = st.columns([3, 1, 2])
         batch_name = f"labeling_batch_{a}_vs_{b}"
         b1.download_button(

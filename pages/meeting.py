@@ -41,12 +41,22 @@ with frame.page("meeting"):
     files = state.get_loaded_files()
     inputs = [ReportInput(f.name, "qrels" if f.qrels is not None else "run", f.size, f.sha256)
               for f in (files.files if files is not None else ()) if f.ok]
-    st.download_button(
+    d1, d2 = st.columns(2)
+    d1.download_button(
         "Download the meeting report (HTML)",
         functools.partial(meeting_glue.report_html, dataset, options, measures, inputs=inputs,
                           notes=report_notes, title=title),
         file_name="ireval_meeting_report.html", mime="text/html", icon=":material/download:",
         type="primary", disabled=not measures or not dataset.runs, on_click="ignore")
+    d2.download_button(
+        "Download the decision memo (Markdown)",
+        functools.partial(meeting_glue.memo_markdown, dataset, options, measures,
+                          notes=report_notes, title=title),
+        file_name="ireval_decision_memo.md", mime="text/markdown", icon=":material/download:",
+        disabled=not measures or len(dataset.runs) < 2, on_click="ignore",
+        help="The decisions recorded on the Compare page with their evidence recomputed, "
+             "then the decision evidence of every pair and measure (judgment debt, who "
+             "gets hurt), as a Markdown file for a wiki or a pull request")
     st.caption(f"{len(dataset.runs)} run(s), measures: {widgets.md_escape(', '.join(measures))}. "
                "The file (about 5 MB: the charting library is inside it) needs no network: no "
                "address outside the file is ever requested.")

@@ -68,6 +68,12 @@ def test_panels_show_the_cores_evidence() -> None:
     assert list(holes["unjudged"]) == [pair.holes.holes_a, pair.holes.holes_b]
     assert list(holes["holes non-relevant"]) == [pair.holes.bounds_a[0], pair.holes.bounds_b[0]]
     assert list(holes["holes relevant"]) == [pair.holes.bounds_a[1], pair.holes.bounds_b[1]]
+    # the sample qrels mark pooled-unjudged documents (-1): the inferred nDCG, defined
+    assert pair.holes.inferred is not None and pair.holes.inferred_name == f"inf{m}".replace(
+        "nDCG", "NDCG")
+    assert list(holes[pair.holes.inferred_name]) == [pair.holes.inferred[a],
+                                                     pair.holes.inferred[b]]
+    assert any(pair.holes.inferred_definition() in _shown(c.value) for c in at.caption)
     batch = [x for x in at.get("download_button") if "labeling batch" in x.proto.label]
     assert batch and f"{pair.holes.n_holes:,} pairs" in batch[0].proto.label
     # not worse, and equivalent

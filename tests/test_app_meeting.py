@@ -29,8 +29,9 @@ def test_meeting_page_offers_the_report() -> None:
     assert at.title[0].value == "Meeting"
     assert at.multiselect(key=meeting_keys.MEASURES).value == [
         "nDCG@10", "AP", "P@10", "R@100", "RR"]
-    [button] = at.get("download_button")
-    assert "meeting report" in button.proto.label
+    report, memo = at.get("download_button")
+    assert "meeting report" in report.proto.label
+    assert "decision memo (Markdown)" in memo.proto.label and not memo.proto.disabled
 
 
 def test_report_bytes_hold_the_sessions_numbers_and_inputs() -> None:
@@ -43,3 +44,23 @@ def test_report_bytes_hold_the_sessions_numbers_and_inputs() -> None:
     assert hashlib.sha256(data).hexdigest() in html
     assert "relevant: grade &gt;= 2" in html
     assert "0.2831" in html  # bm25 P@10 at grade >= 2 (see test_app_consistency / test_options)
+
+
+def test_memo_bytes_are_the_cores_memo() -> None:
+    from ireval_core.meeting import DecisionSettings, ReportNote, decision_note, meeting_report
+
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    a, b = runs[0].name, runs[1].name
+    note = ReportNote(decision_note("Ship *it*", [], DecisionSettings((a, b), n_resamples=300),
+                                    ""), "ana", kind="decision", comparison=(a, b, "P@10"))
+    options = EvalOptions(rel_level=2)
+    md = meeting_glue.memo_markdown(Dataset(qrels, tuple(runs)), options, ["P@10"],
+                                    notes=[note], title="Weekly").decode()
+    core = meeting_report(qrels, runs, ["P@10"], options=options, notes=[note],
+                          title="Weekly", charts=False)
+    [memo] = core.decisions
+    assert md.startswith("# Weekly: decision memo")
+    assert memo.markdown() in md and r"**Decision**: Ship \*it\*" in md
+    assert core.evidence is not None and md.endswith(core.evidence.to_markdown())
+    assert "relevant: grade >= 2" in md

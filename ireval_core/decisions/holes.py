@@ -208,6 +208,21 @@ class HolesResult:
                 f"(mean over the {self.n_queries:,} compared queries; as judged: "
                 f"{self.system_a} {self.mean_a:.4f}, {self.system_b} {self.mean_b:.4f})")
 
+    def inferred_definition(self) -> str:
+        """What :attr:`inferred` is, in one sentence (empty without it)."""
+        if self.inferred is None:
+            return ""
+        how = ("the expected precision at each judged relevant document from the judged "
+               "documents above it (Yilmaz and Aslam 2006)" if self.inferred_name.startswith(
+                   "infAP") else
+               "the DCG of the judged documents divided by the share p of the pool that was "
+               "judged, over the ideal DCG of round(n/p) documents of each grade judged n "
+               "times (Yilmaz, Kanoulas and Aslam 2008); equal to nDCG when nothing is "
+               "missing, and one query's value can exceed 1")
+        return (f"{self.inferred_name}: the pool of a query is every document of its qrels, "
+                f"the judged ones taken as a uniform random sample of it, the ones marked -1 "
+                f"pooled but not judged; the estimate uses {how}.")
+
     @property
     def n_holes(self) -> int:
         """Distinct (query, document) pairs unjudged in either window."""
