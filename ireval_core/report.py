@@ -320,28 +320,31 @@ class EvidenceSection:
             rows.append(row)
         return rows
 
-    def sentences(self, measure: str) -> list[tuple[str, str]]:
-        """``(what, sentence)`` of every pair of ``measure``, then of its ranking."""
-        out: list[tuple[str, str]] = []
+    def groups(self, measure: str) -> list[tuple[str, list[tuple[str, str]]]]:
+        """``(title, [(what, sentence), ...])``: one group per pair of ``measure``, then
+        one for its ranking (with three or more runs and rank confidence)."""
+        out: list[tuple[str, list[tuple[str, str]]]] = []
         for p in self._pairs(measure):
             a, b = p.system_a, p.system_b
-            out.append(("Judgment debt", p.holes.text))
+            items = [("Judgment debt", p.holes.text)]
             if p.holes.inferred is not None:
-                out.append(("Inferred", p.holes.inferred_text()))
+                items.append(("Inferred", p.holes.inferred_text()))
             if p.noninferiority is not None:
-                out.append(("Not worse", p.noninferiority.sentence(a, b, measure)))
+                items.append(("Not worse", p.noninferiority.sentence(a, b, measure)))
                 if p.noninferiority_bootstrap is not None:
-                    out.append(("Not worse (bootstrap)",
-                                p.noninferiority_bootstrap.sentence(a, b, measure)))
-            out.append(("Who gets hurt", p.risk.sentence(a, b, measure)))
+                    items.append(("Not worse (bootstrap)",
+                                  p.noninferiority_bootstrap.sentence(a, b, measure)))
+            items.append(("Who gets hurt", p.risk.sentence(a, b, measure)))
+            out.append((f"{b} vs {a}", items))
         for e in self.evidence.measures:
             if e.measure != measure or e.ranking is None:
                 continue
-            out.extend(("Ranking", t) for t in e.ranking.sentences())
+            items = [("Ranking", t) for t in e.ranking.sentences()]
             if e.anova is not None:
-                out.append(("Two-way ANOVA", e.anova.sentence()))
+                items.append(("Two-way ANOVA", e.anova.sentence()))
             if e.mixed is not None:
-                out.append(("Mixed model", e.mixed.sentence()))
+                items.append(("Mixed model", e.mixed.sentence()))
+            out.append((f"How sure the ranking of the {len(e.systems)} runs is", items))
         return out
 
     def caption(self) -> str:
@@ -369,7 +372,9 @@ class EvidenceSection:
             # the numbers and verdicts are ireval's own text: only the names are escaped
             out += ["| " + " | ".join([e(row[0]), *row[1:]]) + " |" for row in self.table(m)]
             out.append("")
-            out += [f"- **{e(k)}**: {e(v)}" for k, v in self.sentences(m)]
+            for title, items in self.groups(m):
+                out.append(f"- **{e(title)}**")
+                out += [f"  - **{e(k)}**: {e(v)}" for k, v in items]
             out.append("")
         return "\n".join(out)
 
@@ -382,7 +387,10 @@ class EvidenceSection:
                     r"\toprule", " & ".join(esc(c) for c in cols) + r" \\", r"\midrule"]
             out += [" & ".join(esc(c) for c in row) + r" \\" for row in self.table(m)]
             out += [r"\bottomrule", r"\end{tabular}", r"\begin{itemize}"]
-            out += [rf"\item \textbf{{{esc(k)}}}: {esc(v)}" for k, v in self.sentences(m)]
+            for title, items in self.groups(m):
+                out += [rf"\item \textbf{{{esc(title)}}}", r"\begin{itemize}"]
+                out += [rf"\item \textbf{{{esc(k)}}}: {esc(v)}" for k, v in items]
+                out.append(r"\end{itemize}")
             out.append(r"\end{itemize}")
         return "\n".join(out) + "\n"
 
@@ -401,6 +409,8 @@ class EvidenceSection:
             parts += [f"<{sub}>{e(m)}</{sub}>",
                       f"<table class='evidence'><thead><tr>{head}</tr></thead>"
                       f"<tbody>{body}</tbody></table>",
-                      "<ul>" + "".join(f"<li><b>{e(k)}</b>: {e(v)}</li>"
-                                       for k, v in self.sentences(m)) + "</ul>"]
+                      "<ul>" + "".join(
+                          f"<li><b>{e(title)}</b><ul>" + "".join(
+                              f"<li><b>{e(k)}</b>: {e(v)}</li>" for k, v in items)
+                          + "</ul></li>" for title, items in self.groups(m)) + "</ul>"]
         return "\n".join(parts) + "\n"

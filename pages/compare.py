@@ -223,9 +223,10 @@ with frame.page("compare"):
                                horizontal=True)
         views.bind_view(keys.LOSS_DELTA, 0.0)
         loss_delta = n3.number_input(
-            "A query loses when B − A is below −", min_value=0.0, max_value=keys.DELTA_MAX,
+            "Loss threshold δ", min_value=0.0, max_value=keys.DELTA_MAX,
             step=0.01, format="%.3f", key=keys.LOSS_DELTA,
-            help="Who gets hurt: the queries where B is worse than A by more than this")
+            help="Who gets hurt: a query loses when B − A < −δ, B worse than A by more "
+                 "than δ")
         views.bind_view(keys.RISK_ALPHA, 1.0)
         risk_alpha = n3.number_input(
             "URisk α (extra weight of a loss)", min_value=0.0, max_value=keys.RISK_ALPHA_MAX,
@@ -320,18 +321,19 @@ with frame.page("compare"):
         else:
             st.plotly_chart(charts.rank_probabilities(me.ranking.table(), measure=str(m)),
                             config={"displayModeBar": False})
+            st.caption(widgets.md_escape(  # right under the chart it explains
+                f"Each of the {me.ranking.n_resamples:,} bootstrap resamples draws the "
+                f"{me.n_queries:,} compared queries with replacement and ranks the "
+                f"{len(me.systems)} runs by their mean {m} on it; a cell is the share of "
+                f"resamples putting the run at that rank, the rank interval the central "
+                f"{me.ranking.confidence_level:.0%}."))
             for sentence in me.ranking.sentences():
                 st.markdown(f"- {widgets.md_escape(sentence)}")
             for model in (me.anova, me.mixed):
                 if model is not None:
                     st.markdown(widgets.md_escape(model.sentence()))
-            st.caption(widgets.md_escape(
-                f"Each of the {me.ranking.n_resamples:,} bootstrap resamples draws the "
-                f"{me.n_queries:,} compared queries with replacement and ranks the "
-                f"{len(me.systems)} runs by their mean {m} on it; a cell is the share of "
-                f"resamples putting the run at that rank, the rank interval the central "
-                f"{me.ranking.confidence_level:.0%}. The two-way model: run × query without "
-                f"interaction (ANOVA) and with a random query effect (REML)."))
+            st.caption("The two-way model: run × query without interaction (ANOVA) and with "
+                       "a random query effect (linear mixed model, REML).")
 
     risk = pe.risk
     with st.container(border=True):

@@ -1,7 +1,8 @@
 """The Compare page's decision panels and the meeting report's decision memo in a real
 browser (Debian's chromium): drawn without an exception, no request to another host.
 Screenshots go to ``test-artifacts/decisions_compare.png`` and
-``test-artifacts/decisions_report.png``."""
+``test-artifacts/decisions_report.png`` (the memo) and
+``test-artifacts/decisions_report_evidence.png`` (the decision evidence)."""
 
 from __future__ import annotations
 
@@ -76,5 +77,9 @@ def test_report_memo_in_a_browser(browser) -> None:
     pg.set_content(html, wait_until="load")
     assert "Decision: neural_rerank vs bm25 on nDCG@10" in pg.inner_text("body")
     pg.screenshot(path=str(ARTIFACTS / "decisions_report.png"))
+    section = pg.locator("h2", has_text="Decision evidence")
+    assert section.count() == 1
+    section.evaluate("e => e.scrollIntoView({block: 'start'})")
+    pg.screenshot(path=str(ARTIFACTS / "decisions_report_evidence.png"))
     context.close()
     assert guard.blocked == []
