@@ -90,6 +90,16 @@ def make_runs(n_queries: int, n_systems: int = 10, seed: int = 20240) -> tuple[A
     return qrels, runs
 
 
+def _load() -> str:
+    """The 1-minute load average (the cores are shared: wall times depend on it)."""
+    try:
+        import os
+
+        return f"{os.getloadavg()[0]:.1f}"
+    except (OSError, AttributeError):
+        return "unknown"
+
+
 def bench_decisions(args: argparse.Namespace) -> int:
     from ireval_core import evaluate
     from ireval_core.data import JoinCache
@@ -101,19 +111,21 @@ def bench_decisions(args: argparse.Namespace) -> int:
     evaluate(qrels, runs, ["nDCG@10"], joins=joins)
     print(f"data: {len(runs)} runs x {args.queries} queries, {len(runs[0]):,} lines each, "
           f"{len(qrels):,} judgments; built and joined in {time.perf_counter() - start:.1f} s")
-    times = []
+    times, cpu = [], []
     ev = None
     for _ in range(args.repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         ev = decision_evidence(qrels, runs, ["nDCG@10"], margin="1%", rank_confidence=True,
                                n_resamples=args.resamples, rng=12345, joins=joins)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
     assert ev is not None
     print(f"decision_evidence: nDCG@10, {len(ev.pairs)} pairs, holes + risk + "
           f"non-inferiority (t, bootstrap) + rank confidence, ANOVA, mixed model, "
           f"B={args.resamples}")
     print(f"wall time: best {min(times):.3f} s, median {statistics.median(times):.3f} s, "
-          f"worst {max(times):.3f} s over {args.repeat} runs")
+          f"worst {max(times):.3f} s over {args.repeat} runs (CPU time of the process: "
+          f"{min(cpu):.3f}-{max(cpu):.3f} s; load average {_load()})")
     print(ev.measures[0].ranking.sentences()[0] if ev.measures[0].ranking else "")
     return 0
 
@@ -133,17 +145,19 @@ def bench_holes(args: argparse.Namespace) -> int:
     evaluate(qrels, runs, ["nDCG@10"], joins=joins)
     print(f"data: {len(runs)} runs, {', '.join(f'{len(r):,}' for r in runs)} lines, "
           f"{len(qrels):,} judgments; read and joined in {time.perf_counter() - start:.1f} s")
-    times = []
+    times, cpu = [], []
     debt = []
     for _ in range(args.repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         debt = judgment_debt(qrels, runs, ["nDCG@10"], joins=joins)
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
     print(f"judgment_debt: nDCG@10, {len(debt)} pairs, holes + bounds + verdicts (t)")
     for h in debt:
         print(f"  {h.system_b} vs {h.system_a}: {h.n_holes:,} holes, {h.verdict}")
     print(f"wall time: best {min(times):.3f} s, median {statistics.median(times):.3f} s, "
-          f"worst {max(times):.3f} s over {args.repeat} runs")
+          f"worst {max(times):.3f} s over {args.repeat} runs (CPU time of the process: "
+          f"{min(cpu):.3f}-{max(cpu):.3f} s; load average {_load()})")
     return 0
 
 
