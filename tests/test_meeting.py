@@ -185,3 +185,9 @@ def test_decision_memo_escapes_html_and_markdown() -> None:
     md = memo.markdown()
     assert "<b>" not in md and "](http" not in md and r"\*now\*" in md
     assert "&lt;script>alert(1)&lt;/script>" in md  # run names hold markup: shown literally
+    # the whole memo file: the memos and the decision evidence of every pair
+    whole = report.memo_markdown()
+    assert report.evidence is not None and whole.endswith(report.evidence.to_markdown())
+    assert md in whole and "<script" not in whole and "<img" not in whole
+    assert "](http" not in whole and "![b]" not in whole
+    assert "<script>alert(1)</script> vs" in report.evidence.to_latex()  # inert in LaTeX
