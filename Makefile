@@ -5,6 +5,9 @@ BIN    := $(VENV)/bin
 PORT   ?= 8501
 # Loopback only by default; ADDRESS=0.0.0.0 serves a team (put authentication in front).
 ADDRESS ?= 127.0.0.1
+# make test spreads the suite over this many pytest-xdist workers (the browser tests stay
+# together on one of them); TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 
 .PHONY: run test lint bench sample browser postgres clean
 
@@ -32,7 +35,7 @@ test: $(VENV)/.dev browser postgres
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 ## browser: Debian's chromium and a CJK font (Chinese labels) for the browser test (apt-get when root)
 browser:

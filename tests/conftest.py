@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
+
 # The app saves uploads to a workspace; tests never touch a real one (the default is
 # data/workspace.db in the repository). Tests that need their own set IREVAL_WORKSPACE.
 _WORKSPACE = Path(tempfile.mkdtemp(prefix="ireval-test-workspace-")) / "workspace.db"
@@ -14,3 +16,16 @@ os.environ.pop("IREVAL_DATA_DIR", None)  # the app opens the bundled sample in t
 
 # trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py)
 from trec_eval_oracle import trec_eval_10, trec_eval_10_precise  # noqa: E402, F401
+
+# The tests that drive a real server and browser run one after the other on one worker
+# when pytest-xdist spreads the suite (make test: -n 2 --dist loadgroup): they start
+# servers, measure memory and time clicks, and would otherwise compete for the two cores
+# with each other.
+_SERIAL_MODULES = ("test_browser", "test_server_memory")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__.startswith(_SERIAL_MODULES):
+            item.add_marker(pytest.mark.xdist_group("browser"))

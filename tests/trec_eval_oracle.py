@@ -27,6 +27,7 @@ on ``sys.path``) and request the ``trec_eval_10`` fixture (defined once, in ``co
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shlex
@@ -101,7 +102,16 @@ def _built(tmp_path_factory: pytest.TempPathFactory, *, precise: bool) -> Path:
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
     folder = "trec_eval-10.0-precise" if precise else "trec_eval-10.0"
-    return build(SOURCE_10, tmp_path_factory.mktemp(folder), compiler, precise=precise)
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build(SOURCE_10, tmp_path_factory.mktemp(folder), compiler, precise=precise)
+    # pytest-xdist (make test runs two workers): the workers share one build, made by the
+    # first that asks, in the folder above each worker's own temporary folder
+    shared = tmp_path_factory.getbasetemp().parent / folder
+    with (shared.parent / f"{folder}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        binary = shared / "trec_eval"
+        return binary if binary.is_file() else build(SOURCE_10, shared, compiler,
+                                                     precise=precise)
 
 
 @pytest.fixture(scope="session")
