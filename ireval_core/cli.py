@@ -78,7 +78,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         epilog=_measure_help())
     ev.add_argument("qrels", help="qrels file (TREC, CSV/TSV, Parquet, JSON; .gz ok)")
-    ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); several tags = systems")
+    ev.add_argument("runs", nargs="+", metavar="RUN",
+                    help="run file(s); several tags = systems; - reads standard input")
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                     help="measure, repeatable (default: all_trec)")
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
@@ -188,20 +189,26 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
 
 
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *,
-          one_run: bool = False) -> tuple[Qrels, list[Run]]:
-    """Read the inputs. ``notes`` gets what the app shows beside them: a file whose tag
-    column splits it into several systems (unless ``one_run``), runs renamed because their
-    tag was taken, and every soft warning of the reading and of the dataset
+          one_run: bool = False, comments: bool = False) -> tuple[Qrels, list[Run]]:
+    """Read the inputs (a run named ``-`` from standard input, as trec_eval 10.0 reads
+    one; ``comments``: skip ``#`` comment lines, as trec_eval 10.0). ``notes`` gets what
+    the app shows beside them: a file whose tag column splits it into several systems
+    (unless ``one_run``), runs renamed because their tag was taken, and every soft
+    warning of the reading and of the dataset
     (:meth:`Dataset.warnings`: queries without judgments, judged queries not answered,
     short rankings, unjudged documents at the top)."""
     from .dataset import Dataset
 
     stage(f"reading {qrels_path}")
-    qrels = read_qrels(qrels_path)
+    if list(run_paths).count("-") > 1:
+        raise ValueError("standard input ('-') can be read as one run only")
+    qrels = read_qrels(qrels_path, comments=comments)
     runs: list[Run] = []
     for p in run_paths:
         stage(f"reading {p}")
-        got = read_runs(p, taken_names={r.name: r.source for r in runs}, one_run=one_run)
+        source = sys.stdin.buffer if p == "-" else p
+        got = read_runs(source, name="stdin" if p == "-" else None, one_run=one_run,
+                        taken_names={r.name: r.source for r in runs}, comments=comments)
         if len(got) > 1:
             shown = ", ".join(r.name for r in got[:3]) + (", ..." if len(got) > 3 else "")
             notes.append(DataWarning(
@@ -293,6 +300,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
 
         table = read_zscores(args.zscores)
     if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
+        if "-" in args.runs:
+            raise ValueError("a run from standard input ('-') goes with --engine memory")
         from .distributed import dask_client, evaluate_dask
 
         with dask_client(args.scheduler, n_workers=args.workers) as client:
@@ -301,7 +310,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
-        qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
+        qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
+                            comments=options.trec_eval == "10.0")
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
         cols = columns(names, parse_measure, grades=np.unique(qrels.grade))
         res = evaluate(qrels, runs, _specs(cols), options=options)

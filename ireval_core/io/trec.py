@@ -31,7 +31,35 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["diagnose_trec", "read_trec"]
+__all__ = ["COMMENT_HINT", "diagnose_trec", "read_trec", "skip_comments"]
+
+_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
+COMMENT_HINT = ("; a line whose first non-blank character is '#' is a comment for trec_eval "
+                "10.0 (--trec-eval 10.0 skips it), data for 9.0.8")
+
+
+def skip_comments(src: Source) -> tuple[Source, DataWarning | None]:
+    """``src`` with trec_eval 10.0's comment lines blanked, and a warning counting them.
+
+    trec_eval 10.0 skips a line of a run or qrels file whose first character after
+    leading spaces and tabs is ``#`` (its readers skip the blanks, then the line); a
+    ``#`` anywhere else is part of a field (``CR93E-3103#37`` is a document id). The
+    lines are emptied, not removed, so that every message keeps the file's own line
+    numbers. ``src`` itself when it has no comment line.
+
+    Examples
+    --------
+    >>> src, note = skip_comments(Source("q", b"# judged by A\\n1 0 d#1 1\\n"))
+    >>> src.data, note.count
+    (b'\\n1 0 d#1 1\\n', 1)
+    """
+    data = src.data
+    if _COMMENT.search(data) is None:
+        return src, None
+    blanked, count = _COMMENT.subn(b"", data)
+    note = DataWarning("comment-lines", f"{count} comment line(s) starting with '#' were "
+                       "skipped, as trec_eval 10.0 does", src.name, count)
+    return Source(src.name, blanked, limits=src.limits, encoding=src.encoding), note
 
 
 def read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
@@ -181,15 +209,16 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
         if kind == "run" and len(fields) > len(names):
             extra += 1
             fields = fields[: len(names)]
+        hint = COMMENT_HINT if fields[0].startswith("#") else ""
         if len(fields) != len(names):
             problems.add(lineno, f"expected {len(names)} columns ({' '.join(names)}), "
-                         f"got {len(fields)}", text)
+                         f"got {len(fields)}{hint}", text)
             continue
         problem = value_problem(fields[value_col], word, str(value_col + 1))
         for key, i in (("qid", 0), ("docid", 2)) + ((("tag", 5),) if kind == "run" else ()):
             problem = problem or text_problem(fields[i], key, edges=False)
         if problem is not None:
-            problems.add(lineno, problem, text)
+            problems.add(lineno, problem + hint, text)
             continue
         key_fields = ((fields[0], fields[2]) if kind == "qrels"
                       else (fields[0], fields[2], tag_key(fields[5])))
