@@ -53,9 +53,10 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
     limits:
         Bounds on decompression (default: :meth:`ReadLimits.from_env`).
     comments:
-        Skip TREC text lines whose first non-blank character is ``#``, as trec_eval
-        10.0 does (with a ``comment-lines`` warning); trec_eval 9.0.8 reads them as
-        data, and so does the default.
+        Skip TREC text comment lines as trec_eval 10.0's qrels reader does: a line
+        whose first character is ``#``, unless the line before was one (see
+        :func:`~.trec.skip_comments`), with a ``comment-lines`` warning. trec_eval 9.0.8
+        reads them as data, and so does the default.
 
     Returns
     -------
@@ -101,8 +102,8 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     (``NA``, ...) form the system named after the file, with a ``tag-missing``
     warning. Returns one :class:`Run` per system, in order of first appearance.
     ``one_run``: the whole file is one system whatever its tags, named by the tag of its
-    last line, as trec_eval reads a run. ``comments``: skip ``#`` comment lines as
-    trec_eval 10.0 does (see :func:`read_qrels`).
+    last line, as trec_eval reads a run. ``comments``: skip lines whose first
+    non-blank character is ``#``, as trec_eval 10.0's run reader does.
 
     Examples
     --------
@@ -150,7 +151,8 @@ def _check_arguments(function: str, source: object, format: object, limits: obje
 
 def _read_qrels(source: PathOrBytes | Source, name: str | None, format: Format,
                 limits: ReadLimits | None, comments: bool = False) -> Qrels:
-    src, note = _without_comments(Source.of(source, name, limits=limits), format, comments)
+    src, note = _without_comments(Source.of(source, name, limits=limits), format, comments,
+                                  "qrels")
     src, table, warnings = decoded_columns(src, "qrels", format)
     warnings += [note] if note is not None else []
     grades = numeric(table.column("rel"))
@@ -183,7 +185,8 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                taken_names: Iterable[str] | Mapping[str, str],
                limits: ReadLimits | None, one_run: bool = False,
                comments: bool = False) -> list[Run]:
-    src, note = _without_comments(Source.of(source, name, limits=limits), format, comments)
+    src, note = _without_comments(Source.of(source, name, limits=limits), format, comments,
+                                  "run")
     src, table, warnings = decoded_columns(src, "run", format)
     warnings += [note] if note is not None else []
     last_tag: list[str | None] = [None]
@@ -243,14 +246,14 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
     return runs
 
 
-def _without_comments(src: Source, format: Format, comments: bool
+def _without_comments(src: Source, format: Format, comments: bool, kind: Kind
                       ) -> tuple[Source, DataWarning | None]:
     """``src`` with trec_eval 10.0's ``#`` comment lines blanked when ``comments`` and it
     is TREC text (:func:`~.trec.skip_comments`); CSV, JSON and Parquet are left alone."""
     if not comments or src.is_blank():
         return src, None
     fmt = format if format != "auto" else detect_format(src)
-    return skip_comments(src) if fmt == "trec" else (src, None)
+    return skip_comments(src, kind) if fmt == "trec" else (src, None)
 
 
 def _merge_missing_tags(names: list[str], codes: np.ndarray
