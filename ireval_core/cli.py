@@ -14,6 +14,7 @@ import argparse
 import csv
 import json
 import math
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -61,6 +62,9 @@ def _measure_help() -> str:
                  "relstring (relstring_N: the grades of the first N documents)")
     lines.append("  official   trec_eval's default set: num_ret ... map, gm_map, Rprec, bpref, "
                  "recip_rank, iprec_at_recall, P")
+    lines.append("  qrels_jg   with -R qrels_jg: map_avgjg, P_avgjg (5 ... 1000), "
+                 "Rprec_mult_avgjg (0.20 ... 2.00): AP, P@k, Rprec(mult=x) per judgment group, "
+                 "averaged per query over the groups")
     return "\n".join(lines)
 
 
@@ -85,6 +89,9 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
     ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
+    ev.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg"), default="qrels",
+                    help="trec_eval's -R: the judgments' format; qrels_jg: 'qid jg docid rel' "
+                    "with judgment groups, for the *_avgjg measures (-m qrels_jg: all of them)")
     ev.add_argument("-Z", "--zscores", metavar="FILE",
                     help="trec_eval's -Z: print each value as a z-score against the mean and "
                     "standard deviation of its query and measure in FILE (lines 'qid "
@@ -200,9 +207,23 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
     from .dataset import Dataset
 
     stage(f"reading {qrels_path}")
+    qrels = read_qrels(qrels_path, comments=comments)
+    runs = _load_runs(run_paths, notes, one_run=one_run, comments=comments)
+    stage("checking")
+    # the app's warnings about how runs and qrels fit (queries left out of the means, short
+    # rankings); not the share of unjudged documents in the top 10, which nearly every real
+    # run has (``report`` and the app's Data page show it)
+    notes.extend(w for w in Dataset(qrels, tuple(runs)).warnings()
+                 if w.code != "unjudged-in-top10")
+    stage("evaluating")
+    return qrels, runs
+
+
+def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: bool,
+               comments: bool) -> list[Run]:
+    """The runs of :func:`_load`, and its notes about them."""
     if list(run_paths).count("-") > 1:
         raise ValueError("standard input ('-') can be read as one run only")
-    qrels = read_qrels(qrels_path, comments=comments)
     runs: list[Run] = []
     for p in run_paths:
         stage(f"reading {p}")
@@ -216,14 +237,7 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
                 f"({shown}); --one-run reads it as one run, as trec_eval does",
                 source=p, count=len(got)))
         runs.extend(got)
-    stage("checking")
-    # the app's warnings about how runs and qrels fit (queries left out of the means, short
-    # rankings); not the share of unjudged documents in the top 10, which nearly every real
-    # run has (``report`` and the app's Data page show it)
-    notes.extend(w for w in Dataset(qrels, tuple(runs)).warnings()
-                 if w.code != "unjudged-in-top10")
-    stage("evaluating")
-    return qrels, runs
+    return runs
 
 
 def _fmt(value: float, measure: Measure) -> str:
@@ -287,6 +301,10 @@ def _num(v: float) -> float | None:
 def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     options = from_arguments(args)
     names, header = header_of(args.measures or [])
+    if args.rel_format == "qrels_jg":
+        return _cmd_eval_jg(args, out, notes, names, header)
+    if any(_AVGJG.match(n) for n in names):
+        raise ValueError("the *_avgjg measures need judgment groups: add -R qrels_jg")
     names = _expand(names if args.measures else None, options.trec_eval)
     cols = columns(names, parse_measure)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
@@ -330,6 +348,42 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
             if c.measure is not None:
                 labels.setdefault(c.measure, c.label)
         write_eval(res, labels, args.per_query, args.format, out)
+    return 0
+
+
+_QRELS_JG = ["map_avgjg", *(f"P_avgjg_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+             *(f"Rprec_mult_avgjg_{x / 10:.2f}" for x in range(2, 21, 2))]
+_AVGJG = re.compile(r"^(map|P|Rprec_mult)_avgjg(?=$|[_.])")
+
+
+def _cmd_eval_jg(args: argparse.Namespace, out: TextIO, notes: list[DataWarning],
+                 names: list[str], header: tuple[str, ...]) -> int:
+    """``eval -R qrels_jg``: the ``*_avgjg`` measures, as trec_eval computes them."""
+    from .io.qrels_jg import read_qrels_jg
+    from .judgment_groups import evaluate_judgment_groups
+
+    options = from_arguments(args)
+    names = [n for name in names for n in (_QRELS_JG if name == "qrels_jg" else [name])]
+    bases = []
+    for name in names:
+        hit = _AVGJG.match(name)
+        if hit is None:
+            raise ValueError(f"-R qrels_jg evaluates the *_avgjg measures (map_avgjg, "
+                             f"P_avgjg, Rprec_mult_avgjg, or -m qrels_jg), not {name!r}")
+        bases.append(hit[1] + name[hit.end():])
+    cols = columns(bases, parse_measure)
+    relabel = []
+    for c in cols:
+        family = next(f for f in ("Rprec_mult", "map", "P") if c.label.startswith(f))
+        relabel.append(Column(family + "_avgjg" + c.label[len(family):], c.measure, c.depth))
+    if args.engine != "memory" or args.zscores is not None or args.format != "trec":
+        raise ValueError("-R qrels_jg goes with --engine memory, --format trec, no -Z")
+    comments = options.trec_eval == "10.0"
+    stage(f"reading {args.qrels}")
+    groups = read_qrels_jg(args.qrels, comments=comments)
+    runs = _load_runs(args.runs, notes, one_run=args.one_run, comments=comments)
+    res = evaluate_judgment_groups(groups, runs, _specs(relabel), options=options)
+    write_trec(res, relabel, args.per_query, out, header=header)
     return 0
 
 

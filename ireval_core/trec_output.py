@@ -76,10 +76,11 @@ HEADER = ("runid", "num_q")
 
 def header_of(names: Iterable[str]) -> tuple[list[str], tuple[str, ...]]:
     """``names`` without ``runid``/``num_q``, and those of them to print: both with
-    ``all_trec`` or ``official`` (or no name: ireval's default, all_trec), else those
-    named, as trec_eval marks them."""
+    ``all_trec``, ``official`` or ``qrels_jg`` (or no name: ireval's default, all_trec),
+    else those named, as trec_eval marks them."""
     names = [n.strip() for n in names]
-    if not names or any(n.partition(".")[0] in ("all_trec", "official") for n in names):
+    if not names or any(n.partition(".")[0] in ("all_trec", "official", "qrels_jg")
+                        for n in names):
         shown: tuple[str, ...] = HEADER
     else:
         shown = tuple(h for h in HEADER if h in names)
