@@ -206,6 +206,7 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
     short rankings, unjudged documents at the top)."""
     from .dataset import Dataset
 
+    _one_stdin(run_paths)
     stage(f"reading {qrels_path}")
     qrels = read_qrels(qrels_path, comments=comments)
     runs = _load_runs(run_paths, notes, one_run=one_run, comments=comments)
@@ -219,11 +220,16 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
     return qrels, runs
 
 
+def _one_stdin(run_paths: Sequence[str]) -> None:
+    """Refuse ``-`` given twice, before anything is read."""
+    if list(run_paths).count("-") > 1:
+        raise ValueError("standard input ('-') can be read as one run only")
+
+
 def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: bool,
                comments: bool) -> list[Run]:
     """The runs of :func:`_load`, and its notes about them."""
-    if list(run_paths).count("-") > 1:
-        raise ValueError("standard input ('-') can be read as one run only")
+    _one_stdin(run_paths)
     runs: list[Run] = []
     for p in run_paths:
         stage(f"reading {p}")
@@ -379,6 +385,7 @@ def _cmd_eval_jg(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
     if args.engine != "memory" or args.zscores is not None or args.format != "trec":
         raise ValueError("-R qrels_jg goes with --engine memory, --format trec, no -Z")
     comments = options.trec_eval == "10.0"
+    _one_stdin(args.runs)
     stage(f"reading {args.qrels}")
     groups = read_qrels_jg(args.qrels, comments=comments)
     runs = _load_runs(args.runs, notes, one_run=args.one_run, comments=comments)
