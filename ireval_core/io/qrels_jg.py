@@ -20,6 +20,7 @@ import pyarrow.csv as pacsv
 from ..data import DuplicateEntryError, Qrels
 from ..errors import FormatError
 from .checks import Problems, iter_lines, text_problem, value_problem
+from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
 from .trec import COMMENT_HINT, skip_comments
 
@@ -44,6 +45,15 @@ def read_qrels_jg(source: PathOrBytes | Source, *, name: str | None = None,
     >>> {g: q.to_dict() for g, q in groups.items()}
     {'A': {'1': {'d1': 1.0}}, 'B': {'1': {'d1': 0.0, 'd2': 2.0}}}
     """
+    outcome = guarded(_read, source, name, limits, comments)
+    del source
+    if isinstance(outcome, FormatError):
+        raise outcome
+    return outcome
+
+
+def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | None,
+          comments: bool) -> dict[str, Qrels]:
     src = Source.of(source, name, limits=limits)
     if src.is_blank():
         raise FormatError("file is empty; expected judgment-group qrels lines "
