@@ -89,9 +89,12 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
     ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
-    ev.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg"), default="qrels",
+    ev.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg", "prefs",
+                                                      "qrels_prefs"), default="qrels",
                     help="trec_eval's -R: the judgments' format; qrels_jg: 'qid jg docid rel' "
-                    "with judgment groups, for the *_avgjg measures (-m qrels_jg: all of them)")
+                    "with judgment groups, for the *_avgjg measures (-m qrels_jg: all of them); "
+                    "prefs: preference judgments 'qid jg jsg docid rel_level', qrels_prefs: "
+                    "qrels read as preferences, for the prefs_* measures (-m all_prefs)")
     ev.add_argument("-Z", "--zscores", metavar="FILE",
                     help="trec_eval's -Z: print each value as a z-score against the mean and "
                     "standard deviation of its query and measure in FILE (lines 'qid "
@@ -309,6 +312,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     names, header = header_of(args.measures or [])
     if args.rel_format == "qrels_jg":
         return _cmd_eval_jg(args, out, notes, names, header)
+    if args.rel_format in ("prefs", "qrels_prefs"):
+        return _cmd_eval_prefs(args, out, notes, names, header)
     if any(_AVGJG.match(n) for n in names):
         raise ValueError("the *_avgjg measures need judgment groups: add -R qrels_jg")
     names = _expand(names if args.measures else None, options.trec_eval)
@@ -391,6 +396,42 @@ def _cmd_eval_jg(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
     runs = _load_runs(args.runs, notes, one_run=args.one_run, comments=comments)
     res = evaluate_judgment_groups(groups, runs, _specs(relabel), options=options)
     write_trec(res, relabel, args.per_query, out, header=header)
+    return 0
+
+
+def _cmd_eval_prefs(args: argparse.Namespace, out: TextIO, notes: list[DataWarning],
+                    names: list[str], header: tuple[str, ...]) -> int:
+    """``eval -R prefs|qrels_prefs``: the preference measures, as trec_eval 10.0 computes
+    and prints them (in its order of the measures, whatever the order asked)."""
+    from .io.prefs import read_prefs
+    from .preferences import ALL_PREFS, PREF_MEASURES, evaluate_preferences, pref_measure
+
+    options = from_arguments(args)
+    nick = {"all_prefs": ALL_PREFS, "prefs": ALL_PREFS[:6]}  # trec_eval's nicknames
+    asked = {pref_measure(n).trec for name in (names or ["all_prefs"])
+             for n in nick.get(name, (name,))}
+    chosen = [m for m in PREF_MEASURES if m.trec in asked]
+    if args.engine != "memory" or args.zscores is not None or args.format != "trec":
+        raise ValueError(f"-R {args.rel_format} goes with --engine memory, --format trec, "
+                         "no -Z")
+    comments = options.trec_eval == "10.0"
+    stage(f"reading {args.qrels}")
+    prefs = read_prefs(args.qrels, kind=args.rel_format, comments=comments)
+    notes.extend(prefs.warnings)
+    runs = _load_runs(args.runs, notes, one_run=args.one_run, comments=comments)
+    judged = set(prefs.query_ids)
+    for r in runs:
+        missing = sorted(judged - set(map(str, r.query_ids)))
+        if missing and not options.complete:
+            notes.append(DataWarning(
+                "prefs-missing-query",
+                f"{len(missing)} judged quer{'y has' if len(missing) == 1 else 'ies have'} no "
+                f"ranking in {r.name!r} and {'is' if len(missing) == 1 else 'are'} left out "
+                "(trec_eval 10.0 stops there, exit 4; -c evaluates them)",
+                source=r.source, count=len(missing), examples=tuple(missing[:3])))
+    res = evaluate_preferences(prefs, runs, chosen, options=options)
+    write_trec(res, [Column(m.trec, m.measure) for m in chosen], args.per_query, out,
+               header=header)
     return 0
 
 
