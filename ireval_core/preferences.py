@@ -125,7 +125,7 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
     Parameters
     ----------
     prefs:
-        The judgments (:func:`~ireval_core.io.read_prefs`).
+        The judgments (:func:`~ireval_core.io.prefs.read_prefs`).
     runs:
         One run or several.
     measures:
