@@ -173,7 +173,7 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
                     continue
                 ranking = _bogus_ranking(docs)
             evaluated.append(qid)
-            rows.append(_query_values(qid, lines, ranking))
+            rows.append(_query_values(qid, lines, ranking, docs))
         s = run.name
         query_ids[s] = np.array(evaluated, dtype=object)
         answered[s] = np.asarray(run.query_ids).astype(str).astype(object)
@@ -256,8 +256,10 @@ class _Group:
     ec_level: np.ndarray | None
 
 
-def _query_values(qid: str, lines: _Lines, ranking: np.ndarray) -> dict[str, float]:
-    """Every preference measure of one query, by trec_eval name."""
+def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
+                  ) -> dict[str, float]:
+    """Every preference measure of one query, by trec_eval name (``docs``: the ids of
+    the document codes)."""
     judged = np.unique(lines.doc)
     retrieved = ranking[ranking >= 0]
     retrieved = retrieved[np.isin(retrieved, judged)]
@@ -267,12 +269,13 @@ def _query_values(qid: str, lines: _Lines, ranking: np.ndarray) -> dict[str, flo
     internal[np.r_[retrieved, unretrieved].astype(np.int64)] = np.arange(len(judged))
     nj = len(judged)
     rank = internal[lines.doc]
+    by_rank = docs[np.r_[retrieved, unretrieved].astype(np.int64)]  # id of each rank
     counts = np.zeros((nj, nj), dtype=np.int64)
     totals = np.zeros(5, dtype=np.int64)  # ful_ret, poss_ret, ful_imp, poss_imp, notoccur
     ratios: dict[str, list[float]] = {k: [] for k in ("avgjg", "ret", "imp", "rn", "rn_ret")}
     for jg in sorted(set(lines.jg.tolist())):
         sel = lines.jg == jg
-        group = _group(qid, jg, lines.jsg[sel], rank[sel], lines.rel[sel])
+        group = _group(qid, jg, lines.jsg[sel], rank[sel], lines.rel[sel], by_rank)
         counts[np.ix_(group.rank, group.rank)] += group.prefs
         c = _area_counts(group.prefs, group.rank, njr)
         totals += c
@@ -319,8 +322,10 @@ def _mean_over_groups(ratios: list[float], n_jgs: int) -> float:
     return total / n_jgs if total > 0.0 else 0.0
 
 
-def _group(qid: str, jg: str, jsg: np.ndarray, rank: np.ndarray, rel: np.ndarray) -> _Group:
-    """A judgment group's preferences, from its lines (sub-group, internal rank, level)."""
+def _group(qid: str, jg: str, jsg: np.ndarray, rank: np.ndarray, rel: np.ndarray,
+           by_rank: np.ndarray) -> _Group:
+    """A judgment group's preferences, from its lines (sub-group, internal rank, level);
+    ``by_rank``: the document id of each internal rank, for messages."""
     # trec_eval's order of a group's lines: sub-group, level descending, rank
     order = np.lexsort((rank, -rel, jsg))
     jsg, rank, rel = jsg[order], rank[order], rel[order]
@@ -351,8 +356,8 @@ def _group(qid: str, jg: str, jsg: np.ndarray, rank: np.ndarray, rel: np.ndarray
     if len(conflict):
         i, j = conflict[0]
         raise PreferenceError(f"query {qid!r}, judgment group {jg!r}: its sub-groups "
-                              f"contradict each other (documents of internal ranks "
-                              f"{docs[i]} and {docs[j]} are each preferred to the other, "
+                              f"contradict each other (documents {str(by_rank[docs[i]])!r} "
+                              f"and {str(by_rank[docs[j]])!r} are each preferred to the other, "
                               "directly or through others); trec_eval 10.0 aborts")
     return _Group(docs, prefs, rel_state, None, None)
 

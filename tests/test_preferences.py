@@ -149,7 +149,7 @@ def test_ties_are_broken_by_document_id_ascending_for_preferences() -> None:
 
 
 def test_contradicting_sub_groups_are_an_error() -> None:
-    with pytest.raises(PreferenceError, match="contradict each other"):
+    with pytest.raises(PreferenceError, match="contradict each other \\(documents 'a' and 'b'"):
         _values(b"1 u s1 a 2\n1 u s1 b 1\n1 u s2 b 2\n1 u s2 a 1\n", {"a": 1.0})
     with pytest.raises(PreferenceError, match="level 0 in one sub-group"):
         _values(b"1 u s1 a 0\n1 u s1 b 1\n1 u s2 a 2\n1 u s2 c 1\n", {"a": 1.0})
