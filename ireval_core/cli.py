@@ -14,6 +14,7 @@ import argparse
 import csv
 import json
 import math
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -61,6 +62,9 @@ def _measure_help() -> str:
                  "relstring (relstring_N: the grades of the first N documents)")
     lines.append("  official   trec_eval's default set: num_ret ... map, gm_map, Rprec, bpref, "
                  "recip_rank, iprec_at_recall, P")
+    lines.append("  qrels_jg   with -R qrels_jg: map_avgjg, P_avgjg (5 ... 1000), "
+                 "Rprec_mult_avgjg (0.20 ... 2.00): AP, P@k, Rprec(mult=x) per judgment group, "
+                 "averaged per query over the groups")
     return "\n".join(lines)
 
 
@@ -78,12 +82,19 @@ def _build_parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         epilog=_measure_help())
     ev.add_argument("qrels", help="qrels file (TREC, CSV/TSV, Parquet, JSON; .gz ok)")
-    ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s); several tags = systems")
+    ev.add_argument("runs", nargs="+", metavar="RUN",
+                    help="run file(s); several tags = systems; - reads standard input")
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                     help="measure, repeatable (default: all_trec)")
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
     ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
+    ev.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg", "prefs",
+                                                      "qrels_prefs"), default="qrels",
+                    help="trec_eval's -R: the judgments' format; qrels_jg: 'qid jg docid rel' "
+                    "with judgment groups, for the *_avgjg measures (-m qrels_jg: all of them); "
+                    "prefs: preference judgments 'qid jg jsg docid rel_level', qrels_prefs: "
+                    "qrels read as preferences, for the prefs_* measures (-m all_prefs)")
     ev.add_argument("-Z", "--zscores", metavar="FILE",
                     help="trec_eval's -Z: print each value as a z-score against the mean and "
                     "standard deviation of its query and measure in FILE (lines 'qid "
@@ -207,27 +218,20 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
 
 
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *,
-          one_run: bool = False) -> tuple[Qrels, list[Run]]:
-    """Read the inputs. ``notes`` gets what the app shows beside them: a file whose tag
-    column splits it into several systems (unless ``one_run``), runs renamed because their
-    tag was taken, and every soft warning of the reading and of the dataset
+          one_run: bool = False, comments: bool = False) -> tuple[Qrels, list[Run]]:
+    """Read the inputs (a run named ``-`` from standard input, as trec_eval 10.0 reads
+    one; ``comments``: skip ``#`` comment lines, as trec_eval 10.0). ``notes`` gets what
+    the app shows beside them: a file whose tag column splits it into several systems
+    (unless ``one_run``), runs renamed because their tag was taken, and every soft
+    warning of the reading and of the dataset
     (:meth:`Dataset.warnings`: queries without judgments, judged queries not answered,
     short rankings, unjudged documents at the top)."""
     from .dataset import Dataset
 
+    _one_stdin(run_paths)
     stage(f"reading {qrels_path}")
-    qrels = read_qrels(qrels_path)
-    runs: list[Run] = []
-    for p in run_paths:
-        stage(f"reading {p}")
-        got = read_runs(p, taken_names={r.name: r.source for r in runs}, one_run=one_run)
-        if len(got) > 1:
-            shown = ", ".join(r.name for r in got[:3]) + (", ..." if len(got) > 3 else "")
-            notes.append(DataWarning(
-                "tags-split", f"{len(got)} tags in one file: read as {len(got)} systems "
-                f"({shown}); --one-run reads it as one run, as trec_eval does",
-                source=p, count=len(got)))
-        runs.extend(got)
+    qrels = read_qrels(qrels_path, comments=comments)
+    runs = _load_runs(run_paths, notes, one_run=one_run, comments=comments)
     stage("checking")
     # the app's warnings about how runs and qrels fit (queries left out of the means, short
     # rankings); not the share of unjudged documents in the top 10, which nearly every real
@@ -236,6 +240,32 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
                  if w.code != "unjudged-in-top10")
     stage("evaluating")
     return qrels, runs
+
+
+def _one_stdin(run_paths: Sequence[str]) -> None:
+    """Refuse ``-`` given twice, before anything is read."""
+    if list(run_paths).count("-") > 1:
+        raise ValueError("standard input ('-') can be read as one run only")
+
+
+def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: bool,
+               comments: bool) -> list[Run]:
+    """The runs of :func:`_load`, and its notes about them."""
+    _one_stdin(run_paths)
+    runs: list[Run] = []
+    for p in run_paths:
+        stage(f"reading {p}")
+        source = sys.stdin.buffer if p == "-" else p
+        got = read_runs(source, name="stdin" if p == "-" else None, one_run=one_run,
+                        taken_names={r.name: r.source for r in runs}, comments=comments)
+        if len(got) > 1:
+            shown = ", ".join(r.name for r in got[:3]) + (", ..." if len(got) > 3 else "")
+            notes.append(DataWarning(
+                "tags-split", f"{len(got)} tags in one file: read as {len(got)} systems "
+                f"({shown}); --one-run reads it as one run, as trec_eval does",
+                source=p, count=len(got)))
+        runs.extend(got)
+    return runs
 
 
 def _fmt(value: float, measure: Measure) -> str:
@@ -299,6 +329,12 @@ def _num(v: float) -> float | None:
 def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     options = from_arguments(args)
     names, header = header_of(args.measures or [])
+    if args.rel_format == "qrels_jg":
+        return _cmd_eval_jg(args, out, notes, names, header)
+    if args.rel_format in ("prefs", "qrels_prefs"):
+        return _cmd_eval_prefs(args, out, notes, names, header)
+    if any(_AVGJG.match(n) for n in names):
+        raise ValueError("the *_avgjg measures need judgment groups: add -R qrels_jg")
     names = _expand(names if args.measures else None, options.trec_eval)
     cols = columns(names, parse_measure)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
@@ -312,6 +348,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
 
         table = read_zscores(args.zscores)
     if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
+        if "-" in args.runs:
+            raise ValueError("a run from standard input ('-') goes with --engine memory")
         from .distributed import dask_client, evaluate_dask
 
         with dask_client(args.scheduler, n_workers=args.workers) as client:
@@ -320,7 +358,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
-        qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
+        qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
+                            comments=options.trec_eval == "10.0")
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
         cols = columns(names, parse_measure, grades=np.unique(qrels.grade))
         res = evaluate(qrels, runs, _specs(cols), options=options)
@@ -339,6 +378,79 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
             if c.measure is not None:
                 labels.setdefault(c.measure, c.label)
         write_eval(res, labels, args.per_query, args.format, out)
+    return 0
+
+
+_QRELS_JG = ["map_avgjg", *(f"P_avgjg_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+             *(f"Rprec_mult_avgjg_{x / 10:.2f}" for x in range(2, 21, 2))]
+_AVGJG = re.compile(r"^(map|P|Rprec_mult)_avgjg(?=$|[_.])")
+
+
+def _cmd_eval_jg(args: argparse.Namespace, out: TextIO, notes: list[DataWarning],
+                 names: list[str], header: tuple[str, ...]) -> int:
+    """``eval -R qrels_jg``: the ``*_avgjg`` measures, as trec_eval computes them."""
+    from .io.qrels_jg import read_qrels_jg
+    from .judgment_groups import evaluate_judgment_groups
+
+    options = from_arguments(args)
+    names = [n for name in names for n in (_QRELS_JG if name == "qrels_jg" else [name])]
+    bases = []
+    for name in names:
+        hit = _AVGJG.match(name)
+        if hit is None:
+            raise ValueError(f"-R qrels_jg evaluates the *_avgjg measures (map_avgjg, "
+                             f"P_avgjg, Rprec_mult_avgjg, or -m qrels_jg), not {name!r}")
+        bases.append(hit[1] + name[hit.end():])
+    cols = columns(bases, parse_measure)
+    relabel = []
+    for c in cols:
+        family = next(f for f in ("Rprec_mult", "map", "P") if c.label.startswith(f))
+        relabel.append(Column(family + "_avgjg" + c.label[len(family):], c.measure, c.depth))
+    if args.engine != "memory" or args.zscores is not None or args.format != "trec":
+        raise ValueError("-R qrels_jg goes with --engine memory, --format trec, no -Z")
+    comments = options.trec_eval == "10.0"
+    _one_stdin(args.runs)
+    stage(f"reading {args.qrels}")
+    groups = read_qrels_jg(args.qrels, comments=comments)
+    runs = _load_runs(args.runs, notes, one_run=args.one_run, comments=comments)
+    res = evaluate_judgment_groups(groups, runs, _specs(relabel), options=options)
+    write_trec(res, relabel, args.per_query, out, header=header)
+    return 0
+
+
+def _cmd_eval_prefs(args: argparse.Namespace, out: TextIO, notes: list[DataWarning],
+                    names: list[str], header: tuple[str, ...]) -> int:
+    """``eval -R prefs|qrels_prefs``: the preference measures, as trec_eval 10.0 computes
+    and prints them (in its order of the measures, whatever the order asked)."""
+    from .io.prefs import read_prefs
+    from .preferences import ALL_PREFS, PREF_MEASURES, evaluate_preferences, pref_measure
+
+    options = from_arguments(args)
+    nick = {"all_prefs": ALL_PREFS, "prefs": ALL_PREFS[:6]}  # trec_eval's nicknames
+    asked = {pref_measure(n).trec for name in (names or ["all_prefs"])
+             for n in nick.get(name, (name,))}
+    chosen = [m for m in PREF_MEASURES if m.trec in asked]
+    if args.engine != "memory" or args.zscores is not None or args.format != "trec":
+        raise ValueError(f"-R {args.rel_format} goes with --engine memory, --format trec, "
+                         "no -Z")
+    comments = options.trec_eval == "10.0"
+    stage(f"reading {args.qrels}")
+    prefs = read_prefs(args.qrels, kind=args.rel_format, comments=comments)
+    notes.extend(prefs.warnings)
+    runs = _load_runs(args.runs, notes, one_run=args.one_run, comments=comments)
+    judged = set(prefs.query_ids)
+    for r in runs:
+        missing = sorted(judged - set(map(str, r.query_ids)))
+        if missing and not options.complete:
+            notes.append(DataWarning(
+                "prefs-missing-query",
+                f"{len(missing)} judged quer{'y has' if len(missing) == 1 else 'ies have'} no "
+                f"ranking in {r.name!r} and {'is' if len(missing) == 1 else 'are'} left out "
+                "(trec_eval 10.0 stops there, exit 4; -c evaluates them)",
+                source=r.source, count=len(missing), examples=tuple(missing[:3])))
+    res = evaluate_preferences(prefs, runs, chosen, options=options)
+    write_trec(res, [Column(m.trec, m.measure) for m in chosen], args.per_query, out,
+               header=header)
     return 0
 
 

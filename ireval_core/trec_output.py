@@ -56,7 +56,8 @@ _ALL_TREC_9 = (
 )
 _ALL_TREC_10 = _ALL_TREC_9 + ["rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 
-COUNTS = frozenset({"NumRet", "NumRel", "NumRelRet", "NumNonRelRet"})
+COUNTS = frozenset({"NumRet", "NumRel", "NumRelRet", "NumNonRelRet",
+                    "NumPrefs", "NumPrefsFul", "NumPrefsFulRet"})
 """Families printed as whole numbers (trec_eval's ``%ld``)."""
 _SUMMARY_ONLY = frozenset({"GMAP", "GMbpref"})  # trec_eval prints no per-query line
 _RELSTRING = re.compile(r"^relstring(?:[._](\d+))?$")
@@ -76,10 +77,12 @@ HEADER = ("runid", "num_q")
 
 def header_of(names: Iterable[str]) -> tuple[list[str], tuple[str, ...]]:
     """``names`` without ``runid``/``num_q``, and those of them to print: both with
-    ``all_trec`` or ``official`` (or no name: ireval's default, all_trec), else those
-    named, as trec_eval marks them."""
+    ``all_trec``, ``official``, ``qrels_jg``, ``all_prefs`` or ``prefs`` (or no name: ireval's
+    default, all_trec), else those named, as trec_eval marks them."""
     names = [n.strip() for n in names]
-    if not names or any(n.partition(".")[0] in ("all_trec", "official") for n in names):
+    if not names or any(n.partition(".")[0] in ("all_trec", "official", "qrels_jg",
+                                                 "all_prefs", "prefs")
+                        for n in names):
         shown: tuple[str, ...] = HEADER
     else:
         shown = tuple(h for h in HEADER if h in names)

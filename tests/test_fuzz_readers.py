@@ -487,3 +487,56 @@ def main(n: int, seed: int = 13) -> dict[str, Counter]:
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 5000,
          int(sys.argv[2]) if len(sys.argv) > 2 else 13)
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rnd=st.randoms(use_true_random=False))
+def test_mutated_judgment_groups_read_or_fail_cleanly(rnd):
+    """``read_qrels_jg`` (``-R qrels_jg``): Qrels per group, or one clean FormatError."""
+    from ireval_core.io.qrels_jg import read_qrels_jg
+
+    data = b"301 0 d1 1\n301 1 d1 0\n# c\n302 1 d#2 2\n302 2 d3 -1\n"
+    for _ in range(rnd.randint(1, 4)):
+        data = rnd.choice(MUTATIONS)(data, rnd)
+    for comments in (False, True):
+        try:
+            groups = read_qrels_jg(data, name="jg", limits=LIMITS, comments=comments)
+        except FormatError as err:
+            assert type(err) is FormatError and err.source == "jg", repr(err)
+            assert err.__context__ is None and err.__cause__ is None
+            assert "\n" not in str(err), str(err)
+            continue
+        for qrels in groups.values():
+            assert np.isfinite(qrels.grade).all() and len(qrels.grade) > 0
+            ids = list(qrels.query_ids) + qrels.doc_ids.to_pylist()
+            assert all(isinstance(i, str) and i and not _BAD_CHAR.search(i) for i in ids)
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rnd=st.randoms(use_true_random=False))
+def test_mutated_preferences_read_or_fail_cleanly(rnd):
+    """``read_prefs`` (``-R prefs`` and ``-R qrels_prefs``): Preferences, or one clean
+    FormatError."""
+    from ireval_core.io.prefs import read_prefs
+
+    seeds = {"prefs": b"1 u1 s1 d1 3\n1 u1 s1 d2 0\n# c\n1 u1 s2 d#3 2.5\n2 u2 s1 d1 1\n",
+             "qrels_prefs": b"301 0 d1 1\n301 1 d1 0\n# c\n302 1 d#2 2\n302 2 d3 -1\n"}
+    for kind, data in seeds.items():
+        for _ in range(rnd.randint(1, 4)):
+            data = rnd.choice(MUTATIONS)(data, rnd)
+        for comments in (False, True):
+            try:
+                prefs = read_prefs(data, kind=kind, name="p", limits=LIMITS,
+                                   comments=comments)
+            except FormatError as err:
+                assert type(err) is FormatError and err.source == "p", repr(err)
+                assert err.__context__ is None and err.__cause__ is None
+                assert "\n" not in str(err), str(err)
+                continue
+            assert len(prefs) > 0 and np.isfinite(prefs.rel).all()
+            ids = [*prefs.qid, *prefs.jg, *prefs.jsg, *prefs.docid]
+            assert all(isinstance(i, str) and i and not _BAD_CHAR.search(i) for i in ids)
+            keys = set(zip(prefs.qid, prefs.jg, prefs.jsg, prefs.docid, strict=True))
+            assert len(keys) == len(prefs)

@@ -30,14 +30,15 @@ from .guard import guarded
 from .json import read_json
 from .parquet import read_parquet
 from .source import PathOrBytes, ReadLimits, Source
-from .trec import diagnose_trec, read_trec
+from .trec import diagnose_trec, read_trec, skip_comments
 
 __all__ = ["decoded_columns", "read_columns", "read_qrels", "read_run", "read_runs",
            "unique_name"]
 
 
 def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
-               format: Format = "auto", limits: ReadLimits | None = None) -> Qrels:
+               format: Format = "auto", limits: ReadLimits | None = None,
+               comments: bool = False) -> Qrels:
     """Read relevance judgments.
 
     Parameters
@@ -51,6 +52,11 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
         ``"parquet"`` or ``"json"``.
     limits:
         Bounds on decompression (default: :meth:`ReadLimits.from_env`).
+    comments:
+        Skip TREC text comment lines as trec_eval 10.0's qrels reader does: a line
+        whose first character is ``#``, unless the line before was one (see
+        :func:`~.trec.skip_comments`), with a ``comment-lines`` warning. trec_eval 9.0.8
+        reads them as data, and so does the default.
 
     Returns
     -------
@@ -75,7 +81,7 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_qrels", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
-    outcome = guarded(_read_qrels, source, name, format, limits)
+    outcome = guarded(_read_qrels, source, name, format, limits, comments)
     del source
     if isinstance(outcome, FormatError):
         raise outcome
@@ -85,7 +91,8 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
 def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
               format: Format = "auto",
               taken_names: Iterable[str] | Mapping[str, str] = (),
-              limits: ReadLimits | None = None, one_run: bool = False) -> list[Run]:
+              limits: ReadLimits | None = None, one_run: bool = False,
+              comments: bool = False) -> list[Run]:
     """Read a run file, which may hold several systems (one per tag).
 
     Each system is named by its tag; by the file name when there is no tag column
@@ -95,7 +102,8 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     (``NA``, ...) form the system named after the file, with a ``tag-missing``
     warning. Returns one :class:`Run` per system, in order of first appearance.
     ``one_run``: the whole file is one system whatever its tags, named by the tag of its
-    last line, as trec_eval reads a run.
+    last line, as trec_eval reads a run. ``comments``: skip lines whose first
+    non-blank character is ``#``, as trec_eval 10.0's run reader does.
 
     Examples
     --------
@@ -107,7 +115,8 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_runs", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
-    outcome = guarded(_read_runs, source, name, format, taken_names, limits, one_run)
+    outcome = guarded(_read_runs, source, name, format, taken_names, limits, one_run,
+                      comments)
     del source
     if isinstance(outcome, FormatError):
         raise outcome
@@ -141,9 +150,11 @@ def _check_arguments(function: str, source: object, format: object, limits: obje
 
 
 def _read_qrels(source: PathOrBytes | Source, name: str | None, format: Format,
-                limits: ReadLimits | None) -> Qrels:
-    src, table, warnings = decoded_columns(Source.of(source, name, limits=limits), "qrels",
-                                           format)
+                limits: ReadLimits | None, comments: bool = False) -> Qrels:
+    src, note = _without_comments(Source.of(source, name, limits=limits), format, comments,
+                                  "qrels")
+    src, table, warnings = decoded_columns(src, "qrels", format)
+    warnings += [note] if note is not None else []
     grades = numeric(table.column("rel"))
     frac = grades[grades != np.floor(grades)]
     if frac.size:
@@ -172,9 +183,12 @@ def _read_run(source: PathOrBytes | Source, name: str | None, format: Format,
 
 def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                taken_names: Iterable[str] | Mapping[str, str],
-               limits: ReadLimits | None, one_run: bool = False) -> list[Run]:
-    src, table, warnings = decoded_columns(Source.of(source, name, limits=limits), "run",
-                                           format)
+               limits: ReadLimits | None, one_run: bool = False,
+               comments: bool = False) -> list[Run]:
+    src, note = _without_comments(Source.of(source, name, limits=limits), format, comments,
+                                  "run")
+    src, table, warnings = decoded_columns(src, "run", format)
+    warnings += [note] if note is not None else []
     last_tag: list[str | None] = [None]
     if one_run and "tag" in table.column_names:  # trec_eval: the run id of the last line
         last = table.column("tag")[-1].as_py() if table.num_rows else None
@@ -230,6 +244,16 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
             raise _duplicate_error(src, "run", format, exc) from None
         parts[i] = {}
     return runs
+
+
+def _without_comments(src: Source, format: Format, comments: bool, kind: Kind
+                      ) -> tuple[Source, DataWarning | None]:
+    """``src`` with trec_eval 10.0's ``#`` comment lines blanked when ``comments`` and it
+    is TREC text (:func:`~.trec.skip_comments`); CSV, JSON and Parquet are left alone."""
+    if not comments or src.is_blank():
+        return src, None
+    fmt = format if format != "auto" else detect_format(src)
+    return skip_comments(src, kind) if fmt == "trec" else (src, None)
 
 
 def _merge_missing_tags(names: list[str], codes: np.ndarray

@@ -31,7 +31,54 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["diagnose_trec", "read_trec"]
+__all__ = ["COMMENT_HINT", "diagnose_trec", "read_trec", "skip_comments"]
+
+_RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
+_QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
+COMMENT_HINT = ("; a line starting with '#' is a comment for trec_eval 10.0 (--trec-eval "
+                "10.0 skips it; in qrels only at the line's first character and not right "
+                "after another comment line), data for 9.0.8")
+
+
+def skip_comments(src: Source, kind: str = "run") -> tuple[Source, DataWarning | None]:
+    """``src`` with trec_eval 10.0's comment lines blanked, and a warning counting them.
+
+    trec_eval 10.0 has two rules. Its run reader skips blanks at the start of a line and
+    then the line when it goes on with ``#``. Its qrels readers (``kind`` ``"qrels"``;
+    also preference and judgment-group files) skip a line whose first character is
+    ``#``, one at a time: the line after a comment line is read as data whatever it
+    starts with, so a second ``#`` line in a row is data (and mostly malformed). A ``#``
+    anywhere else is part of a field (``CR93E-3103#37`` is a document id). The lines
+    are emptied, not removed, so that every message keeps the file's own line numbers.
+    ``src`` itself when it has no comment line.
+
+    Examples
+    --------
+    >>> src, note = skip_comments(Source("q", b"# judged by A\\n1 0 d#1 1\\n"), "qrels")
+    >>> src.data, note.count
+    (b'\\n1 0 d#1 1\\n', 1)
+    """
+    data = src.data
+    pattern = _RUN_COMMENT if kind == "run" else _QRELS_COMMENT
+    if pattern.search(data) is None:
+        return src, None
+    if kind == "run":
+        blanked, count = pattern.subn(b"", data)
+    else:
+        pieces: list[bytes] = []
+        last, after_comment = 0, -1
+        for match in pattern.finditer(data):
+            if match.start() == after_comment:  # right after a comment line: data
+                continue
+            end = match.end()
+            line_end = match.group()[len(match.group().rstrip(b"\r\n")):]
+            pieces += [data[last:match.start()], line_end]
+            last, after_comment = end, end
+        count = len(pieces) // 2
+        blanked = b"".join([*pieces, data[last:]])
+    note = DataWarning("comment-lines", f"{count} comment line(s) starting with '#' were "
+                       "skipped, as trec_eval 10.0 does", src.name, count)
+    return Source(src.name, blanked, limits=src.limits, encoding=src.encoding), note
 
 
 def read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
@@ -181,15 +228,16 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
         if kind == "run" and len(fields) > len(names):
             extra += 1
             fields = fields[: len(names)]
+        hint = COMMENT_HINT if fields[0].startswith("#") else ""
         if len(fields) != len(names):
             problems.add(lineno, f"expected {len(names)} columns ({' '.join(names)}), "
-                         f"got {len(fields)}", text)
+                         f"got {len(fields)}{hint}", text)
             continue
         problem = value_problem(fields[value_col], word, str(value_col + 1))
         for key, i in (("qid", 0), ("docid", 2)) + ((("tag", 5),) if kind == "run" else ()):
             problem = problem or text_problem(fields[i], key, edges=False)
         if problem is not None:
-            problems.add(lineno, problem, text)
+            problems.add(lineno, problem + hint, text)
             continue
         key_fields = ((fields[0], fields[2]) if kind == "qrels"
                       else (fields[0], fields[2], tag_key(fields[5])))

@@ -1,0 +1,174 @@
+"""trec_eval's preference judgments: ``-R prefs`` and ``-R qrels_prefs``.
+
+``-R prefs`` lines are ``qid jg jsg docid rel_level``: a judgment group (``jg``: one
+person's view of the query at one time) holds judgment sub-groups (``jsg``); within a
+sub-group a document with a higher ``rel_level`` is preferred to every document with a
+lower one (the values only order the documents, except that 0 means non-relevant).
+``-R qrels_prefs`` reads ordinary qrels ``qid iter docid rel`` the same way, the
+``iter`` column naming the judgment group and every line in one sub-group (``"0"``),
+as trec_eval 10.0's ``get_qrels_prefs.c`` does. :func:`read_prefs` reads both into a
+:class:`Preferences`; :mod:`ireval_core.preferences` turns them into the measures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ..errors import DataWarning, FormatError
+from .checks import Problems, iter_lines, text_problem, value_problem
+from .guard import guarded
+from .source import PathOrBytes, ReadLimits, Source, arrow_copy
+from .trec import COMMENT_HINT, skip_comments
+
+__all__ = ["Preferences", "read_prefs"]
+
+_COLUMNS = {"prefs": ("qid", "jg", "jsg", "docid", "rel"),
+            "qrels_prefs": ("qid", "jg", "docid", "rel")}
+_LAYOUT = {"prefs": "qid jg jsg docid rel_level", "qrels_prefs": "qid iter docid rel"}
+QRELS_PREFS_JSG = "0"
+"""The one sub-group every line of a ``-R qrels_prefs`` file is in (trec_eval's)."""
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """Preference judgments, one row per line read: parallel arrays of equal length.
+
+    ``qid``, ``jg``, ``jsg`` and ``docid`` hold the ids as written (``object`` arrays of
+    ``str``), ``rel`` the relevance level of the line. No (qid, jg, jsg, docid) repeats.
+    """
+
+    qid: np.ndarray
+    jg: np.ndarray
+    jsg: np.ndarray
+    docid: np.ndarray
+    rel: np.ndarray
+    source: str = "prefs"
+    warnings: tuple[DataWarning, ...] = field(default=())
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The judged queries, in byte order (as trec_eval sorts them)."""
+        return sorted(set(self.qid.tolist()))
+
+    def __len__(self) -> int:
+        return len(self.rel)
+
+
+def read_prefs(source: PathOrBytes | Source, *, kind: str = "prefs", name: str | None = None,
+               limits: ReadLimits | None = None, comments: bool = False) -> Preferences:
+    """Read preference judgments: ``kind`` ``"prefs"`` (``qid jg jsg docid rel_level``)
+    or ``"qrels_prefs"`` (qrels ``qid iter docid rel``, ``iter`` as the group).
+
+    Fields are separated by runs of spaces or tabs; blank lines are skipped; ``comments``
+    skips ``#`` lines as trec_eval 10.0's readers of these files do (only a ``#`` at the
+    line's first character, and not on the line right after a comment line:
+    :func:`~.trec.skip_comments`). A line with another number of fields, a level that
+    is no finite number, or a (query, group, sub-group, document) given twice is a
+    :class:`FormatError` with file and line.
+
+    Examples
+    --------
+    >>> p = read_prefs(b"q1 u1 s1 d1 3\\nq1 u1 s1 d2 2\\n", name="p")
+    >>> p.docid.tolist(), p.rel.tolist()
+    (['d1', 'd2'], [3.0, 2.0])
+    >>> read_prefs(b"q1 0 d1 1\\n", kind="qrels_prefs", name="q").jsg.tolist()
+    ['0']
+    """
+    if kind not in _COLUMNS:
+        raise ValueError(f"kind must be 'prefs' or 'qrels_prefs', got {kind!r}")
+    outcome = guarded(_read, source, name, limits, comments, kind)
+    del source
+    if isinstance(outcome, FormatError):
+        raise outcome
+    return outcome
+
+
+def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | None,
+          comments: bool, kind: str) -> Preferences:
+    src = Source.of(source, name, limits=limits)
+    columns = _COLUMNS[kind]
+    if src.is_blank():
+        raise FormatError(f"file is empty; expected preference lines '{_LAYOUT[kind]}'",
+                          source=src.name)
+    note = None
+    if comments:
+        src, note = skip_comments(src, "qrels")
+    data = src.data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    data = re.sub(rb"(?m)^[ \t]+|[ \t]+$", b"", re.sub(rb"[ \t]+", b" ", data))
+    types = {c: (pa.float64() if c == "rel" else pa.string()) for c in columns}
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(arrow_copy(data)),
+            read_options=pacsv.ReadOptions(column_names=list(columns)),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
+                                             double_quote=False, escape_char=False,
+                                             ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
+                                                 strings_can_be_null=False))
+    except (pa.ArrowException, UnicodeDecodeError):
+        raise _diagnose(src, kind) or FormatError("could not read as preference judgments",
+                                                  source=src.name) from None
+    if table.num_rows == 0:
+        raise FormatError(f"no preference line; expected '{_LAYOUT[kind]}'", source=src.name)
+    rel = table.column("rel").to_numpy()
+    ids = [c for c in columns if c != "rel"]
+    control = [pc.any(pc.match_substring_regex(table.column(c), r"[\x00-\x1f\x7f]")).as_py()
+               for c in ids]
+    if not np.isfinite(rel).all() or any(control):
+        raise _diagnose(src, kind) or FormatError("a level or an id is malformed",
+                                                  source=src.name)
+    jsg = (table.column("jsg") if kind == "prefs"
+           else pa.array(np.full(table.num_rows, QRELS_PREFS_JSG, dtype=object), pa.string()))
+    key = pc.binary_join_element_wise(table.column("qid"), table.column("jg"), jsg,
+                                      table.column("docid"), "\x00")
+    if pc.count_distinct(key).as_py() != table.num_rows:
+        raise _diagnose(src, kind) or FormatError("a document is judged twice in one "
+                                                  "sub-group", source=src.name)
+
+    def strings(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
+        return np.asarray(col.to_pylist(), dtype=object)
+
+    return Preferences(strings(table.column("qid")), strings(table.column("jg")),
+                       strings(jsg), strings(table.column("docid")),
+                       np.ascontiguousarray(rel, dtype=np.float64), src.name,
+                       (note,) if note is not None else ())
+
+
+def _diagnose(src: Source, kind: str) -> FormatError | None:
+    """The bad lines (up to 100), found line by line; None when every line is good."""
+    columns = _COLUMNS[kind]
+    problems = Problems(src)
+    seen: dict[tuple[str, ...], int] = {}
+    for lineno, raw in iter_lines(src.data):
+        text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
+        fields = re.split(r"[ \t]+", text.strip(" \t"))
+        if fields == [""]:
+            continue
+        hint = COMMENT_HINT if fields[0].startswith("#") else ""
+        if len(fields) != len(columns):
+            problems.add(lineno, f"expected {len(columns)} columns ({_LAYOUT[kind]}), got "
+                         f"{len(fields)}" + hint, text)
+            continue
+        problem = value_problem(fields[-1], "relevance level", str(len(columns)))
+        for i, column in enumerate(columns[:-1]):
+            word = "docid" if column == "docid" else "qid" if column == "qid" else "tag"
+            problem = problem or text_problem(fields[i], word, edges=False)
+        if problem is not None:
+            problems.add(lineno, problem + hint, text)
+            continue
+        key = (fields[0], fields[1], fields[2] if kind == "prefs" else QRELS_PREFS_JSG,
+               fields[-2])
+        if key in seen:
+            where = (f"group {key[1]!r}, sub-group {key[2]!r}" if kind == "prefs"
+                     else f"group (iter) {key[1]!r}")
+            problems.add(lineno, f"query {key[0]!r}, {where}, document {key[3]!r} is "
+                         f"judged again (first on line {seen[key]})", text)
+            continue
+        seen[key] = lineno
+    return problems.error()

@@ -1,0 +1,126 @@
+"""trec_eval's judgment-group qrels (``-R qrels_jg``): ``qid jg docid rel``.
+
+The second column, which plain qrels ignore (``iter``), names a judgment group: one
+person's (or one round's) complete judgments of the query. A document may be judged in
+several groups of a query, once per group. :func:`read_qrels_jg` gives one
+:class:`~ireval_core.data.Qrels` per group; the ``*_avgjg`` measures evaluate a run on
+each and average per query over the groups that judged it
+(:mod:`ireval_core.judgment_groups`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from ..data import DuplicateEntryError, Qrels
+from ..errors import FormatError
+from .checks import Problems, iter_lines, text_problem, value_problem
+from .guard import guarded
+from .source import PathOrBytes, ReadLimits, Source, arrow_copy
+from .trec import COMMENT_HINT, skip_comments
+
+__all__ = ["read_qrels_jg"]
+
+_COLUMNS = ("qid", "jg", "docid", "rel")
+
+
+def read_qrels_jg(source: PathOrBytes | Source, *, name: str | None = None,
+                  limits: ReadLimits | None = None,
+                  comments: bool = False) -> dict[str, Qrels]:
+    """Read judgment-group qrels: ``{group: Qrels}``, groups in order of their names.
+
+    Lines are ``qid jg docid rel`` separated by runs of spaces or tabs; blank lines are
+    skipped; ``comments`` skips ``#`` lines as trec_eval 10.0's reader does
+    (:func:`~.trec.skip_comments`). A malformed line, a grade that is no number or a
+    (query, group, document) given twice is a :class:`FormatError` with file and line.
+
+    Examples
+    --------
+    >>> groups = read_qrels_jg(b"1 A d1 1\\n1 B d1 0\\n1 B d2 2\\n", name="jg")
+    >>> {g: q.to_dict() for g, q in groups.items()}
+    {'A': {'1': {'d1': 1.0}}, 'B': {'1': {'d1': 0.0, 'd2': 2.0}}}
+    """
+    outcome = guarded(_read, source, name, limits, comments)
+    del source
+    if isinstance(outcome, FormatError):
+        raise outcome
+    return outcome
+
+
+def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | None,
+          comments: bool) -> dict[str, Qrels]:
+    src = Source.of(source, name, limits=limits)
+    if src.is_blank():
+        raise FormatError("file is empty; expected judgment-group qrels lines "
+                          "'qid jg docid rel'", source=src.name)
+    note = None
+    if comments:
+        src, note = skip_comments(src, "qrels")
+    data = src.data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    data = re.sub(rb"(?m)^[ \t]+|[ \t]+$", b"", re.sub(rb"[ \t]+", b" ", data))
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(arrow_copy(data)),
+            read_options=pacsv.ReadOptions(column_names=list(_COLUMNS)),
+            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
+                                             double_quote=False, escape_char=False,
+                                             ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"qid": pa.string(), "jg": pa.string(), "docid": pa.string(),
+                              "rel": pa.float64()},
+                null_values=[], strings_can_be_null=False))
+    except (pa.ArrowException, UnicodeDecodeError):
+        raise _diagnose(src) or FormatError("could not read as judgment-group qrels",
+                                            source=src.name) from None
+    rel = table.column("rel").to_numpy()
+    control = [pc.any(pc.match_substring_regex(table.column(c), r"[\x00-\x1f\x7f]")
+                      ).as_py() for c in ("qid", "jg", "docid")]
+    if not np.isfinite(rel).all() or any(control):
+        raise _diagnose(src) or FormatError("a grade or an id is malformed", source=src.name)
+    groups = table.column("jg").dictionary_encode().combine_chunks()
+    warnings = [note] if note is not None else []
+    out: dict[str, Qrels] = {}
+    for code, group in sorted(enumerate(groups.dictionary.to_pylist()), key=lambda x: x[1]):
+        part = table.filter(pc.equal(groups.indices, code))
+        try:
+            out[group] = Qrels.from_arrays(part.column("qid"), part.column("docid"),
+                                           part.column("rel").to_numpy(), source=src.name,
+                                           warnings=warnings)
+        except DuplicateEntryError:
+            raise _diagnose(src) or FormatError("a document is judged twice in one group",
+                                                source=src.name) from None
+    return out
+
+
+def _diagnose(src: Source) -> FormatError | None:
+    """The bad lines (up to 100), found line by line; None when every line is good."""
+    problems = Problems(src)
+    seen: dict[tuple[str, str, str], int] = {}
+    for lineno, raw in iter_lines(src.data):
+        text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
+        fields = re.split(r"[ \t]+", text.strip(" \t"))
+        if fields == [""]:
+            continue
+        hint = COMMENT_HINT if fields[0].startswith("#") else ""
+        if len(fields) != len(_COLUMNS):
+            problems.add(lineno, f"expected 4 columns (qid jg docid rel), got {len(fields)}"
+                         + hint, text)
+            continue
+        problem = value_problem(fields[3], "grade", "4")
+        for column, i in (("qid", 0), ("tag", 1), ("docid", 2)):
+            problem = problem or text_problem(fields[i], column, edges=False)
+        if problem is not None:
+            problems.add(lineno, problem + hint, text)
+            continue
+        key = (fields[0], fields[1], fields[2])
+        if key in seen:
+            problems.add(lineno, f"query {fields[0]!r}, group {fields[1]!r}, document "
+                         f"{fields[2]!r} is judged again (first on line {seen[key]})", text)
+            continue
+        seen[key] = lineno
+    return problems.error()
