@@ -193,19 +193,21 @@ class DatasetNotFoundError(WorkspaceError, LookupError):
     """No dataset with that id (or id prefix) is in the workspace."""
 
 
-class RoundsInSetError(WorkspaceError, ValueError):
+class RoundsInSetError(IrevalError, ValueError):
     """Files added to a dataset hold rounds it already has (and replacing was not chosen),
-    or replacing them would drop rounds the new files do not bring.
+    or replacing them would drop rounds the new files do not bring. A refusal of the
+    files, not a problem of the workspace (so not a :class:`WorkspaceError`).
 
     ``rounds`` are the rounds in question, ``files`` the names of the set's files that
-    hold them.
+    hold them, ``url`` the workspace's URL with any password hidden.
     """
 
     def __init__(self, message: str, *, url: str | None = None,
                  rounds: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
+        self.url = url
         self.rounds = rounds
         self.files = files
-        super().__init__(message, url=url)
+        super().__init__(message)
 
 
 # ------------------------------------------------------------------- result types
