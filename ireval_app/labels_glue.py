@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
 from ireval_core.errors import FormatError
@@ -29,6 +30,7 @@ from ireval_core.labels import (
     Trend,
     anchor_drift,
     dcg_decomposition,
+    file_rounds,
     judge_report,
     label_changes,
     noise_trend,
@@ -40,14 +42,16 @@ from ireval_core.labels import (
 )
 from ireval_core.labels.agreement import RaterReport, rater_report
 from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
+from ireval_core.workspace import DatasetVersion, FileRounds
 
 from .cache import without_traceback
 from .shared_cache import shared
 
 __all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
-           "changes_cached", "decomposition_cached", "gsb_cached", "judge_cached", "load_gsb",
-           "load_judgments", "noise_trend_cached", "offline_online_cached", "people_cached",
-           "plan_cached", "raters_cached", "sample_anchors", "sample_files", "trend_cached",
+           "changes_cached", "decomposition_cached", "file_rounds_cached", "gsb_cached",
+           "judge_cached", "load_gsb", "load_judgments", "noise_trend_cached",
+           "offline_online_cached", "people_cached", "plan_cached", "raters_cached",
+           "sample_anchors", "sample_files", "trend_cached", "versions_table",
            "workspace_id"]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
@@ -116,6 +120,44 @@ def workspace_id(key: str, _files: tuple[tuple[str, str, bytes], ...]) -> str:
     from ireval_core.workspace import dataset_id_of
 
     return dataset_id_of(list(_files))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _file_rounds(kind: str, name: str, digest: str, _data: bytes) -> FileRounds | FormatError:
+    try:
+        if kind == "gsb":
+            g = read_gsb((name, _data))
+            return FileRounds(g.rounds, len(g.table))
+        rounds, rows = file_rounds((name, _data))
+        return FileRounds(rounds, rows)
+    except FormatError as exc:
+        return without_traceback(exc)
+
+
+def file_rounds_cached(kind: str, name: str, data: bytes) -> FileRounds | FormatError:
+    """The rounds and rows of one labeling (``kind="labels"``) or GSB file, what a saved
+    set records for it (:class:`~ireval_core.workspace.FileRounds`), or why it cannot be
+    read; cached by the file's name and digest, never raises."""
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _file_rounds(kind, name, digest, data)
+
+
+def versions_table(versions: Sequence[DatasetVersion]) -> pd.DataFrame:
+    """The versions of a saved set, newest first: one row each, for a page's table."""
+    def names(files: object) -> str:
+        return ", ".join(f.name for f in files)  # type: ignore[attr-defined]
+
+    return pd.DataFrame({
+        "Version": [v.version for v in versions],
+        "Saved (UTC)": [f"{v.saved_at:%Y-%m-%d %H:%M}" for v in versions],
+        "By": [v.saved_by for v in versions],
+        "Files added": [names(v.added) for v in versions],
+        "Rounds added": [", ".join(v.rounds) if v.rounds else "–" for v in versions],
+        "Rows added": [v.rows for v in versions],
+        "Replaced": [names(v.replaced) or "–" for v in versions],
+        "Files": [v.n_files for v in versions],
+        "Note": [v.note or "–" for v in versions],
+    }).iloc[::-1].reset_index(drop=True)
 
 
 def load_judgments(files: Files, label_map: str = "") -> Loaded:

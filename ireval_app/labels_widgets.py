@@ -10,22 +10,25 @@ not apply).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
 import streamlit as st
 
 from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
+from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
 
-from . import labels_glue, views
+from . import labels_glue, views, workspace_glue
 from .keys import labeling
 from .keys import labels_data as keys
 from .text import md_escape
-from .widgets import show_format_error
+from .widgets import show_format_error, workspace_problem
 
-__all__ = ["LABELS_DATA_PAGE", "anchors", "bind_settings", "current", "get_files", "header",
-           "judge", "keep_label_map", "names", "require_gsb", "require_judgments",
-           "set_anchor_files", "set_files", "set_source", "settings", "source"]
+__all__ = ["LABELS_DATA_PAGE", "SavedView", "anchors", "bind_settings", "choose_saved",
+           "current", "get_files", "header", "judge", "keep_label_map", "names", "opened",
+           "require_gsb", "require_judgments", "set_anchor_files", "set_files", "set_source",
+           "settings", "source"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
@@ -35,19 +38,135 @@ _COMBINE_WORDS = {"mean": "mean of the raters' labels", "median": "median of the
 _LABEL_FILES = "ireval.labels.files"  # labels_glue.Files of the uploaded labeling files
 _GSB_FILES = "ireval.labels.gsb_files"  # labels_glue.Files of the uploaded GSB files
 _ANCHOR_FILES = "ireval.labels.anchor_files"  # labels_glue.Files of the uploaded anchor items
+_OPENED = "ireval.labels.opened"  # SavedView: the saved set (and version) the session shows
+
+
+@dataclass(frozen=True)
+class SavedView:
+    """The saved labeling set the labeling pages show: the version shown, and every
+    version of the set (as listed when it was opened)."""
+
+    info: DatasetInfo
+    versions: tuple[DatasetVersion, ...]
+
+    @property
+    def newer(self) -> tuple[DatasetVersion, ...]:
+        """The versions after the one shown."""
+        return tuple(v for v in self.versions if v.version > self.info.version)
 
 
 # ----------------------------------------------------------------------------- session state
 
 
 def bind_settings() -> None:
-    """Before a labeling page runs: the settings from their widgets, the session or the
-    link (checked: ``k=0`` is not applied, and says so), written into the URL."""
+    """Before a labeling page runs: the source (a saved set: its id and version, opened
+    here) and the settings from their widgets, the session or the link (checked: ``k=0``
+    is not applied, and says so), written into the URL."""
+    _bind_source()
     views.view_value(labeling.K, labeling.DEFAULTS[labeling.K])
     views.view_value(labeling.GAIN, labeling.DEFAULTS[labeling.GAIN],
                      choices=labeling.GAINS)
     views.view_value(labeling.COMBINE, labeling.DEFAULTS[labeling.COMBINE],
                      choices=labeling.COMBINES)
+
+
+def _bind_source() -> None:
+    """The source of the link or the session; a saved set is opened at the version the link
+    names (the newest when none), and the set's short id and version are written into the
+    link, so that it keeps showing these labels after newer months are added. A newer
+    version is noted at the top of the page."""
+    if views.view_value(keys.SOURCE, "sample", choices=keys.SOURCES) != "saved":
+        return
+    wanted = str(views.view_value(keys.SAVED_PICK, "") or "").strip().lower()
+    if not wanted:
+        return
+    version = int(cast(int, views.view_value(keys.SAVED_VERSION, 0)) or 0)
+    shown: SavedView | None = st.session_state.get(_OPENED)
+    if shown is None or not shown.info.id.startswith(wanted) or version not in (
+            0, shown.info.version):
+        shown = _open_saved(wanted, version)
+        if shown is None:
+            return
+    for key, value in ((keys.SAVED_PICK, shown.info.short_id),
+                       (keys.SAVED_VERSION, shown.info.version)):
+        views.keep_value(key, value)
+        if key in st.session_state:  # before its widget is drawn in this run
+            st.session_state[key] = value
+        views.view_value(key, "" if key == keys.SAVED_PICK else 0)  # into the link
+    if shown.newer:
+        st.info(_newer_note(shown), icon=":material/history:")
+
+
+def _open_saved(wanted: str, version: int) -> SavedView | None:
+    """Open version ``version`` (``0``: the newest) of the saved set ``wanted`` into the
+    session; ``None`` (with a note) when it cannot be."""
+    def work(ws: Workspace) -> SavedView | str:
+        try:
+            newest = ws.get_dataset(wanted)
+        except ValueError:  # not an id
+            return "not a saved set's id"
+        info = newest
+        if version and version != newest.version:
+            if not 1 <= version <= newest.latest_version:
+                views.not_applied("version", str(version),
+                                  f"the set has versions 1 to {newest.latest_version}")
+            else:
+                info = ws.get_dataset(newest.id, version)
+        files = workspace_glue.files_of_kind(ws, info, ("labels", "gsb"))
+        set_files(labels=[(n, d) for k, n, d in files if k == "labels"],
+                  gsb=[(n, d) for k, n, d in files if k == "gsb"])
+        return SavedView(info, tuple(ws.versions(info.id)))
+
+    try:
+        got = workspace_glue.with_workspace(work)
+    except DatasetNotFoundError:  # deleted, or a link from another workspace
+        got = "no such saved labeling set here"
+    if isinstance(got, workspace_glue.WorkspaceProblem):
+        workspace_problem(got)
+        return None
+    if isinstance(got, str):
+        views.not_applied("set", wanted, got)
+        views.keep_value(keys.SAVED_PICK, "")
+        st.session_state.pop(_OPENED, None)
+        return None
+    st.session_state[_OPENED] = got
+    return got
+
+
+def _newer_note(shown: SavedView) -> str:
+    """The note on a page showing an older version of a saved set."""
+    info = shown.info
+    def adds(v: DatasetVersion) -> str:
+        what = (f"round{'s' if len(v.rounds) != 1 else ''} {', '.join(v.rounds)}"
+                if v.rounds else ", ".join(f.name for f in v.added))
+        replaced = (f" (replacing {', '.join(f.name for f in v.replaced)})"
+                    if v.replaced else "")
+        return (f"version {v.version} adds {md_escape(what)}{md_escape(replaced)}, saved by "
+                f"{md_escape(v.saved_by)} on {v.saved_at:%Y-%m-%d}")
+
+    return (f"**Newer months exist.** This view shows version {info.version} of the saved "
+            f"labeling set **{md_escape(info.name)}** (rounds "
+            f"{md_escape(', '.join(info.rounds)) or 'not recorded'}), as when the link was "
+            f"made; its numbers are those of that version. Since then: "
+            + "; ".join(adds(v) for v in shown.newer)
+            + ". Choose the newest version on the Labeling data page to include them.")
+
+
+def opened() -> SavedView | None:
+    """The saved set (and version) the labeling pages show, when the source is a saved set."""
+    return st.session_state.get(_OPENED) if source() == "saved" else None
+
+
+def choose_saved(short_id: str | None, version: int = 0) -> None:
+    """Show another saved set, or another version (``0``: the newest), from the next run
+    (call from a widget's callback, or before ``st.rerun()``)."""
+    if short_id is not None:
+        views.keep_value(keys.SAVED_PICK, short_id)
+    views.keep_value(keys.SAVED_VERSION, version)
+    st.session_state.pop(keys.SAVED_VERSION, None)
+    st.session_state.pop(_OPENED, None)
+    if "version" in st.query_params:
+        del st.query_params["version"]
 
 
 def settings() -> dict[str, object]:

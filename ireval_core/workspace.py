@@ -37,10 +37,19 @@ What is stored, and the rules:
   overwritten, the first name, note, author and time stay. Ids are 64 hexadecimal
   characters; their first 12 (:attr:`DatasetInfo.short_id`), or any unambiguous
   prefix of 8 or more, are accepted wherever an id is.
+* **A set grows by versions.** :meth:`Workspace.add_to_dataset` adds files (next
+  month's labeling file) to a saved dataset as its next version: the id and name stay,
+  and every earlier version stays readable (:meth:`Workspace.get_dataset` with
+  ``version=``, :meth:`Workspace.versions` lists them: when, who, which files, which
+  rounds, how many rows). Each file's rounds are stated by the saver
+  (:class:`FileRounds`; the workspace does not read files); a round the set already has
+  is refused (:class:`RoundsInSetError`) unless replacing is chosen, and then the file
+  that held it is left out of the new version only. The id stays the id of the files
+  first saved: saving those files again returns the set (at its newest version).
 * **Deleting asks to confirm** and is final: :meth:`Workspace.delete_dataset` takes
   the id (or its short form) a second time as ``confirm=``, then removes the dataset,
-  its notes, and the bytes of every file no other dataset uses. Saving the same
-  files later stores them afresh, under the same id.
+  every version of it, its notes, and the bytes of every file no other dataset uses.
+  Saving the same files later stores them afresh, under the same id.
 * **Notes are append-only.** An edit is a new note that names the one it
   ``supersedes``; nothing is overwritten, and :meth:`Workspace.notes` shows the
   current notes (or, on request, the whole history).
@@ -88,7 +97,7 @@ import random
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -117,9 +126,12 @@ __all__ = [
     "TARGET_KINDS",
     "DatasetInfo",
     "DatasetNotFoundError",
+    "DatasetVersion",
     "DeletedDataset",
     "FileInfo",
     "Note",
+    "RoundsInSetError",
+    "FileRounds",
     "Target",
     "Workspace",
     "WorkspaceError",
@@ -181,6 +193,23 @@ class DatasetNotFoundError(WorkspaceError, LookupError):
     """No dataset with that id (or id prefix) is in the workspace."""
 
 
+class RoundsInSetError(IrevalError, ValueError):
+    """Files added to a dataset hold rounds it already has (and replacing was not chosen),
+    or replacing them would drop rounds the new files do not bring. A refusal of the
+    files, not a problem of the workspace (so not a :class:`WorkspaceError`).
+
+    ``rounds`` are the rounds in question, ``files`` the names of the set's files that
+    hold them, ``url`` the workspace's URL with any password hidden.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None,
+                 rounds: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
+        self.url = url
+        self.rounds = rounds
+        self.files = files
+        super().__init__(message)
+
+
 # ------------------------------------------------------------------- result types
 @dataclass(frozen=True)
 class FileInfo:
@@ -196,6 +225,70 @@ class FileInfo:
     """SHA-256 of the file's bytes, 64 lowercase hexadecimal characters."""
     size: int
     """Size of the file in bytes (uncompressed)."""
+    rounds: tuple[str, ...] | None = None
+    """The rounds (e.g. months) the file holds, as the saver gave them (see
+    :class:`FileRounds`); ``None`` when not given."""
+    rows: int | None = None
+    """The rows the file holds, as the saver gave them; ``None`` when not given."""
+
+
+@dataclass(frozen=True)
+class FileRounds:
+    """What a saver states about one file of a set that grows by rounds: the rounds it
+    holds and its rows (a labeling file's rounds and labeled rows, counted by the reader).
+
+    The workspace does not read files: it records these, lists them with each version, and
+    checks with them that a round is added to a set only once.
+    """
+
+    rounds: tuple[str, ...]
+    rows: int
+
+    def __post_init__(self) -> None:
+        fn = "FileRounds"
+        if isinstance(self.rounds, str) or not all(isinstance(r, str) for r in self.rounds):
+            raise invalid_parameter("rounds", fn, "a tuple of round names (str)", self.rounds,
+                                    error=TypeError)
+        for r in self.rounds:
+            _check_text(r, "rounds", fn)
+        if len(set(self.rounds)) != len(self.rounds):
+            raise invalid_parameter("rounds", fn, "distinct round names", self.rounds)
+        if isinstance(self.rows, bool) or not isinstance(self.rows, int) or self.rows < 0:
+            raise invalid_parameter("rows", fn, "an int >= 0", self.rows, error=TypeError)
+        object.__setattr__(self, "rounds", tuple(self.rounds))
+
+
+@dataclass(frozen=True)
+class DatasetVersion:
+    """One version of a dataset: what it added (and replaced), when and by whom.
+
+    Version 1 is the dataset as first saved; :meth:`Workspace.add_to_dataset` makes the
+    next. Every version stays readable (:meth:`Workspace.get_dataset` with ``version=``).
+    """
+
+    dataset_id: str
+    version: int
+    saved_at: datetime
+    """Timezone-aware UTC."""
+    saved_by: str
+    note: str
+    added: tuple[FileInfo, ...]
+    """The files this version added (version 1: all of its files)."""
+    replaced: tuple[FileInfo, ...]
+    """The files of the previous version this one left out (their rounds were replaced)."""
+    n_files: int
+    """Files in this version."""
+
+    @property
+    def rounds(self) -> tuple[str, ...]:
+        """The rounds the added files hold, in the order given (unknown ones left out)."""
+        return tuple(r for f in self.added for r in (f.rounds or ()))
+
+    @property
+    def rows(self) -> int | None:
+        """The rows the added files hold; ``None`` when a file's rows were not given."""
+        counts = [f.rows for f in self.added]
+        return None if any(c is None for c in counts) else sum(c or 0 for c in counts)
 
 
 @dataclass(frozen=True)
@@ -210,6 +303,16 @@ class DatasetInfo:
     saved_at: datetime
     """When it was first saved, timezone-aware UTC."""
     files: tuple[FileInfo, ...]
+    """The files of :attr:`version`."""
+    version: int = 1
+    """The version these files are (1 = as first saved)."""
+    latest_version: int = 1
+    """The dataset's newest version: newer than :attr:`version` when this is an old one."""
+
+    @property
+    def rounds(self) -> tuple[str, ...]:
+        """The rounds the files hold, as their savers stated them (unknown ones left out)."""
+        return tuple(r for f in self.files for r in (f.rounds or ()))
 
     @property
     def short_id(self) -> str:
@@ -409,6 +512,23 @@ _FILES = sa.Table(
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("blob_sha256", sa.String(64), sa.ForeignKey("blobs.sha256"), nullable=False),
 )
+_VERSIONS = sa.Table(
+    "dataset_versions", _META,
+    sa.Column("dataset_id", sa.String(64), sa.ForeignKey("datasets.id"), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("saved_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("saved_by", sa.Text, nullable=False),
+    sa.Column("note", sa.Text, nullable=False),
+)
+_VERSION_FILES = sa.Table(
+    "version_files", _META,
+    sa.Column("dataset_id", sa.String(64), sa.ForeignKey("datasets.id"), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("added", sa.Boolean, nullable=False),
+    sa.Column("rounds", sa.Text, nullable=True),
+    sa.Column("n_rows", sa.BigInteger, nullable=True),
+)
 _NOTES = sa.Table(
     "notes", _META,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -482,9 +602,48 @@ def _migration_2(conn: Connection) -> None:
     notes.create(conn)  # with its indexes
 
 
+def _migration_3(conn: Connection) -> None:
+    """Version 3: versions of a dataset, each a list of its files with their rounds;
+    every dataset saved before is its version 1 (frozen: never edit)."""
+    meta = sa.MetaData()
+    datasets = sa.Table("datasets", meta, sa.Column("id", sa.String(64), primary_key=True),
+                        sa.Column("saved_by", sa.Text), sa.Column("saved_at",
+                                                                  sa.DateTime(timezone=True)))
+    files = sa.Table("dataset_files", meta,
+                     sa.Column("dataset_id", sa.String(64), primary_key=True),
+                     sa.Column("position", sa.Integer, primary_key=True))
+    versions = sa.Table(
+        "dataset_versions", meta,
+        sa.Column("dataset_id", sa.String(64), sa.ForeignKey("datasets.id"),
+                  primary_key=True),
+        sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("saved_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("saved_by", sa.Text, nullable=False),
+        sa.Column("note", sa.Text, nullable=False))
+    members = sa.Table(
+        "version_files", meta,
+        sa.Column("dataset_id", sa.String(64), sa.ForeignKey("datasets.id"),
+                  primary_key=True),
+        sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("added", sa.Boolean, nullable=False),
+        sa.Column("rounds", sa.Text, nullable=True),
+        sa.Column("n_rows", sa.BigInteger, nullable=True))
+    versions.create(conn)
+    members.create(conn)
+    conn.execute(versions.insert().from_select(
+        ["dataset_id", "version", "saved_at", "saved_by", "note"],
+        sa.select(datasets.c.id, sa.literal(1), datasets.c.saved_at, datasets.c.saved_by,
+                  sa.literal(""))))
+    conn.execute(members.insert().from_select(
+        ["dataset_id", "version", "position", "added"],
+        sa.select(files.c.dataset_id, sa.literal(1), files.c.position, sa.true())))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "datasets: content-addressed files in chunks", _migration_1),
     (2, "notes and decisions on datasets, comparisons and queries", _migration_2),
+    (3, "versions of a dataset: files added by rounds, earlier versions kept", _migration_3),
 )
 """``(version, description, function)`` applied in order, all in one transaction, by
 :meth:`Workspace.open` to bring an older database up to :data:`SCHEMA_VERSION`."""
@@ -567,6 +726,83 @@ def _manifest_id(entries: Sequence[tuple[str, str, str]]) -> str:
     manifest = json.dumps({"ireval-dataset": _MANIFEST_FORMAT, "files": sorted(entries)},
                           ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(manifest.encode("utf-8")).hexdigest()
+
+
+def _check_rounds(rounds: object, names: set[str] | None, function: str
+                  ) -> dict[str, FileRounds]:
+    """``rounds`` checked: ``None`` or a mapping from file names (of ``names``, when given)
+    to :class:`FileRounds`."""
+    if rounds is None:
+        return {}
+    if not isinstance(rounds, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, FileRounds) for k, v in rounds.items()):
+        raise invalid_parameter("rounds", function,
+                                "None or a mapping of file names to FileRounds", rounds,
+                                error=TypeError)
+    if names is not None and set(rounds) - names:
+        raise invalid_parameter("rounds", function, "the rounds of files being saved",
+                                sorted(set(rounds) - names))
+    return dict(rounds)
+
+
+def _member(dataset_id: str, version: int, position: int, added: bool,
+            stated: FileRounds | None) -> dict[str, object]:
+    """A ``version_files`` row."""
+    return {"dataset_id": dataset_id, "version": version, "position": position,
+            "added": added,
+            "rounds": None if stated is None else json.dumps(list(stated.rounds),
+                                                             ensure_ascii=False),
+            "n_rows": None if stated is None else stated.rows}
+
+
+def _file_info(row: Any) -> FileInfo:
+    """A :class:`FileInfo` from a row of ``dataset_files`` joined with its size and its
+    ``version_files`` row."""
+    return FileInfo(position=row.position, kind=row.kind, name=row.name,
+                    sha256=row.blob_sha256, size=int(row.size),
+                    rounds=None if row.rounds is None else tuple(json.loads(row.rounds)),
+                    rows=None if row.n_rows is None else int(row.n_rows))
+
+
+def _plan_version(current: DatasetInfo, stated: Mapping[str, FileRounds],
+                  added: set[str], replace: bool, name: str, url: str) -> list[FileInfo]:
+    """The files of ``current`` that stay in the next version (with their rounds filled in
+    from ``stated`` when unknown), or the error why the added files cannot join."""
+    fn = "Workspace.add_to_dataset"
+    known: list[FileInfo] = []
+    for f in current.files:
+        if f.rounds is None and f.name in stated:
+            f = FileInfo(f.position, f.kind, f.name, f.sha256, f.size,
+                         stated[f.name].rounds, stated[f.name].rows)
+        if f.rounds is None:
+            raise invalid_parameter(
+                "rounds", fn, f"the rounds of the set's file {f.name!r} too (it was saved "
+                "without them)", sorted(stated))
+        known.append(f)
+    new_rounds = {r for n in added for r in stated[n].rounds}
+    hit = [f for f in known if set(f.rounds or ()) & new_rounds]
+    if hit and not replace:
+        both = tuple(r for f in hit for r in (f.rounds or ()) if r in new_rounds)
+        raise RoundsInSetError(
+            f"round{'s' if len(both) > 1 else ''} {', '.join(both)} "
+            f"{'are' if len(both) > 1 else 'is'} already in the set {name!r} (file"
+            f"{'s' if len(hit) > 1 else ''} {', '.join(f.name for f in hit)}, version "
+            f"{current.version}): choose to replace, or add a file of new rounds only",
+            url=url, rounds=both, files=tuple(f.name for f in hit))
+    for f in hit:
+        lost = [r for r in (f.rounds or ()) if r not in new_rounds]
+        if lost:
+            raise RoundsInSetError(
+                f"replacing file {f.name!r} of the set {name!r} would drop its round"
+                f"{'s' if len(lost) > 1 else ''} {', '.join(lost)}, which the added files "
+                "do not hold: add a file with all of its rounds", url=url,
+                rounds=tuple(lost), files=(f.name,))
+    stays = [f for f in known if f not in hit]
+    taken = sorted(added & {f.name for f in stays})
+    if taken:
+        raise invalid_parameter("files", fn, "names not taken by files that stay in the set",
+                                taken)
+    return stays
 
 
 def dataset_id_of(files: Sequence[tuple[str, str, FileContent]]) -> str:
@@ -890,7 +1126,8 @@ class Workspace:
 
     # ------------------------------------------------------------------ datasets
     def save_dataset(self, files: Sequence[tuple[str, str, FileContent]], *, name: str,
-                     note: str = "", saved_by: str) -> DatasetInfo:
+                     note: str = "", saved_by: str,
+                     rounds: Mapping[str, FileRounds] | None = None) -> DatasetInfo:
         """Save a set of files as a dataset; the same files again return the saved one.
 
         Parameters
@@ -906,11 +1143,15 @@ class Workspace:
             Free text saved with it.
         saved_by:
             Who saves it.
+        rounds:
+            For a set that will grow by rounds (months of labeling): the rounds and rows
+            of each file, by file name (see :class:`FileRounds`). Files left out have
+            unknown rounds; :meth:`add_to_dataset` asks for them then.
 
         Returns
         -------
         DatasetInfo
-            The dataset stored under :func:`dataset_id_of` ``(files)``. When that
+            Version 1 of the dataset stored under :func:`dataset_id_of` ``(files)``. When that
             dataset was already saved (the same files, in any order), it is returned
             unchanged: its first name, note, author and time; nothing is overwritten.
             Compare ``.saved_by``/``.saved_at`` with yours, or call
@@ -921,6 +1162,7 @@ class Workspace:
         _check_text(name, "name", fn)
         _check_text(note, "note", fn, allow_empty=True)
         _check_text(saved_by, "saved_by", fn)
+        stated = _check_rounds(rounds, {n for _, n, _ in checked}, fn)
         hashes = [hashlib.sha256(view).hexdigest() for _, _, view in checked]
         dataset_id = _manifest_id([(k, n, h) for (k, n, _), h in zip(checked, hashes,
                                                                        strict=True)])
@@ -951,6 +1193,12 @@ class Workspace:
                      "blob_sha256": sha}
                     for i, ((kind, fname, _), sha) in enumerate(zip(checked, hashes,
                                                                     strict=True))])
+                conn.execute(_VERSIONS.insert().values(dataset_id=dataset_id, version=1,
+                                                       saved_at=now, saved_by=saved_by,
+                                                       note=note))
+                conn.execute(_VERSION_FILES.insert(), [
+                    _member(dataset_id, 1, i, True, stated.get(fname))
+                    for i, (_, fname, _) in enumerate(checked)])
             return self._infos(conn, _DATASETS.c.id == dataset_id)[0]
 
         return self._write(f"save dataset {name!r}", work)
@@ -984,15 +1232,25 @@ class Workspace:
         except DatasetNotFoundError:
             return None
 
-    def get_dataset(self, dataset_id: str) -> DatasetInfo:
+    def get_dataset(self, dataset_id: str, version: int | None = None) -> DatasetInfo:
         """The dataset with this id or unambiguous id prefix (8 or more characters).
 
+        ``version``: one of its versions (see :meth:`versions`); ``None`` for the newest.
         Raises :class:`DatasetNotFoundError` when there is none (for example after
-        it was deleted).
+        it was deleted), ``ValueError`` for a version it does not have.
         """
+        fn = "Workspace.get_dataset"
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+            raise invalid_parameter("version", fn, "None or an int >= 1", version,
+                                    error=TypeError)
         with self._transaction("read a dataset") as conn:
-            full = self._resolve(conn, dataset_id, "Workspace.get_dataset")
-            infos = self._infos(conn, _DATASETS.c.id == full)
+            full = self._resolve(conn, dataset_id, fn)
+            if version is not None:
+                latest = self._latest_version(conn, full)
+                if not 1 <= version <= latest:
+                    raise invalid_parameter("version", fn,
+                                            f"None or a version from 1 to {latest}", version)
+            infos = self._infos(conn, _DATASETS.c.id == full, version=version)
         if not infos:  # pragma: no cover - resolved inside the same snapshot
             raise DatasetNotFoundError(f"no dataset {dataset_id} in workspace {self.url}",
                                        url=self.url)
@@ -1007,22 +1265,166 @@ class Workspace:
         """The files of a dataset, in their order (see :meth:`read_file`)."""
         return self.get_dataset(dataset_id).files
 
-    def _infos(self, conn: Connection, where: sa.ColumnElement[bool]) -> list[DatasetInfo]:
+    def _latest_version(self, conn: Connection, full: str) -> int:
+        return int(conn.execute(sa.select(sa.func.max(_VERSIONS.c.version)).where(
+            _VERSIONS.c.dataset_id == full)).scalar() or 1)
+
+    def _infos(self, conn: Connection, where: sa.ColumnElement[bool], *,
+               version: int | None = None) -> list[DatasetInfo]:
+        """The datasets ``where`` selects, each at ``version`` (``None``: its newest)."""
         rows = conn.execute(sa.select(_DATASETS).where(where).order_by(
             _DATASETS.c.saved_at.desc(), _DATASETS.c.id)).all()
+        latest_of = {str(i): int(v) for i, v in conn.execute(
+            sa.select(_VERSIONS.c.dataset_id, sa.func.max(_VERSIONS.c.version))
+            .join(_DATASETS, _DATASETS.c.id == _VERSIONS.c.dataset_id)
+            .where(where).group_by(_VERSIONS.c.dataset_id)).all()}
+        shown = {r.id: version if version is not None else int(latest_of.get(r.id, 1))
+                 for r in rows}
         files: dict[str, list[FileInfo]] = {row.id: [] for row in rows}
         file_rows = conn.execute(
-            sa.select(_FILES, _BLOBS.c.size)
+            sa.select(_FILES, _BLOBS.c.size, _VERSION_FILES.c.version,
+                      _VERSION_FILES.c.rounds, _VERSION_FILES.c.n_rows)
             .join(_BLOBS, _BLOBS.c.sha256 == _FILES.c.blob_sha256)
             .join(_DATASETS, _DATASETS.c.id == _FILES.c.dataset_id)
-            .where(where).order_by(_FILES.c.dataset_id, _FILES.c.position)).all()
+            .join(_VERSION_FILES, sa.and_(_VERSION_FILES.c.dataset_id == _FILES.c.dataset_id,
+                                          _VERSION_FILES.c.position == _FILES.c.position))
+            .where(where, *(() if version is None else (_VERSION_FILES.c.version == version,)))
+            .order_by(_FILES.c.dataset_id, _FILES.c.position)).all()
         for f in file_rows:
-            files[f.dataset_id].append(FileInfo(position=f.position, kind=f.kind,
-                                                name=f.name, sha256=f.blob_sha256,
-                                                size=int(f.size)))
+            if f.version == shown[f.dataset_id]:
+                files[f.dataset_id].append(_file_info(f))
         return [DatasetInfo(id=r.id, name=r.name, note=r.note, saved_by=r.saved_by,
-                            saved_at=_utc(r.saved_at), files=tuple(files[r.id]))
+                            saved_at=_utc(r.saved_at), files=tuple(files[r.id]),
+                            version=shown[r.id], latest_version=int(latest_of.get(r.id, 1)))
                 for r in rows]
+
+    def versions(self, dataset_id: str) -> list[DatasetVersion]:
+        """Every version of a dataset, the first (as saved) first: when, by whom, the files
+        it added with their rounds and rows, the files it replaced."""
+        with self._transaction("list versions") as conn:
+            full = self._resolve(conn, dataset_id, "Workspace.versions")
+            heads = conn.execute(sa.select(_VERSIONS).where(_VERSIONS.c.dataset_id == full)
+                                 .order_by(_VERSIONS.c.version)).all()
+            rows = conn.execute(
+                sa.select(_FILES, _BLOBS.c.size, _VERSION_FILES.c.version,
+                          _VERSION_FILES.c.added, _VERSION_FILES.c.rounds,
+                          _VERSION_FILES.c.n_rows)
+                .join(_BLOBS, _BLOBS.c.sha256 == _FILES.c.blob_sha256)
+                .join(_VERSION_FILES,
+                      sa.and_(_VERSION_FILES.c.dataset_id == _FILES.c.dataset_id,
+                              _VERSION_FILES.c.position == _FILES.c.position))
+                .where(_FILES.c.dataset_id == full)
+                .order_by(_VERSION_FILES.c.version, _FILES.c.position)).all()
+        members: dict[int, list[Any]] = {}
+        for r in rows:
+            members.setdefault(int(r.version), []).append(r)
+        out: list[DatasetVersion] = []
+        before: dict[int, FileInfo] = {}
+        for h in heads:
+            mine = members.get(int(h.version), [])
+            now = {int(r.position): _file_info(r) for r in mine}
+            out.append(DatasetVersion(
+                dataset_id=full, version=int(h.version), saved_at=_utc(h.saved_at),
+                saved_by=h.saved_by, note=h.note,
+                added=tuple(_file_info(r) for r in mine if r.added),
+                replaced=tuple(f for p, f in before.items() if p not in now),
+                n_files=len(mine)))
+            before = now
+        return out
+
+    def add_to_dataset(self, dataset_id: str, files: Sequence[tuple[str, str, FileContent]],
+                       *, rounds: Mapping[str, FileRounds], saved_by: str,
+                       replace: bool = False, note: str = "") -> DatasetInfo:
+        """Add files (e.g. next month's labeling file) to a saved dataset, as its next
+        version: same id and name; the earlier versions stay as they were, readable.
+
+        Parameters
+        ----------
+        dataset_id:
+            The dataset (id or unambiguous prefix).
+        files:
+            ``(kind, name, content)`` triples to add, as :meth:`save_dataset` takes them.
+        rounds:
+            The rounds and rows of every added file, by name (:class:`FileRounds`); also,
+            for a dataset saved without them, those of its files (by name).
+        saved_by:
+            Who adds them.
+        replace:
+            ``False`` (the default): a round the dataset already has is refused. ``True``:
+            the files holding those rounds are left out of the new version (they stay in
+            the earlier ones); each must hold only rounds the added files bring.
+        note:
+            Free text kept with the version.
+
+        Returns
+        -------
+        DatasetInfo
+            The new version. The same files again (the version already has every added
+            file, byte for byte, under its name) return the current version unchanged.
+
+        Raises
+        ------
+        RoundsInSetError
+            A round is already in the dataset and ``replace`` is ``False``, or replacing
+            would drop a round the added files do not bring.
+        ValueError
+            A file of the dataset has no rounds stated (given neither when saved nor in
+            ``rounds``), or an added file's name is taken by a file that stays.
+        """
+        fn = "Workspace.add_to_dataset"
+        checked = _file_tuples(files, fn)
+        _check_text(saved_by, "saved_by", fn)
+        _check_text(note, "note", fn, allow_empty=True)
+        if not isinstance(replace, bool):
+            raise invalid_parameter("replace", fn, "a bool", replace, error=TypeError)
+        added_names = {n for _, n, _ in checked}
+        stated = _check_rounds(rounds, None, fn)
+        missing = sorted(added_names - set(stated))
+        if missing:
+            raise invalid_parameter("rounds", fn, "the rounds of every added file (missing: "
+                                    + ", ".join(missing) + ")", sorted(stated))
+        hashes = [hashlib.sha256(view).hexdigest() for _, _, view in checked]
+        with self._transaction("read a dataset") as conn:
+            full = self._resolve(conn, dataset_id, fn)
+            present = set(conn.execute(sa.select(_BLOBS.c.sha256).where(
+                _BLOBS.c.sha256.in_(sorted(set(hashes))))).scalars())
+        content = dict(zip(hashes, (view for _, _, view in checked), strict=True))
+        prepared = {sha: _chunks(view) for sha, view in content.items() if sha not in present}
+
+        def work(conn: Connection) -> DatasetInfo:
+            now = _now()
+            for sha in sorted(content):
+                self._lock_or_insert_blob(conn, sha, content[sha], prepared, now)
+            head = conn.execute(sa.select(_DATASETS.c.name).where(_DATASETS.c.id == full)
+                                .with_for_update()).first()  # one adder at a time
+            if head is None:
+                raise DatasetNotFoundError(f"no dataset {dataset_id} in workspace {self.url}",
+                                           url=self.url)
+            current = self._infos(conn, _DATASETS.c.id == full)[0]
+            kept = {(f.name, f.sha256) for f in current.files}
+            if all((n, h) in kept for (_, n, _), h in zip(checked, hashes, strict=True)):
+                return current  # already added: nothing changes
+            plan = _plan_version(current, stated, added_names, replace, head.name, self.url)
+            version = current.version + 1
+            next_position = int(conn.execute(sa.select(sa.func.count()).where(
+                _FILES.c.dataset_id == full)).scalar_one())
+            conn.execute(_VERSIONS.insert().values(dataset_id=full, version=version,
+                                                   saved_at=now, saved_by=saved_by, note=note))
+            members: list[dict[str, object]] = [
+                {"dataset_id": full, "version": version, "position": f.position,
+                 "added": False,
+                 "rounds": json.dumps(list(f.rounds or ()), ensure_ascii=False),
+                 "n_rows": f.rows} for f in plan]
+            new_files = []
+            for i, ((kind, fname, _), sha) in enumerate(zip(checked, hashes, strict=True)):
+                new_files.append({"dataset_id": full, "position": next_position + i,
+                                  "kind": kind, "name": fname, "blob_sha256": sha})
+                members.append(_member(full, version, next_position + i, True, stated[fname]))
+            conn.execute(_FILES.insert(), new_files)
+            conn.execute(_VERSION_FILES.insert(), members)
+            return self._infos(conn, _DATASETS.c.id == full)[0]
+
+        return self._write(f"add files to dataset {full[:SHORT_ID_LENGTH]}", work)
 
     def read_file(self, dataset_id: str, position: int) -> bytes:
         """The bytes of the file at ``position`` (see :attr:`FileInfo.position`).
@@ -1097,6 +1499,8 @@ class Workspace:
             # (counted with RETURNING: psycopg's rowcount is not reliable through SQLAlchemy)
             n_notes = len(conn.execute(sa.delete(_NOTES).where(_NOTES.c.dataset_id == full)
                                        .returning(_NOTES.c.id)).all())
+            conn.execute(sa.delete(_VERSION_FILES).where(_VERSION_FILES.c.dataset_id == full))
+            conn.execute(sa.delete(_VERSIONS).where(_VERSIONS.c.dataset_id == full))
             n_files = len(conn.execute(sa.delete(_FILES).where(_FILES.c.dataset_id == full)
                                        .returning(_FILES.c.position)).all())
             conn.execute(sa.delete(_DATASETS).where(_DATASETS.c.id == full))  # locked above

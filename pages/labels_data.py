@@ -7,52 +7,154 @@ import streamlit as st
 from ireval_app import frame, labels_glue, labels_widgets, state, views, widgets, workspace_glue
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
-from ireval_core.errors import IrevalError
+from ireval_core.errors import FormatError, IrevalError
 from ireval_core.labels import BUILTIN_LABEL_MAPS
-from ireval_core.workspace import DatasetNotFoundError
+from ireval_core.workspace import DatasetInfo, FileRounds, Workspace
+
+_TRIED = "ireval.labels.saved_tried"  # the set this session last tried to open
 
 
 def _saved_sets() -> None:
-    """Open a labeling set saved in the workspace; add this month's files to it. When the
-    workspace cannot be used, say why, where and what to do."""
+    """Open a labeling set saved in the workspace, at any of its versions; add this month's
+    files to it as its next version. When the workspace cannot be used, say why, where and
+    what to do."""
     listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets())
     if isinstance(listed, workspace_glue.WorkspaceProblem):
         widgets.workspace_problem(listed)
         return
-    sets = {i.id: i for i in listed if i.files_of_kind("labels")}
+    sets = {i.short_id: i for i in listed if i.files_of_kind("labels")}
     if not sets:
         st.info("No labeling set saved yet: upload labeling files, then save them.",
                 icon=":material/info:")
         return
-    views.bind_view(keys.SAVED_PICK, next(iter(sets)), choices=list(sets))
-    pick = st.selectbox(
+    shown = labels_widgets.opened()
+    views.bind_view(keys.SAVED_PICK, "", choices=list(sets))
+    if st.session_state[keys.SAVED_PICK] not in sets:
+        st.session_state[keys.SAVED_PICK] = next(iter(sets))
+    left, right = st.columns([3, 2])
+    pick = left.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
-        format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].files)} "
-                               f"file{'s' if len(sets[i].files) != 1 else ''}  ·  saved by "
-                               f"{sets[i].saved_by} on {sets[i].saved_at:%Y-%m-%d}"))
+        on_change=lambda: labels_widgets.choose_saved(st.session_state[keys.SAVED_PICK]),
+        format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].rounds) or len(sets[i].files)}"
+                               f" {'rounds' if sets[i].rounds else 'files'}  ·  version "
+                               f"{sets[i].latest_version}  ·  id {i}"))
+    if shown is None or shown.info.short_id != pick:
+        if st.session_state.get(_TRIED) != pick:  # open it (once: a failure is shown above)
+            st.session_state[_TRIED] = pick
+            labels_widgets.choose_saved(pick)
+            st.rerun()
+        return
+    st.session_state.pop(_TRIED, None)
+    numbers = [v.version for v in reversed(shown.versions)]
+    views.bind_view(keys.SAVED_VERSION, 0, choices=numbers)
+    right.selectbox("Version", numbers, key=keys.SAVED_VERSION,
+                    format_func=lambda n: f"version {n}" + (" (newest)" if n == numbers[0]
+                                                            else ""),
+                    help="Every version of the set stays readable: a link names its version "
+                         "and keeps showing its numbers after newer months are added")
+    info = shown.info
+    st.caption(f"Set **{widgets.md_escape(info.name)}** (id `{info.short_id}`), version "
+               f"{info.version} of {info.latest_version}: "
+               f"{labels_widgets.names([f.name for f in info.files])}.")
+    with st.expander(f"Versions of {info.name} ({len(shown.versions)})",
+                     icon=":material/history:", expanded=len(shown.versions) > 1):
+        st.dataframe(labels_glue.versions_table(shown.versions), hide_index=True,
+                     column_config={
+                         "Rows added": st.column_config.NumberColumn(
+                             help="Rows of the added files, as read when they were added "
+                                  "(blank: not recorded, the set was saved before versions)"),
+                         "Replaced": st.column_config.TextColumn(
+                             help="Files of the previous version this one leaves out: their "
+                                  "rounds were replaced (the previous version keeps them)")})
+    _add_form(shown)
+
+
+def _stated(kind: str, name: str, data: bytes) -> FileRounds | None:
+    """The rounds and rows of a file, or None after showing why it cannot be read."""
+    got = labels_glue.file_rounds_cached(kind, name, data)
+    if isinstance(got, FormatError):
+        widgets.show_format_error(got)
+        return None
+    return got
+
+
+def _add_form(shown: labels_widgets.SavedView) -> None:
+    """Add this month's files to the set as its next version (the newest version grows)."""
+    info = shown.info
+    newest = shown.versions[-1]
+    added = st.file_uploader(f"Add labeling files to {info.name} (e.g. this month's round)",
+                             type=None, accept_multiple_files=True, key=keys.ADD_UPLOADER)
+    if not added:
+        return
+    files = [("labels", f.name, f.getvalue()) for f in added]
+    stated = {name: _stated(kind, name, data) for kind, name, data in files}
+    if any(v is None for v in stated.values()):
+        return
+    rounds = [r for v in stated.values() for r in v.rounds]  # type: ignore[union-attr]
+    def newest_rounds(ws: Workspace) -> tuple[DatasetInfo, list[tuple[str, str, bytes]]]:
+        latest = ws.get_dataset(info.id, newest.version)
+        unknown = [f for f in latest.files if f.rounds is None]  # saved before versions
+        return latest, [(f.kind, f.name, ws.read_file(info.id, f.position)) for f in unknown]
+    got = workspace_glue.with_workspace(newest_rounds)
+    if isinstance(got, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(got, lead="Cannot add: ")
+        return
+    latest, unknown = got
+    for kind, name, data in unknown:
+        stated_old = _stated(kind, name, data)
+        if stated_old is None:
+            return
+        stated[name] = stated_old
+    have = {r: f.name for f in latest.files
+            for r in (f.rounds if f.rounds is not None else stated[f.name].rounds)}  # type: ignore[union-attr]
+    both = [r for r in rounds if r in have]
+    st.caption(f"The added file{'s hold' if len(files) > 1 else ' holds'} round"
+               f"{'s' if len(rounds) != 1 else ''} {labels_widgets.names(rounds)} ("
+               f"{sum(v.rows for v in stated.values() if v):,} rows).")  # type: ignore[union-attr]
+    with st.form("ireval.labels.add_form"):
+        st.markdown(f"**Add to set {widgets.md_escape(info.name)}** (as version "
+                    f"{newest.version + 1}; versions 1 to {newest.version} stay as they are)")
+        replace = False
+        if both:
+            st.warning(f"Round{'s' if len(both) > 1 else ''} {labels_widgets.names(both)} "
+                       f"{'are' if len(both) > 1 else 'is'} already in the set (file"
+                       f" {labels_widgets.names(sorted({have[r] for r in both}))}). Adding "
+                       "is refused unless you replace "
+                       f"{'them' if len(both) > 1 else 'it'}.", icon=":material/warning:")
+            replace = st.checkbox(
+                f"Replace round{'s' if len(both) > 1 else ''} {', '.join(both)} in the new "
+                "version", key=keys.REPLACE,
+                help="The file holding the round is left out of the new version; the "
+                     "earlier versions keep it, and links to them keep their numbers")
+        note = st.text_input("Note (optional)", key=keys.ADD_NOTE,
+                             placeholder="e.g. July labels, relabeled after the guideline fix")
+        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        if not st.form_submit_button(f"Add to set {info.name}", icon=":material/add:",
+                                     type="primary"):
+            return
+    author = state.get_author().strip()
+    if not author:
+        st.error("Adding needs your name.", icon=":material/error:")
+        return
     try:
-        saved = workspace_glue.with_workspace(
-            lambda ws: workspace_glue.files_of_kind(ws, sets[pick], ("labels", "gsb")))
-    except DatasetNotFoundError as exc:  # deleted in another session since it was listed
-        st.warning(widgets.md_escape(str(exc)), icon=":material/warning:")
+        grown = workspace_glue.with_workspace(lambda ws: ws.add_to_dataset(
+            info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
+            saved_by=author, replace=replace, note=note.strip()))
+    except (IrevalError, ValueError, TypeError) as exc:  # RoundsInSetError among them
+        st.error(widgets.md_escape(str(exc)), icon=":material/error:")
         return
-    if isinstance(saved, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(saved)
+    if isinstance(grown, workspace_glue.WorkspaceProblem):
+        widgets.workspace_problem(grown, lead="Not added: ")
         return
-    labels = [(n, d) for k, n, d in saved if k == "labels"]
-    gsb = [(n, d) for k, n, d in saved if k == "gsb"]
-    added = st.file_uploader("Add labeling files (e.g. this month's round)", type=None,
-                             accept_multiple_files=True, key=keys.ADD_UPLOADER)
-    have = {n for n, _ in labels}
-    labels += [(f.name, f.getvalue()) for f in added or () if f.name not in have]
-    labels_widgets.set_files(labels=labels, gsb=gsb)
-    if added:
-        kept, kept_gsb = labels_widgets.get_files()
-        _save_form(kept, kept_gsb, f"Save as a new set ({sets[pick].name} stays as it is)")
+    st.toast(f"Added to {grown.name}: version {grown.version}")
+    labels_widgets.choose_saved(grown.short_id, grown.version)
+    st.session_state.pop(keys.ADD_UPLOADER, None)
+    st.rerun()
 
 
 def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) -> None:
-    """Save labeling files to the workspace (the same files are one set, stored once)."""
+    """Save labeling files to the workspace (the same files are one set, stored once), with
+    each file's rounds and rows, so that next month's file can be added to the set."""
     files = [("labels", n, d) for n, d in labels.files] + [("gsb", n, d) for n, d in gsb.files]
     files_id = labels_glue.workspace_id(f"{labels.key}|{gsb.key}", tuple(files))
     existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
@@ -73,9 +175,13 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             if not name.strip() or not author:
                 st.error("A saved set needs a name and your name.", icon=":material/error:")
                 return
+            stated = {n: _stated(k, n, d) for k, n, d in files}
+            if any(v is None for v in stated.values()):
+                return
             try:
-                info = workspace_glue.with_workspace(
-                    lambda ws: ws.save_dataset(files, name=name.strip(), saved_by=author))
+                info = workspace_glue.with_workspace(lambda ws: ws.save_dataset(
+                    files, name=name.strip(), saved_by=author,
+                    rounds={n: v for n, v in stated.items() if v is not None}))
             except (IrevalError, ValueError, TypeError) as exc:
                 st.error(widgets.md_escape(str(exc)), icon=":material/error:")
                 return
@@ -83,7 +189,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
                 widgets.workspace_problem(info, lead="Not saved: ")
                 return
             st.toast(f"Saved as {info.name}")
-            st.session_state[keys.SAVED_PICK] = info.id
+            labels_widgets.choose_saved(info.short_id, info.version)
             labels_widgets.set_source("saved")
             st.rerun()
 
@@ -131,8 +237,8 @@ with frame.page("labels_data"):
             kept, str(labels_widgets.settings()["label_map"])).error is not None
         if kept and not failed:  # no Save form for a file that could not be read
             _save_form(kept, kept_gsb,
-                       "Save these files to the workspace (rounds accumulate: open the set next "
-                       "month and add the new round)")
+                       "Save these files to the workspace (next month, open the set under "
+                       "Saved labeling sets and add the new round to it)")
     elif source == "saved":
         _saved_sets()
 

@@ -473,11 +473,15 @@ def test_an_old_database_is_migrated(url: str) -> None:
     make_v1_database(url)
     assert count(url, "schema_version") == 1
     with Workspace.open(url) as ws:
-        assert ws.schema_version == SCHEMA_VERSION == 2
+        assert ws.schema_version == SCHEMA_VERSION == 3
         info = ws.get_dataset(V1_DATASET[:12])
         assert (info.name, info.saved_at) == ("january", datetime(2025, 1, 2, 9, 30,
                                                                   tzinfo=UTC))
         assert ws.read_file(info.id, 0) == QRELS
+        assert (info.version, info.latest_version, info.files[0].rounds) == (1, 1, None)
+        [v1] = ws.versions(info.id)
+        assert (v1.version, v1.saved_by, v1.saved_at, [f.name for f in v1.added]) == (
+            1, "ana", info.saved_at, ["qrels.txt"])
         note = ws.add_note(info.id, Target.dataset(), "migrated", author="ana")
         assert ws.notes(info.id) == [note]
     engine = sa.create_engine(resolve_url(url))
@@ -520,7 +524,7 @@ def test_a_newer_database_is_refused(url: str) -> None:
         engine.dispose()
     with pytest.raises(WorkspaceError, match=(
             rf"^the database at {re.escape(resolve_url(url).render_as_string(True))} is "
-            r"schema version 7, newer than this ireval \(2\): upgrade ireval to use it$")):
+            r"schema version 7, newer than this ireval \(3\): upgrade ireval to use it$")):
         Workspace.open(url)
 
 

@@ -21,6 +21,13 @@ COMBINE = "ireval.labels.combine"
 """Select: how several raters' labels are combined."""
 MAP = "ireval.labels.map"
 """Text: the label map (empty: detected)."""
+SOURCE = "ireval.labels.source"
+"""Radio (Labeling data page): the bundled sample, uploaded files or a saved labeling set."""
+SAVED_PICK = "ireval.labels.saved_pick"
+"""Select (Labeling data page): the saved labeling set to open (its short id)."""
+SAVED_VERSION = "ireval.labels.saved_version"
+"""Select (Labeling data page): the version of the saved set (``0``: not chosen yet, the
+newest is opened and written into the link, so that the link keeps showing it)."""
 JUDGE = "ireval.labels.judge"
 """Select (Model judge page): the rater who is a model judge, left out of the people's
 numbers on every labeling page (kept for the session)."""
@@ -33,7 +40,18 @@ scipy: the frame imports this module on every page; a test keeps them equal)."""
 DEFAULTS: dict[str, object] = {COMBINE: "mean", K: 10, GAIN: "linear", MAP: ""}
 """The labeling settings before the user changes them."""
 
-SETTINGS = (ViewParam(K, "k", Interval(Integral, K_MIN, K_MAX, closed="both")),
+SOURCES = ("sample", "upload", "saved")
+
+SOURCE_PARAMS = (ViewParam(SOURCE, "source", Options(SOURCES)),
+                 ViewParam(SAVED_PICK, "set"),
+                 ViewParam(SAVED_VERSION, "version",
+                           Interval(Integral, 1, None, closed="left")))
+"""Which labels every labeling page shows: the source, and for a saved set its id and
+version (a link made today opens the same version after newer months were added)."""
+
+SETTINGS = (*SOURCE_PARAMS,
+            ViewParam(K, "k", Interval(Integral, K_MIN, K_MAX, closed="both")),
             ViewParam(GAIN, "gain", Options(GAINS)),
             ViewParam(COMBINE, "combine", Options(COMBINES)))
-"""The settings' URL parameters, part of every labeling page's ``PARAMS``."""
+"""The source's and the settings' URL parameters, part of every labeling page's
+``PARAMS``."""

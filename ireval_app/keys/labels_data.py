@@ -3,15 +3,11 @@
 
 from __future__ import annotations
 
-from ireval_core.params import Options
+from .labeling import SAVED_PICK, SAVED_VERSION, SETTINGS, SOURCE, SOURCES
 
-from ..views import ViewParam
-from .labeling import SETTINGS
+__all__ = ["ADD_UPLOADER", "ADD_NOTE", "ANCHOR_UPLOADER", "GSB_UPLOADER", "PARAMS", "REPLACE",
+           "SAVED_PICK", "SAVED_VERSION", "SAVE_NAME", "SOURCE", "SOURCES", "UPLOADER"]
 
-SOURCE = "ireval.labels.source"
-"""Radio: the bundled sample, uploaded files or a saved labeling set."""
-SAVED_PICK = "ireval.labels.saved_pick"
-"""Select: the saved labeling set to open."""
 ADD_UPLOADER = "ireval.labels.add_upload"
 """File uploader: files added to an opened saved set."""
 SAVE_NAME = "ireval.labels.save_name"
@@ -23,8 +19,9 @@ GSB_UPLOADER = "ireval.labels.gsb_upload"
 ANCHOR_UPLOADER = "ireval.labels.anchor_upload"
 """File uploader: anchor items re-labeled every month."""
 
-SOURCES = ("sample", "upload", "saved")
+REPLACE = "ireval.labels.replace"
+"""Checkbox: replace the rounds the added files hold that the set already has."""
+ADD_NOTE = "ireval.labels.add_note"
+"""Text: a note kept with the added version."""
 
-PARAMS = (ViewParam(SOURCE, "source", Options(SOURCES)),
-          ViewParam(SAVED_PICK, "set", loaded="saved labeling set"),
-          *SETTINGS)
+PARAMS = SETTINGS

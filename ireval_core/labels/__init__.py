@@ -35,7 +35,14 @@ from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from .anchors import AnchorDrift, anchor_drift, read_anchors
 from .changes import LabelChanges, dcg_decomposition, label_changes
 from .judge import JudgeReport, judge_report
-from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments, read_judgments
+from .judgments import (
+    COMBINE_RULES,
+    DEFAULT_SYSTEM,
+    Combine,
+    Judgments,
+    file_rounds,
+    read_judgments,
+)
 from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map
 from .noise import NoiseTrend, minimum_detectable_change, noise_trend
 from .online import OfflineOnline, offline_online, score_metrics
@@ -63,6 +70,7 @@ __all__ = [
     "compare_rounds",
     "dcg_decomposition",
     "detect_label_map",
+    "file_rounds",
     "export_batch",
     "judge_report",
     "label_changes",

@@ -66,7 +66,7 @@ from .agreement import ordered_rounds
 from .labelmap import LabelMap, detect_label_map
 
 __all__ = ["COMBINE_RULES", "CONFLICT_RULES", "DEFAULT_SYSTEM", "Combine", "Conflicts",
-           "Judgments", "read_judgments"]
+           "Judgments", "file_rounds", "read_judgments"]
 
 Combine = Literal["mean", "median", "majority"]
 COMBINE_RULES: dict[str, str] = {
@@ -728,6 +728,23 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
                          round=round)
               for s in sources]
     return _from_tables(tables, label_map, conflicts)
+
+
+@clean_errors
+def file_rounds(source: SourceLike, *, sheet: str | None = None,
+                round: str | None = None) -> tuple[tuple[str, ...], int]:
+    """The rounds one labeling file holds (in time order) and its rows, read without
+    checking its labels: what a saved set records for each of its files.
+
+    >>> file_rounds(("m.csv", b"round,query,doc,position,label\\n2026-06,q,a,1,1\\n"
+    ...                        b"2026-05,q,a,1,2\\n2026-06,q,b,2,\\n"))
+    (('2026-05', '2026-06'), 3)
+    """
+    raw = read_table(source, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
+                     numeric=("position", "score", "weight"), sheet=sheet, tools=True,
+                     round=round)
+    names = pc.unique(raw.text("round").cast(pa.string())).to_pylist()
+    return tuple(ordered_rounds([str(n) for n in names if n is not None])), raw.n_rows
 
 
 def _as_map(label_map: LabelMap | str | None) -> LabelMap | None:
