@@ -30,7 +30,8 @@ from ireval_core.params import Constraint, parse
 from . import state
 
 __all__ = ["MAX_TEXT", "ViewParam", "bind_view", "current_link", "drawing", "keep_value",
-           "kept_value", "not_applied", "page_name", "read_param", "set_page", "view_value"]
+           "kept_value", "link_for", "not_applied", "page_name", "read_param", "set_page",
+           "view_value"]
 
 MAX_TEXT = 2000
 """Free text from a URL (a typed list of grades, a measure) longer than this is not read."""
@@ -299,11 +300,41 @@ def _text(value: Any) -> str:
 
 def current_link() -> str | None:
     """The address of the current view (page, options, selections), or ``None`` when the
-    browser's address is unknown (e.g. in tests)."""
-    from urllib.parse import urlencode
+    browser's address is unknown (e.g. in tests).
 
-    base = st.context.url
-    if not base:
+    Built from the page being run, not from the browser's path: Streamlit's
+    ``st.context.url`` takes the page off the path by its name as a suffix, which after
+    the menu's move from ``/labels_data`` to ``/labels_trend`` gave
+    ``/labels_/labels_trend`` (the Data page's old address is ``/data``). Only the host
+    comes from the browser; the app's path prefix is ``server.baseUrlPath``."""
+    return link_for(st.context.url, str(st.get_option("server.baseUrlPath") or ""),
+                    page_name(),
+                    [(k, v) for k in st.query_params.keys() for v in st.query_params.get_all(k)])
+
+
+def link_for(browser_url: str | None, base_path: str, page: str | None,
+             pairs: Sequence[tuple[str, str]]) -> str | None:
+    """The address of ``page`` (``"data"`` is the app's root) with the query ``pairs``, on
+    the scheme and host of ``browser_url`` under ``base_path``; ``None`` without a URL.
+
+    >>> link_for("http://h:8501/labels_/labels_trend", "", "labels_trend", [("k", "10")])
+    'http://h:8501/labels_trend?k=10'
+    >>> link_for("https://x.org/ireval/metrics", "/ireval/", "data", [])
+    'https://x.org/ireval/'
+    >>> link_for("http://h/", "", "metrics", [("run", "a b"), ("run", "c&d")])
+    'http://h/metrics?run=a+b&run=c%26d'
+    """
+    from urllib.parse import urlencode, urlsplit
+
+    if not browser_url:
         return None
-    pairs = [(k, v) for k in st.query_params.keys() for v in st.query_params.get_all(k)]
-    return base + ("?" + urlencode(pairs) if pairs else "")
+    parts = urlsplit(browser_url)
+    if page is None:  # not drawn by the frame: the browser's path as it is
+        path = parts.path or "/"
+    else:
+        base = "/".join(p for p in base_path.split("/") if p)
+        path = "/" + "/".join(p for p in (base, "" if page == "data" else page) if p)
+        if page == "data" and base:
+            path += "/"
+    query = "?" + urlencode(list(pairs)) if pairs else ""
+    return f"{parts.scheme}://{parts.netloc}{path}{query}"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ireval_app import views
 from ireval_app.keys import compare as compare_keys
 from ireval_app.keys import ndcg_vs_dcg as ndcg_vs_dcg_keys
 from ireval_app.keys import queries as queries_keys
@@ -80,3 +81,20 @@ def test_metrics_and_ndcg_links() -> None:
     at = _open("ndcg_vs_dcg", {"k": "20", "recall_k": "1000"})
     assert at.selectbox(key=ndcg_vs_dcg_keys.K).value == 20
     assert "DCG@20" in at.dataframe[0].value.columns and "R@1000" in at.dataframe[0].value.columns
+
+
+@pytest.mark.parametrize(("url", "base", "page", "pairs", "expected"), [
+    # the address Streamlit reported after the menu's move from /labels_data to Trend
+    ("http://h:8501/labels_/labels_trend", "", "labels_trend", [("k", "10")],
+     "http://h:8501/labels_trend?k=10"),
+    ("http://h:8501/metrics", "", "data", [], "http://h:8501/"),
+    ("https://x.org/ireval/metrics", "/ireval/", "data", [], "https://x.org/ireval/"),
+    ("https://x.org/ireval/", "ireval", "compare", [("a", "bm25")],
+     "https://x.org/ireval/compare?a=bm25"),
+    ("http://h/", "", "metrics", [("run", "a b"), ("run", "c&d")],
+     "http://h/metrics?run=a+b&run=c%26d"),
+    ("http://h/some/path", "", None, [], "http://h/some/path"),
+    (None, "", "metrics", [], None),
+])
+def test_the_link_is_built_from_the_page_being_run(url, base, page, pairs, expected):
+    assert views.link_for(url, base, page, pairs) == expected

@@ -197,6 +197,27 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
     assert guard.blocked == []
 
 
+def test_the_link_box_follows_menu_moves(page, server):
+    """After moving with the menu (Labeling data -> Trend -> Data -> Metrics), the sidebar's
+    "Link to this view" is the address the browser shows: it once read
+    ``/labels_/labels_trend`` after the move from ``/labels_data`` (Streamlit took the page
+    off the path as a suffix), an address that does not load."""
+    page.goto(f"{server}/labels_data")
+    page.get_by_text("Labeled rows").first.wait_for()
+    settle(page)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    for title in ("Trend", "Data", "Metrics"):
+        sidebar.locator('[data-testid="stPageLink"]').get_by_text(title, exact=True).click()
+        page.wait_for_timeout(300)
+        settle(page)
+        box = sidebar.locator('[data-testid="stExpander"]').filter(has_text="Link to this view")
+        if not box.locator('[data-testid="stCode"]').is_visible():
+            box.get_by_text("Link to this view").click()
+        link = box.locator('[data-testid="stCode"]').inner_text().strip()
+        assert link == page.url, (title, link, page.url)
+        no_exception(page)
+
+
 def test_meeting_report_downloads_and_opens_offline(page, server, tmp_path):
     page.goto(f"{server}/meeting")
     button = page.get_by_text("Download the meeting report (HTML)")
