@@ -21,7 +21,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import DataWarning, FormatError
-from .checks import Problems, iter_lines, text_problem, value_problem
+from .checks import (
+    Problems,
+    first_control_character,
+    iter_lines,
+    text_problem,
+    value_problem,
+)
 from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
 from .trec import COMMENT_HINT, skip_comments
@@ -118,7 +124,8 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
         raise FormatError(f"no preference line; expected '{_LAYOUT[kind]}'", source=src.name)
     rel = table.column("rel").to_numpy()
     ids = [c for c in columns if c != "rel"]
-    control = [pc.any(pc.match_substring_regex(table.column(c), r"[\x00-\x1f\x7f]")).as_py()
+    control = [first_control_character(table.column(c)) is not None  # or empty (a line
+               or pc.any(pc.equal(pc.utf8_length(table.column(c)), 0)).as_py()  # " x ...")
                for c in ids]
     if not np.isfinite(rel).all() or any(control):
         raise _diagnose(src, kind) or FormatError("a level or an id is malformed",

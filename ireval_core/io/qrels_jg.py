@@ -19,7 +19,13 @@ import pyarrow.csv as pacsv
 
 from ..data import DuplicateEntryError, Qrels
 from ..errors import FormatError
-from .checks import Problems, iter_lines, text_problem, value_problem
+from .checks import (
+    Problems,
+    first_control_character,
+    iter_lines,
+    text_problem,
+    value_problem,
+)
 from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
 from .trec import COMMENT_HINT, skip_comments
@@ -78,8 +84,9 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
         raise _diagnose(src) or FormatError("could not read as judgment-group qrels",
                                             source=src.name) from None
     rel = table.column("rel").to_numpy()
-    control = [pc.any(pc.match_substring_regex(table.column(c), r"[\x00-\x1f\x7f]")
-                      ).as_py() for c in ("qid", "jg", "docid")]
+    control = [first_control_character(table.column(c)) is not None
+               or pc.any(pc.equal(pc.utf8_length(table.column(c)), 0)).as_py()
+               for c in ("qid", "jg", "docid")]
     if not np.isfinite(rel).all() or any(control):
         raise _diagnose(src) or FormatError("a grade or an id is malformed", source=src.name)
     groups = table.column("jg").dictionary_encode().combine_chunks()
