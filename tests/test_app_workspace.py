@@ -125,7 +125,8 @@ def test_a_saved_labeling_set_drives_the_labeling_pages(ws: Workspace) -> None:
     at.query_params["source"] = "saved"
     at.switch_page("pages/labels_data.py").run()
     assert not at.exception
-    assert at.selectbox(key=labels_data_keys.SAVED_PICK).value == info.id
+    # the pick is the short id, as the link carries it
+    assert at.selectbox(key=labels_data_keys.SAVED_PICK).value == info.short_id
     assert {m.label: m.value for m in at.metric}["Rounds"] == "3"
     at.switch_page("pages/labels_trend.py").run()
     assert not at.exception
