@@ -27,7 +27,7 @@ from .data import Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import read_qrels, read_runs
+from .io import has_comment_lines, read_qrels, read_runs
 from .measures import FAMILIES, Measure, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -592,5 +592,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 message += "\n" + exc.report()
             if exc.hint:
                 message += "\n" + exc.hint
+            if has_comment_lines(exc) and getattr(args, "trec_eval", None) != "10.0":
+                message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "
+                            "as trec_eval 10.0 does")
         sys.stderr.write(f"{message}\n")
         return 2
