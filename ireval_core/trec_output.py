@@ -175,6 +175,7 @@ _LONG_CUTOFFS = {"P": "P@{}", "recall": "R@{}", "ndcg_cut": "nDCG@{}", "map_cut"
 _DOUBLE_CUTOFFS = {"iprec_at_recall": "IPrec@{!r}", "Rprec_mult": "Rprec(mult={!r})"}
 _DOUBLE_PARAMS = frozenset({"11pt_avg", "utility", "set_F", "relstring"})
 _PAIRS = frozenset({"ndcg", "rbp", "rbp_resid", "G", "ndcg_rel", "Rndcg"})
+_GAIN_MAPS = {"ndcg": "nDCG", "G": "G", "ndcg_rel": "nDCGRel", "Rndcg": "RnDCG"}
 _WITH_PARAMS = frozenset({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS, *_DOUBLE_PARAMS, *_PAIRS})
 _CUT_NAME = re.compile(r"^(" + "|".join(sorted({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS}, key=len,
                                                reverse=True)) + r")_[^_]+$")
@@ -216,9 +217,9 @@ def trec_params(base: str, params: str, parse: object, *,
     * ``11pt_avg`` (the levels averaged), ``utility`` (its four coefficients), ``set_F``
       (beta), ``relstring`` (the depth): printed with the parameters as written
       (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``);
-    * ``name=value`` pairs: ``ndcg`` (a grade's gain; a grade not given keeps its own
-      value, ``grades``), ``rbp``/``rbp_resid`` (``p``); printed as written
-      (``ndcg_1=3,2=9,4=4.5``).
+    * ``name=value`` pairs: ``ndcg``, ``G``, ``ndcg_rel``, ``Rndcg`` (a grade's gain; a
+      grade not given keeps its own value, ``grades``), ``rbp``/``rbp_resid`` (``p``);
+      printed as written (``ndcg_1=3,2=9,4=4.5``, ``G_1=3``).
     """
     values = params.split(",")
     measure = parse  # the measure parser, typed loosely as columns() takes it
@@ -252,17 +253,17 @@ def trec_params(base: str, params: str, parse: object, *,
         if not eq or not name:
             raise UnknownMeasureError(f"trec_eval: malformed pair parameters in {params!r}")
         pairs.append((name, _atof(value, base)))
-    if base == "ndcg":
+    if base in _GAIN_MAPS:
         gains = {float(int(n)): g for n, g in pairs if re.fullmatch(r"[+-]?\d+", n)}
         for level in grades or ():  # trec_eval: a level not given gains its own value
             if level >= 0 and level.is_integer():
                 gains.setdefault(level, level)
         text = ",".join(f"{_short(g)}:{_short(v)}" for g, v in sorted(gains.items()))
-        return [Column(label, measure(f"nDCG(gain={{{text}}})"))]  # type: ignore[operator]
+        return [Column(label, measure(f"{_GAIN_MAPS[base]}(gain={{{text}}})"))]  # type: ignore[operator]
     if base in ("rbp", "rbp_resid"):
         return [Column(label, measure(label))]  # type: ignore[operator]
-    raise UnknownMeasureError(f"trec_eval's {base} with gain parameters ({params!r}) is not "
-                              "supported yet: ask for it without parameters")
+    raise UnknownMeasureError(f"trec_eval's {base} takes no name=value parameters; "
+                              f"got {params!r}")
 
 
 def _short(x: float) -> str:
