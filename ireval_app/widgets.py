@@ -52,6 +52,7 @@ __all__ = [
     "show_format_error",
     "show_loaded_files",
     "show_warnings",
+    "tags_split_note",
     "COMMENTS_HOW",
     "source_choice",
     "upload_block",
@@ -166,6 +167,19 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
         lines.append(f"- :green[:material/check_circle:] {inline_code(f.name)}: {what}")
     if lines:
         st.markdown("\n".join(lines))
+    for f in files.runs:
+        if len(f.runs) > 1:
+            st.info(tags_split_note(f), icon=":material/call_split:")
+
+
+def tags_split_note(file: cache.LoadedFile) -> str:
+    """What the Data page says of a run file whose tag column names several systems."""
+    n = len(file.runs)
+    shown = ", ".join(inline_code(r.name) for r in file.runs[:3]) + (", ..." if n > 3 else "")
+    return (f"**{md_escape(file.name)} holds {n} tags**, read as {n} systems ({shown}): "
+            "each tag is a run here. trec_eval reads a file as one run whatever its tags "
+            "(named by the tag of its last line); the command line's `eval --one-run` "
+            "does the same. To compare them as one system, give every line the same tag.")
 
 
 # ----------------------------------------------------------------------------- data source
