@@ -212,9 +212,12 @@ def _positive_ideal(r: Ranked, spec: str = "linear"
     ``spec``: the measure's gain (:func:`~.gain.gains`); a map need not grow with the
     grade, so its gains are sorted again.
     """
-    g_all = r.ideal_grade if spec == "linear" else gains(r.ideal_grade, spec)
-    keep = g_all > 0
-    g, q = g_all[keep], r.ideal_qidx[keep]
+    keep = np.flatnonzero(r.ideal_grade > 0)  # only a positive grade gains (gains())
+    g, q = r.ideal_grade[keep], r.ideal_qidx[keep]
+    if spec != "linear":  # the map of the positive grades only: a fraction of the qrels
+        g = gains(g, spec)
+        keep = np.flatnonzero(g > 0)
+        g, q = g[keep], q[keep]
     if spec not in ("linear", "exp"):
         order = np.lexsort((-g, q))
         g, q = g[order], q[order]
@@ -225,12 +228,12 @@ def _positive_ideal(r: Ranked, spec: str = "linear"
 
 def _gaining(r: Ranked, spec: str = "linear") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Retrieved rows that gain (gain > 0): (rows, their query, their gain)."""
+    rows = np.flatnonzero(r.grade > 0)  # only a positive grade gains (gains())
     if spec == "linear":
-        rows = np.flatnonzero(r.grade > 0)
         return rows, r.qidx[rows], r.grade[rows]
-    g = gains(r.grade, spec)
-    rows = np.flatnonzero(g > 0)
-    return rows, r.qidx[rows], g[rows]
+    g = gains(r.grade[rows], spec)  # the map of these rows only: a fraction of the run
+    rows, g = rows[g > 0], g[g > 0]
+    return rows, r.qidx[rows], g
 
 
 def g_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
