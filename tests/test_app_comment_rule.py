@@ -94,9 +94,32 @@ def test_the_metrics_page_evaluates_what_the_version_reads() -> None:
 def test_a_hash_line_under_9_0_8_names_the_sidebar_option() -> None:
     at = _upload(AppTest.from_file(APP, default_timeout=60).run(), BAD_QRELS)
     [error] = at.error
-    assert "q.txt:1: expected 4 columns (qid iter docid rel), got 4" not in error.value
-    assert "q.txt:1" in error.value and "comment for trec_eval 10.0" in error.value
+    assert "q.txt:1`**: expected a numeric grade in column 4, got 'A'" in error.value
+    assert "is a comment for trec_eval 10.0 (which skips it" in error.value
     assert "**trec_eval semantics** in the sidebar's **Evaluation options**" in error.value
     _version(at, "10.0")
     assert not at.error
     assert _counts(at)["Queries in qrels"] == "1"
+
+
+def test_a_saved_dataset_is_read_again_on_another_page(tmp_path, monkeypatch) -> None:
+    """A saved dataset opened from the workspace, the version changed on the Metrics page:
+    its files are read again from the workspace with 10.0's rule."""
+    from ireval_core.workspace import Workspace
+
+    url = str(tmp_path / "workspace.db")
+    monkeypatch.setenv("IREVAL_WORKSPACE", url)
+    run = RUN.replace(b"  # by hand Q0 d9 1\n", b"")
+    Workspace.open(url).save_dataset([("qrels", "q.txt", QRELS), ("run", "r.txt", run)],
+                                     name="with comments", saved_by="ana")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.radio(key=state.SOURCE).set_value("saved").run()
+    assert not at.exception and _counts(at)["Queries in qrels"] == "3"
+    at.switch_page("pages/metrics.py").run()
+    assert "3 queries" in " ".join(c.value for c in at.sidebar.caption)  # the glance
+    _version(at, "10.0")
+    assert "2 queries" in " ".join(c.value for c in at.sidebar.caption)  # '#x': a comment
+    at.switch_page("app.py").run()
+    assert not at.exception
+    assert _counts(at)["Queries in qrels"] == "2"
+    assert at.radio(key=state.SOURCE).value == "saved"
