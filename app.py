@@ -101,7 +101,8 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
         format_func=lambda i: (f"{by_id[i].name}  ·  {len(by_id[i].files)} files  ·  saved "
                                f"by {by_id[i].saved_by} on {by_id[i].saved_at:%Y-%m-%d}  ·  "
                                f"{by_id[i].short_id}"))
-    info, files = workspace_glue.open_dataset(ws, pick)
+    info, files = workspace_glue.open_dataset(
+        ws, pick, comments=cache.reads_comments(state.get_options()))
     meta = workspace_glue.files_of_kind(ws, info, ("metadata",))
     if meta:  # the query metadata saved with the dataset
         from ireval_app import metadata_glue
@@ -192,14 +193,15 @@ with frame.page("data"):
     source = widgets.source_choice()
     folder = cache.data_dir()
     if source == "sample" and folder is not None:
-        files = cache.load_folder(folder) if folder.is_dir() else None
+        files = (cache.load_folder(folder, comments=cache.reads_comments(state.get_options()))
+                 if folder.is_dir() else None)
         st.caption(f"Files of the folder {widgets.md_escape(str(folder))} (`IREVAL_DATA_DIR`).")
         if files is None:
             st.error(f"No qrels file (`qrels*`) in {widgets.md_escape(str(folder))}.",
                      icon=":material/error:")
         dataset = state.set_loaded(files, cache.dataset_for(files))
     elif source == "sample":
-        files = cache.load_sample()
+        files = cache.load_sample(comments=cache.reads_comments(state.get_options()))
         if files is None:
             st.info("The bundled sample data is not available (no `sample_data/qrels.txt`). "
                     "Choose Upload above to load your own files.", icon=":material/info:")

@@ -31,6 +31,7 @@ from ireval_core.data import Qrels, Run
 from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
 from ireval_core.io import read_qrels, read_runs
+from ireval_core.options import EvalOptions
 
 from .shared_cache import release_free_memory, shared
 from .working import working
@@ -50,6 +51,7 @@ __all__ = [
     "load_run_files",
     "load_runs",
     "load_sample",
+    "reads_comments",
     "without_traceback",
 ]
 
@@ -87,6 +89,9 @@ class LoadedFile:
         Why the file could not be read, or ``None``.
     size, sha256:
         The size and SHA-256 of the raw bytes (shown in reports).
+    comments:
+        Whether TREC text was read with trec_eval 10.0's comment rule (lines starting
+        with ``#`` skipped; :func:`reads_comments`) rather than 9.0.8's (data).
     """
 
     name: str
@@ -96,6 +101,7 @@ class LoadedFile:
     error: FormatError | None = None
     size: int = 0
     sha256: str = ""
+    comments: bool = False
 
     @property
     def ok(self) -> bool:
@@ -125,11 +131,26 @@ class LoadedFiles:
         return not self.files
 
     @property
+    def comments(self) -> bool:
+        """Whether the files were read with trec_eval 10.0's comment rule (see
+        :attr:`LoadedFile.comments`; all of them are read with one rule)."""
+        return any(f.comments for f in self.files)
+
+    @property
     def key(self) -> str:
-        """Fingerprint of the inputs (names, contents and order); the cache key of a dataset."""
+        """Fingerprint of the inputs (names, contents, order and the comment rule they
+        were read with); the cache key of a dataset."""
         parts = [f"qrels\0{self.qrels.name}\0{self.qrels.digest}" if self.qrels else "qrels\0"]
         parts += [f"run\0{f.name}\0{f.digest}" for f in self.runs]
+        parts += ["comments"] if self.comments else []
         return digest("\n".join(parts).encode())
+
+
+def reads_comments(options: EvalOptions) -> bool:
+    """Whether files are read with trec_eval 10.0's comment rule for ``options``: under
+    ``trec_eval="10.0"`` a TREC text line starting with ``#`` is a comment (see
+    :func:`ireval_core.io.read_qrels`), under 9.0.8 it is data."""
+    return options.trec_eval == "10.0"
 
 
 def digest(data: bytes) -> str:
@@ -152,25 +173,29 @@ def _sha256_and_key(data: bytes) -> tuple[str, str]:
 # ----------------------------------------------------------------------------- reading files
 
 
-def load_qrels(name: str, data: bytes) -> LoadedFile:
+def load_qrels(name: str, data: bytes, *, comments: bool = False) -> LoadedFile:
     """Read a qrels file given its name and raw bytes (plain or gzip); never raises.
 
-    Shared by ``(name, digest(data))``: the session keeps the result (in its state).
+    ``comments``: skip ``#`` lines as trec_eval 10.0 does (:func:`reads_comments`).
+    Shared by ``(name, digest(data), comments)``: the session keeps the result (in its
+    state).
     """
     sha, key = _sha256_and_key(data)
-    return _read_qrels(name, key, data, sha)
+    return _read_qrels(name, key, comments, data, sha)
 
 
 def load_runs(name: str, data: bytes, *,
-              taken_names: Sequence[tuple[str, str]] = ()) -> LoadedFile:
+              taken_names: Sequence[tuple[str, str]] = (),
+              comments: bool = False) -> LoadedFile:
     """Read a run file (one run per tag) given its name and raw bytes; never raises.
 
     ``taken_names`` are ``(run name, file name)`` pairs already in use: a clashing
     tag is renamed ``stem:tag`` with a warning naming both files (see
-    :func:`ireval_core.io.read_runs`). Shared by ``(name, digest(data), taken_names)``.
+    :func:`ireval_core.io.read_runs`). ``comments``: skip ``#`` lines as trec_eval 10.0
+    does. Shared by ``(name, digest(data), taken_names, comments)``.
     """
     sha, key = _sha256_and_key(data)
-    return _read_runs(name, key, tuple(taken_names), data, sha)
+    return _read_runs(name, key, tuple(taken_names), comments, data, sha)
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,15 +215,16 @@ def _fetch(path: Path) -> _Fetched:
     return _Fetched(path.name, data, key, sha)
 
 
-def load_run_files(files: Sequence[tuple[str, bytes]]) -> tuple[LoadedFile, ...]:
+def load_run_files(files: Sequence[tuple[str, bytes]], *,
+                   comments: bool = False) -> tuple[LoadedFile, ...]:
     """Read several ``(name, bytes)`` run files in order, keeping run names distinct.
 
-    A file that fails does not affect the others.
+    A file that fails does not affect the others. ``comments`` as in :func:`load_runs`.
     """
     out: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
     for name, data in files:
-        loaded = load_runs(name, data, taken_names=taken)
+        loaded = load_runs(name, data, taken_names=taken, comments=comments)
         taken += [(r.name, name) for r in loaded.runs]
         out.append(loaded)
     return tuple(out)
@@ -214,12 +240,13 @@ def data_dir() -> Path | None:
     return Path(value).expanduser().resolve() if value else None
 
 
-def load_folder(directory: Path) -> LoadedFiles | None:
+def load_folder(directory: Path, *, comments: bool = False) -> LoadedFiles | None:
     """A folder of files: the first ``qrels*`` file is the qrels, every other file a run
     (hidden files and ``README*``/``*.md`` are skipped). ``None`` without a qrels file.
 
-    Read once while the files stay the same (names, sizes, modification times), and
-    kept while the server runs (the server's own data, outside the cache budget).
+    Read once while the files stay the same (names, sizes, modification times) for
+    each comment rule (``comments`` as in :func:`load_qrels`), and kept while the server
+    runs (the server's own data, outside the cache budget).
     """
     files = sorted(p for p in directory.iterdir() if p.is_file()
                    and not p.name.startswith(".") and not p.name.lower().startswith("readme")
@@ -228,29 +255,32 @@ def load_folder(directory: Path) -> LoadedFiles | None:
     if not qrels:
         return None
     runs = [p for p in files if p != qrels[0]]
-    return _resident(qrels[0], runs)
+    return _resident(qrels[0], runs, comments)
 
 
-def load_default() -> tuple[LoadedFiles | None, bool]:
+def load_default(*, comments: bool = False) -> tuple[LoadedFiles | None, bool]:
     """The data shown before the user uploads: (files, whether it is the bundled sample).
 
-    The folder of ``IREVAL_DATA_DIR`` when it is set, else the bundled sample.
+    The folder of ``IREVAL_DATA_DIR`` when it is set, else the bundled sample;
+    ``comments`` as in :func:`load_qrels`.
     """
     folder = data_dir()
     if folder is not None:
-        return load_folder(folder), False
-    return load_sample(), True
+        return load_folder(folder, comments=comments), False
+    return load_sample(comments=comments), True
 
 
-def load_sample(directory: Path = SAMPLE_DIR) -> LoadedFiles | None:
+def load_sample(directory: Path = SAMPLE_DIR, *,
+                comments: bool = False) -> LoadedFiles | None:
     """The bundled sample: ``qrels.txt`` and every ``run_*.txt``; ``None`` when absent.
 
-    Read once and kept while the server runs (like :func:`load_folder`).
+    Read once per comment rule and kept while the server runs (like
+    :func:`load_folder`).
     """
     qrels_path = directory / "qrels.txt"
     if not qrels_path.is_file():
         return None
-    return _resident(qrels_path, sorted(directory.glob("run_*.txt")))
+    return _resident(qrels_path, sorted(directory.glob("run_*.txt")), comments)
 
 
 _RESIDENT: OrderedDict[tuple[object, ...], LoadedFiles] = OrderedDict()
@@ -258,17 +288,19 @@ _RESIDENT_LOCK = threading.Lock()
 _MAX_RESIDENT = 4  # sets of server files kept (the sample, a data folder, their updates)
 
 
-def _resident(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
-    """The files read once per (paths, sizes, modification times) and kept."""
+def _resident(qrels_path: Path, run_paths: Sequence[Path], comments: bool) -> LoadedFiles:
+    """The files read once per (paths, sizes, modification times, comment rule) and
+    kept."""
     paths = (qrels_path, *run_paths)
     stats = [p.stat() for p in paths]
     key = tuple((str(p.resolve()), s.st_size, s.st_mtime_ns) for p, s in zip(paths, stats,
-                                                                             strict=True))
+                                                                             strict=True)
+                ) + (comments,)
     with _RESIDENT_LOCK:
         if key in _RESIDENT:
             _RESIDENT.move_to_end(key)
             return _RESIDENT[key]
-    files = _read_in_turn(qrels_path, run_paths)
+    files = _read_in_turn(qrels_path, run_paths, comments)
     with _RESIDENT_LOCK:
         _RESIDENT[key] = files
         while len(_RESIDENT) > _MAX_RESIDENT:
@@ -276,7 +308,8 @@ def _resident(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
     return files
 
 
-def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
+def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
+                  ) -> LoadedFiles:
     """The qrels and runs of ``paths``, read as :func:`load_qrels` and
     :func:`load_run_files` read them, with the next file's bytes read and hashed on a
     thread while this one is parsed: at most two files' bytes are held at once, and each
@@ -292,9 +325,10 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path]) -> LoadedFiles:
             if i + 1 < len(paths):
                 ahead = pool.submit(_fetch, paths[i + 1])
             if i == 0:
-                qrels = _read_qrels(got.name, got.digest, got.data, got.sha256)
+                qrels = _read_qrels(got.name, got.digest, comments, got.data, got.sha256)
             else:
-                loaded = _read_runs(got.name, got.digest, tuple(taken), got.data, got.sha256)
+                loaded = _read_runs(got.name, got.digest, tuple(taken), comments, got.data,
+                                    got.sha256)
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
             del got  # its bytes: the parse keeps nothing of them
@@ -321,34 +355,38 @@ def dataset_for(files: LoadedFiles | None) -> Dataset | None:
 
 
 @shared()
-def _read_qrels(name: str, data_digest: str, _data: bytes, _sha256: str = "") -> LoadedFile:
+def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes,
+                _sha256: str = "") -> LoadedFile:
     size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
     with _spinner(f"Reading {name}…"), _released():
         try:
-            return LoadedFile(name, data_digest, qrels=read_qrels(_data, name=name),
-                              size=size, sha256=sha)
+            return LoadedFile(name, data_digest,
+                              qrels=read_qrels(_data, name=name, comments=comments),
+                              size=size, sha256=sha, comments=comments)
         except FormatError as exc:  # kept: the message, not the frames (they hold _data)
             return LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
-                              sha256=sha)
+                              sha256=sha, comments=comments)
         except Exception as exc:  # the app must show a message, never a traceback
             return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc),
-                              size=size, sha256=sha)
+                              size=size, sha256=sha, comments=comments)
 
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
-               _data: bytes, _sha256: str = "") -> LoadedFile:
+               comments: bool, _data: bytes, _sha256: str = "") -> LoadedFile:
     size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
     with _spinner(f"Reading {name}…"), _released():
         try:
-            runs = read_runs(_data, name=name, taken_names=dict(taken_names))
-            return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha)
+            runs = read_runs(_data, name=name, taken_names=dict(taken_names),
+                             comments=comments)
+            return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha,
+                              comments=comments)
         except FormatError as exc:  # kept: the message, not the frames (they hold _data)
             return LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
-                              sha256=sha)
+                              sha256=sha, comments=comments)
         except Exception as exc:  # the app must show a message, never a traceback
             return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc),
-                              size=size, sha256=sha)
+                              size=size, sha256=sha, comments=comments)
 
 
 @shared()

@@ -162,6 +162,8 @@ def page(name: str) -> Iterator[None]:
         # widgets; the URL is kept in step so that a reload or a copied link restores them.
         state.get_options()
         widgets.restore_dataset_from_url()  # a link to a saved dataset: open it (first run)
+        if not info.labeling:
+            widgets.follow_reading_rule()  # the version's rule for '#' lines
         views.set_page(name, info.params)
         state.sync_query_params()
         if info.labeling:

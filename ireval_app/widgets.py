@@ -18,6 +18,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
+from ireval_core.io import has_comment_lines
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, TREC_EVAL_VERSIONS, EvalOptions
 from ireval_core.workspace import Target
 
@@ -40,6 +41,7 @@ __all__ = [
     "notes_panel",
     "restore_dataset_from_url",
     "dataset_glance",
+    "follow_reading_rule",
     "highlight_problems",
     "md_escape",
     "md_frame",
@@ -50,6 +52,8 @@ __all__ = [
     "show_format_error",
     "show_loaded_files",
     "show_warnings",
+    "tags_split_note",
+    "COMMENTS_HOW",
     "source_choice",
     "upload_block",
     "workspace_problem",
@@ -111,11 +115,24 @@ RUN_SUMMARY_COLUMNS: dict[str, object] = {
 # ----------------------------------------------------------------------------- errors, warnings
 
 
-def show_format_error(error: FormatError) -> None:
-    """One ``st.error``: ``file:line``, what is wrong, and the offending line as code."""
+COMMENTS_HOW = ("Lines starting with `#` are comments for trec_eval 10.0: choose **10.0** "
+                "under **trec_eval semantics** in the sidebar's **Evaluation options** to "
+                "read the file as trec_eval 10.0 does (they are skipped).")
+"""Said under a reading error naming a ``#`` line, when the file was read as 9.0.8 reads."""
+
+
+def show_format_error(error: FormatError, *, comments: bool = False) -> None:
+    """One ``st.error``: ``file:line``, what is wrong, and the offending line as code.
+
+    ``comments``: whether the file was read with trec_eval 10.0's comment rule; when it
+    was not and a bad line starts with ``#``, the box says how to choose that rule
+    (:data:`COMMENTS_HOW`).
+    """
     body = f"**Could not read {inline_code(error.location)}**: {md_escape(error.message)}"
     if error.text is not None:
         body += "\n\n" + code_block(error.text)
+    if not comments and has_comment_lines(error):
+        body += "\n\n" + COMMENTS_HOW
     st.error(body, icon=":material/error:")
 
 
@@ -137,7 +154,7 @@ def show_warnings(warnings: Sequence[DataWarning]) -> None:
 def show_loaded_files(files: cache.LoadedFiles) -> None:
     """An error box for each file that failed, and one line for each file that was read."""
     for error in files.errors:
-        show_format_error(error)
+        show_format_error(error, comments=files.comments)
     lines = []
     for f in files.files:
         if f.qrels is not None:
@@ -150,6 +167,19 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
         lines.append(f"- :green[:material/check_circle:] {inline_code(f.name)}: {what}")
     if lines:
         st.markdown("\n".join(lines))
+    for f in files.runs:
+        if len(f.runs) > 1:
+            st.info(tags_split_note(f), icon=":material/call_split:")
+
+
+def tags_split_note(file: cache.LoadedFile) -> str:
+    """What the Data page says of a run file whose tag column names several systems."""
+    n = len(file.runs)
+    shown = ", ".join(inline_code(r.name) for r in file.runs[:3]) + (", ..." if n > 3 else "")
+    return (f"**{md_escape(file.name)} holds {n} tags**, read as {n} systems ({shown}): "
+            "each tag is a run here. trec_eval reads a file as one run whatever its tags "
+            "(named by the tag of its last line); the command line's `eval --one-run` "
+            "does the same. To compare them as one system, give every line the same tag.")
 
 
 # ----------------------------------------------------------------------------- data source
@@ -275,17 +305,21 @@ def _sync_uploads(qrels_file: UploadedFile | None,
     """Read the uploads that changed since the last run; keep the rest as they are."""
     current = state.get_uploaded()
     qrels, runs = current.qrels, current.runs
+    comments = cache.reads_comments(state.get_options())
     qrels_ids = (qrels_file.file_id,) if qrels_file is not None else ()
     if state.pop_upload_changed("qrels") or (
             qrels_ids and qrels_ids != state.get_upload_ids("qrels")):
         qrels = (None if qrels_file is None
-                 else cache.load_qrels(qrels_file.name, qrels_file.getvalue()))
+                 else cache.load_qrels(qrels_file.name, qrels_file.getvalue(),
+                                       comments=comments))
         state.set_upload_ids("qrels", qrels_ids)
         state.set_upload_bytes("qrels", [] if qrels_file is None
                                else [(qrels_file.name, qrels_file.getvalue())])
     run_ids = tuple(f.file_id for f in run_files)
-    if state.pop_upload_changed("runs") or (run_ids and run_ids != state.get_upload_ids("runs")):
-        runs = cache.load_run_files([(f.name, f.getvalue()) for f in run_files])
+    if state.pop_upload_changed("runs") or (
+            run_ids and run_ids != state.get_upload_ids("runs")):
+        runs = cache.load_run_files([(f.name, f.getvalue()) for f in run_files],
+                                    comments=comments)
         state.set_upload_ids("runs", run_ids)
         state.set_upload_bytes("runs", [(f.name, f.getvalue()) for f in run_files])
     files = cache.LoadedFiles(qrels, runs)
@@ -294,6 +328,47 @@ def _sync_uploads(qrels_file: UploadedFile | None,
 
 
 # ----------------------------------------------------------------------------- for every page
+
+
+def follow_reading_rule() -> None:
+    """Read the data again when the trec_eval version chosen reads ``#`` lines otherwise.
+
+    trec_eval 10.0 skips TREC text lines starting with ``#``, 9.0.8 reads them as data
+    (:func:`ireval_app.cache.reads_comments`): after the version changed, the uploads
+    (from their kept bytes), the default data or the saved dataset in use are read with
+    the new rule (each read is cached per rule, so switching back costs nothing). A saved
+    dataset the workspace cannot give again stays as it was read.
+    """
+    comments = cache.reads_comments(state.get_options())
+    uploaded = state.get_uploaded()
+    if not uploaded.is_empty and uploaded.comments != comments:
+        qrels = state.get_upload_bytes("qrels")
+        state.set_uploaded(cache.LoadedFiles(
+            cache.load_qrels(*qrels[0], comments=comments) if qrels else None,
+            cache.load_run_files(state.get_upload_bytes("runs"), comments=comments)))
+    files = state.get_loaded_files()
+    if files is None or files.is_empty or files.comments == comments:
+        return
+    dataset_id, source = state.get_dataset_id(), state.get_source()
+    if dataset_id is not None:
+        from ireval_core.errors import IrevalError
+
+        from . import workspace_glue
+
+        try:
+            opened = workspace_glue.with_workspace(
+                lambda ws: workspace_glue.open_dataset(ws, dataset_id, comments=comments))
+        except (IrevalError, ValueError):  # the dataset was deleted meanwhile
+            return
+        if not isinstance(opened, workspace_glue.WorkspaceProblem):
+            state.set_loaded(opened[1], cache.dataset_for(opened[1]), dataset_id=dataset_id)
+    elif source == "upload":
+        files = state.get_uploaded()
+        state.set_loaded(files, cache.dataset_for(files))
+    else:
+        files, sample = cache.load_default(comments=comments)
+        state.set_loaded(files, cache.dataset_for(files), sample=sample)
+
 
 
 def restore_dataset_from_url() -> None:
@@ -314,7 +389,8 @@ def restore_dataset_from_url() -> None:
 
             try:
                 opened = workspace_glue.with_workspace(
-                    lambda ws: workspace_glue.open_dataset(ws, text.strip()))
+                    lambda ws: workspace_glue.open_dataset(
+                        ws, text.strip(), comments=cache.reads_comments(state.get_options())))
             except (IrevalError, ValueError) as exc:  # an unknown id
                 why = f"the saved dataset cannot be opened: {exc}"
             else:

@@ -227,8 +227,10 @@ def _problem(url: str, setting: str, error: BaseException) -> WorkspaceProblem:
     return WorkspaceProblem(where, reason, fix)
 
 
-def open_dataset(ws: Workspace, dataset_id: str) -> tuple[DatasetInfo, cache.LoadedFiles]:
-    """A saved dataset and its qrels and runs read through the app's cached readers.
+def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False
+                 ) -> tuple[DatasetInfo, cache.LoadedFiles]:
+    """A saved dataset and its qrels and runs read through the app's cached readers
+    (``comments``: with trec_eval 10.0's comment rule, :func:`~ireval_app.cache.reads_comments`).
 
     Files of other kinds (labeling files, metadata) are not part of
     :class:`~ireval_app.cache.LoadedFiles` and are left to the pages that use them.
@@ -239,10 +241,11 @@ def open_dataset(ws: Workspace, dataset_id: str) -> tuple[DatasetInfo, cache.Loa
     runs: list[tuple[str, bytes]] = []
     for f in info.files:
         if f.kind == "qrels":
-            qrels = cache.load_qrels(f.name, ws.read_file(info.id, f.position))
+            qrels = cache.load_qrels(f.name, ws.read_file(info.id, f.position),
+                                     comments=comments)
         elif f.kind == "run":
             runs.append((f.name, ws.read_file(info.id, f.position)))
-    return info, cache.LoadedFiles(qrels, cache.load_run_files(runs))
+    return info, cache.LoadedFiles(qrels, cache.load_run_files(runs, comments=comments))
 
 
 def files_of_kind(ws: Workspace, info: DatasetInfo, kinds: Sequence[str]

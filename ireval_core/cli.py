@@ -27,7 +27,7 @@ from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import read_qrels, read_runs
+from .io import has_comment_lines, read_qrels, read_runs
 from .measures import FAMILIES, Measure, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -336,7 +336,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
     if any(_AVGJG.match(n) for n in names):
         raise ValueError("the *_avgjg measures need judgment groups: add -R qrels_jg")
     names = _expand(names if args.measures else None, options.trec_eval)
-    cols = columns(names, parse_measure)  # checked before any reading
+    trec_order = args.format == "trec"  # trec_eval's print order
+    cols = columns(names, parse_measure, trec_order=trec_order)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
     if args.one_run and args.engine == "dask":
         raise ValueError("--one-run goes with --engine memory")
@@ -361,7 +362,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
                             comments=options.trec_eval == "10.0")
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
-        cols = columns(names, parse_measure, grades=np.unique(qrels.grade))
+        cols = columns(names, parse_measure, grades=np.unique(qrels.grade),
+                       trec_order=trec_order)
         res = evaluate(qrels, runs, _specs(cols), options=options)
         notes.extend(_unanswered(qrels, runs, options))
         if args.format == "trec":
@@ -401,7 +403,7 @@ def _cmd_eval_jg(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
             raise ValueError(f"-R qrels_jg evaluates the *_avgjg measures (map_avgjg, "
                              f"P_avgjg, Rprec_mult_avgjg, or -m qrels_jg), not {name!r}")
         bases.append(hit[1] + name[hit.end():])
-    cols = columns(bases, parse_measure)
+    cols = columns(bases, parse_measure, trec_order=True)
     relabel = []
     for c in cols:
         family = next(f for f in ("Rprec_mult", "map", "P") if c.label.startswith(f))
@@ -681,5 +683,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 message += "\n" + exc.report()
             if exc.hint:
                 message += "\n" + exc.hint
+            if has_comment_lines(exc) and getattr(args, "trec_eval", None) != "10.0":
+                message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "
+                            "as trec_eval 10.0 does")
         sys.stderr.write(f"{message}\n")
         return 2

@@ -4,7 +4,8 @@
 trec_eval version of the options (``--trec-eval``):
 
 * with ``-q``, for each evaluated query (query ids in byte order, as trec_eval sorts them),
-  every measure's per-query line in the order asked; ``gm_map`` and ``gm_bpref`` have none
+  every measure's per-query line in trec_eval's order (its measure table's, whatever the
+  order of ``-m``: :func:`columns` with ``trec_order``); ``gm_map`` and ``gm_bpref`` have none
   (trec_eval prints only their mean) and ``relstring`` prints a string;
 * then ``runid``, ``num_q`` and every measure's ``all`` line;
 * ``%-22s\\t%s\\t%6.4f`` for values, whole numbers for the counts (``num_ret``, ...).
@@ -65,6 +66,18 @@ _RELSTRING = re.compile(r"^relstring(?:[._](\d+))?$")
 
 _OFFICIAL = _ALL_TREC_9[: _ALL_TREC_9.index("P_1000") + 1]  # up to P: trec_eval's "official"
 
+# trec_eval's measure table (te_trec_measures of measures.c), the order it prints in whatever
+# the order of -m: 10.0's; 9.0.8's is the same without dcg, ideal_dcg, rbp, rbp_resid, unj
+_TABLE = ("runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank "
+          "iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg "
+          "binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success "
+          "set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret "
+          "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp "
+          "prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret "
+          "prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp "
+          "prefs_avgjg_imp map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj").split()
+_TABLE_INDEX = {name: i for i, name in enumerate(_TABLE)}
+
 
 def all_trec(trec_eval: str) -> list[str]:
     """trec_eval's ``all_trec`` of ``trec_eval`` ("9.0.8" or "10.0"), in its print order."""
@@ -104,7 +117,7 @@ class Column:
 
 
 def columns(names: Iterable[str], parse: object, *,
-            grades: Iterable[float] | None = None) -> list[Column]:
+            grades: Iterable[float] | None = None, trec_order: bool = False) -> list[Column]:
     """The printed columns of measure ``names`` (``parse``: the measure parser), each name
     once (two names of one measure, as ``Rprec`` and ``Rprec_mult_1.00``, are both printed,
     as trec_eval does); ``relstring``/``relstring_N`` as strings.
@@ -115,7 +128,15 @@ def columns(names: Iterable[str], parse: object, *,
     given for a measure are its parameters wherever it is asked for, so
     ``-m all_trec -m P.5`` prints ``P_5`` in the place of ``all_trec``'s ``P_5 ... P_1000``.
     ``grades``: the grades of the qrels, which a gain map (``ndcg.1=3``) leaves at their
-    own value, as trec_eval does.
+    own value, as trec_eval does. ``trec_order``: in trec_eval's print order, that of its
+    measure table (``-m P.5 -m map`` prints ``map`` first), whatever the order of
+    ``names``; a name trec_eval does not have (``nDCG@10``) comes after its names, in the
+    order given. Otherwise in the order of ``names``.
+
+    >>> from ireval_core.measures import parse_measure
+    >>> [c.label for c in columns(["P.5,1", "recip_rank", "nDCG@3", "map"], parse_measure,
+    ...                           trec_order=True)]
+    ['map', 'recip_rank', 'P_1', 'P_5', 'nDCG@3']
     """
     names = [n.strip() for n in names]
     given: dict[str, str] = {}
@@ -130,7 +151,7 @@ def columns(names: Iterable[str], parse: object, *,
         elif hit and hit[1]:
             given.setdefault("relstring", hit[1])
     grade_set = None if grades is None else sorted({float(g) for g in grades})
-    out: list[Column] = []
+    groups: list[tuple[int, list[Column]]] = []
     seen: set[object] = set()
     for text in names:
         base = _base(text)
@@ -144,8 +165,10 @@ def columns(names: Iterable[str], parse: object, *,
             new, key = [Column(plain, parse(plain))], plain  # type: ignore[operator]
         if key not in seen:
             seen.add(key)
-            out.extend(new)
-    return out
+            groups.append((_TABLE_INDEX.get(base, len(_TABLE)), new))
+    if trec_order:
+        groups.sort(key=lambda group: group[0])  # stable: names of one base keep their order
+    return [c for _, new in groups for c in new]
 
 
 # trec_eval's measures that take parameters, by how it reads them (meas_init.c)
@@ -154,6 +177,7 @@ _LONG_CUTOFFS = {"P": "P@{}", "recall": "R@{}", "ndcg_cut": "nDCG@{}", "map_cut"
 _DOUBLE_CUTOFFS = {"iprec_at_recall": "IPrec@{!r}", "Rprec_mult": "Rprec(mult={!r})"}
 _DOUBLE_PARAMS = frozenset({"11pt_avg", "utility", "set_F", "relstring"})
 _PAIRS = frozenset({"ndcg", "rbp", "rbp_resid", "G", "ndcg_rel", "Rndcg"})
+_GAIN_MAPS = {"ndcg": "nDCG", "G": "G", "ndcg_rel": "nDCGRel", "Rndcg": "RnDCG"}
 _WITH_PARAMS = frozenset({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS, *_DOUBLE_PARAMS, *_PAIRS})
 _CUT_NAME = re.compile(r"^(" + "|".join(sorted({*_LONG_CUTOFFS, *_DOUBLE_CUTOFFS}, key=len,
                                                reverse=True)) + r")_[^_]+$")
@@ -195,9 +219,9 @@ def trec_params(base: str, params: str, parse: object, *,
     * ``11pt_avg`` (the levels averaged), ``utility`` (its four coefficients), ``set_F``
       (beta), ``relstring`` (the depth): printed with the parameters as written
       (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``);
-    * ``name=value`` pairs: ``ndcg`` (a grade's gain; a grade not given keeps its own
-      value, ``grades``), ``rbp``/``rbp_resid`` (``p``); printed as written
-      (``ndcg_1=3,2=9,4=4.5``).
+    * ``name=value`` pairs: ``ndcg``, ``G``, ``ndcg_rel``, ``Rndcg`` (a grade's gain; a
+      grade not given keeps its own value, ``grades``), ``rbp``/``rbp_resid`` (``p``);
+      printed as written (``ndcg_1=3,2=9,4=4.5``, ``G_1=3``).
     """
     values = params.split(",")
     measure = parse  # the measure parser, typed loosely as columns() takes it
@@ -231,17 +255,17 @@ def trec_params(base: str, params: str, parse: object, *,
         if not eq or not name:
             raise UnknownMeasureError(f"trec_eval: malformed pair parameters in {params!r}")
         pairs.append((name, _atof(value, base)))
-    if base == "ndcg":
+    if base in _GAIN_MAPS:
         gains = {float(int(n)): g for n, g in pairs if re.fullmatch(r"[+-]?\d+", n)}
         for level in grades or ():  # trec_eval: a level not given gains its own value
             if level >= 0 and level.is_integer():
                 gains.setdefault(level, level)
         text = ",".join(f"{_short(g)}:{_short(v)}" for g, v in sorted(gains.items()))
-        return [Column(label, measure(f"nDCG(gain={{{text}}})"))]  # type: ignore[operator]
+        return [Column(label, measure(f"{_GAIN_MAPS[base]}(gain={{{text}}})"))]  # type: ignore[operator]
     if base in ("rbp", "rbp_resid"):
         return [Column(label, measure(label))]  # type: ignore[operator]
-    raise UnknownMeasureError(f"trec_eval's {base} with gain parameters ({params!r}) is not "
-                              "supported yet: ask for it without parameters")
+    raise UnknownMeasureError(f"trec_eval's {base} takes no name=value parameters; "
+                              f"got {params!r}")
 
 
 def _short(x: float) -> str:

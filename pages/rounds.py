@@ -36,7 +36,8 @@ with frame.page("rounds"):
              "(query, document) with the current round.")
     other = None
     if upload is not None:
-        loaded = cache.load_qrels(upload.name, upload.getvalue())
+        loaded = cache.load_qrels(upload.name, upload.getvalue(),
+                                  comments=cache.reads_comments(state.get_options()))
         if loaded.error is not None:
             widgets.show_format_error(loaded.error)
         else:

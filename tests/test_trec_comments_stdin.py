@@ -54,7 +54,7 @@ def test_without_comments_a_hash_line_is_data_and_the_error_says_why() -> None:
     message = str(caught.value)
     assert message.startswith("q:1: expected a numeric grade in column 4, got 'A'; a line "
                               "starting with '#' is a comment for trec_eval 10.0 "
-                              "(--trec-eval 10.0 skips it;")
+                              "(which skips it;")
     assert message.endswith("data for 9.0.8: '# judged by A'; and 1 more problem (2 in all)")
     third = caught.value.problems[1]
     assert third.line == 3 and third.message.startswith(
@@ -94,7 +94,9 @@ def test_eval_10_skips_comments_9_refuses_them(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "q: 2 comment line(s)" in err and "r: 3 comment line(s)" in err
     assert main(["eval", "-m", "map", *files], out=io.StringIO()) == 2
-    assert "--trec-eval 10.0 skips it" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "a comment for trec_eval 10.0 (which skips it" in err
+    assert "--trec-eval 10.0 reads lines starting with '#' as comments" in err
 
 
 def test_a_run_from_standard_input(tmp_path, monkeypatch) -> None:

@@ -31,13 +31,28 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["COMMENT_HINT", "diagnose_trec", "read_trec", "skip_comments"]
+__all__ = ["COMMENT_HINT", "diagnose_trec", "has_comment_lines", "read_trec", "skip_comments"]
 
 _RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
 _QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
-COMMENT_HINT = ("; a line starting with '#' is a comment for trec_eval 10.0 (--trec-eval "
-                "10.0 skips it; in qrels only at the line's first character and not right "
-                "after another comment line), data for 9.0.8")
+COMMENT_HINT = ("; a line starting with '#' is a comment for trec_eval 10.0 (which skips "
+                "it; in qrels only at the line's first character and not right after another "
+                "comment line), data for 9.0.8")
+"""Added to the message of a bad line starting with ``#``. How to choose trec_eval
+10.0's reading is the caller's to say (a CLI flag, a sidebar option): see
+:func:`has_comment_lines`."""
+
+
+def has_comment_lines(error: FormatError) -> bool:
+    """Whether a line ``error`` names starts with ``#`` (blanks before it allowed): a
+    comment line for trec_eval 10.0's readers, so the caller can say how to read the
+    file with that rule.
+
+    >>> has_comment_lines(FormatError("expected 4 columns", source="q", line=1, text="# A"))
+    True
+    """
+    return any(p.text is not None and p.text.lstrip(" \t").startswith("#")
+               for p in error.problems)
 
 
 def skip_comments(src: Source, kind: str = "run") -> tuple[Source, DataWarning | None]:

@@ -16,7 +16,7 @@ and gm_bpref tell them apart, Unjudged and RBPResid count them.
 * ``BinG`` (binG), ``SetAP`` (set_map), ``RelativeP`` (relative_P_k, set_relative_P),
   ``Utility`` (utility), ``Unjudged`` (unj_k), ``RBPResid`` (rbp_resid), ``infAP``;
 * ``G``, ``nDCGRel`` (ndcg_rel), ``RnDCG`` (Rndcg): trec_eval's experimental gain measures,
-  with its default gains (the grades).
+  with its default gains (the grades) or a gain map (trec_eval's ``-m G.1=3,2=9``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,17 @@ from ..data import Ranked
 from ..options import EvalOptions
 from ._segments import safe_div, seg_count, seg_sum
 from .binary import average_precision, bpref, group_starts, nonrelevant_mask, relevant_mask
-from .gain import powers
-from .registry import PROBABILITY, REL, Family, Measure, Param, finite_float, register
+from .gain import gains, powers
+from .registry import (
+    PROBABILITY,
+    REL,
+    Family,
+    Measure,
+    Param,
+    finite_float,
+    parse_gain,
+    register,
+)
 
 __all__ = ["MIN_GEO_MEAN", "bin_g", "g_measure", "geometric_mean", "inf_ap", "ndcg_rel",
            "rbp_residual", "relative_p", "rndcg", "set_ap", "unjudged", "utility"]
@@ -170,6 +179,8 @@ def inf_ap(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 # G, ndcg_rel and Rndcg take trec_eval's default gains: the grade of a judged document
 # (unjudged documents and grades <= 0 gain 0), and the ideal ranking of the query's judged
 # grades, descending (ireval's ideal from the qrels). The relevance level is not used.
+# With a gain map (``gain={1:3,2:9}``, trec_eval's ``-m G.1=3,2=9``) a grade gains its
+# value in the map; the ideal is then the judged documents by gain, descending.
 
 
 def _seg_cumsum(values: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
@@ -193,30 +204,45 @@ def _seg_cumsum(values: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
         step *= 2
 
 
-def _positive_ideal(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _positive_ideal(r: Ranked, spec: str = "linear"
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ideal ranking's gains > 0: (gains, query of each, 1-based position, P per query).
 
     Sorted descending within each query, so these are each query's first P positions.
+    ``spec``: the measure's gain (:func:`~.gain.gains`); a map need not grow with the
+    grade, so its gains are sorted again.
     """
-    keep = r.ideal_grade > 0
+    keep = np.flatnonzero(r.ideal_grade > 0)  # only a positive grade gains (gains())
     g, q = r.ideal_grade[keep], r.ideal_qidx[keep]
+    if spec != "linear":  # the map of the positive grades only: a fraction of the qrels
+        g = gains(g, spec)
+        keep = np.flatnonzero(g > 0)
+        g, q = g[keep], q[keep]
+    if spec not in ("linear", "exp"):
+        order = np.lexsort((-g, q))
+        g, q = g[order], q[order]
     n_pos = np.bincount(q, minlength=r.n_queries)
     pos = np.arange(len(g), dtype=np.int64) - group_starts(q, r.n_queries)[q] + 1
     return g, q, pos, n_pos
 
 
-def _gaining(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Retrieved rows that gain (grade > 0): (rows, their query, their gain)."""
-    rows = np.flatnonzero(r.grade > 0)
-    return rows, r.qidx[rows], r.grade[rows]
+def _gaining(r: Ranked, spec: str = "linear") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Retrieved rows that gain (gain > 0): (rows, their query, their gain)."""
+    rows = np.flatnonzero(r.grade > 0)  # only a positive grade gains (gains())
+    if spec == "linear":
+        return rows, r.qidx[rows], r.grade[rows]
+    g = gains(r.grade[rows], spec)  # the map of these rows only: a fraction of the run
+    rows, g = rows[g > 0], g[g > 0]
+    return rows, r.qidx[rows], g
 
 
 def g_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """trec_eval's G: Σ over gaining retrieved documents of gain / log2(2 + cost − gained),
     cost = Σ over ranks so far of max(ideal gain, 1), gained = Σ of the run's gains so far;
     divided by the sum of the ideal gains."""
-    rows, q, g = _gaining(r)
-    ig, iq, _, n_pos = _positive_ideal(r)
+    spec = str(m.get("gain"))
+    rows, q, g = _gaining(r, spec)
+    ig, iq, _, n_pos = _positive_ideal(r, spec)
     first = group_starts(iq, r.n_queries)
     cost_cum = np.concatenate(([0.0], np.cumsum(np.maximum(ig, 1.0))))
     pos = r.pos[rows].astype(np.int64)
@@ -228,23 +254,24 @@ def g_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return safe_div(seg_sum(term, q, r.n_queries), seg_sum(ig, iq, r.n_queries))
 
 
-def _dcg_parts(r: Ranked) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                   np.ndarray, np.ndarray, np.ndarray]:
+def _dcg_parts(r: Ranked, spec: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rows, q, DCG up to each gaining row, IDCG prefix per ideal position (flat), ideal
-    query, P per query, full IDCG per query), with trec_eval's gains and log2(rank + 1)."""
-    rows, q, g = _gaining(r)
+    query, P per query, full IDCG per query, ideal gains (flat)), with the gains of
+    ``spec`` and log2(rank + 1)."""
+    rows, q, g = _gaining(r, spec)
     dcg_at = _seg_cumsum(g / np.log2(r.pos[rows] + 1.0), q, r.n_queries)
-    ig, iq, ipos, n_pos = _positive_ideal(r)
+    ig, iq, ipos, n_pos = _positive_ideal(r, spec)
     iw = ig / np.log2(ipos + 1.0)
     return (rows, q, dcg_at, _seg_cumsum(iw, iq, r.n_queries), iq, n_pos,
-            seg_sum(iw, iq, r.n_queries))
+            seg_sum(iw, iq, r.n_queries), ig)
 
 
 def ndcg_rel(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """trec_eval's ndcg_rel: nDCG averaged over the P documents with gain > 0 in the ideal
     ranking; a retrieved one contributes nDCG at its rank (IDCG over min(rank, P)
     positions), a missed one DCG / IDCG of the whole ranking."""
-    rows, q, dcg_at, idcg_cum, iq, n_pos, idcg = _dcg_parts(r)
+    rows, q, dcg_at, idcg_cum, iq, n_pos, idcg, _ = _dcg_parts(r, str(m.get("gain")))
     first = group_starts(iq, r.n_queries)
     k = np.minimum(r.pos[rows].astype(np.int64), n_pos[q])
     term = dcg_at / idcg_cum[first[q] + k - 1]
@@ -260,10 +287,9 @@ def rndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """trec_eval's Rndcg: nDCG averaged at the R levels, the ranks where the ideal gain
     changes (after the documents of each positive grade), plus the end of the ranking when
     it runs more than one rank past the last positive ideal position; 0 when R = 0."""
-    rows, q, dcg_at, idcg_cum, iq, n_pos, idcg = _dcg_parts(r)
-    ig = r.ideal_grade[r.ideal_grade > 0]
+    rows, q, dcg_at, idcg_cum, iq, n_pos, idcg, ig = _dcg_parts(r, str(m.get("gain")))
     n = r.n_queries
-    # change points: the last ideal position of each positive grade of a query
+    # change points: the last ideal position of each positive gain of a query
     change = np.ones(len(ig), dtype=bool)
     change[:-1] = (iq[1:] != iq[:-1]) | (ig[1:] != ig[:-1])
     cq = iq[change]
@@ -344,21 +370,26 @@ register(Family("RBPResid", rbp_residual, "how much RBP(p = {p}) could rise if e
                 "p^(i−1), n = retrieved; 0 when none is unjudged", cutoff="none",
                 params=(Param("p", 0.9, "persistence", **PROBABILITY),), binary=False,
                 trec="rbp_resid", aliases=("rbp_resid",)))
-_TREC_GAINS = ("gains are the judged grades (trec_eval's default; grades <= 0 and unjudged "
-               "documents gain 0), the ideal is every judged grade of the query, descending")
+_TREC_GAIN = Param("gain", "linear", "gain of a grade: linear = the grade (trec_eval's "
+                   "default), exp = 2^g - 1, or a map {grade:gain,...} (trec_eval's "
+                   "-m G.1=3,2=9)", choices=("linear", "exp"), kind=parse_gain,
+                   rule="linear, exp or a non-empty map {grade:gain,...}")
+_TREC_GAINS = ("gains: {gain} (grades <= 0, unjudged documents, grades absent from a map and "
+               "gains <= 0 give nothing), the ideal is every judged document of the query "
+               "by gain, descending")
 register(Family("G", g_measure, "Σ over gaining retrieved documents of gain / log2(2 + cost − "
                 "gained), cost = Σ over the ranks so far of max(ideal gain, 1), gained = Σ of "
                 "the run's gains so far; / Σ ideal gains (trec_eval's experimental G); "
-                + _TREC_GAINS, cutoff="none", binary=False, trec="G"))
+                + _TREC_GAINS, cutoff="none", params=(_TREC_GAIN,), binary=False, trec="G"))
 register(Family("nDCGRel", ndcg_rel, "nDCG averaged over the documents with a gain in the "
                 "ideal ranking: a retrieved one at its rank (IDCG over min(rank, P) positions), "
                 "a missed one at the end of the ranking (trec_eval's ndcg_rel); "
-                + _TREC_GAINS, cutoff="none", binary=False, trec="ndcg_rel",
-                aliases=("ndcg_rel",), perfect_is_one=True))
+                + _TREC_GAINS, cutoff="none", params=(_TREC_GAIN,), binary=False,
+                trec="ndcg_rel", aliases=("ndcg_rel",), perfect_is_one=True))
 register(Family("RnDCG", rndcg, "nDCG averaged at the R levels: the ranks where the ideal gain "
-                "drops (after the documents of each grade), and the end of the ranking when "
+                "drops (after the documents of each gain), and the end of the ranking when "
                 "it is longer; 0 when no document is relevant ({rel}) (trec_eval's Rndcg); "
-                + _TREC_GAINS, cutoff="none", params=(REL,), trec="Rndcg",
+                + _TREC_GAINS, cutoff="none", params=(REL, _TREC_GAIN), trec="Rndcg",
                 aliases=("Rndcg",), perfect_is_one=True))
 register(Family("infAP", inf_ap, "inferred AP (Yilmaz & Aslam): AP estimated from a judged "
                 "sample of the pool; negative grades are pooled but unjudged, documents "
