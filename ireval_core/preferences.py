@@ -129,6 +129,7 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
     options = options or EvalOptions()
     run_list = [runs] if isinstance(runs, Run) else list(runs)
     chosen = [m if isinstance(m, PrefMeasure) else pref_measure(str(m)) for m in measures]
+    rnonrel = any(m.trec.startswith("prefs_avgjg_Rnonrel") for m in chosen)
     docs, doc_code = np.unique(prefs.docid.astype(str), return_inverse=True)
     by_query = _lines_by_query(prefs, doc_code)
     query_ids: dict[str, np.ndarray] = {}
@@ -147,7 +148,7 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
                     continue
                 ranking = _bogus_ranking(docs)
             evaluated.append(qid)
-            rows.append(_query_values(qid, lines, ranking, docs))
+            rows.append(_query_values(qid, lines, ranking, docs, rnonrel=rnonrel))
         s = run.name
         query_ids[s] = np.array(evaluated, dtype=object)
         answered[s] = np.asarray(run.query_ids).astype(str).astype(object)
@@ -230,10 +231,12 @@ class _Group:
     ec_level: np.ndarray | None
 
 
-def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
-                  ) -> dict[str, float]:
+def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray, *,
+                  rnonrel: bool = True) -> dict[str, float]:
     """Every preference measure of one query, by trec_eval name (``docs``: the ids of
-    the document codes)."""
+    the document codes); without ``rnonrel`` the two ``prefs_avgjg_Rnonrel`` are NaN,
+    not computed (trec_eval computes each measure asked for only: asked for another, it
+    does not stop where those two are undefined)."""
     judged = np.unique(lines.doc)
     retrieved = ranking[ranking >= 0]
     retrieved = retrieved[np.isin(retrieved, judged)]
@@ -262,11 +265,14 @@ def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
             ratios["ret"].append(ful_ret / poss_ret)
         if poss_ret + poss_imp:
             ratios["imp"].append(ful_all / (poss_ret + poss_imp))
-        ratios["rn"].append(_rnonrel(qid, jg, group, njr, nj, c, retrieved_only=False))
-        ratios["rn_ret"].append(_rnonrel(qid, jg, group, njr, nj, c, retrieved_only=True))
+        if rnonrel:
+            ratios["rn"].append(_rnonrel(qid, jg, group, njr, nj, c, retrieved_only=False))
+            ratios["rn_ret"].append(_rnonrel(qid, jg, group, njr, nj, c,
+                                             retrieved_only=True))
     n_jgs = len(set(lines.jg.tolist()))
     ful_ret, poss_ret, ful_imp, poss_imp, notoccur = (int(x) for x in totals)
     poss = poss_ret + poss_imp + notoccur
+    nan = float("nan")
     pair, pair_imp, pair_ret = _pairs(counts, njr)
     return {
         "prefs_num_prefs_poss": float(poss),
@@ -275,11 +281,12 @@ def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
         "prefs_simp": (ful_ret + ful_imp) / poss if poss else 0.0,
         "prefs_pair": pair,
         "prefs_avgjg": _mean_over_groups(ratios["avgjg"], n_jgs),
-        "prefs_avgjg_Rnonrel": _mean_over_groups(ratios["rn"], n_jgs),
+        "prefs_avgjg_Rnonrel": _mean_over_groups(ratios["rn"], n_jgs) if rnonrel else nan,
         "prefs_simp_ret": ful_ret / poss_ret if poss_ret else 0.0,
         "prefs_pair_ret": pair_ret,
         "prefs_avgjg_ret": _mean_over_groups(ratios["ret"], n_jgs),
-        "prefs_avgjg_Rnonrel_ret": _mean_over_groups(ratios["rn_ret"], n_jgs),
+        "prefs_avgjg_Rnonrel_ret": (_mean_over_groups(ratios["rn_ret"], n_jgs) if rnonrel
+                                    else nan),
         "prefs_simp_imp": ((ful_ret + ful_imp) / (poss_ret + poss_imp)
                            if poss_ret + poss_imp else 0.0),
         "prefs_pair_imp": pair_imp,

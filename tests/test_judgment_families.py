@@ -167,3 +167,74 @@ def test_eval_without_the_judgments_says_which_r_to_add() -> None:
     out = _cli("eval", TREC10 / "qrels.test", TREC10 / "results.test", "-m", "prefs_simp")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "needs preference judgments: -R prefs" in out.stderr
+
+
+# ----------------------------------------------------------------------------- from plain qrels
+
+
+def test_qrels_keep_the_iter_column_only_when_it_varies() -> None:
+    from ireval_core.io import read_qrels
+
+    assert read_qrels(TREC10 / "qrels.test").groups is None  # iter 0 on every line
+    q = read_qrels(b"2 B c 1\n1 A b 0\n1 B a 1\n", name="q")
+    assert q.groups is not None
+    # in the entries' order (query, then document), not the file's
+    assert q.groups.to_pylist() == ["B", "A", "B"] and q.to_dict()["1"] == {"a": 1.0, "b": 0.0}
+    assert read_qrels(b"qid,docid,rel\n1,a,1\n", name="q.csv").groups is None
+
+
+def _grouped(tmp_path: Path) -> Path:
+    """trec_eval's qrels.test with iter set to one of three groups per line (seeded)."""
+    import random
+
+    rng = random.Random(5)
+    lines = [f"{q} {rng.choice('xyz')} {d} {r}\n" for q, _, d, r in
+             (line.split() for line in (TREC10 / "qrels.test").read_text().splitlines())]
+    path = tmp_path / "qrels.grouped"
+    path.write_text("".join(lines))
+    return path
+
+
+def test_prefs_and_groups_from_qrels_equal_the_readers(tmp_path: Path) -> None:
+    """prefs_from_qrels / judgment_groups of read_qrels give the values of read_prefs
+    (kind=qrels_prefs) / read_qrels_jg, the CLI's path tested against trec_eval 10.0."""
+    from ireval_core.io import read_qrels, read_runs
+    from ireval_core.io.prefs import prefs_from_qrels
+    from ireval_core.io.qrels_jg import judgment_groups
+
+    runs = read_runs(TREC10 / "results.test")
+    jg_specs = ["APAvgJG", "PAvgJG@5", "PAvgJG@100", "RprecAvgJG(mult=0.6)"]
+    for path in (TREC10 / "qrels.test", _grouped(tmp_path)):
+        for options in (EvalOptions(), EvalOptions(complete=True, depth=20)):
+            got = evaluate_preferences(prefs_from_qrels(read_qrels(path)), runs,
+                                       options=options)
+            want = evaluate_preferences(read_prefs(path, kind="qrels_prefs"), runs,
+                                        options=options)
+            assert got.values.keys() == want.values.keys()
+            for key, v in want.values.items():
+                np.testing.assert_array_equal(got.values[key], v, err_msg=str(key))
+            got = evaluate_judgment_groups(judgment_groups(read_qrels(path)), runs, jg_specs,
+                                           options=options)
+            want = evaluate_judgment_groups(read_qrels_jg(path), runs, jg_specs,
+                                            options=options)
+            for key, v in want.values.items():
+                np.testing.assert_array_equal(got.values[key], v, err_msg=str(key))
+    assert list(judgment_groups(read_qrels(_grouped(tmp_path)))) == ["x", "y", "z"]
+
+
+def test_rnonrel_is_computed_only_when_asked() -> None:
+    """trec_eval computes each measure asked for: PrefSimp of preferences where
+    prefs_avgjg_Rnonrel is undefined (a level below 0) is a number, the latter an error."""
+    from ireval_core.preferences import PreferenceError
+
+    levels = {"a": 3, "b": 2, "c": 1, "d": 0, "e": 0, "f": 0, "g": -1}
+    prefs = read_prefs("".join(f"1 g s {d} {v}\n" for d, v in levels.items()).encode(),
+                       name="p")
+    run = Run.from_dict({"1": {"a": 3.0, "c": 2.0, "b": 1.0}}, name="r")
+    res = evaluate_preferences(prefs, run, ["PrefSimp"])
+    # 18 preferences; fulfilled: a>c, a>b (b>c is not), and a, b, c over d, e, f, g (12);
+    # d, e, f > g: neither retrieved, failed. R = 3 relevant, 4 below: the lowest level
+    # (g) has fewer than R documents, where trec_eval's Rnonrel reads past its data
+    assert res.values[("r", "PrefSimp")].tolist() == [14 / 18]
+    with pytest.raises(PreferenceError, match="reads past its data"):
+        evaluate_preferences(prefs, run, ["PrefAvgJGRnonrel"])
