@@ -178,6 +178,8 @@ def _groups(table: pa.Table) -> pa.ChunkedArray | None:
     if "iter" not in table.column_names or table.num_rows == 0:
         return None
     column = table.column("iter")
+    if not pa.types.is_dictionary(column.type):  # the TREC reader codes it; others, if any
+        return column if pc.count_distinct(column).as_py() > 1 else None
     first = None
     for chunk in column.chunks:
         if not len(chunk):
