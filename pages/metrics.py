@@ -41,9 +41,10 @@ def _judgment_sections(key: str, dataset: Dataset, by_kind: dict[str, tuple[str,
         best = widgets.md_frame(table.best)
         st.table(widgets.md_frame(table.cells).style.apply(
             lambda _, best=best: best.map(lambda b: BEST_STYLE if b else ""), axis=None))
-        st.caption("Each cell: the mean over queries to 4 decimals (counts: the sum), then "
-                   "its 95% confidence interval. "
-                   + widgets.md_escape(table.queries_caption()))
+        summed = [m for m in chosen if res.definition(m).count("; summed over queries")]
+        st.caption("Each cell: the mean over queries to 4 decimals, then its 95% confidence "
+                   "interval" + (f" ({', '.join(summed)}: the sum over queries)" if summed
+                                 else "") + ". " + widgets.md_escape(table.queries_caption()))
         with st.container(border=True):
             st.markdown("\n".join(
                 f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"

@@ -120,6 +120,7 @@ def test_sample_with_only_preference_measures(monkeypatch: pytest.MonkeyPatch) -
     assert len(at.table) == 1
     _check(at.table[0].value, want)
     assert want.mean("bm25", "NumPrefs") == 29754.0  # summed over queries
+    assert any("(NumPrefs: the sum over queries)" in c.value for c in at.caption)
     at.multiselect(key=keys.MEASURES).set_value(["PrefAvgJGRnonrel", "AP"]).run()
     assert not at.exception
     assert [e.value for e in at.error] and "reads past its data" in at.error[0].value
