@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import pandas as pd
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -138,11 +138,14 @@ def ideal_pairs_cached(dataset_key: str, measures: tuple[str, ...], options: Eva
 # ----------------------------------------------------------------------------- page helpers
 
 
-def parse_specs(texts: Iterable[str]) -> tuple[tuple[str, ...], list[str]]:
+def parse_specs(texts: Iterable[str], *, judgments: Collection[str] = ("qrels",)
+                ) -> tuple[tuple[str, ...], list[str]]:
     """Canonical text of each measure spec in ``texts`` (in order, without repeats).
 
     Returns ``(valid specs, error messages)``; blank entries and commas separate specs
-    in free text are the caller's business. Never raises.
+    in free text are the caller's business. A measure computed from other judgments
+    than those in ``judgments`` (``Family.judgments``: the preference and judgment-group
+    measures, which only the Metrics page evaluates) is an error saying so. Never raises.
     """
     valid: list[str] = []
     errors: list[str] = []
@@ -150,9 +153,15 @@ def parse_specs(texts: Iterable[str]) -> tuple[tuple[str, ...], list[str]]:
         if not text.strip():
             continue
         try:
-            spec = str(parse_measure(text))
+            m = parse_measure(text)
         except UnknownMeasureError as exc:
             errors.append(str(exc))
+            continue
+        spec = str(m)
+        if m.family.judgments not in judgments:
+            errors.append(f"{spec} is computed from {m.family.needs}, not from a run joined "
+                          "with the qrels: the Metrics page shows it (from the loaded qrels, "
+                          "as trec_eval does).")
             continue
         if spec not in valid:
             valid.append(spec)

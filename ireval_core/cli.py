@@ -28,7 +28,7 @@ from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
 from .io import has_comment_lines, read_qrels, read_runs
-from .measures import FAMILIES, Measure, parse_measure
+from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
 from .trec_output import COUNTS as _COUNTS
@@ -48,7 +48,28 @@ ALL_TREC = all_trec("9.0.8")
 
 def _measure_help() -> str:
     lines = ["measures (ir_measures-style names; @k = cutoff, (name=value) = parameters):"]
-    for fam in FAMILIES.values():
+    lines.extend(_family_lines(families("qrels")))
+    lines.append("  all_trec   every trec_eval measure above, by its trec_eval name, and "
+                 "relstring (relstring_N: the grades of the first N documents)")
+    lines.append("  official   trec_eval's default set: num_ret ... map, gm_map, Rprec, bpref, "
+                 "recip_rank, iprec_at_recall, P")
+    sections: tuple[tuple[Judgments, str, str], ...] = (
+        ("prefs", "preference measures", "all_prefs   all of them, in trec_eval's order"),
+        ("qrels_jg", "judgment-group measures", "qrels_jg    map_avgjg, P_avgjg (5 ... 1000), "
+         "Rprec_mult_avgjg (0.20 ... 2.00)"))
+    for kind, title, nick in sections:
+        lines.append("")
+        lines.extend(textwrap.wrap(f"{title}, computed from other judgments than qrels: they "
+                                   f"need {JUDGMENTS[kind]}:", 78, subsequent_indent="  "))
+        lines.extend(_family_lines(families(kind)))
+        lines.append("  " + nick)
+    return "\n".join(lines)
+
+
+def _family_lines(found: dict[str, Family]) -> list[str]:
+    """Each family's head (name, parameters, cutoff, trec_eval name) and definition."""
+    lines = []
+    for fam in found.values():
         params = ", ".join(f"{p.name}={p.default}" for p in fam.params)
         head = f"  {fam.name}" + (f"({params})" if params else "")
         head += {"required": "@k", "recall": "@r", "optional": "[@k]", "none": ""}[fam.cutoff]
@@ -58,14 +79,7 @@ def _measure_help() -> str:
         body = fam.definition.replace("{", "").replace("}", "")
         lines.extend(textwrap.wrap(body, 76, initial_indent="      ",
                                    subsequent_indent="      "))
-    lines.append("  all_trec   every trec_eval measure above, by its trec_eval name, and "
-                 "relstring (relstring_N: the grades of the first N documents)")
-    lines.append("  official   trec_eval's default set: num_ret ... map, gm_map, Rprec, bpref, "
-                 "recip_rank, iprec_at_recall, P")
-    lines.append("  qrels_jg   with -R qrels_jg: map_avgjg, P_avgjg (5 ... 1000), "
-                 "Rprec_mult_avgjg (0.20 ... 2.00): AP, P@k, Rprec(mult=x) per judgment group, "
-                 "averaged per query over the groups")
-    return "\n".join(lines)
+    return lines
 
 
 _ONE_RUN = ("each run file is one run whatever its tag column says, named by the tag of "
@@ -405,9 +419,12 @@ def _cmd_eval_jg(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
         bases.append(hit[1] + name[hit.end():])
     cols = columns(bases, parse_measure, trec_order=True)
     relabel = []
+    avgjg = {f.base: name for name, f in families("qrels_jg").items()}  # AP: APAvgJG, ...
     for c in cols:
         family = next(f for f in ("Rprec_mult", "map", "P") if c.label.startswith(f))
-        relabel.append(Column(family + "_avgjg" + c.label[len(family):], c.measure, c.depth))
+        m = None if c.measure is None else Measure(avgjg[c.measure.name], c.measure.cutoff,
+                                                   c.measure.params)
+        relabel.append(Column(family + "_avgjg" + c.label[len(family):], m, c.depth))
     if args.engine != "memory" or args.zscores is not None or args.format != "trec":
         raise ValueError("-R qrels_jg goes with --engine memory, --format trec, no -Z")
     comments = options.trec_eval == "10.0"

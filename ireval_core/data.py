@@ -17,7 +17,9 @@ Entries are stored as flat columns grouped by query, with CSR offsets: the
 entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
 
 * :class:`Qrels` entries are sorted by (query, document); ``grade`` is float64.
-  A negative grade means "in the pool but not judged" (kept as it is).
+  A negative grade means "in the pool but not judged" (kept as it is). ``groups``, when
+  a TREC qrels file's second column (``iter``) is not the same on every line, holds it
+  per entry: trec_eval's judgment group (``-R qrels_prefs``, ``-R qrels_jg``).
 * :class:`Run` entries are sorted once in **ranking order**: score descending,
   ties broken by document id descending (byte-wise), exactly as trec_eval does.
   The rank column of the input file is ignored.
@@ -262,6 +264,7 @@ class Qrels:
     offsets: np.ndarray
     source: str = "qrels"
     warnings: tuple[DataWarning, ...] = field(default=())
+    groups: pa.Array | None = None
 
     def __post_init__(self) -> None:
         freeze_arrays(self)
@@ -269,8 +272,13 @@ class Qrels:
     @classmethod
     def from_arrays(cls, query_ids: object, doc_ids: object, grades: object, *,
                     source: str = "qrels",
-                    warnings: Sequence[DataWarning] = ()) -> Qrels:
+                    warnings: Sequence[DataWarning] = (),
+                    groups: pa.Array | pa.ChunkedArray | None = None) -> Qrels:
         """Build qrels from three parallel columns (row order is irrelevant).
+
+        ``groups``: a fourth parallel column, each entry's judgment group (the ``iter``
+        column of TREC qrels), kept in entry order as :attr:`groups`; ``None`` when
+        every entry is in the same group.
 
         Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
         """
@@ -285,8 +293,14 @@ class Qrels:
         # (query, document) pairs are distinct now: one integer sort orders them
         order = np.argsort(qcode.astype(np.int64) * max(len(ddict), 1) + dcode)
         qcode, dcode, grade = qcode[order], dcode[order], grade[order]
+        kept = None
+        if groups is not None:
+            kept = groups.combine_chunks() if isinstance(groups, pa.ChunkedArray) else groups
+            if len(kept) != len(grade):
+                raise ValueError("groups must have the length of the grades")
+            kept = kept.take(pa.array(order))
         return cls(qids, ddict, qcode, dcode, grade, _offsets(qcode, len(qids)),
-                   source, tuple(warnings))
+                   source, tuple(warnings), kept)
 
     @classmethod
     def from_dict(cls, qrels: dict[str, dict[str, float]], *, source: str = "qrels") -> Qrels:

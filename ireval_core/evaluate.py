@@ -25,6 +25,7 @@ import numpy as np
 from .data import JoinCache, Qrels, Ranked, Run, join, join_key, read_only
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
+from .measures.judgments import refusal
 from .options import EvalOptions
 from .params import OPEN_UNIT, InstanceOf, check
 from .progress import stage
@@ -189,6 +190,9 @@ def evaluate(qrels: Qrels, runs: Run | Iterable[Run], measures: str | Sequence[s
     if len(set(names)) != len(names):
         raise invalid_parameter("runs", "evaluate", "runs with distinct names", names)
     specs = parse_measures(list(measures) if not isinstance(measures, str) else measures)
+    for m in specs:  # before any join: a preference measure needs other judgments
+        if m.family.judgments != "qrels":
+            raise refusal(m)
     values_out: dict[tuple[str, str], np.ndarray] = {}
     aggregates: dict[tuple[str, str], float] = {}
     counts: dict[tuple[str, str], int] = {}

@@ -17,17 +17,29 @@ import numpy as np
 
 from .data import Qrels, Run
 from .evaluate import Evaluation, evaluate
-from .measures import Measure
+from .measures import Measure, parse_measures
 from .options import EvalOptions
 
-__all__ = ["AVGJG_FAMILIES", "evaluate_judgment_groups"]
+__all__ = ["AVGJG_FAMILIES", "evaluate_judgment_groups", "per_group"]
 
 AVGJG_FAMILIES = ("map", "P", "Rprec_mult")
 """trec_eval's measures with an ``_avgjg`` form, by their trec_eval names."""
 
 
+def per_group(m: Measure) -> Measure:
+    """The measure evaluated within each judgment group: the family's ``base`` with the
+    same cutoff and parameters (``PAvgJG@5``: ``P@5``); a measure of another family as is.
+
+    >>> from ireval_core.measures import parse_measure
+    >>> str(per_group(parse_measure("Rprec_mult_avgjg_0.20")))
+    'Rprec(mult=0.2)'
+    """
+    base = m.family.base
+    return m if base is None else Measure(base, m.cutoff, m.params)
+
+
 def evaluate_judgment_groups(groups: Mapping[str, Qrels], runs: Run | Iterable[Run],
-                             measures: Sequence[Measure], *,
+                             measures: Sequence[Measure | str], *,
                              options: EvalOptions | None = None) -> Evaluation:
     """``measures`` of each run, per query the mean over the judgment groups judging it.
 
@@ -38,7 +50,9 @@ def evaluate_judgment_groups(groups: Mapping[str, Qrels], runs: Run | Iterable[R
     runs:
         One run or several.
     measures:
-        The measures to average (trec_eval has ``AP``, ``P@k`` and ``Rprec(mult=x)``).
+        The measures: ``APAvgJG``, ``PAvgJG@k``, ``RprecAvgJG(mult=x)`` (trec_eval's
+        ``map_avgjg``, ``P_avgjg_k``, ``Rprec_mult_avgjg_x``), or the measure to average
+        itself (``AP``, ``P@k``, ...); results are keyed by the spec given.
     options:
         As for :func:`~ireval_core.evaluate.evaluate`, applied within each group.
 
@@ -63,8 +77,9 @@ def evaluate_judgment_groups(groups: Mapping[str, Qrels], runs: Run | Iterable[R
     run_list = [runs] if isinstance(runs, Run) else list(runs)
     if not groups:
         raise ValueError("no judgment group to evaluate against")
-    parts = [evaluate(qrels, run_list, list(measures), options=options)
-             for qrels in groups.values()]
+    measures = parse_measures(measures)
+    within = [per_group(m) for m in measures]
+    parts = [evaluate(qrels, run_list, within, options=options) for qrels in groups.values()]
     first = parts[0]
     query_ids: dict[str, np.ndarray] = {}
     values: dict[tuple[str, str], np.ndarray] = {}
@@ -76,8 +91,8 @@ def evaluate_judgment_groups(groups: Mapping[str, Qrels], runs: Run | Iterable[R
         unique, where = np.unique(qids, return_inverse=True)
         n_groups = np.bincount(where, minlength=len(unique))
         query_ids[s] = unique.astype(object)
-        for m in measures:
-            got = np.concatenate([np.nan_to_num(np.asarray(p.values[(s, str(m))],
+        for m, w in zip(measures, within, strict=True):
+            got = np.concatenate([np.nan_to_num(np.asarray(p.values[(s, str(w))],
                                                            dtype=np.float64)) for p in parts])
             per_query = np.bincount(where, weights=got, minlength=len(unique)) / n_groups
             values[(s, str(m))] = per_query

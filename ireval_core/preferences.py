@@ -31,7 +31,7 @@ from .data import Run
 from .errors import UnknownMeasureError
 from .evaluate import Evaluation
 from .io.prefs import Preferences
-from .measures import Measure
+from .measures import Measure, families
 from .options import EvalOptions
 
 __all__ = ["ALL_PREFS", "PREF_MEASURES", "PrefMeasure", "PreferenceError",
@@ -41,7 +41,10 @@ __all__ = ["ALL_PREFS", "PREF_MEASURES", "PrefMeasure", "PreferenceError",
 @dataclass(frozen=True)
 class PrefMeasure:
     """One preference measure: ireval's name, trec_eval's name, its definition, and
-    whether it is a count (summed over queries, printed whole) or a ratio (averaged)."""
+    whether it is a count (summed over queries, printed whole) or a ratio (averaged).
+
+    A view of a registered family (``judgments="prefs"``, :mod:`ireval_core.measures`),
+    where the definitions live."""
 
     name: str
     trec: str
@@ -54,39 +57,9 @@ class PrefMeasure:
         return Measure(self.name)
 
 
-_ALL = "counting implied preferences, and those with neither document retrieved as failed"
-_RET = "counting only preferences with both documents retrieved"
-_IMP = "counting implied preferences, ignoring those with neither document retrieved"
-PREF_MEASURES: tuple[PrefMeasure, ...] = (
-    PrefMeasure("NumPrefs", "prefs_num_prefs_poss",
-                "number of preferences of the query's judgment groups, retrieved or not; "
-                "sum over queries", count=True),
-    PrefMeasure("NumPrefsFul", "prefs_num_prefs_ful",
-                "number of preferences fulfilled, implied ones included; sum over queries",
-                count=True),
-    PrefMeasure("NumPrefsFulRet", "prefs_num_prefs_ful_ret",
-                "number of preferences fulfilled with both documents retrieved; sum over "
-                "queries", count=True),
-    PrefMeasure("PrefSimp", "prefs_simp", "preferences fulfilled / preferences possible, "
-                "every preference of every group counted, " + _ALL),
-    PrefMeasure("PrefPair", "prefs_pair", "mean over document pairs with a preference of "
-                "the share of the pair's preferences (over all groups) fulfilled, " + _ALL),
-    PrefMeasure("PrefAvgJG", "prefs_avgjg", "mean over judgment groups of fulfilled / "
-                "possible in the group (a group with none possible adds 0), " + _ALL),
-    PrefMeasure("PrefAvgJGRnonrel", "prefs_avgjg_Rnonrel",
-                "prefs_avgjg with the non-relevant (level 0) documents of each group "
-                "brought to R, its number of relevant ones (trec_eval's computation, "
-                "quirks included), " + _ALL),
-    PrefMeasure("PrefSimpRet", "prefs_simp_ret", "prefs_simp " + _RET),
-    PrefMeasure("PrefPairRet", "prefs_pair_ret", "prefs_pair " + _RET),
-    PrefMeasure("PrefAvgJGRet", "prefs_avgjg_ret", "prefs_avgjg " + _RET),
-    PrefMeasure("PrefAvgJGRnonrelRet", "prefs_avgjg_Rnonrel_ret",
-                "prefs_avgjg_Rnonrel with R and the non-relevant documents counted among "
-                "the retrieved, " + _RET),
-    PrefMeasure("PrefSimpImp", "prefs_simp_imp", "prefs_simp " + _IMP),
-    PrefMeasure("PrefPairImp", "prefs_pair_imp", "prefs_pair " + _IMP),
-    PrefMeasure("PrefAvgJGImp", "prefs_avgjg_imp", "prefs_avgjg " + _IMP),
-)
+PREF_MEASURES: tuple[PrefMeasure, ...] = tuple(
+    PrefMeasure(f.name, f.trec or f.name, f.definition, count=f.aggregate is not None)
+    for f in families("prefs").values())
 """Every preference measure, in the order of trec_eval's ``all_prefs``."""
 
 ALL_PREFS = tuple(m.trec for m in PREF_MEASURES)
@@ -118,7 +91,7 @@ _BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval's ranking of a missing query 
 
 
 def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
-                         measures: Sequence[PrefMeasure] = PREF_MEASURES, *,
+                         measures: Sequence[PrefMeasure | Measure | str] = PREF_MEASURES, *,
                          options: EvalOptions | None = None) -> Evaluation:
     """The preference ``measures`` of each run, per judged query, as trec_eval 10.0.
 
@@ -129,7 +102,8 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
     runs:
         One run or several.
     measures:
-        Which measures (default: all, in ``all_prefs`` order).
+        Which measures (default: all, in ``all_prefs`` order): :data:`PREF_MEASURES`, or
+        their specs or names (``PrefSimp``, ``prefs_simp``).
     options:
         ``depth`` (``-M``) cuts each ranking; ``complete`` (``-c``) evaluates a judged
         query the run does not answer as trec_eval does (its stand-in ranking of one
@@ -154,7 +128,8 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
     """
     options = options or EvalOptions()
     run_list = [runs] if isinstance(runs, Run) else list(runs)
-    measures = list(measures)
+    chosen = [m if isinstance(m, PrefMeasure) else pref_measure(str(m)) for m in measures]
+    rnonrel = any(m.trec.startswith("prefs_avgjg_Rnonrel") for m in chosen)
     docs, doc_code = np.unique(prefs.docid.astype(str), return_inverse=True)
     by_query = _lines_by_query(prefs, doc_code)
     query_ids: dict[str, np.ndarray] = {}
@@ -173,18 +148,18 @@ def evaluate_preferences(prefs: Preferences, runs: Run | Iterable[Run],
                     continue
                 ranking = _bogus_ranking(docs)
             evaluated.append(qid)
-            rows.append(_query_values(qid, lines, ranking, docs))
+            rows.append(_query_values(qid, lines, ranking, docs, rnonrel=rnonrel))
         s = run.name
         query_ids[s] = np.array(evaluated, dtype=object)
         answered[s] = np.asarray(run.query_ids).astype(str).astype(object)
-        for m in measures:
+        for m in chosen:
             v = np.array([r[m.trec] for r in rows], dtype=np.float64)
             key = (s, m.name)
             values[key] = v
             aggregates[key] = (float(v.sum()) if m.count else
                                float(v.mean()) if len(v) else float("nan"))
             n_averaged[key] = len(v)
-    return Evaluation(tuple(r.name for r in run_list), tuple(m.measure for m in measures),
+    return Evaluation(tuple(r.name for r in run_list), tuple(m.measure for m in chosen),
                       options, query_ids, values, aggregates, n_averaged, answered)
 
 
@@ -256,10 +231,12 @@ class _Group:
     ec_level: np.ndarray | None
 
 
-def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
-                  ) -> dict[str, float]:
+def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray, *,
+                  rnonrel: bool = True) -> dict[str, float]:
     """Every preference measure of one query, by trec_eval name (``docs``: the ids of
-    the document codes)."""
+    the document codes); without ``rnonrel`` the two ``prefs_avgjg_Rnonrel`` are NaN,
+    not computed (trec_eval computes each measure asked for only: asked for another, it
+    does not stop where those two are undefined)."""
     judged = np.unique(lines.doc)
     retrieved = ranking[ranking >= 0]
     retrieved = retrieved[np.isin(retrieved, judged)]
@@ -288,11 +265,14 @@ def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
             ratios["ret"].append(ful_ret / poss_ret)
         if poss_ret + poss_imp:
             ratios["imp"].append(ful_all / (poss_ret + poss_imp))
-        ratios["rn"].append(_rnonrel(qid, jg, group, njr, nj, c, retrieved_only=False))
-        ratios["rn_ret"].append(_rnonrel(qid, jg, group, njr, nj, c, retrieved_only=True))
+        if rnonrel:
+            ratios["rn"].append(_rnonrel(qid, jg, group, njr, nj, c, retrieved_only=False))
+            ratios["rn_ret"].append(_rnonrel(qid, jg, group, njr, nj, c,
+                                             retrieved_only=True))
     n_jgs = len(set(lines.jg.tolist()))
     ful_ret, poss_ret, ful_imp, poss_imp, notoccur = (int(x) for x in totals)
     poss = poss_ret + poss_imp + notoccur
+    nan = float("nan")
     pair, pair_imp, pair_ret = _pairs(counts, njr)
     return {
         "prefs_num_prefs_poss": float(poss),
@@ -301,11 +281,12 @@ def _query_values(qid: str, lines: _Lines, ranking: np.ndarray, docs: np.ndarray
         "prefs_simp": (ful_ret + ful_imp) / poss if poss else 0.0,
         "prefs_pair": pair,
         "prefs_avgjg": _mean_over_groups(ratios["avgjg"], n_jgs),
-        "prefs_avgjg_Rnonrel": _mean_over_groups(ratios["rn"], n_jgs),
+        "prefs_avgjg_Rnonrel": _mean_over_groups(ratios["rn"], n_jgs) if rnonrel else nan,
         "prefs_simp_ret": ful_ret / poss_ret if poss_ret else 0.0,
         "prefs_pair_ret": pair_ret,
         "prefs_avgjg_ret": _mean_over_groups(ratios["ret"], n_jgs),
-        "prefs_avgjg_Rnonrel_ret": _mean_over_groups(ratios["rn_ret"], n_jgs),
+        "prefs_avgjg_Rnonrel_ret": (_mean_over_groups(ratios["rn_ret"], n_jgs) if rnonrel
+                                    else nan),
         "prefs_simp_imp": ((ful_ret + ful_imp) / (poss_ret + poss_imp)
                            if poss_ret + poss_imp else 0.0),
         "prefs_pair_imp": pair_imp,

@@ -4,16 +4,53 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import evaluation, frame, judgments_glue, state, views, widgets
 from ireval_app.keys import metrics as keys
 from ireval_core import charts
+from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
+from ireval_core.measures import JUDGMENTS
+from ireval_core.options import EvalOptions
+from ireval_core.preferences import PreferenceError
 from ireval_core.tables import per_query_workbook
 
 DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
                  "R@1000", "RPrec", "ERR@10", "Success@1", "Success@10", "AP@100", "11pt"]
+CHOICES = DEFAULT_MEASURES + MORE_MEASURES + list(judgments_glue.CHOICES)
 BEST_STYLE = "font-weight: 700; background-color: #e8f1fb"
+
+
+def _judgment_sections(key: str, dataset: Dataset, by_kind: dict[str, tuple[str, ...]],
+                       options: EvalOptions) -> None:
+    """A table per kind of judgments besides qrels (preferences, judgment groups) whose
+    measures were chosen: means with intervals, the definitions, which judgments."""
+    for kind in judgments_glue.KINDS:
+        chosen = by_kind[kind]
+        if not chosen:
+            continue
+        title, what = judgments_glue.TITLES[kind]
+        st.subheader(title)
+        st.caption(f"{what} (trec_eval needs {JUDGMENTS[kind]}.)")
+        try:
+            res = judgments_glue.evaluate_judgments_cached(key, dataset, kind, chosen, options)
+        except PreferenceError as exc:
+            st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+            continue
+        table = evaluation.table_cached(key, chosen, options, res)
+        best = widgets.md_frame(table.best)
+        st.table(widgets.md_frame(table.cells).style.apply(
+            lambda _, best=best: best.map(lambda b: BEST_STYLE if b else ""), axis=None))
+        summed = [m for m in chosen if res.definition(m).count("; summed over queries")]
+        st.caption("Each cell: the mean over queries to 4 decimals, then its 95% confidence "
+                   "interval" + (f" ({', '.join(summed)}: the sum over queries)" if summed
+                                 else "") + ". " + widgets.md_escape(table.queries_caption()))
+        with st.container(border=True):
+            st.markdown("\n".join(
+                f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
+                for m in table.mean.columns))
+            st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
+
 
 with frame.page("metrics"):
     dataset = widgets.require_dataset()
@@ -26,28 +63,35 @@ with frame.page("metrics"):
         st.stop()
 
     pick, extra = st.columns([3, 2])
-    views.bind_view(keys.MEASURES, DEFAULT_MEASURES,
-                    choices=DEFAULT_MEASURES + MORE_MEASURES)
-    chosen = pick.multiselect("Measures", DEFAULT_MEASURES + MORE_MEASURES,
-                              key=keys.MEASURES)
+    views.bind_view(keys.MEASURES, DEFAULT_MEASURES, choices=CHOICES)
+    chosen = pick.multiselect("Measures", CHOICES, key=keys.MEASURES,
+                              help="The preference measures (Pref..., NumPrefs...) and the "
+                                   "judgment-group measures (...AvgJG) are computed from the "
+                                   "qrels as trec_eval -R qrels_prefs and -R qrels_jg do, in "
+                                   "tables of their own.")
     typed = extra.text_input(
         "More measures (separate with ;)", key=keys.EXTRA,
         placeholder="nDCG(gain=exp)@20; P(rel=2)@5",
         help="Any measure spec: a name, parameters in parentheses and an @k cutoff, e.g. "
              "nDCG(gain=exp)@20, P(rel=2)@5, DCG(discount=jk)@6, or trec_eval names "
              "such as ndcg_cut_10 or recall_100.")
-    measures, errors = evaluation.parse_specs([*chosen, *typed.split(";")])
+    specs, errors = evaluation.parse_specs([*chosen, *typed.split(";")], judgments=JUDGMENTS)
     for message in errors:
         st.error(message, icon=":material/error:")
+    by_kind = judgments_glue.split_specs(specs)
+    measures = by_kind["qrels"]
+    key = state.get_dataset_key() or ""
     if not measures:
-        st.info("Choose at least one measure.", icon=":material/info:")
+        if specs:  # only preference or judgment-group measures
+            _judgment_sections(key, dataset, by_kind, options)
+        else:
+            st.info("Choose at least one measure.", icon=":material/info:")
         st.stop()
 
     # scipy (the table's t intervals, ireval_core.stats) is imported now, while the evaluation
     # below may still wait for the runs' joins made in the background, not after it
     import ireval_core.stats  # noqa: E402, F401
 
-    key = state.get_dataset_key() or ""
     res = evaluation.evaluate_cached(key, dataset, measures, options)
     table = evaluation.table_cached(key, measures, options, res)
 
@@ -70,6 +114,8 @@ with frame.page("metrics"):
             f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
             for m in table.mean.columns))
         st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
+
+    _judgment_sections(key, dataset, by_kind, options)
 
     # ------------------------------------------------------------------------- segments
     meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Split the means by")

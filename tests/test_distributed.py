@@ -45,12 +45,12 @@ from ireval_core.distributed import (
     read_runs_dask,
 )
 from ireval_core.io import ReadLimits, read_qrels, read_runs
-from ireval_core.measures import FAMILIES
+from ireval_core.measures import FAMILIES, families
 
 # one spec per family (every cutoff kind), and the parameters that change aggregation
 MEASURES = [
     {"required": f"{name}@5", "recall": f"{name}@0.3", "none": name,
-     "optional": f"{name}@10"}[fam.cutoff] for name, fam in FAMILIES.items()
+     "optional": f"{name}@10"}[fam.cutoff] for name, fam in families("qrels").items()
 ] + ["GAUC(weight=impressions)", "GAUC(weight=clicks)", "ERR", "nDCG(ideal=run,gain=exp)",
      "AP", "NumRet", "PNR@5", "P(rel=2)@5", "bpref(form=original)", "RBP(p=0.5)"]
 OPTIONS = [
@@ -184,7 +184,11 @@ def test_every_measure_family_equals_in_memory(client, files, options):
 
 
 def test_every_family_is_in_the_test():
-    assert {m.split("(")[0].split("@")[0] for m in MEASURES} == set(FAMILIES)
+    """Every family computed from qrels (preference and judgment-group families are not
+    evaluated on a joined ranking: test_judgment_families)."""
+    assert {m.split("(")[0].split("@")[0] for m in MEASURES} == set(families("qrels"))
+    assert set(FAMILIES) - set(families("qrels")) == set(families("prefs")) | set(
+        families("qrels_jg"))
 
 
 def test_same_files_as_the_in_memory_readers(client, files):

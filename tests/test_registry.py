@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from ireval_core import Qrels, Run, UnknownMeasureError, evaluate, parse_measure
-from ireval_core.measures import FAMILIES, Measure
+from ireval_core.measures import FAMILIES, Measure, families
 from ireval_core.options import EvalOptions
 
 Nested = dict[str, dict[str, float]]
@@ -185,7 +185,12 @@ def whole_ranking_spec(name: str) -> str:
     return default_specs(name)[0]
 
 
-SPECS = [s for name in FAMILIES for s in default_specs(name)]
+# the property tests call kernels on a joined ranking: the families computed from qrels;
+# those from preferences or judgment groups have their own (test_preferences,
+# test_judgment_groups, test_judgment_families)
+RANKING = families("qrels")
+SPECS = [s for name in RANKING for s in default_specs(name)]
+ALL_SPECS = [s for name in FAMILIES for s in default_specs(name)]
 CHOICES = [f"{name}({p.name}={c})" + ("@0.5" if fam.cutoff == "recall" else
                                        "@10" if fam.cutoff == "required" else "")
            for name, fam in FAMILIES.items() for p in fam.params if p.choices
@@ -199,7 +204,7 @@ def test_registry_holds_the_reference_families() -> None:
     assert expected <= set(FAMILIES)
 
 
-@pytest.mark.parametrize("spec", SPECS + CHOICES, ids=lambda s: f"roundtrip-{s}")
+@pytest.mark.parametrize("spec", ALL_SPECS + CHOICES, ids=lambda s: f"roundtrip-{s}")
 def test_every_family_round_trips(spec: str) -> None:
     m = parse_measure(spec)
     assert parse_measure(str(m)) == m
@@ -311,7 +316,7 @@ def test_values_within_family_bounds(spec: str) -> None:
     assert seen > 0  # not everything is NaN
 
 
-PERFECT = [whole_ranking_spec(n) for n, f in FAMILIES.items() if f.perfect_is_one]
+PERFECT = [whole_ranking_spec(n) for n, f in RANKING.items() if f.perfect_is_one]
 
 
 @pytest.mark.parametrize("spec", PERFECT, ids=lambda s: f"perfect-{s}")

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ..data import Qrels
 from ..errors import DataWarning, FormatError
 from .checks import (
     Problems,
@@ -32,7 +33,7 @@ from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
 from .trec import COMMENT_HINT, skip_comments
 
-__all__ = ["Preferences", "read_prefs"]
+__all__ = ["Preferences", "prefs_from_qrels", "read_prefs"]
 
 _COLUMNS = {"prefs": ("qid", "jg", "jsg", "docid", "rel"),
             "qrels_prefs": ("qid", "jg", "docid", "rel")}
@@ -145,6 +146,27 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
                        strings(jsg), strings(table.column("docid")),
                        np.ascontiguousarray(rel, dtype=np.float64), src.name,
                        (note,) if note is not None else ())
+
+
+def prefs_from_qrels(qrels: Qrels) -> Preferences:
+    """Qrels read as preferences, as ``-R qrels_prefs`` reads a qrels file: the judgment
+    group of each entry is its ``iter`` (:attr:`~ireval_core.data.Qrels.groups`; one
+    group, ``"0"``, when the file's ``iter`` is constant or it has none), every entry in
+    one sub-group.
+
+    >>> q = Qrels.from_dict({"1": {"a": 2, "b": 0}})
+    >>> p = prefs_from_qrels(q)
+    >>> p.docid.tolist(), p.jg.tolist(), p.rel.tolist()
+    (['a', 'b'], ['0', '0'], [2.0, 0.0])
+    """
+    docs = np.asarray(qrels.doc_ids.to_pylist(), dtype=object)[qrels.dcode]
+    qids = np.asarray(qrels.query_ids, dtype=object)[qrels.qcode].astype(str).astype(object)
+    n = len(qrels)
+    jg = (np.full(n, QRELS_PREFS_JSG, dtype=object) if qrels.groups is None
+          else np.asarray(qrels.groups.to_pylist(), dtype=object))
+    return Preferences(qids, jg, np.full(n, QRELS_PREFS_JSG, dtype=object),
+                       docs.astype(str).astype(object), np.array(qrels.grade, dtype=np.float64),
+                       qrels.source, qrels.warnings)
 
 
 def _diagnose(src: Source, kind: str) -> FormatError | None:

@@ -30,7 +30,7 @@ from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
 from .trec import COMMENT_HINT, skip_comments
 
-__all__ = ["read_qrels_jg"]
+__all__ = ["judgment_groups", "read_qrels_jg"]
 
 _COLUMNS = ("qid", "jg", "docid", "rel")
 
@@ -101,6 +101,34 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
         except DuplicateEntryError:
             raise _diagnose(src) or FormatError("a document is judged twice in one group",
                                                 source=src.name) from None
+    return out
+
+
+def judgment_groups(qrels: Qrels) -> dict[str, Qrels]:
+    """Qrels split by judgment group, as ``-R qrels_jg`` reads a qrels file: the group of
+    each entry is its ``iter`` (:attr:`~ireval_core.data.Qrels.groups`), groups in order of
+    their names; ``{"0": qrels}`` when the file's ``iter`` is constant or it has none.
+
+    >>> from ireval_core.io import read_qrels
+    >>> q = read_qrels(b"1 A d1 1\\n1 B d2 0\\n2 B d1 2\\n", name="q")
+    >>> {g: part.to_dict() for g, part in judgment_groups(q).items()}
+    {'A': {'1': {'d1': 1.0}}, 'B': {'1': {'d2': 0.0}, '2': {'d1': 2.0}}}
+    """
+    if qrels.groups is None:
+        return {"0": qrels}
+    groups = qrels.groups.dictionary_encode() if not pa.types.is_dictionary(
+        qrels.groups.type) else qrels.groups
+    names = groups.dictionary.to_pylist()
+    codes = groups.indices.to_numpy(zero_copy_only=False)
+    qids = np.asarray(qrels.query_ids, dtype=object)[qrels.qcode]
+    docs = qrels.doc_ids.take(pa.array(qrels.dcode))
+    out: dict[str, Qrels] = {}
+    for code, name in sorted(enumerate(names), key=lambda x: x[1]):
+        rows = np.flatnonzero(codes == code)
+        if rows.size:
+            out[name] = Qrels.from_arrays(qids[rows], docs.take(pa.array(rows)),
+                                          qrels.grade[rows], source=qrels.source,
+                                          warnings=qrels.warnings)
     return out
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._arrow import bool_array
 from ..data import DuplicateEntryError, Qrels, Run, dictionary_codes
@@ -165,9 +166,32 @@ def _read_qrels(source: PathOrBytes | Source, name: str | None, format: Format,
             src.name, int(frac.size), tuple(str(x) for x in np.unique(frac)[:3])))
     try:
         return Qrels.from_arrays(table.column("qid"), table.column("docid"), grades,
-                                 source=src.name, warnings=warnings)
+                                 source=src.name, warnings=warnings, groups=_groups(table))
     except DuplicateEntryError as exc:
         raise _duplicate_error(src, "qrels", format, exc) from None
+
+
+def _groups(table: pa.Table) -> pa.ChunkedArray | None:
+    """TREC qrels' ``iter`` column when it is not the same on every line (trec_eval's
+    judgment group), else None: a look at each block's dictionary, no pass over the rows
+    unless a block holds several values."""
+    if "iter" not in table.column_names or table.num_rows == 0:
+        return None
+    column = table.column("iter")
+    if not pa.types.is_dictionary(column.type):  # the TREC reader codes it; others, if any
+        return column if pc.count_distinct(column).as_py() > 1 else None
+    first = None
+    for chunk in column.chunks:
+        if not len(chunk):
+            continue
+        values = chunk.dictionary
+        if len(values) > 1 and pc.count_distinct(chunk.indices).as_py() > 1:
+            return column
+        value = values[int(chunk.indices[0].as_py())].as_py()
+        if first is not None and value != first:
+            return column
+        first = value
+    return None
 
 
 def _read_run(source: PathOrBytes | Source, name: str | None, format: Format,
@@ -300,6 +324,8 @@ def read_columns(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, lis
     (:mod:`~.encoding`), with an ``encoding`` warning.
     """
     _, table, warnings = decoded_columns(src, kind, format)
+    if "iter" in table.column_names:  # kept for read_qrels' judgment groups only
+        table = table.drop_columns(["iter"])
     return table, warnings
 
 

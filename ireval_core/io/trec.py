@@ -172,14 +172,16 @@ def _parse_trec(stream: pa.NativeFile, kind: Kind, delimiter: str) -> pa.Table:
     Document ids are read as plain strings and coded afterwards: with millions of
     distinct values, pyarrow's dictionary conversion inside the CSV reader is
     several times slower than one ``dictionary_encode`` pass over the finished
-    column. Query ids and tags (few distinct values) are dictionary-coded by the
-    reader itself, block by block, which costs no time and keeps a 7M-line run's
-    table about 110 MB smaller.
+    column. Query ids, tags and a qrels file's ``iter`` (few distinct values) are
+    dictionary-coded by the reader itself, block by block, which costs no time and
+    keeps a 7M-line run's table about 110 MB smaller.
     """
     names = TREC_COLUMNS[kind]
-    keep = ["qid", "docid", VALUE_KEY[kind]] + (["tag"] if kind == "run" else [])
+    # a qrels file's iter column: the judgment group (-R qrels_prefs, -R qrels_jg), coded
+    keep = ["qid", "docid", VALUE_KEY[kind]] + (["tag"] if kind == "run" else ["iter"])
     coded = pa.dictionary(pa.int32(), pa.string())
-    types = {"qid": coded, "docid": pa.string(), VALUE_KEY[kind]: pa.float64(), "tag": coded}
+    types = {"qid": coded, "docid": pa.string(), VALUE_KEY[kind]: pa.float64(), "tag": coded,
+             "iter": coded}
     return pacsv.read_csv(
         stream,
         read_options=pacsv.ReadOptions(column_names=list(_col_keys(names)),

@@ -28,13 +28,27 @@ from ..data import Ranked
 from ..errors import UnknownMeasureError, invalid_parameter
 from ..options import EvalOptions
 
-__all__ = ["Family", "Measure", "Param", "ParamValue", "FAMILIES",
-           "parse_measure", "parse_measures", "register", "measure_names"]
+__all__ = ["Family", "Measure", "Param", "ParamValue", "FAMILIES", "JUDGMENTS", "Judgments",
+           "families", "parse_measure", "parse_measures", "register", "measure_names"]
 
 
 Kernel = Callable[[Ranked, "Measure", EvalOptions], np.ndarray]
 """A per-query kernel: the joined data, the measure and the evaluation options."""
 Aggregator = Callable[[Ranked, "Measure", EvalOptions, np.ndarray], float]
+
+Judgments = Literal["qrels", "prefs", "qrels_jg"]
+"""What a family is computed from, by trec_eval's ``-R`` name: ``qrels`` (a run joined with
+graded judgments: the kernel's :class:`~ireval_core.data.Ranked`), ``prefs`` (preference
+judgments) or ``qrels_jg`` (judgments in several judgment groups)."""
+
+JUDGMENTS: dict[str, str] = {
+    "qrels": "graded judgments (qrels 'qid iter docid rel', -R qrels)",
+    "prefs": "preference judgments: -R prefs ('qid jg jsg docid rel_level') or -R qrels_prefs "
+             "(qrels read as preferences, the iter column naming the judgment group)",
+    "qrels_jg": "judgments in judgment groups: -R qrels_jg ('qid jg docid rel', the second "
+                "column naming the group: one assessor or one round)",
+}
+"""Each kind of :data:`Judgments` in words: which judgments a family needs."""
 
 ParamValue = float | str | None
 """A parameter's value: a number (``kind=finite_float``), a word or a gain map (``str``), or
@@ -140,6 +154,13 @@ class Family:
         (NaN = not counted); otherwise a function.
     aggregate_rule:
         The averaging rule in words.
+    judgments:
+        What the values are computed from (:data:`Judgments`): ``"qrels"`` for the kernel
+        over a joined ranking; ``"prefs"`` and ``"qrels_jg"`` families are computed by
+        :mod:`ireval_core.preferences` and :mod:`ireval_core.judgment_groups` instead
+        (their kernel refuses), and ``evaluate`` refuses them.
+    base:
+        A ``"qrels_jg"`` family: the family it evaluates within each judgment group.
     """
 
     name: str
@@ -154,6 +175,13 @@ class Family:
     aggregate_rule: str = "arithmetic mean over queries"
     trec: str | None = None
     aliases: tuple[str, ...] = ()
+    judgments: Judgments = "qrels"
+    base: str | None = None
+
+    @property
+    def needs(self) -> str:
+        """Which judgments the family needs, in words (:data:`JUDGMENTS`)."""
+        return JUDGMENTS[self.judgments]
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -164,6 +192,15 @@ class Family:
 
 FAMILIES: dict[str, Family] = {}
 _BY_LOWER: dict[str, str] = {}
+
+
+def families(judgments: Judgments = "qrels") -> dict[str, Family]:
+    """The registered families computed from ``judgments``, in registration order.
+
+    >>> "AP" in families() and "PrefSimp" in families("prefs")
+    True
+    """
+    return {n: f for n, f in FAMILIES.items() if f.judgments == judgments}
 
 
 def register(family: Family) -> Family:
@@ -225,7 +262,10 @@ class Measure:
         values["k"] = "the whole ranking" if self.cutoff is None else f"{self.cutoff:g}"
         values["rel"] = f"grade >= {_num(self.threshold(options))}"
         text = self.family.definition.format(**values)
-        return f"{text}; {self.family.aggregate_rule}"
+        text = f"{text}; {self.family.aggregate_rule}"
+        if self.family.judgments != "qrels":
+            text += f"; needs {self.family.needs}"
+        return text
 
 
 def _fmt(v: object) -> str:
@@ -260,6 +300,9 @@ _TREC_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"^relative_P_(\d+)$"), lambda m: f"RelativeP@{m[1]}"),
     (re.compile(r"^set_relative_P$"), lambda m: "RelativeP"),
     (re.compile(r"^unj_(\d+)$"), lambda m: f"Unjudged@{m[1]}"),
+    (re.compile(r"^map_avgjg$"), lambda m: "APAvgJG"),
+    (re.compile(r"^P_avgjg_(\d+)$"), lambda m: f"PAvgJG@{m[1]}"),
+    (re.compile(r"^Rprec_mult_avgjg_(\d*\.?\d+)$"), lambda m: f"RprecAvgJG(mult={m[1]})"),
     (re.compile(r"^rbp$"), lambda m: "RBP(p=0.9,gain=graded)"),  # trec_eval's, not ir_measures'
     # as trec_eval prints measures given parameters (-m rbp.p=0.5, -m utility.2,-1,0,0)
     (re.compile(r"^rbp_p=([^,]+)$"), lambda m: f"RBP(p={m[1]},gain=graded)"),
