@@ -11,9 +11,11 @@ not apply).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
+import pandas as pd
 import streamlit as st
 
 from ireval_core.errors import FormatError
@@ -30,7 +32,7 @@ from .widgets import show_format_error, workspace_problem
 __all__ = ["CONFLICT_WORDS", "LABELS_DATA_PAGE", "SavedView", "anchors", "bind_settings",
            "choose_saved", "conflict_hint", "conflict_words", "current", "get_files",
            "header", "judge", "names", "opened", "require_gsb", "require_judgments",
-           "set_anchor_files", "set_files", "set_source", "settings", "source"]
+           "set_anchor_files", "set_files", "set_source", "settings", "source", "table"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
@@ -370,3 +372,26 @@ def require_gsb(loaded: labels_glue.Loaded | None) -> tuple[str, GsbJudgments]:
 def names(items: list[str]) -> str:
     """A list of uploaded names for Markdown."""
     return ", ".join(md_escape(i) for i in items)
+
+
+UNDEFINED = "–"
+"""What a table cell shows when its number is not defined (no "None")."""
+
+
+def table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | None, str | None]], *,
+          row_style: Callable[[pd.Series], list[str]] | None = None,
+          undefined: str | None = None) -> None:
+    """``st.dataframe`` of ``frame``'s ``columns`` with readable headers: each column is
+    ``name -> (header, format, help)`` (format as ``str.format``, e.g. ``"{:.3f}"``,
+    ``None``: as it is). Undefined numbers show as :data:`UNDEFINED`, and ``undefined``
+    (what they mean) is said in a caption under the table when there is any."""
+    shown = frame[list(columns)]
+    formats = {c: f for c, (_, f, _) in columns.items() if f}
+    styler = shown.style.format(formats, na_rep=UNDEFINED)  # type: ignore[arg-type]
+    if row_style is not None:
+        styler = styler.apply(row_style, axis=1)
+    st.dataframe(styler, hide_index=True, column_config={
+        c: st.column_config.Column(header, help=help_) for c, (header, _, help_) in
+        columns.items()})
+    if undefined and bool(shown.isna().to_numpy().any()):
+        st.caption(f"{UNDEFINED}: {undefined}")

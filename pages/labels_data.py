@@ -134,6 +134,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
                      "earlier versions keep it, and links to them keep their numbers")
         note = st.text_input("Note (optional)", key=keys.ADD_NOTE,
                              placeholder="e.g. July labels, relabeled after the guideline fix")
+        state.restore_author()  # asked once per session: then prefilled
         st.text_input("Your name", key=state.NOTES_AUTHOR)
         if not st.form_submit_button(f"Add to set {info.name}", icon=":material/add:",
                                      type="primary"):
@@ -175,6 +176,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
         st.markdown(f"**{title}**")
         name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. search quality labels 2026")
+        state.restore_author()
         st.text_input("Your name", key=state.NOTES_AUTHOR)
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
             author = state.get_author().strip()
