@@ -338,6 +338,10 @@ def require_judgments(loaded: labels_glue.Loaded | None, *, people: bool = True,
     """
     if loaded is not None and loaded.error is not None:
         show_format_error(loaded.error, hint=conflict_hint(loaded.error))
+        if link:
+            st.page_link(LABELS_DATA_PAGE, label="Go to the Labeling data page",
+                         icon=":material/upload_file:")
+        st.stop()  # the files are loaded, and refused: said above
     if loaded is None or loaded.judgments is None:
         st.info("No labeling files loaded: choose the sample or upload files on the "
                 "Labeling data page.", icon=":material/info:")

@@ -326,8 +326,8 @@ with frame.page("labels_data"):
         + (f"; the labeled rows make {n_labels:,} labels, as "
            f"{read.n_rows_labeled - n_labels:,} of them label again a document the same rater "
            "labeled in another system's list" if n_labels < read.n_rows_labeled else "")
-        + f". {read.n_shown:,} shown results."
-        + widgets.md_escape(labels_widgets.conflict_words(read.conflicts)))
+        + f"; {read.n_shown:,} shown results"
+        + widgets.md_escape(labels_widgets.conflict_words(read.conflicts)) + ".")
     st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
                f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
                f"{labels_widgets.names(list(j.rounds))}.")

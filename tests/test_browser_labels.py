@@ -30,18 +30,24 @@ def server(tmp_path_factory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page():
+def browser():
+    """One Chromium for the module (Playwright's sync API runs one event loop at a time)."""
     ARTIFACTS.mkdir(exist_ok=True)
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 4200})
-        guard = NetworkGuard(context)
-        pg = context.new_page()
-        pg.set_default_timeout(90_000)
-        yield pg
-        context.close()
-        browser.close()
-        assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 4200})
+    guard = NetworkGuard(context)
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    yield pg
+    context.close()
+    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
 
 
 @pytest.mark.parametrize(("path", "wait", "expected"), [
@@ -49,7 +55,9 @@ def page():
      ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α"]),
     ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label"]),
     ("labels_raters", "One rater against the others", ["chen against the other raters"]),
-    ("labels_data", "Rounds", ["Combine raters by", "Labeled rows"]),
+    ("labels_data", "Rounds", ["Combine raters by", "File rows", "Labels",
+                               "One rater, one document, several lists"]),
+    ("labels_changes", "Labels that changed", ["Where the DCG change comes from"]),
     ("labels_gsb", "GSB", ["Side by side"]),
 ])
 def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: list[str]):
@@ -82,7 +90,7 @@ def _chinese(path) -> tuple[str, bytes]:
     return path.name, ("\n".join(out) + "\n").encode("utf-8")
 
 
-def test_a_trend_link_holds_after_a_newer_month(server) -> None:
+def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     """Save months 1–2 as a set, copy the Trend link, add month 3 to the set, open the old
     link in a fresh browser context: the mean DCG values of months 1–2 (the core's) and
     the "Newer months exist" note; Chinese labels and queries render (screenshot)."""
@@ -94,61 +102,86 @@ def test_a_trend_link_holds_after_a_newer_month(server) -> None:
         (Path(__file__).resolve().parents[1] / "sample_data" / "labels").glob("labels_*.csv"))[:3]]
     expected = trend(read_judgments(months[:2]), k=10).table
     files = [{"name": n, "mimeType": "text/csv", "buffer": d} for n, d in months]
-    ARTIFACTS.mkdir(exist_ok=True)
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        first = browser.new_context(viewport={"width": 1400, "height": 3000})
-        guard = NetworkGuard(first)
-        pg = first.new_page()
-        pg.set_default_timeout(90_000)
-        pg.goto(f"{server}/labels_data")
-        settle(pg)
-        pg.get_by_text("Upload labeling files").first.click()
-        settle(pg)
-        pg.locator('input[type="file"]').first.set_input_files(files[:2])
-        pg.get_by_text("Save these files to the workspace").wait_for()
-        pg.get_by_label("Name", exact=True).fill("月度标注 2026")
-        pg.get_by_label("Your name").fill("张伟")
-        pg.get_by_role("button", name="Save").click()
-        pg.get_by_text("version 1 of 1").wait_for()
-        settle(pg)
-        nav(pg, "Trend")
-        pg.wait_for_function("() => location.search.includes('version=1')")
-        link = pg.url  # the address bar: the page's link with the set and its version
-        assert "source=saved" in link and "version=1" in link and "labels_trend" in link
-        nav(pg, "Labeling data")
-        pg.locator('input[type="file"]').first.set_input_files(files[2:])
-        pg.get_by_role("button", name="Add to set 月度标注 2026").wait_for()
-        pg.get_by_label("Your name").fill("李娜")
-        pg.get_by_role("button", name="Add to set 月度标注 2026").click()
-        pg.get_by_text("version 2 of 2").wait_for()
-        no_exception(pg)
-        first.close()
+    first = browser.new_context(viewport={"width": 1400, "height": 3000})
+    guard = NetworkGuard(first)
+    pg = first.new_page()
+    pg.set_default_timeout(90_000)
+    pg.goto(f"{server}/labels_data")
+    settle(pg)
+    pg.get_by_text("Upload labeling files").first.click()
+    settle(pg)
+    pg.locator('input[type="file"]').first.set_input_files(files[:2])
+    pg.get_by_text("Save these files to the workspace").wait_for()
+    pg.get_by_label("Name", exact=True).fill("月度标注 2026")
+    pg.get_by_label("Your name").fill("张伟")
+    pg.get_by_role("button", name="Save").click()
+    pg.get_by_text("version 1 of 1").wait_for()
+    settle(pg)
+    nav(pg, "Trend")
+    pg.wait_for_function("() => location.search.includes('version=1')")
+    link = pg.url  # the address bar: the page's link with the set and its version
+    assert "source=saved" in link and "version=1" in link and "labels_trend" in link
+    nav(pg, "Labeling data")
+    pg.locator('input[type="file"]').first.set_input_files(files[2:])
+    pg.get_by_role("button", name="Add to set 月度标注 2026").wait_for()
+    pg.get_by_label("Your name").fill("李娜")
+    pg.get_by_role("button", name="Add to set 月度标注 2026").click()
+    pg.get_by_text("version 2 of 2").wait_for()
+    no_exception(pg)
+    first.close()
 
-        fresh = browser.new_context(viewport={"width": 1400, "height": 4200})
-        guard2 = NetworkGuard(fresh)
-        old = fresh.new_page()
-        old.set_default_timeout(90_000)
-        old.goto(link)
-        old.get_by_text("Newer months exist").wait_for()
-        settle(old)
-        old.locator(".js-plotly-plot").first.wait_for()
-        old.wait_for_timeout(1500)
-        no_exception(old)
-        body = old.inner_text("body")
-        assert "version 2 adds round 2026-07" in body
-        traces = old.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
-                              ".flatMap(p => (p._fullData || []).map(t => ({name: t.name || '', "
-                              "x: Array.from(t.x || []).map(String), "
-                              "y: Array.from(t.y || [])})))")
-        assert not any("2026-07" in t["x"] for t in traces)  # the link's months only
-        shown = [(x, t["name"], y) for t in traces
-                 for x, y in zip(t["x"], t["y"], strict=False) if isinstance(y, (int, float))]
-        for row in expected.itertuples():  # each month's mean DCG@10, as the core computes it
-            assert any(abs(y - row.dcg) < 1e-9 for x, name, y in shown
-                       if x == row.round and name == row.system), (row.round, row.system)
-        assert any(t["name"] == "高" for t in traces)  # the grade distribution, in Chinese
-        old.screenshot(path=str(ARTIFACTS / "issue18_trend_old_link.png"), full_page=True)
-        fresh.close()
-        browser.close()
-        assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
+    fresh = browser.new_context(viewport={"width": 1400, "height": 4200})
+    guard2 = NetworkGuard(fresh)
+    old = fresh.new_page()
+    old.set_default_timeout(90_000)
+    old.goto(link)
+    old.get_by_text("Newer months exist").wait_for()
+    settle(old)
+    old.locator(".js-plotly-plot").first.wait_for()
+    old.wait_for_timeout(1500)
+    no_exception(old)
+    body = old.inner_text("body")
+    assert "version 2 adds round 2026-07" in body
+    traces = old.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                          ".flatMap(p => (p._fullData || []).map(t => ({name: t.name || '', "
+                          "x: Array.from(t.x || []).map(String), "
+                          "y: Array.from(t.y || [])})))")
+    assert not any("2026-07" in t["x"] for t in traces)  # the link's months only
+    shown = [(x, t["name"], y) for t in traces
+             for x, y in zip(t["x"], t["y"], strict=False) if isinstance(y, (int, float))]
+    for row in expected.itertuples():  # each month's mean DCG@10, as the core computes it
+        assert any(abs(y - row.dcg) < 1e-9 for x, name, y in shown
+                   if x == row.round and name == row.system), (row.round, row.system)
+    assert any(t["name"] == "高" for t in traces)  # the grade distribution, in Chinese
+    old.screenshot(path=str(ARTIFACTS / "issue18_trend_old_link.png"), full_page=True)
+    fresh.close()
+    assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
+
+
+def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server) -> None:
+    """A month with 83 conflicts: refused with the count and the first 20 lines, the CSV
+    download offered (screenshot); "One label: the rater's mean" reads it and the settings
+    line states the rule."""
+    from test_labels_problems import month_with_conflicts
+
+    text, _ = month_with_conflicts(83)
+    page.goto(f"{server}/labels_data")
+    settle(page)
+    page.get_by_text("Upload labeling files").first.click()
+    settle(page)
+    page.locator('input[type="file"]').first.set_input_files(
+        [{"name": "五月.csv", "mimeType": "text/csv", "buffer": text.encode()}])
+    page.get_by_text("83 problems").first.wait_for()
+    settle(page)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert "The first 20:" in body and "And 63 more" in body
+    assert "All 83 problems (CSV)" in body and "Save these files" not in body
+    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_conflicts.png"), full_page=True)
+    page.get_by_text("One label: the rater's mean").first.click()
+    page.get_by_text("File rows").first.wait_for()
+    settle(page)
+    no_exception(page)
+    assert "conflicts=mean" in page.url
+    assert "83 (round, query, document, rater) labeled differently" in page.inner_text("body")
+    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_mean.png"), full_page=True)
