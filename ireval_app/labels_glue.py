@@ -123,23 +123,26 @@ def workspace_id(key: str, _files: tuple[tuple[str, str, bytes], ...]) -> str:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _file_rounds(kind: str, name: str, digest: str, _data: bytes) -> FileRounds | FormatError:
+def _file_rounds(kind: str, name: str, digest: str, round_: str,
+                 _data: bytes) -> FileRounds | FormatError:
     try:
         if kind == "gsb":
             g = read_gsb((name, _data))
             return FileRounds(g.rounds, len(g.table))
-        rounds, rows = file_rounds((name, _data))
+        rounds, rows = file_rounds((name, _data), round=round_ or None)
         return FileRounds(rounds, rows)
     except FormatError as exc:
         return without_traceback(exc)
 
 
-def file_rounds_cached(kind: str, name: str, data: bytes) -> FileRounds | FormatError:
+def file_rounds_cached(kind: str, name: str, data: bytes, round_: str = ""
+                       ) -> FileRounds | FormatError:
     """The rounds and rows of one labeling (``kind="labels"``) or GSB file, what a saved
     set records for it (:class:`~ireval_core.workspace.FileRounds`), or why it cannot be
-    read; cached by the file's name and digest, never raises."""
+    read; ``round_``: the round of a tool export that names none. Cached by the file's
+    name and digest, never raises."""
     digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-    return _file_rounds(kind, name, digest, data)
+    return _file_rounds(kind, name, digest, round_, data)
 
 
 def versions_table(versions: Sequence[DatasetVersion]) -> pd.DataFrame:
@@ -160,19 +163,28 @@ def versions_table(versions: Sequence[DatasetVersion]) -> pd.DataFrame:
     }).iloc[::-1].reset_index(drop=True)
 
 
-def load_judgments(files: Files, label_map: str = "") -> Loaded:
-    """Read labeling files (and a label map text, ``""`` = detect); never raises."""
-    with st.spinner(f"Reading {len(files.files)} labeling file(s)…"):
-        return _read_judgments(files.key, files.names, label_map, files.files)
+def load_judgments(files: Files, label_map: str = "", conflicts: str = "refuse",
+                   round_: str = "") -> Loaded:
+    """Read labeling files with a label map text (``""`` = detect), the rule for one
+    rater's different labels of a document in several lists (``conflicts``, see
+    :func:`ireval_core.labels.read_judgments`) and the round of tool exports naming none
+    (``round_``, ``""``: none given); never raises."""
+    n = len(files.files)
+    with st.spinner(f"Reading {n} labeling file{'s' if n != 1 else ''}…"):
+        return _read_judgments(files.key, files.names, label_map, conflicts, round_,
+                               files.files)
 
 
 @shared(session_entries=2)
-def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str,
-                    _files: tuple[tuple[str, bytes], ...]) -> Loaded:
-    key = f"{files_key}|{label_map}"  # what everything computed from the judgments is keyed by
+def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str, conflicts: str,
+                    round_: str, _files: tuple[tuple[str, bytes], ...]) -> Loaded:
+    # what everything computed from the judgments is keyed by
+    key = f"{files_key}|{label_map}|{conflicts}|{round_}"
     try:
         mapping = LabelMap.parse(label_map) if label_map.strip() else None
-        return Loaded(names, key, judgments=read_judgments(list(_files), label_map=mapping))
+        return Loaded(names, key, judgments=read_judgments(
+            list(_files), label_map=mapping, conflicts=conflicts,  # type: ignore[arg-type]
+            round=round_ or None))
     except FormatError as exc:
         return Loaded(names, key, error=without_traceback(exc))
     except ValueError as exc:  # a label map that cannot be read

@@ -1,8 +1,9 @@
 """What every Labeling page shares: the labeling settings, source and files of the session,
 the current labeling data, its header, its guard.
 
-The settings (K, gain, how raters are combined, the label map) are set on the Labeling
-data page and used by every labeling page; their keys and URL parameters are
+The settings (K, gain, how raters are combined, the label map, the conflict rule, the
+round of tool exports, the model judge) are set on the Labeling data page (the judge on
+the Model judge page) and used by every labeling page; their keys and URL parameters are
 :mod:`ireval_app.keys.labeling`. The frame calls :func:`bind_settings` before a labeling
 page runs, so a link to any labeling page restores them (or says which value it could
 not apply).
@@ -10,11 +11,14 @@ not apply).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
+import pandas as pd
 import streamlit as st
 
+from ireval_core.errors import FormatError
 from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
@@ -25,16 +29,22 @@ from .keys import labels_data as keys
 from .text import md_escape
 from .widgets import show_format_error, workspace_problem
 
-__all__ = ["LABELS_DATA_PAGE", "SavedView", "anchors", "bind_settings", "choose_saved",
-           "current", "get_files", "header", "judge", "keep_label_map", "names", "opened",
-           "require_gsb", "require_judgments", "set_anchor_files", "set_files", "set_source",
-           "settings", "source"]
+__all__ = ["CONFLICT_WORDS", "LABELS_DATA_PAGE", "SavedView", "anchors", "bind_settings",
+           "choose_saved", "conflict_hint", "conflict_words", "current", "get_files",
+           "header", "judge", "names", "opened", "require_gsb", "require_judgments",
+           "set_anchor_files", "set_files", "set_source", "settings", "source", "table"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
 
 _COMBINE_WORDS = {"mean": "mean of the raters' labels", "median": "median of the raters' labels",
                   "majority": "most frequent label (ties: the lower)"}
+CONFLICT_WORDS = {
+    "refuse": "Refuse the files (list every such label)",
+    "mean": "One label: the rater's mean",
+    "latest": "One label: the latest row's",
+    "separate": "Each system's list as a separate rater"}
+"""The conflict rules as the radio on the Labeling data page names them."""
 _LABEL_FILES = "ireval.labels.files"  # labels_glue.Files of the uploaded labeling files
 _GSB_FILES = "ireval.labels.gsb_files"  # labels_glue.Files of the uploaded GSB files
 _ANCHOR_FILES = "ireval.labels.anchor_files"  # labels_glue.Files of the uploaded anchor items
@@ -68,6 +78,29 @@ def bind_settings() -> None:
                      choices=labeling.GAINS)
     views.view_value(labeling.COMBINE, labeling.DEFAULTS[labeling.COMBINE],
                      choices=labeling.COMBINES)
+    views.view_value(labeling.CONFLICTS, labeling.DEFAULTS[labeling.CONFLICTS],
+                     choices=labeling.CONFLICT_CHOICES)
+    views.view_value(labeling.ROUND, "")
+    _bind_label_map()
+
+
+def _bind_label_map() -> None:
+    """The label map of the session or the link; a link's text that is not a label map is
+    not applied (detected from the labels instead), and says why."""
+    ss = st.session_state
+    from_link = labeling.MAP not in ss and views.kept_value(labeling.MAP, None) is None
+    text = str(views.view_value(labeling.MAP, "") or "")
+    if not from_link or not text.strip():
+        return
+    from ireval_core.labels import LabelMap
+
+    try:
+        LabelMap.parse(text)
+    except ValueError:  # the parameter error names LabelMap.parse: say it for the link instead
+        views.not_applied("map", text, "not a label map: word=grade pairs such as "
+                                       "none=0,low=1,mid=2,high=3, or a built-in map's name")
+        views.keep_value(labeling.MAP, "")
+        views.view_value(labeling.MAP, "")  # out of the link
 
 
 def _bind_source() -> None:
@@ -170,13 +203,16 @@ def choose_saved(short_id: str | None, version: int = 0) -> None:
 
 
 def settings() -> dict[str, object]:
-    """``combine``, ``k``, ``gain`` and ``label_map`` of this session (defaults until set
-    on the Labeling data page or by a link; kept while that page is not shown)."""
+    """``combine``, ``k``, ``gain``, ``label_map``, ``conflicts`` and ``round`` (of tool
+    exports naming none) of this session (defaults until set on the Labeling data page or
+    by a link; kept while that page is not shown)."""
     ss = st.session_state
     get = {key: ss.get(key, views.kept_value(key, default))
            for key, default in labeling.DEFAULTS.items()}
     return {"combine": get[labeling.COMBINE], "k": int(cast(int, get[labeling.K])),
-            "gain": get[labeling.GAIN], "label_map": get[labeling.MAP]}
+            "gain": get[labeling.GAIN], "label_map": str(get[labeling.MAP] or ""),
+            "conflicts": str(get[labeling.CONFLICTS] or "refuse"),
+            "round": str(get[labeling.ROUND] or "").strip()}
 
 
 def source() -> str:
@@ -189,11 +225,6 @@ def set_source(value: str) -> None:
     """Choose the labeling source programmatically (after saving a set; then rerun)."""
     views.keep_value(keys.SOURCE, value)
     st.session_state.pop(keys.SOURCE, None)  # the radio shows the kept value
-
-
-def keep_label_map(text: str) -> None:
-    """Remember the label map text (a text input is dropped on other pages)."""
-    views.keep_value(labeling.MAP, text)
 
 
 def get_files() -> tuple[labels_glue.Files, labels_glue.Files]:
@@ -236,14 +267,15 @@ def anchors() -> labels_glue.Anchors | None:
 
 def current() -> tuple[labels_glue.Loaded | None, labels_glue.Loaded | None, bool]:
     """(judgments, GSB judgments, is_sample) for this session, read through the cache."""
-    label_map = str(settings()["label_map"])
+    s = settings()
     if source() in ("upload", "saved"):
         labels, gsb = get_files()
         sample = False
     else:
         labels, gsb = labels_glue.sample_files()
         sample = True
-    loaded = labels_glue.load_judgments(labels, label_map) if labels else None
+    loaded = (labels_glue.load_judgments(labels, str(s["label_map"]), str(s["conflicts"]),
+                                         str(s["round"])) if labels else None)
     loaded_gsb = labels_glue.load_gsb(gsb) if gsb else None
     return loaded, loaded_gsb, sample
 
@@ -260,17 +292,40 @@ def header(title: str, intro: str, *, sample: bool, dcg: bool = True) -> None:
         return
     s = settings()
     st.caption(f":material/tune: **Settings**: DCG@{s['k']}, {s['gain']} gain, label = "
-               f"{_COMBINE_WORDS.get(str(s['combine']), str(s['combine']))} "
-               "(change them on the Labeling data page)")
+               f"{_COMBINE_WORDS.get(str(s['combine']), str(s['combine']))}"
+               f"{conflict_words(str(s['conflicts']))} (change them on the Labeling data page)")
+
+
+def conflict_words(rule: str) -> str:
+    """The conflict rule for a settings line (``"; ..."``), empty for the default
+    (refuse: the labels hold no conflict)."""
+    if rule == "refuse":
+        return ""
+    return (f"; one rater's different labels of a document in several systems' lists: "
+            f"{CONFLICT_WORDS.get(rule, rule).lower()} (conflicts={rule})")
+
+
+def conflict_hint(error: FormatError) -> str | None:
+    """What the app offers for an error whose problems include conflicts: the radio on the
+    Labeling data page (the core's hint names the Python and CLI choices)."""
+    if not error.conflicts:
+        return error.hint
+    n = error.conflicts
+    return (f"{n:,} of these {'are' if n != 1 else 'is'} one rater's different labels of a "
+            "document shown in several systems' lists. Choose what they become under "
+            "Settings on the Labeling data page (\"One rater, one document, several lists\"): "
+            "the rater's mean, the latest row's label, or each system's list as a separate "
+            "rater. The choice is stated next to every number and kept in the link.")
 
 
 def judge(j: Judgments) -> str | None:
     """The rater marked as a model judge in this session (on the Model judge page), or
     None: when never marked, the bundled sample's judge while the sample is shown."""
-    kept = views.kept_value(labeling.JUDGE, None)
-    if kept is None and source() == "sample":
-        kept = labels_glue.SAMPLE_JUDGE
-    return str(kept) if kept in j.raters and len(j.raters) > 1 else None
+    if len(j.raters) < 2:
+        return None
+    default = labels_glue.SAMPLE_JUDGE if source() == "sample" else None
+    kept = views.view_value(labeling.JUDGE, default, choices=list(j.raters))
+    return str(kept) if kept in j.raters else None
 
 
 def require_judgments(loaded: labels_glue.Loaded | None, *, people: bool = True,
@@ -282,7 +337,11 @@ def require_judgments(loaded: labels_glue.Loaded | None, *, people: bool = True,
     ``link``: the pointer links to the Labeling data page (not on that page itself).
     """
     if loaded is not None and loaded.error is not None:
-        show_format_error(loaded.error)
+        show_format_error(loaded.error, hint=conflict_hint(loaded.error))
+        if link:
+            st.page_link(LABELS_DATA_PAGE, label="Go to the Labeling data page",
+                         icon=":material/upload_file:")
+        st.stop()  # the files are loaded, and refused: said above
     if loaded is None or loaded.judgments is None:
         st.info("No labeling files loaded: choose the sample or upload files on the "
                 "Labeling data page.", icon=":material/info:")
@@ -317,3 +376,26 @@ def require_gsb(loaded: labels_glue.Loaded | None) -> tuple[str, GsbJudgments]:
 def names(items: list[str]) -> str:
     """A list of uploaded names for Markdown."""
     return ", ".join(md_escape(i) for i in items)
+
+
+UNDEFINED = "–"
+"""What a table cell shows when its number is not defined (no "None")."""
+
+
+def table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | None, str | None]], *,
+          row_style: Callable[[pd.Series], list[str]] | None = None,
+          undefined: str | None = None) -> None:
+    """``st.dataframe`` of ``frame``'s ``columns`` with readable headers: each column is
+    ``name -> (header, format, help)`` (format as ``str.format``, e.g. ``"{:.3f}"``,
+    ``None``: as it is). Undefined numbers show as :data:`UNDEFINED`, and ``undefined``
+    (what they mean) is said in a caption under the table when there is any."""
+    shown = frame[list(columns)]
+    formats = {c: f for c, (_, f, _) in columns.items() if f}
+    styler = shown.style.format(formats, na_rep=UNDEFINED)  # type: ignore[arg-type]
+    if row_style is not None:
+        styler = styler.apply(row_style, axis=1)
+    st.dataframe(styler, hide_index=True, column_config={
+        c: st.column_config.Column(header, help=help_) for c, (header, _, help_) in
+        columns.items()})
+    if undefined and bool(shown.isna().to_numpy().any()):
+        st.caption(f"{UNDEFINED}: {undefined}")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does 
 
 __all__ = [
     "DATA_PAGE",
+    "PROBLEMS_SHOWN",
     "GRADE_COLUMNS",
     "RUN_CHECK_COLUMNS",
     "RUN_OVERVIEW_COLUMNS",
@@ -115,25 +116,59 @@ RUN_SUMMARY_COLUMNS: dict[str, object] = {
 # ----------------------------------------------------------------------------- errors, warnings
 
 
+PROBLEMS_SHOWN = 20
+"""How many problems of a file an error box lists (all are in its CSV download)."""
+
+
 COMMENTS_HOW = ("Lines starting with `#` are comments for trec_eval 10.0: choose **10.0** "
                 "under **trec_eval semantics** in the sidebar's **Evaluation options** to "
                 "read the file as trec_eval 10.0 does (they are skipped).")
 """Said under a reading error naming a ``#`` line, when the file was read as 9.0.8 reads."""
 
 
-def show_format_error(error: FormatError, *, comments: bool = False) -> None:
-    """One ``st.error``: ``file:line``, what is wrong, and the offending line as code.
+def show_format_error(error: FormatError, *, hint: str | None = None,
+                      comments: bool = False) -> None:
+    """One ``st.error`` for a file that cannot be read, and what to do about it.
 
-    ``comments``: whether the file was read with trec_eval 10.0's comment rule; when it
-    was not and a bad line starts with ``#``, the box says how to choose that rule
-    (:data:`COMMENTS_HOW`).
+    One problem: ``file:line``, what is wrong, the offending line as code. Several (a
+    reader found them in one pass): how many, the first :data:`PROBLEMS_SHOWN` one a line
+    with ``file:line`` (Excel: sheet and row), and a download of every problem kept as
+    CSV (:meth:`~ireval_core.errors.FormatError.problems_csv`, formula cells escaped).
+    ``hint`` (default: the error's own) is shown under it. ``comments``: whether the
+    file was read with trec_eval 10.0's comment rule; when it was not and a bad line
+    starts with ``#``, the box says how to choose that rule (:data:`COMMENTS_HOW`).
     """
-    body = f"**Could not read {inline_code(error.location)}**: {md_escape(error.message)}"
-    if error.text is not None:
-        body += "\n\n" + code_block(error.text)
+    hint = error.hint if hint is None else hint
+    if error.count <= 1:
+        body = f"**Could not read {inline_code(error.location)}**: {md_escape(error.message)}"
+        if error.text is not None:
+            body += "\n\n" + code_block(error.text)
+    else:
+        files = sorted({p.source or "<input>" for p in error.problems})
+        where = inline_code(files[0]) if len(files) == 1 else f"{len(files)} files"
+        listed = error.problems[:PROBLEMS_SHOWN]
+        body = (f"**Could not read {where}: {error.count:,} problems.** "
+                + (f"The first {len(listed)}:" if error.count > len(listed) else "All of them:")
+                + "\n\n" + code_block("\n".join(str(p) for p in listed)))
+        if error.count > len(listed):
+            body += (f"\n\nAnd {error.count - len(listed):,} more: every problem is in the CSV "
+                     "below" + ("" if error.count <= len(error.problems) else
+                                f" (the first {len(error.problems):,}; the rest counted)")
+                     + ".")
+    if hint:
+        body += "\n\n" + md_escape(hint)
     if not comments and has_comment_lines(error):
         body += "\n\n" + COMMENTS_HOW
     st.error(body, icon=":material/error:")
+    if error.count > 1:
+        name = re.sub(r"[^\w.-]+", "_", (error.source or "input").rsplit("/", 1)[-1])
+        digest = hashlib.blake2b(f"{error}|{error.count}".encode(), digest_size=8).hexdigest()
+        st.download_button(f"All {error.count:,} problems (CSV)", error.problems_csv(),
+                           f"problems_{name}.csv", "text/csv", icon=":material/download:",
+                           key=f"ireval.problems.{digest}", on_click="ignore",
+                           help="One row per problem: file, line, where (Excel: sheet and "
+                                "row), problem, the offending text. Cells a spreadsheet "
+                                "would run as a formula start with a quote.")
 
 
 def show_warnings(warnings: Sequence[DataWarning]) -> None:

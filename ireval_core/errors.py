@@ -183,6 +183,11 @@ class FormatError(IrevalError, ValueError):
         What the user can do about it (a choice to make, a way to save the file),
         added as an exception note: shown in tracebacks and by the CLI, not part of
         ``str()``.
+    conflicts:
+        How many of the problems a choice of the reader resolves instead of an edit of
+        the file (labeling files: one rater's different labels of a document in several
+        systems' lists, ``read_judgments(conflicts=...)``); an app offers the choice
+        when it is not 0.
 
     ``str(error)`` is one line, ``file:line: message: 'text'``, the first problem; with
     several, it ends with how many (``; and 82 more problems (83 in all)``).
@@ -201,6 +206,7 @@ class FormatError(IrevalError, ValueError):
         count: int | None = None,
         shown: int = 20,
         hint: str | None = None,
+        conflicts: int = 0,
     ) -> None:
         self.message = message
         self.source = source
@@ -211,13 +217,14 @@ class FormatError(IrevalError, ValueError):
         self.count = max(int(count or 0), len(self.problems))
         self.shown = shown
         self.hint = hint
+        self.conflicts = int(conflicts)
         super().__init__(str(self))
         if hint:
             self.add_note(hint)
 
     @classmethod
     def of(cls, problems: Sequence[Problem], *, count: int | None = None, shown: int = 20,
-           hint: str | None = None) -> FormatError:
+           hint: str | None = None, conflicts: int = 0) -> FormatError:
         """The error for several problems (at least one), described by the first.
 
         >>> err = FormatError.of([Problem("r.txt", 3, "", "expected 6 columns, got 5"),
@@ -234,13 +241,14 @@ class FormatError(IrevalError, ValueError):
         message = f"{first.where}: {first.message}" if first.where and first.line is None \
             else first.message
         return cls(message, source=first.source, line=first.line, text=first.text,
-                   problems=problems, count=count, shown=shown, hint=hint)
+                   problems=problems, count=count, shown=shown, hint=hint,
+                   conflicts=conflicts)
 
     def fresh(self) -> FormatError:
         """A new error with the same fields (no traceback, context or cause)."""
         return FormatError(self.message, source=self.source, line=self.line, text=self.text,
                            problems=self.problems, count=self.count, shown=self.shown,
-                           hint=self.hint)
+                           hint=self.hint, conflicts=self.conflicts)
 
     @property
     def location(self) -> str:

@@ -32,10 +32,24 @@ with frame.page("labels_changes"):
 
     st.subheader("Where the DCG change comes from")
     parts = labels_glue.decomposition_cached(key, j, old, new, k, gain, combine)
-    st.dataframe(parts, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%+.4f" if c in ("total", "from_lists",
-                                                                  "from_labels") else "%.4f")
-        for c in ("dcg_old", "dcg_mixed", "dcg_new", "total", "from_lists", "from_labels")})
+    labels_widgets.table(parts, {
+        "system": ("System", None, None),
+        "round_old": ("Earlier", None, None), "round_new": ("Later", None, None),
+        "queries_old": ("Queries (earlier)", "{:,}", None),
+        "queries_new": ("Queries (later)", "{:,}", None),
+        "dcg_old": (f"DCG@{k} earlier", "{:.4f}", "The earlier round's lists with its labels"),
+        "dcg_mixed": (f"DCG@{k} later lists, earlier labels", "{:.4f}",
+                      "The later round's lists with the earlier round's label of each (query, "
+                      "document) where it has one, else the later one"),
+        "dcg_new": (f"DCG@{k} later", "{:.4f}", "The later round's lists with its labels"),
+        "total": ("Change", "{:+.4f}", "From the lists + from the labels"),
+        "from_lists": ("From the lists", "{:+.4f}", "Later lists, earlier labels − earlier"),
+        "from_labels": ("From the labels", "{:+.4f}", "Later − later lists with earlier labels"),
+        "old_labels_used": ("Earlier labels reused", "{:,}",
+                            "Later shown results scored with the earlier round's label"),
+        "relabeled": ("Relabeled", "{:,}",
+                      "Of those, results whose label changed in the later round")},
+        undefined="not defined: the system has no labeled query in that round")
     st.caption(widgets.md_escape(str(parts.attrs.get("definition", ""))))
 
     st.subheader("Labels that changed")
@@ -47,4 +61,7 @@ with frame.page("labels_changes"):
     left, right = st.columns([3, 2])
     left.plotly_chart(charts.transition_heatmap(ch.transitions), config={"displayModeBar": False})
     right.caption(widgets.md_escape(ch.definition))
-    st.dataframe(ch.pairs.head(500), hide_index=True)
+    labels_widgets.table(ch.pairs.head(500), {
+        "query": ("Query", None, None), "doc": ("Document", None, None),
+        "old": (f"Label in {old}", "{:g}", None), "new": (f"Label in {new}", "{:g}", None),
+        "change": ("Change", "{:+g}", "Later label − earlier label")})

@@ -35,8 +35,7 @@ def _saved_sets() -> None:
     pick = left.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
         on_change=lambda: labels_widgets.choose_saved(st.session_state[keys.SAVED_PICK]),
-        format_func=lambda i: (f"{sets[i].name}  ·  {len(sets[i].rounds) or len(sets[i].files)}"
-                               f" {'rounds' if sets[i].rounds else 'files'}  ·  version "
+        format_func=lambda i: (f"{sets[i].name}  ·  {_count(sets[i])}  ·  version "
                                f"{sets[i].latest_version}  ·  id {i}"))
     if shown is None or shown.info.short_id != pick:
         if st.session_state.get(_TRIED) != pick:  # open it (once: a failure is shown above)
@@ -69,9 +68,16 @@ def _saved_sets() -> None:
     _add_form(shown)
 
 
+def _count(info: DatasetInfo) -> str:
+    """``3 rounds``, ``1 round``, ``1 file`` (a set saved before rounds were recorded)."""
+    n, what = (len(info.rounds), "round") if info.rounds else (len(info.files), "file")
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 def _stated(kind: str, name: str, data: bytes) -> FileRounds | None:
     """The rounds and rows of a file, or None after showing why it cannot be read."""
-    got = labels_glue.file_rounds_cached(kind, name, data)
+    got = labels_glue.file_rounds_cached(kind, name, data,
+                                         str(labels_widgets.settings()["round"]))
     if isinstance(got, FormatError):
         widgets.show_format_error(got)
         return None
@@ -128,6 +134,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
                      "earlier versions keep it, and links to them keep their numbers")
         note = st.text_input("Note (optional)", key=keys.ADD_NOTE,
                              placeholder="e.g. July labels, relabeled after the guideline fix")
+        state.restore_author()  # asked once per session: then prefilled
         st.text_input("Your name", key=state.NOTES_AUTHOR)
         if not st.form_submit_button(f"Add to set {info.name}", icon=":material/add:",
                                      type="primary"):
@@ -169,6 +176,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
         st.markdown(f"**{title}**")
         name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. search quality labels 2026")
+        state.restore_author()
         st.text_input("Your name", key=state.NOTES_AUTHOR)
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
             author = state.get_author().strip()
@@ -233,8 +241,13 @@ with frame.page("labels_data"):
                                         "labeling file's rows with an anchor column 1/0)")
         if anchors:
             labels_widgets.set_anchor_files([(f.name, f.getvalue()) for f in anchors])
-        failed = kept and labels_glue.load_judgments(
-            kept, str(labels_widgets.settings()["label_map"])).error is not None
+        s = labels_widgets.settings()
+        failed = (bool(kept) and labels_glue.load_judgments(
+            kept, str(s["label_map"]), str(s["conflicts"]), str(s["round"])).error is not None
+        ) or (bool(kept_gsb) and labels_glue.load_gsb(kept_gsb).error is not None)
+        if failed:
+            st.caption(":material/block: Saving is offered once every file can be read (the "
+                       "problems are listed below).")
         if kept and not failed:  # no Save form for a file that could not be read
             _save_form(kept, kept_gsb,
                        "Save these files to the workspace (next month, open the set under "
@@ -245,12 +258,12 @@ with frame.page("labels_data"):
     # ------------------------------------------------------------------------- settings
     st.subheader("Settings")
     c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
-    labels_widgets.keep_label_map(c1.text_input(
+    views.bind_view(labeling.MAP, labeling.DEFAULTS[labeling.MAP])
+    c1.text_input(
         "Label map (empty: detected from the labels)", key=labeling.MAP,
-        value=str(labels_widgets.settings()["label_map"]),
         placeholder="none=0,low=1,mid=2,high=3",
         help="Words or numbers to grades, e.g. none=0,low=1,mid=2,high=3. Built in: "
-             + "; ".join(f"{name}: {m}" for name, m in BUILTIN_LABEL_MAPS.items())))
+             + "; ".join(f"{name}: {m}" for name, m in BUILTIN_LABEL_MAPS.items()))
     views.bind_view(labeling.COMBINE, labeling.DEFAULTS[labeling.COMBINE],
                     choices=labeling.COMBINES)
     c2.selectbox("Combine raters by", labeling.COMBINES, key=labeling.COMBINE,
@@ -262,6 +275,22 @@ with frame.page("labels_data"):
     views.bind_view(labeling.GAIN, labeling.DEFAULTS[labeling.GAIN], choices=labeling.GAINS)
     c4.radio("Gain", labeling.GAINS, key=labeling.GAIN,
              help="linear: gain = label (the seed's formula); exp: 2^label − 1")
+    c5, c6 = st.columns([5, 2])
+    views.bind_view(labeling.CONFLICTS, labeling.DEFAULTS[labeling.CONFLICTS],
+                    choices=labeling.CONFLICT_CHOICES)
+    c5.radio("One rater, one document, several lists", labeling.CONFLICT_CHOICES,
+             key=labeling.CONFLICTS, horizontal=True,
+             format_func=labels_widgets.CONFLICT_WORDS.__getitem__,
+             help="When one rater labels the same document differently in two systems' lists "
+                  "of a round: refuse the files (the default: every such label is listed), "
+                  "keep one label (the rater's mean, or the label on the latest row: later "
+                  "file, later line), or count each system's list as a separate rater. The "
+                  "choice is stated next to every number and kept in the link.")
+    views.bind_view(labeling.ROUND, labeling.DEFAULTS[labeling.ROUND])
+    c6.text_input("Round of tool exports", key=labeling.ROUND, placeholder="e.g. 2026-05",
+                  help="The round (month) of a Quepid export, or of Label Studio tasks without "
+                       "a round key: those exports name none. Files with a round column keep "
+                       "theirs.")
 
     # ------------------------------------------------------------------------- what was read
     loaded, loaded_gsb, sample = labels_widgets.current()
@@ -276,14 +305,29 @@ with frame.page("labels_data"):
         st.stop()
     _, j = labels_widgets.require_judgments(loaded, link=False)
     st.subheader("Rounds")
-    m = st.columns(5)
+    m = st.columns(6)
     m[0].metric("Rounds", f"{len(j.rounds):,}")
     m[1].metric("Systems", f"{len(j.systems):,}")
     m[2].metric("Raters", f"{len(j.raters):,}")
-    m[3].metric("Labeled rows", f"{len(j.label_table()):,}",
-                help=f"Rows with a label (one per rater and result), of {j.n_shown:,} shown "
-                     "results; rows without a label (shown, not labeled) are not counted")
-    m[4].metric("Segments", f"{len(j.segments):,}")
+    read = loaded.judgments if loaded.judgments is not None else j  # every rater's files
+    n_labels = len(read.label_table())
+    m[3].metric("File rows", f"{read.n_rows:,}",
+                help="Rows read from the files (header rows not counted): one per shown "
+                     "result, and per rater when several label it")
+    m[4].metric("Labels", f"{n_labels:,}",
+                help="One per (result, rater), every rater's (a model judge's too): a "
+                     "rater's label of a document shown in several systems' lists of a round "
+                     "is one label; rows without a label are not counted")
+    m[5].metric("Segments", f"{len(j.segments):,}")
+    unlabeled = read.n_rows - read.n_rows_labeled
+    st.caption(
+        f"{read.n_rows:,} rows read: {read.n_rows_labeled:,} with a label"
+        + (f", {unlabeled:,} without (shown, not labeled)" if unlabeled else "")
+        + (f"; the labeled rows make {n_labels:,} labels, as "
+           f"{read.n_rows_labeled - n_labels:,} of them label again a document the same rater "
+           "labeled in another system's list" if n_labels < read.n_rows_labeled else "")
+        + f"; {read.n_shown:,} shown results"
+        + widgets.md_escape(labels_widgets.conflict_words(read.conflicts)) + ".")
     st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
                f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
                f"{labels_widgets.names(list(j.rounds))}.")

@@ -34,21 +34,42 @@ with frame.page("labels_raters"):
     st.plotly_chart(charts.label_trend(
         report.per_round.assign(system="Krippendorff's alpha"), value="alpha", low=None, high=None,
         title="Agreement per round", y_label="alpha (ordinal)"), config={"displayModeBar": False})
-    st.dataframe(report.per_round, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3f")
-        for c in ("fleiss", "alpha", "cohen", "cohen_linear", "cohen_quadratic")})
+    d = report.definitions
+    labels_widgets.table(report.per_round, {
+        "round": ("Round", None, None),
+        "raters": ("Raters", None, d.get("raters")),
+        "units": ("Results", "{:,}", d.get("units")),
+        "pairable_units": ("Results with 2+ labels", "{:,}", d.get("pairable_units")),
+        "fleiss": ("Fleiss' kappa", "{:.3f}", d.get("fleiss")),
+        "alpha": ("Krippendorff's alpha", "{:.3f}", d.get("alpha")),
+        "cohen": ("Cohen's kappa", "{:.3f}", d.get("cohen")),
+        "cohen_linear": ("Cohen's kappa, linear", "{:.3f}", d.get("cohen_linear")),
+        "cohen_quadratic": ("Cohen's kappa, quadratic", "{:.3f}", d.get("cohen_quadratic"))},
+        undefined="not defined: no result of the round has labels of two raters, or every "
+                  "label is the same")
 
     st.subheader("Per rater")
-    st.dataframe(report.per_rater.style.apply(
-        lambda row: ["background-color: #fde2e2" if row["drift_flag"] else ""] * len(row), axis=1),
-        hide_index=True, column_config={
-            c: st.column_config.NumberColumn(format="%.3f")
-            for c in ("mean_label", "kappa_vs_consensus", "agreement_vs_consensus",
-                      "kappa_others_median", "mean_label_other_rounds", "others_mean_shift")})
-    with st.expander("What the columns mean"):
-        st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(d)}"
-                              for c, d in report.definitions.items()))
-
+    labels_widgets.table(report.per_rater, {
+        "round": ("Round", None, None),
+        "rater": ("Rater", None, None),
+        "labels": ("Labels", "{:,}", d.get("labels")),
+        "mean_label": ("Mean label", "{:.3f}", d.get("mean_label")),
+        "kappa_vs_consensus": ("Kappa vs the others", "{:.3f}", d.get("kappa_vs_consensus")),
+        "agreement_vs_consensus": ("Same label as the others", "{:.1%}",
+                                   d.get("agreement_vs_consensus")),
+        "units_vs_consensus": ("Results compared", "{:,}", d.get("units_vs_consensus")),
+        "kappa_others_median": ("Others' kappa (median)", "{:.3f}",
+                                d.get("kappa_others_median")),
+        "mean_label_other_rounds": ("Mean label, other rounds", "{:.3f}",
+                                    d.get("mean_label_other_rounds")),
+        "others_mean_shift": ("Others' shift (median)", "{:+.3f}", d.get("others_mean_shift")),
+        "drift_flag": ("Drift", None, d.get("drift_flag")),
+        "drift_reason": ("Why flagged", None, "The rule that flagged the rater (empty: not "
+                                              "flagged)")},
+        row_style=lambda row: ["background-color: #fde2e2" if row["drift_flag"] else ""]
+        * len(row),
+        undefined="not defined: no other rater labeled the rater's results in that round, or "
+                  "the rater labeled in no other round")
     st.subheader("One rater against the others")
     c1, c2, _ = st.columns([1, 1, 2])
     rounds = list(report.per_round["round"])
@@ -69,4 +90,10 @@ with frame.page("labels_raters"):
         f"Rows: {rater}'s label; columns: the consensus of the other raters of the same results "
         f"in {round_}. The outlined diagonal is agreement."))
     st.subheader("Most disputed results")
-    st.dataframe(report.disputed.head(200), hide_index=True)
+    labels_widgets.table(report.disputed.head(200), {
+        "round": ("Round", None, None), "query": ("Query", None, None),
+        "doc": ("Document", None, None),
+        "labels": ("Labels (rater: label)", None, "Every rater's label of the result"),
+        "spread": ("Spread", "{:g}", report.definitions.get("spread")),
+        "n_labels": ("Raters", None, "How many raters labeled the result"),
+        "mean_label": ("Mean label", "{:.2f}", "Mean of the raters' labels")})

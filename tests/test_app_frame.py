@@ -77,8 +77,10 @@ def test_the_frame_loads_no_scipy_and_knows_the_combine_rules() -> None:
     assert done.stdout.strip() == "False"
     from ireval_app.keys import labeling
     from ireval_core.labels import COMBINE_RULES
+    from ireval_core.labels.judgments import CONFLICT_RULES
 
     assert labeling.COMBINES == tuple(COMBINE_RULES)
+    assert labeling.CONFLICT_CHOICES == tuple(CONFLICT_RULES)
 
 
 def test_the_old_data_address_opens_the_data_page_with_its_parameters() -> None:

@@ -196,9 +196,14 @@ def test_labeling_small_findings() -> None:
     at = _open("labels_data")
     assert not at.exception
     assert at.selectbox(key=labeling_keys.COMBINE).label == "Combine raters by"
-    metric = next(m for m in at.metric if m.label == "Labeled rows")
-    assert metric.value == f"{len(read_judgments(_people()).label_table()):,}"
-    assert "shown results" in metric.proto.help
+    metrics = {m.label: m for m in at.metric}
+    every = read_judgments([*_people(), *sorted(SAMPLE.glob("judge_*.csv"))])
+    assert metrics["Labels"].value == f"{len(every.label_table()):,}"
+    rows = sum(sum(1 for _ in p.open(encoding="utf-8")) - 1
+               for p in [*_people(), *sorted(SAMPLE.glob("judge_*.csv"))])
+    assert metrics["File rows"].value == f"{rows:,}" == f"{every.n_rows:,}"
+    assert "several systems' lists" in metrics["Labels"].proto.help
+    assert f"{rows:,} rows read: {every.n_rows_labeled:,} with a label" in _text(at.caption)
     assert not [p for p in at.get("page_link") if p.proto.label == "Go to the Labeling data page"]
     gsb = _open("labels_gsb")
     assert not any("DCG@" in c.value for c in gsb.caption)
@@ -233,5 +238,5 @@ def test_an_uploaded_gbk_file_says_how_it_was_read(tmp_path) -> None:
         shown[name] = ({m.label: m.value for m in at.metric},
                        [w.value for w in at.warning if "GB18030" in w.value])
     assert shown["gbk.csv"][0] == shown["utf8.csv"][0]
-    assert shown["gbk.csv"][0]["Labeled rows"] == "20"
+    assert shown["gbk.csv"][0]["Labels"] == shown["gbk.csv"][0]["File rows"] == "20"
     assert len(shown["gbk.csv"][1]) == 1 and shown["utf8.csv"][1] == []

@@ -31,12 +31,12 @@ def server(tmp_path_factory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser():
-    """One chromium for the module (Playwright's sync API allows one per thread)."""
+    """One Chromium for the module (Playwright's sync API runs one event loop at a time)."""
     ARTIFACTS.mkdir(exist_ok=True)
     with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,9 @@ def page(browser):
      ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α"]),
     ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label"]),
     ("labels_raters", "One rater against the others", ["chen against the other raters"]),
-    ("labels_data", "Rounds", ["Combine raters by", "Labeled rows"]),
+    ("labels_data", "Rounds", ["Combine raters by", "File rows", "Labels",
+                               "One rater, one document, several lists"]),
+    ("labels_changes", "Labels that changed", ["Where the DCG change comes from"]),
     ("labels_gsb", "GSB", ["Side by side"]),
 ])
 def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: list[str]):
@@ -100,7 +102,6 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
         (Path(__file__).resolve().parents[1] / "sample_data" / "labels").glob("labels_*.csv"))[:3]]
     expected = trend(read_judgments(months[:2]), k=10).table
     files = [{"name": n, "mimeType": "text/csv", "buffer": d} for n, d in months]
-    ARTIFACTS.mkdir(exist_ok=True)
     first = browser.new_context(viewport={"width": 1400, "height": 3000})
     guard = NetworkGuard(first)
     pg = first.new_page()
@@ -155,3 +156,32 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     old.screenshot(path=str(ARTIFACTS / "issue18_trend_old_link.png"), full_page=True)
     fresh.close()
     assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
+
+
+def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server) -> None:
+    """A month with 83 conflicts: refused with the count and the first 20 lines, the CSV
+    download offered (screenshot); "One label: the rater's mean" reads it and the settings
+    line states the rule."""
+    from test_labels_problems import month_with_conflicts
+
+    text, _ = month_with_conflicts(83)
+    page.goto(f"{server}/labels_data")
+    settle(page)
+    page.get_by_text("Upload labeling files").first.click()
+    settle(page)
+    page.locator('input[type="file"]').first.set_input_files(
+        [{"name": "五月.csv", "mimeType": "text/csv", "buffer": text.encode()}])
+    page.get_by_text("83 problems").first.wait_for()
+    settle(page)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert "The first 20:" in body and "And 63 more" in body
+    assert "All 83 problems (CSV)" in body and "Save these files" not in body
+    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_conflicts.png"), full_page=True)
+    page.get_by_text("One label: the rater's mean").first.click()
+    page.get_by_text("File rows").first.wait_for()
+    settle(page)
+    no_exception(page)
+    assert "conflicts=mean" in page.url
+    assert "83 (round, query, document, rater) labeled differently" in page.inner_text("body")
+    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_mean.png"), full_page=True)

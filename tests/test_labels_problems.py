@@ -74,7 +74,7 @@ def month():
 def test_a_file_with_83_conflicts_reports_83_and_lists_the_first_20(month):
     text, expected = month
     err = error_of(("may.csv", text.encode()))
-    assert err.count == 83 and len(err.problems) == 83
+    assert err.count == 83 and len(err.problems) == 83 and err.conflicts == 83
     assert [p.line for p in err.problems] == [b for b, _ in expected]
     # the error itself: the first conflict, worded as before, and how many there are
     b, a = expected[0]

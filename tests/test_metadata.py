@@ -184,6 +184,62 @@ def test_parquet_errors_name_the_row(tmp_path: Path) -> None:
         read_metadata(path)
 
 
+def test_every_bad_row_at_once_up_to_100(tmp_path: Path) -> None:
+    """A metadata file with 130 bad rows of four kinds: one error counting 130, holding
+    the first 100 in file order (each at its line, with its text), as run files do."""
+    lines = ["query,traffic,latency_ms_bm25"]
+    expected = []  # (line, words) of each problem, in file order
+    for i in range(200):
+        q, w, lat = f"q{i}", "1", "5"
+        kind = i % 6 if i < 156 else None
+        if kind == 1:
+            w = "-2"
+        elif kind == 3:
+            lat = "slow"
+        elif kind == 5:
+            q = ""
+        lines.append(f"{q},{w},{lat}")
+        line = len(lines)
+        if kind in (1, 3, 5):
+            expected.append((line, {1: "weight >= 0", 3: "latency in ms", 5: "empty query id"}
+                             [kind]))
+    lines.append("q0,1,5")  # a duplicate of line 2
+    expected.append((len(lines), "duplicate query 'q0' (first at line 2)"))
+    content = "\n".join(lines) + "\n"
+    with pytest.raises(FormatError) as info:
+        read_metadata(_write(tmp_path, "many.csv", content))
+    err = info.value
+    assert err.count == len(expected) == 79
+    assert [p.line for p in err.problems] == [line for line, _ in expected]
+    for p, (line, words) in zip(err.problems, expected, strict=True):
+        assert words in p.message and p.text == lines[line - 1]
+    assert str(err).startswith("many.csv:3: expected a weight >= 0") and str(err).endswith(
+        "; and 78 more problems (79 in all)")
+    report = err.report().splitlines()
+    assert report[0] == "79 problems in many.csv; the first 20:" and len(report) == 22
+    rows = list(csv.reader(io.StringIO(err.problems_csv())))
+    assert len(rows) == 80 and rows[1][:2] == ["many.csv", "3"]
+    # more than 100: the first 100 kept, all counted
+    many = "query,traffic\n" + "".join(f"q{i},-1\n" for i in range(250))
+    with pytest.raises(FormatError) as info:
+        read_metadata(_write(tmp_path, "neg.csv", many))
+    assert info.value.count == 250 and len(info.value.problems) == 100
+    assert info.value.problems[-1].line == 101
+
+
+def test_long_layout_reports_every_disagreement(tmp_path: Path) -> None:
+    content = ("query,segment,traffic,system,latency_ms\n"
+               "q1,head,3,a,1\nq1,tail,3,b,2\nq2,x,1,a,1\nq2,y,bad,b,2\nq2,x,1,a,3\n")
+    with pytest.raises(FormatError) as info:
+        read_metadata(_write(tmp_path, "long.csv", content))
+    got = [(p.line, p.message.split(";")[0]) for p in info.value.problems]
+    assert got == [
+        (3, "query 'q1' has segment 'tail' here but 'head' at line 2"),
+        (5, "expected a weight >= 0 in column 'traffic', got 'bad'"),
+        (5, "query 'q2' has segment 'y' here but 'x' at line 4"),
+        (6, "duplicate latency for query 'q2', system 'a' (first at line 4)")]
+
+
 # ----------------------------------------------------------------------------- latency
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ..views import ViewParam
-from .labeling import JUDGE, SETTINGS
+from .labeling import SETTINGS
 
 ROUND = "ireval.judge.round"
 """Select: the round of the confusion matrix."""
 
-PARAMS = (*SETTINGS, ViewParam(JUDGE, "judge", loaded="rater"),
-          ViewParam(ROUND, "round", loaded="round"))
-"""The judge is kept for the session: every labeling page leaves it out of the people's
-numbers (:func:`ireval_app.labels_widgets.judge`)."""
+PARAMS = (*SETTINGS, ViewParam(ROUND, "round", loaded="round"))
+"""The judge (:data:`~ireval_app.keys.labeling.JUDGE`) is one of the labeling settings:
+kept for the session and in every labeling page's link, every labeling page leaves it out
+of the people's numbers (:func:`ireval_app.labels_widgets.judge`)."""

@@ -35,7 +35,10 @@ every other column
 
 A query given twice (a (query, system) pair in the long layout), a negative or
 non-numeric weight or latency, or a query whose rows disagree are errors
-(:class:`~ireval_core.errors.FormatError`) naming the file and line(s).
+(:class:`~ireval_core.errors.FormatError`) naming the file and line(s). Every such row
+is found in one pass: the error names the first, counts them all and holds the first
+:data:`~ireval_core.io.checks.MAX_PROBLEMS` (``problems``, ``report()``,
+``problems_csv()``), as the run and qrels readers do.
 
 Reading imports no scipy; pandas is imported here (``QueryMetadata.latency`` is a
 DataFrame), so :mod:`ireval_core.io` loads this module only when one of its names is
@@ -53,7 +56,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from io import StringIO
 from types import MappingProxyType
@@ -64,7 +67,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..data import read_only
-from ..errors import DataWarning, FormatError, invalid_parameter
+from ..errors import DataWarning, FormatError, Problem, invalid_parameter, shorten
+from .checks import MAX_PROBLEMS
 from .columns import LATENCY, QUERY_ALIASES, SYSTEM_ALIASES, WEIGHT_ALIASES
 from .delimited import read_header, read_text_columns
 from .detect import METADATA_FORMATS, detect_format
@@ -227,13 +231,46 @@ class _Rows:
         """``line N`` (text) or ``row N`` (Parquet) of data row ``i``."""
         return f"row {i + 1}" if self.delimiter is None else f"line {self._load()[0][i]}"
 
-    def error(self, message: str, i: int) -> FormatError:
-        """The error about data row ``i``: at its line, with the line's text."""
+    def problem(self, message: str, i: int) -> Problem:
+        """The problem of data row ``i``: at its line, with the line's text (Parquet: its
+        row)."""
         if self.delimiter is None:  # Parquet: rows, no lines
-            return FormatError(f"row {i + 1}: {message}", source=self.src.name)
+            return Problem(self.src.name, None, f"row {i + 1}", message)
         lines, text = self._load()
-        return FormatError(message, source=self.src.name, line=lines[i],
-                           text=text[lines[i] - 1])
+        return Problem(self.src.name, lines[i], "", message, shorten(text[lines[i] - 1]))
+
+
+class _Found:
+    """The bad rows of one metadata file: the first :data:`MAX_PROBLEMS` kept, all
+    counted; :meth:`raise_all` reports them at once."""
+
+    def __init__(self, rows: _Rows) -> None:
+        self.rows = rows
+        self.kept: list[tuple[int, Problem]] = []
+        self.bad: list[np.ndarray] = []
+        self.count = 0
+
+    def add(self, bad: np.ndarray, message: Callable[[int], str]) -> None:
+        """A problem at each data row of ``bad`` (indices, ascending), worded by
+        ``message(i)``."""
+        self.count += len(bad)
+        for i in bad[: max(MAX_PROBLEMS - len(self.kept), 0)].tolist():
+            self.kept.append((int(i), self.rows.problem(message(int(i)), int(i))))
+        self.bad.append(bad)
+
+    def marked(self, n: int) -> np.ndarray:
+        """Which of the ``n`` data rows have a problem so far (a boolean mask)."""
+        mask = np.zeros(n, dtype=bool)
+        for bad in self.bad:
+            mask[bad] = True
+        return mask
+
+    def raise_all(self) -> None:
+        """Raise every problem found, in file order (the checks' order within a row), or
+        nothing when there is none."""
+        if self.count:
+            kept = [p for _, p in sorted(self.kept, key=lambda x: x[0])]  # stable sort
+            raise FormatError.of(kept, count=self.count, shown=20)
 
 
 def read_metadata(source: PathOrBytes | Source, *, name: str | None = None) -> QueryMetadata:
@@ -296,8 +333,9 @@ def _text(values: pa.Array) -> np.ndarray:
     return np.array(values.to_numpy(zero_copy_only=False), dtype=object)
 
 
-def _numbers(values: pa.Array, what: str, column: str, rows: _Rows) -> np.ndarray:
-    """Text cells as floats (``NaN`` for an empty cell); a finite number >= 0 or an error."""
+def _numbers(values: pa.Array, what: str, column: str, found: _Found) -> np.ndarray:
+    """Text cells as floats (``NaN`` for an empty cell); every cell that is not a finite
+    number >= 0 is a problem (and ``NaN``)."""
     text = pc.utf8_trim_whitespace(values)
     empty = np.asarray(pc.equal(text, "").to_numpy(zero_copy_only=False), dtype=bool)
     try:
@@ -305,13 +343,13 @@ def _numbers(values: pa.Array, what: str, column: str, rows: _Rows) -> np.ndarra
                       pa.float64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # some cell is not a number
         out = pd.to_numeric(pd.Series(_text(text)), errors="coerce").to_numpy(np.float64)
-    out = np.asarray(out, dtype=np.float64)
+    out = np.array(out, dtype=np.float64)
     bad = np.flatnonzero((~np.isfinite(out) & ~empty) | (out < 0))
     if bad.size:
-        i = int(bad[0])
         need = "a weight >= 0" if what == "weight" else "a latency in ms >= 0"
-        raise rows.error(f"expected {need} in column {column!r}, got {values[i].as_py()!r}",
-                         i)
+        found.add(bad, lambda i: f"expected {need} in column {column!r}, got "
+                                 f"{values[i].as_py()!r}")
+        out[bad] = np.nan
     return out
 
 
@@ -331,14 +369,13 @@ def _codes(values: pa.Array) -> tuple[np.ndarray, int]:
             len(coded.dictionary))
 
 
-def _first_duplicate(codes: np.ndarray) -> tuple[int, int] | None:
-    """Rows (first, second) of the first key given twice (by row of its repeat), or ``None``."""
-    order = np.argsort(codes, kind="stable")
-    repeats = order[1:][codes[order[1:]] == codes[order[:-1]]]
-    if not repeats.size:
-        return None
-    second = int(repeats.min())
-    return int(np.flatnonzero(codes == codes[second])[0]), second
+def _duplicates(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows that repeat an earlier row's key (ascending), and the first row of each one's
+    key."""
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    first_of = first[inverse]
+    again = np.flatnonzero(first_of != np.arange(len(codes)))
+    return again, first_of[again]
 
 
 def _from_columns(header: list[str], columns: dict[str, pa.Array], rows: _Rows,
@@ -382,60 +419,64 @@ def _from_columns(header: list[str], columns: dict[str, pa.Array], rows: _Rows,
     qid_cells = columns[query_col]  # as written: ids are never normalised
     empty = np.flatnonzero(np.asarray(pc.equal(qid_cells, "").to_numpy(zero_copy_only=False),
                                       dtype=bool))
-    if empty.size:
-        raise rows.error(f"empty query id in column {query_col!r}", int(empty[0]))
+    found = _Found(rows)
+    found.add(empty, lambda i: f"empty query id in column {query_col!r}")
     qids = _text(qid_cells)
     codes, n_queries = _codes(qid_cells)
-    weights = (_numbers(columns[weight_cols[0]], "weight", weight_cols[0], rows)
+    weights = (_numbers(columns[weight_cols[0]], "weight", weight_cols[0], found)
                if weight_cols else None)
     cats = {c: _labels(columns[c]) for c in categorical}
 
     if long_latency is not None and system_col is not None:
         return _long(qids, codes, cats, weights, weight_cols, columns[system_col], system_col,
-                     _numbers(columns[long_latency], "latency", long_latency, rows), rows,
+                     _numbers(columns[long_latency], "latency", long_latency, found), found,
                      source)
-    dup = _first_duplicate(codes) if n_queries != len(qids) else None
-    if dup is not None:
-        first, second = dup
-        raise rows.error(f"duplicate query {qids[second]!r} (first at {rows.where(first)}); "
-                         "each query may appear once", second)
+    if n_queries != len(qids):
+        again, first = _duplicates(codes)
+        keep = ~np.isin(again, empty)  # an empty id is a problem already
+        again, first = again[keep], first[keep]
+        first_of = dict(zip(again.tolist(), first.tolist(), strict=True))
+        found.add(again, lambda i: f"duplicate query {qids[i]!r} (first at "
+                                   f"{rows.where(first_of[i])}); each query may appear once")
     lat_q: list[np.ndarray] = []
     lat_s: list[np.ndarray] = []
     lat_v: list[np.ndarray] = []
     for system, c in wide.items():
-        v = _numbers(columns[c], "latency", c, rows)
+        v = _numbers(columns[c], "latency", c, found)
         ok = ~np.isnan(v)
         lat_q.append(qids[ok])
         lat_s.append(np.full(int(ok.sum()), system, dtype=object))
         lat_v.append(v[ok])
+    found.raise_all()
     return _metadata(qids, cats, weights, weight_cols, lat_q, lat_s, lat_v,
                      "wide" if wide else "none", source)
 
 
 def _long(qids: np.ndarray, codes: np.ndarray, cats: dict[str, np.ndarray],
           weights: np.ndarray | None, weight_cols: list[str], systems_text: pa.Array,
-          system_col: str, latency: np.ndarray, rows: _Rows, source: str) -> QueryMetadata:
+          system_col: str, latency: np.ndarray, found: _Found, source: str) -> QueryMetadata:
     """Long latencies: rows per (query, system), the query's metadata repeated on each.
 
-    ``codes`` numbers the queries in order of first appearance (:func:`_codes`).
+    ``codes`` numbers the queries in order of first appearance (:func:`_codes`); the
+    problems found are added to ``found`` and raised at the end, all at once.
     """
+    rows = found.rows
+    unread = found.marked(len(qids))  # rows whose weight or latency is not a number: not compared
     system_cells = pc.utf8_trim_whitespace(systems_text)
     systems = _text(system_cells)
     no_system = np.asarray(pc.equal(system_cells, "").to_numpy(zero_copy_only=False),
                            dtype=bool)
     orphan = np.flatnonzero(no_system & ~np.isnan(latency))
-    if orphan.size:
-        raise rows.error(f"a latency without a system in column {system_col!r}; name the run "
-                         "it was measured for", int(orphan[0]))
-    timed = ~no_system
+    found.add(orphan, lambda i: f"a latency without a system in column {system_col!r}; "
+                                "name the run it was measured for")
+    timed = ~no_system & (qids != "")  # an empty query id is a problem already
     system_codes, n_systems = _codes(system_cells)
-    dup = _first_duplicate((codes * (n_systems + 1) + system_codes)[timed])
-    if dup is not None:
-        at = np.flatnonzero(timed)
-        first, second = int(at[dup[0]]), int(at[dup[1]])
-        raise rows.error(f"duplicate latency for query {qids[second]!r}, system "
-                         f"{systems[second]!r} (first at {rows.where(first)}); each "
-                         "(query, system) may appear once", second)
+    at = np.flatnonzero(timed)
+    again, first = _duplicates((codes * (n_systems + 1) + system_codes)[timed])
+    first_of = dict(zip(at[again].tolist(), at[first].tolist(), strict=True))
+    found.add(at[again], lambda i: f"duplicate latency for query {qids[i]!r}, system "
+                                   f"{systems[i]!r} (first at {rows.where(first_of[i])}); "
+                                   "each (query, system) may appear once")
     # each query's metadata must be the same on all its rows: compare each row with the
     # first row of its query (vectorised over rows)
     first_of_query = np.unique(codes, return_index=True)[1]  # rows, in file order
@@ -445,12 +486,17 @@ def _long(qids: np.ndarray, codes: np.ndarray, cats: dict[str, np.ndarray],
         firsts = values[first_row]
         missing, missing_first = pd.isna(values), pd.isna(firsts)
         differ = (missing != missing_first) | (~missing & (values != firsts))
-        bad = np.flatnonzero(differ)
-        if bad.size:
-            i = int(bad[0])
-            raise rows.error(f"query {qids[i]!r} has {name} {_cell(values[i])!r} here but "
-                             f"{_cell(firsts[i])!r} at {rows.where(int(first_row[i]))}; a "
-                             "query's metadata must be the same on all its rows", i)
+        if values is weights:  # a weight that is not a number is a problem already
+            differ &= ~unread & ~unread[first_row]
+
+        def disagree(i: int, name: str = name, values: np.ndarray = values,
+                     firsts: np.ndarray = firsts) -> str:
+            return (f"query {qids[i]!r} has {name} {_cell(values[i])!r} here but "
+                    f"{_cell(firsts[i])!r} at {rows.where(int(first_row[i]))}; a query's "
+                    "metadata must be the same on all its rows")
+
+        found.add(np.flatnonzero(differ), disagree)
+    found.raise_all()
     keep = first_of_query  # one row per query, in file order
     ok = timed & ~np.isnan(latency)
     return _metadata(qids[keep], {c: v[keep] for c, v in cats.items()},

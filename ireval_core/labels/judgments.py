@@ -304,6 +304,9 @@ class Judgments:
     document shown in several systems' lists (:data:`CONFLICT_RULES`) and
     ``n_conflicts`` how many (round, query, document, rater) it resolved;
     :attr:`conflict_note` states it, next to every number computed from the labels.
+    ``n_rows`` is how many rows the files held, ``n_rows_labeled`` how many of them had a
+    label (several rows can make one label: one rater's label of a document shown in
+    several systems' lists); both count the files read, also in a :meth:`select` view.
     """
 
     round_names: np.ndarray
@@ -340,6 +343,8 @@ class Judgments:
     warnings: tuple[DataWarning, ...] = ()
     conflicts: Conflicts = "refuse"
     n_conflicts: int = 0
+    n_rows: int = 0
+    n_rows_labeled: int = 0
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -814,7 +819,8 @@ class _Found:
                     "conflicts='mean' (the rater's mean), 'latest' (the label on the last "
                     "row) or 'separate' (each system's list counts as a separate rater); on "
                     "the command line --conflicts mean|latest|separate")
-        raise FormatError.of([p for _, p in self.kept], count=self.count, hint=hint)
+        raise FormatError.of([p for _, p in self.kept], count=self.count, hint=hint,
+                             conflicts=self.conflicts)
 
 
 def _labels(tables: Sequence[RawTable], origin: _Origin, label_map: LabelMap | None,
@@ -1144,7 +1150,8 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None,
         group_segment=seg_g[g_order].astype(np.int32), group_weight=w_g[g_order],
         label_map=lm, sources=tuple(t.name for t in tables), has_rater=has_rater,
         has_system=has["system"], has_segment=has["segment"], has_weight=has["weight"],
-        warnings=tuple(warnings), conflicts=conflicts, n_conflicts=n_conflicts)
+        warnings=tuple(warnings), conflicts=conflicts, n_conflicts=n_conflicts,
+        n_rows=n, n_rows_labeled=int(np.count_nonzero(fin)))
     if j.conflict_note:
         examples = tuple(f"query {queries[qc[r]]!r}, document {docs[int(dc[r])].as_py()!r}"
                          for r in conflict_rows[:3].tolist())

@@ -491,6 +491,9 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
                                      alpha=alpha, power=power)
                    for name, text in _DEFINITIONS.items()}
     definitions["dcg_definition"] = dcg_definition(k, gain, combine)
+    if j.conflict_note:  # how the labels were read is part of every number's definition
+        for name in ("dcg", "dcg_definition"):
+            definitions[name] += f"; {j.conflict_note}"
     return NoiseTrend(table, changes, anchors, definitions, k, gain, combine, level, alpha,
                       power, n_resamples, seed, tuple(people), exclude, resamples, draws_of)
 

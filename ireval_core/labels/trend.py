@@ -363,7 +363,8 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                   f"resamples, seed {seed}). Coverage = labeled / shown positions <= {k}. "
                   "Month over month: paired t over the queries both rounds share when they are "
                   "at least half of each round, else Welch's t over all queries, on the "
-                  f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}.")
+                  f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
+                  + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
     return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
                  combine, by, opts)
 
