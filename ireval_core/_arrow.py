@@ -315,7 +315,8 @@ def _lexicographic_order(words: list[np.ndarray]) -> np.ndarray:
     """Stable order of rows by ``words[0]``, then ``words[1]``, ...: a sort of the first
     word, then of each next word only among the rows that still tie."""
     order = np.argsort(words[0], kind="stable")
-    starts = np.ones(len(order), dtype=bool)  # where a group of equal words begins
+    starts = np.zeros(len(order), dtype=bool)  # where a group of equal words begins
+    starts[:1] = True
     for k in range(1, len(words)):
         prev = words[k - 1][order]
         starts[1:] |= prev[1:] != prev[:-1]
