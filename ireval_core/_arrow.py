@@ -279,14 +279,15 @@ def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
     return words or [np.zeros(n, dtype=np.uint64)]
 
 
-def _window_order(matrix: np.ndarray, most_tied: float = 0.05) -> np.ndarray | None:
+def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | None:
     """Byte order of the rows of a padded byte matrix read 8 bytes at a time, or None.
 
     The first 8 bytes after the prefix every row shares, read as one big-endian integer,
     are sorted; the next 8 bytes are read only for the rows that still tie, and so on.
-    Cheap when the first window tells most rows apart (random ids such as UUIDs); when
-    more than ``most_tied`` of the rows tie there (structured ids: ``clueweb12-…``
-    after ``FBIS3-…``), None: :func:`byte_order_words` packs such ids tighter.
+    Cheap when the first window tells many rows apart (random ids such as UUIDs, a mix
+    of forms where a third share ``clueweb1``); when more than ``most_tied`` of the rows
+    tie there (judged on a sample), None: :func:`byte_order_words` packs such ids
+    (``clueweb12-…`` after ``FBIS3-…``) tighter.
     """
     n, width = matrix.shape
     start = 0

@@ -8,11 +8,13 @@ Identifiers are coded to integers exactly once, when a :class:`Qrels` or
 * ``query_ids`` is the sorted array of distinct query ids; ``qcode[i]`` indexes it.
 * ``doc_ids`` is the array of distinct document ids (a pyarrow string array, so
   seven million ids do not become seven million Python objects); ``dcode[i]``
-  indexes it. ``doc_ids`` is in byte order and ``dcode`` is each id's byte rank, for
-  every id form: ids that fit in 8 bytes after a prefix they all share are coded by
-  sorting those bytes as integers; other ids (UUIDs, ``FBIS3-10082``, ClueWeb12's) are
-  hashed and their distinct values ranked once (:func:`~ireval_core._arrow.byte_order`).
-  A run's ties and the join with the qrels then compare integers, never strings.
+  indexes it. A run's ``doc_ids`` is in byte order and ``dcode`` is each id's byte
+  rank, for every id form: ids that fit in 8 bytes after a prefix they all share are
+  coded by sorting those bytes as integers; other ids (UUIDs, ``FBIS3-10082``,
+  ClueWeb12's) are hashed and their distinct values ranked once
+  (:func:`~ireval_core._arrow.byte_order`), so its ties compare integers, never
+  strings. Qrels' ids are in byte order when they fit in 8 bytes, else in order of
+  first appearance (their order is never used).
 
 Entries are stored as flat columns grouped by query, with CSR offsets: the
 entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
@@ -125,22 +127,25 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
     return codes, encoded.dictionary
 
 
-def _doc_codes(values: object) -> tuple[np.ndarray, pa.Array, bool]:
-    """Document codes and the distinct ids in byte order (the codes are byte ranks).
+def _doc_codes(values: object, *, rank: bool = True) -> tuple[np.ndarray, pa.Array, bool]:
+    """Document codes, the distinct ids, and whether the codes are byte ranks.
 
     Ids that fit in 8 bytes after the prefix they all share (``clueweb-01234567``,
     MS MARCO numbers) become integer keys (:func:`~ireval_core._arrow.byte_order_keys`)
-    and are coded by one integer sort: faster than hashing the strings. Other ids are
-    hashed (:func:`dictionary_codes`) and their distinct values put in byte order once
-    (:func:`~ireval_core._arrow.byte_order`, integer words, not string compares). The
-    third value is always True (the codes follow byte order); kept for the callers.
+    and are coded by one integer sort: faster than hashing the strings, and the codes
+    follow byte order. Other ids are hashed (:func:`dictionary_codes`) and, with
+    ``rank`` (a run: its ties are ordered by code), their distinct values put in byte
+    order once (:func:`~ireval_core._arrow.byte_order`, integer words, not string
+    compares). Qrels skip that ranking: nothing orders their documents, and the join
+    hashes their ids as fast as it would merge ranked ones (measured).
     """
     holder = [_as_string_array(values)]
     del values
-    return _doc_codes_of(holder)
+    return _doc_codes_of(holder, rank=rank)
 
 
-def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray, pa.Array, bool]:
+def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
+                  ) -> tuple[np.ndarray, pa.Array, bool]:
     """:func:`_doc_codes` of the one column in ``holder``, which it empties.
 
     When the ids become keys, the column is let go before the keys are sorted (only the
@@ -153,6 +158,8 @@ def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray,
     if keyed is None:
         codes, dictionary = dictionary_codes(arr)
         del arr
+        if not rank:
+            return codes, dictionary, False
         return (*_byte_ranked(codes, dictionary), True)
     keys, prefix = keyed
     del arr, keyed
@@ -292,7 +299,7 @@ class Qrels:
         """
         stage("coding ids")
         qcode, qdict = _encode_sorted(query_ids)
-        dcode, ddict, _ = _doc_codes(doc_ids)
+        dcode, ddict, _ = _doc_codes(doc_ids, rank=False)
         grade = np.asarray(grades, dtype=np.float64)
         if not (len(qcode) == len(dcode) == len(grade)):
             raise ValueError("query_ids, doc_ids and grades must have the same length")

@@ -29,7 +29,13 @@ from test_data import ranked, reference_order
 from test_registry import SPECS
 
 from ireval_core import Qrels, Run, evaluate
-from ireval_core._arrow import byte_order, byte_order_words, padded_bytes, string_array
+from ireval_core._arrow import (
+    _lexicographic_order,
+    byte_order,
+    byte_order_words,
+    padded_bytes,
+    string_array,
+)
 from ireval_core.data import doc_code_map
 
 Nested = dict[str, dict[str, float]]
@@ -185,8 +191,9 @@ def test_byte_order_sorts_like_strcmp(shape: str, seed: int) -> None:
     order = byte_order(arr)
     assert [values[i] for i in order] == _strcmp_sorted(values)
     assert order.tolist() == sorted(range(len(values)), key=lambda i: values[i].encode())
-    words = byte_order_words(arr)
+    words = byte_order_words(arr)  # the packed words alone order them too
     assert words is not None and len(words) <= 5
+    assert _lexicographic_order(words).tolist() == order.tolist()
     chunked = pa.chunked_array([arr.slice(0, 7), arr.slice(7)])
     assert byte_order(chunked).tolist() == order.tolist()
 
