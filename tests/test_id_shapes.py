@@ -221,3 +221,22 @@ def test_document_map_merges_sorted_ids_like_a_hash_lookup(shape: str) -> None:
     got = doc_code_map(shuffled, qrels_docs)  # not in byte order: hashed, same answer
     by_id = dict(zip(run_docs.to_pylist(), want.tolist(), strict=True))
     assert got.tolist() == [by_id[d] for d in shuffled.to_pylist()]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_float32_ties_of_trec_eval_9_follow_byte_order(shape: str) -> None:
+    """trec_eval 9.0.8 reads scores as float32: scores apart only beyond it tie, and are
+    then ordered by document id descending (``version_order`` relies on the byte ranks)."""
+    from ireval_core.data import version_order
+
+    rng = random.Random(shape)
+    docs = doc_pool(shape, rng, 60)
+    run = {q: {d: 0.1 + rng.choice([0, 1, 2]) * 1e-12 + rng.choice([0, 0.5])
+               for d in rng.sample(docs, 25)} for q in ("7", "10", "q1")}
+    built = Run.from_dict(run, name="s")
+    order, score32 = version_order(built, "9.0.8")
+    assert order is not None and score32 is not None
+    got = list(zip(built.query_ids[built.qcode[order]].tolist(),
+                   built.doc_ids.take(pa.array(built.dcode[order])).to_pylist(), strict=True))
+    rows = [(q, d, float(np.float32(s))) for q, v in run.items() for d, s in v.items()]
+    assert got == reference_order(rows)
