@@ -837,6 +837,8 @@ def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
 
 def _merge_sorted_ids(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray | None:
     """:func:`doc_code_map` of two byte-ordered id arrays as fixed-width bytes, or None."""
+    if not (_strings_increasing(qrels_docs) and _strings_increasing(run_docs)):
+        return None  # e.g. qrels with long ids (in order of first appearance)
     qrels_bytes = padded_bytes(qrels_docs)
     if qrels_bytes is None:
         return None
@@ -851,6 +853,13 @@ def _merge_sorted_ids(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray | 
         return None
     at = np.minimum(np.searchsorted(qrels_bytes, run_bytes), len(qrels_bytes) - 1)
     return np.where(qrels_bytes[at] == run_bytes, at, -1)
+
+
+def _strings_increasing(ids: pa.Array) -> bool:
+    """Whether a string array is in byte order with no repeat (Arrow compares bytes)."""
+    if len(ids) < 2:
+        return True
+    return bool(pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py())
 
 
 def strictly_increasing(keys: np.ndarray) -> bool:  # numbers or fixed-width bytes
