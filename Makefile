@@ -58,10 +58,11 @@ lint: $(VENV)/.dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-## bench: speed and memory against pytrec_eval and ranx (not part of the tests)
+## bench: speed and memory against pytrec_eval and ranx (not part of the tests);
+## the id shapes (MS MARCO, prefixed, UUID, mixed) at 500k lines, at 7M with IDS=7M
 bench: $(VENV)/.dev
 	$(BIN)/python -m pip install --quiet -r requirements-bench.txt
-	$(BIN)/python benchmarks/run_all.py
+	$(BIN)/python benchmarks/run_all.py $(if $(IDS),--id-size $(IDS))
 
 ## sample: regenerate sample_data/ and sample_data/labels/ (deterministic)
 sample: $(VENV)/.runtime

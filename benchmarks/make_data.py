@@ -35,6 +35,23 @@ Query ids look like ``q123456``; document ids like ``clueweb-01234567``, drawn
 from a corpus of 2,000,000 ids. Everything is vectorised (numpy + pyarrow
 compute); the 7M run is written in a few seconds.
 
+Id shapes (``--shape``; tie-heavy scores as ``ties``, the same documents retrieved and
+judged, only the ids written differ; files in ``benchmarks/data/<size>-<shape>/``):
+
+``msmarco``
+    MS MARCO-like: query ids random integers up to 1,200,000 and document ids distinct
+    random integers up to 8,841,822, written without padding (so string order differs
+    from numeric order: ``"10" < "9"``).
+``prefixed``
+    Prefixed strings of varying length as the TREC collections write them: Robust04's
+    ``FBIS3-10082``, ``FT921-4562``, ``LA010189-0001`` and ClueWeb12's
+    ``clueweb12-0000tw-00-00000``; query ids random integers up to 700 and beyond.
+``uuid``
+    Query and document ids are random UUIDs (``8-4-4-4-12`` hex digits).
+``mixed``
+    A third of the documents of each of the three forms above, in one file; query ids
+    a mix of numbers, ``q``-prefixed numbers and UUIDs.
+
 Usage::
 
     python benchmarks/make_data.py                # all sizes, skip existing files
@@ -61,7 +78,8 @@ SEED = 20240611
 TAG = "bm25-synth"
 
 
-SHAPES = ("clean", "ties")
+SHAPES = ("clean", "ties", "msmarco", "prefixed", "uuid", "mixed")
+ID_SHAPES = ("msmarco", "prefixed", "uuid", "mixed")  # tie-heavy, ids of real collections
 
 
 def paths(size: str, shape: str = "clean") -> dict[str, Path]:
@@ -107,6 +125,95 @@ def _write_lines(path: Path, columns: list[pa.Array | str]) -> None:
     tmp.replace(path)
 
 
+def _fixed_width(matrix: np.ndarray) -> pa.Array:
+    """Rows of a uint8 matrix (ASCII, one id per row) as a string array."""
+    n, width = matrix.shape
+    offsets = np.arange(n + 1, dtype=np.int64) * width
+    return pa.Array.from_buffers(pa.large_string(), n, [
+        None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(matrix))]
+    ).cast(pa.string())
+
+
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+
+
+def _uuids(rng: np.random.Generator, n: int) -> pa.Array:
+    """``n`` random version-4 UUIDs as text (distinct with overwhelming probability)."""
+    nibbles = rng.integers(0, 16, size=(n, 32), dtype=np.uint8)
+    nibbles[:, 12] = 4  # version 4
+    nibbles[:, 16] = 8 + (nibbles[:, 16] & 3)  # variant 10xx
+    out = np.full((n, 36), ord("-"), dtype=np.uint8)
+    cols = [c for c in range(36) if c not in (8, 13, 18, 23)]
+    out[:, cols] = _HEX[nibbles]
+    return _fixed_width(out)
+
+
+def _pick(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
+    """``n`` distinct integers in [0, high), in random order."""
+    return rng.choice(high, n, replace=False, shuffle=True)
+
+
+def _robust_clueweb(rng: np.random.Generator, n: int) -> pa.Array:
+    """``n`` distinct ids in Robust04's and ClueWeb12's forms, in random order."""
+    kinds = rng.choice(4, size=n, p=[0.1, 0.15, 0.05, 0.7])
+    out = np.empty(n, dtype=object)
+    parts = []
+    # FBIS3-10082 / FBIS4-1: source number, then an unpadded number
+    m = int((kinds == 0).sum())
+    k = _pick(rng, m, 2 * 199_999)
+    parts.append((kinds == 0, pc.binary_join_element_wise(
+        _prefixed("FBIS", 3 + k // 199_999), _str(1 + k % 199_999), "-")))
+    # FT921-4562: issue 911..944, then an unpadded number
+    m = int((kinds == 1).sum())
+    k = _pick(rng, m, 34 * 20_000)
+    parts.append((kinds == 1, pc.binary_join_element_wise(
+        _prefixed("FT9", 11 + k // 20_000), _str(1 + k % 20_000), "-")))
+    # LA010189-0001: the date MMDDYY, then a 4-digit number
+    m = int((kinds == 2).sum())
+    k = _pick(rng, m, 12 * 31 * 2 * 400)
+    k, num = np.divmod(k, 400)
+    k, year = np.divmod(k, 2)
+    month, day = np.divmod(k, 31)
+    date = (month + 1) * 10_000 + (day + 1) * 100 + 89 + year
+    parts.append((kinds == 2, pc.binary_join_element_wise(
+        _prefixed("LA", date, 6), pc.utf8_lpad(_str(num + 1), width=4, padding="0"), "-")))
+    # clueweb12-0000tw-00-00000: segment, crawl (tw/wb), directory, document
+    m = int((kinds == 3).sum())
+    k = _pick(rng, m, 2000 * 2 * 100 * 100_000)
+    k, doc = np.divmod(k, 100_000)
+    k, folder = np.divmod(k, 100)
+    seg, crawl = np.divmod(k, 2)
+    crawl_s = pa.array(np.where(crawl == 0, "tw", "wb"))
+    parts.append((kinds == 3, pc.binary_join_element_wise(
+        _prefixed("clueweb12-", seg, 4), crawl_s, "-",
+        pc.utf8_lpad(_str(folder), width=2, padding="0"), "-",
+        pc.utf8_lpad(_str(doc), width=5, padding="0"), "")))
+    for mask, ids in parts:
+        out[mask] = ids.to_numpy(zero_copy_only=False)
+    return pa.array(out, type=pa.string())
+
+
+def _shaped_ids(rng: np.random.Generator, shape: str, n: int, high: int,
+                role: str) -> pa.Array:
+    """``n`` distinct ids of an id shape (``role`` "query" or "doc"), in random order."""
+    if shape == "uuid":
+        return _uuids(rng, n)
+    if shape == "msmarco" or (shape == "prefixed" and role == "query"):
+        return _str(1 + _pick(rng, n, high))
+    if shape == "prefixed":
+        return _robust_clueweb(rng, n)
+    assert shape == "mixed"
+    third = n // 3
+    if role == "query":
+        ids = [_str(1 + _pick(rng, third, high)),
+               _prefixed("q", 1 + _pick(rng, third, high)), _uuids(rng, n - 2 * third)]
+    else:
+        ids = [_str(1 + _pick(rng, third, high)), _robust_clueweb(rng, third),
+               _uuids(rng, n - 2 * third)]
+    mixed = pa.concat_arrays([a.cast(pa.string()) for a in ids])
+    return mixed.take(pa.array(rng.permutation(n)))
+
+
 # ----------------------------------------------------------------------------- generation
 
 
@@ -140,7 +247,7 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
     # ----- run: 1,000 distinct documents per query, scores descending
     doc_idx = _distinct_rows(rng, n_q, DEPTH, CORPUS)
     rng.permuted(doc_idx, axis=1, out=doc_idx)  # retrieval order unrelated to doc id
-    if shape == "ties":  # 3 decimals over ~0.6: most lines tie with a neighbour
+    if shape != "clean":  # 3 decimals over ~0.6: most lines tie with a neighbour
         step = rng.exponential(0.0006, size=(n_q, DEPTH))
         step[:, 0] = 0.0
         top = rng.uniform(0.7, 0.99, size=(n_q, 1))
@@ -189,12 +296,21 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
 
     # ----- write
     out = paths(size, shape)
-    qid_str = _prefixed("q", qnum)
+    if shape in ID_SHAPES:  # the same queries and documents, other ids (own seed)
+        id_rng = np.random.default_rng([seed, n_q, 2])
+        qid_str = _shaped_ids(id_rng, shape, n_all, 1_200_000 if shape != "prefixed"
+                              else 700_000, "query")
+        doc_str = _shaped_ids(id_rng, shape, CORPUS, 8_841_822, "doc")
+        order = np.argsort(to_sort_key(qid_str)[j_q], kind="stable")  # qrels by query
+        j_q, j_doc, grade = j_q[order], j_doc[order], grade[order]
+    else:
+        qid_str = _prefixed("q", qnum)
+        doc_str = _prefixed("clueweb-", corpus, 8)
     _write_lines(out["qrels"], [qid_str.take(pa.array(j_q)), "0",
-                                _prefixed("clueweb-", corpus[j_doc], 8), _str(grade)])
+                                doc_str.take(pa.array(j_doc)), _str(grade)])
     r_q = np.repeat(run_q, DEPTH)
     run_cols = [qid_str.take(pa.array(r_q)), "Q0",
-                _prefixed("clueweb-", corpus[doc_idx.ravel()], 8),
+                doc_str.take(pa.array(doc_idx.ravel())),
                 _str(np.tile(np.arange(1, DEPTH + 1), n_q)), _fixed6(score.ravel()), TAG]
     _write_lines(out["run"], run_cols)
     if shuffled:
@@ -203,6 +319,13 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
                                        for c in run_cols])
     return {"queries": n_q, "run_lines": n_q * DEPTH, "qrels_lines": len(j_q),
             "relevant": int((grade > 0).sum()), "ties": int((step[:, 1:] == 0).sum())}
+
+
+def to_sort_key(ids: pa.Array) -> np.ndarray:
+    """The byte-order rank of every id of ``ids`` (to write files sorted by id)."""
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[pc.sort_indices(ids).to_numpy()] = np.arange(len(ids))
+    return rank
 
 
 def ensure(sizes: list[str], *, shuffled: bool = False, force: bool = False,
@@ -243,7 +366,7 @@ def app_folder(size: str, shape: str = "clean", n_runs: int = 3, *,
         delimiter=" "), convert_options=pacsv.ConvertOptions(column_types={
             "q": pa.string(), "d": pa.string(), "s": pa.float64()}))
     score = table.column("s").to_numpy()
-    decimals = 3 if shape == "ties" else 6
+    decimals = 6 if shape == "clean" else 3
     for i in range(n_runs):
         rng = np.random.default_rng([seed, i])
         s = score if i == 0 else np.round(score + rng.normal(0, score.std() * 0.1 * i,
@@ -261,7 +384,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--shuffled", action="store_true", help="also write run.shuffled.txt")
     ap.add_argument("--force", action="store_true", help="regenerate existing files")
     ap.add_argument("--shape", choices=SHAPES, default="clean",
-                    help="ties: 3-decimal scores, most lines tied (see the module docstring)")
+                    help="ties: 3-decimal scores, most lines tied; msmarco, prefixed, uuid, "
+                         "mixed: tie-heavy with the ids of real collections (module docstring)")
     args = ap.parse_args(argv)
     ensure(args.sizes, shuffled=args.shuffled, force=args.force, shape=args.shape)
 

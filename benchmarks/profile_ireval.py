@@ -75,7 +75,7 @@ def _instrument() -> None:
     _wrap(IO_READERS, "read_columns", "read_columns (pyarrow csv)")
     for name in ("_encode_sorted", "_compact", "_check_unique", "ranking_order",
                  "_order_ties", "_offsets", "_string_numpy", "dictionary_codes", "id_positions",
-                 "doc_code_map", "pick_segments"):
+                 "doc_code_map", "pick_segments", "_byte_ranked", "_doc_codes_of"):
         _wrap(D, name)
     _wrap(D.Qrels, "from_arrays", "Qrels.from_arrays")
     _wrap(D.Run, "from_arrays", "Run.from_arrays")

@@ -3,13 +3,17 @@
 1. generates the missing data files (``make_data.py``);
 2. parsing: ireval vs pytrec_eval at 10k, 500k and 7M lines (``bench_parse.py``);
 3. parse + evaluate: ireval vs pytrec_eval vs ranx at 500k and 7M (``bench_eval.py``);
-4. ``bench_stats.py`` when it exists (its stdout is included as it is);
-5. with ``--profile``, ireval's stage breakdown at the largest size.
+4. the id shapes of real collections (MS MARCO numbers, prefixed ids, UUIDs, a mix;
+   ``make_data.py --shape``): parse + evaluate vs pytrec_eval and the app's pages
+   (``bench_app.py``) on each, at ``--id-size`` (500k by default; 7M on request);
+5. ``bench_stats.py`` when it exists (its stdout is included as it is);
+6. with ``--profile``, ireval's stage breakdown at the largest size.
 
 Tables go to stdout, progress to stderr, raw numbers to ``benchmarks/results/``.
 
     python benchmarks/run_all.py             # full run (~15-30 min, mostly pytrec_eval/ranx at 7M)
     python benchmarks/run_all.py --quick     # 10k and 500k only
+    python benchmarks/run_all.py --id-size 7M   # the id shapes at 7M lines (make bench IDS=7M)
 """
 
 from __future__ import annotations
@@ -55,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-stats", action="store_true", help="skip bench_stats.py")
     ap.add_argument("--profile", action="store_true",
                     help="append ireval's stage breakdown at the largest size")
+    ap.add_argument("--id-size", default="500k", choices=list(make_data.SIZES),
+                    help="size of the id-shape runs (default 500k; 7M takes ~2 min per shape "
+                         "to generate once, and minutes per shape to measure)")
+    ap.add_argument("--no-app", action="store_true", help="skip bench_app.py on the id shapes")
     args = ap.parse_args(argv)
 
     parse_sizes = ["10k", "500k"] if args.quick else ["10k", "500k", "7M"]
@@ -74,6 +82,15 @@ def main(argv: list[str] | None = None) -> int:
     ev = bench_eval.measure(eval_sizes, ranx=not args.no_ranx)
     save_json(f"eval_{'-'.join(eval_sizes)}.json", ev)
     out += [bench_eval.markdown(ev), ""]
+    log("== id shapes")
+    id_sizes = [f"{args.id_size}-{shape}" for shape in make_data.ID_SHAPES]
+    ids = bench_eval.measure(id_sizes, ranx=False)
+    save_json(f"eval_{'-'.join(id_sizes)}.json", ids)
+    out += ["### Id shapes of real collections", "", bench_eval.markdown(ids), ""]
+    if not args.no_app:
+        for shape in make_data.ID_SHAPES:
+            folder = make_data.app_folder(args.id_size, shape)
+            out += [_script("bench_app.py", [str(folder)]), ""]
     if not args.no_stats and (HERE / "bench_stats.py").exists():
         log("== bench_stats.py")
         out += ["### Statistics (bench_stats.py)", "", _script("bench_stats.py"), ""]

@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_array",
-           "string_array", "string_layout", "byte_order_keys", "byte_order_keys_and_prefix",
+           "string_array", "string_layout", "byte_order", "byte_order_keys",
+           "byte_order_keys_and_prefix", "byte_order_words", "padded_bytes",
            "strings_from_keys", "release_unused"]
 
 _NUMPY_OF = {
@@ -205,6 +206,193 @@ def byte_order_keys_and_prefix(arr: pa.Array | pa.ChunkedArray, *, max_prefix: i
         keys[at: at + len(lengths)] = _chunk_keys(offsets, seg, lengths, prefix, width)
         at += len(lengths)
     return keys, prefix_bytes.tobytes()
+
+
+def byte_order(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The permutation (int64) that sorts the values of a string array byte-wise, as
+    ``strcmp`` does; equal values keep their order.
+
+    For any id form: ids that fit in 8 bytes after a shared prefix are sorted as one
+    integer key (:func:`byte_order_keys`); longer ones (UUIDs, ``FBIS3-10082``,
+    ``clueweb12-0000tw-00-00000``, a mix) as a few integer words
+    (:func:`byte_order_words`), the later words only where the earlier ones tie. Only
+    values with a zero byte, or nulls, fall back to sorting the strings in Arrow.
+    Meant for distinct values (a dictionary), not for every line of a file.
+    """
+    keys = byte_order_keys(arr)
+    if keys is not None:
+        return np.argsort(keys, kind="stable")
+    matrix = _byte_matrix(arr)
+    if matrix is not None and len(matrix):
+        found = _window_order(matrix)
+        if found is not None:
+            return found
+    words = _packed_words(matrix) if matrix is not None else None
+    if words is None:
+        import pyarrow.compute as pc  # the rare case: ids with a zero byte
+
+        return to_numpy(pc.sort_indices(arr), np.int64)
+    return _lexicographic_order(words)
+
+
+def byte_order_words(arr: pa.Array | pa.ChunkedArray) -> list[np.ndarray] | None:
+    """uint64 words whose lexicographic order is the byte order of the values.
+
+    The values are laid out as a matrix of bytes, one column per byte position (zero
+    past a value's end). A column every value agrees on cannot decide an order and is
+    left out; every other column is replaced by the rank of its byte among the bytes
+    that column holds (a column of digits needs 4 bits, not 8), and the ranks are packed
+    in column order into as few 64-bit words as they fit. Comparing the words in order
+    then compares the values byte by byte, and a value that is a prefix of another
+    comes first (its zero padding ranks lowest). A UUID takes 2 words, MS MARCO numbers
+    and ``clueweb12-0000tw-00-00000`` 1. ``None`` when a value holds a zero byte or is
+    null (padding could not be told from it).
+    """
+    matrix = _byte_matrix(arr)
+    return None if matrix is None else _packed_words(matrix)
+
+
+def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
+    """:func:`byte_order_words` of the rows of a padded byte matrix."""
+    n, width = matrix.shape
+    if n == 0:
+        return []
+    columns = np.asfortranarray(matrix)  # one byte position after another
+    del matrix
+    words: list[np.ndarray] = []
+    used = 64
+    for j in range(width):
+        col = columns[:, j]
+        present = np.bincount(col, minlength=256) > 0
+        count = int(present.sum())
+        if count < 2:  # every value has this byte here: it never decides
+            continue
+        bits = (count - 1).bit_length()
+        rank = (np.cumsum(present) - 1).astype(np.uint64)
+        if used + bits > 64:
+            words.append(np.zeros(n, dtype=np.uint64))
+            used = 0
+        word = words[-1]
+        word <<= np.uint64(bits)
+        word |= rank[col]
+        used += bits
+    return words or [np.zeros(n, dtype=np.uint64)]
+
+
+def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | None:
+    """Byte order of the rows of a padded byte matrix read 8 bytes at a time, or None.
+
+    The first 8 bytes after the prefix every row shares, read as one big-endian integer,
+    are sorted; the next 8 bytes are read only for the rows that still tie, and so on.
+    Cheap when the first window tells many rows apart (random ids such as UUIDs, a mix
+    of forms where a third share ``clueweb1``); when more than ``most_tied`` of the rows
+    tie there (judged on a sample), None: :func:`byte_order_words` packs such ids
+    (``clueweb12-…`` after ``FBIS3-…``) tighter.
+    """
+    n, width = matrix.shape
+    start = 0
+    while start < width and n > 1 and bool((matrix[:, start] == matrix[0, start]).all()):
+        start += 1  # the prefix every row shares
+    if start == width:
+        return np.arange(n, dtype=np.int64)
+    first = _window(matrix, start)
+    picks = first[np.random.default_rng(0).choice(n, size=min(n, 4096), replace=False)]
+    if len(np.unique(picks)) < (1 - most_tied) * len(picks):
+        return None  # many rows tie already in a sample: not worth a sort
+    order = np.argsort(first, kind="stable")
+    head = first[order]
+    tied = np.count_nonzero(head[1:] == head[:-1])
+    del head
+    if tied > most_tied * n:
+        return None
+    n_windows = -(-(width - start) // 8)
+    if not tied or n_windows == 1:
+        return order
+    return _lexicographic_order(
+        [first] + [_window(matrix, start + 8 * k) for k in range(1, n_windows)], order)
+
+
+def _window(matrix: np.ndarray, at: int) -> np.ndarray:
+    """Bytes ``at .. at + 8`` of every row as big-endian uint64 (zero past the end)."""
+    n, width = matrix.shape
+    if at + 8 <= width and matrix.flags.c_contiguous:  # a strided view, no copy
+        view = np.ndarray((n,), dtype=">u8", buffer=matrix, offset=at, strides=(width,))
+        return view.astype(np.uint64)
+    block = np.zeros((n, 8), dtype=np.uint8)
+    block[:, : min(8, width - at)] = matrix[:, at: at + 8]
+    return block.view(">u8").reshape(n).astype(np.uint64)
+
+
+def _byte_matrix(arr: pa.Array | pa.ChunkedArray, width: int = 0) -> np.ndarray | None:
+    """The values as rows of a uint8 matrix, zero-padded on the right to the longest value
+    (or ``width``); ``None`` when a value is null or holds a zero byte."""
+    if arr.null_count:
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    n = len(arr)
+    if n == 0:
+        return np.zeros((0, width), dtype=np.uint8)
+    offsets, data = string_layout(arr)
+    seg = data[offsets[0]: offsets[-1]]
+    if seg.size and not seg.all():
+        return None
+    lengths = np.diff(offsets)
+    longest = int(lengths.max())
+    width = max(width, longest)
+    if int(lengths.min()) == width:
+        return seg.reshape(n, width)
+    import pyarrow.compute as pc  # padding in Arrow (characters): faster than numpy's mask
+
+    padded = pc.utf8_rpad(arr.cast(pa.string()) if pa.types.is_large_string(arr.type)
+                          else arr, width=width, padding="\x00")
+    p_offsets, p_data = string_layout(padded)
+    if int(p_offsets[-1] - p_offsets[0]) == n * width:  # ASCII: characters are bytes
+        return p_data[p_offsets[0]: p_offsets[-1]].reshape(n, width)
+    matrix = np.zeros((n, width), dtype=np.uint8)  # characters of several bytes
+    matrix[np.arange(width) < lengths[:, None]] = seg
+    return matrix
+
+
+def padded_bytes(arr: pa.Array | pa.ChunkedArray, width: int = 0) -> np.ndarray | None:
+    """The values as a numpy fixed-width bytes array (``S<width>``, zero-padded).
+
+    numpy compares such items byte by byte with the padding as zero bytes, so for values
+    without a zero byte its order and equality are ``strcmp``'s: sorted id arrays can be
+    merged with ``np.searchsorted`` (no hashing). ``width`` at least the longest value
+    (0: the longest). ``None`` when a value is null or holds a zero byte.
+    """
+    matrix = _byte_matrix(arr, width)
+    if matrix is None:
+        return None
+    n, w = matrix.shape
+    return np.ascontiguousarray(matrix).view(f"S{max(w, 1)}").reshape(n) if w else (
+        np.zeros(n, dtype="S1"))
+
+
+def _lexicographic_order(words: list[np.ndarray], order: np.ndarray | None = None
+                         ) -> np.ndarray:
+    """Stable order of rows by ``words[0]``, then ``words[1]``, ...: a sort of the first
+    word (or ``order``, its sort, when given), then of each next word only among the rows
+    that still tie."""
+    if order is None:
+        order = np.argsort(words[0], kind="stable")
+    starts = np.zeros(len(order), dtype=bool)  # where a group of equal words begins
+    starts[:1] = True
+    for k in range(1, len(words)):
+        prev = words[k - 1][order]
+        starts[1:] |= prev[1:] != prev[:-1]
+        del prev
+        tied = ~starts
+        if not tied[1:].any():
+            break
+        member = tied.copy()
+        member[:-1] |= tied[1:]  # the first row of a group ties with the next one
+        pos = np.flatnonzero(member)
+        rows = order[pos]
+        group = np.cumsum(starts)[pos]
+        order[pos] = rows[np.lexsort((words[k][rows], group))]
+    return order
 
 
 def strings_from_keys(keys: np.ndarray, prefix: bytes) -> pa.Array:

@@ -8,10 +8,13 @@ Identifiers are coded to integers exactly once, when a :class:`Qrels` or
 * ``query_ids`` is the sorted array of distinct query ids; ``qcode[i]`` indexes it.
 * ``doc_ids`` is the array of distinct document ids (a pyarrow string array, so
   seven million ids do not become seven million Python objects); ``dcode[i]``
-  indexes it. Ids that fit in 8 bytes after a prefix they all share are coded by
-  sorting those bytes as integers, so the codes follow byte order and a run's ties
-  are ordered by code; other ids are hashed, in order of first appearance, and
-  their codes carry identity only (ties in a run then compare the ids themselves).
+  indexes it. A run's ``doc_ids`` is in byte order and ``dcode`` is each id's byte
+  rank, for every id form: ids that fit in 8 bytes after a prefix they all share are
+  coded by sorting those bytes as integers; other ids (UUIDs, ``FBIS3-10082``,
+  ClueWeb12's) are hashed and their distinct values ranked once
+  (:func:`~ireval_core._arrow.byte_order`), so its ties compare integers, never
+  strings. Qrels' ids are in byte order when they fit in 8 bytes, else in order of
+  first appearance (their order is never used).
 
 Entries are stored as flat columns grouped by query, with CSR offsets: the
 entries of query ``q`` are ``offsets[q]:offsets[q + 1]``.
@@ -54,9 +57,11 @@ import pyarrow.compute as pc
 
 from ._arrow import (
     bool_array,
+    byte_order,
     byte_order_keys,
     byte_order_keys_and_prefix,
     from_numpy,
+    padded_bytes,
     release_unused,
     string_array,
     strings_from_keys,
@@ -124,21 +129,25 @@ def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
     return codes, encoded.dictionary
 
 
-def _doc_codes(values: object) -> tuple[np.ndarray, pa.Array, bool]:
-    """Document codes, the distinct ids, and whether codes number the ids in byte order.
+def _doc_codes(values: object, *, rank: bool = True) -> tuple[np.ndarray, pa.Array, bool]:
+    """Document codes, the distinct ids, and whether the codes are byte ranks.
 
     Ids that fit in 8 bytes after the prefix they all share (``clueweb-01234567``,
     MS MARCO numbers) become integer keys (:func:`~ireval_core._arrow.byte_order_keys`)
     and are coded by one integer sort: faster than hashing the strings, and the codes
-    then follow byte order, so ties are ordered without comparing strings. Other ids
-    are hashed (:func:`dictionary_codes`, order of first appearance).
+    follow byte order. Other ids are hashed (:func:`dictionary_codes`) and, with
+    ``rank`` (a run: its ties are ordered by code), their distinct values put in byte
+    order once (:func:`~ireval_core._arrow.byte_order`, integer words, not string
+    compares). Qrels skip that ranking: nothing orders their documents, and the join
+    hashes their ids as fast as it would merge ranked ones (measured).
     """
     holder = [_as_string_array(values)]
     del values
-    return _doc_codes_of(holder)
+    return _doc_codes_of(holder, rank=rank)
 
 
-def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray, pa.Array, bool]:
+def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
+                  ) -> tuple[np.ndarray, pa.Array, bool]:
     """:func:`_doc_codes` of the one column in ``holder``, which it empties.
 
     When the ids become keys, the column is let go before the keys are sorted (only the
@@ -150,7 +159,10 @@ def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray,
              else None)
     if keyed is None:
         codes, dictionary = dictionary_codes(arr)
-        return codes, dictionary, False
+        del arr
+        if not rank:
+            return codes, dictionary, False
+        return (*_byte_ranked(codes, dictionary), True)
     keys, prefix = keyed
     del arr, keyed
     release_unused()
@@ -165,6 +177,17 @@ def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray]) -> tuple[np.ndarray,
     codes = np.empty(len(order), dtype=np.int32)
     codes[order] = group
     return codes, distinct, True
+
+
+def _byte_ranked(codes: np.ndarray, dictionary: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """``codes`` renumbered so that they index ``dictionary`` put in byte order."""
+    order = byte_order(dictionary)
+    if len(order) and not bool((order[1:] > order[:-1]).all()):
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes = rank[codes]
+        dictionary = dictionary.take(from_numpy(order))
+    return codes, dictionary
 
 
 def _shared_dictionary(arr: pa.ChunkedArray) -> bool:
@@ -284,7 +307,7 @@ class Qrels:
         """
         stage("coding ids")
         qcode, qdict = _encode_sorted(query_ids)
-        dcode, ddict, _ = _doc_codes(doc_ids)
+        dcode, ddict, _ = _doc_codes(doc_ids, rank=False)
         grade = np.asarray(grades, dtype=np.float64)
         if not (len(qcode) == len(dcode) == len(grade)):
             raise ValueError("query_ids, doc_ids and grades must have the same length")
@@ -458,10 +481,10 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     """Within each run of equal (query, score) in ``order``, put docids descending.
 
     Linear passes plus two sorts sized by the ties: the tied rows are found with a
-    mask, the distinct documents among them with a presence mask over the document
-    codes, only those ids are sorted by bytes (as integers when they fit in 8 bytes
-    after their common prefix, see :func:`~ireval_core._arrow.byte_order_keys`), and the
-    tie runs are ordered with one integer sort on (run, byte rank descending).
+    mask; when the codes are byte ranks (every :class:`Run`) the tie runs are ordered
+    with one integer sort on (run, code descending). Otherwise the distinct documents
+    among them (a presence mask over the codes) are put in byte order first
+    (:func:`~ireval_core._arrow.byte_order`).
     """
     q = qcode if order is None else qcode[order]
     sc = score if order is None else score[order]
@@ -481,10 +504,7 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     present = np.zeros(len(doc_ids), dtype=bool)
     present[docs] = True
     codes = np.flatnonzero(present)  # the distinct tied documents, by code
-    tied_ids = doc_ids.take(from_numpy(codes))
-    keys = byte_order_keys(tied_ids)  # integers in byte order, when the ids allow it
-    by_bytes = (np.argsort(keys, kind="stable") if keys is not None
-                else to_numpy(pc.sort_indices(tied_ids)))
+    by_bytes = byte_order(doc_ids.take(from_numpy(codes)))  # integer keys, not strings
     rank = np.empty(len(doc_ids), dtype=np.int64)
     rank[codes[by_bytes]] = np.arange(len(codes), dtype=np.int64)
     # one key per tied row: its run, then its document's byte rank descending
@@ -636,7 +656,8 @@ def version_order(run: Run, trec_eval: str) -> tuple[np.ndarray | None, np.ndarr
     if merged.any():  # rows stay grouped by query, and descending: only ties can move
         score = s32.astype(np.float64)
         score.setflags(write=False)
-        order = _order_ties(None, run.qcode, score, run.dcode, run.doc_ids)
+        order = _order_ties(None, run.qcode, score, run.dcode, run.doc_ids,
+                            byte_ranked=True)  # a run's codes are byte ranks
         if order is not None:
             order.setflags(write=False)
         found = (order, score)
@@ -807,10 +828,12 @@ def id_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
 def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
     """For each run document code, the qrels document code (or -1 when never judged).
 
-    When both id arrays are in byte order (as :func:`_doc_codes` leaves ids that fit
-    in 8 bytes after a shared prefix) they are matched by integer keys with one binary
-    search over sorted needles, about twice as fast as hashing the strings; otherwise
-    the run's ids are looked up in a hash table of the qrels' ids.
+    Both id arrays are in byte order (:func:`_doc_codes` leaves every qrels' and run's
+    ids so), so they are merged by one binary search over sorted needles, never hashed:
+    as integer keys when the ids fit in 8 bytes after a shared prefix, otherwise as
+    numpy fixed-width bytes (``S<n>``, compared like ``strcmp``; UUIDs, ``FBIS3-10082``,
+    ClueWeb12 ids, a mix). Arrays not in byte order (or ids with a zero byte) are looked
+    up in a hash table of the qrels' ids.
     """
     if len(run_docs) >= 4096 and len(qrels_docs) and run_docs.type == qrels_docs.type:
         keys = byte_order_keys(pa.chunked_array([run_docs, qrels_docs]))
@@ -819,10 +842,41 @@ def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
             if strictly_increasing(run_keys) and strictly_increasing(qrels_keys):
                 at = np.minimum(np.searchsorted(qrels_keys, run_keys), len(qrels_keys) - 1)
                 return np.where(qrels_keys[at] == run_keys, at, -1)
+        else:
+            found = _merge_sorted_ids(run_docs, qrels_docs)
+            if found is not None:
+                return found
     return _indices(pc.index_in(run_docs, value_set=qrels_docs))
 
 
-def strictly_increasing(keys: np.ndarray) -> bool:
+def _merge_sorted_ids(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray | None:
+    """:func:`doc_code_map` of two byte-ordered id arrays as fixed-width bytes, or None."""
+    if not (_strings_increasing(qrels_docs) and _strings_increasing(run_docs)):
+        return None  # e.g. qrels with long ids (in order of first appearance)
+    qrels_bytes = padded_bytes(qrels_docs)
+    if qrels_bytes is None:
+        return None
+    run_bytes = padded_bytes(run_docs, qrels_bytes.dtype.itemsize)
+    if run_bytes is None or run_bytes.dtype != qrels_bytes.dtype:  # a longer run id
+        longer = padded_bytes(qrels_docs, run_bytes.dtype.itemsize) if run_bytes is not None \
+            else None
+        if longer is None or run_bytes is None:
+            return None
+        qrels_bytes = longer
+    if not (strictly_increasing(run_bytes) and strictly_increasing(qrels_bytes)):
+        return None
+    at = np.minimum(np.searchsorted(qrels_bytes, run_bytes), len(qrels_bytes) - 1)
+    return np.where(qrels_bytes[at] == run_bytes, at, -1)
+
+
+def _strings_increasing(ids: pa.Array) -> bool:
+    """Whether a string array is in byte order with no repeat (Arrow compares bytes)."""
+    if len(ids) < 2:
+        return True
+    return bool(pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py())
+
+
+def strictly_increasing(keys: np.ndarray) -> bool:  # numbers or fixed-width bytes
     """Whether ``keys`` is sorted with no repeat (so ``searchsorted`` finds each once)."""
     return bool((keys[1:] > keys[:-1]).all())
 

@@ -1,0 +1,242 @@
+"""Same bits on every id form (issue 21): the ids real collections use, not only fixed-width ones.
+
+Document and query ids come in the forms of ``benchmarks/make_data.py``'s shapes: MS MARCO
+numbers without padding (string order differs from numeric order: ``"10" < "9"``),
+prefixed ids of varying length (``FBIS3-10082``, ``LA010189-0001``,
+``clueweb12-0000tw-00-00000``: long common prefixes), UUIDs, and a mix of them in one file.
+Scores are drawn from a few values, so most documents tie. For every shape:
+
+* the ranking order is trec_eval's (score descending, then document id descending by bytes),
+  checked against plain Python sorts;
+* every registered measure gives the same per-query values, to the bit, as on the same data
+  with the ids renamed to fixed-width ids in the same byte order (``d00000042``): the path
+  that coded ids as integer keys before;
+* the 8 benchmark measures equal pytrec_eval's (trec_eval 9.0.8) per query;
+* the run-to-qrels document map equals a hash lookup, and :func:`byte_order` sorts like
+  ``strcmp``.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from test_data import ranked, reference_order
+from test_registry import SPECS
+
+from ireval_core import Qrels, Run, evaluate
+from ireval_core._arrow import (
+    _lexicographic_order,
+    byte_order,
+    byte_order_words,
+    padded_bytes,
+    string_array,
+)
+from ireval_core.data import doc_code_map
+
+Nested = dict[str, dict[str, float]]
+
+
+def _numbers(rng: random.Random, n: int, high: int) -> list[str]:
+    """Unpadded numbers, with the short ones that sort after long ones as strings."""
+    return [str(x) for x in ({9, 10, 100, 99, 1000, 8_841_822} | set(
+        rng.sample(range(1, high), n)))]
+
+
+def _prefixed(rng: random.Random, n: int) -> list[str]:
+    fixed = ["FBIS3-10082", "FBIS3-9", "FBIS3-1008", "FBIS4-1", "FT921-4562", "FT92-1",
+             "LA010189-0001", "LA010189-0010", "LA010189-001", "clueweb12-0000tw-00-00000",
+             "clueweb12-0000tw-00-00001", "clueweb12-0000wb-00-00000",
+             "clueweb12-1000tw-99-12345", "clueweb12-0000tw-00-0000"]
+    made = {f"FBIS{rng.choice((3, 4))}-{rng.randint(1, 99_999)}" for _ in range(n // 3)}
+    made |= {f"LA{rng.randint(1, 12):02d}{rng.randint(1, 31):02d}8{rng.randint(9, 9)}-"
+             f"{rng.randint(1, 400):04d}" for _ in range(n // 3)}
+    made |= {f"clueweb12-{rng.randint(0, 1999):04d}{rng.choice(('tw', 'wb'))}-"
+             f"{rng.randint(0, 99):02d}-{rng.randint(0, 99_999):05d}" for _ in range(n // 3)}
+    return sorted(set(fixed) | made)
+
+
+def _uuids(rng: random.Random, n: int) -> list[str]:
+    ids = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(n)]
+    # two that share their first 16 characters: the first integer word ties
+    return ids + ["0123abcd-ef01-4234-8567-89abcdef0123", "0123abcd-ef01-4234-8567-89abcdef0124"]
+
+
+def doc_pool(shape: str, rng: random.Random, n: int = 40) -> list[str]:
+    if shape == "msmarco":
+        return _numbers(rng, n, 8_841_823)
+    if shape == "prefixed":
+        return _prefixed(rng, n)
+    if shape == "uuid":
+        return _uuids(rng, n)
+    if shape == "mixed":
+        return _numbers(rng, n // 3, 8_841_823) + _prefixed(rng, n // 3) + _uuids(rng, n // 3)
+    assert shape == "fixed"
+    return [f"clueweb-{x:08d}" for x in rng.sample(range(10**8), n)]
+
+
+def query_pool(shape: str, rng: random.Random, n: int) -> list[str]:
+    if shape == "uuid":
+        return _uuids(rng, n)[:n]
+    if shape == "mixed":
+        return (_numbers(rng, n, 1_200_000)[:n // 2] + [f"q{x}" for x in range(n // 4)]
+                + _uuids(rng, n)[: n - n // 2 - n // 4])
+    return _numbers(rng, n, 1_200_000)[:n]
+
+
+SHAPES = ["msmarco", "prefixed", "uuid", "mixed", "fixed"]
+
+
+def make_data(shape: str, seed: int, n_docs: int = 40) -> tuple[Nested, Nested]:
+    """Tie-heavy run and graded qrels over ids of ``shape``."""
+    rng = random.Random(f"{shape}-{seed}")
+    docs = doc_pool(shape, rng, n_docs)
+    queries = query_pool(shape, rng, 6)
+    run: Nested = {}
+    qrels: Nested = {}
+    for q in queries:
+        ranked_docs = rng.sample(docs, rng.randint(1, min(30, len(docs))))
+        run[q] = {d: rng.choice([0.5, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0]) for d in ranked_docs}
+        judged = rng.sample(ranked_docs, len(ranked_docs) // 2) + rng.sample(docs, 3)
+        qrels[q] = {d: float(rng.choice([0, 0, 1, 2, 3])) for d in judged}
+        if not any(g > 0 for g in qrels[q].values()):
+            qrels[q][judged[0]] = 1.0
+    return qrels, run
+
+
+def renamed(nested: Nested, qmap: dict[str, str], dmap: dict[str, str]) -> Nested:
+    return {qmap[q]: {dmap[d]: v for d, v in docs.items()} for q, docs in nested.items()}
+
+
+def fixed_width_names(ids: set[str], letter: str) -> dict[str, str]:
+    """Each id -> a fixed-width id of the same byte rank (what the old fast path saw)."""
+    ordered = sorted(ids, key=lambda s: s.encode())
+    return {s: f"{letter}{i:08d}" for i, s in enumerate(ordered)}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("layout", ["engine", "rows-shuffled"])
+@pytest.mark.parametrize("seed", range(8))
+def test_tie_order_is_trec_eval_on_every_id_shape(shape: str, layout: str, seed: int) -> None:
+    _, run = make_data(shape, seed)
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    rows.sort(key=lambda r: (r[0], -r[2]))
+    if layout == "rows-shuffled":
+        random.Random(seed).shuffle(rows)
+    got = Run.from_arrays([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                          name="x")
+    assert ranked(got) == reference_order(rows)
+    ids = got.doc_ids.to_pylist()
+    assert ids == sorted(ids, key=str.encode)  # codes are byte ranks
+    assert sum(len(v) for v in run.values()) > len({d for v in run.values() for d in v})
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("seed", range(4))
+def test_every_measure_same_bits_as_fixed_width_ids(shape: str, seed: int) -> None:
+    qrels, run = make_data(shape, seed)
+    qmap = fixed_width_names(set(qrels) | set(run), "q")
+    dmap = fixed_width_names({d for v in [*qrels.values(), *run.values()] for d in v}, "d")
+    got = evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="s"), SPECS)
+    want = evaluate(Qrels.from_dict(renamed(qrels, qmap, dmap)),
+                    Run.from_dict(renamed(run, qmap, dmap), name="s"), SPECS)
+    for spec in SPECS:
+        a = got.per_query("s", spec)
+        b = want.per_query("s", spec)
+        assert [qmap[q] for q in a.index] == list(b.index)
+        assert np.array_equal(a.to_numpy(), b.to_numpy(), equal_nan=True), spec
+
+
+PYTREC = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "P@10": "P_10",
+          "R@100": "recall_100", "RR": "recip_rank", "bpref": "bpref", "Rprec": "Rprec"}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("n_docs", [40, 5000])  # 5,000: the document map's merge path
+def test_benchmark_measures_equal_pytrec_eval(shape: str, n_docs: int) -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = make_data(shape, 0, n_docs)
+    if n_docs > 40:  # every document retrieved somewhere, so the run holds > 4096 ids
+        rng = random.Random(1)
+        pool = sorted({d for v in qrels.values() for d in v} | set(doc_pool(shape, rng, n_docs)))
+        run = {q: {d: rng.choice([0.5, 1.0, 2.0]) for d in pool[i::len(run)]}
+               for i, q in enumerate(run)}
+    expected = pytrec_eval.RelevanceEvaluator(
+        {q: {d: int(g) for d, g in v.items()} for q, v in qrels.items()},
+        set(PYTREC.values())).evaluate(run)
+    res = evaluate(Qrels.from_dict(qrels), Run.from_dict(run, name="s"), list(PYTREC))
+    for ours, theirs in PYTREC.items():
+        got = res.per_query("s", ours)
+        for q, values in expected.items():
+            assert abs(got[q] - values[theirs]) <= 1e-12, (ours, q)
+
+
+def _strcmp_sorted(values: list[str]) -> list[str]:
+    return sorted(values, key=str.encode)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("seed", range(5))
+def test_byte_order_sorts_like_strcmp(shape: str, seed: int) -> None:
+    rng = random.Random(seed)
+    values = doc_pool(shape, rng, 300)
+    values += [v[:-1] for v in values[:20]] + ["é", "e", "ÿ", "z" * 40]  # prefixes, UTF-8
+    values += values[:10]  # repeats keep their order
+    rng.shuffle(values)
+    arr = string_array(values)
+    order = byte_order(arr)
+    assert [values[i] for i in order] == _strcmp_sorted(values)
+    assert order.tolist() == sorted(range(len(values)), key=lambda i: values[i].encode())
+    words = byte_order_words(arr)  # the packed words alone order them too
+    assert words is not None and len(words) <= 5
+    assert _lexicographic_order(words).tolist() == order.tolist()
+    chunked = pa.chunked_array([arr.slice(0, 7), arr.slice(7)])
+    assert byte_order(chunked).tolist() == order.tolist()
+
+
+def test_byte_order_falls_back_where_words_cannot_order() -> None:
+    values = ["a\x00b", "a", "a\x00", "b" * 20, "b" * 19 + "a"]
+    assert byte_order_words(string_array(values)) is None
+    assert [values[i] for i in byte_order(string_array(values))] == _strcmp_sorted(values)
+    assert byte_order(string_array([])).tolist() == []
+    assert byte_order_words(string_array(["same", "same"])) is not None
+    assert padded_bytes(pa.array(["a", None])) is None
+
+
+@pytest.mark.parametrize("shape", ["prefixed", "uuid", "mixed"])
+def test_document_map_merges_sorted_ids_like_a_hash_lookup(shape: str) -> None:
+    rng = random.Random(shape)
+    pool = _strcmp_sorted(list(set(doc_pool(shape, rng, 9000))))
+    run_docs = string_array(_strcmp_sorted(rng.sample(pool, 6000)))
+    qrels_docs = string_array(_strcmp_sorted(rng.sample(pool, 3000) + ["z" * 50]))
+    want = pc.index_in(run_docs, value_set=qrels_docs).to_numpy(zero_copy_only=False)
+    want = np.where(np.isnan(want.astype(float)), -1, want.astype(float)).astype(np.int64)
+    assert doc_code_map(run_docs, qrels_docs).tolist() == want.tolist()
+    assert (want >= 0).sum() > 1000
+    shuffled = run_docs.take(pa.array(rng.sample(range(len(run_docs)), len(run_docs))))
+    got = doc_code_map(shuffled, qrels_docs)  # not in byte order: hashed, same answer
+    by_id = dict(zip(run_docs.to_pylist(), want.tolist(), strict=True))
+    assert got.tolist() == [by_id[d] for d in shuffled.to_pylist()]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_float32_ties_of_trec_eval_9_follow_byte_order(shape: str) -> None:
+    """trec_eval 9.0.8 reads scores as float32: scores apart only beyond it tie, and are
+    then ordered by document id descending (``version_order`` relies on the byte ranks)."""
+    from ireval_core.data import version_order
+
+    rng = random.Random(shape)
+    docs = doc_pool(shape, rng, 60)
+    run = {q: {d: 0.1 + rng.choice([0, 1, 2]) * 1e-12 + rng.choice([0, 0.5])
+               for d in rng.sample(docs, 25)} for q in ("7", "10", "q1")}
+    built = Run.from_dict(run, name="s")
+    order, score32 = version_order(built, "9.0.8")
+    assert order is not None and score32 is not None
+    got = list(zip(built.query_ids[built.qcode[order]].tolist(),
+                   built.doc_ids.take(pa.array(built.dcode[order])).to_pylist(), strict=True))
+    rows = [(q, d, float(np.float32(s))) for q, v in run.items() for d, s in v.items()]
+    assert got == reference_order(rows)
