@@ -1,12 +1,13 @@
 """The faster kernels of issue 19 give the same bits as the kernels they replaced.
 
 infAP, bpref (so gm_bpref), Rprec / Rprec_mult, ``Ranked.n_relevant`` /
-``n_nonrelevant`` and the per-query running sum under G, ndcg_rel and Rndcg were rewritten
-for speed (``benchmarks/bench_kernels.py``). The replaced code is kept below, as it was,
-and compared with ``np.array_equal`` (not within a tolerance) on the random data sets of
-the trec_eval 10.0 oracle (ties, grades -2..4, short rankings, queries without relevant
-documents) under several options and thresholds, and on a larger generated join; G,
-ndcg_rel and Rndcg are computed with the old running sum swapped in and compared whole.
+``n_nonrelevant``, the per-query running sum under G, ndcg_rel and Rndcg, and CG, DCG,
+nDCG (its IDCG) and ERR were rewritten for speed (``benchmarks/bench_kernels.py``). The
+replaced code is kept below, as it was, and compared with ``np.array_equal`` (not within
+a tolerance) on the random data sets of the trec_eval 10.0 oracle (ties, grades -2..4,
+short rankings, queries without relevant documents) under several options and
+thresholds, and on a larger generated join; G, ndcg_rel and Rndcg are computed with the
+old running sum swapped in and compared whole.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import pytest
 from test_oracle_trec_eval_10 import dataset
 
 from ireval_core import EvalOptions, Qrels, Run, parse_measure
-from ireval_core.data import Ranked, join
+from ireval_core.data import Ranked, descending_within, join
 from ireval_core.measures import longtail
 from ireval_core.measures._segments import safe_div, seg_count, seg_sum
 from ireval_core.measures.binary import group_starts, nonrelevant_mask, relevant_mask
+from ireval_core.measures.gain import discounts, err_reach, err_stop, gains, max_grade
 from ireval_core.measures.registry import Measure
 
 # ----------------------------------------------------------------------------- the old code
@@ -98,15 +100,70 @@ def old_seg_cumsum(values: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
         step *= 2
 
 
-OLD = {"infAP": old_inf_ap, "bpref": old_bpref, "Rprec": old_r_precision}
+def old_dcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    if m.cutoff is not None:
+        rows = np.flatnonzero(r.pos <= m.k)
+        w = gains(r.grade[rows], str(m.get("gain"))) * discounts(r.pos[rows],
+                                                                 str(m.get("discount")))
+        return seg_sum(w, r.qidx[rows], r.n_queries)
+    w = gains(r.grade, str(m.get("gain"))) * discounts(r.pos, str(m.get("discount")))
+    return seg_sum(w, r.qidx, r.n_queries)
+
+
+def old_cg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    g = gains(r.grade, str(m.get("gain")))
+    if m.cutoff is not None:
+        g = np.where(r.pos <= m.k, g, 0.0)
+    return seg_sum(g, r.qidx, r.n_queries)
+
+
+def old_ideal_dcg(r: Ranked, m: Measure) -> np.ndarray:
+    gain, disc = str(m.get("gain")), str(m.get("discount"))
+    if m.get("ideal") == "run":
+        g = gains(r.grade, gain)
+        rows = np.flatnonzero(g > 0)
+        qidx = r.qidx[rows]
+        g = descending_within(g[rows], qidx)
+        offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+        np.cumsum(np.bincount(qidx, minlength=r.n_queries), out=offsets[1:])
+    else:
+        g = gains(r.ideal_grade, gain)
+        if gain not in ("linear", "exp"):
+            g = g[np.lexsort((-g, r.ideal_qidx))]
+        qidx, offsets = r.ideal_qidx, r.ideal_offsets
+    pos = np.arange(len(g), dtype=np.int64) - offsets[qidx] + 1
+    w = g * discounts(pos, disc)
+    if m.cutoff is not None:
+        w = np.where(pos <= m.k, w, 0.0)
+    return seg_sum(w, qidx, r.n_queries)
+
+
+def old_ndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    return safe_div(old_dcg(r, m, o), old_ideal_dcg(r, m),
+                    fill=0.0 if o.idcg_zero == "zero" else np.nan)
+
+
+def old_err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
+    stop = err_stop(r.grade, max_grade(r, m))
+    if m.cutoff is not None:
+        stop = np.where(r.pos <= m.k, stop, 0.0)
+    reach = err_reach(stop, r.qidx, r.offsets)
+    return seg_sum(reach * stop / r.pos, r.qidx, r.n_queries)
+
+
+OLD = {"infAP": old_inf_ap, "bpref": old_bpref, "Rprec": old_r_precision, "CG": old_cg,
+       "DCG": old_dcg, "nDCG": old_ndcg, "ERR": old_err}
 
 # ----------------------------------------------------------------------------- the data
 
-OPTIONS = [EvalOptions(), EvalOptions(rel_level=2), EvalOptions(complete=True),
+OPTIONS = [EvalOptions(), EvalOptions(rel_level=2), EvalOptions(complete=True, idcg_zero="drop"),
            EvalOptions(judged_only=True), EvalOptions(depth=5, trec_eval="10.0")]
 SPECS = ["infAP", "infAP(rel=0)", "infAP(rel=3)", "bpref", "bpref(form=original)",
          "bpref(rel=0)", "bpref(rel=-1)", "GMbpref", "Rprec", "Rprec(mult=0.2)",
-         "Rprec(mult=3)", "Rprec(rel=2)"]
+         "Rprec(mult=3)", "Rprec(rel=2)", "CG", "CG@5", "CG(gain={1:-1,3:2.5})@3",
+         "DCG", "DCG(gain=exp,discount=jk)@3", "DCG(gain={2:0.7,4:9})", "nDCG", "nDCG@5",
+         "nDCG(gain=exp)@10", "nDCG(gain={1:-1,2:0,3:4.5})", "nDCG(ideal=run,discount=jk)@4",
+         "ERR", "ERR@3", "ERR(max_grade=2)@10"]
 GAINS = ["G", "nDCGRel", "RnDCG", "G(gain=exp)", "nDCGRel(gain={1:0.5,2:2.25,4:3.1})",
          "RnDCG(gain={1:3,2:9})", "G(gain={1:0.3,3:7.7})", "RnDCG(rel=2,gain=exp)"]
 
