@@ -1,13 +1,14 @@
 """The faster kernels of issue 19 give the same bits as the kernels they replaced.
 
 infAP, bpref (so gm_bpref), Rprec / Rprec_mult, ``Ranked.n_relevant`` /
-``n_nonrelevant``, the per-query running sum under G, ndcg_rel and Rndcg, and CG, DCG,
-nDCG (its IDCG) and ERR were rewritten for speed (``benchmarks/bench_kernels.py``). The
-replaced code is kept below, as it was, and compared with ``np.array_equal`` (not within
-a tolerance) on the random data sets of the trec_eval 10.0 oracle (ties, grades -2..4,
-short rankings, queries without relevant documents) under several options and
-thresholds, and on a larger generated join; G, ndcg_rel and Rndcg are computed with the
-old running sum swapped in and compared whole.
+``n_nonrelevant``, the per-query running sum under G, ndcg_rel and Rndcg, CG, DCG,
+nDCG (its IDCG) and ERR, and the running maximum under IPrec and 11pt were rewritten
+for speed (``benchmarks/bench_kernels.py``). The replaced code is kept below, as it was,
+and compared with ``np.array_equal`` (not within a tolerance) on the random data sets of
+the trec_eval 10.0 oracle (ties, grades -2..4, short rankings, queries without relevant
+documents) under several options and thresholds, and on a larger generated join; G,
+ndcg_rel and Rndcg (IPrec, 11pt) are computed with the old running sum (maximum) swapped
+in and compared whole.
 """
 
 from __future__ import annotations
@@ -18,8 +19,13 @@ from test_oracle_trec_eval_10 import dataset
 
 from ireval_core import EvalOptions, Qrels, Run, parse_measure
 from ireval_core.data import Ranked, descending_within, join
-from ireval_core.measures import longtail
-from ireval_core.measures._segments import safe_div, seg_count, seg_sum
+from ireval_core.measures import binary, longtail
+from ireval_core.measures._segments import (
+    safe_div,
+    seg_count,
+    seg_reverse_cummax,
+    seg_sum,
+)
 from ireval_core.measures.binary import group_starts, nonrelevant_mask, relevant_mask
 from ireval_core.measures.gain import discounts, err_reach, err_stop, gains, max_grade
 from ireval_core.measures.registry import Measure
@@ -151,6 +157,16 @@ def old_err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return seg_sum(reach * stop / r.pos, r.qidx, r.n_queries)
 
 
+def old_seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
+    if values.size == 0:
+        return values.copy()
+    distinct, rank = np.unique(values, return_inverse=True)
+    rev_q = np.asarray(qidx[::-1], dtype=np.int64)
+    lift = (rev_q.max() - rev_q) * len(distinct)
+    running = np.maximum.accumulate(rank.reshape(-1)[::-1].astype(np.int64) + lift) - lift
+    return distinct[running][::-1]
+
+
 OLD = {"infAP": old_inf_ap, "bpref": old_bpref, "Rprec": old_r_precision, "CG": old_cg,
        "DCG": old_dcg, "nDCG": old_ndcg, "ERR": old_err}
 
@@ -232,9 +248,21 @@ def test_gain_kernels_give_the_bits_of_the_old_running_sum(spec: str,
         assert same(value, m.family.kernel(r, m, o)), (spec, label)
 
 
+@pytest.mark.parametrize("spec", ["IPrec@0", "IPrec@0.5", "IPrec(rel=2)@1", "11pt",
+                                  "11pt(levels={0.25,0.5,0.75})"])
+def test_interpolated_precision_gives_the_bits_of_the_old_running_maximum(
+        spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = parse_measure(spec)
+    new = [m.family.kernel(r, m, o) for _, r, o in JOINS]
+    monkeypatch.setattr(binary, "seg_reverse_cummax", old_seg_reverse_cummax)
+    for (label, r, o), value in zip(JOINS, new, strict=True):
+        assert same(value, m.family.kernel(r, m, o)), (spec, label)
+
+
 @pytest.mark.parametrize("shape", ["even", "one long query", "singletons", "whole numbers"])
 def test_running_sum_paths_give_the_old_bits(shape: str) -> None:
-    """Each path of ``_seg_cumsum`` (whole numbers, the grid, the shrinking passes)."""
+    """Each path of ``_seg_cumsum`` (whole numbers, the grid, the shrinking passes) and of
+    ``seg_reverse_cummax`` (the grid, the ranks of the values)."""
     rng = np.random.default_rng(len(shape))
     lengths = {"even": rng.integers(1, 90, 400), "one long query": np.r_[5_000, np.ones(50, int)],
                "singletons": np.ones(30, int), "whole numbers": rng.integers(1, 300, 200)}[shape]
@@ -244,3 +272,4 @@ def test_running_sum_paths_give_the_old_bits(shape: str) -> None:
     if shape == "whole numbers":
         values = np.floor(values * 100)
     assert same(longtail._seg_cumsum(values, q, n), old_seg_cumsum(values, q, n))
+    assert same(seg_reverse_cummax(values, q, n), old_seg_reverse_cummax(values, q, n))
