@@ -6,7 +6,8 @@ per measure after the join) is timed alone, best of N, as wall-clock and as the
 process's CPU time (``time.process_time``: the kernels are single-threaded numpy, and
 on a shared machine the CPU time is the steadier of the two, as time spent waiting for a
 core is not counted). The repetitions go round the measures (one call of each per
-round), so a burst of load from other processes hits every measure alike. The join
+round, in a new seeded order each round), so a burst of load from other processes hits
+every measure alike. The join
 itself and the averaging over queries are not timed.
 
 Measures: every family computed from qrels (``measures.families()``), at its default
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import make_data  # noqa: E402
+import numpy as np  # noqa: E402
 
 from ireval_core import EvalOptions, read_qrels, read_runs  # noqa: E402
 from ireval_core.data import join  # noqa: E402
@@ -95,15 +97,16 @@ def main(argv: list[str] | None = None) -> None:
     load_before = load()
     wall: dict[str, list[float]] = {str(m): [] for m in measures}
     cpu: dict[str, list[float]] = {str(m): [] for m in measures}
-    gc.disable()
+    order = np.random.default_rng(0)
+    gc.disable()  # the kernels make no reference cycles: nothing for the collector to do
     try:
         for _ in range(args.reps):
-            for m in measures:
+            for i in order.permutation(len(measures)):  # no measure always runs first
+                m = measures[i]
                 t, c = time.perf_counter(), time.process_time()
                 m.family.kernel(ranked, m, options)
                 cpu[str(m)].append((time.process_time() - c) * 1e3)
                 wall[str(m)].append((time.perf_counter() - t) * 1e3)
-            gc.collect()
     finally:
         gc.enable()
     best = {k: min(v) for k, v in wall.items()}

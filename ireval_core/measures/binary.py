@@ -75,8 +75,13 @@ def fallout(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 def accuracy(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """(TP + TN) / judged docs, predicting the top k positive and the rest negative."""
     t = m.threshold(o)
-    tp = _count_top(relevant_mask(r, m, o), r, m)
-    fp = _count_top(nonrelevant_mask(r, m, o), r, m)
+    keep = r.grade >= min(t, 0.0)  # the relevant and the judged non-relevant rows
+    top = _top(r, m)
+    rows = np.flatnonzero(keep if top is None else keep & top)
+    g, q = r.grade[rows], r.qidx[rows]
+    rel = g >= t
+    tp = np.bincount(q[rel], minlength=r.n_queries)
+    fp = np.bincount(q[(g >= 0) & ~rel], minlength=r.n_queries)
     n_rel, n_non = r.n_relevant(t), r.n_nonrelevant(t)
     return safe_div(tp + (n_non - fp), n_rel + n_non)
 

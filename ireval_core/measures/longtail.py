@@ -247,8 +247,10 @@ def _positive_ideal(r: Ranked, spec: str = "linear"
         g = gains(g, spec)
         keep = np.flatnonzero(g > 0)
         g, q = g[keep], q[keep]
-    if spec not in ("linear", "exp"):
-        order = np.lexsort((-g, q))
+    if spec not in ("linear", "exp"):  # by query, then gain descending (one integer key)
+        levels = np.unique(g)
+        order = np.argsort(q * len(levels) + (len(levels) - 1 - np.searchsorted(levels, g)),
+                           kind="stable")
         g, q = g[order], q[order]
     n_pos = np.bincount(q, minlength=r.n_queries)
     pos = np.arange(len(g), dtype=np.int64) - group_starts(q, r.n_queries)[q] + 1
@@ -324,7 +326,8 @@ def rndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     cq = iq[change]
     c = (np.arange(len(ig), dtype=np.int64) - group_starts(iq, n)[iq] + 1)[change]
     upto = np.minimum(c, r.n_retrieved[cq])  # DCG over the run's first min(c, n) ranks
-    width = int(r.pos.max()) + 2 if r.pos.size else 2
+    # (query, rank) as one sortable key: any width above every rank compared will do
+    width = max(int(r.pos[rows].max()) if rows.size else 0, int(upto.max()) if upto.size else 0) + 2
     keys = q.astype(np.int64) * width + r.pos[rows]
     at = np.searchsorted(keys, cq.astype(np.int64) * width + upto, side="right") - 1
     hit = at >= 0
