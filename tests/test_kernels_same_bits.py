@@ -2,13 +2,14 @@
 
 infAP, bpref (so gm_bpref), Rprec / Rprec_mult, ``Ranked.n_relevant`` /
 ``n_nonrelevant``, the per-query running sum under G, ndcg_rel and Rndcg, CG, DCG,
-nDCG (its IDCG), ERR and Accuracy, and the running maximum under IPrec and 11pt were rewritten
-for speed (``benchmarks/bench_kernels.py``). The replaced code is kept below, as it was,
-and compared with ``np.array_equal`` (not within a tolerance) on the random data sets of
-the trec_eval 10.0 oracle (ties, grades -2..4, short rankings, queries without relevant
-documents) under several options and thresholds, and on a larger generated join; G and
-ndcg_rel (IPrec, 11pt) are computed with the old helpers (running sum and ideal; running
-maximum) swapped in and compared whole.
+nDCG (its IDCG), ERR and Accuracy, a gain map's lookup, and the running maximum under
+IPrec and 11pt were rewritten for speed (``benchmarks/bench_kernels.py``). The replaced
+code is kept below, as it was, and compared with ``np.array_equal`` (not within a
+tolerance) on the random data sets of the trec_eval 10.0 oracle (ties, grades -2..4,
+short rankings, queries without relevant documents) under several options and
+thresholds, and on a larger generated join; G and ndcg_rel (IPrec, 11pt) are computed
+with the old helpers (running sum and ideal; running maximum) swapped in and compared
+whole.
 """
 
 from __future__ import annotations
@@ -155,6 +156,23 @@ def old_err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
         stop = np.where(r.pos <= m.k, stop, 0.0)
     reach = err_reach(stop, r.qidx, r.offsets)
     return seg_sum(reach * stop / r.pos, r.qidx, r.n_queries)
+
+
+def old_gains(grade: np.ndarray, spec: str) -> np.ndarray:
+    g = np.where(np.isnan(grade), 0.0, grade)
+    g = np.maximum(g, 0.0)
+    if spec == "linear":
+        return g
+    if spec == "exp":
+        return np.exp2(g) - 1.0
+    table = dict(
+        (float(a), float(b)) for a, b in (item.split(":") for item in spec[1:-1].split(","))
+    )
+    keys = np.array(sorted(table), dtype=np.float64)
+    vals = np.array([table[k] for k in keys], dtype=np.float64)
+    idx = np.clip(np.searchsorted(keys, g), 0, len(keys) - 1)
+    out = np.where(keys[idx] == g, vals[idx], 0.0)
+    return np.where(g > 0, out, 0.0)
 
 
 def old_positive_ideal(r: Ranked, spec: str = "linear"
@@ -313,6 +331,15 @@ def test_interpolated_precision_gives_the_bits_of_the_old_running_maximum(
     monkeypatch.setattr(binary, "seg_reverse_cummax", old_seg_reverse_cummax)
     for (label, r, o), value in zip(JOINS, new, strict=True):
         assert same(value, m.family.kernel(r, m, o)), (spec, label)
+
+
+@pytest.mark.parametrize("spec", ["linear", "exp", "{1:3,2:9}", "{-1:5,0:2,1.5:-0.5,4:7}",
+                                  "{0.5:1,3:2.25}"])
+def test_gains_give_the_old_bits(spec: str) -> None:
+    grade = np.array([np.nan, -2.0, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, np.inf])
+    assert same(gains(grade, spec), old_gains(grade, spec))
+    for _, r, _ in JOINS[-3:]:
+        assert same(gains(r.grade, spec), old_gains(r.grade, spec))
 
 
 @pytest.mark.parametrize("shape", ["even", "one long query", "singletons", "whole numbers"])

@@ -13,6 +13,8 @@ Gains come from grades: unjudged documents (NaN) and grades <= 0 give no gain.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..data import Ranked, descending_within
@@ -32,20 +34,33 @@ def gains(grade: np.ndarray, spec: str) -> np.ndarray:
     >>> gains(np.array([1.0, 2.0, 3.0]), "{1:1,2:5}").tolist()
     [1.0, 5.0, 0.0]
     """
+    if spec not in ("linear", "exp"):
+        # a lookup: a grade that is NaN, <= 0 or not a key of the map gains 0.0
+        keys, vals = gain_table(spec)
+        idx = np.searchsorted(keys, grade)
+        np.minimum(idx, len(keys) - 1, out=idx)
+        return np.where((keys[idx] == grade) & (grade > 0), vals[idx], 0.0)
     g = np.where(np.isnan(grade), 0.0, grade)
     g = np.maximum(g, 0.0)
     if spec == "linear":
         return g
-    if spec == "exp":
-        return np.exp2(g) - 1.0
+    return np.exp2(g) - 1.0
+
+
+@functools.lru_cache(maxsize=64)
+def gain_table(spec: str) -> tuple[np.ndarray, np.ndarray]:
+    """A gain map ``{g:v,...}`` as (grades ascending, their gains), read-only.
+
+    >>> gain_table("{1:3,2:9}")
+    (array([1., 2.]), array([3., 9.]))
+    """
     table = dict(
         (float(a), float(b)) for a, b in (item.split(":") for item in spec[1:-1].split(","))
     )
     keys = np.array(sorted(table), dtype=np.float64)
     vals = np.array([table[k] for k in keys], dtype=np.float64)
-    idx = np.clip(np.searchsorted(keys, g), 0, len(keys) - 1)
-    out = np.where(keys[idx] == g, vals[idx], 0.0)
-    return np.where(g > 0, out, 0.0)
+    keys.flags.writeable = vals.flags.writeable = False
+    return keys, vals
 
 
 def discounts(pos: np.ndarray, spec: str) -> np.ndarray:

@@ -27,7 +27,7 @@ from ..data import Ranked
 from ..options import EvalOptions
 from ._segments import safe_div, seg_count, seg_sum
 from .binary import average_precision, bpref, group_starts, relevant_mask
-from .gain import gains, powers
+from .gain import gain_table, gains, powers
 from .registry import (
     PROBABILITY,
     REL,
@@ -248,7 +248,7 @@ def _positive_ideal(r: Ranked, spec: str = "linear"
         keep = np.flatnonzero(g > 0)
         g, q = g[keep], q[keep]
     if spec not in ("linear", "exp"):  # by query, then gain descending (one integer key)
-        levels = np.unique(g)
+        levels = np.unique(gain_table(spec)[1])  # g holds the map's values > 0 only
         order = np.argsort(q * len(levels) + (len(levels) - 1 - np.searchsorted(levels, g)),
                            kind="stable")
         g, q = g[order], q[order]
