@@ -2,8 +2,8 @@
 
 infAP, bpref (so gm_bpref), Rprec / Rprec_mult, ``Ranked.n_relevant`` /
 ``n_nonrelevant``, the per-query running sum under G, ndcg_rel and Rndcg, CG, DCG,
-nDCG (its IDCG), ERR and Accuracy, a gain map's lookup, and the running maximum under
-IPrec and 11pt were rewritten for speed (``benchmarks/bench_kernels.py``). The replaced
+nDCG (its IDCG), ERR and Accuracy, a gain map's lookup, the running maximum under IPrec
+and 11pt, and AUC's counts were rewritten for speed (``benchmarks/bench_kernels.py``). The replaced
 code is kept below, as it was, and compared with ``np.array_equal`` (not within a
 tolerance) on the random data sets of the trec_eval 10.0 oracle (ties, grades -2..4,
 short rankings, queries without relevant documents) under several options and
@@ -20,7 +20,7 @@ from test_oracle_trec_eval_10 import dataset
 
 from ireval_core import EvalOptions, Qrels, Run, parse_measure
 from ireval_core.data import Ranked, descending_within, join
-from ireval_core.measures import binary, longtail
+from ireval_core.measures import binary, longtail, pairwise
 from ireval_core.measures._segments import (
     safe_div,
     seg_count,
@@ -219,6 +219,24 @@ def old_rndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     return np.where(old_n_relevant(r, m.threshold(o)) > 0, value, 0.0)
 
 
+def old_auc_counts(qidx: np.ndarray, score: np.ndarray, positive: np.ndarray,
+                   n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    positive = np.asarray(positive, dtype=bool)
+    if len(qidx) == 0:
+        z = np.zeros(n)
+        return z, z.copy(), z.copy()
+    gid, start = pairwise.tie_groups(qidx, score)
+    ng = int(gid[-1]) + 1
+    gq = qidx[start]
+    pos_g = np.bincount(gid[positive], minlength=ng)
+    neg_g = np.bincount(gid[~positive], minlength=ng)
+    n_pos = np.bincount(qidx[positive], minlength=n).astype(np.float64)
+    n_neg = np.bincount(qidx[~positive], minlength=n)
+    neg_below = n_neg[gq] - pairwise._within_query_cumsum(neg_g, gq, n)
+    twice_u = np.bincount(gq, weights=pos_g * (2 * neg_below + neg_g), minlength=n)
+    return twice_u, n_pos, n_neg.astype(np.float64)
+
+
 def old_seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
     if values.size == 0:
         return values.copy()
@@ -340,6 +358,15 @@ def test_gains_give_the_old_bits(spec: str) -> None:
     assert same(gains(grade, spec), old_gains(grade, spec))
     for _, r, _ in JOINS[-3:]:
         assert same(gains(r.grade, spec), old_gains(r.grade, spec))
+
+
+def test_auc_counts_give_the_old_bits() -> None:
+    for label, r, _ in JOINS:
+        for t in (0.0, 1.0, 2.0):
+            rows = np.flatnonzero(r.grade >= 0)
+            args = (r.qidx[rows], r.score[rows], r.grade[rows] >= t, r.n_queries)
+            for new, old in zip(pairwise.auc_counts(*args), old_auc_counts(*args), strict=True):
+                assert new.dtype == old.dtype and same(new, old), (label, t)
 
 
 @pytest.mark.parametrize("shape", ["even", "one long query", "singletons", "whole numbers"])
