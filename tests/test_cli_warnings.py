@@ -63,6 +63,21 @@ def test_a_renamed_run_and_the_dataset_warnings_are_on_stderr(files, capsys) -> 
     assert "rank fewer than 10 documents" in err
 
 
+@pytest.mark.parametrize(("flags", "fate"), [
+    ([], "left out of the means; the complete option (trec_eval -c) would count them as 0"),
+    (["-c"], "counted as 0 in the means, as the complete option (trec_eval -c) is on"),
+])
+def test_missing_queries_are_said_as_the_options_in_force_treat_them(files, capsys, flags,
+                                                                      fate) -> None:
+    status, text = _eval("-m", "map", *flags, files / "qrels.txt", files / "other.txt")
+    lines = [line for line in capsys.readouterr().err.splitlines() if "missing" in line]
+    assert status == 0
+    assert lines == [f"warning: bm25: 2 judged queries of 3 are missing from the run; {fate} "
+                     "(e.g. 2, 3)"]
+    # what the warning says is what the mean did: AP 1 on query 1, over 1 or 3 queries
+    assert text.endswith(f"\t{'1.0000' if not flags else '0.3333'}\n")
+
+
 def test_a_run_answering_unjudged_queries_is_said(files, capsys) -> None:
     (files / "wide.txt").write_text("".join(f"{q} Q0 a 1 1 wide\n" for q in range(1, 9)))
     _eval("-m", "map", files / "qrels.txt", files / "wide.txt")

@@ -721,3 +721,62 @@ def test_parquet_ids_are_checked_as_in_memory(client, tmp_path, column, bad, mes
     with pytest.raises(FormatError, match=message) as info:
         evaluate_dask(qrels, path, ["P@5"], client=client)
     assert str(path) in str(info.value)
+
+
+# ----------------------------------------------------------------------------- 10.0's comments
+
+
+def _with_comments(text: str, every: int, comment: str) -> str:
+    """``text`` with ``comment`` before every ``every``-th line and as the first line."""
+    lines = text.splitlines()
+    out = [comment]
+    for i, line in enumerate(lines):
+        if i and i % every == 0:
+            out.append(comment)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def test_trec_eval_10_comment_lines_are_skipped_as_in_memory(client, tmp_path):
+    """``--trec-eval 10.0`` reads '#' lines as comments with the Dask engine too (the
+    evaluation, and the CLI's output), in blocks; 9.0.8 refuses them as the in-memory
+    reader does."""
+    qrels, runs = make_data(4, n_queries=15)
+    qtext = qrels.assign(iter=0)[["qid", "iter", "docid", "rel"]].astype({"rel": int})
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text(_with_comments(qtext.to_csv(sep=" ", header=False, index=False), 40,
+                                    "# judged by rater A"))
+    rpath = tmp_path / "run.txt"
+    rpath.write_text(_with_comments(runs.to_csv(sep=" ", header=False, index=False), 70,
+                                    "  # run notes"))
+    ten = EvalOptions(trec_eval="10.0")
+    want = evaluate(read_qrels(qpath, comments=True), read_runs(rpath, comments=True),
+                    MEASURES[:6], options=ten)
+    got = evaluate_dask(read_qrels_dask(qpath, blocksize=700, comments=True),
+                        read_runs_dask(rpath, blocksize=900, comments=True), MEASURES[:6],
+                        options=ten, client=client)
+    assert_same(got, want)
+    assert_same(evaluate_dask(qpath, rpath, MEASURES[:6], options=ten, client=client), want)
+    with pytest.raises(FormatError, match=r"qrels\.txt:1: .*'# judged by rater A'"):
+        evaluate_dask(qpath, rpath, ["P@5"], client=client)  # 9.0.8: data, malformed
+    args = ["eval", str(qpath), str(rpath), "-m", "map", "-m", "ndcg_cut_10", "-q", "-c",
+            "--trec-eval", "10.0"]
+    memory, dask_out = io.StringIO(), io.StringIO()
+    assert main(args, out=memory) == 0
+    assert main([*args, "--engine", "dask", "--scheduler", client.scheduler.address],
+                out=dask_out) == 0
+    assert dask_out.getvalue() == memory.getvalue()
+
+
+def test_a_qrels_line_after_a_comment_line_is_data_in_every_block_layout(tmp_path):
+    """trec_eval 10.0's qrels rule reads the line right after a comment line as data, even
+    when it starts with '#' and a block of the file starts there."""
+    path = tmp_path / "qrels.txt"
+    path.write_text("q1 0 d1 1\n# note\n#q2 0 d2 1\n# a\n#q6 0 d6 1\n# c\nq3 0 d3 2\n"
+                    "#q4 0 d4 0\nq5 0 d5 1\n")
+    want = read_qrels(path, comments=True)
+    assert sorted(want.query_ids) == ["#q2", "#q6", "q1", "q3", "q5"]  # '#q4' is a comment
+    for blocksize in range(1, 60):
+        got = read_qrels_dask(path, blocksize=blocksize, comments=True).compute(
+            scheduler="sync")
+        assert sorted(got["qid"]) == sorted(want.query_ids), blocksize

@@ -6,7 +6,8 @@ text by the rules of the Parquet reader (:func:`id_text`) and its values checked
 in-memory readers check them (:func:`check_values`), so that the distributed path reads
 exactly what :func:`~ireval_core.io.read_qrels` and :func:`~ireval_core.io.read_runs`
 read. Text partitions (TREC, CSV/TSV blocks) go through
-:func:`~.qrels_runs.read_columns` itself.
+:func:`~.qrels_runs.read_columns` itself, after trec_eval 10.0's comment lines are blanked
+when that rule is asked for (:func:`block_without_comments`).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from .columns import (
 )
 from .parquet import is_text_type
 from .source import Source
+from .trec import skip_comments
 
-__all__ = ["NO_TAG", "check_columns", "check_values", "columns_by_alias", "id_text",
-           "ids_as_text"]
+__all__ = ["NO_TAG", "block_without_comments", "check_columns", "check_values",
+           "columns_by_alias", "id_text", "ids_as_text"]
 
 NO_TAG = pa.array(sorted({"", *MISSING_TAGS}), pa.string())
 """Tag cells that mean "no tag" (and the empty tag), as an Arrow array for ``is_in``."""
@@ -123,3 +125,25 @@ def check_values(table: pa.Table, kind: Kind, name: str) -> None:
     else:
         problem = f"expected a finite {VALUE_WORD[value]}, got {shown!r}"
     raise FormatError(f"{problem} (column {column!r})", source=name)
+
+
+def block_without_comments(src: Source, kind: Kind, *, after_comment: bool = False) -> Source:
+    """A block of whole lines of a TREC text file with trec_eval 10.0's comment lines
+    blanked (:func:`~.trec.skip_comments`), as when the whole file is read.
+
+    The qrels rule reads the line right after a comment line as data: ``after_comment``
+    says that the line before the block was a comment line that was skipped, so the
+    block's first line is data even if it starts with ``#``.
+
+    >>> src = Source("q", b"# b\\n1 0 d1 1\\n")
+    >>> block_without_comments(src, "qrels").data, block_without_comments(
+    ...     src, "qrels", after_comment=True).data
+    (b'\\n1 0 d1 1\\n', b'# b\\n1 0 d1 1\\n')
+    """
+    if after_comment and kind != "run" and src.data.startswith(b"#"):
+        end = src.data.find(b"\n") + 1 or len(src.data)
+        rest, _ = skip_comments(Source(src.name, src.data[end:], limits=src.limits,
+                                       encoding=src.encoding), kind)
+        return Source(src.name, src.data[:end] + rest.data, limits=src.limits,
+                      encoding=src.encoding)
+    return skip_comments(src, kind)[0]

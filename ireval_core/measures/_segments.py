@@ -43,9 +43,27 @@ def seg_first(mask: np.ndarray, pos: np.ndarray, qidx: np.ndarray, n: int) -> np
 
 
 def seg_reverse_cummax(values: np.ndarray, qidx: np.ndarray, n: int) -> np.ndarray:
-    """``out[i] = max(values[j] for j >= i in the same query)`` (exact)."""
+    """``out[i] = max(values[j] for j >= i in the same query)`` (exact).
+
+    ``qidx`` is grouped (non-decreasing). When the queries fit a grid at most four times
+    the values, each query is a column, its entries in reverse from the bottom row up, and
+    one running maximum down the rows gives every value; otherwise a running maximum
+    over the ranks of the distinct values (a sort). A maximum is exact either way.
+    """
     if values.size == 0:
         return values.copy()
+    new_query = np.ones(len(values), dtype=bool)
+    new_query[1:] = qidx[1:] != qidx[:-1]
+    column = np.cumsum(new_query) - 1  # the queries with values, numbered 0, 1, ...
+    first = np.flatnonzero(new_query)
+    local = np.arange(len(values), dtype=np.int64) - first[column]  # 0-based in its query
+    width, n_columns = int(local.max()) + 1, int(column[-1]) + 1
+    if values.dtype.kind == "f" and width * n_columns <= 4 * len(values):
+        grid = np.full((width, n_columns), -np.inf)  # padding above each query's last entry
+        cell = (width - 1 - local) * n_columns + column
+        grid.ravel()[cell] = values
+        np.maximum.accumulate(grid, axis=0, out=grid)
+        return grid.ravel()[cell].astype(values.dtype, copy=False)
     # Exact: work on the ranks of the distinct values (integers), lifted per query so
     # that one running maximum over the reversed array never crosses a query boundary.
     distinct, rank = np.unique(values, return_inverse=True)

@@ -75,8 +75,13 @@ def fallout(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 def accuracy(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """(TP + TN) / judged docs, predicting the top k positive and the rest negative."""
     t = m.threshold(o)
-    tp = _count_top(relevant_mask(r, m, o), r, m)
-    fp = _count_top(nonrelevant_mask(r, m, o), r, m)
+    keep = r.grade >= min(t, 0.0)  # the relevant and the judged non-relevant rows
+    top = _top(r, m)
+    rows = np.flatnonzero(keep if top is None else keep & top)
+    g, q = r.grade[rows], r.qidx[rows]
+    rel = g >= t
+    tp = np.bincount(q[rel], minlength=r.n_queries)
+    fp = np.bincount(q[(g >= 0) & ~rel], minlength=r.n_queries)
     n_rel, n_non = r.n_relevant(t), r.n_nonrelevant(t)
     return safe_div(tp + (n_non - fp), n_rel + n_non)
 
@@ -115,8 +120,9 @@ def r_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """
     n_rel = r.n_relevant(m.threshold(o))
     cut = (m.number("mult") * n_rel + 0.9).astype(np.int64)
-    within = r.pos <= cut[r.qidx]
-    return safe_div(seg_count(relevant_mask(r, m, o) & within, r.qidx, r.n_queries), cut)
+    rows = np.flatnonzero(relevant_mask(r, m, o))  # the relevant rows only: the same count
+    q = r.qidx[rows]
+    return safe_div(seg_count(r.pos[rows] <= cut[q], q, r.n_queries), cut)
 
 
 def average_precision(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -149,13 +155,17 @@ def bpref(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     seed's (1/R) Σ (1 − min(n above, R) / R) is used instead.
     """
     t = m.threshold(o)
-    # Over the relevant rows only (the others add 0.0 to the sums: the same bits).
-    rows = np.flatnonzero(relevant_mask(r, m, o))
-    nonrel_rows = np.flatnonzero(nonrelevant_mask(r, m, o))
-    q = r.qidx[rows]
-    # judged non-relevant rows above each relevant row, within its query
-    above = (np.searchsorted(nonrel_rows, rows)
-             - np.searchsorted(nonrel_rows, r.offsets[:-1])[q]).astype(np.int64)
+    # Over the relevant and judged non-relevant rows only (the others add 0.0 to the sums:
+    # the same bits); "above" counts the non-relevant ones of the query before each.
+    judged = np.flatnonzero(r.grade >= min(t, 0.0))
+    g = r.grade[judged]
+    jq = r.qidx[judged]
+    rel = g >= t
+    nonrel = np.zeros(len(g) + 1, dtype=np.int64)
+    np.cumsum((g >= 0) & ~rel, out=nonrel[1:])
+    at = np.flatnonzero(rel)
+    q = jq[at]
+    above = nonrel[at] - nonrel[group_starts(jq, r.n_queries)[q]]
     n_rel = r.n_relevant(t)
     if m.get("form") == "original":
         denom = n_rel

@@ -13,11 +13,14 @@ Gains come from grades: unjudged documents (NaN) and grades <= 0 give no gain.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..data import Ranked, descending_within
 from ..options import EvalOptions
 from ._segments import safe_div, seg_sum
+from .binary import group_starts
 from .registry import Measure
 
 
@@ -31,20 +34,33 @@ def gains(grade: np.ndarray, spec: str) -> np.ndarray:
     >>> gains(np.array([1.0, 2.0, 3.0]), "{1:1,2:5}").tolist()
     [1.0, 5.0, 0.0]
     """
+    if spec not in ("linear", "exp"):
+        # a lookup: a grade that is NaN, <= 0 or not a key of the map gains 0.0
+        keys, vals = gain_table(spec)
+        idx = np.searchsorted(keys, grade)
+        np.minimum(idx, len(keys) - 1, out=idx)
+        return np.where((keys[idx] == grade) & (grade > 0), vals[idx], 0.0)
     g = np.where(np.isnan(grade), 0.0, grade)
     g = np.maximum(g, 0.0)
     if spec == "linear":
         return g
-    if spec == "exp":
-        return np.exp2(g) - 1.0
+    return np.exp2(g) - 1.0
+
+
+@functools.lru_cache(maxsize=64)
+def gain_table(spec: str) -> tuple[np.ndarray, np.ndarray]:
+    """A gain map ``{g:v,...}`` as (grades ascending, their gains), read-only.
+
+    >>> gain_table("{1:3,2:9}")
+    (array([1., 2.]), array([3., 9.]))
+    """
     table = dict(
         (float(a), float(b)) for a, b in (item.split(":") for item in spec[1:-1].split(","))
     )
     keys = np.array(sorted(table), dtype=np.float64)
     vals = np.array([table[k] for k in keys], dtype=np.float64)
-    idx = np.clip(np.searchsorted(keys, g), 0, len(keys) - 1)
-    out = np.where(keys[idx] == g, vals[idx], 0.0)
-    return np.where(g > 0, out, 0.0)
+    keys.flags.writeable = vals.flags.writeable = False
+    return keys, vals
 
 
 def discounts(pos: np.ndarray, spec: str) -> np.ndarray:
@@ -59,22 +75,28 @@ def discounts(pos: np.ndarray, spec: str) -> np.ndarray:
     return 1.0 / np.log2(pos + 1.0)
 
 
+def _gaining_rows(r: Ranked, m: Measure) -> np.ndarray:
+    """The ranked rows that can gain: a positive grade, within the cutoff.
+
+    Every other row gains 0.0 (:func:`gains`), and adding 0.0 leaves a per-query sum
+    (which starts at 0.0) as it was: sums over these rows only have the same bits.
+    """
+    keep = r.grade > 0
+    if m.cutoff is not None:
+        keep &= r.pos <= m.k
+    return np.flatnonzero(keep)
+
+
 def _dcg(r: Ranked, m: Measure) -> np.ndarray:
-    if m.cutoff is not None:  # the rows within the cutoff only (the others would add 0.0)
-        rows = np.flatnonzero(r.pos <= m.k)
-        w = gains(r.grade[rows], str(m.get("gain"))) * discounts(r.pos[rows],
-                                                                 str(m.get("discount")))
-        return seg_sum(w, r.qidx[rows], r.n_queries)
-    w = gains(r.grade, str(m.get("gain"))) * discounts(r.pos, str(m.get("discount")))
-    return seg_sum(w, r.qidx, r.n_queries)
+    rows = _gaining_rows(r, m)
+    w = gains(r.grade[rows], str(m.get("gain"))) * discounts(r.pos[rows], str(m.get("discount")))
+    return seg_sum(w, r.qidx[rows], r.n_queries)
 
 
 def cg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """CG@k = Σ gain over the top k."""
-    g = gains(r.grade, str(m.get("gain")))
-    if m.cutoff is not None:
-        g = np.where(r.pos <= m.k, g, 0.0)
-    return seg_sum(g, r.qidx, r.n_queries)
+    rows = _gaining_rows(r, m)
+    return seg_sum(gains(r.grade[rows], str(m.get("gain"))), r.qidx[rows], r.n_queries)
 
 
 def dcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
@@ -92,14 +114,20 @@ def ideal_dcg(r: Ranked, m: Measure) -> np.ndarray:
         rows = np.flatnonzero(g > 0)
         qidx = r.qidx[rows]
         g = descending_within(g[rows], qidx)
-        offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
-        np.cumsum(np.bincount(qidx, minlength=r.n_queries), out=offsets[1:])
+        pos = np.arange(len(g), dtype=np.int64) - group_starts(qidx, r.n_queries)[qidx] + 1
+    elif gain in ("linear", "exp"):
+        # gains grow with the grade: the positive grades lead each query (sorted by grade,
+        # descending), keeping their positions in the whole ideal, and the others gain 0.0
+        # (adding nothing to the sums): only they are weighed
+        rows = np.flatnonzero(r.ideal_grade > 0)
+        qidx = r.ideal_qidx[rows]
+        g = gains(r.ideal_grade[rows], gain)
+        pos = rows - r.ideal_offsets[qidx] + 1
     else:
-        g = gains(r.ideal_grade, gain)  # sorted by grade, descending
-        if gain not in ("linear", "exp"):  # a gain map need not grow with the grade
-            g = g[np.lexsort((-g, r.ideal_qidx))]
-        qidx, offsets = r.ideal_qidx, r.ideal_offsets
-    pos = np.arange(len(g), dtype=np.int64) - offsets[qidx] + 1
+        g = gains(r.ideal_grade, gain)  # a gain map need not grow with the grade
+        g = g[np.lexsort((-g, r.ideal_qidx))]
+        qidx = r.ideal_qidx
+        pos = np.arange(len(g), dtype=np.int64) - r.ideal_offsets[qidx] + 1
     w = g * discounts(pos, disc)
     if m.cutoff is not None:
         w = np.where(pos <= m.k, w, 0.0)
@@ -147,11 +175,14 @@ def err_reach(stop: np.ndarray, qidx: np.ndarray, offsets: np.ndarray) -> np.nda
 
 def err(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """ERR@k = Σ_r (1/r) R_r Π_{i<r} (1 − R_i), R_i = (2^g_i − 1) / 2^g_max (cascade model)."""
-    stop = err_stop(r.grade, max_grade(r, m))
-    if m.cutoff is not None:
-        stop = np.where(r.pos <= m.k, stop, 0.0)
-    reach = err_reach(stop, r.qidx, r.offsets)
-    return seg_sum(reach * stop / r.pos, r.qidx, r.n_queries)
+    # Over the rows that can stop the reader only (a positive grade, within the cutoff).
+    # The others have stop 0: log(1 − 0) adds ±0.0 to the running log sum and reach × 0
+    # adds 0.0 to the sum, so leaving them out gives the same bits.
+    rows = _gaining_rows(r, m)
+    q = r.qidx[rows]
+    stop = err_stop(r.grade[rows], max_grade(r, m))
+    reach = err_reach(stop, q, np.append(group_starts(q, r.n_queries), len(q)))
+    return seg_sum(reach * stop / r.pos[rows], q, r.n_queries)
 
 
 def rbp_weights(pos: np.ndarray, p: float) -> np.ndarray:

@@ -26,8 +26,8 @@ import numpy as np
 from ..data import Ranked
 from ..options import EvalOptions
 from ._segments import safe_div, seg_count, seg_sum
-from .binary import average_precision, bpref, group_starts, nonrelevant_mask, relevant_mask
-from .gain import gains, powers
+from .binary import average_precision, bpref, group_starts, relevant_mask
+from .gain import gain_table, gains, powers
 from .registry import (
     PROBABILITY,
     REL,
@@ -151,28 +151,31 @@ def inf_ap(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     "pooled" counts every judged or negative-graded document (a document absent from the
     qrels was never pooled); at rank 0: 1. Summed and divided by R, as trec_eval's infAP.
     """
-    rows = np.flatnonzero(relevant_mask(r, m, o))
-    if not rows.size:
+    t = m.threshold(o)
+    # Over the pooled rows only (every relevant row is one): the counts "above" a relevant
+    # row are counts of pooled rows of its query before it, exact integers.
+    pooled = np.flatnonzero(~np.isnan(r.grade))
+    g = r.grade[pooled]
+    pq = r.qidx[pooled]
+    rel = g >= t
+    at = np.flatnonzero(rel)  # relevant rows, as indices into ``pooled``
+    if not at.size:
         return np.zeros(r.n_queries)
-    q = r.qidx[rows]
-    start = r.offsets[:-1][q]
-
-    def above(kind: np.ndarray) -> np.ndarray:  # rows of ``kind`` above each relevant row
-        running = np.zeros(len(kind) + 1, dtype=np.int64)
-        np.cumsum(kind, out=running[1:])
-        return (running[rows] - running[start]).astype(np.float64)
-
-    rel_above = (np.arange(len(rows), dtype=np.int64) - group_starts(q, r.n_queries)[q]
+    q = pq[at]
+    first = group_starts(pq, r.n_queries)[q]  # the query's first pooled row
+    nonrel = np.zeros(len(g) + 1, dtype=np.int64)  # judged non-relevant rows before each
+    np.cumsum((g >= 0) & ~rel, out=nonrel[1:])
+    rel_above = (np.arange(len(at), dtype=np.int64) - group_starts(q, r.n_queries)[q]
                  ).astype(np.float64)
-    pooled_above = above(~np.isnan(r.grade))
-    nonrel_above = above(nonrelevant_mask(r, m, o))
-    j = (r.pos[rows] - 1).astype(np.float64)
+    pooled_above = (at - first).astype(np.float64)
+    nonrel_above = (nonrel[at] - nonrel[first]).astype(np.float64)
+    j = (r.pos[pooled[at]] - 1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):  # j = 0 is taken from the 1.0 below
         later = (1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / j)
                  * ((rel_above + INFAP_EPSILON)
                     / (rel_above + nonrel_above + 2 * INFAP_EPSILON)))
     term = np.where(j == 0, 1.0, later)
-    return safe_div(seg_sum(term, q, r.n_queries), r.n_relevant(m.threshold(o)))
+    return safe_div(seg_sum(term, q, r.n_queries), r.n_relevant(t))
 
 
 # ----------------------------------------------------------------------------- trec_eval's gains
@@ -190,18 +193,44 @@ def _seg_cumsum(values: np.ndarray, q: np.ndarray, n: int) -> np.ndarray:
     from its own values alone: the same bits whatever other queries are evaluated with it
     (a running sum over all queries minus the sum before the query would round
     differently in another partition of the Dask engine).
+
+    Whole numbers whose magnitudes sum below 2^52 (the run's linear or exponential gains)
+    add exactly in any order: then one running sum over all queries, minus the sum before
+    each query, gives those same bits. Otherwise the queries are laid out as the columns
+    of a zero-padded grid when it is small (at most four times the values), so each pass
+    is one addition of two contiguous blocks; or each pass takes the entries at least
+    ``step`` into their query. Both add the same pairs.
     """
     out = np.asarray(values, dtype=np.float64).copy()
-    idx = np.arange(len(out), dtype=np.int64)
-    start = group_starts(q, n)[q]
+    if out.size < 2:
+        return out
+    start = group_starts(q, n)
+    if np.array_equal(out, np.trunc(out)) and float(np.abs(out).sum()) < 2.0 ** 52:
+        running = np.cumsum(out)
+        before = np.concatenate(([0.0], running))[start]
+        return running - before[q]
+    local = np.arange(len(out), dtype=np.int64) - start[q]  # 0-based within its query
+    width = int(local.max()) + 1
+    new_query = np.ones(len(out), dtype=bool)
+    new_query[1:] = q[1:] != q[:-1]
+    column = np.cumsum(new_query) - 1  # the queries with values, numbered 0, 1, ...
+    n_columns = int(column[-1]) + 1
+    if n_columns * width <= 4 * len(out):
+        grid = np.zeros((width, n_columns))  # row l: the l-th entry of every query
+        cell = local * n_columns + column
+        grid.ravel()[cell] = out
+        step = 1
+        while step < width:  # entry l adds entry l - step (the padding is only read)
+            grid[step:] = grid[step:] + grid[:-step]
+            step *= 2
+        return grid.ravel()[cell]
+    take = np.flatnonzero(local >= 1)
     step = 1
-    while True:
-        take = np.flatnonzero(idx - step >= start)
-        if not take.size:
-            return out
-        added = out[take] + out[take - step]
-        out[take] = added
+    while take.size:
+        out[take] = out[take] + out[take - step]
         step *= 2
+        take = take[local[take] >= step]
+    return out
 
 
 def _positive_ideal(r: Ranked, spec: str = "linear"
@@ -218,8 +247,10 @@ def _positive_ideal(r: Ranked, spec: str = "linear"
         g = gains(g, spec)
         keep = np.flatnonzero(g > 0)
         g, q = g[keep], q[keep]
-    if spec not in ("linear", "exp"):
-        order = np.lexsort((-g, q))
+    if spec not in ("linear", "exp"):  # by query, then gain descending (one integer key)
+        levels = np.unique(gain_table(spec)[1])  # g holds the map's values > 0 only
+        order = np.argsort(q * len(levels) + (len(levels) - 1 - np.searchsorted(levels, g)),
+                           kind="stable")
         g, q = g[order], q[order]
     n_pos = np.bincount(q, minlength=r.n_queries)
     pos = np.arange(len(g), dtype=np.int64) - group_starts(q, r.n_queries)[q] + 1
@@ -295,7 +326,8 @@ def rndcg(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     cq = iq[change]
     c = (np.arange(len(ig), dtype=np.int64) - group_starts(iq, n)[iq] + 1)[change]
     upto = np.minimum(c, r.n_retrieved[cq])  # DCG over the run's first min(c, n) ranks
-    width = int(r.pos.max()) + 2 if r.pos.size else 2
+    # (query, rank) as one sortable key: any width above every rank compared will do
+    width = max(int(r.pos[rows].max()) if rows.size else 0, int(upto.max()) if upto.size else 0) + 2
     keys = q.astype(np.int64) * width + r.pos[rows]
     at = np.searchsorted(keys, cq.astype(np.int64) * width + upto, side="right") - 1
     hit = at >= 0

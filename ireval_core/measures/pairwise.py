@@ -80,13 +80,14 @@ def auc_counts(qidx: np.ndarray, score: np.ndarray, positive: np.ndarray,
     if len(qidx) == 0:
         z = np.zeros(n)
         return z, z.copy(), z.copy()
-    gid, start = tie_groups(qidx, score)
-    ng = int(gid[-1]) + 1
-    gq = qidx[start]
-    pos_g = np.bincount(gid[positive], minlength=ng)
-    neg_g = np.bincount(gid[~positive], minlength=ng)
-    n_pos = np.bincount(qidx[positive], minlength=n).astype(np.float64)
-    n_neg = np.bincount(qidx[~positive], minlength=n)
+    start = np.ones(len(qidx), dtype=bool)  # where a tie group starts (see tie_groups)
+    start[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
+    first = np.flatnonzero(start)  # tie groups are contiguous: counted by their bounds
+    gq = qidx[first]
+    pos_g = np.add.reduceat(positive.view(np.int8), first, dtype=np.int64)
+    neg_g = np.diff(np.append(first, len(qidx))) - pos_g
+    n_pos = np.bincount(gq, weights=pos_g, minlength=n)  # whole numbers: exact
+    n_neg = np.bincount(gq, weights=neg_g, minlength=n).astype(np.int64)
     neg_below = n_neg[gq] - _within_query_cumsum(neg_g, gq, n)
     twice_u = np.bincount(gq, weights=pos_g * (2 * neg_below + neg_g), minlength=n)
     return twice_u, n_pos, n_neg.astype(np.float64)
