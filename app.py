@@ -60,7 +60,7 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
         st.dataframe(widgets.highlight_problems(summary.runs), hide_index=True,
                      column_order=widgets.RUN_CHECK_COLUMNS,
                      column_config=widgets.RUN_SUMMARY_COLUMNS)
-    warnings = dataset.warnings()
+    warnings = dataset.warnings(complete=state.get_options().complete)
     if warnings:
         widgets.show_warnings(warnings)
     if files.errors:

@@ -144,3 +144,21 @@ def test_a_data_folder_replaces_the_sample(tmp_path, monkeypatch) -> None:
     assert list(at.table[0].value.index) == ["neural_rerank"]
     assert not any("Sample data" in i.value for i in at.info)
     assert any("IREVAL_DATA_DIR" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(("complete", "said"), [
+    (False, "left out of the means; the complete option (trec_eval -c) would count them as 0"),
+    (True, "counted as 0 in the means, as the complete option (trec_eval -c) is on"),
+])
+def test_the_missing_query_warning_follows_the_complete_option(complete: bool, said: str
+                                                                ) -> None:
+    """narrow_recall does not answer judged query q031: the Data page says what the means
+    do with it under the option in force (the CLI says the same, tests/test_cli_warnings)."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    if complete:
+        at.query_params["complete"] = "1"
+    at.run()
+    assert not at.exception
+    [box] = at.warning
+    line = next(t for t in box.value.split("\n") if "q031" in t)
+    assert said in line.replace("\\", ""), line
