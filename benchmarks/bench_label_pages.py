@@ -5,7 +5,11 @@ Drives the real pages with AppTest, as one browser session: the Labeling data pa
 interactions. Targets of the labeling issue: first render under 5 s, later interactions
 under 1 s. The data is the CSV ``benchmarks/bench_labels.py`` writes (run it first).
 
-    python benchmarks/bench_label_pages.py
+    python benchmarks/bench_label_pages.py [PAUSE]
+
+``PAUSE`` (seconds, default 0): time spent reading the Labeling data page before opening
+Trend, as a person does; the Trend and Raters analyses are prepared in the background
+meanwhile (``ireval_app.labels_widgets.prepare_analyses``).
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ def main() -> int:
         return lambda: at.switch_page(f"pages/{name}.py").run()
 
     timed("Labeling data (reads the files)", page("labels_data"))
-    timed("Trend, first render", page("labels_trend"))
+    pause = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+    time.sleep(pause)  # reading the page; not counted
+    timed(f"Trend, first render ({pause:g} s after)", page("labels_trend"))
     timed("Raters, first render", page("labels_raters"))
     timed("Label changes, first render", page("labels_changes"))
     timed("Trend, return", page("labels_trend"))

@@ -215,8 +215,10 @@ def trend_cached(key: str, _j: Judgments, k: int, gain: str, combine: str,
 @shared(copy=True, show_spinner="Scoring the model scores…")
 def offline_online_cached(key: str, _j: Judgments, k: int, gain: str,
                           combine: str) -> OfflineOnline:
-    """:func:`ireval_core.labels.offline_online`, cached."""
-    return offline_online(_j, k=k, gain=gain, combine=combine)  # type: ignore[arg-type]
+    """:func:`ireval_core.labels.offline_online`, cached; it reuses the trend of the same
+    settings (:func:`trend_cached`, the Trend page's own) instead of bootstrapping again."""
+    return offline_online(_j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
+                          trend_result=trend_cached(key, _j, k, gain, combine))
 
 
 @shared(copy=True, show_spinner="Measuring the raters' agreement…")

@@ -31,7 +31,8 @@ from .widgets import show_format_error, workspace_problem
 
 __all__ = ["CONFLICT_WORDS", "LABELS_DATA_PAGE", "SavedView", "anchors", "bind_settings",
            "choose_saved", "conflict_hint", "conflict_words", "current", "get_files",
-           "header", "judge", "names", "opened", "require_gsb", "require_judgments",
+           "anchors_key", "header", "judge", "names", "opened", "require_gsb",
+           "require_judgments",
            "set_anchor_files", "set_files", "set_source", "settings", "source", "table"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
@@ -355,8 +356,22 @@ def require_judgments(loaded: labels_glue.Loaded | None, *, people: bool = True,
         return loaded.key, j
     st.caption(f":material/smart_toy: The model judge **{md_escape(model)}** is left out of "
                "the people's numbers here (see the Model judge page).")
-    return (f"{loaded.key}|-{model}",
-            labels_glue.people_cached(loaded.key, j, (model,)))
+    return _people(loaded.key, j, model)
+
+
+def _people(key: str, j: Judgments, model: str | None) -> tuple[str, Judgments]:
+    """(cache key, judgments) without the model judge ``model`` (None: every rater)."""
+    if model is None:
+        return key, j
+    return f"{key}|-{model}", labels_glue.people_cached(key, j, (model,))
+
+
+def anchors_key(a: labels_glue.Anchors | None, s: Mapping[str, object]) -> str:
+    """What the anchor check ``a`` (:func:`anchors`) is keyed by in the rater-noise trend,
+    under the settings ``s``: ``""`` without anchor items (or when they cannot be read)."""
+    if a is None or a.drift is None:
+        return ""
+    return f"{a.names}|{s['combine']}|{s['label_map']}"
 
 
 def require_gsb(loaded: labels_glue.Loaded | None) -> tuple[str, GsbJudgments]:

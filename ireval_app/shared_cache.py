@@ -445,7 +445,7 @@ def shared(*, copy: bool = False, session_entries: int = 0,
             bound.apply_defaults()
             key = (name, *((k, v) for k, v in bound.arguments.items()
                            if not k.startswith("_")))
-            in_session = get_script_run_ctx() is not None
+            in_session = get_script_run_ctx(suppress_warning=True) is not None  # or a worker
 
             def compute() -> object:
                 if show_spinner and in_session:

@@ -118,9 +118,8 @@ with frame.page("labels_trend"):
     if a is not None and a.error is not None:
         widgets.show_format_error(a.error)
     drift = a.drift if a is not None else None
-    anchors_key = "" if drift is None else f"{a.names}|{combine}|{s['label_map']}"
     nt = labels_glue.noise_trend_cached(key, j, k, gain, combine, (), float(alpha), float(power),
-                                        anchors_key, drift)
+                                        labels_widgets.anchors_key(a, s), drift)
     drops = nt.changes[nt.changes["drop"].astype(bool)]
 
     # ------------------------------------------------------------------------- anchors first
@@ -213,7 +212,7 @@ with frame.page("labels_trend"):
     # ------------------------------------------------------------------------- next round
     st.subheader("Planning the next round")
     last = j.rounds[-1]
-    views.bind_view(keys.PLAN_DELTA, 0.5)
+    views.bind_view(keys.PLAN_DELTA, keys.PLAN_DELTA_DEFAULT)
     delta = st.number_input(f"DCG@{k} change to detect", min_value=0.01, step=0.1, format="%.2f",
                             key=keys.PLAN_DELTA,
                             help="The smallest change of mean DCG the next round should detect "

@@ -25,7 +25,7 @@ from ireval_core.labels import (
     score_metrics,
     trend,
 )
-from ireval_core.labels.trend import bootstrap_means
+from ireval_core.labels.trend import bootstrap_means, bootstrap_sums, resample_indices
 from ireval_core.stats import queries_needed
 
 SAMPLE = sorted((Path(__file__).resolve().parents[1] / "sample_data" / "labels").glob(
@@ -100,6 +100,23 @@ def test_dcg_and_ndcg_equal_evaluate_on_every_round(sample, sample_trend):
                 theirs = res.per_query(run, m)
                 ours = pq.loc[(r, run)].loc[theirs.index, col]
                 np.testing.assert_allclose(ours.to_numpy(), theirs.to_numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [7, 5000])
+def test_bootstrap_sums_of_several_columns_are_each_columns_own_sums(n):
+    """noise_trend sums its query stage, weights and labeled mass in one call: each column
+    is bit for bit the sum of that column alone, draw by draw and chunk by chunk (the
+    former per-column loop), and the means are those sums over n."""
+    rng = np.random.default_rng(n)
+    values = np.column_stack((rng.gamma(2.0, 2.0, n), rng.random(n) * 3, rng.random(n)))
+    chunks = resample_indices(n, 2000, 11)
+    both = bootstrap_sums(values, 2000, 11)
+    for col in range(values.shape[1]):
+        alone = np.zeros(2000)
+        for idx in chunks:
+            alone += values[:, col][idx].sum(axis=0)
+        assert np.array_equal(both[:, col], alone)
+    assert np.array_equal(bootstrap_means(values, 2000, 11), both / n)
 
 
 def test_bootstrap_interval_is_seeded_and_agrees_with_scipy():

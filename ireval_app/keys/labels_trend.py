@@ -24,6 +24,7 @@ QUERY_BAND = "ireval.labels.query_band"
 
 DELTA_MIN = 0.01
 ALPHA_DEFAULT, POWER_DEFAULT = 0.05, 0.8
+PLAN_DELTA_DEFAULT = 0.5
 
 PARAMS = (*SETTINGS,
           ViewParam(BY_SEGMENT, "segments", Boolean()),

@@ -70,7 +70,15 @@ from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, any_of, check
 from .anchors import AnchorDrift
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine
 from .kernels import percentile_interval, records, weighted_combine
-from .trend import GAIN, Gain, bootstrap_means, dcg_definition, per_query_dcg, resample_indices
+from .trend import (
+    GAIN,
+    Gain,
+    bootstrap_means,
+    bootstrap_sums,
+    dcg_definition,
+    per_query_dcg,
+    resample_indices,
+)
 
 __all__ = ["CHANGE_COLUMNS", "TABLE_COLUMNS", "NoiseTrend", "RaterDraws",
            "minimum_detectable_change", "noise_trend", "rater_draws"]
@@ -304,13 +312,6 @@ def _outcome_sums(j: Judgments, r: int, draws: RaterDraws, rater_codes: np.ndarr
     return big_n, big_l, groups
 
 
-def _sums(values: np.ndarray, chunks: list[np.ndarray]) -> np.ndarray:
-    out = np.zeros(chunks[0].shape[1]) if chunks else np.zeros(0)
-    for idx in chunks:
-        out += values[idx].sum(axis=0)
-    return out
-
-
 def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
                mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
                cache: dict[tuple[int, int, int], list[np.ndarray]]
@@ -338,15 +339,20 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
         sn += wn[flat].sum(axis=0)
         if wl is not None:
             sl += wl[flat].sum(axis=0)
+    # the query stage and the labeled mass from the same draws; the resampled weight
+    # sums (sw) are the query stage's own second column
     if w is None:
-        queries = bootstrap_means(dcg[:, None], n_resamples, seed, cache)[:, 0]
-        sa = _sums(mass, chunks)
+        raw = bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+        queries = raw[:, 0] / n
+        sa = raw[:, 1]
         sw: float | np.ndarray = float(n)
     else:
-        both = bootstrap_means(np.column_stack((w * dcg, w)), n_resamples, seed, cache)
+        raw = bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
+                             cache)
+        both = raw[:, :2] / n
         queries = both[:, 0] / both[:, 1]
-        sa = _sums(w * mass, chunks)
-        sw = _sums(w, chunks)
+        sa = raw[:, 2]
+        sw = raw[:, 1]
     if wl is None:
         sl = sa
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -162,17 +162,18 @@ def resample_indices(n: int, n_resamples: int, seed: int) -> list[np.ndarray]:
     return chunks
 
 
-def bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
-                    cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
-                    ) -> np.ndarray:
-    """Means of ``n_resamples`` bootstrap resamples of the rows of ``values`` (n x c).
+def bootstrap_sums(values: np.ndarray, n_resamples: int, seed: int,
+                   cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+                   ) -> np.ndarray:
+    """Sums of ``n_resamples`` bootstrap resamples of the rows of ``values`` (n x c).
 
     Draw ``i`` of resample ``b`` is row ``floor(u[i, b] · n)`` with ``u`` the uniform
     matrix of ``numpy.random.default_rng(seed)`` generated row by row (float32 draws for
-    n <= 2^20, float64 beyond), in chunks of rows so that memory stays bounded. The
-    resamples depend only on (seed, n, n_resamples): groups of the same size share them
-    (the systems of one round, for one), and ``cache`` keeps them between calls when
-    they fit in 64 MB. Returns ``(n_resamples, c)``.
+    n <= 2^20, float64 beyond), in chunks of rows so that memory stays bounded; each
+    column is summed in draw order, chunk by chunk. The resamples depend only on
+    (seed, n, n_resamples): groups of the same size share them (the systems of one
+    round, for one), and ``cache`` keeps them between calls when they fit in 64 MB.
+    Returns ``(n_resamples, c)``.
     """
     n, c = values.shape
     key = (n, n_resamples, seed)
@@ -187,7 +188,15 @@ def bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
     for idx in chunks:  # a chunk holds draws i..i+r of every resample
         for col, v in enumerate(columns):
             sums[:, col] += v[idx].sum(axis=0)
-    return sums / n
+    return sums
+
+
+def bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
+                    cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+                    ) -> np.ndarray:
+    """Means of ``n_resamples`` bootstrap resamples of the rows of ``values`` (n x c):
+    :func:`bootstrap_sums` divided by n. Returns ``(n_resamples, c)``."""
+    return bootstrap_sums(values, n_resamples, seed, cache) / values.shape[0]
 
 
 def _bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: int,
