@@ -223,8 +223,9 @@ def offline_online_cached(key: str, _j: Judgments, k: int, gain: str,
 
 @shared(copy=True, show_spinner="Measuring the raters' agreement…")
 def raters_cached(key: str, _j: Judgments, combine: str) -> RaterReport:
-    """:func:`ireval_core.labels.agreement.rater_report` of every round, cached."""
-    return rater_report(_j.label_table(), combine=combine)  # type: ignore[arg-type]
+    """:func:`ireval_core.labels.agreement.rater_report` of every round, cached; from the
+    reader's integer codes (``label_codes``), not the text table."""
+    return rater_report(_j.label_codes(), combine=combine)  # type: ignore[arg-type]
 
 
 @shared(copy=True)

@@ -65,6 +65,7 @@ __all__ = [
     "PER_RATER_COLUMNS",
     "PER_ROUND_COLUMNS",
     "TABLE_COLUMNS",
+    "LabelCodes",
     "RaterReport",
     "cohen_kappa",
     "fleiss_kappa",
@@ -217,6 +218,29 @@ def cohen_kappa(a: ArrayLike, b: ArrayLike, *, weights: Weights = None,
 
 
 @dataclass(frozen=True)
+class LabelCodes:
+    """The long label table as integer codes into names, one row per labeled (round,
+    query, doc, rater), in the row order of the table it stands for.
+
+    What :meth:`Judgments.label_codes <ireval_core.labels.Judgments.label_codes>` gives,
+    so that :func:`rater_report` uses the codes the reader already made instead of
+    coding the text columns again. ``round[i]`` indexes ``round_names``, and so on for
+    ``query``, ``doc`` and ``rater``; names are distinct. ``label`` is float64, NaN =
+    unlabeled (left out, as in the table).
+    """
+
+    round: NDArray[np.integer[Any]]
+    query: NDArray[np.integer[Any]]
+    doc: NDArray[np.integer[Any]]
+    rater: NDArray[np.integer[Any]]
+    label: FloatArray
+    round_names: NDArray[np.object_]
+    query_names: NDArray[np.object_]
+    doc_names: NDArray[np.object_] | pa.Array
+    rater_names: NDArray[np.object_]
+
+
+@dataclass(frozen=True)
 class _Coded:
     """The label table as integer codes, NaN labels dropped, rows sorted by
     (unit, label, rater).
@@ -349,13 +373,23 @@ def _factorize(values: pd.Series | None, n: int) -> tuple[IntArray, NDArray[np.o
             np.asarray(encoded.dictionary.to_pylist(), dtype=object))
 
 
-def _code(table: pd.DataFrame, function: str, *, need_rater: bool) -> _Coded:
+def _code(table: pd.DataFrame | LabelCodes, function: str, *, need_rater: bool) -> _Coded:
     """Validate and code the table (see :class:`_Coded`).
 
+    ``table`` may be :class:`LabelCodes`: its codes are renumbered in order of first
+    appearance, as the text columns would be, so that everything after is the same.
     With ``need_rater`` the rater column is required and a repeated (round, query, doc,
     rater) is an error; otherwise only query, doc and label are required (a missing
     round or rater column is one round, one rater).
     """
+    if isinstance(table, LabelCodes):
+        keep = ~np.isnan(table.label)
+        label = np.asarray(table.label[keep], dtype=np.float64)
+        return _code_columns(
+            label, _recode(table.round[keep], table.round_names),
+            _recode(table.query[keep], table.query_names),
+            _recode(table.doc[keep], table.doc_names),
+            _recode(table.rater[keep], table.rater_names), function, need_rater=need_rater)
     needed = TABLE_COLUMNS if need_rater else ("query", "doc", "label")
     table = _check_table(table, function, needed)
     label = _labels(table, function)
@@ -367,14 +401,41 @@ def _code(table: pd.DataFrame, function: str, *, need_rater: bool) -> _Coded:
     def column(name: str) -> pd.Series | None:
         return sub[name] if name in sub.columns else None
 
-    r_codes, r_names = _factorize(column("round"), n)
+    return _code_columns(label, _factorize(column("round"), n),
+                         _factorize(column("query"), n), _factorize(column("doc"), n),
+                         _factorize(column("rater"), n), function, need_rater=need_rater)
+
+
+def _recode(codes: NDArray[np.integer[Any]], names: NDArray[np.object_] | pa.Array
+            ) -> tuple[IntArray, NDArray[np.object_]]:
+    """Codes in order of first appearance and the names they index, from codes into
+    distinct ``names``: what :func:`_factorize` gives for the column ``names[codes]``,
+    by hashing integers instead of text."""
+    new, used = pd.factorize(np.asarray(codes))
+    if isinstance(names, (pa.Array, pa.ChunkedArray)):
+        taken = np.asarray(names.take(pa.array(used)).to_pylist(), dtype=object)
+    else:
+        taken = np.asarray(np.asarray(names, dtype=object)[used].astype(str), dtype=object)
+    if not len(taken):
+        taken = np.zeros(0, dtype=object)
+    return np.asarray(new, dtype=np.int64), taken
+
+
+def _code_columns(label: FloatArray, round_: tuple[IntArray, NDArray[np.object_]],
+                  query: tuple[IntArray, NDArray[np.object_]],
+                  doc: tuple[IntArray, NDArray[np.object_]],
+                  rater: tuple[IntArray, NDArray[np.object_]], function: str, *,
+                  need_rater: bool) -> _Coded:
+    """:func:`_code` once every column is coded (codes in order of first appearance)."""
+    n = len(label)
+    r_codes, r_names = round_
     r_order = np.asarray(_round_sort_key(list(r_names)), dtype=np.int64)
     rank = np.empty(len(r_order), dtype=np.int64)
     rank[r_order] = np.arange(len(r_order), dtype=np.int64)
     r_codes, rounds = rank[r_codes], r_names[r_order]
-    q_codes, q_names = _factorize(column("query"), n)
-    d_codes, d_names = _factorize(column("doc"), n)
-    rater_codes, rater_names = _factorize(column("rater"), n)
+    q_codes, q_names = query
+    d_codes, d_names = doc
+    rater_codes, rater_names = rater
     rater_order = np.argsort(rater_names.astype(str), kind="stable")
     rank = np.empty(len(rater_order), dtype=np.int64)
     rank[rater_order] = np.arange(len(rater_order), dtype=np.int64)
@@ -886,7 +947,7 @@ class RaterReport:
                             columns=pd.Index(names, name="consensus label"))
 
 
-def rater_report(table: pd.DataFrame, *, combine: Combine = "mean",
+def rater_report(table: pd.DataFrame | LabelCodes, *, combine: Combine = "mean",
                  kappa_gap: float = DRIFT_KAPPA_GAP,
                  mean_shift: float = DRIFT_MEAN_SHIFT) -> RaterReport:
     """Agreement per round and per rater, confusion against the consensus, disputes, drift.
@@ -895,7 +956,9 @@ def rater_report(table: pd.DataFrame, *, combine: Combine = "mean",
     ----------
     table:
         The long label table (columns :data:`TABLE_COLUMNS`, one row per (round,
-        query, doc, rater); NaN labels are unlabeled and left out).
+        query, doc, rater); NaN labels are unlabeled and left out), or the same table
+        as :class:`LabelCodes` (``Judgments.label_codes()``: the same report, without
+        coding the ids' text again).
     combine:
         How the other raters' labels of a unit make the consensus a rater is scored
         against: ``"mean"`` (default), ``"median"`` or ``"majority"``.

@@ -62,7 +62,7 @@ from ..io import table_from_arrow as _table_from_arrow
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ..io.guard import clean_errors
 from ..params import InstanceOf, Options, check
-from .agreement import ordered_rounds
+from .agreement import LabelCodes, ordered_rounds
 from .labelmap import LabelMap, detect_label_map
 
 __all__ = ["COMBINE_RULES", "CONFLICT_RULES", "DEFAULT_SYSTEM", "Combine", "Conflicts",
@@ -588,6 +588,19 @@ several systems' lists: one label each, the mean of the rater's labels of the do
             "rater": text_column(j.rater_names, j.label_rater[keep]),
             "label": np.asarray(j.label_value[keep], dtype=np.float64),
         })
+
+    def label_codes(self) -> LabelCodes:
+        """:meth:`label_table` (labeled rows only) as integer codes into the names, with
+        no text column built: what :func:`~ireval_core.labels.agreement.rater_report`
+        takes to skip coding the ids again (the same report as from the table)."""
+        keep = np.isfinite(self.label_value)
+        unit = self.label_unit[keep]
+        return LabelCodes(
+            round=self.unit_round[unit], query=self.unit_query[unit],
+            doc=self.unit_doc[unit], rater=self.label_rater[keep],
+            label=np.asarray(self.label_value[keep], dtype=np.float64),
+            round_names=self.round_names, query_names=self.query_ids,
+            doc_names=self.doc_ids, rater_names=self.rater_names)
 
     def shown_table(self, combine: Combine | None = None) -> pd.DataFrame:
         """The shown results: ``round, system, query, doc, position, score, segment,
