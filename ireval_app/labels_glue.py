@@ -295,9 +295,13 @@ def noise_trend_cached(key: str, _j: Judgments, k: int, gain: str, combine: str,
                        anchors_key: str = "", _anchors: AnchorDrift | None = None
                        ) -> NoiseTrend:
     """:func:`ireval_core.labels.noise_trend` of the people (``exclude``: the model
-    judges), cached by the files' key, the settings and the anchors' key."""
+    judges), cached by the files' key, the settings and the anchors' key; it reuses the
+    query bootstrap of the trend of the same settings (:func:`trend_cached`, the Trend
+    page's own)."""
     return noise_trend(_j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
-                       exclude=exclude, alpha=alpha, power=power, anchors=_anchors)
+                       exclude=exclude, alpha=alpha, power=power, anchors=_anchors,
+                       trend_result=None if exclude else trend_cached(key, _j, k, gain,
+                                                                      combine))
 
 
 @shared(copy=True, show_spinner="Checking the model judge against the people…")

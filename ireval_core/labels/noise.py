@@ -73,6 +73,7 @@ from .kernels import percentile_interval, records, weighted_combine
 from .trend import (
     GAIN,
     Gain,
+    Trend,
     bootstrap_means,
     bootstrap_sums,
     dcg_definition,
@@ -314,9 +315,14 @@ def _outcome_sums(j: Judgments, r: int, draws: RaterDraws, rater_codes: np.ndarr
 
 def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
                mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
-               cache: dict[tuple[int, int, int], list[np.ndarray]]
+               cache: dict[tuple[int, int, int], list[np.ndarray]],
+               query_sums: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group."""
+    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
+
+    ``query_sums``: the trend's resampled sums of the same group (``Trend.query_sums``:
+    Σ dcg, or Σ w·dcg and Σ w), the same draws: only the labeled mass is resampled here.
+    """
     n = len(dcg)
     key = (n, n_resamples, seed)
     if key not in cache:
@@ -341,14 +347,20 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
             sl += wl[flat].sum(axis=0)
     # the query stage and the labeled mass from the same draws; the resampled weight
     # sums (sw) are the query stage's own second column
+    # (bootstrap_sums sums each column on its own: a column taken from the trend's sums
+    # is the same to the bit as the same column summed here)
     if w is None:
-        raw = bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+        raw = (bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+               if query_sums is None else np.column_stack((query_sums[:, 0], bootstrap_sums(
+                   mass[:, None], n_resamples, seed, cache)[:, 0])))
         queries = raw[:, 0] / n
         sa = raw[:, 1]
         sw: float | np.ndarray = float(n)
     else:
-        raw = bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
-                             cache)
+        raw = (bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
+                              cache)
+               if query_sums is None else np.column_stack((query_sums[:, :2], bootstrap_sums(
+                   (w * mass)[:, None], n_resamples, seed, cache)[:, 0])))
         both = raw[:, :2] / n
         queries = both[:, 0] / both[:, 1]
         sa = raw[:, 2]
@@ -371,7 +383,8 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
                 exclude: Sequence[str] = (), confidence_level: float = 0.95,
                 n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
                 power: float = 0.8, anchors: AnchorDrift | None = None,
-                options: EvalOptions | None = None) -> NoiseTrend:
+                options: EvalOptions | None = None, trend_result: Trend | None = None
+                ) -> NoiseTrend:
     """Mean DCG@k per round and system with the two-stage interval, MDC and changes.
 
     Parameters
@@ -393,6 +406,13 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     options:
         :class:`~ireval_core.options.EvalOptions` (only ``idcg_zero`` matters, for nDCG,
         which is not shown here).
+    trend_result:
+        The :func:`~ireval_core.labels.trend.trend` of the same judgments with the same
+        ``k``, ``gain``, ``combine``, ``n_resamples`` and ``seed`` (``by=None``): its
+        query bootstrap (:attr:`Trend.query_sums
+        <ireval_core.labels.trend.Trend.query_sums>`) is reused, not drawn again; the
+        same numbers to the bit. Not used with ``exclude`` (the trend counts every
+        rater).
 
     Returns
     -------
@@ -411,6 +431,14 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     check(anchors, "anchors", fn, any_of(None, InstanceOf(AnchorDrift, "AnchorDrift (from "
                                                                        "anchor_drift)")))
     opts = options_or_default(options, fn)
+    check(trend_result, "trend_result", fn, any_of(None, InstanceOf(Trend, "Trend (from trend)")))
+    if trend_result is not None and (
+            trend_result.k, trend_result.gain, trend_result.combine, trend_result.by,
+            trend_result.n_resamples, trend_result.seed) != (
+            k, gain, combine, None, n_resamples, seed):
+        raise invalid_parameter("trend_result", fn, f"a trend with k={k}, gain={gain!r}, "
+                                f"combine={combine!r}, by=None, n_resamples={n_resamples} "
+                                f"and seed={seed}", trend_result.definition)
     if isinstance(exclude, str):
         exclude = (exclude,)
     exclude = tuple(str(x) for x in exclude)
@@ -424,6 +452,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         raise invalid_parameter("exclude", fn, "some of the raters, not all of them",
                                 list(exclude))
     jp = j.select(raters=people) if exclude else j
+    reuse = {} if exclude or trend_result is None else trend_result.query_sums
     pq = per_query_dcg(jp, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
     weighted = jp.has_weight
     w_all = np.asarray(jp.group_weight, dtype=np.float64)
@@ -454,17 +483,21 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             x, wq = pq.dcg[g], w_all[g]
             n = len(g)
             sname = str(jp.system_names[s])
+            sums = reuse.get((rname, sname))
+            if sums is not None and sums.shape != (n_resamples, 2 if weighted else 1):
+                sums = None  # not this group's: resample here
             if n >= 2 and len(codes) >= 2:
                 theta, queries, by_rater = _two_stage(
                     x, wq if weighted else None, big_n[local], big_l[local], mass_all[g],
-                    draws.outcome, n_resamples, seed, cache)
+                    draws.outcome, n_resamples, seed, cache, sums)
             elif n >= 2:  # one rater: the query bootstrap, exactly the trend's band
                 if weighted:
-                    both = bootstrap_means(np.column_stack((wq * x, wq)), n_resamples,
-                                           seed, cache)
+                    both = (bootstrap_means(np.column_stack((wq * x, wq)), n_resamples,
+                                            seed, cache) if sums is None else sums / n)
                     queries = both[:, 0] / both[:, 1]
                 else:
-                    queries = bootstrap_means(x[:, None], n_resamples, seed, cache)[:, 0]
+                    queries = (bootstrap_means(x[:, None], n_resamples, seed, cache)
+                               if sums is None else sums / n)[:, 0]
                 theta, by_rater = queries, np.full(n_resamples, _wmean(x, wq))
             else:
                 theta = queries = by_rater = np.full(n_resamples, np.nan)

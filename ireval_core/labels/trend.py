@@ -201,20 +201,24 @@ def bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
 
 def _bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: int,
                seed: int, cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
-               ) -> tuple[float, float]:
+               ) -> tuple[float, float, np.ndarray | None]:
     """Percentile interval of the (weighted) mean of ``x``: queries resampled with
     replacement (:func:`bootstrap_means`); the weighted mean of a resample is
-    Σ w·x / Σ w over its draws. NaN for fewer than two values."""
+    Σ w·x / Σ w over its draws. NaN for fewer than two values. Also the resampled
+    sums (:func:`bootstrap_sums` of ``x``, or of ``w·x`` and ``w``; None for fewer than
+    two values), which :func:`~ireval_core.labels.noise.noise_trend` reuses."""
     if len(x) < 2:
-        return math.nan, math.nan
+        return math.nan, math.nan, None
     if w is None:
-        theta = bootstrap_means(x[:, None], n_resamples, seed, cache)[:, 0]
+        sums = bootstrap_sums(x[:, None], n_resamples, seed, cache)
+        theta = (sums / len(x))[:, 0]
     else:
-        both = bootstrap_means(np.column_stack((w * x, w)), n_resamples, seed, cache)
+        sums = bootstrap_sums(np.column_stack((w * x, w)), n_resamples, seed, cache)
+        both = sums / len(x)
         theta = both[:, 0] / both[:, 1]
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(theta, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    return float(low), float(high), sums
 
 
 # ----------------------------------------------------------------------------- result
@@ -242,6 +246,14 @@ class Trend:
         Month over month per system (and segment): :data:`CHANGE_COLUMNS`.
     definition:
         What ``dcg``, ``ndcg``, the interval and the test are, in words.
+    n_resamples, seed:
+        The query bootstrap of the bands.
+    query_sums:
+        Per (round, system) of two queries or more (``by=None`` only): the query
+        bootstrap's resampled sums, shape (n_resamples, 1) Σ DCG, or (n_resamples, 2)
+        Σ w·DCG and Σ w with weights; the band is their mean's percentile interval.
+        :func:`~ireval_core.labels.noise.noise_trend` reuses them (``trend_result``)
+        instead of resampling the queries again.
     """
 
     table: pd.DataFrame
@@ -254,6 +266,9 @@ class Trend:
     combine: str
     by: str | None
     options: EvalOptions = field(default_factory=EvalOptions)
+    n_resamples: int = 2000
+    seed: int = 0
+    query_sums: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     def notes(self) -> list[str]:
         """The sentences of the significant drops (empty when there is none)."""
@@ -336,6 +351,7 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
     low = np.full(n_keys, np.nan)
     high = np.full(n_keys, np.nan)
     label_of = []
+    query_sums: dict[tuple[str, str], np.ndarray] = {}
     cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
     for i in range(n_keys):  # one bootstrap per (round, system[, segment]) group
         rows = order[bounds[i]:bounds[i + 1]]
@@ -344,8 +360,11 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
         if by:
             parts.append(str(j.segment_names[j.group_segment[f]]))
         label_of.append(parts)
-        low[i], high[i] = _bootstrap(pq.dcg[rows], w[rows] if weighted else None, level,
-                                     n_resamples, seed, cache)
+        low[i], high[i], sums = _bootstrap(pq.dcg[rows], w[rows] if weighted else None,
+                                           level, n_resamples, seed, cache)
+        if sums is not None and not by:
+            sums.setflags(write=False)
+            query_sums[(parts[0], parts[1])] = sums
     head = pd.DataFrame(label_of, columns=names) if n_keys else pd.DataFrame(columns=names)
     averaging = ("weighted by the query weight" if weighted else "mean over queries")
     table = head.assign(
@@ -375,7 +394,7 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                   f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
                   + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
     return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
-                 combine, by, opts)
+                 combine, by, opts, n_resamples, seed, query_sums)
 
 
 def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:

@@ -1,0 +1,187 @@
+"""noise_trend reusing the trend's query bootstrap (``trend_result``, issue 18) gives, bit
+for bit, what it gave drawing the queries again; the trend's bands are unchanged. The
+functions as they were are kept here."""
+
+from __future__ import annotations
+
+import importlib
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_labels_noise import small_judgments
+
+from ireval_core.labels import Judgments, noise_trend, trend
+from ireval_core.labels import noise as N
+
+T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
+
+
+# noise._two_stage and trend._bootstrap before the reuse (commit 4d57c18), verbatim but
+# for their names and the module prefix of the helpers they call (left as they were)
+def old_two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
+               mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
+               cache: dict[tuple[int, int, int], list[np.ndarray]]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group."""
+    n = len(dcg)
+    key = (n, n_resamples, seed)
+    if key not in cache:
+        chunks = T.resample_indices(n, n_resamples, seed)
+        if n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    else:
+        chunks = cache[key]
+    ww = np.ones(n) if w is None else w
+    n_out = big_n.shape[1]
+    wn = (ww[:, None] * big_n).ravel()
+    # every unit keeps a rater under every outcome (each unit labeled by all the round's
+    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
+    fixed = bool((big_l == mass[:, None]).all())
+    wl = None if fixed else (ww[:, None] * big_l).ravel()
+    sn = np.zeros(n_resamples)
+    sl = np.zeros(n_resamples)
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
+        flat = idx.astype(np.int64) * n_out + outcome[None, :]
+        sn += wn[flat].sum(axis=0)
+        if wl is not None:
+            sl += wl[flat].sum(axis=0)
+    # the query stage and the labeled mass from the same draws; the resampled weight
+    # sums (sw) are the query stage's own second column
+    if w is None:
+        raw = T.bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+        queries = raw[:, 0] / n
+        sa = raw[:, 1]
+        sw: float | np.ndarray = float(n)
+    else:
+        raw = T.bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
+                             cache)
+        both = raw[:, :2] / n
+        queries = both[:, 0] / both[:, 1]
+        sa = raw[:, 2]
+        sw = raw[:, 1]
+    if wl is None:
+        sl = sa
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = sn / sl * (sa / sw)
+    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
+    # queries fixed: the rater stage alone
+    tot_a, tot_w = float(ww @ mass), float(ww.sum())
+    per_out_n, per_out_l = ww @ big_n, ww @ big_l
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
+    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
+    return theta, queries, by_outcome[outcome]
+
+
+def old_bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: int,
+               seed: int, cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+               ) -> tuple[float, float]:
+    """Percentile interval of the (weighted) mean of ``x``: queries resampled with
+    replacement (:func:`bootstrap_means`); the weighted mean of a resample is
+    Σ w·x / Σ w over its draws. NaN for fewer than two values."""
+    if len(x) < 2:
+        return math.nan, math.nan
+    if w is None:
+        theta = T.bootstrap_means(x[:, None], n_resamples, seed, cache)[:, 0]
+    else:
+        both = T.bootstrap_means(np.column_stack((w * x, w)), n_resamples, seed, cache)
+        theta = both[:, 0] / both[:, 1]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(theta, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def old_noise(j: Judgments, monkeypatch: pytest.MonkeyPatch, **kw: object) -> N.NoiseTrend:
+    def two_stage(*args: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        assert len(args) == 10 and args[9] is None  # no trend given: nothing to reuse
+        return old_two_stage(*args[:9])  # type: ignore[arg-type]
+
+    with monkeypatch.context() as m:
+        m.setattr(N, "_two_stage", two_stage)
+        return noise_trend(j, **kw)  # type: ignore[arg-type]
+
+
+def assert_same_noise(a: N.NoiseTrend, b: N.NoiseTrend) -> None:
+    pd.testing.assert_frame_equal(a.table, b.table, check_exact=True)
+    pd.testing.assert_frame_equal(a.changes, b.changes, check_exact=True)
+    assert a._resamples.keys() == b._resamples.keys()
+    for key, value in a._resamples.items():
+        np.testing.assert_array_equal(value, b._resamples[key], err_msg=str(key))
+
+
+@pytest.mark.parametrize("weights", [True, False])
+@pytest.mark.parametrize(("combine", "gain", "k"), [("mean", "linear", 10),
+                                                    ("majority", "exp", 4),
+                                                    ("median", "linear", 3)])
+def test_reusing_the_trend_is_the_old_noise_trend(weights: bool, combine: str, gain: str,
+                                                  k: int, monkeypatch: pytest.MonkeyPatch
+                                                  ) -> None:
+    j = small_judgments(seed=7, weights=weights)
+    kw = {"k": k, "gain": gain, "combine": combine, "n_resamples": 400, "seed": 3}
+    before = old_noise(j, monkeypatch, **kw)
+    assert (before.table["raters"] >= 2).all() and before.table["var_raters"].gt(0).any()
+    tr = trend(j, **kw)  # type: ignore[arg-type]
+    assert len(tr.query_sums) == len(before.table)
+    assert_same_noise(noise_trend(j, trend_result=tr, **kw), before)  # type: ignore[arg-type]
+    assert_same_noise(noise_trend(j, **kw), before)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("weights", [True, False])
+def test_one_rater_reusing_the_trend_is_the_old_noise_trend(
+        weights: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    one = small_judgments(weights=weights).select(raters=["r1"])
+    before = old_noise(one, monkeypatch, n_resamples=300)
+    assert (before.table["raters"] == 1).all()
+    tr = trend(one, n_resamples=300)
+    assert_same_noise(noise_trend(one, n_resamples=300, trend_result=tr), before)
+    # the old one-rater branch: the query bootstrap means, computed as it did
+    pq = tr.per_query
+    for (r, s), value in before._resamples.items():
+        part = pq[(pq["round"] == r) & (pq["system"] == s)]
+        x, w = part["dcg"].to_numpy(float), part["weight"].to_numpy(float)
+        if weights:
+            both = T.bootstrap_means(np.column_stack((w * x, w)), 300, 0)
+            expected = both[:, 0] / both[:, 1]
+        else:
+            expected = T.bootstrap_means(x[:, None], 300, 0)[:, 0]
+        np.testing.assert_array_equal(value[0], expected)
+        np.testing.assert_array_equal(value[1], expected)
+
+
+@pytest.mark.parametrize("weights", [True, False])
+def test_trend_bands_and_sums_are_the_old_bootstrap(weights: bool) -> None:
+    j = small_judgments(weights=weights)
+    tr = trend(j, n_resamples=250, seed=9)
+    pq = tr.per_query
+    for row in tr.table.itertuples(index=False):
+        part = pq[(pq["round"] == row.round) & (pq["system"] == row.system)]
+        x = part["dcg"].to_numpy(float)
+        w = part["weight"].to_numpy(float) if weights else None
+        low, high = old_bootstrap(x, w, 0.95, 250, 9)
+        assert (row.dcg_ci_low, row.dcg_ci_high) == (low, high)
+        sums = tr.query_sums[(row.round, row.system)]
+        assert sums.shape == (250, 2 if weights else 1) and not sums.flags.writeable
+        columns = np.column_stack((w * x, w)) if weights else x[:, None]
+        np.testing.assert_array_equal(sums / len(x), T.bootstrap_means(columns, 250, 9))
+    assert trend(j, n_resamples=250, by="segment").query_sums == {}
+
+
+def test_a_trend_of_other_settings_is_refused() -> None:
+    j = small_judgments()
+    for other in (trend(j, k=5), trend(j, gain="exp"), trend(j, combine="median"),
+                  trend(j, seed=1), trend(j, n_resamples=100), trend(j, by="segment")):
+        with pytest.raises(ValueError, match="trend_result"):
+            noise_trend(j, trend_result=other)
+    with pytest.raises(TypeError, match="trend_result"):
+        noise_trend(j, trend_result="a trend")  # type: ignore[arg-type]
+
+
+def test_with_exclude_the_trend_of_every_rater_is_not_used() -> None:
+    j = small_judgments()
+    alone = noise_trend(j, exclude=("r2",), n_resamples=300)
+    given = noise_trend(j, exclude=("r2",), n_resamples=300,
+                        trend_result=trend(j, n_resamples=300))
+    assert_same_noise(given, alone)
+    assert not math.isnan(given.table["ci_low"].iloc[0])
