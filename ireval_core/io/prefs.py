@@ -23,15 +23,11 @@ import pyarrow.csv as pacsv
 from ..data import Qrels
 from ..errors import DataWarning, FormatError
 from .checks import (
-    Problems,
     first_control_character,
-    iter_lines,
-    text_problem,
-    value_problem,
 )
 from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
-from .trec import COMMENT_HINT, skip_comments
+from .trec import diagnose_fields, skip_comments
 
 __all__ = ["Preferences", "prefs_from_qrels", "read_prefs"]
 
@@ -171,33 +167,14 @@ def prefs_from_qrels(qrels: Qrels) -> Preferences:
 
 def _diagnose(src: Source, kind: str) -> FormatError | None:
     """The bad lines (up to 100), found line by line; None when every line is good."""
-    columns = _COLUMNS[kind]
-    problems = Problems(src)
-    seen: dict[tuple[str, ...], int] = {}
-    for lineno, raw in iter_lines(src.data):
-        text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
-        fields = re.split(r"[ \t]+", text.strip(" \t"))
-        if fields == [""]:
-            continue
-        hint = COMMENT_HINT if fields[0].startswith("#") else ""
-        if len(fields) != len(columns):
-            problems.add(lineno, f"expected {len(columns)} columns ({_LAYOUT[kind]}), got "
-                         f"{len(fields)}" + hint, text)
-            continue
-        problem = value_problem(fields[-1], "relevance level", str(len(columns)))
-        for i, column in enumerate(columns[:-1]):
-            word = "docid" if column == "docid" else "qid" if column == "qid" else "tag"
-            problem = problem or text_problem(fields[i], word, edges=False)
-        if problem is not None:
-            problems.add(lineno, problem + hint, text)
-            continue
-        key = (fields[0], fields[1], fields[2] if kind == "prefs" else QRELS_PREFS_JSG,
-               fields[-2])
-        if key in seen:
-            where = (f"group {key[1]!r}, sub-group {key[2]!r}" if kind == "prefs"
-                     else f"group (iter) {key[1]!r}")
-            problems.add(lineno, f"query {key[0]!r}, {where}, document {key[3]!r} is "
-                         f"judged again (first on line {seen[key]})", text)
-            continue
-        seen[key] = lineno
-    return problems.error()
+    def key(f: list[str]) -> tuple[str, ...]:
+        return (f[0], f[1], f[2] if kind == "prefs" else QRELS_PREFS_JSG, f[-2])
+
+    def again(k: tuple[str, ...]) -> str:
+        where = (f"group {k[1]!r}, sub-group {k[2]!r}" if kind == "prefs"
+                 else f"group (iter) {k[1]!r}")
+        return f"query {k[0]!r}, {where}, document {k[3]!r}"
+
+    words = tuple("docid" if c == "docid" else "qid" if c == "qid" else "tag"
+                  for c in _COLUMNS[kind][:-1])
+    return diagnose_fields(src, words, _LAYOUT[kind], "relevance level", key, again)

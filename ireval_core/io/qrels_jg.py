@@ -20,15 +20,11 @@ import pyarrow.csv as pacsv
 from ..data import DuplicateEntryError, Qrels
 from ..errors import FormatError
 from .checks import (
-    Problems,
     first_control_character,
-    iter_lines,
-    text_problem,
-    value_problem,
 )
 from .guard import guarded
 from .source import PathOrBytes, ReadLimits, Source, arrow_copy
-from .trec import COMMENT_HINT, skip_comments
+from .trec import diagnose_fields, skip_comments
 
 __all__ = ["judgment_groups", "read_qrels_jg"]
 
@@ -134,28 +130,7 @@ def judgment_groups(qrels: Qrels) -> dict[str, Qrels]:
 
 def _diagnose(src: Source) -> FormatError | None:
     """The bad lines (up to 100), found line by line; None when every line is good."""
-    problems = Problems(src)
-    seen: dict[tuple[str, str, str], int] = {}
-    for lineno, raw in iter_lines(src.data):
-        text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
-        fields = re.split(r"[ \t]+", text.strip(" \t"))
-        if fields == [""]:
-            continue
-        hint = COMMENT_HINT if fields[0].startswith("#") else ""
-        if len(fields) != len(_COLUMNS):
-            problems.add(lineno, f"expected 4 columns (qid jg docid rel), got {len(fields)}"
-                         + hint, text)
-            continue
-        problem = value_problem(fields[3], "grade", "4")
-        for column, i in (("qid", 0), ("tag", 1), ("docid", 2)):
-            problem = problem or text_problem(fields[i], column, edges=False)
-        if problem is not None:
-            problems.add(lineno, problem + hint, text)
-            continue
-        key = (fields[0], fields[1], fields[2])
-        if key in seen:
-            problems.add(lineno, f"query {fields[0]!r}, group {fields[1]!r}, document "
-                         f"{fields[2]!r} is judged again (first on line {seen[key]})", text)
-            continue
-        seen[key] = lineno
-    return problems.error()
+    return diagnose_fields(
+        src, ("qid", "tag", "docid"), "qid jg docid rel", "grade",
+        lambda f: (f[0], f[1], f[2]),
+        lambda k: f"query {k[0]!r}, group {k[1]!r}, document {k[2]!r}")

@@ -11,6 +11,7 @@ trec_eval does, with a warning.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -31,7 +32,8 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["COMMENT_HINT", "diagnose_trec", "has_comment_lines", "read_trec", "skip_comments"]
+__all__ = ["COMMENT_HINT", "diagnose_fields", "diagnose_trec", "has_comment_lines", "read_trec",
+           "skip_comments"]
 
 _RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
 _QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
@@ -264,3 +266,39 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
             continue
         seen[key_fields] = lineno
     return problems.error(), extra
+
+
+def diagnose_fields(src: Source, words: tuple[str, ...], layout: str, value_word: str,
+                    key: Callable[[list[str]], tuple[str, ...]],
+                    again: Callable[[tuple[str, ...]], str]) -> FormatError | None:
+    """The bad lines (up to 100) of a whitespace-separated judgments file whose columns are
+    ids named by ``words`` (``"qid"``, ``"tag"``, ``"docid"``) then a number
+    (``value_word``), found line by line; None when every line is good. ``key`` gives
+    the fields that may not repeat, ``again`` names a repeated key. The readers of
+    ``-R qrels_jg`` and ``-R prefs`` / ``qrels_prefs`` call it once their fast read failed.
+    """
+    problems = Problems(src)
+    seen: dict[tuple[str, ...], int] = {}
+    n = len(words) + 1
+    for lineno, raw in iter_lines(src.data):
+        text = raw.rstrip(b"\r\n").decode("utf-8", "replace")
+        fields = re.split(r"[ \t]+", text.strip(" \t"))
+        if fields == [""]:
+            continue
+        hint = COMMENT_HINT if fields[0].startswith("#") else ""
+        if len(fields) != n:
+            problems.add(lineno, f"expected {n} columns ({layout}), got {len(fields)}" + hint,
+                         text)
+            continue
+        problem = value_problem(fields[-1], value_word, str(n))
+        for field, word in zip(fields, words, strict=False):
+            problem = problem or text_problem(field, word, edges=False)
+        if problem is not None:
+            problems.add(lineno, problem + hint, text)
+            continue
+        k = key(fields)
+        if k in seen:
+            problems.add(lineno, f"{again(k)} is judged again (first on line {seen[k]})", text)
+            continue
+        seen[k] = lineno
+    return problems.error()
