@@ -74,6 +74,7 @@ def _instrument() -> None:
     _wrap(IO_READERS, "numeric")
     _wrap(IO_READERS, "read_columns", "read_columns (pyarrow csv)")
     for name in ("_encode_sorted", "_compact", "_check_unique", "ranking_order",
+                 "_query_score_order", "_ties_by_code", "byte_order_keys_and_prefix",
                  "_order_ties", "_offsets", "_string_numpy", "dictionary_codes", "id_positions",
                  "doc_code_map", "pick_segments", "_byte_ranked", "_doc_codes_of"):
         _wrap(D, name)

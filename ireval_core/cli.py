@@ -27,7 +27,7 @@ from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import has_comment_lines, read_qrels, read_runs
+from .io import has_comment_lines, read_qrels_alongside, read_runs
 from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -246,8 +246,10 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
 
     _one_stdin(run_paths)
     stage(f"reading {qrels_path}")
-    qrels = read_qrels(qrels_path, comments=comments)
-    runs = _load_runs(run_paths, notes, one_run=one_run, comments=comments)
+    # the qrels on a second core while the runs are read (errors as if read first)
+    qrels, runs = read_qrels_alongside(
+        qrels_path, lambda: _load_runs(run_paths, notes, one_run=one_run, comments=comments),
+        comments=comments)
     stage("checking")
     # the app's warnings about how runs and qrels fit (queries left out of the means, short
     # rankings); not the share of unjudged documents in the top 10, which nearly every real

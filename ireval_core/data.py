@@ -166,16 +166,19 @@ def _doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
     keys, prefix = keyed
     del arr, keyed
     release_unused()
-    order = np.argsort(keys)  # any order of equal keys: they are one id
-    keys.sort()  # a second (vectorised) sort beats gathering; in place: peak memory
-    new = np.empty(len(keys), dtype=bool)
-    new[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=new[1:])
-    distinct = strings_from_keys(keys[new], prefix)  # the distinct ids, in byte order
+    # hash the integer keys (Arrow's table: 2x faster than argsorting every line's key),
+    # then sort only the distinct ones and renumber by their rank
+    encoded = pc.dictionary_encode(from_numpy(keys))
     del keys
-    group = np.cumsum(new, dtype=np.int32) - 1
-    codes = np.empty(len(order), dtype=np.int32)
-    codes[order] = group
+    first_seen = to_numpy(encoded.indices)
+    distinct_keys = to_numpy(encoded.dictionary)
+    del encoded
+    order = np.argsort(distinct_keys)
+    byte_rank = np.empty(len(order), dtype=np.int32)
+    byte_rank[order] = np.arange(len(order), dtype=np.int32)
+    codes = byte_rank[first_seen]
+    del first_seen
+    distinct = strings_from_keys(distinct_keys[order], prefix)  # the distinct ids, byte order
     return codes, distinct, True
 
 
@@ -397,9 +400,11 @@ class Run:
         stage("checking for duplicates")
         _check_unique(qcode, dcode, len(ddict), qids, ddict)
         stage("ordering ties")
-        order = ranking_order(qcode, score, dcode, ddict, byte_ranked=byte_ranked)
+        order, sorted_ = _query_score_order(qcode, score, dcode, ddict, byte_ranked=byte_ranked)
         if order is not None:
             qcode, dcode, score = qcode[order], dcode[order], score[order]
+        if not sorted_:
+            dcode = _ties_by_code(qcode, score, dcode, ddict, byte_ranked=byte_ranked)
         return cls(name, qids, ddict, qcode, dcode, score, _offsets(qcode, len(qids)),
                    source, tuple(warnings))
 
@@ -445,9 +450,25 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
     else is sorted. ``byte_ranked`` says the codes already number the ids in byte
     order (see :func:`_doc_codes`), so ties need no string comparison at all.
     """
+    order, sorted_ = _query_score_order(qcode, score, dcode, doc_ids, byte_ranked=byte_ranked)
+    if sorted_:
+        return order
+    return _order_ties(order, qcode, score, dcode, doc_ids, byte_ranked=byte_ranked)
+
+
+def _query_score_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
+                       doc_ids: pa.Array, *, byte_ranked: bool = False
+                       ) -> tuple[np.ndarray | None, bool]:
+    """:func:`ranking_order` up to the ties: ``(order, done)``.
+
+    ``order`` puts the rows in (query asc, score desc) order (``None``: they are); ``done``
+    says it is the whole ranking order, ties included (a full sort was needed, or there
+    are fewer than two rows). Otherwise rows of equal (query, score) keep their
+    relative order, for :func:`_order_ties` or :func:`_ties_by_code` to fix.
+    """
     n = len(qcode)
     if n < 2:
-        return None
+        return None, True
     starts = np.flatnonzero(np.diff(qcode)) + 1
     grouped = len(starts) + 1 == len(np.unique(qcode[np.concatenate(([0], starts))]))
     same = qcode[1:] == qcode[:-1]
@@ -471,8 +492,40 @@ def ranking_order(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
                          "d": from_numpy(dcode) if byte_ranked
                          else doc_ids.take(from_numpy(dcode))})
         return to_numpy(pc.sort_indices(keys, sort_keys=[
-            ("q", "ascending"), ("s", "descending"), ("d", "descending")]))
-    return _order_ties(order, qcode, score, dcode, doc_ids, byte_ranked=byte_ranked)
+            ("q", "ascending"), ("s", "descending"), ("d", "descending")])), True
+    return order, False
+
+
+def _ties_by_code(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
+                  doc_ids: pa.Array, *, byte_ranked: bool) -> np.ndarray:
+    """``dcode`` (rows in (query, score desc) order) with every run of equal (query,
+    score) put in document-id-descending order.
+
+    When the codes are byte ranks (every :class:`Run`), rows of a tie run differ only in
+    their document, so the run's codes are simply sorted: one ``np.sort`` of
+    (run, code descending) keys, three times faster than the ``argsort`` that
+    :func:`_order_ties` needs to carry other columns along. Otherwise :func:`_order_ties`.
+    """
+    if not byte_ranked:
+        order = _order_ties(None, qcode, score, dcode, doc_ids)
+        return dcode if order is None else dcode[order]
+    tie_with_prev = np.zeros(len(qcode), dtype=bool)
+    np.logical_and(qcode[1:] == qcode[:-1], score[1:] == score[:-1], out=tie_with_prev[1:])
+    if not tie_with_prev.any():
+        return dcode
+    in_tie = tie_with_prev.copy()
+    in_tie[:-1] |= tie_with_prev[1:]  # the first row of a run ties with the next one
+    pos = np.flatnonzero(in_tie)
+    n = max(len(doc_ids), 1)
+    key = (np.cumsum(~tie_with_prev[pos]) - 1) * n  # the tie run, numbered in order
+    key += (n - 1) - dcode[pos]
+    key.sort()
+    docs = ((n - 1) - key % n).astype(dcode.dtype)
+    if np.array_equal(docs, dcode[pos]):
+        return dcode
+    out = dcode.copy()
+    out[pos] = docs
+    return out
 
 
 def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,

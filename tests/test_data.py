@@ -303,3 +303,44 @@ def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
     where = {d: i for i, d in enumerate(qrels_docs.to_pylist())}
     want = np.array([where.get(d, -1) for d in run_docs.to_pylist()])
     np.testing.assert_array_equal(doc_code_map(run_docs, qrels_docs), want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ties_by_code_sorts_codes_as_order_ties_moves_rows(seed: int) -> None:
+    """The code-only tie step of Run.from_columns equals the row permutation it replaced."""
+    from ireval_core.data import _order_ties, _ties_by_code
+
+    rng = np.random.default_rng(seed)
+    n_docs, lengths = 5_000, rng.integers(1, 400, size=60)
+    qcode = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+    score = np.concatenate([-np.sort(-rng.choice([0.1, 0.5, 0.5, 0.9, 2.0], size=k))
+                            for k in lengths])  # descending within each query, tie-heavy
+    dcode = np.concatenate([rng.choice(n_docs, size=k, replace=False) for k in lengths]
+                           ).astype(np.int32)
+    ids = pa.array([f"d{i:06d}" for i in range(n_docs)])  # codes are byte ranks
+    order = _order_ties(None, qcode, score, dcode, ids, byte_ranked=True)
+    expected = dcode if order is None else dcode[order]
+    got = _ties_by_code(qcode, score, dcode, ids, byte_ranked=True)
+    assert got.dtype == dcode.dtype and np.array_equal(got, expected)
+    assert not np.array_equal(got, dcode)  # the data has ties out of order
+    untied = np.arange(len(dcode), dtype=np.int32)  # nothing ties: the same codes back
+    assert _ties_by_code(untied, score, dcode, ids, byte_ranked=True) is dcode
+
+
+@pytest.mark.parametrize("form", ["padded", "numbers", "prefix"])
+def test_doc_codes_of_short_ids_are_byte_ranks(form: str) -> None:
+    """Ids that become integer keys are coded by hashing the keys, then ranking the
+    distinct ones: the codes must be the byte ranks of the ids, as np.unique gives them."""
+    from ireval_core.data import _doc_codes_of
+
+    rng = np.random.default_rng(7)
+    numbers = rng.integers(0, 9_000_000, size=30_000)
+    ids = {"padded": [f"clueweb-{x:08d}" for x in numbers],
+           "numbers": [str(x) for x in numbers],
+           "prefix": [f"FT{x % 977}-{x}" for x in numbers]}[form]
+    codes, distinct, ranked_ = _doc_codes_of([pa.array(ids)])
+    as_bytes = np.array([s.encode() for s in ids], dtype=object)
+    uniq, inverse = np.unique(as_bytes, return_inverse=True)
+    assert ranked_ and codes.dtype == np.int32
+    assert [s.encode() for s in distinct.to_pylist()] == uniq.tolist()
+    assert np.array_equal(codes, inverse.reshape(-1))

@@ -10,9 +10,12 @@ read is :func:`~.guard.guarded`: a malformed input is one fresh
 
 from __future__ import annotations
 
+import contextvars
 import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -33,8 +36,10 @@ from .parquet import read_parquet
 from .source import PathOrBytes, ReadLimits, Source
 from .trec import diagnose_trec, read_trec, skip_comments
 
-__all__ = ["decoded_columns", "read_columns", "read_qrels", "read_run", "read_runs",
-           "unique_name"]
+__all__ = ["decoded_columns", "read_columns", "read_qrels", "read_qrels_alongside", "read_run",
+           "read_runs", "unique_name"]
+
+T = TypeVar("T")
 
 
 def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
@@ -87,6 +92,40 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
     if isinstance(outcome, FormatError):
         raise outcome
     return outcome
+
+
+def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
+                         name: str | None = None, format: Format = "auto",
+                         limits: ReadLimits | None = None,
+                         comments: bool = False) -> tuple[Qrels, T]:
+    """:func:`read_qrels` on a second thread while ``work()`` (reading the runs) runs on
+    this one: ``(qrels, work())``.
+
+    The two reads overlap on two cores: most of a run's reading after the parse (coding
+    ids, ordering ties) holds one core, and the qrels take the other. Errors come out as
+    when the qrels are read first: a qrels error is raised even when ``work`` failed too.
+    Progress (:func:`~ireval_core.progress.stage`) reaches the caller's reporter from
+    both threads. The arguments after ``work`` are :func:`read_qrels`'s.
+
+    Examples
+    --------
+    >>> qrels, runs = read_qrels_alongside(
+    ...     b"q1 0 d1 1\\n", lambda: read_runs(b"q1 Q0 d1 1 2.0 bm25\\n", name="r"),
+    ...     name="qrels")
+    >>> qrels.to_dict(), [r.name for r in runs]
+    ({'q1': {'d1': 1.0}}, ['bm25'])
+    """
+    context = contextvars.copy_context()  # the caller's progress reporter
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as pool:
+        pending = pool.submit(context.run, read_qrels, source, name=name, format=format,
+                              limits=limits, comments=comments)
+        del source
+        try:
+            other = work()
+        except BaseException:
+            pending.result()  # the qrels' own error, if any, is the one reported
+            raise
+        return pending.result(), other
 
 
 def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
