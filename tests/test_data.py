@@ -344,3 +344,26 @@ def test_doc_codes_of_short_ids_are_byte_ranks(form: str) -> None:
     assert ranked_ and codes.dtype == np.int32
     assert [s.encode() for s in distinct.to_pylist()] == uniq.tolist()
     assert np.array_equal(codes, inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_large_run_checks_duplicates_beside_the_ranking(
+        duplicate: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above CONCURRENT_ROWS the duplicate check runs on a thread: same run, same error."""
+    import ireval_core.data as data_module
+
+    rows = [("q1", "d2", 1.0), ("q1", "d1", 1.0), ("q2", "d9", 3.0), ("q2", "d8", 0.5),
+            ("q1", "d3", 2.0)] + ([("q2", "d8", 0.25)] if duplicate else [])
+    q, d, s = (list(c) for c in zip(*rows, strict=True))
+    outcomes = []
+    for threshold in (1 << 40, 0):  # in turn, then concurrent
+        monkeypatch.setattr(data_module, "CONCURRENT_ROWS", threshold)
+        try:
+            outcomes.append(ranked(Run.from_arrays(q, d, s, name="r")))
+        except DuplicateEntryError as exc:
+            outcomes.append((exc.rows, str(exc)))
+    assert outcomes[0] == outcomes[1]
+    if duplicate:
+        assert outcomes[1][0] == (3, 5)
+    else:
+        assert outcomes[1] == reference_order(rows)
