@@ -312,27 +312,31 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                   ) -> LoadedFiles:
     """The qrels and runs of ``paths``, read as :func:`load_qrels` and
     :func:`load_run_files` read them, with the next file's bytes read and hashed on a
-    thread while this one is parsed: at most two files' bytes are held at once, and each
-    digest is computed once."""
+    thread while this one is parsed, and the qrels parsed on another thread beside the
+    first run (two cores): at most two run files' bytes are held at once, and each digest
+    is computed once."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
-    qrels: LoadedFile | None = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-read") as pool:
+    qrels: Future[LoadedFile] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-read") as pool, \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as beside:
         ahead: Future[_Fetched] = pool.submit(_fetch, paths[0])
         for i in range(len(paths)):
             got = ahead.result()
             if i + 1 < len(paths):
                 ahead = pool.submit(_fetch, paths[i + 1])
-            if i == 0:
-                qrels = _read_qrels(got.name, got.digest, comments, got.data, got.sha256)
+            if i == 0:  # parsed on a second core beside the first run (it never raises)
+                qrels = beside.submit(_read_qrels, got.name, got.digest, comments, got.data,
+                                      got.sha256)
             else:
                 loaded = _read_runs(got.name, got.digest, tuple(taken), comments, got.data,
                                     got.sha256)
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
             del got  # its bytes: the parse keeps nothing of them
-    return LoadedFiles(qrels, tuple(runs))
+        assert qrels is not None
+        return LoadedFiles(qrels.result(), tuple(runs))
 
 
 def dataset_for(files: LoadedFiles | None) -> Dataset | None:
