@@ -813,7 +813,9 @@ def join(qrels: Qrels, run: Run, *, options: EvalOptions | None = None,
     qkey = qqidx * n_docs + qrels.dcode[qrows]  # sorted: queries ascending, docs ascending
     judged_doc = np.flatnonzero(rdoc >= 0)  # only documents judged for some query
     rkey = qidx[judged_doc].astype(np.int64) * n_docs + rdoc[judged_doc]
-    hit = np.minimum(_sorted_search(qkey, rkey), max(len(qkey) - 1, 0))
+    # needles come grouped by query, so each search stays in its query's few qrels rows:
+    # a plain binary search (numpy 2.4: 0.21 s for 4M needles; sorting them first, 0.34 s)
+    hit = np.minimum(np.searchsorted(qkey, rkey), max(len(qkey) - 1, 0))
     grade = np.full(len(qidx), np.nan)
     if len(qkey):
         found = qkey[hit] == rkey
@@ -859,26 +861,6 @@ def descending_within(grade: np.ndarray, qidx: np.ndarray) -> np.ndarray:
     order = np.argsort(qidx.astype(np.int64) * len(values)
                        + (len(values) - 1 - level.reshape(-1)))
     return grade[order]
-
-
-def _sorted_search(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(haystack, needles)`` for non-negative int64 needles, faster on
-    millions of them: the needles are sorted first (with their positions packed into
-    the low bits of one integer sort, when they fit), and a binary search over sorted
-    needles starts each search where the last one ended.
-    """
-    n = len(needles)
-    if n < 1 << 16:
-        return np.searchsorted(haystack, needles)
-    bits = (n - 1).bit_length()
-    if int(needles.max()).bit_length() + bits > 63:
-        return np.searchsorted(haystack, needles)
-    packed = (needles << bits) | np.arange(n, dtype=np.int64)
-    packed.sort()
-    found = np.searchsorted(haystack, packed >> bits)
-    out = np.empty(n, dtype=np.int64)
-    out[packed & ((1 << bits) - 1)] = found
-    return out
 
 
 def _positions(offsets: np.ndarray, n: int) -> np.ndarray:

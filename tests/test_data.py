@@ -272,18 +272,6 @@ def testdescending_within_are_sorted_descending_within_each_query(grades: list[f
     assert len(descending_within(grade[:0], qidx[:0])) == 0
 
 
-@pytest.mark.parametrize("n, high", [(10, 100), (100_000, 1 << 20), (100_000, 1 << 50)])
-def test_sorted_search_equals_searchsorted(n: int, high: int) -> None:
-    from ireval_core.data import _sorted_search
-
-    rng = np.random.default_rng(n)
-    haystack = np.sort(rng.integers(0, high, 5000))
-    needles = rng.integers(0, high, n)
-    needles[: n // 2] = rng.choice(haystack, n // 2)  # half of them are found
-    np.testing.assert_array_equal(_sorted_search(haystack, needles),
-                                  np.searchsorted(haystack, needles))
-
-
 @pytest.mark.parametrize("ids", ["keyed", "long", "unsorted"])
 def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
     """The integer-key path (ids in byte order) and the hash path give the same map."""
