@@ -27,7 +27,7 @@ from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import has_comment_lines, read_qrels_alongside, read_runs
+from .io import has_comment_lines, has_judgment_groups, read_qrels_alongside, read_runs
 from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -708,5 +708,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             if has_comment_lines(exc) and getattr(args, "trec_eval", None) != "10.0":
                 message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "
                             "as trec_eval 10.0 does")
+            if has_judgment_groups(exc):
+                message += ("\neval -R qrels_jg reads a qrels file with judgment groups, for "
+                            "the *_avgjg measures: python -m ireval_core eval -R qrels_jg "
+                            "-m qrels_jg QRELS RUN")
         sys.stderr.write(f"{message}\n")
         return 2
