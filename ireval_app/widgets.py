@@ -18,7 +18,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
 from ireval_core.errors import DataWarning, FormatError
-from ireval_core.io import has_comment_lines
+from ireval_core.io import has_comment_lines, has_judgment_groups
 from ireval_core.options import IDCG_ZERO_POLICIES, OPTION_HELP, TREC_EVAL_VERSIONS, EvalOptions
 from ireval_core.workspace import Target
 
@@ -55,6 +55,7 @@ __all__ = [
     "show_warnings",
     "tags_split_note",
     "COMMENTS_HOW",
+    "GROUPS_HOW",
     "source_choice",
     "upload_block",
     "workspace_problem",
@@ -125,6 +126,15 @@ COMMENTS_HOW = ("Lines starting with `#` are comments for trec_eval 10.0: choose
                 "read the file as trec_eval 10.0 does (they are skipped).")
 """Said under a reading error naming a ``#`` line, when the file was read as 9.0.8 reads."""
 
+GROUPS_HOW = ("The app cannot read a qrels file that judges a document in several judgment "
+              "groups: it keeps one judgment per query and document, and the Metrics page "
+              "computes the judgment-group measures (`*_avgjg`) from the second column only "
+              "when each document is in one group. The command line reads the file as "
+              "trec_eval -R qrels_jg does: `python -m ireval_core eval -R qrels_jg -m "
+              "qrels_jg QRELS RUN`.")
+"""Said under a qrels reading error naming a document judged again in another judgment
+group (:func:`~ireval_core.io.has_judgment_groups`)."""
+
 
 def show_format_error(error: FormatError, *, hint: str | None = None,
                       comments: bool = False) -> None:
@@ -136,7 +146,9 @@ def show_format_error(error: FormatError, *, hint: str | None = None,
     CSV (:meth:`~ireval_core.errors.FormatError.problems_csv`, formula cells escaped).
     ``hint`` (default: the error's own) is shown under it. ``comments``: whether the
     file was read with trec_eval 10.0's comment rule; when it was not and a bad line
-    starts with ``#``, the box says how to choose that rule (:data:`COMMENTS_HOW`).
+    starts with ``#``, the box says how to choose that rule (:data:`COMMENTS_HOW`). A
+    qrels document judged in several judgment groups: what the app does with such a file
+    (:data:`GROUPS_HOW`).
     """
     hint = error.hint if hint is None else hint
     if error.count <= 1:
@@ -159,6 +171,8 @@ def show_format_error(error: FormatError, *, hint: str | None = None,
         body += "\n\n" + md_escape(hint)
     if not comments and has_comment_lines(error):
         body += "\n\n" + COMMENTS_HOW
+    if has_judgment_groups(error):
+        body += "\n\n" + GROUPS_HOW
     st.error(body, icon=":material/error:")
     if error.count > 1:
         name = re.sub(r"[^\w.-]+", "_", (error.source or "input").rsplit("/", 1)[-1])

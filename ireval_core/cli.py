@@ -27,7 +27,7 @@ from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import has_comment_lines, read_qrels_alongside, read_runs
+from .io import has_comment_lines, has_judgment_groups, read_qrels_alongside, read_runs
 from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -156,6 +156,10 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--alpha", type=float, default=0.05)
     rep.add_argument("--resamples", type=int, default=10_000)
     rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--baseline", metavar="NAME", default=None,
+                     help="compare each run with this one only, as compare --baseline: "
+                     "the markers, the correction and the decision evidence (default: "
+                     "every pair)")
     _decision_arguments(rep.add_argument_group(
         "decision evidence (a section after the table: holes and risk per pair and "
         "measure; the same numbers as compare --format json with --tests TEST)"))
@@ -184,6 +188,10 @@ def _build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--alpha", type=float, default=0.05)
     mr.add_argument("--resamples", type=int, default=10_000)
     mr.add_argument("--seed", type=int, default=0)
+    mr.add_argument("--baseline", metavar="NAME", default=None,
+                    help="compare each run with this one only, as compare --baseline: the "
+                    "significance table, the verdicts and the decision evidence (default: "
+                    "every pair)")
     _decision_arguments(mr.add_argument_group(
         "decision evidence (a section after the verdicts: holes and risk per pair and "
         "measure; the same numbers as compare --format json with --tests TEST)"))
@@ -574,7 +582,7 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
         seed=args.seed, title=args.title, margin=_margin(args.margin),
         rank_confidence=args.rank_confidence, risk_alpha=args.risk_alpha,
-        loss_delta=args.loss_delta)
+        loss_delta=args.loss_delta, baseline=args.baseline)
     Path(args.output).write_text(report.html, encoding="utf-8")
     out.write(f"wrote {args.output} ({len(report.html.encode()):,} bytes)\n")
     if args.memo:
@@ -591,7 +599,8 @@ def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning])
     joins = JoinCache()
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
     table = significance_table(res, args.measures, test=args.test, correction=args.correction,
-                               alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
+                               alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
+                               baseline=args.baseline)
     section = None
     if not args.no_evidence and len(runs) > 1:
         from .decisions.evidence import decision_evidence
@@ -603,8 +612,8 @@ def _cmd_report(args: argparse.Namespace, out: TextIO, notes: list[DataWarning])
             qrels, runs, args.measures, options=from_arguments(args), margin=margin,
             alpha=args.alpha, test=args.test, risk_alpha=args.risk_alpha,
             loss_delta=args.loss_delta, rank_confidence=args.rank_confidence,
-            n_resamples=args.resamples, rng=args.seed, joins=joins),
-            margin, args.resamples, args.seed)
+            n_resamples=args.resamples, rng=args.seed, joins=joins, baseline=args.baseline),
+            margin, args.resamples, args.seed, args.baseline)
     elif args.margin is not None or args.rank_confidence:
         raise ValueError("--margin and --rank-confidence go without --no-evidence")
     if args.format == "html":
@@ -708,5 +717,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             if has_comment_lines(exc) and getattr(args, "trec_eval", None) != "10.0":
                 message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "
                             "as trec_eval 10.0 does")
+            if has_judgment_groups(exc):
+                message += ("\neval -R qrels_jg reads a qrels file with judgment groups, for "
+                            "the *_avgjg measures: python -m ireval_core eval -R qrels_jg "
+                            "-m qrels_jg QRELS RUN")
         sys.stderr.write(f"{message}\n")
         return 2

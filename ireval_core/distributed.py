@@ -98,7 +98,7 @@ from .io.partitions import (
     id_text,
     ids_as_text,
 )
-from .io.qrels_runs import read_columns, unique_name
+from .io.qrels_runs import empty_file_error, read_columns, unique_name
 from .io.source import inflate
 from .measures import Measure, parse_measures
 from .measures.binary import num_rel as binary_num_rel
@@ -272,8 +272,10 @@ def read_qrels_dask(source: Sources | dd.DataFrame, *, storage_options: Mapping[
     id column holds strings, or integers read as their decimal text (``7``); a
     column of any other type (float, boolean, ...) is a
     :class:`~ireval_core.errors.FormatError` naming it, raised before any
-    partition is read. Bad lines raise a ``FormatError`` naming the file and the
-    line, when the partition holding them is read.
+    partition is read. So is a text file without a data line (blank, or comment lines
+    only with ``comments``), as the in-memory readers refuse it, whatever ``blocksize``.
+    Bad lines raise a ``FormatError`` naming the file and the line, when the partition
+    holding them is read.
     """
     return _read(source, "qrels", None, storage_options, blocksize, limits, comments)
 
@@ -389,7 +391,7 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
     for path in files:
         size = fs.size(path)
         if not size:
-            raise FormatError(f"file is empty; expected {kind} lines", source=path)
+            raise empty_file_error(path, kind)
         with fs.open(path, "rb") as fh:
             compressed = fh.read(2) == _GZIP
         header = None
@@ -400,10 +402,37 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
             spans = [(0, None)]
         else:
             spans = [(off, blocksize) for off in range(0, size, blocksize)]
+            if fmt == "trec" and not _has_data_line(fs, path, kind, comments):
+                raise empty_file_error(path, kind)  # each block alone would read as empty
         parts.extend(dask.delayed(_read_text_block)(fs, path, size, off, length, kind, fmt,
                                                     header, tag, limits, comments)
                      for off, length in spans)
     return dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
+
+
+def _has_data_line(fs: Any, path: str, kind: Kind, comments: bool) -> bool:
+    """Whether a TREC text file holds a line that is neither blank nor (with
+    ``comments``) a comment line trec_eval 10.0 skips, as the in-memory reader decides
+    before it says "file is empty". Read from the start in 64 KB pieces of whole lines,
+    only until the first such line: a few bytes for an ordinary file."""
+    after, tail = False, b""
+    with fs.open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 16)
+            data = tail + chunk
+            if chunk:  # whole lines only; the rest waits for the next piece
+                cut = data.rfind(b"\n") + 1
+                data, tail = data[:cut], data[cut:]
+            if data:
+                src = Source(path, data=data)
+                if comments:
+                    src = block_without_comments(src, kind, after_comment=after)
+                if src.data.strip():
+                    return True
+                # all blank: a last line starting with '#' was a skipped comment line
+                after = kind != "run" and data.rstrip(b"\r\n").rsplit(b"\n", 1)[-1][:1] == b"#"
+            if not chunk:
+                return False
 
 
 def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | None,

@@ -401,7 +401,8 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
                    title: str = "ireval meeting report", charts: bool = True,
                    now: _dt.datetime | None = None, evidence: bool = True,
                    margin: float | str | None = None, rank_confidence: bool = False,
-                   risk_alpha: float = 1.0, loss_delta: float = 0.0) -> MeetingReport:
+                   risk_alpha: float = 1.0, loss_delta: float = 0.0,
+                   baseline: str | None = None) -> MeetingReport:
     """Evaluate ``runs`` and write the meeting report (see the module docstring).
 
     Parameters
@@ -428,6 +429,10 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         Add the decision evidence of every pair and measure after the verdicts
         (:func:`ireval_core.decisions.decision_evidence` with ``test``, ``alpha``,
         ``n_resamples`` and ``seed``; the numbers of ``compare --format json``).
+    baseline:
+        A run's name: the significance table, the verdicts and the decision evidence
+        compare each other run with it only (as ``compare --baseline``); default: every
+        pair.
     """
     if not runs:
         raise invalid_parameter("runs", "meeting_report", "at least one run", list(runs))
@@ -439,10 +444,15 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
     res = evaluate(qrels, runs, list(dict.fromkeys(specs + recall_specs)), options=options)
     table = metrics_table(res)
     systems = [r.name for r in runs]
+    if baseline is not None and baseline not in systems:
+        raise invalid_parameter("baseline", "meeting_report",
+                                f"one of the runs ({', '.join(systems)})", baseline)
     records = (compare_evaluation(res, specs, systems=systems, tests=(test,),
-                                  correction=correction, n_resamples=n_resamples, seed=seed)
+                                  correction=correction, n_resamples=n_resamples, seed=seed,
+                                  baseline=baseline)
                if len(systems) > 1 else [])
-    sig = (table_from_records(res, records, systems, alpha=alpha) if records else None)
+    sig = (table_from_records(res, records, systems, alpha=alpha, baseline=baseline)
+           if records else None)
     said = tuple(verdicts(records, alpha=alpha)) if records else ()
     flags = recall_flags(res, recall_k)
     when = (now or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")
@@ -500,7 +510,8 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         section = EvidenceSection(decision_evidence(
             qrels, runs, specs, options=options, margin=margin, alpha=alpha, test=test,
             risk_alpha=risk_alpha, loss_delta=loss_delta, rank_confidence=rank_confidence,
-            n_resamples=n_resamples, rng=seed, joins=joins), margin, n_resamples, seed)
+            n_resamples=n_resamples, rng=seed, joins=joins, baseline=baseline), margin,
+            n_resamples, seed, baseline)
         parts.append(section.html("h2"))
 
     if charts:

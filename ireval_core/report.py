@@ -29,6 +29,7 @@ import pandas as pd
 
 from .compare import compare_evaluation
 from .decisions import Evidence, PairEvidence
+from .errors import invalid_parameter
 from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
 from .measures import parse_measures
@@ -73,6 +74,9 @@ class SignificanceTable:
     definitions: dict[str, str]
     options: str
     decimals: int = 4
+    baseline: str | None = None
+    """The system every other one was compared with (the others not with each other), or
+    None: every pair."""
 
     @property
     def labels(self) -> dict[str, str]:
@@ -112,10 +116,13 @@ class SignificanceTable:
         """What the markers mean, under which evaluation options."""
         n = sorted(set(self.n_queries.values()))
         queries = f"{n[0]:,}" if len(n) == 1 else f"{n[0]:,}–{n[-1]:,} (by measure)"
+        pairs = ("the pairs of each measure" if self.baseline is None else
+                 f"the comparisons of each measure with the baseline "
+                 f"({self.labels[self.baseline]}) {self.baseline}, the only ones made")
         return (f"Means over the {queries} queries every system has. A superscript letter "
                 f"marks a system significantly better than the system with that letter: "
                 f"two-sided {_TEST_NAMES[self.test]}, {_CORRECTION_NAMES[self.correction]} "
-                f"over the pairs of each measure, p < {self.alpha:g}. Best mean of each "
+                f"over {pairs}, p < {self.alpha:g}. Best mean of each "
                 f"measure in bold. Evaluation: {self.options}.")
 
     def _cells(self, system: str, bold: Callable[[str], str],
@@ -190,8 +197,9 @@ def significance_table(res: Evaluation, measures: Sequence[str] | None = None, *
                        systems: Sequence[str] | None = None, test: str = "t",
                        correction: str = "holm", alpha: float = 0.05,
                        n_resamples: int = 10_000, seed: int | None = 0,
-                       decimals: int = 4) -> SignificanceTable:
-    """Means with significance markers for every pair of ``systems`` on ``measures``.
+                       decimals: int = 4, baseline: str | None = None) -> SignificanceTable:
+    """Means with significance markers for every pair of ``systems`` on ``measures``
+    (or for each system against ``baseline`` only).
 
     Parameters
     ----------
@@ -205,24 +213,34 @@ def significance_table(res: Evaluation, measures: Sequence[str] | None = None, *
         ``none``, ``bonferroni``, ``holm`` or ``bh``, over the pairs of each measure.
     alpha:
         Significance level of the corrected p-values.
+    baseline:
+        A system of ``systems``: each other system is compared with it only, and the
+        correction runs over those comparisons, as ``compare --baseline`` (and
+        :func:`~ireval_core.compare.compare_evaluation` with ``baseline``) does.
     """
     if not _TEST.is_satisfied_by(test):  # (the message predates the parameter template)
         raise ValueError(f"test must be {_TEST}; got {test!r}")
     specs = parse_measures(list(measures) if measures else list(res.measures))
     systems = tuple(systems or res.systems)
+    if baseline is not None and baseline not in systems:
+        raise invalid_parameter("baseline", "significance_table",
+                                f"one of the runs ({', '.join(systems)})", baseline)
     records = compare_evaluation(res, [str(m) for m in specs], systems=systems, tests=(test,),
-                                 correction=correction, n_resamples=n_resamples, seed=seed)
-    return table_from_records(res, records, systems, alpha=alpha, decimals=decimals)
+                                 correction=correction, n_resamples=n_resamples, seed=seed,
+                                 baseline=baseline)
+    return table_from_records(res, records, systems, alpha=alpha, decimals=decimals,
+                              baseline=baseline)
 
 
 def table_from_records(res: Evaluation, records: Sequence[PairComparison],
                        systems: Sequence[str], *, alpha: float = 0.05,
-                       decimals: int = 4) -> SignificanceTable:
-    """The table from comparisons already run (one test, every pair of ``systems``).
+                       decimals: int = 4, baseline: str | None = None) -> SignificanceTable:
+    """The table from comparisons already run (one test, every pair of ``systems``, or
+    each system with ``baseline``).
 
     ``records`` are what :func:`~ireval_core.compare.compare_evaluation` returns for
-    all pairs (no baseline) and a single test; the means and query counts are read
-    from them, so nothing is recomputed.
+    all pairs (or for ``baseline``, given the same ``baseline``) and a single test; the
+    means and query counts are read from them, so nothing is recomputed.
     """
     alpha = check(alpha, "alpha", "table_from_records", Interval(Real, 0, 1, closed="neither"))
     systems = tuple(systems)
@@ -231,8 +249,14 @@ def table_from_records(res: Evaluation, records: Sequence[PairComparison],
         raise ValueError(f"the records must hold exactly one test; got {sorted(tests)}")
     names = tuple(dict.fromkeys(str(r.measure) for r in records))
     pairs = {(r.system_a, r.system_b, r.measure) for r in records}
-    if len(pairs) != len(names) * len(systems) * (len(systems) - 1) // 2:
-        raise ValueError("the records must compare every pair of the systems on every measure")
+    if baseline is None:
+        if len(pairs) != len(names) * len(systems) * (len(systems) - 1) // 2:
+            raise ValueError("the records must compare every pair of the systems on every "
+                             "measure")
+    elif (baseline not in systems or any(r.system_a != baseline for r in records)
+          or len(pairs) != len(names) * (len(systems) - 1)):
+        raise ValueError(f"the records must compare each system with the baseline "
+                         f"{baseline!r} on every measure")
     beats: dict[tuple[str, str], set[str]] = {(s, m): set() for s in systems for m in names}
     means = pd.DataFrame(index=pd.Index(systems, name="system"), columns=list(names),
                          dtype=np.float64)
@@ -248,7 +272,7 @@ def table_from_records(res: Evaluation, records: Sequence[PairComparison],
     return SignificanceTable(
         systems, names, means, {k: tuple(sorted(v)) for k, v in beats.items()}, n_queries,
         tests.pop(), records[0].correction, float(alpha),
-        {m: res.definition(m) for m in names}, res.options.describe(), decimals)
+        {m: res.definition(m) for m in names}, res.options.describe(), decimals, baseline)
 
 
 def _fixed(v: float | None, digits: int = 4) -> str:
@@ -287,6 +311,9 @@ class EvidenceSection:
     margin: float | str | None = None
     n_resamples: int = 10_000
     seed: int = 0
+    baseline: str | None = None
+    """The run each other run was compared with only (``decision_evidence(baseline=)``),
+    said in the caption; None: every pair."""
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -356,7 +383,9 @@ class EvidenceSection:
         risk = ("" if first is None else
                 f"URisk/TRisk with α = {first.risk.alpha:g}, a query losing when B − A < "
                 + (f"−{first.risk.delta:g}" if first.risk.delta > 0 else "0"))
-        return (f"Per pair, B − A with A the first run: unjudged documents in each run's "
+        pairs = ("Per pair, B − A with A the first run" if self.baseline is None else
+                 f"Each run B against the baseline A = {self.baseline} only, B − A")
+        return (f"{pairs}: unjudged documents in each run's "
                 f"window and the mean with them non-relevant–relevant (bounds); holes: "
                 f"whether the {test} verdict (α = {alpha:g}) survives the labeling least "
                 f"favourable to the winner; {risk}; {margin}; {self.n_resamples:,} "

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from ireval_core.workspace import Workspace
 
 # The app saves uploads to a workspace; tests never touch a real one (the default is
 # data/workspace.db in the repository). Tests that need their own set IREVAL_WORKSPACE.
@@ -14,8 +19,31 @@ _WORKSPACE = Path(tempfile.mkdtemp(prefix="ireval-test-workspace-")) / "workspac
 os.environ["IREVAL_WORKSPACE"] = str(_WORKSPACE)
 os.environ.pop("IREVAL_DATA_DIR", None)  # the app opens the bundled sample in tests
 
-# trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py)
+# trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py), and
+# the throwaway PostgreSQL server of tests/pg.py (started for the first test asking for it)
+from pg import postgres_server  # noqa: E402, F401
 from trec_eval_oracle import trec_eval_10, trec_eval_10_precise  # noqa: E402, F401
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty workspace URL on each back end: a SQLite file in a folder not yet made,
+    and a new database of the PostgreSQL test server (:mod:`pg`), dropped after."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'data' / 'workspace.db'}"
+        return
+    with request.getfixturevalue("postgres_server").database() as database:
+        yield database
+
+
+@pytest.fixture
+def ws(url: str) -> Iterator[Workspace]:
+    """The workspace at :func:`url`, open for the test and closed after it."""
+    from ireval_core.workspace import Workspace
+
+    with Workspace.open(url) as workspace:
+        yield workspace
+
 
 # The tests that drive a real server and browser run one after the other on one worker
 # when pytest-xdist spreads the suite (make test: -n 2 --dist loadgroup): they start

@@ -14,10 +14,11 @@ the ``postgres`` system user (``runuser -u postgres --``).
 When the server cannot start, the tests that use it are skipped with the reason, or
 fail under ``CI=true`` (like the browser test when chromium is missing).
 
-Use it from a test module with ``from pg import postgres_server`` (the tests
-directory is on ``sys.path``), then request ``postgres_server`` (or call
-``request.getfixturevalue("postgres_server")`` for a backend-parametrised fixture)
-and ``with postgres_server.database() as url:`` for an empty database dropped after.
+``conftest.py`` registers ``postgres_server`` for every test module, with the
+backend-parametrised ``url`` and ``ws`` fixtures of the workspace tests built on it
+(SQLite, and ``request.getfixturevalue("postgres_server")``); a test requests
+``postgres_server`` and uses ``with postgres_server.database() as url:`` for an empty
+database dropped after.
 A test that stops the server (and starts it again) requests ``own_postgres_server``
 instead: a server of its own, started for it and removed after it.
 """

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state
+from ireval_app import state, widgets
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SAMPLE_QRELS = Path(__file__).resolve().parents[1] / "sample_data" / "qrels.txt"
@@ -162,3 +162,23 @@ def test_the_missing_query_warning_follows_the_complete_option(complete: bool, s
     [box] = at.warning
     line = next(t for t in box.value.split("\n") if "q031" in t)
     assert said in line.replace("\\", ""), line
+
+
+def test_a_document_judged_in_two_judgment_groups_says_what_the_app_does() -> None:
+    """A qrels file judging a document in two groups (the second column, as trec_eval's
+    qrels.123) is refused with both lines, and the box says the app cannot read it and
+    which command does; a plain duplicate does not."""
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    grouped = b"q1 A d1 2\nq1 A d2 0\nq2 A d4 1\nq1 B d1 0\n"
+    _upload(at, ("jg.txt", grouped), [("a.run", RUN_A)])
+    assert not at.exception
+    [error] = at.error
+    assert ("jg.txt:4`**: duplicate qrels entry for query 'q1', document 'd1' (first at "
+            "line 1)") in error.value
+    assert "second column ('A' at line 1, 'B' here)" in error.value
+    assert error.value.endswith(widgets.GROUPS_HOW)
+    assert "python -m ireval_core eval -R qrels_jg" in widgets.GROUPS_HOW
+    _upload(at, ("dup.txt", grouped.replace(b"q1 B d1 0", b"q1 A d1 0")))
+    [error] = at.error
+    assert "dup.txt:4`**: duplicate qrels entry" in error.value
+    assert widgets.GROUPS_HOW not in error.value and "second column" not in error.value

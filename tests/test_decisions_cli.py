@@ -245,3 +245,102 @@ def test_meeting_report_and_its_memo_carry_the_same_evidence(records, data, tmp_
     text = memo.read_text(encoding="utf-8")
     assert text.endswith(report.evidence.to_markdown())
     assert "## Other decisions" in text and r"- \*ship\* neural_rerank (notes.txt)" in text
+
+
+# ------------------------------------------------------------------ --baseline
+
+
+BASELINE = "bm25"
+
+
+@pytest.fixture(scope="module")
+def baseline_records():
+    out = cli("compare", SAMPLE / "qrels.txt", *RUNS, *FLAGS, "--tests", "t", "--baseline",
+              BASELINE)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_report_baseline_is_compare_baseline_number_for_number(baseline_records):
+    from ireval_core.escape import markdown_text
+
+    records = baseline_records
+    assert len(records) == 2 * 2  # measures x (each other run against the baseline)
+    assert {r["system_a"] for r in records} == {BASELINE}
+    out = cli("report", SAMPLE / "qrels.txt", *RUNS, *FLAGS, "--test", "t", "--baseline",
+              BASELINE)
+    assert out.returncode == 0, out.stderr
+    table, _, evidence = out.stdout.partition("\n## Decision evidence")
+    # the significance table: compare's means and its corrected p-values, cell by cell
+    names = [r.name for p in RUNS for r in read_runs(p)]
+    letter = dict(zip(names, "abc", strict=True))
+    means: dict[tuple[str, str], float] = {}
+    beats: dict[tuple[str, str], set[str]] = {(s, m): set() for s in names
+                                              for m in ("nDCG@10", "P@5")}
+    for r in records:
+        means[(r["system_a"], r["measure"])] = r["mean_a"]
+        means[(r["system_b"], r["measure"])] = r["mean_b"]
+        if r["pvalue_corrected"] < 0.05 and r["mean_diff"] != 0:
+            won, lost = ((r["system_b"], r["system_a"]) if r["mean_diff"] > 0
+                         else (r["system_a"], r["system_b"]))
+            beats[(won, r["measure"])].add(letter[lost])
+    for s in names:
+        cells = []
+        for m in ("nDCG@10", "P@5"):
+            text = f"{means[(s, m)]:.4f}"
+            if means[(s, m)] == max(means[(x, m)] for x in names):
+                text = f"**{text}**"
+            marks = "".join(sorted(beats[(s, m)]))
+            cells.append(text + (f"<sup>{marks}</sup>" if marks else ""))
+        row = f"| ({letter[s]}) {s} | " + " | ".join(cells) + " |"
+        assert row in table.splitlines(), (row, table)
+    # neural_rerank beats narrow_recall, but that pair is not compared against a baseline
+    assert beats[("neural_rerank", "nDCG@10")] == {"a"} and beats[("bm25", "nDCG@10")] == {"c"}
+    assert f"with the baseline (a) {BASELINE}, the only ones made" in table
+    # the decision evidence: every number of the JSON in its row, and no other pair
+    assert f"Each run B against the baseline A = {BASELINE} only" in evidence
+    for r in records:
+        row = "| " + " | ".join([markdown_text(f"{r['system_b']} vs {r['system_a']}"),
+                                  *_row_of(r)[1:]]) + " |"
+        block = evidence.split(f"### {r['measure']}", 1)[1].split("###", 1)[0]
+        assert row in block.splitlines(), row
+        assert sum(line.startswith("| ") and " vs " in line and not line.startswith("| B vs")
+                   for line in block.splitlines()) == 2
+        for sentence in (r["holes"]["text"], r["noninferiority"]["text"],
+                         *r["rank_confidence"]["sentences"]):
+            assert markdown_text(sentence) in block, sentence
+
+
+def test_meeting_report_baseline_is_compare_baseline(baseline_records, data, tmp_path):
+    from ireval_core.escape import html_text
+    from ireval_core.meeting import meeting_report
+
+    html = tmp_path / "r.html"
+    out = cli("meeting-report", SAMPLE / "qrels.txt", *RUNS, *FLAGS, "--test", "t",
+              "--baseline", BASELINE, "-o", html)
+    assert out.returncode == 0, out.stderr
+    qrels, runs = data
+    report = meeting_report(qrels, runs, ["nDCG@10", "P@5"], test="t", margin="1%",
+                            rank_confidence=True, risk_alpha=2.0, loss_delta=0.05,
+                            n_resamples=2000, seed=3, charts=False, baseline=BASELINE)
+    assert report.evidence is not None
+    blocks = report.evidence.evidence.blocks()
+    assert len(blocks) == len(baseline_records)
+    for r in baseline_records:
+        got = json.loads(json.dumps(blocks[(r["system_a"], r["system_b"], r["measure"])]))
+        assert got == {k: r[k] for k in ("holes", "risk", "noninferiority",
+                                         "rank_confidence")}
+    page = html.read_text(encoding="utf-8")
+    assert report.evidence.html("h2") in page
+    assert html_text("narrow_recall vs neural_rerank") not in page  # not a baseline pair
+
+
+@pytest.mark.parametrize("command", ["report", "meeting-report"])
+def test_an_unknown_baseline_lists_the_runs(command, tmp_path):
+    out = cli(command, SAMPLE / "qrels.txt", *RUNS, "-m", "AP", "--baseline", "bm52",
+              *(["-o", tmp_path / "r.html"] if command == "meeting-report" else []))
+    assert out.returncode == 2
+    function = {"report": "significance_table", "meeting-report": "meeting_report"}[command]
+    assert out.stderr.strip().splitlines() == [
+        f"The 'baseline' parameter of {function} must be one of the runs (bm25, "
+        "neural_rerank, narrow_recall). Got 'bm52' instead."]

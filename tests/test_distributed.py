@@ -780,3 +780,48 @@ def test_a_qrels_line_after_a_comment_line_is_data_in_every_block_layout(tmp_pat
         got = read_qrels_dask(path, blocksize=blocksize, comments=True).compute(
             scheduler="sync")
         assert sorted(got["qid"]) == sorted(want.query_ids), blocksize
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_a_file_without_data_lines_is_empty_in_every_block_layout(client, tmp_path, kind):
+    """A TREC file of comment lines only (trec_eval 10.0's rules; a qrels comment line
+    is followed by a blank one, which is not a comment) or of blank lines only is
+    refused as the in-memory reader refuses it, with the file's name, whatever the
+    block size: before, cut into several blocks, it read as an empty table."""
+    read_dask = read_runs_dask if kind == "run" else read_qrels_dask
+    read_memory = read_runs if kind == "run" else read_qrels
+    good = {"run": tmp_path / "run.txt", "qrels": tmp_path / "qrels.txt"}
+    good["run"].write_text("q1 Q0 d1 1 2.0 sys\n")
+    good["qrels"].write_text("q1 0 d1 1\n")
+    if kind == "run":
+        texts = {"comments": "".join(f"  # run note {i}\n" for i in range(30)),
+                 "blanks": " \n\t\n" * 60}
+    else:
+        texts = {"comments": "".join(f"# judged by rater {i}\n\n" for i in range(30)),
+                 "blanks": " \n\t\n" * 60}
+    for what, text in texts.items():
+        path = tmp_path / f"{kind}-{what}.txt"
+        path.write_text(text)
+        with pytest.raises(FormatError) as want:
+            read_memory(path, comments=True)
+        assert want.value.message.startswith("file is empty; expected")
+        for blocksize in (None, len(text), 100, 17, 1):
+            with pytest.raises(FormatError) as got:
+                frame = read_dask(path, blocksize=blocksize, comments=True)
+                client.compute(frame).result()
+            assert (got.value.source, got.value.message) == (str(path), want.value.message), \
+                (what, blocksize)
+        files = {**good, kind: path}
+        with pytest.raises(FormatError, match=re.escape(f"{path}: file is empty; expected")):
+            evaluate_dask(read_qrels_dask(files["qrels"], blocksize=16, comments=True),
+                          read_runs_dask(files["run"], blocksize=16, comments=True), ["P@5"],
+                          options=EvalOptions(trec_eval="10.0"), client=client)
+    # a comment-only beginning longer than a read chunk, then one data line: not empty
+    path = tmp_path / f"{kind}-late.txt"
+    path.write_text(texts["comments"] * 300 + good[kind].read_text())
+    assert len(client.compute(read_dask(path, blocksize=4096, comments=True)).result()) == 1
+    if kind == "qrels":  # the first 64 KB end with a comment line: the next line is data
+        path.write_text("#c\n\n" * 16383 + "#cc\n" + "#q 0 d 1\n")
+        assert read_qrels(path, comments=True).query_ids == ("#q",)
+        got = client.compute(read_dask(path, blocksize=4096, comments=True)).result()
+        assert list(got["qid"]) == ["#q"]

@@ -24,7 +24,7 @@ from trec_eval_oracle import parse_q, run, write_run
 from ireval_core import EvalOptions, parse_measure
 from ireval_core.cli import main
 from ireval_core.errors import FormatError
-from ireval_core.io import read_run
+from ireval_core.io import has_judgment_groups, read_qrels, read_run
 from ireval_core.io.qrels_jg import read_qrels_jg
 from ireval_core.judgment_groups import evaluate_judgment_groups
 
@@ -126,3 +126,68 @@ def test_avgjg_needs_judgment_groups_and_the_reverse(tmp_path, capsys) -> None:
     assert "need judgment groups: add -R qrels_jg" in capsys.readouterr().err
     assert main(["eval", "-R", "qrels_jg", "-m", "map", *files], out=io.StringIO()) == 2
     assert "not 'map'" in capsys.readouterr().err
+
+
+# the same (query, document) in groups A and B, and d2 twice in group A (a plain duplicate)
+GROUPED = b"1 A d1 1\n1 A d2 0\n1 B d1 0\n"
+SAME_GROUP = b"1 A d1 1\n1 A d2 0\n1 A d2 1\n"
+QRELS_123 = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "trec_eval-10.0" / (
+    "qrels.123")
+GROUPS_SAID = ("the two lines differ in their second column ('A' at line 1, 'B' here): the "
+               "file looks like judgment groups (trec_eval -R qrels_jg), each of which judges "
+               "a document once")
+CLI_SAYS = ("eval -R qrels_jg reads a qrels file with judgment groups, for the *_avgjg "
+            "measures: python -m ireval_core eval -R qrels_jg -m qrels_jg QRELS RUN")
+
+
+def test_a_document_judged_in_two_groups_says_judgment_groups() -> None:
+    with pytest.raises(FormatError) as caught:
+        read_qrels(GROUPED, name="q")
+    assert str(caught.value) == (
+        "q:3: duplicate qrels entry for query '1', document 'd1' (first at line 1); each "
+        f"(query, document) may appear once; {GROUPS_SAID}: '1 B d1 0'")
+    assert has_judgment_groups(caught.value)
+    with pytest.raises(FormatError) as caught:  # the same group: a plain duplicate
+        read_qrels(SAME_GROUP, name="q")
+    assert str(caught.value) == (
+        "q:3: duplicate qrels entry for query '1', document 'd2' (first at line 2); each "
+        "(query, document) may appear once: '1 A d2 1'")
+    assert not has_judgment_groups(caught.value)
+
+
+@pytest.mark.skipif(not QRELS_123.exists(), reason="trec_eval's test files not available")
+def test_trec_eval_qrels_123_says_judgment_groups_and_reads_with_qrels_jg(tmp_path,
+                                                                         capsys) -> None:
+    with pytest.raises(FormatError) as caught:
+        read_qrels(QRELS_123)
+    first = caught.value.problems[0]
+    assert (first.source, first.line) == ("qrels.123", 3682)
+    assert first.message.startswith("duplicate qrels entry for query '301', document "
+                                    "'CR93E-10279' (first at line 1); each")
+    assert "second column ('0' at line 1, '1' here): the file looks like judgment groups" in (
+        first.message)
+    run_file = tmp_path / "run"
+    run_file.write_text("301 Q0 CR93E-1282 1 2.0 s\n301 Q0 CR93E-10279 2 1.0 s\n")
+    assert main(["eval", "-m", "map", str(QRELS_123), str(run_file)], out=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("qrels.123:3682: duplicate qrels entry for query '301', document "
+                          "'CR93E-10279' (first at line 1)")
+    assert CLI_SAYS in err.splitlines()
+    out = io.StringIO()  # and -R qrels_jg reads it
+    assert main(["eval", "-R", "qrels_jg", "-m", "map_avgjg", str(QRELS_123), str(run_file)],
+                out=out) == 0
+    assert out.getvalue().startswith("map_avgjg")
+
+
+def test_the_cli_says_how_to_read_judgment_groups_only_when_they_differ(tmp_path,
+                                                                        capsys) -> None:
+    run_file = tmp_path / "run"
+    run_file.write_text("1 Q0 d1 1 2.0 s\n")
+    for data, said in ((GROUPED, True), (SAME_GROUP, False)):
+        (tmp_path / "q").write_bytes(data)
+        for command in (["eval", "-m", "map"], ["compare", "-m", "AP"]):
+            assert main([*command, str(tmp_path / "q"), str(run_file)],
+                        out=io.StringIO()) == 2
+            err = capsys.readouterr().err.splitlines()
+            assert err[0].startswith("q:3: duplicate qrels entry"), err
+            assert (CLI_SAYS in err) is said, (data, command)

@@ -114,3 +114,28 @@ def test_table_from_records_reads_what_was_run(res) -> None:
     against_baseline = compare_evaluation(res, MEASURES, baseline="bm25", tests=("t",))
     with pytest.raises(ValueError, match="every pair"):
         table_from_records(res, against_baseline, res.systems)
+
+
+def test_a_baseline_table_reads_the_baseline_comparisons(res) -> None:
+    """With ``baseline`` the markers come from each system against the baseline only,
+    corrected over those comparisons: compare_evaluation(baseline=)'s records."""
+    records = compare_evaluation(res, MEASURES, baseline="bm25", tests=("t",), seed=0)
+    table = significance_table(res, baseline="bm25")
+    from_records = table_from_records(res, records, res.systems, baseline="bm25")
+    assert from_records.to_markdown() == table.to_markdown()
+    assert from_records.beats == table.beats
+    assert table.baseline == "bm25" and "with the baseline (a) bm25" in table.caption()
+    for r in records:
+        if r.pvalue_corrected < 0.05 and r.mean_diff != 0:
+            won, lost = (r.system_b, r.system_a) if r.mean_diff > 0 else (r.system_a,
+                                                                          r.system_b)
+            assert lost in table.beats[(won, str(r.measure))]
+    others = [s for s in res.systems if s != "bm25"]
+    for m in MEASURES:  # two runs besides the baseline are never compared
+        assert others[0] not in table.beats[(others[1], m)]
+        assert others[1] not in table.beats[(others[0], m)]
+    with pytest.raises(ValueError, match=f"with the baseline '{others[0]}'"):
+        table_from_records(res, records, res.systems, baseline=others[0])
+    with pytest.raises(ValueError, match=r"parameter of significance_table must be one of "
+                                         r"the runs \(bm25, "):
+        significance_table(res, baseline="nope")

@@ -9,6 +9,7 @@ SHA-256 of the bytes, counts of distinct contents and datasets.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import json
@@ -20,7 +21,6 @@ import threading
 import time
 import tracemalloc
 import zlib
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -28,7 +28,6 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from pg import postgres_server  # noqa: F401  (the session fixture)
 
 from ireval_core.errors import IrevalError
 from ireval_core.workspace import _META as LIVE_SCHEMA
@@ -61,22 +60,6 @@ def content(i: int, lines: int = 2000) -> bytes:
     """Deterministic TREC-like bytes, different for every ``i``."""
     return "".join(f"q{i} Q0 d{j} {j + 1} {1 / (j + 1):.6f} sys{i}\n"
                    for j in range(lines)).encode()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty workspace URL on each back end."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'data' / 'workspace.db'}"
-        return
-    with request.getfixturevalue("postgres_server").database() as database:
-        yield database
-
-
-@pytest.fixture
-def ws(url: str) -> Iterator[Workspace]:
-    with Workspace.open(url) as workspace:
-        yield workspace
 
 
 def count(url: str, table: str) -> int:
@@ -807,3 +790,17 @@ def test_many_processes_switching_a_new_file_to_wal_all_succeed(tmp_path: Path) 
         for p in procs:
             p.join(timeout=120)
     assert results == ["ok"] * len(results)
+
+
+def test_the_backend_fixtures_are_defined_once() -> None:
+    """``url`` and ``ws`` (SQLite and the PostgreSQL test server) live in conftest.py, and
+    neither workspace test module defines its own copy."""
+    def fixtures(path: Path) -> set[str]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        return {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                and any("fixture" in ast.unparse(d) for d in node.decorator_list)}
+
+    here = Path(__file__).resolve().parent
+    assert {"url", "ws"} <= fixtures(here / "conftest.py")
+    for module in ("test_workspace.py", "test_workspace_versions.py"):
+        assert not {"url", "ws"} & fixtures(here / module), module

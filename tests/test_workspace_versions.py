@@ -8,12 +8,10 @@ counted here by the labeling reader, as the app does before it adds a file.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from pg import postgres_server  # noqa: F401  (the session fixture)
 
 from ireval_core.labels import read_judgments
 from ireval_core.workspace import (
@@ -37,22 +35,6 @@ def stated(name: str, data: bytes) -> FileRounds:
     """The file's rounds and labeled rows, counted by the labeling reader."""
     j = read_judgments((name, data))
     return FileRounds(j.rounds, len(j.label_table()))
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty workspace URL on each back end."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'workspace.db'}"
-        return
-    with request.getfixturevalue("postgres_server").database() as database:
-        yield database
-
-
-@pytest.fixture
-def ws(url: str) -> Iterator[Workspace]:
-    with Workspace.open(url) as workspace:
-        yield workspace
 
 
 def grown(ws: Workspace, months: int) -> str:

@@ -149,7 +149,7 @@ from .source import (
     Source,
     SourceLike,
 )
-from .trec import has_comment_lines
+from .trec import has_comment_lines, has_judgment_groups
 
 if TYPE_CHECKING:
     from .labels import read_table, table_from_arrow
@@ -158,8 +158,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "Format", "Kind",
            "PathOrBytes", "QueryMetadata", "RawTable", "ReadLimits", "Source", "SourceLike",
-           "has_comment_lines", "read_metadata", "read_qrels", "read_qrels_alongside",
-           "read_run", "read_runs", "read_table", "table_from_arrow"]
+           "has_comment_lines", "has_judgment_groups", "read_metadata", "read_qrels",
+           "read_qrels_alongside", "read_run", "read_runs", "read_table", "table_from_arrow"]
 
 _LAZY = {"QueryMetadata": "metadata", "read_metadata": "metadata", "RawTable": "table",
          "read_table": "labels", "table_from_arrow": "labels"}

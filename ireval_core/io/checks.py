@@ -262,11 +262,12 @@ def tag_key(tag: str) -> str:
 
 
 def dup_message(src: Source, kind: Kind, first: int, second: int, qid: str, docid: str,
-                text: str | None) -> FormatError:
-    """The error for a (query, document) given at line ``first`` and again at ``second``."""
+                text: str | None, *, note: str = "") -> FormatError:
+    """The error for a (query, document) given at line ``first`` and again at ``second``;
+    ``note`` is added to its message (why the file may hold it twice)."""
     return FormatError(
         f"duplicate {kind} entry for query {qid!r}, document {docid!r} "
-        f"(first at line {first}); each (query, document) may appear once",
+        f"(first at line {first}); each (query, document) may appear once{note}",
         source=src.name, line=second, text=text)
 
 

@@ -36,8 +36,8 @@ from .parquet import read_parquet
 from .source import PathOrBytes, ReadLimits, Source
 from .trec import diagnose_trec, read_trec, skip_comments
 
-__all__ = ["decoded_columns", "read_columns", "read_qrels", "read_qrels_alongside", "read_run",
-           "read_runs", "unique_name"]
+__all__ = ["decoded_columns", "empty_file_error", "read_columns", "read_qrels",
+           "read_qrels_alongside", "read_run", "read_runs", "unique_name"]
 
 T = TypeVar("T")
 
@@ -369,12 +369,22 @@ def read_columns(src: Source, kind: Kind, format: Format) -> tuple[pa.Table, lis
     return table, warnings
 
 
+def empty_file_error(name: str, kind: Kind) -> FormatError:
+    """The error for a qrels or run file without a data line (nothing but blanks, or
+    nothing but comment lines when they are skipped), naming the file and its layout.
+
+    >>> print(empty_file_error("run.txt", "run"))
+    run.txt: file is empty; expected run lines 'qid Q0 docid rank score tag'
+    """
+    cols = " ".join(TREC_COLUMNS[kind])
+    return FormatError(f"file is empty; expected {kind} lines '{cols}'", source=name)
+
+
 def decoded_columns(src: Source, kind: Kind, format: Format
                     ) -> tuple[Source, pa.Table, list[DataWarning]]:
     """:func:`read_columns`, and the source read: ``src``, or its text as UTF-8."""
     if src.is_blank():
-        cols = " ".join(TREC_COLUMNS[kind])
-        raise FormatError(f"file is empty; expected {kind} lines '{cols}'", source=src.name)
+        raise empty_file_error(src.name, kind)
     refuse_unreadable(src)
     fmt = format if format != "auto" else detect_format(src)
     if fmt == "parquet":  # by its bytes or its name: not text

@@ -32,8 +32,8 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["COMMENT_HINT", "diagnose_fields", "diagnose_trec", "has_comment_lines", "read_trec",
-           "skip_comments"]
+__all__ = ["COMMENT_HINT", "GROUPS_NOTE", "diagnose_fields", "diagnose_trec", "has_comment_lines",
+           "has_judgment_groups", "read_trec", "skip_comments"]
 
 _RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
 _QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
@@ -43,6 +43,30 @@ COMMENT_HINT = ("; a line starting with '#' is a comment for trec_eval 10.0 (whi
 """Added to the message of a bad line starting with ``#``. How to choose trec_eval
 10.0's reading is the caller's to say (a CLI flag, a sidebar option): see
 :func:`has_comment_lines`."""
+
+
+GROUPS_NOTE = ("; the two lines differ in their second column ({first!r} at line {line}, "
+               "{second!r} here): the file looks like judgment groups (trec_eval -R qrels_jg), "
+               "each of which judges a document once")
+"""Added to the message of a qrels line judging a (query, document) again in another
+judgment group (the second column). How to read such a file is the caller's to say (the
+CLI's ``eval -R qrels_jg``; what the app does): see :func:`has_judgment_groups`."""
+_GROUPS_MARK = "the file looks like judgment groups"
+
+
+def has_judgment_groups(error: FormatError) -> bool:
+    """Whether a problem of ``error`` is a qrels document judged again in another
+    judgment group (:data:`GROUPS_NOTE`): a file for trec_eval's ``-R qrels_jg``, so the
+    caller can say how to read it.
+
+    >>> from ireval_core.io import read_qrels
+    >>> try:
+    ...     read_qrels(b"1 A d1 1\\n1 B d1 0\\n", name="q")
+    ... except FormatError as exc:
+    ...     has_judgment_groups(exc)
+    True
+    """
+    return any(_GROUPS_MARK in p.message for p in error.problems)
 
 
 def has_comment_lines(error: FormatError) -> bool:
@@ -232,7 +256,7 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
     names = TREC_COLUMNS[kind]
     value_col = names.index(VALUE_KEY[kind] if kind == "run" else "rel")
     word = VALUE_WORD[VALUE_KEY[kind]]
-    seen: dict[tuple[str, ...], int] = {}
+    seen: dict[tuple[str, ...], tuple[int, str]] = {}  # line, and a qrels line's group
     extra = 0
     problems = Problems(src)
     for lineno, raw in iter_lines(src.data):
@@ -261,10 +285,13 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
         key_fields = ((fields[0], fields[2]) if kind == "qrels"
                       else (fields[0], fields[2], tag_key(fields[5])))
         if key_fields in seen:
-            problems.add_error(dup_message(src, kind, seen[key_fields], lineno, fields[0],
-                                           fields[2], text))
+            first, group = seen[key_fields]
+            note = (GROUPS_NOTE.format(first=group, line=first, second=fields[1])
+                    if kind == "qrels" and group != fields[1] else "")
+            problems.add_error(dup_message(src, kind, first, lineno, fields[0], fields[2],
+                                           text, note=note))
             continue
-        seen[key_fields] = lineno
+        seen[key_fields] = (lineno, fields[1])
     return problems.error(), extra
 
 
