@@ -1,6 +1,6 @@
 """Cached significance comparisons for the Compare page.
 
-:func:`compare_cached` and :func:`report_cached` run the core functions on a cached
+:func:`compare_cached` runs the core comparisons on a cached
 :class:`~ireval_core.evaluate.Evaluation`, keyed by explicit arguments only (the
 dataset key stands for the dataset; the frozen options are part of the key). The
 tables, verdicts and planning numbers are :mod:`ireval_core.compare`'s. Nothing here
@@ -27,14 +27,14 @@ from ireval_core.decisions import (
 )
 from ireval_core.evaluate import Evaluation
 from ireval_core.options import EvalOptions
-from ireval_core.report import SignificanceTable, significance_table
+from ireval_core.report import SignificanceTable
 from ireval_core.stats import PairComparison
 
 from .shared_cache import shared
 from .text import md_frame
 
 __all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "evidence_cached",
-           "evidence_sentences", "holes_table", "margin_of", "margin_table", "report_cached",
+           "evidence_sentences", "holes_table", "margin_of", "margin_table",
            "report_styler"]
 
 MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "bpref", "P@5")
@@ -66,17 +66,6 @@ def compare_cached(dataset_key: str, options: EvalOptions, _res: Evaluation,
     return tuple(compare_evaluation(
         _res, list(measures), systems=list(systems), baseline=baseline, tests=tests,
         alternative=alternative, correction=correction, n_resamples=n_resamples, seed=seed))
-
-
-@shared(copy=True)
-def report_cached(dataset_key: str, options: EvalOptions, _res: Evaluation,
-                  measures: tuple[str, ...], systems: tuple[str, ...], test: str,
-                  correction: str, alpha: float, n_resamples: int,
-                  seed: int) -> SignificanceTable:
-    """:func:`significance_table`, cached; ``options`` are those of ``_res``."""
-    return significance_table(_res, list(measures), systems=list(systems), test=test,
-                              correction=correction, alpha=alpha, n_resamples=n_resamples,
-                              seed=seed)
 
 
 def report_styler(table: SignificanceTable) -> Styler:

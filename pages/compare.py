@@ -163,12 +163,10 @@ with frame.page("compare"):
                                format_func=TEST_LABELS.__getitem__,
                                help="One two-sided test marks the table; correction, α, resamples "
                                     "and seed as above")
-    if baseline is None:  # every pair was compared above: the table reads those records
-        report = table_from_records(res, [r for r in records if r.test == report_test], systems,
-                                    alpha=float(alpha))
-    else:
-        report = cg.report_cached(key, options, res, measures, tuple(systems), report_test,
-                                  correction, float(alpha), int(n_resamples), int(seed))
+    # the pairs compared above (every pair, or each system with the baseline, as
+    # `report --baseline` does): the table reads those records, nothing is run again
+    report = table_from_records(res, [r for r in records if r.test == report_test], systems,
+                                alpha=float(alpha), baseline=baseline)
     st.table(cg.report_styler(report))
     st.caption(widgets.md_escape(report.caption() + " Letters: " + ", ".join(
         f"{letter} = {name}" for name, letter in report.labels.items()) + "."))

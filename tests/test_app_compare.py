@@ -95,11 +95,14 @@ def test_baseline_and_wilcoxon() -> None:
     for c in expected:
         assert _row(table, "bm25", c.system_b, "nDCG@10", "wilcoxon")["p"] == pytest.approx(
             c.pvalue, rel=1e-12)
-    # the report table still compares every pair (run apart from the baseline comparisons)
+    # the report table compares each run with the baseline too, as `report --baseline`
     res = evaluate(qrels, runs, ["nDCG@10"])
     report = significance_table(res, ["nDCG@10"], test="wilcoxon", correction="none",
-                                n_resamples=1000)
+                                n_resamples=1000, baseline="bm25")
     assert at.table[-1].value.equals(report.to_frame())
+    every_pair = significance_table(res, ["nDCG@10"], test="wilcoxon", correction="none",
+                                    n_resamples=1000)
+    assert "baseline" in report.caption() and "baseline" not in every_pair.caption()
 
 
 def test_planning_numbers_equal_stats_functions() -> None:
