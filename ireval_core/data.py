@@ -405,12 +405,11 @@ class Run:
         qids = _string_numpy(qdict)
         stage("checking for duplicates")
         # on large runs the check (one sort) runs on a second core beside the ordering
-        pool = ThreadPoolExecutor(1, "ireval-unique") if len(qcode) >= CONCURRENT_ROWS else None
-        checked = (pool.submit(_check_unique, qcode, dcode, len(ddict), qids, ddict)
-                   if pool is not None else None)
-        if pool is None:
-            _check_unique(qcode, dcode, len(ddict), qids, ddict)
-        try:
+        with ThreadPoolExecutor(1, "ireval-unique") as pool:  # no thread until a submit
+            checked = (pool.submit(_check_unique, qcode, dcode, len(ddict), qids, ddict)
+                       if len(qcode) >= CONCURRENT_ROWS else None)
+            if checked is None:
+                _check_unique(qcode, dcode, len(ddict), qids, ddict)
             stage("ordering ties")
             order, sorted_ = _query_score_order(qcode, score, dcode, ddict,
                                                 byte_ranked=byte_ranked)
@@ -418,9 +417,6 @@ class Run:
                 qcode, dcode, score = qcode[order], dcode[order], score[order]
             if not sorted_:
                 dcode = _ties_by_code(qcode, score, dcode, ddict, byte_ranked=byte_ranked)
-        finally:
-            if pool is not None:
-                pool.shutdown()
         if checked is not None:
             checked.result()  # a duplicate (query, document) is an error, as above
         return cls(name, qids, ddict, qcode, dcode, score, _offsets(qcode, len(qids)),
