@@ -1,0 +1,391 @@
+"""The Trend page's kernels made faster (issue 18: Trend first visit) give the same
+numbers to the bit: the query bootstrap's sums gathered a block of draws at a time for
+every column and every group of one size at once, the rater-noise trend's label matrix
+built once for every round, its query stage summed for every (round, system) at once, its
+two-stage gather a block at a time, per-query DCG kept with the judgments. The functions
+as they were (commit 513ae8c) are kept here, verbatim but for their names and the module
+prefix of the helpers they call; the new ones are checked against them on the bundled
+sample and on random data."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_labels_noise import small_judgments
+
+from ireval_core.labels import Judgments, noise_trend, read_judgments
+from ireval_core.labels import kernels as K
+from ireval_core.labels import noise as N
+from ireval_core.measures import gain as G
+
+T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
+
+
+def old_bootstrap_sums(values: np.ndarray, n_resamples: int, seed: int,
+                       cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+                       ) -> np.ndarray:
+    """trend.bootstrap_sums before: one 1-D gather per column and chunk."""
+    n, c = values.shape
+    key = (n, n_resamples, seed)
+    if cache is not None and key in cache:
+        chunks = cache[key]
+    else:
+        chunks = T.resample_indices(n, n_resamples, seed)
+        if cache is not None and n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    sums = np.zeros((n_resamples, c))
+    columns = [np.ascontiguousarray(values[:, col]) for col in range(c)]
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample
+        for col, v in enumerate(columns):
+            sums[:, col] += v[idx].sum(axis=0)
+    return sums
+
+
+def old_bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
+                        cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+                        ) -> np.ndarray:
+    return old_bootstrap_sums(values, n_resamples, seed, cache) / values.shape[0]
+
+
+def old_bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: int,
+                  seed: int) -> tuple[float, float, np.ndarray | None]:
+    """trend._bootstrap before (one call per group)."""
+    if len(x) < 2:
+        return math.nan, math.nan, None
+    if w is None:
+        sums = old_bootstrap_sums(x[:, None], n_resamples, seed)
+        theta = (sums / len(x))[:, 0]
+    else:
+        sums = old_bootstrap_sums(np.column_stack((w * x, w)), n_resamples, seed)
+        both = sums / len(x)
+        theta = both[:, 0] / both[:, 1]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(theta, [alpha, 1.0 - alpha])
+    return float(low), float(high), sums
+
+
+# noise._round_matrix, _outcome_sums and _two_stage before
+def old_round_matrix(j: Judgments, r: int, rater_codes: np.ndarray) -> tuple[int, np.ndarray]:
+    """(first unit of round r, its units x raters label matrix, NaN = not labeled)."""
+    units = np.flatnonzero(j.unit_round == r)
+    u0 = int(units[0]) if len(units) else 0
+    y = np.full((len(units), len(rater_codes)), np.nan)
+    pos = np.full(len(j.rater_names), -1, dtype=np.int64)
+    pos[rater_codes] = np.arange(len(rater_codes))
+    sel = (j.label_unit >= u0) & (j.label_unit < u0 + len(units)) & np.isfinite(j.label_value)
+    sel &= pos[j.label_rater] >= 0
+    y[j.label_unit[sel] - u0, pos[j.label_rater[sel]]] = j.label_value[sel]
+    return u0, y
+
+
+def old_outcome_sums(j: Judgments, r: int, draws: N.RaterDraws, rater_codes: np.ndarray, k: int,
+                  gain: str, combine: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group of round r (its rows of ``group_*``) and rater outcome: the DCG@k
+    (``N``) and the labeled discount mass (``L``) under the outcome's weights; and the
+    round's group ids. Sums run in position order within a group."""
+    groups = np.flatnonzero(j.group_round == r)
+    u0, y = old_round_matrix(j, r, rater_codes)
+    shown = np.flatnonzero((j.shown_round == r) & (j.shown_position <= k))
+    g_local = j.shown_group[shown] - (int(groups[0]) if len(groups) else 0)
+    disc = G.discounts(j.shown_position[shown], "log2")
+    unit_local = j.shown_unit[shown] - int(u0)
+    n_out = len(draws.outcomes)
+    big_n = np.zeros((len(groups), n_out))
+    big_l = np.zeros((len(groups), n_out))
+    step = max(1, (1 << 22) // max(len(y), 1))
+    for lo in range(0, n_out, step):  # chunks of outcomes bound memory
+        label = K.weighted_combine(y, draws.outcomes[lo:lo + step], combine)[unit_local]
+        for c in range(label.shape[1]):  # one bincount per outcome (few: C(2R-1, R))
+            big_n[:, lo + c] = np.bincount(g_local, weights=G.gains(label[:, c], gain) * disc,
+                                           minlength=len(groups))
+            big_l[:, lo + c] = np.bincount(g_local, weights=np.isfinite(label[:, c]) * disc,
+                                           minlength=len(groups))
+    return big_n, big_l, groups
+
+
+def old_two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
+               mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
+               cache: dict[tuple[int, int, int], list[np.ndarray]],
+               query_sums: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
+
+    ``query_sums``: the trend's resampled sums of the same group (``Trend.query_sums``:
+    Σ dcg, or Σ w·dcg and Σ w), the same draws: only the labeled mass is resampled here.
+    """
+    n = len(dcg)
+    key = (n, n_resamples, seed)
+    if key not in cache:
+        chunks = T.resample_indices(n, n_resamples, seed)
+        if n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    else:
+        chunks = cache[key]
+    ww = np.ones(n) if w is None else w
+    n_out = big_n.shape[1]
+    wn = (ww[:, None] * big_n).ravel()
+    # every unit keeps a rater under every outcome (each unit labeled by all the round's
+    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
+    fixed = bool((big_l == mass[:, None]).all())
+    wl = None if fixed else (ww[:, None] * big_l).ravel()
+    sn = np.zeros(n_resamples)
+    sl = np.zeros(n_resamples)
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
+        flat = idx.astype(np.int64) * n_out + outcome[None, :]
+        sn += wn[flat].sum(axis=0)
+        if wl is not None:
+            sl += wl[flat].sum(axis=0)
+    # the query stage and the labeled mass from the same draws; the resampled weight
+    # sums (sw) are the query stage's own second column
+    # (bootstrap_sums sums each column on its own: a column taken from the trend's sums
+    # is the same to the bit as the same column summed here)
+    if w is None:
+        raw = (old_bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+               if query_sums is None else np.column_stack((query_sums[:, 0], old_bootstrap_sums(
+                   mass[:, None], n_resamples, seed, cache)[:, 0])))
+        queries = raw[:, 0] / n
+        sa = raw[:, 1]
+        sw: float | np.ndarray = float(n)
+    else:
+        raw = (old_bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
+                              cache)
+               if query_sums is None else np.column_stack((query_sums[:, :2], old_bootstrap_sums(
+                   (w * mass)[:, None], n_resamples, seed, cache)[:, 0])))
+        both = raw[:, :2] / n
+        queries = both[:, 0] / both[:, 1]
+        sa = raw[:, 2]
+        sw = raw[:, 1]
+    if wl is None:
+        sl = sa
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = sn / sl * (sa / sw)
+    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
+    # queries fixed: the rater stage alone
+    tot_a, tot_w = float(ww @ mass), float(ww.sum())
+    per_out_n, per_out_l = ww @ big_n, ww @ big_l
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
+    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
+    return theta, queries, by_outcome[outcome]
+
+
+
+def old_noise(j: Judgments, *, k: int = 10, gain: str = "linear", combine: str = "mean",
+              exclude: tuple[str, ...] = (), level: float = 0.95, n_resamples: int = 2000,
+              seed: int = 0, alpha: float = 0.05, power: float = 0.8,
+              trend_result: Any = None) -> tuple[pd.DataFrame, pd.DataFrame,
+                                                 dict[tuple[str, str], np.ndarray]]:
+    """noise_trend's table, changes and resamples as computed before (its loop verbatim)."""
+    from scipy import stats as _sps
+
+    people = [r for r in j.raters if r not in exclude]
+    jp = j.select(raters=people) if exclude else j
+    reuse = {} if exclude or trend_result is None else trend_result.query_sums
+    pq = T.per_query_dcg(jp, k=k, gain=gain, combine=combine)
+    weighted = jp.has_weight
+    w_all = np.asarray(jp.group_weight, dtype=np.float64)
+    label, _ = jp.combined(combine)
+    in_k = jp.shown_position <= k
+    mass_all = np.bincount(jp.shown_group, weights=np.where(
+        in_k & np.isfinite(label[jp.shown_unit]), G.discounts(jp.shown_position, "log2"), 0.0),
+        minlength=jp.n_groups)
+
+    rows: list[dict[str, Any]] = []
+    resamples: dict[tuple[str, str], np.ndarray] = {}
+    draws_of: dict[str, N.RaterDraws] = {}
+    cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
+    z_mdc = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(power)
+    for r in np.unique(jp.group_round):  # a loop over rounds
+        rname = str(jp.round_names[r])
+        units = jp.unit_round == r
+        given = np.isfinite(jp.label_value) & units[jp.label_unit]
+        codes = np.unique(jp.label_rater[given])
+        draws = N.rater_draws(rname, [str(x) for x in jp.rater_names[codes]], n_resamples, seed)
+        draws_of[rname] = draws
+        codes = codes[np.argsort(jp.rater_names[codes].astype(str), kind="stable")]
+        big_n, big_l, groups = old_outcome_sums(jp, int(r), draws, codes, k, gain, combine)
+        for s in np.unique(jp.group_system[groups]):  # a loop over the round's systems
+            local = np.flatnonzero(jp.group_system[groups] == s)
+            g = groups[local]
+            x, wq = pq.dcg[g], w_all[g]
+            n = len(g)
+            sname = str(jp.system_names[s])
+            sums = reuse.get((rname, sname))
+            if sums is not None and sums.shape != (n_resamples, 2 if weighted else 1):
+                sums = None  # not this group's: resample here
+            if n >= 2 and len(codes) >= 2:
+                theta, queries, by_rater = old_two_stage(
+                    x, wq if weighted else None, big_n[local], big_l[local], mass_all[g],
+                    draws.outcome, n_resamples, seed, cache, sums)
+            elif n >= 2:  # one rater: the query bootstrap, exactly the trend's band
+                if weighted:
+                    both = (old_bootstrap_means(np.column_stack((wq * x, wq)), n_resamples,
+                                            seed, cache) if sums is None else sums / n)
+                    queries = both[:, 0] / both[:, 1]
+                else:
+                    queries = (old_bootstrap_means(x[:, None], n_resamples, seed, cache)
+                               if sums is None else sums / n)[:, 0]
+                theta, by_rater = queries, np.full(n_resamples, N._wmean(x, wq))
+            else:
+                theta = queries = by_rater = np.full(n_resamples, np.nan)
+            resamples[(rname, sname)] = np.vstack((theta, queries, by_rater))
+            mean = N._trend_mean(x, wq, weighted)
+            sd, n_eff = N._weighted_sd(x, wq if weighted else np.ones(n))
+            var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
+            var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
+            low, high = K.percentile_interval(theta, level)
+            qlow, qhigh = K.percentile_interval(queries, level)
+            total = var_q + var_r
+            rows.append({
+                "round": rname, "system": sname, "queries": n, "raters": len(codes),
+                "dcg": mean, "ci_low": low, "ci_high": high, "ci_low_queries": qlow,
+                "ci_high_queries": qhigh,
+                "se": float(np.nanstd(theta, ddof=1)) if n >= 2 else math.nan,
+                "sd_between": sd, "n_eff": n_eff, "var_queries": var_q, "var_raters": var_r,
+                "rater_share": var_r / total if total > 0 else math.nan,
+                "mdc": float(z_mdc * math.sqrt(2.0 * total)) if n >= 2 else math.nan,
+                "covers": N._covers(len(codes), n),
+                "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
+                else float(mass_all[g].mean()) if n else math.nan,
+            })
+    table = pd.DataFrame(rows, columns=[*N.TABLE_COLUMNS, "_mass"])
+    changes = N._changes(table, level, alpha, z_mdc, None, gain, k)
+    return table.drop(columns="_mass"), changes, resamples
+
+
+def order_sensitive(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Values whose float sums change with the order of the additions."""
+    return rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 7, size=shape)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 1001])
+@pytest.mark.parametrize("n_resamples", [1, 2, 3, 17, 2000])
+def test_bootstrap_sums_are_the_old_ones_to_the_bit(n: int, n_resamples: int) -> None:
+    rng = np.random.default_rng(n * 7919 + n_resamples)
+    for c in (1, 2, 3, 24):
+        values = order_sensitive(rng, (n, c))
+        cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
+        new = T.bootstrap_sums(values, n_resamples, 5, cache)
+        np.testing.assert_array_equal(new, old_bootstrap_sums(values, n_resamples, 5))
+        np.testing.assert_array_equal(new, T.bootstrap_sums(values, n_resamples, 5, cache))
+
+
+def test_bootstrap_sums_of_a_large_group_are_the_old_ones_and_order_matters() -> None:
+    """5,000 queries x 2,000 resamples (the benchmark's round): several chunks of draws,
+    many blocks per chunk; and a pairwise sum of the same draws differs, so that the test
+    would see a change of the order of the additions."""
+    rng = np.random.default_rng(18)
+    values = order_sensitive(rng, (5000, 3))
+    new = T.bootstrap_sums(values, 2000, 0)
+    np.testing.assert_array_equal(new, old_bootstrap_sums(values, 2000, 0))
+    idx = np.vstack(T.resample_indices(5000, 2000, 0))
+    pairwise = np.ascontiguousarray(values[:, 0][idx].T).sum(axis=1)
+    assert not np.array_equal(pairwise, new[:, 0])
+
+
+def sample_judgments() -> Judgments:
+    return read_judgments([(p.name, p.read_bytes()) for p in
+                           [*sorted(SAMPLE.glob("labels_*.csv")), SAMPLE / "judge_llm.csv"]])
+
+
+@pytest.mark.parametrize("weights", [True, False])
+@pytest.mark.parametrize("by", [None, "segment"])
+def test_trend_bands_and_sums_are_the_old_per_group_bootstrap(weights: bool, by: str | None
+                                                              ) -> None:
+    j = small_judgments(seed=11, weights=weights) if by is None else sample_judgments()
+    for n_resamples in (1, 250):
+        tr = T.trend(j, n_resamples=n_resamples, seed=4, by=by)  # type: ignore[arg-type]
+        pq = tr.per_query
+        keys = ["round", "system"] + (["segment"] if by else [])
+        for row in tr.table.itertuples(index=False):
+            part = pq[np.logical_and.reduce([pq[c] == getattr(row, c) for c in keys])]
+            x = part["dcg"].to_numpy(float)
+            w = part["weight"].to_numpy(float) if j.has_weight else None
+            low, high, sums = old_bootstrap(x, w, 0.95, n_resamples, 4)
+            np.testing.assert_array_equal([row.dcg_ci_low, row.dcg_ci_high], [low, high])
+            if by is None and sums is not None:
+                np.testing.assert_array_equal(tr.query_sums[(row.round, row.system)], sums)
+
+
+def assert_same(new: N.NoiseTrend, old: tuple[pd.DataFrame, pd.DataFrame,
+                                                dict[tuple[str, str], np.ndarray]]) -> None:
+    table, changes, resamples = old
+    pd.testing.assert_frame_equal(new.table, table, check_exact=True)
+    pd.testing.assert_frame_equal(new.changes, changes, check_exact=True)
+    assert new._resamples.keys() == resamples.keys()
+    for key, value in resamples.items():
+        np.testing.assert_array_equal(new._resamples[key], value, err_msg=str(key))
+
+
+@pytest.mark.parametrize("weights", [True, False])
+@pytest.mark.parametrize(("combine", "gain", "k"), [("mean", "linear", 10),
+                                                    ("majority", "exp", 4),
+                                                    ("median", "linear", 3)])
+def test_noise_trend_is_the_old_one(weights: bool, combine: str, gain: str, k: int) -> None:
+    j = small_judgments(seed=13, weights=weights)
+    kw: dict[str, Any] = {"k": k, "gain": gain, "combine": combine, "n_resamples": 300,
+                          "seed": 2}
+    old = old_noise(j, **kw)
+    assert (old[0]["raters"] >= 2).all() and old[0]["var_raters"].gt(0).any()
+    assert_same(noise_trend(j, **kw), old)
+    tr = T.trend(j, **kw)
+    assert_same(noise_trend(j, trend_result=tr, **kw), old_noise(j, trend_result=tr, **kw))
+    assert_same(noise_trend(j, exclude=("r2",), **kw), old_noise(j, exclude=("r2",), **kw))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # one resample: no variance
+@pytest.mark.parametrize("n_resamples", [1, 2, 200])
+def test_noise_trend_of_the_sample_is_the_old_one(n_resamples: int) -> None:
+    """The bundled sample: six months, two systems, three people and the model judge."""
+    j = sample_judgments()
+    kw: dict[str, Any] = {"n_resamples": n_resamples, "seed": 0}
+    tr = T.trend(j, **kw)
+    assert_same(noise_trend(j, trend_result=tr, **kw), old_noise(j, trend_result=tr, **kw))
+    assert_same(noise_trend(j, exclude=("llm",), **kw), old_noise(j, exclude=("llm",), **kw))
+
+
+@pytest.mark.parametrize("weights", [True, False])
+def test_noise_trend_with_one_rater_is_the_old_one(weights: bool) -> None:
+    one = small_judgments(weights=weights).select(raters=["r1"])
+    assert_same(noise_trend(one, n_resamples=300), old_noise(one, n_resamples=300))
+    tr = T.trend(one, n_resamples=300)
+    assert_same(noise_trend(one, n_resamples=300, trend_result=tr),
+                old_noise(one, n_resamples=300, trend_result=tr))
+
+
+def test_label_matrix_is_every_rounds_old_matrix() -> None:
+    for j in (small_judgments(seed=3), sample_judgments(),
+              small_judgments(seed=3).select(raters=["r0", "r2"])):
+        raters = N._round_raters(j)
+        y = N._label_matrix(j, raters)
+        for r in range(len(j.round_names)):
+            given = np.isfinite(j.label_value) & (j.unit_round[j.label_unit] == r)
+            codes = np.unique(j.label_rater[given])
+            codes = codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")]
+            np.testing.assert_array_equal(raters[r], codes)
+            u0, old = old_round_matrix(j, r, codes)
+            np.testing.assert_array_equal(y[u0:u0 + len(old), :len(codes)], old)
+
+
+def test_per_query_dcg_is_kept_with_the_judgments_and_read_only() -> None:
+    from dataclasses import replace
+
+    j = small_judgments(seed=9)
+    first = T.per_query_dcg(j, k=5, gain="exp", combine="median")
+    assert T.per_query_dcg(j, k=5, gain="exp", combine="median") is first
+    fresh = T.per_query_dcg(replace(j, _cache={}), k=5, gain="exp", combine="median")
+    for name in ("dcg", "idcg", "ndcg", "shown", "labeled"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(fresh, name))
+        assert not getattr(first, name).flags.writeable
+    other = T.per_query_dcg(j, k=5, gain="exp", combine="median", idcg_zero="skip")
+    assert other is not first and np.isnan(other.ndcg).sum() >= np.isnan(first.ndcg).sum()
+    relabeled = T.per_query_dcg(j, k=5, gain="exp", combine="median",
+                                shown_label=np.zeros(j.n_shown))
+    assert relabeled is not first and not relabeled.dcg.any()
