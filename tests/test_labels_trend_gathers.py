@@ -22,6 +22,7 @@ from test_labels_noise import small_judgments
 from ireval_core.labels import Judgments, noise_trend, read_judgments
 from ireval_core.labels import kernels as K
 from ireval_core.labels import noise as N
+from ireval_core.labels import online as O
 from ireval_core.measures import gain as G
 
 T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
@@ -389,3 +390,59 @@ def test_per_query_dcg_is_kept_with_the_judgments_and_read_only() -> None:
     relabeled = T.per_query_dcg(j, k=5, gain="exp", combine="median",
                                 shown_label=np.zeros(j.n_shown))
     assert relabeled is not first and not relabeled.dcg.any()
+
+
+# online._ranked before: two argsorts per call (the score rank, then group * n + rank)
+def old_ranked(j: Judgments, rows: np.ndarray, group: np.ndarray, n: int, label: np.ndarray
+               ) -> Any:
+    score = j.shown_score[rows]
+    rank = np.empty(len(score), dtype=np.int64)
+    rank[np.argsort(-score)] = np.arange(len(score))
+    order = np.argsort(group.astype(np.int64) * max(len(score), 1) + rank)
+    g = group[order].astype(np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g, minlength=n), out=offsets[1:])
+    pos = (np.arange(len(g)) - offsets[g] + 1).astype(np.int32)
+    grade = label[rows][order]
+    top = float(np.nanmax(grade)) if len(grade) else 0.0
+    return O.Ranked(np.arange(n).astype(object), offsets, g.astype(np.int32), pos, grade,
+                    score[order], np.zeros(n + 1, dtype=np.int64), np.zeros(0),
+                    np.ones(n, bool), max(top, 0.0))
+
+
+def scored_judgments(n_queries: int, seed: int) -> Judgments:
+    """Two rounds of ``n_queries`` lists of 1-6 shown results, scores with many ties
+    (two decimals), some unscored or unlabeled."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 7, size=2 * n_queries)
+    rows = np.repeat(np.arange(2 * n_queries), sizes)
+    position = np.arange(len(rows)) - np.repeat(np.cumsum(sizes) - sizes, sizes) + 1
+    score = np.round(rng.random(len(rows)), 2)
+    score[rng.random(len(rows)) < 0.05] = np.nan
+    label = rng.integers(0, 4, len(rows)).astype(float)
+    label[rng.random(len(rows)) < 0.05] = np.nan
+    return Judgments.from_frame(pd.DataFrame({
+        "round": np.where(rows < n_queries, "2026-01", "2026-02"),
+        "query": [f"q{q % n_queries}" for q in rows], "doc": [f"d{i}" for i in position],
+        "position": position, "label": label, "score": score}))
+
+
+@pytest.mark.parametrize("which", ["sample", "small", "many groups"])
+def test_ranked_lists_are_the_old_ones(which: str) -> None:
+    """The score order sorted once and the groups by radix: the same entries in the same
+    order (also past 65,536 groups, where the radix takes two 16-bit passes)."""
+    j = {"sample": sample_judgments, "small": lambda: scored_judgments(50, 1),
+         "many groups": lambda: scored_judgments(40_000, 2)}[which]()
+    label, _ = j.combined("mean")
+    lab = label[j.shown_unit]
+    rows = np.flatnonzero(np.isfinite(j.shown_score) & np.isfinite(lab))
+    by_score = O._by_score(j, rows)
+    rs = j.group_round.astype(np.int64) * len(j.system_names) + j.group_system
+    for group, n in ((j.shown_group[rows], j.n_groups),
+                     (rs[j.shown_group[rows]], int(rs.max()) + 1)):
+        new = O._ranked(j, rows, group, n, lab, by_score)
+        old = old_ranked(j, rows, group, n, lab)
+        for name in ("offsets", "qidx", "pos", "grade", "score"):
+            np.testing.assert_array_equal(getattr(new, name), getattr(old, name), err_msg=name)
+        assert new.max_grade == old.max_grade
+    assert which != "many groups" or j.n_groups > 65536
