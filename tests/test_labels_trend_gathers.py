@@ -23,6 +23,7 @@ from ireval_core.labels import Judgments, noise_trend, read_judgments
 from ireval_core.labels import kernels as K
 from ireval_core.labels import noise as N
 from ireval_core.labels import online as O
+from ireval_core.labels import planning as P
 from ireval_core.measures import gain as G
 
 T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
@@ -446,3 +447,55 @@ def test_ranked_lists_are_the_old_ones(which: str) -> None:
             np.testing.assert_array_equal(getattr(new, name), getattr(old, name), err_msg=name)
         assert new.max_grade == old.max_grade
     assert which != "many groups" or j.n_groups > 65536
+
+
+def old_plan(j: Judgments, round: str, *, delta: float, k: int = 10, gain: str = "linear",
+             combine: str = "mean", alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
+    """plan_next_round before: per-query DCG of a view on the round and on the one before
+    (its body verbatim after the checks)."""
+    from ireval_core.options import EvalOptions
+
+    opts = EvalOptions()
+    rounds = j.rounds
+    prev = rounds[rounds.index(round) - 1] if rounds.index(round) > 0 else None
+    jr = j.round(round)
+    pq = T.per_query_dcg(jr, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
+    if prev is not None:
+        jp = j.round(prev)
+        pq_prev = T.per_query_dcg(jp, k=k, gain=gain, combine=combine,
+                                idcg_zero=opts.idcg_zero)
+    rows = []
+    for system in jr.systems:
+        code = int(np.flatnonzero(j.system_names == system)[0])
+        sel = jr.group_system == code
+        x = pq.dcg[sel]
+        sd = float(np.std(x, ddof=1)) if len(x) >= 2 else math.nan
+        base = {"round": round, "system": system, "queries": int(sel.sum()),
+                "mean": float(np.mean(x)), "sd": sd, "delta": float(delta), "alpha": alpha,
+                "power": power}
+        rows.append(base | P._needed("new sample", sd * math.sqrt(2.0), delta, alpha, power,
+                                   "independent samples: sd of a difference = sd·√2; queries "
+                                   "per round"))
+        if prev is not None:
+            selp = jp.group_system == code
+            shared, ia, ib = np.intersect1d(jp.group_query[selp], jr.group_query[sel],
+                                            return_indices=True)
+            if len(shared) >= 2:
+                d = x[ib] - pq_prev.dcg[selp][ia]
+                rows.append(base | P._needed(
+                    "same queries", float(np.std(d, ddof=1)), delta, alpha, power,
+                    f"paired over the {len(shared)} queries {prev} and {round} share: sd of "
+                    "their per-query differences"))
+    return pd.DataFrame(rows, columns=list(P.PLAN_COLUMNS))
+
+
+@pytest.mark.parametrize("which", ["sample", "small", "scored"])
+def test_plan_from_the_kept_per_query_dcg_is_the_old_plan(which: str) -> None:
+    j = {"sample": sample_judgments, "small": lambda: small_judgments(seed=4),
+         "scored": lambda: scored_judgments(30, 5)}[which]()
+    for round_name in j.rounds:
+        for kw in ({"k": 10}, {"k": 3, "gain": "exp", "combine": "median"}):
+            new = P.plan_next_round(j, round_name, delta=0.4, **kw)  # type: ignore[arg-type]
+            pd.testing.assert_frame_equal(new, old_plan(j, round_name, delta=0.4, **kw),
+                                          check_exact=True)
+            assert (new["design"] == "same queries").any() or round_name == j.rounds[0]
