@@ -499,3 +499,41 @@ def test_plan_from_the_kept_per_query_dcg_is_the_old_plan(which: str) -> None:
             pd.testing.assert_frame_equal(new, old_plan(j, round_name, delta=0.4, **kw),
                                           check_exact=True)
             assert (new["design"] == "same queries").any() or round_name == j.rounds[0]
+
+
+def old_weighted_mean(y: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """kernels.weighted_combine(..., "mean") before: sums in rater order, one rater at a
+    time (the chunks of weight vectors do not change a sum)."""
+    given = ~np.isnan(y)
+    y0 = np.where(given, y, 0.0)
+    vv = v.astype(np.float64)
+    num = np.zeros((len(y), len(vv)))
+    den = np.zeros((len(y), len(vv)))
+    for r in range(y.shape[1]):
+        num += y0[:, r, None] * vv[None, :, r]
+        den += given[:, r, None] * vv[None, :, r]
+    out = np.full((len(y), len(vv)), np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+@pytest.mark.parametrize("labels", ["grades", "negative grades", "halves", "large", "real"])
+def test_weighted_mean_of_whole_labels_by_matrix_product_is_the_rater_order_sum(labels: str
+                                                                                ) -> None:
+    """Whole-number labels take one matrix product (exact: whole numbers below 2^52);
+    others the loop over raters. Both are the old sums to the bit, zeros included."""
+    rng = np.random.default_rng(len(labels))
+    n_units, n_raters = 20_000, 4
+    y = {"grades": lambda: rng.integers(0, 4, (n_units, n_raters)).astype(float),
+         "negative grades": lambda: rng.integers(-2, 3, (n_units, n_raters)).astype(float),
+         "halves": lambda: rng.integers(0, 7, (n_units, n_raters)) / 2.0,
+         "large": lambda: rng.integers(-2**40, 2**40, (n_units, n_raters)).astype(float),
+         "real": lambda: order_sensitive(rng, (n_units, n_raters))}[labels]()
+    y[rng.random(y.shape) < 0.3] = np.nan
+    outcomes = np.vstack([rng.multinomial(n_raters, [1 / n_raters] * n_raters, size=34),
+                          np.zeros((1, n_raters), dtype=np.int64)])
+    new = K.weighted_combine(y, outcomes, "mean")
+    old = old_weighted_mean(y, outcomes)
+    np.testing.assert_array_equal(new, old)
+    assert np.array_equal(np.signbit(new), np.signbit(old))  # no -0.0 for +0.0
+    assert np.isnan(new[:, -1]).all()  # every rater drawn 0 times: unlabeled

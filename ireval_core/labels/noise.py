@@ -286,12 +286,12 @@ def _by_code(codes: np.ndarray, n: int) -> list[np.ndarray]:
 def _round_raters(j: Judgments) -> list[np.ndarray]:
     """Per round code: the codes of the raters who labeled in it, sorted by name."""
     given = np.isfinite(j.label_value)
-    n_raters = max(len(j.rater_names), 1)
-    pairs = np.unique(j.unit_round[j.label_unit[given]].astype(np.int64) * n_raters
-                      + j.label_rater[given])
+    n_rounds, n_raters = len(j.round_names), max(len(j.rater_names), 1)
+    labeled = np.bincount(j.unit_round[j.label_unit[given]].astype(np.int64) * n_raters
+                          + j.label_rater[given], minlength=n_rounds * n_raters)
     out = []
-    for r in range(len(j.round_names)):
-        codes = pairs[(pairs // n_raters) == r] % n_raters
+    for r in range(n_rounds):
+        codes = np.flatnonzero(labeled[r * n_raters:(r + 1) * n_raters])
         out.append(codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")])
     return out
 
