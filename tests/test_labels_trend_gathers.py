@@ -517,23 +517,34 @@ def old_weighted_mean(y: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("labels", ["grades", "negative grades", "halves", "large", "real"])
-def test_weighted_mean_of_whole_labels_by_matrix_product_is_the_rater_order_sum(labels: str
-                                                                                ) -> None:
-    """Whole-number labels take one matrix product (exact: whole numbers below 2^52);
-    others the loop over raters. Both are the old sums to the bit, zeros included."""
-    rng = np.random.default_rng(len(labels))
-    n_units, n_raters = 20_000, 4
+@pytest.mark.parametrize("labels", ["grades", "negative grades", "halves", "wide", "real",
+                                    "few units", "signed zeros"])
+@pytest.mark.parametrize("combine", ["mean", "median", "majority"])
+def test_combining_each_distinct_row_once_is_combining_every_unit(labels: str, combine: str
+                                                                  ) -> None:
+    """Whole-number labels of a small range repeat as rows: each distinct row is combined
+    once and copied to its units; other labels (halves, a wide range, real values, few
+    units) every unit on its own, as before. The same labels to the bit, zeros' sign
+    included: against the old loop for the mean, the per-unit kernel (unchanged) for all."""
+    rng = np.random.default_rng(len(labels) + len(combine))
+    n_units, n_raters = (40 if labels == "few units" else 20_000), 4
     y = {"grades": lambda: rng.integers(0, 4, (n_units, n_raters)).astype(float),
          "negative grades": lambda: rng.integers(-2, 3, (n_units, n_raters)).astype(float),
          "halves": lambda: rng.integers(0, 7, (n_units, n_raters)) / 2.0,
-         "large": lambda: rng.integers(-2**40, 2**40, (n_units, n_raters)).astype(float),
-         "real": lambda: order_sensitive(rng, (n_units, n_raters))}[labels]()
+         "wide": lambda: rng.integers(-50, 50, (n_units, n_raters)).astype(float),
+         "real": lambda: order_sensitive(rng, (n_units, n_raters)),
+         "few units": lambda: rng.integers(0, 4, (n_units, n_raters)).astype(float),
+         "signed zeros": lambda: rng.integers(0, 4, (n_units, n_raters)) * -1.0}[labels]()
     y[rng.random(y.shape) < 0.3] = np.nan
+    y[:3] = np.nan  # units nobody labeled
     outcomes = np.vstack([rng.multinomial(n_raters, [1 / n_raters] * n_raters, size=34),
                           np.zeros((1, n_raters), dtype=np.int64)])
-    new = K.weighted_combine(y, outcomes, "mean")
-    old = old_weighted_mean(y, outcomes)
+    compressed = K._label_patterns(y)
+    assert (compressed is not None) == (labels in ("grades", "negative grades"))
+    new = K.weighted_combine(y, outcomes, combine)
+    old = old_weighted_mean(y, outcomes) if combine == "mean" else K._weighted_combine(
+        y, outcomes, combine)
     np.testing.assert_array_equal(new, old)
-    assert np.array_equal(np.signbit(new), np.signbit(old))  # no -0.0 for +0.0
-    assert np.isnan(new[:, -1]).all()  # every rater drawn 0 times: unlabeled
+    np.testing.assert_array_equal(new, K._weighted_combine(y, outcomes, combine))
+    assert np.array_equal(np.signbit(new), np.signbit(old))
+    assert np.isnan(new[:, -1]).all() and np.isnan(new[:3]).all()
