@@ -548,3 +548,37 @@ def test_combining_each_distinct_row_once_is_combining_every_unit(labels: str, c
     np.testing.assert_array_equal(new, K._weighted_combine(y, outcomes, combine))
     assert np.array_equal(np.signbit(new), np.signbit(old))
     assert np.isnan(new[:, -1]).all() and np.isnan(new[:3]).all()
+
+
+def ranked_lists(rng: np.random.Generator, n: int, longest: int) -> Any:
+    """``n`` lists of 0..longest results by score descending, labels with ties and some
+    negative (not judged), scores with ties."""
+    sizes = rng.integers(0, longest + 1, size=n)
+    sizes[0] = longest
+    qidx = np.repeat(np.arange(n), sizes).astype(np.int32)
+    score = np.round(rng.random(len(qidx)), 1)
+    order = np.lexsort((-score, qidx))
+    score = score[order]
+    grade = rng.choice([-1.0, 0.0, 1.0 / 3, 2.0 / 3, 1.0, 2.0, 3.0], size=len(qidx))
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    pos = (np.arange(len(qidx)) - offsets[qidx] + 1).astype(np.int32)
+    return O.Ranked(np.arange(n).astype(object), offsets, qidx, pos, grade, score,
+                    np.zeros(n + 1, dtype=np.int64), np.zeros(0), np.ones(n, bool), 3.0)
+
+
+@pytest.mark.parametrize("longest", [1, 2, 7, 20, 32, 33, 60])
+def test_pnr_counts_of_short_lists_pair_by_pair_are_the_measures_counts(longest: int) -> None:
+    """The shown lists' PNR pairs compared all at once (up to 32 results; longer lists go
+    to the measure's kernel) are the PNR measure's counts, list by list."""
+    from ireval_core.measures import parse_measure
+    from ireval_core.measures.pairwise import pnr_counts
+    from ireval_core.options import EvalOptions
+
+    rng = np.random.default_rng(longest)
+    r = ranked_lists(rng, 3000, longest)
+    opts = EvalOptions()
+    new = O._pnr_counts(r, opts)
+    old = pnr_counts(r, parse_measure("PNR"), opts)
+    np.testing.assert_array_equal(new[0], old[0])
+    np.testing.assert_array_equal(new[1], old[1])
+    assert longest < 7 or (old[0] > 0).any() and (old[1] > 0).any()

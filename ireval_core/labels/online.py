@@ -82,6 +82,42 @@ def _ranked(j: Judgments, rows: np.ndarray, group: np.ndarray, n: int, label: np
                   max(top, 0.0))
 
 
+_SHORT = 32  # longest list counted pair by pair
+_CELLS = 1 << 21  # pairs compared per block of lists
+
+
+def _pnr_counts(r: Ranked, options: EvalOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Concordant and discordant pairs per list, as the ``PNR`` measure counts them
+    (:func:`~ireval_core.measures.pairwise.pnr_counts`: judged results, different
+    labels, equal scores neither).
+
+    The lists here are the shown top results: at most a few dozen each. Up to
+    ``_SHORT`` results a list's pairs are compared all at once, lists side by side (the
+    same whole counts); longer lists go to the measure's kernel, which loops over the
+    label levels.
+    """
+    n = r.n_queries
+    keep = np.flatnonzero(r.grade >= 0)  # judged, as the measure's _judged_rows
+    q, g, s = r.qidx[keep], r.grade[keep], r.score[keep]
+    counts = np.bincount(q, minlength=n)
+    longest = int(counts.max()) if len(counts) else 0
+    if longest > _SHORT:
+        return pnr_counts(r, parse_measure("PNR"), options)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    col = np.arange(len(q)) - first[q]
+    grade = np.full((n, longest), -np.inf)  # padding: lower than any label, no score
+    score = np.full((n, longest), np.nan)
+    grade[q, col], score[q, col] = g, s
+    conc, disc = np.zeros(n), np.zeros(n)
+    step = max(1, _CELLS // max(longest * longest, 1))
+    for lo in range(0, n, step):  # blocks of lists bound memory
+        gb, sb = grade[lo:lo + step], score[lo:lo + step]
+        higher = gb[:, :, None] > gb[:, None, :]  # result a has the higher label than b
+        conc[lo:lo + step] = (higher & (sb[:, :, None] > sb[:, None, :])).sum(axis=(1, 2))
+        disc[lo:lo + step] = (higher & (sb[:, :, None] < sb[:, None, :])).sum(axis=(1, 2))
+    return conc, disc
+
+
 def score_metrics(j: Judgments, *, combine: Combine = "mean",
                   options: EvalOptions | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """AUC, GAUC and PNR per (round, system), and AUC per (round, system, query).
@@ -103,7 +139,7 @@ def score_metrics(j: Judgments, *, combine: Combine = "mean",
     by_score = _by_score(j, rows)
     r_q = _ranked(j, rows, j.shown_group[rows], n, lab, by_score)
     per_auc = auc(r_q, parse_measure("AUC"), opts)
-    conc, disc = pnr_counts(r_q, parse_measure("PNR"), opts)
+    conc, disc = _pnr_counts(r_q, opts)
     scored_q = np.bincount(j.shown_group[rows], minlength=n)
 
     # per (round, system): pooled AUC, GAUC by impressions, PNR as Σ/Σ
