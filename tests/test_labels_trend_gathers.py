@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -362,23 +363,40 @@ def test_noise_trend_with_one_rater_is_the_old_one(weights: bool) -> None:
                 old_noise(one, n_resamples=300, trend_result=tr))
 
 
-def test_label_matrix_is_every_rounds_old_matrix() -> None:
-    for j in (small_judgments(seed=3), sample_judgments(),
+def shuffled_labels(j: Judgments) -> Judgments:
+    """The same judgments with the label rows out of unit order."""
+    order = np.random.default_rng(0).permutation(len(j.label_unit))
+    return replace(j, label_unit=j.label_unit[order], label_rater=j.label_rater[order],
+                   label_value=j.label_value[order], _cache={})
+
+
+def test_noise_trend_of_labels_out_of_order_is_the_old_one() -> None:
+    j = shuffled_labels(small_judgments(seed=6))
+    assert not (np.diff(j.label_unit) >= 0).all()
+    assert_same(noise_trend(j, n_resamples=200), old_noise(j, n_resamples=200))
+
+
+def test_round_matrix_is_the_old_round_matrix() -> None:
+    """Each round's labels found once (a range of the labels as read, else a sort) and
+    written into one buffer: the old matrix, value for value."""
+    for j in (small_judgments(seed=3), sample_judgments(), shuffled_labels(small_judgments()),
               small_judgments(seed=3).select(raters=["r0", "r2"])):
         raters = N._round_raters(j)
-        y = N._label_matrix(j, raters)
+        rows = N._label_rows(j)
+        buffer = np.empty(j.n_units * len(j.rater_names))
         for r in range(len(j.round_names)):
             given = np.isfinite(j.label_value) & (j.unit_round[j.label_unit] == r)
             codes = np.unique(j.label_rater[given])
             codes = codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")]
             np.testing.assert_array_equal(raters[r], codes)
+            np.testing.assert_array_equal(
+                rows[r], np.flatnonzero(j.unit_round[j.label_unit] == r))
             u0, old = old_round_matrix(j, r, codes)
-            np.testing.assert_array_equal(y[u0:u0 + len(old), :len(codes)], old)
+            new = N._round_matrix(j, rows[r], codes, u0, len(old), buffer)
+            np.testing.assert_array_equal(new, old)
 
 
 def test_per_query_dcg_is_kept_with_the_judgments_and_read_only() -> None:
-    from dataclasses import replace
-
     j = small_judgments(seed=9)
     first = T.per_query_dcg(j, k=5, gain="exp", combine="median")
     assert T.per_query_dcg(j, k=5, gain="exp", combine="median") is first

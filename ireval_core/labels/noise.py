@@ -296,19 +296,32 @@ def _round_raters(j: Judgments) -> list[np.ndarray]:
     return out
 
 
-def _label_matrix(j: Judgments, raters: list[np.ndarray]) -> np.ndarray:
-    """Every unit's labels as a units x raters matrix (NaN = not labeled): column ``t`` of
-    a unit of round r is the round's ``t``-th rater (``raters[r]``). A round's rows,
-    ``[:, :len(raters[r])]``, are its units x raters matrix."""
-    width = max((len(c) for c in raters), default=0)
-    pos = np.full((len(j.round_names), max(len(j.rater_names), 1)), -1, dtype=np.int64)
-    for r, codes in enumerate(raters):
-        pos[r, codes] = np.arange(len(codes))
-    y = np.full((j.n_units, width), np.nan)
-    ok = np.flatnonzero(np.isfinite(j.label_value))
-    col = pos[j.unit_round[j.label_unit[ok]], j.label_rater[ok]]
-    ok, col = ok[col >= 0], col[col >= 0]
-    y[j.label_unit[ok], col] = j.label_value[ok]
+def _label_rows(j: Judgments) -> list[np.ndarray]:
+    """Per round code: its labels (rows of ``label_*``), in label order."""
+    n_rounds = len(j.round_names)
+    unit = j.label_unit
+    if len(unit) and bool((unit[1:] >= unit[:-1]).all()):  # as read: sorted by unit
+        first_unit = np.searchsorted(j.unit_round, np.arange(n_rounds + 1)) if bool(
+            (j.unit_round[1:] >= j.unit_round[:-1]).all()) else None
+        if first_unit is not None:
+            bounds = np.searchsorted(unit, first_unit)
+            return [np.arange(bounds[r], bounds[r + 1]) for r in range(n_rounds)]
+    return _by_code(j.unit_round[unit], n_rounds)
+
+
+def _round_matrix(j: Judgments, rows: np.ndarray, codes: np.ndarray, u0: int, n_units: int,
+                  buffer: np.ndarray) -> np.ndarray:
+    """A round's units x raters labels (NaN = not labeled), in ``buffer``'s memory: unit
+    ``u0 + i`` is row i, column t the round's t-th rater (``codes``, sorted by name);
+    ``rows``: the round's labels."""
+    y = buffer[:n_units * len(codes)].reshape(n_units, len(codes))
+    y.fill(np.nan)
+    col = np.full(max(len(j.rater_names), 1), -1, dtype=np.int64)
+    col[codes] = np.arange(len(codes))
+    rows = rows[np.isfinite(j.label_value[rows])]
+    at = col[j.label_rater[rows]]
+    rows, at = rows[at >= 0], at[at >= 0]
+    y[j.label_unit[rows] - u0, at] = j.label_value[rows]
     return y
 
 
@@ -516,10 +529,12 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     # results <= k, its units, its raters (sorted by name) and their labels
     n_rounds = len(jp.round_names)
     raters_of = _round_raters(jp)
-    y_all = _label_matrix(jp, raters_of)
+    label_rows = _label_rows(jp)
     groups_of = _by_code(jp.group_round, n_rounds)
     shown_of = _by_code(jp.shown_round, n_rounds)
     units_of = _by_code(jp.unit_round, n_rounds)
+    buffer = np.empty(max((len(u) * len(c) for u, c in zip(units_of, raters_of, strict=True)),
+                          default=0))  # one round's label matrix at a time
     jobs: list[tuple[Any, ...]] = []
     columns: list[np.ndarray | None] = []
     for r in np.unique(jp.group_round):  # a loop over rounds
@@ -532,7 +547,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         if len(codes) >= 2:
             shown = shown_of[r][jp.shown_position[shown_of[r]] <= k]
             u0 = int(units_of[r][0]) if len(units_of[r]) else 0
-            y = y_all[u0:u0 + len(units_of[r]), :len(codes)]
+            y = _round_matrix(jp, label_rows[r], codes, u0, len(units_of[r]), buffer)
             big_n, big_l = _outcome_sums(jp, groups, shown, u0, y, draws, gain, combine)
         for s in np.unique(jp.group_system[groups]):  # a loop over the round's systems
             local = np.flatnonzero(jp.group_system[groups] == s)
