@@ -600,3 +600,44 @@ def test_pnr_counts_of_short_lists_pair_by_pair_are_the_measures_counts(longest:
     np.testing.assert_array_equal(new[0], old[0])
     np.testing.assert_array_equal(new[1], old[1])
     assert longest < 7 or (old[0] > 0).any() and (old[1] > 0).any()
+
+
+# trend._grades before (pandas groups of the (round, system) pairs, numpy.unique levels)
+def old_grades(j: Judgments, k: int, combine: str) -> pd.DataFrame:
+    """Shown positions <= k per (round, system) and rounded combined label; every grade
+    seen anywhere is listed for every (round, system), with 0 where absent."""
+    label, _ = j.combined(combine)
+    lab = label[j.shown_unit]
+    in_k = j.shown_position <= k
+    grade = np.where(np.isfinite(lab), np.floor(lab + 0.5), np.nan)[in_k]
+    levels = np.unique(grade[np.isfinite(grade)])
+    slot = np.where(np.isfinite(grade), np.searchsorted(levels, grade), len(levels))
+    n_slots = len(levels) + 1
+    pairs = pd.DataFrame({"r": j.shown_round[in_k], "s": j.shown_system[in_k]})
+    rs = pairs.groupby(["r", "s"], sort=True).ngroup().to_numpy()
+    n_rs = int(rs.max()) + 1 if len(rs) else 0
+    counts = np.bincount(rs * n_slots + slot, minlength=n_rs * n_slots).reshape(n_rs, n_slots)
+    first = np.zeros(n_rs, dtype=np.int64)
+    order = np.argsort(rs, kind="stable")
+    first[:] = order[np.searchsorted(rs[order], np.arange(n_rs))]
+    names = j.label_map.grade_names()
+    grade_text = [f"{g:g}" for g in levels] + ["unlabeled"]
+    grade_name = [names.get(float(g), f"{g:g}") for g in levels] + ["unlabeled"]
+    total = counts.sum(axis=1, keepdims=True)
+    return pd.DataFrame({
+        "round": np.repeat(j.round_names[j.shown_round[in_k][first]].astype(str), n_slots),
+        "system": np.repeat(j.system_names[j.shown_system[in_k][first]].astype(str), n_slots),
+        "grade": np.tile(np.asarray(grade_text, dtype=object), n_rs),
+        "name": np.tile(np.asarray(grade_name, dtype=object), n_rs),
+        "count": counts.ravel().astype(np.int64),
+        "share": (counts / np.maximum(total, 1)).ravel()})
+
+
+@pytest.mark.parametrize("combine", ["mean", "median", "majority"])
+def test_grade_distribution_is_the_old_one(combine: str) -> None:
+    wide = scored_judgments(40, 8)
+    wide = replace(wide, label_value=(wide.label_value - 1.0) * 40_000.0, _cache={})
+    for j in (sample_judgments(), small_judgments(seed=2), scored_judgments(60, 3), wide):
+        for k in (1, 3, 10):
+            pd.testing.assert_frame_equal(T._grades(j, k, combine), old_grades(j, k, combine),
+                                          check_exact=True)

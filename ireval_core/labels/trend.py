@@ -486,6 +486,17 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                  combine, by, opts, n_resamples, seed, query_sums)
 
 
+def _whole_levels(grade: np.ndarray) -> np.ndarray:
+    """``numpy.unique`` of whole numbers: by counting when their range is small."""
+    if not len(grade):
+        return np.unique(grade)
+    low, high = float(grade.min()), float(grade.max())
+    if high - low > 1 << 16 or not np.array_equal(grade, np.trunc(grade)):
+        return np.unique(grade)
+    seen = np.flatnonzero(np.bincount((grade - low).astype(np.int64)))
+    return low + seen.astype(np.float64)
+
+
 def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
     """Shown positions <= k per (round, system) and rounded combined label; every grade
     seen anywhere is listed for every (round, system), with 0 where absent."""
@@ -493,23 +504,25 @@ def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
     lab = label[j.shown_unit]
     in_k = j.shown_position <= k
     grade = np.where(np.isfinite(lab), np.floor(lab + 0.5), np.nan)[in_k]
-    levels = np.unique(grade[np.isfinite(grade)])
+    levels = _whole_levels(grade[np.isfinite(grade)])
     slot = np.where(np.isfinite(grade), np.searchsorted(levels, grade), len(levels))
     n_slots = len(levels) + 1
-    pairs = pd.DataFrame({"r": j.shown_round[in_k], "s": j.shown_system[in_k]})
-    rs = pairs.groupby(["r", "s"], sort=True).ngroup().to_numpy()
-    n_rs = int(rs.max()) + 1 if len(rs) else 0
+    # the (round, system) pairs present, in code order (round, then system)
+    n_s = max(len(j.system_names), 1)
+    pair = j.shown_round[in_k].astype(np.int64) * n_s + j.shown_system[in_k]
+    present = np.flatnonzero(np.bincount(pair, minlength=len(j.round_names) * n_s))
+    lookup = np.zeros(len(j.round_names) * n_s, dtype=np.int64)
+    lookup[present] = np.arange(len(present))
+    rs = lookup[pair]
+    n_rs = len(present)
     counts = np.bincount(rs * n_slots + slot, minlength=n_rs * n_slots).reshape(n_rs, n_slots)
-    first = np.zeros(n_rs, dtype=np.int64)
-    order = np.argsort(rs, kind="stable")
-    first[:] = order[np.searchsorted(rs[order], np.arange(n_rs))]
     names = j.label_map.grade_names()
     grade_text = [f"{g:g}" for g in levels] + ["unlabeled"]
     grade_name = [names.get(float(g), f"{g:g}") for g in levels] + ["unlabeled"]
     total = counts.sum(axis=1, keepdims=True)
     return pd.DataFrame({
-        "round": np.repeat(j.round_names[j.shown_round[in_k][first]].astype(str), n_slots),
-        "system": np.repeat(j.system_names[j.shown_system[in_k][first]].astype(str), n_slots),
+        "round": np.repeat(j.round_names[present // n_s].astype(str), n_slots),
+        "system": np.repeat(j.system_names[present % n_s].astype(str), n_slots),
         "grade": np.tile(np.asarray(grade_text, dtype=object), n_rs),
         "name": np.tile(np.asarray(grade_name, dtype=object), n_rs),
         "count": counts.ravel().astype(np.int64),
