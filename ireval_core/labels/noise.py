@@ -341,11 +341,17 @@ def _outcome_sums(j: Judgments, groups: np.ndarray, shown: np.ndarray, u0: int,
     step = max(1, (1 << 22) // max(len(y), 1))
     for lo in range(0, n_out, step):  # chunks of outcomes bound memory
         label = weighted_combine(y, draws.outcomes[lo:lo + step], combine)[unit_local]
-        for c in range(label.shape[1]):  # one bincount per outcome (few: C(2R-1, R))
-            big_n[:, lo + c] = np.bincount(g_local, weights=gains(label[:, c], gain) * disc,
-                                           minlength=len(groups))
-            big_l[:, lo + c] = np.bincount(g_local, weights=np.isfinite(label[:, c]) * disc,
-                                           minlength=len(groups))
+        width = label.shape[1]
+        # one bincount for every outcome of the chunk: bin (group, outcome) adds its
+        # shown results in position order, as a bincount per outcome does
+        cell = (g_local.astype(np.int64)[:, None] * width + np.arange(width)).ravel()
+        cells = len(groups) * width
+        big_n[:, lo:lo + width] = np.bincount(
+            cell, weights=(gains(label, gain) * disc[:, None]).ravel(),
+            minlength=cells).reshape(len(groups), width)
+        big_l[:, lo:lo + width] = np.bincount(
+            cell, weights=(np.isfinite(label) * disc[:, None]).ravel(),
+            minlength=cells).reshape(len(groups), width)
     return big_n, big_l
 
 
