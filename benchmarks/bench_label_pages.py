@@ -10,8 +10,8 @@ under 1 s. The data is the CSV ``benchmarks/bench_labels.py`` writes (run it fir
 ``PAUSE`` (seconds, default 0): time spent reading the Labeling data page before opening
 Trend, as a person does; the Trend and Raters analyses are prepared in the background
 meanwhile (``ireval_app.labels_widgets.prepare_analyses``). Each step has its wall time
-and the CPU time of the whole process (every thread: the script runs in one), so that a
-run on a loaded machine can be told apart from slower code.
+the CPU time of the whole process (every thread: the script runs in one), so that a
+run on a loaded machine can be told apart from slower code, and the peak RSS so far.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def main() -> int:
         run()
         if at.exception:
             raise SystemExit(f"{label}: {at.exception[0].message}")
-        rows.append((label, time.perf_counter() - t, time.process_time() - c))
+        rows.append((label, time.perf_counter() - t, time.process_time() - c,
+                     resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
 
     def page(name: str):  # noqa: ANN202
         return lambda: at.switch_page(f"pages/{name}.py").run()
@@ -67,10 +68,10 @@ def main() -> int:
           lambda: at.radio(key=labels_trend_keys.GRADE_SYSTEM).set_value(other).run())
     timed("Raters, return", page("labels_raters"))
     print(f"| step ({sum(len(d) for _, d in files) / 2**20:,.0f} MiB of CSV) | wall s "
-          "| CPU s |")
-    print("|---|---:|---:|")
-    for label, dt, cpu in rows:
-        print(f"| {label} | {dt:.2f} | {cpu:.2f} |")
+          "| CPU s | peak RSS so far (MiB) |")
+    print("|---|---:|---:|---:|")
+    for label, dt, cpu, peak in rows:
+        print(f"| {label} | {dt:.2f} | {cpu:.2f} | {peak:,} |")
     print(f"\nPeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB; "
           f"load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.")
     return 0
