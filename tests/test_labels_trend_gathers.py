@@ -381,8 +381,8 @@ def test_round_matrix_is_the_old_round_matrix() -> None:
     written into one buffer: the old matrix, value for value."""
     for j in (small_judgments(seed=3), sample_judgments(), shuffled_labels(small_judgments()),
               small_judgments(seed=3).select(raters=["r0", "r2"])):
-        raters = N._round_raters(j)
         rows = N._label_rows(j)
+        raters = N._round_raters(j, rows)
         buffer = np.empty(j.n_units * len(j.rater_names))
         for r in range(len(j.round_names)):
             given = np.isfinite(j.label_value) & (j.unit_round[j.label_unit] == r)
@@ -390,10 +390,15 @@ def test_round_matrix_is_the_old_round_matrix() -> None:
             codes = codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")]
             np.testing.assert_array_equal(raters[r], codes)
             np.testing.assert_array_equal(
-                rows[r], np.flatnonzero(j.unit_round[j.label_unit] == r))
+                rows(r), np.flatnonzero(j.unit_round[j.label_unit] == r))
             u0, old = old_round_matrix(j, r, codes)
-            new = N._round_matrix(j, rows[r], codes, u0, len(old), buffer)
+            new = N._round_matrix(j, rows(r), codes, u0, len(old), buffer)
             np.testing.assert_array_equal(new, old)
+        for codes, n in ((j.shown_round, len(j.round_names)), (j.group_system, 3),
+                         (np.random.default_rng(1).integers(0, 5, 300).astype(np.int32), 6)):
+            by_code = N._by_code(codes, n)
+            for c in range(n):
+                np.testing.assert_array_equal(by_code(c), np.flatnonzero(codes == c))
 
 
 def test_per_query_dcg_is_kept_with_the_judgments_and_read_only() -> None:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -276,37 +276,39 @@ class NoiseTrend:
 # ----------------------------------------------------------------------------- computing
 
 
-def _by_code(codes: np.ndarray, n: int) -> list[np.ndarray]:
-    """The rows of each code ``0..n-1``, ascending (``flatnonzero(codes == c)`` for every
-    ``c`` from one stable sort)."""
+def _by_code(codes: np.ndarray, n: int) -> Callable[[int], np.ndarray]:
+    """``rows(c)``: the rows of code ``c`` (``0..n-1``), ascending, as
+    ``flatnonzero(codes == c)``: a range when the codes are sorted (as read), else from
+    one stable sort."""
+    if len(codes) < 2 or bool((codes[1:] >= codes[:-1]).all()):
+        bounds = np.searchsorted(codes, np.arange(n + 1))
+        return lambda c: np.arange(bounds[c], bounds[c + 1])
     order = np.argsort(codes, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(codes, minlength=n))[:-1])
+    parts = np.split(order, np.cumsum(np.bincount(codes, minlength=n))[:-1])
+    return lambda c: parts[c]
 
 
-def _round_raters(j: Judgments) -> list[np.ndarray]:
-    """Per round code: the codes of the raters who labeled in it, sorted by name."""
-    given = np.isfinite(j.label_value)
-    n_rounds, n_raters = len(j.round_names), max(len(j.rater_names), 1)
-    labeled = np.bincount(j.unit_round[j.label_unit[given]].astype(np.int64) * n_raters
-                          + j.label_rater[given], minlength=n_rounds * n_raters)
-    out = []
-    for r in range(n_rounds):
-        codes = np.flatnonzero(labeled[r * n_raters:(r + 1) * n_raters])
-        out.append(codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")])
-    return out
-
-
-def _label_rows(j: Judgments) -> list[np.ndarray]:
-    """Per round code: its labels (rows of ``label_*``), in label order."""
+def _label_rows(j: Judgments) -> Callable[[int], np.ndarray]:
+    """``rows(r)``: the labels (rows of ``label_*``) of round code r, in label order."""
     n_rounds = len(j.round_names)
     unit = j.label_unit
-    if len(unit) and bool((unit[1:] >= unit[:-1]).all()):  # as read: sorted by unit
-        first_unit = np.searchsorted(j.unit_round, np.arange(n_rounds + 1)) if bool(
-            (j.unit_round[1:] >= j.unit_round[:-1]).all()) else None
-        if first_unit is not None:
-            bounds = np.searchsorted(unit, first_unit)
-            return [np.arange(bounds[r], bounds[r + 1]) for r in range(n_rounds)]
+    if (len(unit) < 2 or bool((unit[1:] >= unit[:-1]).all())) and (
+            len(j.unit_round) < 2 or bool((j.unit_round[1:] >= j.unit_round[:-1]).all())):
+        # as read: labels sorted by unit, units by round
+        bounds = np.searchsorted(unit, np.searchsorted(j.unit_round, np.arange(n_rounds + 1)))
+        return lambda r: np.arange(bounds[r], bounds[r + 1])
     return _by_code(j.unit_round[unit], n_rounds)
+
+
+def _round_raters(j: Judgments, label_rows: Callable[[int], np.ndarray]) -> list[np.ndarray]:
+    """Per round code: the codes of the raters who labeled in it, sorted by name."""
+    out = []
+    for r in range(len(j.round_names)):  # a loop over rounds
+        rows = label_rows(r)
+        given = j.label_rater[rows][np.isfinite(j.label_value[rows])]
+        codes = np.flatnonzero(np.bincount(given, minlength=len(j.rater_names)))
+        out.append(codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")])
+    return out
 
 
 def _round_matrix(j: Judgments, rows: np.ndarray, codes: np.ndarray, u0: int, n_units: int,
@@ -534,12 +536,13 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     # what every round needs, from one pass over each table: its groups, its shown
     # results <= k, its units, its raters (sorted by name) and their labels
     n_rounds = len(jp.round_names)
-    raters_of = _round_raters(jp)
     label_rows = _label_rows(jp)
+    raters_of = _round_raters(jp, label_rows)
     groups_of = _by_code(jp.group_round, n_rounds)
     shown_of = _by_code(jp.shown_round, n_rounds)
     units_of = _by_code(jp.unit_round, n_rounds)
-    buffer = np.empty(max((len(u) * len(c) for u, c in zip(units_of, raters_of, strict=True)),
+    n_units = np.bincount(jp.unit_round, minlength=n_rounds)
+    buffer = np.empty(max((int(u) * len(c) for u, c in zip(n_units, raters_of, strict=True)),
                           default=0))  # one round's label matrix at a time
     jobs: list[tuple[Any, ...]] = []
     columns: list[np.ndarray | None] = []
@@ -548,12 +551,14 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         codes = raters_of[r]
         draws = rater_draws(rname, [str(x) for x in jp.rater_names[codes]], n_resamples, seed)
         draws_of[rname] = draws
-        groups = groups_of[r]
+        groups = groups_of(r)
         big_n = big_l = None
         if len(codes) >= 2:
-            shown = shown_of[r][jp.shown_position[shown_of[r]] <= k]
-            u0 = int(units_of[r][0]) if len(units_of[r]) else 0
-            y = _round_matrix(jp, label_rows[r], codes, u0, len(units_of[r]), buffer)
+            shown = shown_of(r)
+            shown = shown[jp.shown_position[shown] <= k]
+            units = units_of(r)
+            u0 = int(units[0]) if len(units) else 0
+            y = _round_matrix(jp, label_rows(r), codes, u0, len(units), buffer)
             big_n, big_l = _outcome_sums(jp, groups, shown, u0, y, draws, gain, combine)
         for s in np.unique(jp.group_system[groups]):  # a loop over the round's systems
             local = np.flatnonzero(jp.group_system[groups] == s)
