@@ -20,8 +20,8 @@ change of every system with a test: paired t over the queries both rounds share
 when they make at least half of each round, Welch's t over all queries otherwise.
 
 Everything is vectorised over all rounds, systems and queries at once (one
-``bincount`` per quantity); the only Python loops are over (round, system)
-groups for the bootstrap and over consecutive rounds for the tests.
+``bincount`` per quantity); the bootstrap sums the groups of one size side by
+side, looping over blocks of draws, and the tests loop over consecutive rounds.
 
 >>> from ireval_core.labels import Judgments
 >>> import pandas as pd
