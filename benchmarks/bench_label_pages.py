@@ -9,7 +9,9 @@ under 1 s. The data is the CSV ``benchmarks/bench_labels.py`` writes (run it fir
 
 ``PAUSE`` (seconds, default 0): time spent reading the Labeling data page before opening
 Trend, as a person does; the Trend and Raters analyses are prepared in the background
-meanwhile (``ireval_app.labels_widgets.prepare_analyses``).
+meanwhile (``ireval_app.labels_widgets.prepare_analyses``). Each step has its wall time
+the CPU time of the whole process (every thread: the script runs in one), so that a
+run on a loaded machine can be told apart from slower code, and the peak RSS so far.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ def main() -> int:
     from ireval_app.keys import labels_data as labels_data_keys
     from ireval_app.keys import labels_trend as labels_trend_keys
 
+    load0 = os.getloadavg()[0]
     files = [(p.name, p.read_bytes()) for p in sorted(DATA.glob("labels_*.csv"))]
     if not files:
         raise SystemExit(f"no labeling files in {DATA}: run benchmarks/bench_labels.py first")
@@ -43,11 +46,12 @@ def main() -> int:
     rows = []
 
     def timed(label: str, run) -> None:  # noqa: ANN001
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         run()
         if at.exception:
             raise SystemExit(f"{label}: {at.exception[0].message}")
-        rows.append((label, time.perf_counter() - t))
+        rows.append((label, time.perf_counter() - t, time.process_time() - c,
+                     resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
 
     def page(name: str):  # noqa: ANN202
         return lambda: at.switch_page(f"pages/{name}.py").run()
@@ -63,11 +67,13 @@ def main() -> int:
     timed("Trend, another system's grades",
           lambda: at.radio(key=labels_trend_keys.GRADE_SYSTEM).set_value(other).run())
     timed("Raters, return", page("labels_raters"))
-    print(f"| step ({sum(len(d) for _, d in files) / 2**20:,.0f} MiB of CSV) | seconds |")
-    print("|---|---:|")
-    for label, dt in rows:
-        print(f"| {label} | {dt:.2f} |")
-    print(f"\nPeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB.")
+    print(f"| step ({sum(len(d) for _, d in files) / 2**20:,.0f} MiB of CSV) | wall s "
+          "| CPU s | peak RSS so far (MiB) |")
+    print("|---|---:|---:|---:|")
+    for label, dt, cpu, peak in rows:
+        print(f"| {label} | {dt:.2f} | {cpu:.2f} | {peak:,} |")
+    print(f"\nPeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024:,} MiB; "
+          f"load average {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end.")
     return 0
 
 

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ireval_core import charts
+
 from . import evaluation, state, views, widgets
 from .keys import (
     compare,
@@ -57,6 +59,8 @@ FAVICON = Path(__file__).resolve().parent / "favicon.svg"
 
 TAB_TITLE = "ireval"
 """The browser tab's title, on every page."""
+
+charts.use_template_by_default()  # every chart of the app: its template from creation
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from .escape import html_text
 
@@ -24,6 +25,7 @@ __all__ = [
     "ideal_comparison", "ideal_scatter",
     "interpolated_pr_curve", "metric_bars", "per_query_delta", "per_query_distribution",
     "pr_curve", "roc_curve", "thin_monotone_curve", "transition_heatmap",
+    "use_template_by_default",
 ]
 
 TEMPLATE = "plotly_white"
@@ -76,12 +78,21 @@ def _texts(values: object) -> np.ndarray:
     return np.array(_ts(values), dtype=object)
 
 
+def use_template_by_default() -> None:
+    """Make :data:`TEMPLATE` plotly's default template (the app does, once): a figure then
+    carries it from its creation, as plotly applies a default, instead of a checked copy
+    made by every chart builder (about 10 ms a chart, 0.2 s for the first charts of a
+    process). The figures are the same."""
+    pio.templates.default = TEMPLATE
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str, **kw: object) -> go.Figure:
     layout: dict[str, object] = dict(legend_title_text="system",
                                      margin=dict(l=50, r=20, t=50, b=45))
+    if pio.templates.default != TEMPLATE:  # else the figure has it (use_template_by_default)
+        layout["template"] = TEMPLATE
     layout.update(kw)  # a caller may override the defaults (e.g. legend_title_text)
-    fig.update_layout(template=TEMPLATE, title=_t(title), xaxis_title=_t(x), yaxis_title=_t(y),
-                      **layout)
+    fig.update_layout(title=_t(title), xaxis_title=_t(x), yaxis_title=_t(y), **layout)
     return fig
 
 

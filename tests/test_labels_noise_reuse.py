@@ -95,7 +95,9 @@ def old_bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples
 
 def old_noise(j: Judgments, monkeypatch: pytest.MonkeyPatch, **kw: object) -> N.NoiseTrend:
     def two_stage(*args: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        assert len(args) == 10 and args[9] is None  # no trend given: nothing to reuse
+        # no trend given: nothing to reuse; the old kernel sums its own query stage
+        # (args[10]: the query-stage sums the new one takes, left aside)
+        assert len(args) == 11 and args[9] is None
         return old_two_stage(*args[:9])  # type: ignore[arg-type]
 
     with monkeypatch.context() as m:

@@ -381,12 +381,18 @@ class Judgments:
     def rounds(self) -> tuple[str, ...]:
         """Rounds present, in time order (numbers, then dates such as ``2026-05`` or
         ``May 2026``, else the text sorted; :func:`~.agreement.ordered_rounds`)."""
-        return tuple(str(x) for x in self.round_names[np.unique(self.shown_round)])
+        if "rounds" not in self._cache:  # the tables are read-only: found once
+            self._cache["rounds"] = tuple(str(x) for x in self.round_names[np.flatnonzero(
+                np.bincount(self.shown_round, minlength=len(self.round_names)))])
+        return self._cache["rounds"]
 
     @property
     def systems(self) -> tuple[str, ...]:
         """Systems present, sorted."""
-        return tuple(str(x) for x in self.system_names[np.unique(self.shown_system)])
+        if "systems" not in self._cache:
+            self._cache["systems"] = tuple(str(x) for x in self.system_names[np.flatnonzero(
+                np.bincount(self.shown_system, minlength=len(self.system_names)))])
+        return self._cache["systems"]
 
     @property
     def raters(self) -> tuple[str, ...]:

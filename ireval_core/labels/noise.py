@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,11 +74,12 @@ from .trend import (
     GAIN,
     Gain,
     Trend,
-    bootstrap_means,
+    bootstrap_columns,
     bootstrap_sums,
     dcg_definition,
+    gather_sums,
     per_query_dcg,
-    resample_indices,
+    resample_chunks,
 )
 
 __all__ = ["CHANGE_COLUMNS", "TABLE_COLUMNS", "NoiseTrend", "RaterDraws",
@@ -275,27 +276,64 @@ class NoiseTrend:
 # ----------------------------------------------------------------------------- computing
 
 
-def _round_matrix(j: Judgments, r: int, rater_codes: np.ndarray) -> tuple[int, np.ndarray]:
-    """(first unit of round r, its units x raters label matrix, NaN = not labeled)."""
-    units = np.flatnonzero(j.unit_round == r)
-    u0 = int(units[0]) if len(units) else 0
-    y = np.full((len(units), len(rater_codes)), np.nan)
-    pos = np.full(len(j.rater_names), -1, dtype=np.int64)
-    pos[rater_codes] = np.arange(len(rater_codes))
-    sel = (j.label_unit >= u0) & (j.label_unit < u0 + len(units)) & np.isfinite(j.label_value)
-    sel &= pos[j.label_rater] >= 0
-    y[j.label_unit[sel] - u0, pos[j.label_rater[sel]]] = j.label_value[sel]
-    return u0, y
+def _by_code(codes: np.ndarray, n: int) -> Callable[[int], np.ndarray]:
+    """``rows(c)``: the rows of code ``c`` (``0..n-1``), ascending, as
+    ``flatnonzero(codes == c)``: a range when the codes are sorted (as read), else from
+    one stable sort."""
+    if len(codes) < 2 or bool((codes[1:] >= codes[:-1]).all()):
+        bounds = np.searchsorted(codes, np.arange(n + 1))
+        return lambda c: np.arange(bounds[c], bounds[c + 1])
+    order = np.argsort(codes, kind="stable")
+    parts = np.split(order, np.cumsum(np.bincount(codes, minlength=n))[:-1])
+    return lambda c: parts[c]
 
 
-def _outcome_sums(j: Judgments, r: int, draws: RaterDraws, rater_codes: np.ndarray, k: int,
-                  gain: str, combine: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per group of round r (its rows of ``group_*``) and rater outcome: the DCG@k
-    (``N``) and the labeled discount mass (``L``) under the outcome's weights; and the
-    round's group ids. Sums run in position order within a group."""
-    groups = np.flatnonzero(j.group_round == r)
-    u0, y = _round_matrix(j, r, rater_codes)
-    shown = np.flatnonzero((j.shown_round == r) & (j.shown_position <= k))
+def _label_rows(j: Judgments) -> Callable[[int], np.ndarray]:
+    """``rows(r)``: the labels (rows of ``label_*``) of round code r, in label order."""
+    n_rounds = len(j.round_names)
+    unit = j.label_unit
+    if (len(unit) < 2 or bool((unit[1:] >= unit[:-1]).all())) and (
+            len(j.unit_round) < 2 or bool((j.unit_round[1:] >= j.unit_round[:-1]).all())):
+        # as read: labels sorted by unit, units by round
+        bounds = np.searchsorted(unit, np.searchsorted(j.unit_round, np.arange(n_rounds + 1)))
+        return lambda r: np.arange(bounds[r], bounds[r + 1])
+    return _by_code(j.unit_round[unit], n_rounds)
+
+
+def _round_raters(j: Judgments, label_rows: Callable[[int], np.ndarray]) -> list[np.ndarray]:
+    """Per round code: the codes of the raters who labeled in it, sorted by name."""
+    out = []
+    for r in range(len(j.round_names)):  # a loop over rounds
+        rows = label_rows(r)
+        given = j.label_rater[rows][np.isfinite(j.label_value[rows])]
+        codes = np.flatnonzero(np.bincount(given, minlength=len(j.rater_names)))
+        out.append(codes[np.argsort(j.rater_names[codes].astype(str), kind="stable")])
+    return out
+
+
+def _round_matrix(j: Judgments, rows: np.ndarray, codes: np.ndarray, u0: int, n_units: int,
+                  buffer: np.ndarray) -> np.ndarray:
+    """A round's units x raters labels (NaN = not labeled), in ``buffer``'s memory: unit
+    ``u0 + i`` is row i, column t the round's t-th rater (``codes``, sorted by name);
+    ``rows``: the round's labels."""
+    y = buffer[:n_units * len(codes)].reshape(n_units, len(codes))
+    y.fill(np.nan)
+    col = np.full(max(len(j.rater_names), 1), -1, dtype=np.int64)
+    col[codes] = np.arange(len(codes))
+    rows = rows[np.isfinite(j.label_value[rows])]
+    at = col[j.label_rater[rows]]
+    rows, at = rows[at >= 0], at[at >= 0]
+    y[j.label_unit[rows] - u0, at] = j.label_value[rows]
+    return y
+
+
+def _outcome_sums(j: Judgments, groups: np.ndarray, shown: np.ndarray, u0: int,
+                  y: np.ndarray, draws: RaterDraws, gain: str, combine: str
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of a round (``groups``: its rows of ``group_*``) and rater outcome: the
+    DCG@k (``N``) and the labeled discount mass (``L``) under the outcome's weights.
+    ``shown``: the round's shown results at positions <= k; ``y``: its units x raters
+    labels from unit ``u0`` on. Sums run in position order within a group."""
     g_local = j.shown_group[shown] - (int(groups[0]) if len(groups) else 0)
     disc = discounts(j.shown_position[shown], "log2")
     unit_local = j.shown_unit[shown] - int(u0)
@@ -305,68 +343,95 @@ def _outcome_sums(j: Judgments, r: int, draws: RaterDraws, rater_codes: np.ndarr
     step = max(1, (1 << 22) // max(len(y), 1))
     for lo in range(0, n_out, step):  # chunks of outcomes bound memory
         label = weighted_combine(y, draws.outcomes[lo:lo + step], combine)[unit_local]
-        for c in range(label.shape[1]):  # one bincount per outcome (few: C(2R-1, R))
-            big_n[:, lo + c] = np.bincount(g_local, weights=gains(label[:, c], gain) * disc,
-                                           minlength=len(groups))
-            big_l[:, lo + c] = np.bincount(g_local, weights=np.isfinite(label[:, c]) * disc,
-                                           minlength=len(groups))
-    return big_n, big_l, groups
+        width = label.shape[1]
+        # one bincount for every outcome of the chunk: bin (group, outcome) adds its
+        # shown results in position order, as a bincount per outcome does
+        cell = (g_local.astype(np.int64)[:, None] * width + np.arange(width)).ravel()
+        cells = len(groups) * width
+        big_n[:, lo:lo + width] = np.bincount(
+            cell, weights=(gains(label, gain) * disc[:, None]).ravel(),
+            minlength=cells).reshape(len(groups), width)
+        big_l[:, lo:lo + width] = np.bincount(
+            cell, weights=(np.isfinite(label) * disc[:, None]).ravel(),
+            minlength=cells).reshape(len(groups), width)
+    return big_n, big_l
+
+
+def _query_columns(dcg: np.ndarray, w: np.ndarray | None, mass: np.ndarray,
+                   reuse: bool) -> np.ndarray:
+    """What the query stage of a group sums: Σ dcg and Σ mass, or Σ w·dcg, Σ w and
+    Σ w·mass; only the mass with ``reuse`` (the trend's sums hold the rest)."""
+    if w is None:
+        return mass[:, None] if reuse else np.column_stack((dcg, mass))
+    return (w * mass)[:, None] if reuse else np.column_stack((w * dcg, w, w * mass))
+
+
+def _query_sums(columns: list[np.ndarray | None], n_resamples: int, seed: int,
+                cache: dict[tuple[int, int, int], list[np.ndarray]]
+                ) -> list[np.ndarray | None]:
+    """:func:`~.trend.bootstrap_sums` of each group's columns (None: nothing to sum).
+    Groups of one size draw the same queries: their columns are summed side by side in
+    one pass over the draws, each to the bit what it is alone."""
+    out: list[np.ndarray | None] = [None] * len(columns)
+    by_size: dict[int, list[int]] = {}
+    for i, c in enumerate(columns):
+        if c is not None:
+            by_size.setdefault(len(c), []).append(i)
+    for members in by_size.values():
+        sums = bootstrap_sums(np.hstack([columns[i] for i in members]),  # type: ignore[misc]
+                              n_resamples, seed, cache)
+        at = 0
+        for i in members:
+            width = columns[i].shape[1]  # type: ignore[union-attr]
+            out[i] = sums[:, at:at + width]
+            at += width
+    return out
 
 
 def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
                mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
                cache: dict[tuple[int, int, int], list[np.ndarray]],
-               query_sums: np.ndarray | None = None
+               query_sums: np.ndarray | None, mass_sums: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
 
+    ``mass_sums``: :func:`_query_sums` of the group's :func:`_query_columns`;
     ``query_sums``: the trend's resampled sums of the same group (``Trend.query_sums``:
-    Σ dcg, or Σ w·dcg and Σ w), the same draws: only the labeled mass is resampled here.
+    Σ dcg, or Σ w·dcg and Σ w), the same draws, or None (then ``mass_sums`` hold them).
     """
     n = len(dcg)
-    key = (n, n_resamples, seed)
-    if key not in cache:
-        chunks = resample_indices(n, n_resamples, seed)
-        if n * n_resamples <= 1 << 24:
-            cache[key] = chunks
-    else:
-        chunks = cache[key]
+    chunks = resample_chunks(n, n_resamples, seed, cache)
     ww = np.ones(n) if w is None else w
     n_out = big_n.shape[1]
     wn = (ww[:, None] * big_n).ravel()
     # every unit keeps a rater under every outcome (each unit labeled by all the round's
     # raters, say): the labeled mass does not move, and its sums are those of ``mass``
     fixed = bool((big_l == mass[:, None]).all())
-    wl = None if fixed else (ww[:, None] * big_l).ravel()
-    sn = np.zeros(n_resamples)
-    sl = np.zeros(n_resamples)
-    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
-        flat = idx.astype(np.int64) * n_out + outcome[None, :]
-        sn += wn[flat].sum(axis=0)
-        if wl is not None:
-            sl += wl[flat].sum(axis=0)
+    table = wn[:, None] if fixed else np.column_stack((wn, (ww[:, None] * big_l).ravel()))
+    base = outcome.astype(np.int64)
+
+    def gather(sub: np.ndarray, out: np.ndarray) -> None:  # draw i of resample b: row
+        flat = sub.astype(np.int64) * n_out  # i's values under b's outcome
+        flat += base
+        np.take(table, flat, axis=0, out=out)
+
+    both_sums = gather_sums(chunks, n_resamples, table.shape[1], gather)
+    sn = both_sums[:, 0]
     # the query stage and the labeled mass from the same draws; the resampled weight
     # sums (sw) are the query stage's own second column
     # (bootstrap_sums sums each column on its own: a column taken from the trend's sums
     # is the same to the bit as the same column summed here)
+    raw = mass_sums if query_sums is None else np.column_stack((query_sums, mass_sums))
     if w is None:
-        raw = (bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
-               if query_sums is None else np.column_stack((query_sums[:, 0], bootstrap_sums(
-                   mass[:, None], n_resamples, seed, cache)[:, 0])))
         queries = raw[:, 0] / n
         sa = raw[:, 1]
         sw: float | np.ndarray = float(n)
     else:
-        raw = (bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
-                              cache)
-               if query_sums is None else np.column_stack((query_sums[:, :2], bootstrap_sums(
-                   (w * mass)[:, None], n_resamples, seed, cache)[:, 0])))
         both = raw[:, :2] / n
         queries = both[:, 0] / both[:, 1]
         sa = raw[:, 2]
         sw = raw[:, 1]
-    if wl is None:
-        sl = sa
+    sl = sa if fixed else both_sums[:, 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = sn / sl * (sa / sw)
     theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
@@ -468,59 +533,83 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     draws_of: dict[str, RaterDraws] = {}
     cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
     z_mdc = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(power)
+    # what every round needs, from one pass over each table: its groups, its shown
+    # results <= k, its units, its raters (sorted by name) and their labels
+    n_rounds = len(jp.round_names)
+    label_rows = _label_rows(jp)
+    raters_of = _round_raters(jp, label_rows)
+    groups_of = _by_code(jp.group_round, n_rounds)
+    shown_of = _by_code(jp.shown_round, n_rounds)
+    units_of = _by_code(jp.unit_round, n_rounds)
+    n_units = np.bincount(jp.unit_round, minlength=n_rounds)
+    buffer = np.empty(max((int(u) * len(c) for u, c in zip(n_units, raters_of, strict=True)),
+                          default=0))  # one round's label matrix at a time
+    jobs: list[tuple[Any, ...]] = []
+    columns: list[np.ndarray | None] = []
     for r in np.unique(jp.group_round):  # a loop over rounds
         rname = str(jp.round_names[r])
-        units = jp.unit_round == r
-        given = np.isfinite(jp.label_value) & units[jp.label_unit]
-        codes = np.unique(jp.label_rater[given])
+        codes = raters_of[r]
         draws = rater_draws(rname, [str(x) for x in jp.rater_names[codes]], n_resamples, seed)
         draws_of[rname] = draws
-        codes = codes[np.argsort(jp.rater_names[codes].astype(str), kind="stable")]
-        big_n, big_l, groups = _outcome_sums(jp, int(r), draws, codes, k, gain, combine)
+        groups = groups_of(r)
+        big_n = big_l = None
+        if len(codes) >= 2:
+            shown = shown_of(r)
+            shown = shown[jp.shown_position[shown] <= k]
+            units = units_of(r)
+            u0 = int(units[0]) if len(units) else 0
+            y = _round_matrix(jp, label_rows(r), codes, u0, len(units), buffer)
+            big_n, big_l = _outcome_sums(jp, groups, shown, u0, y, draws, gain, combine)
         for s in np.unique(jp.group_system[groups]):  # a loop over the round's systems
             local = np.flatnonzero(jp.group_system[groups] == s)
             g = groups[local]
             x, wq = pq.dcg[g], w_all[g]
-            n = len(g)
             sname = str(jp.system_names[s])
             sums = reuse.get((rname, sname))
             if sums is not None and sums.shape != (n_resamples, 2 if weighted else 1):
                 sums = None  # not this group's: resample here
-            if n >= 2 and len(codes) >= 2:
-                theta, queries, by_rater = _two_stage(
-                    x, wq if weighted else None, big_n[local], big_l[local], mass_all[g],
-                    draws.outcome, n_resamples, seed, cache, sums)
-            elif n >= 2:  # one rater: the query bootstrap, exactly the trend's band
-                if weighted:
-                    both = (bootstrap_means(np.column_stack((wq * x, wq)), n_resamples,
-                                            seed, cache) if sums is None else sums / n)
-                    queries = both[:, 0] / both[:, 1]
-                else:
-                    queries = (bootstrap_means(x[:, None], n_resamples, seed, cache)
-                               if sums is None else sums / n)[:, 0]
-                theta, by_rater = queries, np.full(n_resamples, _wmean(x, wq))
-            else:
-                theta = queries = by_rater = np.full(n_resamples, np.nan)
-            resamples[(rname, sname)] = np.vstack((theta, queries, by_rater))
-            mean = _trend_mean(x, wq, weighted)
-            sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
-            var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
-            var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
-            low, high = percentile_interval(theta, level)
-            qlow, qhigh = percentile_interval(queries, level)
-            total = var_q + var_r
-            rows.append({
-                "round": rname, "system": sname, "queries": n, "raters": len(codes),
-                "dcg": mean, "ci_low": low, "ci_high": high, "ci_low_queries": qlow,
-                "ci_high_queries": qhigh,
-                "se": float(np.nanstd(theta, ddof=1)) if n >= 2 else math.nan,
-                "sd_between": sd, "n_eff": n_eff, "var_queries": var_q, "var_raters": var_r,
-                "rater_share": var_r / total if total > 0 else math.nan,
-                "mdc": float(z_mdc * math.sqrt(2.0 * total)) if n >= 2 else math.nan,
-                "covers": _covers(len(codes), n),
-                "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
-                else float(mass_all[g].mean()) if n else math.nan,
-            })
+            wx = wq if weighted else None
+            columns.append(None if len(g) < 2 else _query_columns(
+                x, wx, mass_all[g], sums is not None) if len(codes) >= 2 else
+                bootstrap_columns(x, wx) if sums is None else None)
+            jobs.append((rname, sname, g, local, codes, draws, big_n, big_l, sums))
+    # the query stage of every group, groups of one size side by side
+    summed = _query_sums(columns, n_resamples, seed, cache)
+    for (rname, sname, g, local, codes, draws, big_n, big_l, sums), raw in zip(
+            jobs, summed, strict=True):
+        x, wq = pq.dcg[g], w_all[g]
+        n = len(g)
+        if n >= 2 and len(codes) >= 2 and raw is not None:
+            theta, queries, by_rater = _two_stage(
+                x, wq if weighted else None, big_n[local], big_l[local], mass_all[g],
+                draws.outcome, n_resamples, seed, cache, sums, raw)
+        elif n >= 2 and (sums is not None or raw is not None):
+            # one rater: the query bootstrap, exactly the trend's band
+            mean_sums = np.asarray(sums if sums is not None else raw) / n
+            queries = mean_sums[:, 0] / mean_sums[:, 1] if weighted else mean_sums[:, 0]
+            theta, by_rater = queries, np.full(n_resamples, _wmean(x, wq))
+        else:
+            theta = queries = by_rater = np.full(n_resamples, np.nan)
+        resamples[(rname, sname)] = np.vstack((theta, queries, by_rater))
+        mean = _trend_mean(x, wq, weighted)
+        sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
+        var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
+        var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
+        low, high = percentile_interval(theta, level)
+        qlow, qhigh = percentile_interval(queries, level)
+        total = var_q + var_r
+        rows.append({
+            "round": rname, "system": sname, "queries": n, "raters": len(codes),
+            "dcg": mean, "ci_low": low, "ci_high": high, "ci_low_queries": qlow,
+            "ci_high_queries": qhigh,
+            "se": float(np.nanstd(theta, ddof=1)) if n >= 2 else math.nan,
+            "sd_between": sd, "n_eff": n_eff, "var_queries": var_q, "var_raters": var_r,
+            "rater_share": var_r / total if total > 0 else math.nan,
+            "mdc": float(z_mdc * math.sqrt(2.0 * total)) if n >= 2 else math.nan,
+            "covers": _covers(len(codes), n),
+            "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
+            else float(mass_all[g].mean()) if n else math.nan,
+        })
     table = pd.DataFrame(rows, columns=[*TABLE_COLUMNS, "_mass"])
     changes = _changes(table, level, alpha, z_mdc, anchors, gain, k)
     table = table.drop(columns="_mass")

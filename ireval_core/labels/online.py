@@ -46,15 +46,31 @@ ONLINE_COLUMNS = ("round", "system", "queries", "dcg", "dcg_ci_low", "dcg_ci_hig
 """Columns of :attr:`OfflineOnline.table`."""
 
 
-def _ranked(j: Judgments, rows: np.ndarray, group: np.ndarray, n: int, label: np.ndarray
-            ) -> Ranked:
-    """A :class:`Ranked` whose "queries" are ``group`` ids, entries by score descending."""
+def _by_score(j: Judgments, rows: np.ndarray) -> np.ndarray:
+    """``rows``' positions by score descending (ties in numpy's quicksort order): the
+    order within every group of :func:`_ranked`, sorted once for all of its calls."""
+    return np.argsort(-j.shown_score[rows])
+
+
+def _stable_order(codes: np.ndarray) -> np.ndarray:
+    """A stable argsort of non-negative int32 codes: radix sorts of their two 16-bit
+    halves (numpy sorts 16-bit integers by radix), low half first."""
+    codes = np.asarray(codes, dtype=np.int64)
+    order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
+    if len(codes) and int(codes.max()) > 0xFFFF:
+        order = order[np.argsort((codes[order] >> 16).astype(np.uint16), kind="stable")]
+    return order
+
+
+def _ranked(j: Judgments, rows: np.ndarray, group: np.ndarray, n: int, label: np.ndarray,
+            by_score: np.ndarray) -> Ranked:
+    """A :class:`Ranked` whose "queries" are ``group`` ids, entries by score descending.
+
+    ``by_score``: :func:`_by_score` of ``rows``. The entries are sorted by (group, place
+    in ``by_score``): a stable sort of the groups of the score order. The order within
+    tied scores does not matter to AUC and PNR, which count ties by value."""
     score = j.shown_score[rows]
-    # (group, score descending) in one integer sort: the order within tied scores does
-    # not matter to AUC and PNR, which count ties by value
-    rank = np.empty(len(score), dtype=np.int64)
-    rank[np.argsort(-score)] = np.arange(len(score))
-    order = np.argsort(group.astype(np.int64) * max(len(score), 1) + rank)
+    order = by_score[_stable_order(group[by_score])]
     g = group[order].astype(np.int64)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(g, minlength=n), out=offsets[1:])
@@ -64,6 +80,42 @@ def _ranked(j: Judgments, rows: np.ndarray, group: np.ndarray, n: int, label: np
     return Ranked(np.arange(n).astype(object), offsets, g.astype(np.int32), pos, grade,
                   score[order], np.zeros(n + 1, dtype=np.int64), np.zeros(0), np.ones(n, bool),
                   max(top, 0.0))
+
+
+_SHORT = 32  # longest list counted pair by pair
+_CELLS = 1 << 21  # pairs compared per block of lists
+
+
+def _pnr_counts(r: Ranked, options: EvalOptions) -> tuple[np.ndarray, np.ndarray]:
+    """Concordant and discordant pairs per list, as the ``PNR`` measure counts them
+    (:func:`~ireval_core.measures.pairwise.pnr_counts`: judged results, different
+    labels, equal scores neither).
+
+    The lists here are the shown top results: at most a few dozen each. Up to
+    ``_SHORT`` results a list's pairs are compared all at once, lists side by side (the
+    same whole counts); longer lists go to the measure's kernel, which loops over the
+    label levels.
+    """
+    n = r.n_queries
+    keep = np.flatnonzero(r.grade >= 0)  # judged, as the measure's _judged_rows
+    q, g, s = r.qidx[keep], r.grade[keep], r.score[keep]
+    counts = np.bincount(q, minlength=n)
+    longest = int(counts.max()) if len(counts) else 0
+    if longest > _SHORT:
+        return pnr_counts(r, parse_measure("PNR"), options)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    col = np.arange(len(q)) - first[q]
+    grade = np.full((n, longest), -np.inf)  # padding: lower than any label, no score
+    score = np.full((n, longest), np.nan)
+    grade[q, col], score[q, col] = g, s
+    conc, disc = np.zeros(n), np.zeros(n)
+    step = max(1, _CELLS // max(longest * longest, 1))
+    for lo in range(0, n, step):  # blocks of lists bound memory
+        gb, sb = grade[lo:lo + step], score[lo:lo + step]
+        higher = gb[:, :, None] > gb[:, None, :]  # result a has the higher label than b
+        conc[lo:lo + step] = (higher & (sb[:, :, None] > sb[:, None, :])).sum(axis=(1, 2))
+        disc[lo:lo + step] = (higher & (sb[:, :, None] < sb[:, None, :])).sum(axis=(1, 2))
+    return conc, disc
 
 
 def score_metrics(j: Judgments, *, combine: Combine = "mean",
@@ -84,16 +136,17 @@ def score_metrics(j: Judgments, *, combine: Combine = "mean",
     lab = np.where(np.isfinite(shown_label), shown_label, np.nan)
 
     # per query list: AUC and PNR counts, through the measures' own kernels
-    r_q = _ranked(j, rows, j.shown_group[rows], n, lab)
+    by_score = _by_score(j, rows)
+    r_q = _ranked(j, rows, j.shown_group[rows], n, lab, by_score)
     per_auc = auc(r_q, parse_measure("AUC"), opts)
-    conc, disc = pnr_counts(r_q, parse_measure("PNR"), opts)
+    conc, disc = _pnr_counts(r_q, opts)
     scored_q = np.bincount(j.shown_group[rows], minlength=n)
 
     # per (round, system): pooled AUC, GAUC by impressions, PNR as Σ/Σ
     rs_codes = pd.DataFrame({"r": j.group_round, "s": j.group_system})
     rs = rs_codes.groupby(["r", "s"], sort=True).ngroup().to_numpy()
     n_rs = int(rs.max()) + 1 if len(rs) else 0
-    r_p = _ranked(j, rows, rs[j.shown_group[rows]], n_rs, lab)
+    r_p = _ranked(j, rows, rs[j.shown_group[rows]], n_rs, lab, by_score)
     positive = r_p.grade >= opts.rel_level
     twice_u, n_pos, n_neg = auc_counts(r_p.qidx, r_p.score, positive, n_rs)
     pooled = np.full(n_rs, np.nan)

@@ -101,16 +101,16 @@ def plan_next_round(j: Judgments, round: str | None = None, *, delta: float, k: 
         round = rounds[-1]
     j._round_code(round, fn)
     prev = rounds[rounds.index(round) - 1] if rounds.index(round) > 0 else None
-    jr = j.round(round)
-    pq = per_query_dcg(jr, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
-    if prev is not None:
-        jp = j.round(prev)
-        pq_prev = per_query_dcg(jp, k=k, gain=gain, combine=combine,
-                                idcg_zero=opts.idcg_zero)
+    # per-query DCG of every list, kept with the judgments (the trend's own): a round's
+    # lists are its rows, in the order of a view on the round
+    pq = per_query_dcg(j, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
+    in_round = j.group_round == j._round_code(round, fn)
+    in_prev = j.group_round == j._round_code(prev, fn) if prev is not None else None
     rows = []
-    for system in jr.systems:
-        code = int(np.flatnonzero(j.system_names == system)[0])
-        sel = jr.group_system == code
+    for code in np.flatnonzero(np.bincount(j.group_system[in_round],
+                                           minlength=len(j.system_names))):
+        system = str(j.system_names[code])
+        sel = in_round & (j.group_system == code)
         x = pq.dcg[sel]
         sd = float(np.std(x, ddof=1)) if len(x) >= 2 else math.nan
         base = {"round": round, "system": system, "queries": int(sel.sum()),
@@ -119,12 +119,12 @@ def plan_next_round(j: Judgments, round: str | None = None, *, delta: float, k: 
         rows.append(base | _needed("new sample", sd * math.sqrt(2.0), delta, alpha, power,
                                    "independent samples: sd of a difference = sd·√2; queries "
                                    "per round"))
-        if prev is not None:
-            selp = jp.group_system == code
-            shared, ia, ib = np.intersect1d(jp.group_query[selp], jr.group_query[sel],
+        if in_prev is not None:
+            selp = in_prev & (j.group_system == code)
+            shared, ia, ib = np.intersect1d(j.group_query[selp], j.group_query[sel],
                                             return_indices=True)
             if len(shared) >= 2:
-                d = x[ib] - pq_prev.dcg[selp][ia]
+                d = x[ib] - pq.dcg[selp][ia]
                 rows.append(base | _needed(
                     "same queries", float(np.std(d, ddof=1)), delta, alpha, power,
                     f"paired over the {len(shared)} queries {prev} and {round} share: sd of "

@@ -20,8 +20,8 @@ change of every system with a test: paired t over the queries both rounds share
 when they make at least half of each round, Welch's t over all queries otherwise.
 
 Everything is vectorised over all rounds, systems and queries at once (one
-``bincount`` per quantity); the only Python loops are over (round, system)
-groups for the bootstrap and over consecutive rounds for the tests.
+``bincount`` per quantity); the bootstrap sums the groups of one size side by
+side, looping over blocks of draws, and the tests loop over consecutive rounds.
 
 >>> from ireval_core.labels import Judgments
 >>> import pandas as pd
@@ -35,6 +35,7 @@ groups for the bootstrap and over consecutive rounds for the tests.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -49,8 +50,9 @@ from ..stats import paired_t_test
 from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
 
-__all__ = ["TABLE_COLUMNS", "CHANGE_COLUMNS", "Trend", "compare_rounds", "dcg_definition",
-           "per_query_dcg", "trend"]
+__all__ = ["TABLE_COLUMNS", "CHANGE_COLUMNS", "Trend", "bootstrap_columns", "bootstrap_means",
+           "bootstrap_sums", "compare_rounds", "dcg_definition", "gather_sums",
+           "per_query_dcg", "resample_chunks", "resample_indices", "trend"]
 
 Gain = Literal["linear", "exp"]
 
@@ -101,8 +103,13 @@ def per_query_dcg(j: Judgments, *, k: int = 10, gain: Gain = "linear",
 
     ``shown_label`` replaces the combined label of each shown result (the label
     used for its gain; :mod:`.changes` evaluates new lists with old labels this
-    way). The ideal always comes from the round's combined labels.
+    way). The ideal always comes from the round's combined labels. Without
+    ``shown_label`` the result is kept with the judgments (read-only arrays): the
+    analyses of one page (trend, rater noise, planning) compute it once.
     """
+    cache_key = ("per_query_dcg", k, gain, combine, idcg_zero)
+    if shown_label is None and cache_key in j._cache:
+        return j._cache[cache_key]
     unit_label, _ = j.combined(combine)
     label = unit_label[j.shown_unit] if shown_label is None else shown_label
     pos = j.shown_position
@@ -135,7 +142,12 @@ def per_query_dcg(j: Judgments, *, k: int = 10, gain: Gain = "linear",
     fill = 0.0 if idcg_zero == "zero" else np.nan
     ndcg = np.full(n, fill)
     np.divide(dcg, idcg, out=ndcg, where=idcg > 0)
-    return PerQuery(dcg, idcg, ndcg, shown, labeled)
+    out = PerQuery(dcg, idcg, ndcg, shown, labeled)
+    if shown_label is None:
+        for a in (dcg, idcg, ndcg, shown, labeled):
+            a.setflags(write=False)
+        j._cache[cache_key] = out
+    return out
 
 
 def _wmean(x: np.ndarray, w: np.ndarray) -> float:
@@ -176,18 +188,62 @@ def bootstrap_sums(values: np.ndarray, n_resamples: int, seed: int,
     Returns ``(n_resamples, c)``.
     """
     n, c = values.shape
+    chunks = resample_chunks(n, n_resamples, seed, cache)
+    table = np.ascontiguousarray(values, dtype=np.float64)
+    return gather_sums(chunks, n_resamples, c,
+                        lambda sub, out: np.take(table, sub, axis=0, out=out))
+
+
+def resample_chunks(n: int, n_resamples: int, seed: int,
+            cache: dict[tuple[int, int, int], list[np.ndarray]] | None) -> list[np.ndarray]:
+    """:func:`resample_indices`, kept in ``cache`` when they fit in 64 MB."""
     key = (n, n_resamples, seed)
     if cache is not None and key in cache:
-        chunks = cache[key]
-    else:
-        chunks = resample_indices(n, n_resamples, seed)
-        if cache is not None and n * n_resamples <= 1 << 24:
-            cache[key] = chunks
+        return cache[key]
+    chunks = resample_indices(n, n_resamples, seed)
+    if cache is not None and n * n_resamples <= 1 << 24:
+        cache[key] = chunks
+    return chunks
+
+
+_BLOCK = 1 << 18  # gathered values per block (2 MB): the block stays in the CPU cache
+
+
+def gather_sums(chunks: list[np.ndarray], n_resamples: int, c: int,
+                 gather: Callable[[np.ndarray, np.ndarray], object]) -> np.ndarray:
+    """Σ over the draws of each chunk, chunk after chunk: ``(n_resamples, c)``.
+
+    ``gather(sub, out)`` writes the ``c`` values of draws ``sub`` (rows of a chunk,
+    ``(m, n_resamples)``) to ``out`` (``(m, n_resamples, c)``). The sums are those of
+    ``table[idx].sum(axis=0)`` per chunk and column, added chunk by chunk, to the bit:
+    numpy adds the rows of a chunk one after the other (for n_resamples >= 2), and so
+    does this, a block of rows at a time with the running sum as the block's first row
+    -- the block stays in the CPU cache, and every column of every draw is gathered at
+    once. With one resample numpy sums a chunk's column pairwise: so does this.
+    """
     sums = np.zeros((n_resamples, c))
-    columns = [np.ascontiguousarray(values[:, col]) for col in range(c)]
+    if n_resamples == 1:
+        for idx in chunks:
+            buf1 = np.empty((len(idx), 1, c))
+            gather(idx, buf1)
+            for col in range(c):
+                sums[:, col] += np.ascontiguousarray(buf1[:, :, col]).sum(axis=0)
+        return sums
+    m = max(1, min(64, _BLOCK // max(n_resamples * c, 1)))
+    buf = np.empty((m + 1, n_resamples, c))
     for idx in chunks:  # a chunk holds draws i..i+r of every resample
-        for col, v in enumerate(columns):
-            sums[:, col] += v[idx].sum(axis=0)
+        part: np.ndarray | None = None
+        for lo in range(0, len(idx), m):  # blocks of draws, summed in draw order
+            sub = idx[lo:lo + m]
+            if part is None:
+                gather(sub, buf[:len(sub)])
+                part = buf[:len(sub)].sum(axis=0)
+            else:
+                buf[0] = part
+                gather(sub, buf[1:len(sub) + 1])
+                part = buf[:len(sub) + 1].sum(axis=0)
+        if part is not None:
+            sums += part
     return sums
 
 
@@ -209,16 +265,46 @@ def _bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: i
     two values), which :func:`~ireval_core.labels.noise.noise_trend` reuses."""
     if len(x) < 2:
         return math.nan, math.nan, None
-    if w is None:
-        sums = bootstrap_sums(x[:, None], n_resamples, seed, cache)
-        theta = (sums / len(x))[:, 0]
+    sums = bootstrap_sums(bootstrap_columns(x, w), n_resamples, seed, cache)
+    low, high = _interval(sums, len(x), level)
+    return low, high, sums
+
+
+def bootstrap_columns(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """What the query bootstrap sums: ``x``, or ``w·x`` and ``w``."""
+    return x[:, None] if w is None else np.column_stack((w * x, w))
+
+
+def _interval(sums: np.ndarray, n: int, level: float) -> tuple[float, float]:
+    """The percentile interval of the means of :func:`bootstrap_columns`' resampled sums."""
+    if sums.shape[1] == 1:
+        theta = (sums / n)[:, 0]
     else:
-        sums = bootstrap_sums(np.column_stack((w * x, w)), n_resamples, seed, cache)
-        both = sums / len(x)
+        both = sums / n
         theta = both[:, 0] / both[:, 1]
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(theta, [alpha, 1.0 - alpha])
-    return float(low), float(high), sums
+    return float(low), float(high)
+
+
+def _bootstrap_groups(x: np.ndarray, w: np.ndarray | None, groups: list[np.ndarray],
+                      n_resamples: int, seed: int) -> list[np.ndarray | None]:
+    """:func:`bootstrap_sums` of :func:`bootstrap_columns` of each group of rows (None for fewer
+    than two rows). Groups of the same size draw the same resamples: their columns are
+    summed side by side in one pass over the draws, each to the bit what it is alone."""
+    out: list[np.ndarray | None] = [None] * len(groups)
+    by_size: dict[int, list[int]] = {}
+    for i, rows in enumerate(groups):
+        if len(rows) >= 2:
+            by_size.setdefault(len(rows), []).append(i)
+    for members in by_size.values():
+        cols = [bootstrap_columns(x[groups[i]], None if w is None else w[groups[i]])
+                for i in members]
+        sums = bootstrap_sums(np.hstack(cols), n_resamples, seed)
+        c = cols[0].shape[1]
+        for at, i in enumerate(members):
+            out[i] = np.ascontiguousarray(sums[:, at * c:(at + 1) * c])
+    return out
 
 
 # ----------------------------------------------------------------------------- result
@@ -352,17 +438,20 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
     high = np.full(n_keys, np.nan)
     label_of = []
     query_sums: dict[tuple[str, str], np.ndarray] = {}
-    cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
-    for i in range(n_keys):  # one bootstrap per (round, system[, segment]) group
-        rows = order[bounds[i]:bounds[i + 1]]
+    # one bootstrap per (round, system[, segment]) group, groups of one size together
+    rows_of = [order[bounds[i]:bounds[i + 1]] for i in range(n_keys)]
+    all_sums = _bootstrap_groups(pq.dcg, w if weighted else None, rows_of, n_resamples, seed)
+    for i in range(n_keys):
         f = first[i]
         parts = [str(j.round_names[j.group_round[f]]), str(j.system_names[j.group_system[f]])]
         if by:
             parts.append(str(j.segment_names[j.group_segment[f]]))
         label_of.append(parts)
-        low[i], high[i], sums = _bootstrap(pq.dcg[rows], w[rows] if weighted else None,
-                                           level, n_resamples, seed, cache)
-        if sums is not None and not by:
+        sums = all_sums[i]
+        if sums is None:
+            continue
+        low[i], high[i] = _interval(sums, len(rows_of[i]), level)
+        if not by:
             sums.setflags(write=False)
             query_sums[(parts[0], parts[1])] = sums
     head = pd.DataFrame(label_of, columns=names) if n_keys else pd.DataFrame(columns=names)
@@ -397,6 +486,17 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                  combine, by, opts, n_resamples, seed, query_sums)
 
 
+def _whole_levels(grade: np.ndarray) -> np.ndarray:
+    """``numpy.unique`` of whole numbers: by counting when their range is small."""
+    if not len(grade):
+        return np.unique(grade)
+    low, high = float(grade.min()), float(grade.max())
+    if high - low > 1 << 16 or not np.array_equal(grade, np.trunc(grade)):
+        return np.unique(grade)
+    seen = np.flatnonzero(np.bincount((grade - low).astype(np.int64)))
+    return low + seen.astype(np.float64)
+
+
 def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
     """Shown positions <= k per (round, system) and rounded combined label; every grade
     seen anywhere is listed for every (round, system), with 0 where absent."""
@@ -404,23 +504,25 @@ def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
     lab = label[j.shown_unit]
     in_k = j.shown_position <= k
     grade = np.where(np.isfinite(lab), np.floor(lab + 0.5), np.nan)[in_k]
-    levels = np.unique(grade[np.isfinite(grade)])
+    levels = _whole_levels(grade[np.isfinite(grade)])
     slot = np.where(np.isfinite(grade), np.searchsorted(levels, grade), len(levels))
     n_slots = len(levels) + 1
-    pairs = pd.DataFrame({"r": j.shown_round[in_k], "s": j.shown_system[in_k]})
-    rs = pairs.groupby(["r", "s"], sort=True).ngroup().to_numpy()
-    n_rs = int(rs.max()) + 1 if len(rs) else 0
+    # the (round, system) pairs present, in code order (round, then system)
+    n_s = max(len(j.system_names), 1)
+    pair = j.shown_round[in_k].astype(np.int64) * n_s + j.shown_system[in_k]
+    present = np.flatnonzero(np.bincount(pair, minlength=len(j.round_names) * n_s))
+    lookup = np.zeros(len(j.round_names) * n_s, dtype=np.int64)
+    lookup[present] = np.arange(len(present))
+    rs = lookup[pair]
+    n_rs = len(present)
     counts = np.bincount(rs * n_slots + slot, minlength=n_rs * n_slots).reshape(n_rs, n_slots)
-    first = np.zeros(n_rs, dtype=np.int64)
-    order = np.argsort(rs, kind="stable")
-    first[:] = order[np.searchsorted(rs[order], np.arange(n_rs))]
     names = j.label_map.grade_names()
     grade_text = [f"{g:g}" for g in levels] + ["unlabeled"]
     grade_name = [names.get(float(g), f"{g:g}") for g in levels] + ["unlabeled"]
     total = counts.sum(axis=1, keepdims=True)
     return pd.DataFrame({
-        "round": np.repeat(j.round_names[j.shown_round[in_k][first]].astype(str), n_slots),
-        "system": np.repeat(j.system_names[j.shown_system[in_k][first]].astype(str), n_slots),
+        "round": np.repeat(j.round_names[present // n_s].astype(str), n_slots),
+        "system": np.repeat(j.system_names[present % n_s].astype(str), n_slots),
         "grade": np.tile(np.asarray(grade_text, dtype=object), n_rs),
         "name": np.tile(np.asarray(grade_name, dtype=object), n_rs),
         "count": counts.ravel().astype(np.int64),
