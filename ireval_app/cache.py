@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from ireval_core.data import Qrels, Run
 from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
@@ -166,7 +164,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def _sha256_and_key(data: bytes | pa.Buffer) -> tuple[str, str]:
+def _sha256_and_key(data: bytes) -> tuple[str, str]:
     """``data``'s SHA-256 (hex) and its :func:`digest`, from one pass over the bytes."""
     sha = hashlib.sha256(data).hexdigest()
     return sha, sha[:32]
@@ -202,23 +200,23 @@ def load_runs(name: str, data: bytes, *,
 
 @dataclass(frozen=True, eq=False)
 class _Fetched:
-    """A file's bytes with their SHA-256 and cache key (one hash computed once)."""
+    """A file of a folder with its SHA-256 and cache key (one hash computed once)."""
 
     name: str
-    data: pa.Buffer  # pyarrow's memory: parsed without a copy
+    path: Path  # parsed from the file itself, block by block
     digest: str  # :func:`digest` (the cache key)
     sha256: str  # shown in reports, and the workspace's id of the file
 
 
 def _fetch(path: Path) -> _Fetched:
-    """Read ``path`` and hash it once (both without the GIL: on a thread, beside a parse).
+    """Hash ``path`` in a stream (without the GIL: on a thread, beside a parse).
 
-    The bytes go straight into pyarrow's memory, which the readers parse in place: as
-    Python bytes they would be copied there first, two copies of the file at once."""
-    with pa.OSFile(str(path)) as fh:
-        data = fh.read_buffer()
-    sha, key = _sha256_and_key(data)
-    return _Fetched(path.name, data, key, sha)
+    Nothing of the bytes is kept: the reader then parses the file itself, block by block,
+    so no copy of a whole file is held while it is parsed (a 7M-line run of UUIDs is
+    600 MB)."""
+    with open(path, "rb") as fh:
+        sha = hashlib.file_digest(fh, hashlib.sha256).hexdigest()
+    return _Fetched(path.name, path, sha[:32], sha)
 
 
 def load_run_files(files: Sequence[tuple[str, bytes]], *,
@@ -317,10 +315,10 @@ def _resident(qrels_path: Path, run_paths: Sequence[Path], comments: bool) -> Lo
 def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                   ) -> LoadedFiles:
     """The qrels and runs of ``paths``, read as :func:`load_qrels` and
-    :func:`load_run_files` read them, with the next file's bytes read and hashed on a
-    thread while this one is parsed, and the qrels parsed on another thread beside the
-    first run (two cores): at most two run files' bytes are held at once, and each digest
-    is computed once."""
+    :func:`load_run_files` read them, with the next file hashed on a thread while this one
+    is parsed from its path, and the qrels parsed on another thread beside the first run
+    (two cores); each digest is computed once. A file that changes between its hash and
+    its parse is read again on the next visit (the files are known by size and time)."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
@@ -333,14 +331,13 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
             if i + 1 < len(paths):
                 ahead = pool.submit(_fetch, paths[i + 1])
             if i == 0:  # parsed on a second core beside the first run (it never raises)
-                qrels = beside.submit(_read_qrels, got.name, got.digest, comments, got.data,
+                qrels = beside.submit(_read_qrels, got.name, got.digest, comments, got.path,
                                       got.sha256)
             else:
-                loaded = _read_runs(got.name, got.digest, tuple(taken), comments, got.data,
+                loaded = _read_runs(got.name, got.digest, tuple(taken), comments, got.path,
                                     got.sha256)
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
-            del got  # its bytes: the parse keeps nothing of them
         assert qrels is not None
         return LoadedFiles(qrels.result(), tuple(runs))
 
@@ -365,9 +362,9 @@ def dataset_for(files: LoadedFiles | None) -> Dataset | None:
 
 
 @shared()
-def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | pa.Buffer,
+def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path,
                 _sha256: str = "") -> LoadedFile:
-    size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
+    size, sha = _size_and_sha256(_data, _sha256)
     with _spinner(f"Reading {name}…"), _released():
         try:
             return LoadedFile(name, data_digest,
@@ -383,8 +380,8 @@ def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | pa.B
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
-               comments: bool, _data: bytes | pa.Buffer, _sha256: str = "") -> LoadedFile:
-    size, sha = len(_data), _sha256 or hashlib.sha256(_data).hexdigest()
+               comments: bool, _data: bytes | Path, _sha256: str = "") -> LoadedFile:
+    size, sha = _size_and_sha256(_data, _sha256)
     with _spinner(f"Reading {name}…"), _released():
         try:
             runs = read_runs(_data, name=name, taken_names=dict(taken_names),
@@ -402,6 +399,13 @@ def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], 
 @shared()
 def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
     return Dataset(_qrels, _runs)
+
+
+def _size_and_sha256(data: bytes | Path, sha256: str) -> tuple[int, str]:
+    """Bytes and SHA-256 of an upload or a folder's file (``sha256`` when known)."""
+    if isinstance(data, Path):
+        return data.stat().st_size, sha256 or _fetch(data).sha256
+    return len(data), sha256 or hashlib.sha256(data).hexdigest()
 
 
 @contextlib.contextmanager

@@ -50,11 +50,25 @@ def test_reading_a_folder_or_an_upload_hashes_its_bytes_once(tmp_path, monkeypat
     (tmp_path / "qrels.txt").write_bytes(QRELS)
     (tmp_path / "a.txt").write_bytes(RUN_A)
     real = hashlib.sha256
-    hashed: list[int] = []
+    made: list[Counting] = []
 
-    def counting(data: bytes = b"", **kw: object) -> object:
-        hashed.append(len(data))
-        return real(data, **kw)
+    class Counting:  # a SHA-256 object counting the bytes it hashes (folders: in a stream)
+        def __init__(self, data: bytes = b"", **kw: object) -> None:
+            self.inner, self.n = real(data, **kw), len(data)
+            made.append(self)
+
+        def update(self, data: bytes) -> None:
+            self.n += len(memoryview(data))
+            self.inner.update(data)
+
+        def hexdigest(self) -> str:
+            return self.inner.hexdigest()
+
+    def hashed() -> list[int]:
+        return [h.n for h in made]
+
+    def counting(data: bytes = b"", **kw: object) -> Counting:
+        return Counting(data, **kw)
 
     def refused(*a: object, **kw: object) -> object:
         raise AssertionError("a second hash function ran over the bytes")
@@ -63,9 +77,9 @@ def test_reading_a_folder_or_an_upload_hashes_its_bytes_once(tmp_path, monkeypat
     monkeypatch.setattr(hashlib, "blake2b", refused)
     loaded = cache.load_folder(tmp_path)
     assert loaded is not None
-    assert sorted(hashed) == sorted([len(QRELS), len(RUN_A)])  # each file once
+    assert sorted(hashed()) == sorted([len(QRELS), len(RUN_A)])  # each file once
     assert [f.sha256 for f in loaded.files] == [real(QRELS).hexdigest(), real(RUN_A).hexdigest()]
     assert [f.digest for f in loaded.files] == [f.sha256[:32] for f in loaded.files]
-    hashed.clear()
+    made.clear()
     upload = cache.load_runs("b.txt", RUN_B)
-    assert hashed == [len(RUN_B)] and upload.sha256 == real(RUN_B).hexdigest()
+    assert hashed() == [len(RUN_B)] and upload.sha256 == real(RUN_B).hexdigest()

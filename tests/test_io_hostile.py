@@ -227,8 +227,8 @@ def test_limits_parameters_are_validated():
     with pytest.raises(ValueError, match="'format' parameter of read_runs must be one of "
                                          "'auto', 'trec', 'csv', 'tsv', 'parquet', 'json'"):
         read_runs(b"q1 Q0 d1 1 1 t\n", format="xml")
-    with pytest.raises(TypeError, match="'source' parameter of read_run must be a path, bytes, "
-                                        "a pyarrow buffer or a binary file object"):
+    with pytest.raises(TypeError, match="'source' parameter of read_run must be a path, bytes "
+                                        "or a binary file object"):
         read_run(io.StringIO("q1 Q0 d1 1 1 t\n"))
 
 

@@ -177,11 +177,10 @@ def read_run(source: PathOrBytes | Source, *, name: str | None = None,
 
 def _check_arguments(function: str, source: object, format: object, limits: object) -> None:
     """Invalid arguments (not invalid data) raise ValueError / TypeError, unguarded."""
-    if not isinstance(source, str | os.PathLike | bytes | bytearray | memoryview | pa.Buffer
-                      | Source) and (
+    if not isinstance(source, str | os.PathLike | bytes | bytearray | memoryview | Source) and (
             not callable(getattr(source, "read", None)) or isinstance(source, io.TextIOBase)):
-        raise invalid_parameter("source", function, "a path, bytes, a pyarrow buffer or a "
-                                "binary file object", source, error=TypeError)
+        raise invalid_parameter("source", function, "a path, bytes or a binary file object",
+                                source, error=TypeError)
     if format not in FORMATS:
         raise invalid_parameter("format", function,
                                 f"one of {', '.join(repr(f) for f in FORMATS)}", format)

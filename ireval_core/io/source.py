@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeAlias
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -30,12 +30,8 @@ __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "PathOrBytes"
            "Source", "SourceLike", "ZIP_MAGIC", "arrow_copy", "inflate", "one_line",
            "open_zip"]
 
-PathOrBytes: TypeAlias = (str | os.PathLike[str] | bytes | bytearray | memoryview | pa.Buffer
-                          | BinaryIO)
-"""One input of the qrels and run readers: a path, raw bytes, a buffer in pyarrow's own
-memory (e.g. ``pyarrow.OSFile(path).read_buffer()``: parsed in place, where bytes held by
-Python are copied into pyarrow's memory first; not ``pyarrow.py_buffer`` of Python bytes,
-which pyarrow's reader threads must not release) or a binary file object."""
+PathOrBytes = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO
+"""One input of the qrels and run readers: a path, raw bytes or a binary file object."""
 SourceLike = str | Path | bytes | bytearray | memoryview | BinaryIO | tuple[str, bytes]
 """One input: a path, raw bytes, a binary file object, or ``(name, bytes)`` (an upload)."""
 
@@ -204,12 +200,6 @@ class Source:
                     size = os.fstat(fh.fileno()).st_size
                     return cls(name, inflate(fh, size, name, limits), limits=limits)
             return cls(name, None, path, limits=limits)
-        if isinstance(source, pa.Buffer):  # pyarrow's own memory: parsed without a copy
-            name = str(name or "<input>")
-            if source.size >= 2 and source[:2].to_pybytes() == _GZIP_MAGIC:
-                return cls(name, inflate(pa.BufferReader(source), source.size, name, limits),
-                           limits=limits)
-            return cls(name, source, limits=limits)
         if isinstance(source, bytes | bytearray | memoryview):
             data = bytes(source)
         else:
