@@ -404,6 +404,8 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
             spans = [(off, blocksize) for off in range(0, size, blocksize)]
             if fmt == "trec" and not _has_data_line(fs, path, kind, comments):
                 raise empty_file_error(path, kind)  # each block alone would read as empty
+            if header is not None and not _has_row_after_header(fs, path):
+                raise FormatError(f"no {kind} rows after the header", source=path, line=1)
         parts.extend(dask.delayed(_read_text_block)(fs, path, size, off, length, kind, fmt,
                                                     header, tag, limits, comments)
                      for off, length in spans)
@@ -435,6 +437,22 @@ def _has_data_line(fs: Any, path: str, kind: Kind, comments: bool) -> bool:
                 return False
 
 
+def _has_row_after_header(fs: Any, path: str) -> bool:
+    """Whether a CSV/TSV file holds a non-blank line after its first (the header), read
+    in 64 KB pieces only until the first such line (as the in-memory reader refuses a
+    file with none: "no run rows after the header")."""
+    seen_header = False
+    with fs.open(path, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            if not seen_header:
+                if b"\n" not in chunk:
+                    continue  # still in the header line
+                chunk, seen_header = chunk.split(b"\n", 1)[1], True
+            if chunk.strip():
+                return True
+    return False
+
+
 def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | None,
                      kind: Kind, fmt: str, header: bytes | None, tag: str,
                      limits: ReadLimits, comments: bool = False) -> pd.DataFrame:
@@ -457,8 +475,11 @@ def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | N
                          else fh.read(), limits=limits)
         else:
             data, start = _line_block(fh, size, offset, length)
-            if not data.strip() and not (start == 0 and offset + length >= size):
-                return _meta(kind)
+            rows = data
+            if header is not None and start == 0:  # the first block starts with the header
+                rows = data.split(b"\n", 1)[1] if b"\n" in data else b""
+            if not rows.strip() and not (start == 0 and offset + length >= size):
+                return _meta(kind)  # no row in this block (blank lines, or the header)
             prefix = header if header is not None and start > 0 else b""
             src = Source(path, data=prefix + data, limits=limits)
         if comments:

@@ -825,3 +825,26 @@ def test_a_file_without_data_lines_is_empty_in_every_block_layout(client, tmp_pa
         assert read_qrels(path, comments=True).query_ids == ("#q",)
         got = client.compute(read_dask(path, blocksize=4096, comments=True)).result()
         assert list(got["qid"]) == ["#q"]
+
+
+@pytest.mark.parametrize("blank_lines", [0, 100])
+@pytest.mark.parametrize("blocksize", [None, 30, 7])
+def test_csv_blocks_of_blank_lines_read_as_in_memory(client, tmp_path, blank_lines,
+                                                      blocksize):
+    """A CSV whose first block holds the header and blank lines only reads as in memory
+    (one run), whatever the block size; a header with no row is refused as in memory."""
+    path = tmp_path / "run.csv"
+    path.write_text("qid,docid,score,tag\n" + "\n" * blank_lines + "q1,d1,2.5,bm25\n")
+    expected = read_runs(path)[0].to_dict()
+    got = client.compute(read_runs_dask(path, blocksize=blocksize)).result()
+    assert {q: dict(zip(g["docid"], g["value"], strict=True))
+            for q, g in got.groupby("qid")} == expected
+    empty = tmp_path / "empty.csv"
+    empty.write_text("qid,docid,score,tag\n" + "\n" * blank_lines)
+    with pytest.raises(FormatError, match="no run rows after the header") as in_memory:
+        read_runs(empty)
+    with pytest.raises(FormatError, match="no run rows after the header") as dask_error:
+        client.compute(read_runs_dask(empty, blocksize=blocksize)).result()
+    assert (dask_error.value.message, dask_error.value.line) == (
+        in_memory.value.message, in_memory.value.line)
+    assert dask_error.value.source == str(empty)  # Dask names files by their path
