@@ -523,15 +523,12 @@ def _ties_by_code(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
     if not byte_ranked:
         order = _order_ties(None, qcode, score, dcode, doc_ids)
         return dcode if order is None else dcode[order]
-    tie_with_prev = np.zeros(len(qcode), dtype=bool)
-    np.logical_and(qcode[1:] == qcode[:-1], score[1:] == score[:-1], out=tie_with_prev[1:])
-    if not tie_with_prev.any():
+    ties = _tie_runs(qcode, score)
+    if ties is None:
         return dcode
-    in_tie = tie_with_prev.copy()
-    in_tie[:-1] |= tie_with_prev[1:]  # the first row of a run ties with the next one
-    pos = np.flatnonzero(in_tie)
+    pos, run_id = ties
     n = max(len(doc_ids), 1)
-    key = (np.cumsum(~tie_with_prev[pos]) - 1) * n  # the tie run, numbered in order
+    key = run_id * n
     key += (n - 1) - dcode[pos]
     key.sort()
     docs = ((n - 1) - key % n).astype(dcode.dtype)
@@ -540,6 +537,19 @@ def _ties_by_code(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
     out = dcode.copy()
     out[pos] = docs
     return out
+
+
+def _tie_runs(qcode: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows (in the given order) that tie with a neighbour on (query, score), and the
+    tie run of each (int64, numbered from 0 in order); ``None`` when no two rows tie."""
+    tie_with_prev = np.zeros(len(qcode), dtype=bool)
+    np.logical_and(qcode[1:] == qcode[:-1], score[1:] == score[:-1], out=tie_with_prev[1:])
+    if not tie_with_prev.any():
+        return None
+    in_tie = tie_with_prev.copy()
+    in_tie[:-1] |= tie_with_prev[1:]  # the first row of a run ties with the next one
+    pos = np.flatnonzero(in_tie)
+    return pos, np.cumsum(~tie_with_prev[pos], dtype=np.int64) - 1
 
 
 def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
@@ -553,20 +563,15 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     among them (a presence mask over the codes) are put in byte order first
     (:func:`~ireval_core._arrow.byte_order`).
     """
-    q = qcode if order is None else qcode[order]
-    sc = score if order is None else score[order]
-    tie_with_prev = np.zeros(len(q), dtype=bool)
-    np.logical_and(q[1:] == q[:-1], sc[1:] == sc[:-1], out=tie_with_prev[1:])
-    if not tie_with_prev.any():
+    ties = _tie_runs(qcode if order is None else qcode[order],
+                     score if order is None else score[order])
+    if ties is None:
         return order
-    in_tie = tie_with_prev.copy()
-    in_tie[:-1] |= tie_with_prev[1:]  # the first row of a run ties with the next one
-    pos = np.flatnonzero(in_tie)  # positions (in the current order) of every tied row
-    run_id = np.cumsum(~tie_with_prev[pos]) - 1  # tie runs, numbered in order
+    pos, run_id = ties  # positions (in the current order) of every tied row, and its run
     rows = pos if order is None else order[pos]
     docs = dcode[rows]
     if byte_ranked:  # the code is the byte rank: one integer sort, no strings
-        key = run_id.astype(np.int64) * len(doc_ids) + (len(doc_ids) - 1 - docs)
+        key = run_id * len(doc_ids) + (len(doc_ids) - 1 - docs)
         return _apply_within(order, pos, rows, key, len(qcode))
     present = np.zeros(len(doc_ids), dtype=bool)
     present[docs] = True
@@ -575,7 +580,7 @@ def _order_ties(order: np.ndarray | None, qcode: np.ndarray, score: np.ndarray,
     rank = np.empty(len(doc_ids), dtype=np.int64)
     rank[codes[by_bytes]] = np.arange(len(codes), dtype=np.int64)
     # one key per tied row: its run, then its document's byte rank descending
-    key = run_id.astype(np.int64) * len(codes) + (len(codes) - 1 - rank[docs])
+    key = run_id * len(codes) + (len(codes) - 1 - rank[docs])
     return _apply_within(order, pos, rows, key, len(qcode))
 
 
