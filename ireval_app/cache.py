@@ -16,12 +16,13 @@ Nothing in this module reads widget values, session state or other globals.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ __all__ = [
     "DATA_DIR_VAR",
     "FORMATS_HELP",
     "SAMPLE_DIR",
+    "READ_ATTEMPTS",
     "LoadedFile",
     "LoadedFiles",
     "data_dir",
@@ -198,6 +200,9 @@ def load_runs(name: str, data: bytes, *,
     return _read_runs(name, key, tuple(taken_names), comments, data, sha)
 
 
+_Stamp = tuple[int, int, int]
+
+
 @dataclass(frozen=True, eq=False)
 class _Fetched:
     """A file of a folder with its SHA-256 and cache key (one hash computed once)."""
@@ -206,6 +211,13 @@ class _Fetched:
     path: Path  # parsed from the file itself, block by block
     digest: str  # :func:`digest` (the cache key)
     sha256: str  # shown in reports, and the workspace's id of the file
+    stamp: _Stamp | None = None  # the file as it was hashed (:func:`_stamp`)
+
+
+def _stamp(st: os.stat_result) -> _Stamp:
+    """What says a file changed: its size, modification time (ns) and inode (a file
+    replaced by another, whatever its time)."""
+    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def _fetch(path: Path) -> _Fetched:
@@ -213,10 +225,55 @@ def _fetch(path: Path) -> _Fetched:
 
     Nothing of the bytes is kept: the reader then parses the file itself, block by block,
     so no copy of a whole file is held while it is parsed (a 7M-line run of UUIDs is
-    600 MB)."""
+    600 MB). The file's :func:`_stamp` is taken before the hash: the reader compares it
+    with the file's after the parse (:class:`_Changed`)."""
     with open(path, "rb") as fh:
+        stamp = _stamp(os.fstat(fh.fileno()))
         sha = hashlib.file_digest(fh, hashlib.sha256).hexdigest()
-    return _Fetched(path.name, path, sha[:32], sha)
+    return _Fetched(path.name, path, sha[:32], sha, stamp)
+
+
+class _Changed(Exception):
+    """A folder's file changed between its hash and the end of its parse: what was parsed
+    may not be what was hashed, so it is not cached under that digest."""
+
+
+def _check_unchanged(data: bytes | Path, stamp: _Stamp | None) -> None:
+    """Raise :class:`_Changed` when ``data`` is a file no longer as it was hashed."""
+    if not isinstance(data, Path) or stamp is None:
+        return
+    try:
+        now = _stamp(data.stat())
+    except OSError:  # removed or renamed
+        raise _Changed(data.name) from None
+    if now != stamp:
+        raise _Changed(data.name)
+
+
+READ_ATTEMPTS = 3
+"""How many times a folder's file that changes while it is read is hashed and parsed again
+before the app says so (:func:`_read_fetched`)."""
+
+
+def _read_fetched(got: _Fetched, read: Callable[[_Fetched], LoadedFile]) -> LoadedFile:
+    """``read(got)``; when the file changed between its hash and its parse, hash and parse
+    it again, :data:`READ_ATTEMPTS` times in all, then a :class:`LoadedFile` saying that
+    the file changed while it was being read (not cached: the next visit reads it again)."""
+    for attempt in range(READ_ATTEMPTS):
+        try:
+            return read(got)
+        except _Changed:
+            if attempt + 1 == READ_ATTEMPTS:
+                break
+            try:
+                got = _fetch(got.path)
+            except OSError as exc:
+                return LoadedFile(got.name, got.digest, error=FormatError(
+                    f"the file could not be read again after it changed ({exc.strerror}); "
+                    "reload the page", source=got.name))
+    return LoadedFile(got.name, got.digest, error=FormatError(
+        f"the file changed while it was being read ({READ_ATTEMPTS} times); reload the page "
+        "once it is written", source=got.name), sha256=got.sha256)
 
 
 def load_run_files(files: Sequence[tuple[str, bytes]], *,
@@ -318,7 +375,8 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
     :func:`load_run_files` read them, with the next file hashed on a thread while this one
     is parsed from its path, and the qrels parsed on another thread beside the first run
     (two cores); each digest is computed once. A file that changes between its hash and
-    its parse is read again on the next visit (the files are known by size and time)."""
+    the end of its parse is hashed and parsed again (:func:`_read_fetched`), so a parse is
+    never cached under the digest of other bytes."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
@@ -331,15 +389,25 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
             if i + 1 < len(paths):
                 ahead = pool.submit(_fetch, paths[i + 1])
             if i == 0:  # parsed on a second core beside the first run (it never raises)
-                qrels = beside.submit(_read_qrels, got.name, got.digest, comments, got.path,
-                                      got.sha256)
+                qrels = beside.submit(_read_fetched, got,
+                                      functools.partial(_fetched_qrels, comments))
             else:
-                loaded = _read_runs(got.name, got.digest, tuple(taken), comments, got.path,
-                                    got.sha256)
+                loaded = _read_fetched(got, functools.partial(_fetched_runs, tuple(taken),
+                                                              comments))
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
         assert qrels is not None
         return LoadedFiles(qrels.result(), tuple(runs))
+
+
+def _fetched_qrels(comments: bool, got: _Fetched) -> LoadedFile:
+    return _read_qrels(got.name, got.digest, comments, got.path, got.sha256, got.stamp)
+
+
+def _fetched_runs(taken_names: tuple[tuple[str, str], ...], comments: bool, got: _Fetched
+                  ) -> LoadedFile:
+    return _read_runs(got.name, got.digest, taken_names, comments, got.path, got.sha256,
+                      got.stamp)
 
 
 def dataset_for(files: LoadedFiles | None) -> Dataset | None:
@@ -363,37 +431,42 @@ def dataset_for(files: LoadedFiles | None) -> Dataset | None:
 
 @shared()
 def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path,
-                _sha256: str = "") -> LoadedFile:
+                _sha256: str = "", _stamp: _Stamp | None = None) -> LoadedFile:
     size, sha = _size_and_sha256(_data, _sha256)
     with _spinner(f"Reading {name}…"), _released():
         try:
-            return LoadedFile(name, data_digest,
-                              qrels=read_qrels(_data, name=name, comments=comments),
-                              size=size, sha256=sha, comments=comments)
+            loaded = LoadedFile(name, data_digest,
+                                qrels=read_qrels(_data, name=name, comments=comments),
+                                size=size, sha256=sha, comments=comments)
         except FormatError as exc:  # kept: the message, not the frames (they hold _data)
-            return LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
-                              sha256=sha, comments=comments)
+            loaded = LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
+                                sha256=sha, comments=comments)
         except Exception as exc:  # the app must show a message, never a traceback
-            return LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc),
-                              size=size, sha256=sha, comments=comments)
+            loaded = LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc),
+                                size=size, sha256=sha, comments=comments)
+    _check_unchanged(_data, _stamp)  # else not cached: raises
+    return loaded
 
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
-               comments: bool, _data: bytes | Path, _sha256: str = "") -> LoadedFile:
+               comments: bool, _data: bytes | Path, _sha256: str = "",
+               _stamp: _Stamp | None = None) -> LoadedFile:
     size, sha = _size_and_sha256(_data, _sha256)
     with _spinner(f"Reading {name}…"), _released():
         try:
             runs = read_runs(_data, name=name, taken_names=dict(taken_names),
                              comments=comments)
-            return LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha,
-                              comments=comments)
+            loaded = LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha,
+                                comments=comments)
         except FormatError as exc:  # kept: the message, not the frames (they hold _data)
-            return LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
-                              sha256=sha, comments=comments)
+            loaded = LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
+                                sha256=sha, comments=comments)
         except Exception as exc:  # the app must show a message, never a traceback
-            return LoadedFile(name, data_digest, error=_unexpected(name, "run", exc),
-                              size=size, sha256=sha, comments=comments)
+            loaded = LoadedFile(name, data_digest, error=_unexpected(name, "run", exc),
+                                size=size, sha256=sha, comments=comments)
+    _check_unchanged(_data, _stamp)  # else not cached: raises
+    return loaded
 
 
 @shared()

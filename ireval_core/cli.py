@@ -684,6 +684,21 @@ class _LabeledStatus(TerminalStatus):
         super().__call__(name)
 
 
+_EVAL_JG = "python -m ireval_core eval -R qrels_jg -m qrels_jg QRELS RUN"
+
+
+def _groups_hint(command: str) -> str:
+    """What to do with a qrels file judging a document in several judgment groups, under
+    ``command``: only ``eval`` has ``-R qrels_jg``; the other commands need one judgment
+    per (query, document)."""
+    if command == "eval":
+        return ("eval -R qrels_jg reads a qrels file with judgment groups, for the *_avgjg "
+                f"measures: {_EVAL_JG}")
+    return (f"{command} needs one judgment per (query, document): keep one line per "
+            "document for it; a qrels file with judgment groups can only be evaluated with "
+            f"eval -R qrels_jg, for the *_avgjg measures: {_EVAL_JG}")
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, one line on stderr)."""
     out = out or sys.stdout
@@ -718,8 +733,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "
                             "as trec_eval 10.0 does")
             if has_judgment_groups(exc):
-                message += ("\neval -R qrels_jg reads a qrels file with judgment groups, for "
-                            "the *_avgjg measures: python -m ireval_core eval -R qrels_jg "
-                            "-m qrels_jg QRELS RUN")
+                message += "\n" + _groups_hint(args.command)
         sys.stderr.write(f"{message}\n")
         return 2

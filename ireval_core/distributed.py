@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -88,6 +89,7 @@ from .data import DuplicateEntryError, Qrels, Run, join, read_only
 from .errors import DataWarning, FormatError, IrevalError, invalid_parameter
 from .evaluate import Evaluation, evaluate
 from .io import ReadLimits, Source
+from .io.checks import dup_message
 from .io.detect import detect_format
 from .io.partitions import (
     NO_TAG,
@@ -100,6 +102,7 @@ from .io.partitions import (
 )
 from .io.qrels_runs import empty_file_error, read_columns, unique_name
 from .io.source import inflate
+from .io.trec import GROUPS_EXPLAINED, GROUPS_NOTE
 from .measures import Measure, parse_measures
 from .measures.binary import num_rel as binary_num_rel
 from .measures.binary import num_rel_aggregate, num_rel_terms, sum_aggregate
@@ -335,16 +338,7 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
         check_columns(list(source.columns), kind, name)
         ids_as_text(_empty_like(source._meta), kind, name)  # a float id column: now
         return source.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
-    paths = [os.fspath(s) for s in ([source] if isinstance(source, str | os.PathLike)
-                                    else source)]
-    fs, _, found = fsspec.get_fs_token_paths(paths, storage_options=dict(storage_options or {}))
-    files: list[str] = []
-    for p in found:
-        if fs.isdir(p):
-            files.extend(f for f in sorted(fs.find(p))
-                         if not f.rsplit("/", 1)[-1].startswith(("_", ".")))
-        else:
-            files.append(p)
+    fs, files = _files(source, storage_options)
     if not files:
         raise FormatError(f"no {kind} file found", source=name)
     head = _head(fs, files[0])
@@ -364,6 +358,23 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
         return frame.map_partitions(_canonical_pandas, kind, tag, name, meta=_meta(kind))
     return _text_frame(fs, files, kind, fmt, tag, blocksize, limits,
                        comments and fmt == "trec")
+
+
+def _files(source: Sources, storage_options: Mapping[str, Any] | None
+           ) -> tuple[Any, list[str]]:
+    """The file system of ``source`` and its files: each path, or a folder's files (names
+    starting with ``_`` or ``.`` left out), in order."""
+    paths = [os.fspath(s) for s in ([source] if isinstance(source, str | os.PathLike)
+                                    else source)]
+    fs, _, found = fsspec.get_fs_token_paths(paths, storage_options=dict(storage_options or {}))
+    files: list[str] = []
+    for p in found:
+        if fs.isdir(p):
+            files.extend(f for f in sorted(fs.find(p))
+                         if not f.rsplit("/", 1)[-1].startswith(("_", ".")))
+        else:
+            files.append(p)
+    return fs, files
 
 
 def _empty_like(meta: pd.DataFrame) -> pa.Table:
@@ -740,10 +751,112 @@ def _build(kind: Kind, q: pd.Series | pa.ChunkedArray, d: pd.Series | pa.Chunked
             return Qrels.from_arrays(ids[0], ids[1], values, source=source)
         return Run.from_arrays(ids[0], ids[1], values, name=name, source=source)
     except DuplicateEntryError as exc:
-        raise FormatError(f"duplicate {kind} entry for query {exc.query_id!r}, document "
-                          f"{exc.doc_id!r}; each (query, document) may appear once"
-                          + (f" per run (run {name!r})" if kind == "run" else ""),
-                          source=source) from None
+        message = (f"duplicate {kind} entry for query {exc.query_id!r}, document "
+                   f"{exc.doc_id!r}; each (query, document) may appear once")
+        if kind == "run":
+            raise FormatError(f"{message} per run (run {name!r})", source=source) from None
+        error = _DuplicateQrels(message, source=source)
+        error.query_id, error.doc_id = exc.query_id, exc.doc_id
+        raise error from None
+
+
+class _DuplicateQrels(FormatError):
+    """A (query, document) judged twice, found in a partition after the shuffle, where the
+    lines are no longer known: :func:`evaluate_dask` looks them up in the qrels files."""
+
+    query_id: str = ""
+    doc_id: str = ""
+
+
+_SCAN_PIECE = 1 << 24
+"""Bytes of a qrels file searched at a time for the lines of a duplicate."""
+
+
+def _duplicate_lines(qrels: Sources, storage_options: Mapping[str, Any] | None,
+                     qid: str, docid: str) -> FormatError | None:
+    """The error the in-memory reader gives for ``(qid, docid)`` judged twice in TREC qrels
+    text: both lines, and when their second columns differ, that the file looks like
+    judgment groups (:data:`~ireval_core.io.trec.GROUPS_NOTE`). None for other formats,
+    or when the two lines are not found (a file not UTF-8).
+
+    The files are searched in order, in pieces of whole lines, only until the second line:
+    nothing is read for a file without duplicates, and no more than a piece is held.
+    """
+    fs, files = _files(qrels, storage_options)
+    if not files or detect_format(Source(files[0], data=_head(fs, files[0]))) != "trec":
+        return None
+    line = re.compile(rb"[ \t]*" + re.escape(qid.encode()) + rb"[ \t]+([^ \t\r\n]+)[ \t]+"
+                      + re.escape(docid.encode()) + rb"[ \t]+[^ \t\r\n]+[ \t]*")
+    found: list[tuple[str, int, str, str]] = []  # file, line, group, text
+    for path in files:
+        before = 0  # lines of the file before the piece
+        for piece in _line_pieces(fs, path):
+            for at, raw in _lines_with(piece, docid.encode()):
+                match = line.fullmatch(raw)
+                if match is not None:
+                    found.append((path, before + at, match.group(1).decode("utf-8", "replace"),
+                                  raw.decode("utf-8", "replace")))
+                    if len(found) == 2:
+                        break
+            if len(found) == 2:
+                break
+            before += _lines_in(piece)
+        if len(found) == 2:
+            break
+    if len(found) < 2:
+        return None
+    (path1, line1, group1, _), (path2, line2, group2, text) = found
+    first: int | str = line1 if path1 == path2 else f"{line1} of {path1}"
+    note = ("" if group1 == group2 else
+            GROUPS_NOTE.format(first=group1, line=first, second=group2) + GROUPS_EXPLAINED)
+    return dup_message(Source(path2, data=b""), "qrels", first, line2, qid, docid, text,
+                       note=note)
+
+
+def _line_pieces(fs: Any, path: str) -> Iterator[bytes]:
+    """The bytes of ``path`` in pieces of whole lines (a gzip file inflated whole, within
+    the client's :class:`~ireval_core.io.ReadLimits`, as a worker reads it)."""
+    size = fs.size(path)
+    with fs.open(path, "rb") as fh:
+        if fh.read(2) == _GZIP:
+            fh.seek(0)
+            yield inflate(fh, size, path, ReadLimits.from_env()).to_pybytes()
+            return
+        fh.seek(0)
+        tail = b""
+        while True:
+            chunk = fh.read(_SCAN_PIECE)
+            data = tail + chunk
+            if not chunk:
+                if data:
+                    yield data
+                return
+            end = len(data) - 1 if data.endswith(b"\r") else len(data)  # CR, maybe CRLF
+            cut = max(data.rfind(b"\n", 0, end), data.rfind(b"\r", 0, end)) + 1
+            if cut:
+                yield data[:cut]
+            tail = data[cut:]
+
+
+def _lines_with(piece: bytes, needle: bytes) -> Iterator[tuple[int, bytes]]:
+    """The lines of ``piece`` (whole lines) holding ``needle``, each once, with their
+    1-based number in the piece: a search for the bytes, then a look at their line only,
+    so a piece costs about one pass whatever the number of lines."""
+    end_of_line = b"\n" if b"\n" in piece else b"\r"  # LF or CRLF; CR alone
+    pos = last = 0
+    lineno = 1
+    while (hit := piece.find(needle, pos)) >= 0:
+        start = piece.rfind(end_of_line, last, hit) + 1 or last
+        end = piece.find(end_of_line, hit)
+        end = len(piece) if end < 0 else end
+        lineno += _lines_in(piece[last:start])
+        last, pos = start, end + 1
+        yield lineno, piece[start:end].removesuffix(b"\r")
+
+
+def _lines_in(data: bytes) -> int:
+    """How many line ends ``data`` holds (LF, CRLF or a lone CR, as the readers count)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
 def _union_partition(df: pd.DataFrame, specs: Sequence[Measure], eval_specs: Sequence[Measure],
@@ -822,7 +935,10 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
     ------
     FormatError
         Input that cannot be read (file and line when there is one), or a duplicate
-        (query, document) pair.
+        (query, document) pair. A duplicate in TREC qrels text given as paths is named as
+        the in-memory reader names it (both lines, and that the file looks like
+        judgment groups when their second columns differ): found after the shuffle, its
+        lines are then looked up in the files, only on this failure.
     DistributedError
         The job stopped (e.g. workers lost beyond Dask's retries) or its result is
         incomplete.
@@ -850,7 +966,12 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
     sources = [_name_of(qrels, "qrels"), *names]
     tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources)
              for p in shuffled]
-    *parts, total, firsts = _compute(client, *tasks, counts, firsts, progress=progress)
+    try:
+        *parts, total, firsts = _compute(client, *tasks, counts, firsts, progress=progress)
+    except _DuplicateQrels as exc:  # its lines, from the files (only on this failure)
+        located = None if isinstance(qrels, dd.DataFrame) else _duplicate_lines(
+            qrels, storage_options, exc.query_id, exc.doc_id)
+        raise (located or exc.fresh()) from None
     keys = list(dict.fromkeys(k for found in firsts for k in found))  # first appearance
     if set(keys) != {k for p in parts for k in p.systems}:
         raise DistributedError("incomplete result: the systems read and the systems "

@@ -178,6 +178,12 @@ def test_a_document_judged_in_two_judgment_groups_says_what_the_app_does() -> No
     assert "second column ('A' at line 1, 'B' here)" in error.value
     assert error.value.endswith(widgets.GROUPS_HOW)
     assert "python -m ireval_core eval -R qrels_jg" in widgets.GROUPS_HOW
+    _upload(at, ("jg2.txt", grouped + b"q2 B d4 0\n"))  # two lines in another group
+    [error] = at.error
+    assert error.value.startswith("**Could not read `jg2.txt`: 2 problems.** All of them:")
+    assert error.value.count("the file looks like judgment groups") == 1  # said once
+    assert "second column ('A' at line 3, 'B' here)" in error.value
+    assert error.value.endswith(widgets.GROUPS_HOW)
     _upload(at, ("dup.txt", grouped.replace(b"q1 B d1 0", b"q1 A d1 0")))
     [error] = at.error
     assert "dup.txt:4`**: duplicate qrels entry" in error.value

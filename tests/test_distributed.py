@@ -44,7 +44,7 @@ from ireval_core.distributed import (
     read_qrels_dask,
     read_runs_dask,
 )
-from ireval_core.io import ReadLimits, read_qrels, read_runs
+from ireval_core.io import ReadLimits, has_judgment_groups, read_qrels, read_runs
 from ireval_core.measures import FAMILIES, families
 
 # one spec per family (every cutoff kind), and the parameters that change aggregation
@@ -624,6 +624,78 @@ def test_duplicates_and_unreadable_inputs_are_format_errors(client, files, tmp_p
     rows.loc[3, "score"] = np.nan
     with pytest.raises(FormatError, match="expected finite scores in column 'score', got nan"):
         evaluate_labeled(dd.from_pandas(rows, npartitions=2), ["AUC"], client=client)
+
+
+def _grouped_qrels(qrels: pd.DataFrame, again: list[tuple[int, str]], end: str = "\r\n"
+                   ) -> str:
+    """TREC qrels text of ``qrels`` in group 0, then the rows ``again`` once more, each in
+    the group given (grade 1), with ``end`` line ends and a blank line on the way."""
+    rows = qrels.assign(iter="0")[["qid", "iter", "docid", "rel"]].astype({"rel": int})
+    lines = [" ".join(map(str, r)) for r in rows.itertuples(index=False)]
+    lines.insert(10, "")
+    lines += [f"{qrels.qid[i]} {group} {qrels.docid[i]} 1" for i, group in again]
+    return end.join(lines) + end
+
+
+@pytest.mark.parametrize(("again", "groups", "end", "gz", "piece"), [
+    ([(40, "1")], True, "\r\n", False, None),
+    ([(40, "0")], False, "\n", True, None),
+    ([(40, "1")], True, "\r", False, None),
+    ([(40, "B")], True, "\r\n", False, 61),  # searched 61 bytes at a time: CRLF split
+])
+def test_a_duplicate_judgment_is_named_as_in_memory(client, files, tmp_path, monkeypatch,
+                                                   again, groups, end, gz, piece):
+    """The Dask engine finds a duplicate after the shuffle, where lines are lost: it looks
+    its two lines up in the files and says what the in-memory reader says, with the
+    judgment-group explanation when their second columns differ (LF, CRLF, CR line ends,
+    gzip, the file searched in pieces)."""
+    from ireval_core import distributed
+
+    if piece is not None:
+        monkeypatch.setattr(distributed, "_SCAN_PIECE", piece)
+    text = _grouped_qrels(files["qrels_df"], again, end).encode()
+    path = tmp_path / ("qrels.txt.gz" if gz else "qrels.txt")
+    path.write_bytes(gzip.compress(text) if gz else text)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(path, name=str(path))
+    with pytest.raises(FormatError) as dask_error:
+        evaluate_dask(path, files["trec"], ["P@5"], client=client)
+    assert str(dask_error.value) == str(memory.value)
+    assert dask_error.value.line == len(files["qrels_df"]) + 2  # the blank line counts
+    qid, docid = files["qrels_df"].qid[40], files["qrels_df"].docid[40]
+    note = (f"; the two lines differ in their second column ('0' at line 42, {again[0][1]!r} "
+            "here): the file looks like judgment groups (trec_eval -R qrels_jg), each of "
+            "which judges a document once") if groups else ""
+    assert dask_error.value.message == (
+        f"duplicate qrels entry for query {qid!r}, document {docid!r} (first at line 42); "
+        f"each (query, document) may appear once{note}")
+    assert has_judgment_groups(dask_error.value) is groups
+
+
+def test_a_judgment_group_per_file_is_named_with_both_files(client, files, tmp_path, capsys):
+    """A folder of qrels with one file per judgment group: the second line names the file
+    of the first; the CLI adds how to read such a file."""
+    qrels = files["qrels_df"]
+    folder = tmp_path / "groups"
+    folder.mkdir()
+    (folder / "a.txt").write_text(_grouped_qrels(qrels, []), newline="")
+    (folder / "b.txt").write_text(f"{qrels.qid[5]} B {qrels.docid[5]} 2\n")
+    with pytest.raises(FormatError) as caught:
+        evaluate_dask(folder, files["trec"], ["P@5"], client=client)
+    first = folder / "a.txt"
+    assert str(caught.value) == (
+        f"{folder / 'b.txt'}:1: duplicate qrels entry for query {qrels.qid[5]!r}, document "
+        f"{qrels.docid[5]!r} (first at line 6 of {first}); each (query, document) may "
+        f"appear once; the two lines differ in their second column ('0' at line 6 of "
+        f"{first}, 'B' here): the file looks like judgment groups (trec_eval -R qrels_jg), "
+        f"each of which judges a document once: '{qrels.qid[5]} B {qrels.docid[5]} 2'")
+    path = tmp_path / "qrels.txt"
+    path.write_text(_grouped_qrels(qrels, [(3, "1")]), newline="")
+    assert main(["eval", str(path), str(files["trec"]), "-m", "P@5", "--engine", "dask",
+                 "--scheduler", client.scheduler.address]) == 2
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        "eval -R qrels_jg reads a qrels file with judgment groups, for the *_avgjg measures: "
+        "python -m ireval_core eval -R qrels_jg -m qrels_jg QRELS RUN"]
 
 
 @pytest.mark.parametrize(("func", "kwargs", "param"), [

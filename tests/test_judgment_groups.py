@@ -138,6 +138,10 @@ GROUPS_SAID = ("the two lines differ in their second column ('A' at line 1, 'B' 
                "a document once")
 CLI_SAYS = ("eval -R qrels_jg reads a qrels file with judgment groups, for the *_avgjg "
             "measures: python -m ireval_core eval -R qrels_jg -m qrels_jg QRELS RUN")
+OTHERS_SAY = ("{} needs one judgment per (query, document): keep one line per document for "
+              "it; a qrels file with judgment groups can only be evaluated with eval -R "
+              "qrels_jg, for the *_avgjg measures: python -m ireval_core eval -R qrels_jg -m "
+              "qrels_jg QRELS RUN")
 
 
 def test_a_document_judged_in_two_groups_says_judgment_groups() -> None:
@@ -179,6 +183,42 @@ def test_trec_eval_qrels_123_says_judgment_groups_and_reads_with_qrels_jg(tmp_pa
     assert out.getvalue().startswith("map_avgjg")
 
 
+def test_the_judgment_group_explanation_is_said_once_per_error() -> None:
+    """Every line judged again in another group names the two groups; only the first says
+    what such a file is, in str(), report() and the CSV alike."""
+    data = GROUPED + b"1 B d2 1\n1 A d2 1\n1 C d1 2\n"  # d2 twice in A; d1 in A, B, C
+    with pytest.raises(FormatError) as caught:
+        read_qrels(data, name="q")
+    err = caught.value
+    dup = ("duplicate qrels entry for query '1', document {!r} (first at line {}); each "
+           "(query, document) may appear once")
+    assert [(p.line, p.message) for p in err.problems] == [
+        (3, dup.format("d1", 1) + "; " + GROUPS_SAID),
+        (4, dup.format("d2", 2) + "; the two lines differ in their second column ('A' at "
+                                  "line 2, 'B' here)"),
+        (5, dup.format("d2", 2)),  # the same group as the first d2: a plain duplicate
+        (6, dup.format("d1", 1) + "; the two lines differ in their second column ('A' at "
+                                  "line 1, 'C' here)"),
+    ]
+    assert has_judgment_groups(err)
+    assert err.report().count("the file looks like judgment groups") == 1
+    assert err.problems_csv().count("the file looks like judgment groups") == 1
+    assert err.report().splitlines()[0] == "4 problems in q; the first 4:"
+
+
+@pytest.mark.skipif(not QRELS_123.exists(), reason="trec_eval's test files not available")
+def test_qrels_123_explains_judgment_groups_on_its_first_problem_only() -> None:
+    with pytest.raises(FormatError) as caught:
+        read_qrels(QRELS_123)
+    err = caught.value
+    assert len(err.problems) == 100 and err.count > 100
+    explained = [p.line for p in err.problems if "looks like judgment groups" in p.message]
+    assert explained == [3682]
+    assert all("; the two lines differ in their second column ('0' at line " in p.message
+               for p in err.problems)
+    assert has_judgment_groups(err)
+
+
 def test_the_cli_says_how_to_read_judgment_groups_only_when_they_differ(tmp_path,
                                                                         capsys) -> None:
     run_file = tmp_path / "run"
@@ -190,4 +230,24 @@ def test_the_cli_says_how_to_read_judgment_groups_only_when_they_differ(tmp_path
                         out=io.StringIO()) == 2
             err = capsys.readouterr().err.splitlines()
             assert err[0].startswith("q:3: duplicate qrels entry"), err
-            assert (CLI_SAYS in err) is said, (data, command)
+            hint = CLI_SAYS if command[0] == "eval" else OTHERS_SAY.format(command[0])
+            assert (hint in err) is said, (data, command)
+
+
+@pytest.mark.parametrize("command", [["report", "-m", "AP"], ["compare", "-m", "AP"],
+                                     ["meeting-report", "-o", "out.html"]])
+def test_commands_without_r_say_they_need_one_judgment_per_document(command, tmp_path,
+                                                                    capsys) -> None:
+    """Only eval has -R qrels_jg: the other commands say what they need and which command
+    evaluates such a file, not a flag they do not have."""
+    (tmp_path / "q").write_bytes(GROUPED)
+    (tmp_path / "run").write_text("1 Q0 d1 1 2.0 s\n")
+    command = [c if c != "out.html" else str(tmp_path / c) for c in command]
+    assert main([*command, str(tmp_path / "q"), str(tmp_path / "run")],
+                out=io.StringIO()) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "q:3: duplicate qrels entry for query '1', document 'd1' (first at line 1); each "
+        f"(query, document) may appear once; {GROUPS_SAID}: '1 B d1 0'",
+        OTHERS_SAY.format(command[0])]
+    assert not (tmp_path / "out.html").exists()

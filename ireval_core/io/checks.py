@@ -261,10 +261,11 @@ def tag_key(tag: str) -> str:
     return "" if tag in MISSING_TAGS else tag
 
 
-def dup_message(src: Source, kind: Kind, first: int, second: int, qid: str, docid: str,
+def dup_message(src: Source, kind: Kind, first: int | str, second: int, qid: str, docid: str,
                 text: str | None, *, note: str = "") -> FormatError:
     """The error for a (query, document) given at line ``first`` and again at ``second``;
-    ``note`` is added to its message (why the file may hold it twice)."""
+    ``first`` may name another file (``"3 of qrels_a.txt"``); ``note`` is added to its
+    message (why the file may hold it twice)."""
     return FormatError(
         f"duplicate {kind} entry for query {qid!r}, document {docid!r} "
         f"(first at line {first}); each (query, document) may appear once{note}",

@@ -32,8 +32,8 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["COMMENT_HINT", "GROUPS_NOTE", "diagnose_fields", "diagnose_trec", "has_comment_lines",
-           "has_judgment_groups", "read_trec", "skip_comments"]
+__all__ = ["COMMENT_HINT", "GROUPS_EXPLAINED", "GROUPS_NOTE", "diagnose_fields", "diagnose_trec",
+           "has_comment_lines", "has_judgment_groups", "read_trec", "skip_comments"]
 
 _RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
 _QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
@@ -46,18 +46,22 @@ COMMENT_HINT = ("; a line starting with '#' is a comment for trec_eval 10.0 (whi
 
 
 GROUPS_NOTE = ("; the two lines differ in their second column ({first!r} at line {line}, "
-               "{second!r} here): the file looks like judgment groups (trec_eval -R qrels_jg), "
-               "each of which judges a document once")
+               "{second!r} here)")
 """Added to the message of a qrels line judging a (query, document) again in another
-judgment group (the second column). How to read such a file is the caller's to say (the
+judgment group (the second column): the two groups, on every such line. The first such
+line also gets :data:`GROUPS_EXPLAINED`."""
+GROUPS_EXPLAINED = (": the file looks like judgment groups (trec_eval -R qrels_jg), each of "
+                    "which judges a document once")
+"""Said once per error, after :data:`GROUPS_NOTE` on the first line judging a document again
+in another judgment group: what such a file is. How to read it is the caller's to say (the
 CLI's ``eval -R qrels_jg``; what the app does): see :func:`has_judgment_groups`."""
 _GROUPS_MARK = "the file looks like judgment groups"
 
 
 def has_judgment_groups(error: FormatError) -> bool:
     """Whether a problem of ``error`` is a qrels document judged again in another
-    judgment group (:data:`GROUPS_NOTE`): a file for trec_eval's ``-R qrels_jg``, so the
-    caller can say how to read it.
+    judgment group (the first such problem says :data:`GROUPS_EXPLAINED`): a file for
+    trec_eval's ``-R qrels_jg``, so the caller can say how to read it.
 
     >>> from ireval_core.io import read_qrels
     >>> try:
@@ -258,6 +262,7 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
     word = VALUE_WORD[VALUE_KEY[kind]]
     seen: dict[tuple[str, ...], tuple[int, str]] = {}  # line, and a qrels line's group
     extra = 0
+    explained = False  # whether a problem said the file looks like judgment groups
     problems = Problems(src)
     for lineno, raw in iter_lines(src.data):
         raw = raw.rstrip(b"\r\n")
@@ -286,8 +291,11 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
                       else (fields[0], fields[2], tag_key(fields[5])))
         if key_fields in seen:
             first, group = seen[key_fields]
-            note = (GROUPS_NOTE.format(first=group, line=first, second=fields[1])
-                    if kind == "qrels" and group != fields[1] else "")
+            note = ""
+            if kind == "qrels" and group != fields[1]:  # what such a file is: said once
+                note = GROUPS_NOTE.format(first=group, line=first, second=fields[1])
+                note += "" if explained else GROUPS_EXPLAINED
+                explained = True
             problems.add_error(dup_message(src, kind, first, lineno, fields[0], fields[2],
                                            text, note=note))
             continue
