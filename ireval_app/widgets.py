@@ -51,6 +51,7 @@ __all__ = [
     "page_header",
     "default_dataset",
     "require_dataset",
+    "require_runs",
     "show_format_error",
     "show_loaded_files",
     "show_warnings",
@@ -60,6 +61,7 @@ __all__ = [
     "source_choice",
     "upload_block",
     "workspace_problem",
+    "write_to_workspace",
 ]
 
 DATA_PAGE = "app.py"
@@ -586,6 +588,16 @@ def require_dataset() -> Dataset:
         st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
         st.stop()
     return dataset
+
+
+def require_runs(dataset: Dataset, *, link: bool = False) -> None:
+    """For pages that evaluate runs: when ``dataset`` has none (qrels alone), says to add
+    run files on the Data page (``link``: with a link to it) and stops the page."""
+    if not dataset.runs:
+        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
+        if link:
+            st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
+        st.stop()
 
 
 def default_dataset() -> Dataset | None:
