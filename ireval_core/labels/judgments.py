@@ -230,6 +230,12 @@ def text_column(names: np.ndarray | pa.Array, codes: np.ndarray) -> object:
     return taken.to_numpy(zero_copy_only=False)  # pragma: no cover - pandas 2
 
 
+def _used(names: np.ndarray, codes: np.ndarray) -> tuple[str, ...]:
+    """The names of the codes that occur in ``codes``, in code order."""
+    return tuple(str(x) for x in names[np.flatnonzero(np.bincount(codes,
+                                                                 minlength=len(names)))])
+
+
 def _kept(names: np.ndarray, given: Sequence[str] | str | None, known: Sequence[str],
           param: str) -> np.ndarray:
     """Which of ``names`` (a code's name) :meth:`Judgments.select` keeps for its parameter
@@ -397,25 +403,22 @@ class Judgments:
         """Rounds present, in time order (numbers, then dates such as ``2026-05`` or
         ``May 2026``, else the text sorted; :func:`~.agreement.ordered_rounds`)."""
         if "rounds" not in self._cache:  # the tables are read-only: found once
-            self._cache["rounds"] = tuple(str(x) for x in self.round_names[np.flatnonzero(
-                np.bincount(self.shown_round, minlength=len(self.round_names)))])
+            self._cache["rounds"] = _used(self.round_names, self.shown_round)
         return self._cache["rounds"]
 
     @property
     def systems(self) -> tuple[str, ...]:
         """Systems present, sorted."""
         if "systems" not in self._cache:
-            self._cache["systems"] = tuple(str(x) for x in self.system_names[np.flatnonzero(
-                np.bincount(self.shown_system, minlength=len(self.system_names)))])
+            self._cache["systems"] = _used(self.system_names, self.shown_system)
         return self._cache["systems"]
 
     @property
     def raters(self) -> tuple[str, ...]:
         """Raters who gave at least one label, sorted (``""`` = no rater column)."""
         if "raters" not in self._cache:
-            given = np.bincount(self.label_rater[np.isfinite(self.label_value)],
-                                minlength=len(self.rater_names)) > 0
-            self._cache["raters"] = tuple(str(x) for x in self.rater_names[given])
+            self._cache["raters"] = _used(self.rater_names,
+                                          self.label_rater[np.isfinite(self.label_value)])
         return self._cache["raters"]
 
     @property
