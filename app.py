@@ -172,14 +172,9 @@ def _save_block() -> None:
             if not name.strip() or not author:
                 st.error("A saved dataset needs a name and your name.", icon=":material/error:")
                 return
-            try:
-                info = workspace_glue.with_workspace(lambda ws: ws.save_dataset(
-                    files, name=name.strip(), note=note.strip(), saved_by=author))
-            except (IrevalError, ValueError, TypeError) as exc:  # refused names or texts
-                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
-                return
-            if isinstance(info, workspace_glue.WorkspaceProblem):
-                widgets.workspace_problem(info, lead=_NOT_SAVED)
+            info = widgets.write_to_workspace(lambda ws: ws.save_dataset(
+                files, name=name.strip(), note=note.strip(), saved_by=author), lead=_NOT_SAVED)
+            if info is None:
                 return
             state.set_dataset_id(info.id)
             st.toast(f"Saved as {info.name} ({info.short_id})")

@@ -157,6 +157,22 @@ def make_judge_data(folder: Path, seed: int = 20260518) -> Path:
     return path
 
 
+class Timings:
+    """Wall-clock and CPU seconds of each run of each stage of a workload."""
+
+    def __init__(self, stages: tuple[str, ...]) -> None:
+        self.wall: dict[str, list[float]] = {s: [] for s in stages}
+        self.cpu: dict[str, list[float]] = {s: [] for s in stages}
+
+    def timed(self, stage: str, fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN201
+        """``fn(*args, **kwargs)``, its times added to ``stage``'s."""
+        t, c = time.perf_counter(), time.process_time()
+        out = fn(*args, **kwargs)
+        self.wall[stage].append(time.perf_counter() - t)
+        self.cpu[stage].append(time.process_time() - c)
+        return out
+
+
 def judge_main(args: argparse.Namespace, root: Path, folder: Path) -> int:
     """``--workload judge``: read, then the people's rater-noise trend and the judge report."""
     t0 = time.perf_counter()
@@ -167,15 +183,8 @@ def judge_main(args: argparse.Namespace, root: Path, folder: Path) -> int:
     from ireval_core.labels import judge_report, noise_trend, read_judgments
 
     stages = ("read", "noise", "judge")
-    wall: dict[str, list[float]] = {s: [] for s in stages}
-    cpu: dict[str, list[float]] = {s: [] for s in stages}
-
-    def timed(stage: str, fn, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
-        t, c = time.perf_counter(), time.process_time()
-        out = fn(*a, **kw)
-        wall[stage].append(time.perf_counter() - t)
-        cpu[stage].append(time.process_time() - c)
-        return out
+    timings = Timings(stages)
+    timed, wall, cpu = timings.timed, timings.wall, timings.cpu
 
     for _ in range(args.repeat):
         j = timed("read", read_judgments, path)
@@ -238,15 +247,8 @@ def main(argv: list[str] | None = None) -> int:
 
     path = csv_path if args.format == "csv" else pq_path
     stages = ("read", "trend", "online", "agreement")
-    wall: dict[str, list[float]] = {s: [] for s in stages}
-    cpu: dict[str, list[float]] = {s: [] for s in stages}
-
-    def timed(stage: str, fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        t, c = time.perf_counter(), time.process_time()
-        out = fn(*args, **kwargs)
-        wall[stage].append(time.perf_counter() - t)
-        cpu[stage].append(time.process_time() - c)
-        return out
+    timings = Timings(stages)
+    timed, wall, cpu = timings.timed, timings.wall, timings.cpu
 
     def agreement(j):  # noqa: ANN001, ANN202 - the label table is part of the stage
         return rater_report(j.label_table())

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -176,17 +177,26 @@ def _settle(page: object, timeout: float = 300_000) -> None:
     page.wait_for_timeout(300)  # type: ignore[attr-defined]
 
 
-def sample_session(browser: object, url: str) -> None:
-    """Open the Data page (the bundled sample), then close the session."""
+@contextmanager
+def _data_page(browser: object, url: str, timeout: float) -> Iterator[Any]:
+    """A session in its own browser context on the Data page (the bundled sample, shown
+    and settled), closed on leaving; ``timeout`` (ms) is each step's default."""
     context = browser.new_context()  # type: ignore[attr-defined]
     try:
         page = context.new_page()
-        page.set_default_timeout(120_000)
+        page.set_default_timeout(timeout)
         page.goto(url)
         page.get_by_text("run_bm25.txt").first.wait_for()
         _settle(page)
+        yield page
     finally:
         context.close()
+
+
+def sample_session(browser: object, url: str) -> None:
+    """Open the Data page (the bundled sample), then close the session."""
+    with _data_page(browser, url, 120_000):
+        pass
 
 
 def upload_session(browser: object, url: str, run: Path, n_lines: int,
@@ -195,13 +205,7 @@ def upload_session(browser: object, url: str, run: Path, n_lines: int,
     page says its ``n_lines`` documents were read, call ``while_open``, close."""
     from playwright.sync_api import Error as PlaywrightError
 
-    context = browser.new_context()  # type: ignore[attr-defined]
-    try:
-        page = context.new_page()
-        page.set_default_timeout(300_000)
-        page.goto(url)
-        page.get_by_text("run_bm25.txt").first.wait_for()
-        _settle(page)
+    with _data_page(browser, url, 300_000) as page:
         inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
         for _ in range(5):  # a click landing while the script reruns can be lost: retry
             page.get_by_text("Upload", exact=True).first.click()
@@ -218,8 +222,6 @@ def upload_session(browser: object, url: str, run: Path, n_lines: int,
         _settle(page)
         if while_open is not None:
             while_open()
-    finally:
-        context.close()
 
 
 def end_sessions(browser: object, srv: Server, wait_release: float = 3.0) -> None:

@@ -24,7 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -432,40 +432,37 @@ def dataset_for(files: LoadedFiles | None) -> Dataset | None:
 @shared()
 def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path,
                 _sha256: str = "", _stamp: _Stamp | None = None) -> LoadedFile:
-    size, sha = _size_and_sha256(_data, _sha256)
-    with _spinner(f"Reading {name}…"), _released():
-        try:
-            loaded = LoadedFile(name, data_digest,
-                                qrels=read_qrels(_data, name=name, comments=comments),
-                                size=size, sha256=sha, comments=comments)
-        except FormatError as exc:  # kept: the message, not the frames (they hold _data)
-            loaded = LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
-                                sha256=sha, comments=comments)
-        except Exception as exc:  # the app must show a message, never a traceback
-            loaded = LoadedFile(name, data_digest, error=_unexpected(name, "qrels", exc),
-                                size=size, sha256=sha, comments=comments)
-    _check_unchanged(_data, _stamp)  # else not cached: raises
-    return loaded
+    return _read_file(name, data_digest, "qrels", comments, _data, _sha256, _stamp,
+                      lambda file: replace(file, qrels=read_qrels(_data, name=name,
+                                                                  comments=comments)))
 
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
                comments: bool, _data: bytes | Path, _sha256: str = "",
                _stamp: _Stamp | None = None) -> LoadedFile:
-    size, sha = _size_and_sha256(_data, _sha256)
+    return _read_file(name, data_digest, "run", comments, _data, _sha256, _stamp,
+                      lambda file: replace(file, runs=tuple(read_runs(
+                          _data, name=name, taken_names=dict(taken_names),
+                          comments=comments))))
+
+
+def _read_file(name: str, data_digest: str, kind: str, comments: bool, data: bytes | Path,
+               sha256: str, stamp: _Stamp | None,
+               parse: Callable[[LoadedFile], LoadedFile]) -> LoadedFile:
+    """One qrels or run file read by ``parse`` (given the file without content, it returns
+    the file with its qrels or runs), or the error that stopped it, with the size and
+    SHA-256 of its bytes; raises when the file changed meanwhile (then nothing is cached)."""
+    size, sha = _size_and_sha256(data, sha256)
+    empty = LoadedFile(name, data_digest, size=size, sha256=sha, comments=comments)
     with _spinner(f"Reading {name}…"), _released():
         try:
-            runs = read_runs(_data, name=name, taken_names=dict(taken_names),
-                             comments=comments)
-            loaded = LoadedFile(name, data_digest, runs=tuple(runs), size=size, sha256=sha,
-                                comments=comments)
-        except FormatError as exc:  # kept: the message, not the frames (they hold _data)
-            loaded = LoadedFile(name, data_digest, error=without_traceback(exc), size=size,
-                                sha256=sha, comments=comments)
+            loaded = parse(empty)
+        except FormatError as exc:  # kept: the message, not the frames (they hold the data)
+            loaded = replace(empty, error=without_traceback(exc))
         except Exception as exc:  # the app must show a message, never a traceback
-            loaded = LoadedFile(name, data_digest, error=_unexpected(name, "run", exc),
-                                size=size, sha256=sha, comments=comments)
-    _check_unchanged(_data, _stamp)  # else not cached: raises
+            loaded = replace(empty, error=_unexpected(name, kind, exc))
+    _check_unchanged(data, stamp)  # else not cached: raises
     return loaded
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -27,6 +27,7 @@ from .text import code_block, inline_code, md_escape, md_frame
 
 if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does not need
     from ireval_core.metadata import QueryMetadata
+    from ireval_core.workspace import Workspace
 
     from . import workspace_glue
 
@@ -50,6 +51,7 @@ __all__ = [
     "page_header",
     "default_dataset",
     "require_dataset",
+    "require_runs",
     "show_format_error",
     "show_loaded_files",
     "show_warnings",
@@ -59,6 +61,7 @@ __all__ = [
     "source_choice",
     "upload_block",
     "workspace_problem",
+    "write_to_workspace",
 ]
 
 DATA_PAGE = "app.py"
@@ -534,6 +537,29 @@ def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "
     st.warning(md_escape(lead + problem.message), icon=":material/cloud_off:")
 
 
+_T = TypeVar("_T")
+
+
+def write_to_workspace(work: Callable[[Workspace], _T], *, lead: str = "") -> _T | None:
+    """``work(workspace)`` for a Save or Add button, or ``None`` once it is shown why it did
+    not happen: a name or a text the workspace refuses (an ``IrevalError``, ``ValueError``
+    or ``TypeError``: its message, as an error), or a workspace that cannot be used
+    (:func:`workspace_problem`, after ``lead``)."""
+    from ireval_core.errors import IrevalError
+
+    from . import workspace_glue
+
+    try:
+        done = workspace_glue.with_workspace(work)
+    except (IrevalError, ValueError, TypeError) as exc:
+        st.error(md_escape(str(exc)), icon=":material/error:")
+        return None
+    if isinstance(done, workspace_glue.WorkspaceProblem):
+        workspace_problem(done, lead=lead)
+        return None
+    return done
+
+
 def dataset_glance(dataset: Dataset | None) -> None:
     """A few lines for the sidebar: which qrels and runs are loaded."""
     st.markdown("**Dataset**")
@@ -562,6 +588,16 @@ def require_dataset() -> Dataset:
         st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
         st.stop()
     return dataset
+
+
+def require_runs(dataset: Dataset, *, link: bool = False) -> None:
+    """For pages that evaluate runs: when ``dataset`` has none (qrels alone), says to add
+    run files on the Data page (``link``: with a link to it) and stops the page."""
+    if not dataset.runs:
+        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
+        if link:
+            st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/database:")
+        st.stop()
 
 
 def default_dataset() -> Dataset | None:

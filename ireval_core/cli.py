@@ -149,20 +149,8 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("qrels")
     rep.add_argument("runs", nargs="+", metavar="RUN")
     rep.add_argument("-m", "--measure", action="append", dest="measures", required=True)
-    rep.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
-                     default="t", help="two-sided paired test marking the table (default t)")
-    rep.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
-                     default="holm", help="over the pairs of each measure (default holm)")
-    rep.add_argument("--alpha", type=float, default=0.05)
-    rep.add_argument("--resamples", type=int, default=10_000)
-    rep.add_argument("--seed", type=int, default=0)
-    rep.add_argument("--baseline", metavar="NAME", default=None,
-                     help="compare each run with this one only, as compare --baseline: "
-                     "the markers, the correction and the decision evidence (default: "
-                     "every pair)")
-    _decision_arguments(rep.add_argument_group(
-        "decision evidence (a section after the table: holes and risk per pair and "
-        "measure; the same numbers as compare --format json with --tests TEST)"))
+    _one_test_arguments(rep, marks="marking the table", after="the table",
+                        baseline_sets="the markers, the correction and the decision evidence")
     rep.add_argument("--no-evidence", action="store_true",
                      help="the table only, without the decision evidence (as for a paper)")
     add_arguments(rep)
@@ -181,20 +169,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="labeling files (monthly labeled result lists): the report adds "
                          "the DCG@10 trend per round and system")
     mr.add_argument("--title", default="ireval meeting report")
-    mr.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
-                    default="t", help="two-sided paired test of the verdicts (default t)")
-    mr.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
-                    default="holm")
-    mr.add_argument("--alpha", type=float, default=0.05)
-    mr.add_argument("--resamples", type=int, default=10_000)
-    mr.add_argument("--seed", type=int, default=0)
-    mr.add_argument("--baseline", metavar="NAME", default=None,
-                    help="compare each run with this one only, as compare --baseline: the "
-                    "significance table, the verdicts and the decision evidence (default: "
-                    "every pair)")
-    _decision_arguments(mr.add_argument_group(
-        "decision evidence (a section after the verdicts: holes and risk per pair and "
-        "measure; the same numbers as compare --format json with --tests TEST)"))
+    _one_test_arguments(mr, marks="of the verdicts", after="the verdicts",
+                        baseline_sets="the significance table, the verdicts and the "
+                                      "decision evidence")
     add_arguments(mr)
     mr.add_argument("-o", "--output", required=True, metavar="FILE",
                     help="where to write the HTML file")
@@ -211,6 +188,28 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser("measures", help="list every measure with its definition")
     cli_labels.add_parsers(sub)  # labels, gsb (monthly labeling)
     return parser
+
+
+def _one_test_arguments(parser: argparse.ArgumentParser, *, marks: str, after: str,
+                        baseline_sets: str) -> None:
+    """The options of ``report`` and ``meeting-report``, which show one paired test: the
+    test (``marks``: what it marks), its correction, level, resamples and seed, the
+    baseline (``baseline_sets``: what it restricts), then the decision-evidence options
+    (a section ``after`` what)."""
+    parser.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization",
+                                           "bootstrap"),
+                        default="t", help=f"two-sided paired test {marks} (default t)")
+    parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
+                        default="holm", help="over the pairs of each measure (default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", metavar="NAME", default=None,
+                        help=f"compare each run with this one only, as compare --baseline: "
+                        f"{baseline_sets} (default: every pair)")
+    _decision_arguments(parser.add_argument_group(
+        f"decision evidence (a section after {after}: holes and risk per pair and "
+        "measure; the same numbers as compare --format json with --tests TEST)"))
 
 
 def _decision_arguments(group: Any, *, alpha: bool = False) -> None:

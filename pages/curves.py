@@ -15,9 +15,7 @@ with frame.page("curves"):
     widgets.page_header("Curves", "Precision–recall and ROC curves of every run, under the "
                         "evaluation options in the sidebar.")
     options = state.get_options()
-    if not dataset.runs:
-        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
-        st.stop()
+    widgets.require_runs(dataset)
 
     curves = curves_glue.curves_for(state.get_dataset_key() or "", dataset, options)
     chance = pooled_prevalence(curves)

@@ -180,9 +180,7 @@ with frame.page("lab"):
     # ------------------------------------------------------------------------- a real query
     else:
         dataset = widgets.require_dataset()
-        if not dataset.runs:
-            st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
-            st.stop()
+        widgets.require_runs(dataset)
         names = list(dataset.run_names)
         left, right = st.columns(2)
         views.bind_view(keys.RUN, names[0], choices=names)

@@ -7,7 +7,7 @@ import streamlit as st
 from ireval_app import frame, labels_glue, labels_widgets, state, views, widgets, workspace_glue
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
-from ireval_core.errors import FormatError, IrevalError
+from ireval_core.errors import FormatError
 from ireval_core.labels import BUILTIN_LABEL_MAPS
 from ireval_core.workspace import DatasetInfo, FileRounds, Workspace
 
@@ -143,15 +143,10 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     if not author:
         st.error("Adding needs your name.", icon=":material/error:")
         return
-    try:
-        grown = workspace_glue.with_workspace(lambda ws: ws.add_to_dataset(
-            info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
-            saved_by=author, replace=replace, note=note.strip()))
-    except (IrevalError, ValueError, TypeError) as exc:  # RoundsInSetError among them
-        st.error(widgets.md_escape(str(exc)), icon=":material/error:")
-        return
-    if isinstance(grown, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(grown, lead="Not added: ")
+    grown = widgets.write_to_workspace(lambda ws: ws.add_to_dataset(  # RoundsInSetError: shown
+        info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
+        saved_by=author, replace=replace, note=note.strip()), lead="Not added: ")
+    if grown is None:
         return
     st.toast(f"Added to {grown.name}: version {grown.version}")
     labels_widgets.choose_saved(grown.short_id, grown.version)
@@ -186,15 +181,10 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             stated = {n: _stated(k, n, d) for k, n, d in files}
             if any(v is None for v in stated.values()):
                 return
-            try:
-                info = workspace_glue.with_workspace(lambda ws: ws.save_dataset(
-                    files, name=name.strip(), saved_by=author,
-                    rounds={n: v for n, v in stated.items() if v is not None}))
-            except (IrevalError, ValueError, TypeError) as exc:
-                st.error(widgets.md_escape(str(exc)), icon=":material/error:")
-                return
-            if isinstance(info, workspace_glue.WorkspaceProblem):
-                widgets.workspace_problem(info, lead="Not saved: ")
+            info = widgets.write_to_workspace(lambda ws: ws.save_dataset(
+                files, name=name.strip(), saved_by=author,
+                rounds={n: v for n, v in stated.items() if v is not None}), lead="Not saved: ")
+            if info is None:
                 return
             st.toast(f"Saved as {info.name}")
             labels_widgets.choose_saved(info.short_id, info.version)

@@ -57,10 +57,7 @@ with frame.page("metrics"):
     widgets.page_header("Metrics", "Every run on the chosen measures: means over queries with "
                         "95% intervals, each measure's definition, and the per-query values.")
     options = state.get_options()
-    if not dataset.runs:
-        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
-        st.page_link(widgets.DATA_PAGE, label="Go to the Data page", icon=":material/database:")
-        st.stop()
+    widgets.require_runs(dataset, link=True)
 
     pick, extra = st.columns([3, 2])
     views.bind_view(keys.MEASURES, DEFAULT_MEASURES, choices=CHOICES)

@@ -21,9 +21,7 @@ with frame.page("ndcg_vs_dcg"):
         "dashboards do), a run that retrieves only junk, but ranks that junk well, still "
         "scores near 1: nDCG then measures the ranker on its own candidates and hides the "
         "recall failure. DCG (absolute, not normalised) and recall expose it.")
-    if not dataset.runs:
-        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
-        st.stop()
+    widgets.require_runs(dataset)
 
     left, right, _ = st.columns([1, 1, 3])
     views.bind_view(keys.K, 10, choices=(5, 10, 20, 100))

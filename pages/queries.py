@@ -17,9 +17,7 @@ with frame.page("queries"):
                         "both rankings with the judges' grades beside every document.")
     options = state.get_options()
 
-    if not dataset.runs:
-        st.info("No runs loaded yet: add run files on the Data page.", icon=":material/info:")
-        st.stop()
+    widgets.require_runs(dataset)
 
     # ------------------------------------------------------------------------- settings
     names = list(dataset.run_names)

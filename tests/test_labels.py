@@ -166,6 +166,21 @@ def test_select_keeps_labels_with_their_round(j):
     assert june.n_units == 1 and june.label_table()["label"].tolist() == [2.0]
 
 
+def test_select_refuses_unknown_names_and_keeps_one_name_as_a_list(j):
+    for kw, among in [({"rounds": ["2026-07"]}, "rounds among '2026-05', '2026-06'"),
+                      ({"systems": "c"}, "systems among 'a', 'b'"),
+                      ({"raters": ["zed", "ann"]}, "raters among '', 'ann', 'bob'")]:
+        with pytest.raises(ValueError) as info:
+            j.select(**kw)
+        given = [next(iter(kw.values()))] if isinstance(next(iter(kw.values())), str) else (
+            next(iter(kw.values())))
+        assert str(info.value) == (f"The '{next(iter(kw))}' parameter of Judgments.select must "
+                                   f"be {among}. Got {given!r} instead.")
+    bob = j.select(rounds="2026-05", systems=["a"], raters=["bob"])
+    assert (bob.rounds, bob.systems, bob.raters) == (("2026-05",), ("a",), ("bob",))
+    assert bob.label_table()["label"].tolist() == [2.0, 1.0]
+
+
 def test_rounds_in_time_order():
     text = "round,query,doc,position,label\n2024-10,q,d,1,1\n2024-9,q,d,1,2\nMay,q,e,1,1\n"
     jj = read_judgments(("t.csv", text.encode()))

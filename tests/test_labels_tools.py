@@ -233,3 +233,16 @@ def test_the_cli_reads_quepid_and_label_studio(tmp_path):
     assert cli.main(["labels", str(ls), "--format", "json", "--resamples", "50"], out=out) == 0
     rows = json.loads(out.getvalue())["rows"]
     assert [(r["round"], r["system"]) for r in rows] == [("2026-05", "A"), ("2026-05", "B")]
+
+
+def test_label_studio_export_that_is_not_json_says_where():
+    from ireval_core.io.labelstudio import read_label_studio
+    from ireval_core.io.source import Source
+
+    for data, message, line in [
+            (b'[{"id": 1,\n "data": {}}, x]', "invalid JSON: Expecting value (column 15)", 2),
+            (b"[" * 100_000, "invalid JSON: nested too deeply", None)]:
+        with pytest.raises(FormatError) as info:
+            read_label_studio(Source.of(data, "ls.json"), {}, (), "labels")
+        assert info.value.message == message and info.value.line == line
+        assert info.value.__cause__ is None and info.value.__suppress_context__  # no chain

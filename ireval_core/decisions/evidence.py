@@ -43,7 +43,7 @@ from ..options import EvalOptions
 from ..params import check
 from ..stats._base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
 from ..stats.resampling import bootstrap_means
-from .holes import HolesResult, debt_for_pair
+from .holes import HolesResult, debt_for_pair, run_pairs
 from .margin import Margin, MarginResult, bootstrap_margin, margin_value, t_margin
 from .ranking import (
     AnovaTable,
@@ -183,12 +183,8 @@ def decision_evidence(qrels: Qrels, runs: Sequence[Run],
     if not isinstance(qrels, Qrels):
         raise invalid_parameter("qrels", fn, "a Qrels", qrels, error=TypeError)
     runs = list(runs)
+    pairs = run_pairs(runs, baseline, fn)
     names = [r.name for r in runs]
-    if len(runs) < 2 or len(set(names)) != len(names):
-        raise invalid_parameter("runs", fn, "at least two runs with distinct names", names)
-    if baseline is not None and baseline not in names:
-        raise invalid_parameter("baseline", fn, f"one of the runs ({', '.join(names)})",
-                                baseline)
     if margin is not None:
         margin_value(margin, 1.0, function=fn)  # the kind of margin, checked early
     alpha = check(alpha, "alpha", fn, PROBABILITY)
@@ -208,8 +204,6 @@ def decision_evidence(qrels: Qrels, runs: Sequence[Run],
     options = EvalOptions() if options is None else options
     specs = parse_measures(measures)
     joins = JoinCache() if joins is None else joins
-    pairs = ([(baseline, s) for s in names if s != baseline] if baseline is not None
-             else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
 
     res = evaluate(qrels, runs, specs, options=options, joins=joins)
     holes = debt_for_pair(qrels, runs, specs, pairs, options=options, test=test, alpha=alpha,

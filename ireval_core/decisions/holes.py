@@ -367,14 +367,7 @@ def judgment_debt(qrels: Qrels, runs: Sequence[Run], measures: str | Measure |
         if not isinstance(run, Run):
             raise invalid_parameter("runs", fn, "a sequence of Run objects", runs,
                                     error=TypeError)
-    names = [r.name for r in runs]
-    if len(runs) < 2 or len(set(names)) != len(names):
-        raise invalid_parameter("runs", fn, "at least two runs with distinct names", names)
-    if baseline is not None and baseline not in names:
-        raise invalid_parameter("baseline", fn, f"one of the runs ({', '.join(names)})",
-                                baseline)
-    pairs = ([(baseline, s) for s in names if s != baseline] if baseline is not None
-             else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
+    pairs = run_pairs(runs, baseline, fn)
     return debt_for_pair(qrels, runs, parse_measures(measures), pairs, options=options, test=test,
                  alpha=alpha, n_resamples=n_resamples, rng=rng, joins=joins, fn=fn)
 
@@ -531,6 +524,21 @@ class _Holes:
     docs: pa.Array  # document id of each hole
     local: np.ndarray  # global query index -> row of base.query_ids (-1: absent)
     counts: dict[tuple[float, bool], np.ndarray] = field(default_factory=dict)
+
+
+def run_pairs(runs: Sequence[Run], baseline: str | None, fn: str) -> list[tuple[str, str]]:
+    """The pairs ``(a, b)`` of run names the decision evidence compares: each run against
+    ``baseline``, or every pair in run order (``a`` first). ``ValueError`` naming ``fn``
+    unless there are two runs or more with distinct names and ``baseline`` is one of them.
+    """
+    names = [r.name for r in runs]
+    if len(runs) < 2 or len(set(names)) != len(names):
+        raise invalid_parameter("runs", fn, "at least two runs with distinct names", names)
+    if baseline is not None and baseline not in names:
+        raise invalid_parameter("baseline", fn, f"one of the runs ({', '.join(names)})",
+                                baseline)
+    return ([(baseline, s) for s in names if s != baseline] if baseline is not None
+            else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
 
 
 def debt_for_pair(qrels: Qrels, runs: list[Run], specs: list[Measure], pairs: list[tuple[str, str]],

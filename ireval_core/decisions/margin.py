@@ -256,12 +256,8 @@ def noninferiority_test(a: ArrayLike, b: ArrayLike, *, margin: Margin, alpha: fl
     >>> res.conclusive, res.confidence_interval().low > -0.05
     (True, True)
     """
-    fn = "noninferiority_test"
-    d, alpha, value, percent, base = _check(a, b, margin, alpha, method, n_resamples, rng, fn)
-    if method == "t":
-        return t_margin(d, value, percent, base, alpha, "noninferiority")
-    theta = bootstrap_means(d[:, None], n_resamples, check_rng(rng, fn))[:, 0]
-    return bootstrap_margin(theta, d, value, percent, base, alpha, "noninferiority")
+    return _margin_test(a, b, margin, alpha, method, n_resamples, rng, "noninferiority",
+                        "noninferiority_test")
 
 
 def equivalence_test(a: ArrayLike, b: ArrayLike, *, margin: Margin, alpha: float = 0.05,
@@ -284,12 +280,19 @@ def equivalence_test(a: ArrayLike, b: ArrayLike, *, margin: Margin, alpha: float
     >>> res.conclusive, res.pvalue == max(res.pvalue_lower, res.pvalue_upper)
     (True, True)
     """
-    fn = "equivalence_test"
+    return _margin_test(a, b, margin, alpha, method, n_resamples, rng, "equivalence",
+                        "equivalence_test")
+
+
+def _margin_test(a: ArrayLike, b: ArrayLike, margin: Margin, alpha: float, method: str,
+                 n_resamples: int, rng: RngLike, test: str, fn: str) -> MarginResult:
+    """The parameters of public function ``fn`` checked, then ``test`` (``"noninferiority"``
+    or ``"equivalence"``) by the t or the bootstrap kernel."""
     d, alpha, value, percent, base = _check(a, b, margin, alpha, method, n_resamples, rng, fn)
     if method == "t":
-        return t_margin(d, value, percent, base, alpha, "equivalence")
+        return t_margin(d, value, percent, base, alpha, test)
     theta = bootstrap_means(d[:, None], n_resamples, check_rng(rng, fn))[:, 0]
-    return bootstrap_margin(theta, d, value, percent, base, alpha, "equivalence")
+    return bootstrap_margin(theta, d, value, percent, base, alpha, test)
 
 
 # -------------------------------------------------------------------------- kernels

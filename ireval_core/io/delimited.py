@@ -17,6 +17,7 @@ import csv as _pycsv
 import io as _io
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -47,6 +48,9 @@ from .columns import (
 from .encoding import not_utf8
 from .source import Source, one_line
 from .table import RawTable, missing_error, pick
+
+if TYPE_CHECKING:
+    from _csv import Reader as _CsvReader  # what csv.reader returns
 
 __all__ = ["diagnose_delimited", "read_delimited", "read_delimited_table", "read_header",
            "read_text_columns"]
@@ -140,6 +144,22 @@ def _text_lines(src: Source) -> Iterator[str]:
             raise not_utf8(src, lineno, raw, exc.start) from None
 
 
+def _data_rows(reader: _CsvReader) -> Iterator[tuple[int, list[str]]]:
+    """``(line, row)`` for each data row of a :func:`csv.reader` over a whole file: the line
+    the row starts on (a quoted field may span lines), blank lines skipped as pyarrow skips
+    them, the header (the first row) too. Python's ``csv.Error`` passes through."""
+    prev = 0
+    header_seen = False
+    for row in reader:
+        start, prev = prev + 1, reader.line_num
+        if not row:  # an empty line: pyarrow skips it too
+            continue
+        if not header_seen:
+            header_seen = True
+            continue
+        yield start, row
+
+
 def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError | None:
     """Slow pass with Python's csv module naming the bad lines (only on failure).
 
@@ -154,24 +174,18 @@ def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError |
     word = "rank" if from_rank(warnings) else VALUE_WORD[value_key]
     seen: dict[tuple[str, ...], int] = {}
     reader = _pycsv.reader(_text_lines(src), delimiter=delimiter)
-    prev = 0
-    header_seen = False
+    rows = _data_rows(reader)
     problems = Problems(src)
     while True:
         try:
-            row = next(reader, None)
+            got = next(rows, None)
         except _pycsv.Error as exc:
             problems.add(reader.line_num, f"malformed {'CSV' if delimiter == ',' else 'TSV'} "
                          f"({one_line(str(exc))})")
             return problems.error()
-        if row is None:
+        if got is None:
             return problems.error()
-        start, prev = prev + 1, reader.line_num
-        if not row:  # an empty line: pyarrow skips it too
-            continue
-        if not header_seen:
-            header_seen = True
-            continue
+        start, row = got
         text = delimiter.join(row)
         if len(row) != len(names):
             problems.add(start, f"expected {len(names)} fields ({delimiter.join(names)}), "
@@ -282,16 +296,8 @@ class _LineIndex:
         text = self.src.data.decode("utf-8", "replace").lstrip("\ufeff")
         reader = _pycsv.reader(_io.StringIO(text, newline=""), delimiter=self.delimiter)
         out: list[int] = []
-        prev = 0
-        header_seen = False
         try:
-            for row in reader:
-                start, prev = prev + 1, reader.line_num
-                if not row:  # an empty line: pyarrow skips it too
-                    continue
-                if not header_seen:
-                    header_seen = True
-                    continue
+            for start, _ in _data_rows(reader):
                 out.append(start)
                 if len(out) >= n:
                     break

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +22,22 @@ from .columns import VALUE_KEY, VALUE_WORD, Kind
 from .encoding import utf8_text
 from .source import Source
 
-__all__ = ["read_json"]
+__all__ = ["parse_json", "read_json"]
+
+
+def parse_json(src: Source, **hooks: Any) -> Any:
+    """The JSON value of a file (UTF-8 text, see :func:`~.encoding.utf8_text`), parsed by
+    :func:`json.loads` with ``hooks`` (``object_pairs_hook``, ``parse_int``, ...). Invalid
+    JSON, or JSON nested too deeply to parse, is a :class:`FormatError` with its line and
+    column."""
+    text = utf8_text(src)
+    try:
+        return json.loads(text, **hooks)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=src.name,
+                          line=exc.lineno) from None
+    except RecursionError:
+        raise FormatError("invalid JSON: nested too deeply", source=src.name) from None
 
 
 def read_json(src: Source, kind: Kind) -> pa.Table:
@@ -35,17 +51,9 @@ def read_json(src: Source, kind: Kind) -> pa.Table:
             out[k] = v
         return out
 
-    text = utf8_text(src)
-    try:
-        # integers become floats at once: a 400-digit number is a (too large) float,
-        # never an int that numpy cannot hold
-        obj = json.loads(text, object_pairs_hook=no_duplicates, parse_int=float)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=src.name,
-                          line=exc.lineno) from None
-    except RecursionError:
-        raise FormatError("invalid JSON: nested too deeply", source=src.name) from None
-    del text
+    # integers become floats at once: a 400-digit number is a (too large) float, never an
+    # int that numpy cannot hold
+    obj = parse_json(src, object_pairs_hook=no_duplicates, parse_int=float)
     word = VALUE_WORD[VALUE_KEY[kind]]
     if not isinstance(obj, dict):
         raise FormatError(f"expected a JSON object {{qid: {{docid: {word}}}}}", source=src.name)

@@ -33,14 +33,13 @@ file is reported at once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
 from ..errors import DataWarning, FormatError, Problem
 from .columns import LABEL_STUDIO_CONTROLS, LABEL_STUDIO_FIELDS
-from .encoding import utf8_text
+from .json import parse_json
 from .source import Source
 from .table import RawTable, pick, positions_in_order
 
@@ -101,15 +100,7 @@ def read_label_studio(src: Source, aliases: Mapping[str, Sequence[str]],
                       round: str | None = None) -> RawTable:
     """The annotations of a Label Studio JSON export as a labeling table (see the module
     notes); ``round``: the round of tasks whose data has none."""
-    text = utf8_text(src)
-    try:
-        tasks = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", source=src.name,
-                          line=exc.lineno) from None
-    except RecursionError:
-        raise FormatError("invalid JSON: nested too deeply", source=src.name) from None
-    del text
+    tasks = parse_json(src)
     if not isinstance(tasks, list):
         raise FormatError("expected a Label Studio JSON export: a list of tasks, each with "
                           "'data' and 'annotations'", source=src.name)

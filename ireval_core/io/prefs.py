@@ -12,22 +12,17 @@ as trec_eval 10.0's ``get_qrels_prefs.c`` does. :func:`read_prefs` reads both in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from ..data import Qrels
 from ..errors import DataWarning, FormatError
-from .checks import (
-    first_control_character,
-)
 from .guard import guarded
-from .source import PathOrBytes, ReadLimits, Source, arrow_copy
-from .trec import diagnose_fields, skip_comments
+from .source import PathOrBytes, ReadLimits, Source
+from .trec import diagnose_fields, fields_malformed, read_fields, skip_comments
 
 __all__ = ["Preferences", "prefs_from_qrels", "read_prefs"]
 
@@ -102,29 +97,14 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
     note = None
     if comments:
         src, note = skip_comments(src, "qrels")
-    data = src.data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    data = re.sub(rb"(?m)^[ \t]+|[ \t]+$", b"", re.sub(rb"[ \t]+", b" ", data))
-    types = {c: (pa.float64() if c == "rel" else pa.string()) for c in columns}
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(arrow_copy(data)),
-            read_options=pacsv.ReadOptions(column_names=list(columns)),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
-                                             double_quote=False, escape_char=False,
-                                             ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
-                                                 strings_can_be_null=False))
+        table = read_fields(src, columns)
     except (pa.ArrowException, UnicodeDecodeError):
         raise _diagnose(src, kind) or FormatError("could not read as preference judgments",
                                                   source=src.name) from None
     if table.num_rows == 0:
         raise FormatError(f"no preference line; expected '{_LAYOUT[kind]}'", source=src.name)
-    rel = table.column("rel").to_numpy()
-    ids = [c for c in columns if c != "rel"]
-    control = [first_control_character(table.column(c)) is not None  # or empty (a line
-               or pc.any(pc.equal(pc.utf8_length(table.column(c)), 0)).as_py()  # " x ...")
-               for c in ids]
-    if not np.isfinite(rel).all() or any(control):
+    if fields_malformed(table):
         raise _diagnose(src, kind) or FormatError("a level or an id is malformed",
                                                   source=src.name)
     jsg = (table.column("jsg") if kind == "prefs"
@@ -140,7 +120,8 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
 
     return Preferences(strings(table.column("qid")), strings(table.column("jg")),
                        strings(jsg), strings(table.column("docid")),
-                       np.ascontiguousarray(rel, dtype=np.float64), src.name,
+                       np.ascontiguousarray(table.column("rel").to_numpy(), dtype=np.float64),
+                       src.name,
                        (note,) if note is not None else ())
 
 

@@ -10,21 +10,15 @@ each and average per query over the groups that judged it
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from ..data import DuplicateEntryError, Qrels
 from ..errors import FormatError
-from .checks import (
-    first_control_character,
-)
 from .guard import guarded
-from .source import PathOrBytes, ReadLimits, Source, arrow_copy
-from .trec import diagnose_fields, skip_comments
+from .source import PathOrBytes, ReadLimits, Source
+from .trec import diagnose_fields, fields_malformed, read_fields, skip_comments
 
 __all__ = ["judgment_groups", "read_qrels_jg"]
 
@@ -63,27 +57,12 @@ def _read(source: PathOrBytes | Source, name: str | None, limits: ReadLimits | N
     note = None
     if comments:
         src, note = skip_comments(src, "qrels")
-    data = src.data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    data = re.sub(rb"(?m)^[ \t]+|[ \t]+$", b"", re.sub(rb"[ \t]+", b" ", data))
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(arrow_copy(data)),
-            read_options=pacsv.ReadOptions(column_names=list(_COLUMNS)),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
-                                             double_quote=False, escape_char=False,
-                                             ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types={"qid": pa.string(), "jg": pa.string(), "docid": pa.string(),
-                              "rel": pa.float64()},
-                null_values=[], strings_can_be_null=False))
+        table = read_fields(src, _COLUMNS)
     except (pa.ArrowException, UnicodeDecodeError):
         raise _diagnose(src) or FormatError("could not read as judgment-group qrels",
                                             source=src.name) from None
-    rel = table.column("rel").to_numpy()
-    control = [first_control_character(table.column(c)) is not None
-               or pc.any(pc.equal(pc.utf8_length(table.column(c)), 0)).as_py()
-               for c in ("qid", "jg", "docid")]
-    if not np.isfinite(rel).all() or any(control):
+    if fields_malformed(table):
         raise _diagnose(src) or FormatError("a grade or an id is malformed", source=src.name)
     groups = table.column("jg").dictionary_encode().combine_chunks()
     warnings = [note] if note is not None else []

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .._arrow import release_unused
@@ -22,6 +24,7 @@ from .checks import (
     Problems,
     dup_message,
     find_problem,
+    first_control_character,
     iter_lines,
     problem_message,
     tag_key,
@@ -33,7 +36,8 @@ from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
 __all__ = ["COMMENT_HINT", "GROUPS_EXPLAINED", "GROUPS_NOTE", "diagnose_fields", "diagnose_trec",
-           "has_comment_lines", "has_judgment_groups", "read_trec", "skip_comments"]
+           "fields_malformed", "has_comment_lines", "has_judgment_groups", "read_fields",
+           "read_trec", "skip_comments"]
 
 _RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
 _QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
@@ -301,6 +305,38 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
             continue
         seen[key_fields] = (lineno, fields[1])
     return problems.error(), extra
+
+
+def read_fields(src: Source, columns: tuple[str, ...]) -> pa.Table:
+    """The fast read of a whitespace-separated judgments file (those of
+    :func:`diagnose_fields`): one column per name in ``columns``, ids as text, the last
+    column a number (``float64``). Line ends and runs of spaces and tabs are normalised
+    first, as trec_eval splits on any run of blanks; blank lines are skipped. Raises
+    pyarrow's error (or ``UnicodeDecodeError``) on a malformed line; check the table with
+    :func:`fields_malformed`. Used by the readers of ``-R qrels_jg`` and ``-R prefs`` /
+    ``qrels_prefs``.
+    """
+    data = _normalise_whitespace(src.data)
+    types = {c: pa.float64() if c == columns[-1] else pa.string() for c in columns}
+    return pacsv.read_csv(
+        pa.BufferReader(arrow_copy(data)),
+        read_options=pacsv.ReadOptions(column_names=list(columns)),
+        parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
+                                         double_quote=False, escape_char=False,
+                                         ignore_empty_lines=True),
+        convert_options=pacsv.ConvertOptions(column_types=types, null_values=[],
+                                             strings_can_be_null=False))
+
+
+def fields_malformed(table: pa.Table) -> bool:
+    """Whether a table of :func:`read_fields` has a number that is not finite, or an id
+    that is empty (a line starting with a blank) or holds a control character; then
+    :func:`diagnose_fields` names the lines."""
+    *ids, value = table.column_names
+    control = [first_control_character(table.column(c)) is not None
+               or pc.any(pc.equal(pc.utf8_length(table.column(c)), 0)).as_py()
+               for c in ids]
+    return not np.isfinite(table.column(value).to_numpy()).all() or any(control)
 
 
 def diagnose_fields(src: Source, words: tuple[str, ...], layout: str, value_word: str,

@@ -230,6 +230,27 @@ def text_column(names: np.ndarray | pa.Array, codes: np.ndarray) -> object:
     return taken.to_numpy(zero_copy_only=False)  # pragma: no cover - pandas 2
 
 
+def _used(names: np.ndarray, codes: np.ndarray) -> tuple[str, ...]:
+    """The names of the codes that occur in ``codes``, in code order."""
+    return tuple(str(x) for x in names[np.flatnonzero(np.bincount(codes,
+                                                                 minlength=len(names)))])
+
+
+def _kept(names: np.ndarray, given: Sequence[str] | str | None, known: Sequence[str],
+          param: str) -> np.ndarray:
+    """Which of ``names`` (a code's name) :meth:`Judgments.select` keeps for its parameter
+    ``param``: all when ``given`` is None, else those given (one name or several), each of
+    which must be among ``known``."""
+    if given is None:
+        return np.ones(len(names), dtype=bool)
+    if isinstance(given, str):
+        given = [given]
+    if any(x not in known for x in given):
+        raise invalid_parameter(param, "Judgments.select", f"{param} among " + ", ".join(
+            repr(x) for x in known), list(given))
+    return np.isin(names.astype(str), np.asarray(list(given), dtype=str))
+
+
 def _remap(keep: np.ndarray) -> np.ndarray:
     """Old index -> new index after keeping ``keep`` (-1 for dropped)."""
     out = np.cumsum(keep, dtype=np.int64) - 1
@@ -382,25 +403,22 @@ class Judgments:
         """Rounds present, in time order (numbers, then dates such as ``2026-05`` or
         ``May 2026``, else the text sorted; :func:`~.agreement.ordered_rounds`)."""
         if "rounds" not in self._cache:  # the tables are read-only: found once
-            self._cache["rounds"] = tuple(str(x) for x in self.round_names[np.flatnonzero(
-                np.bincount(self.shown_round, minlength=len(self.round_names)))])
+            self._cache["rounds"] = _used(self.round_names, self.shown_round)
         return self._cache["rounds"]
 
     @property
     def systems(self) -> tuple[str, ...]:
         """Systems present, sorted."""
         if "systems" not in self._cache:
-            self._cache["systems"] = tuple(str(x) for x in self.system_names[np.flatnonzero(
-                np.bincount(self.shown_system, minlength=len(self.system_names)))])
+            self._cache["systems"] = _used(self.system_names, self.shown_system)
         return self._cache["systems"]
 
     @property
     def raters(self) -> tuple[str, ...]:
         """Raters who gave at least one label, sorted (``""`` = no rater column)."""
         if "raters" not in self._cache:
-            given = np.bincount(self.label_rater[np.isfinite(self.label_value)],
-                                minlength=len(self.rater_names)) > 0
-            self._cache["raters"] = tuple(str(x) for x in self.rater_names[given])
+            self._cache["raters"] = _used(self.rater_names,
+                                          self.label_rater[np.isfinite(self.label_value)])
         return self._cache["raters"]
 
     @property
@@ -473,33 +491,10 @@ several systems' lists: one label each, the mean of the rater's labels of the do
         stay: a unit none of them labeled is unlabeled in the view). This is how the
         people's numbers leave a model judge out (:mod:`.judge`).
         """
-        r_keep = np.ones(len(self.round_names), dtype=bool)
-        if rounds is not None:
-            if isinstance(rounds, str):
-                rounds = [rounds]
-            unknown = [r for r in rounds if r not in self.rounds]
-            if unknown:
-                raise invalid_parameter("rounds", "Judgments.select", "rounds among " + ", ".join(
-                    repr(r) for r in self.rounds), list(rounds))
-            r_keep = np.isin(self.round_names, np.asarray(list(rounds), dtype=object))
-        s_keep = np.ones(len(self.system_names), dtype=bool)
-        if systems is not None:
-            if isinstance(systems, str):
-                systems = [systems]
-            unknown = [s for s in systems if s not in self.systems]
-            if unknown:
-                raise invalid_parameter("systems", "Judgments.select", "systems among " + ", ".join(
-                    repr(s) for s in self.systems), list(systems))
-            s_keep = np.isin(self.system_names, np.asarray(list(systems), dtype=object))
-        t_keep = np.ones(len(self.rater_names), dtype=bool)
-        if raters is not None:
-            if isinstance(raters, str):
-                raters = [raters]
-            unknown = [t for t in raters if t not in set(map(str, self.rater_names))]
-            if unknown:
-                raise invalid_parameter("raters", "Judgments.select", "raters among " + ", ".join(
-                    repr(str(t)) for t in self.rater_names), list(raters))
-            t_keep = np.isin(self.rater_names.astype(str), np.asarray(list(raters), dtype=str))
+        r_keep = _kept(self.round_names, rounds, self.rounds, "rounds")
+        s_keep = _kept(self.system_names, systems, self.systems, "systems")
+        t_keep = _kept(self.rater_names, raters, tuple(str(t) for t in self.rater_names),
+                       "raters")
         shown = r_keep[self.shown_round] & s_keep[self.shown_system]
         groups = r_keep[self.group_round] & s_keep[self.group_system]
         # a round's labels stay with it while one of the systems kept showed something
