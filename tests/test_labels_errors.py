@@ -173,6 +173,25 @@ def test_missing_columns_empty_file_and_header_only(tmp_path):
         "h.csv: no rows below the header; expected labeled results")
 
 
+def test_wide_header_is_cut_in_the_missing_columns_message(tmp_path):
+    names = [f"col{i}" for i in range(3000)]
+    msg = error_of(write(tmp_path, "wide.csv", ",".join(names) + "\n" + "1," * 2999 + "1\n"))
+    header = msg.split("labeling header ", 1)[1].split("; expected", 1)[0]
+    assert header.startswith("['col0', 'col1', ") and header.endswith("…")
+    assert len(header) == 80  # not the 3,000 names (35 kB)
+    assert "expected round: one of round" in msg
+
+
+def test_json_named_labeling_file_that_is_not_json_says_so(tmp_path):
+    # a .json labeling file is Label Studio's export or an error about JSON, never a CSV
+    assert error_of(write(tmp_path, "deep.json", "[" * 100_000)) == (
+        "deep.json: invalid JSON: nested too deeply")
+    assert error_of(write(tmp_path, "x.json", "round,query\nr,q\n")) == (
+        "x.json:1: invalid JSON: Expecting value (column 1)")
+    assert error_of(write(tmp_path, "obj.json", '{"a": 1}')).startswith(
+        "obj.json: expected a Label Studio JSON export: a list of tasks")
+
+
 def test_ragged_row_and_bad_utf8(tmp_path):
     text = "round,query,doc,position,label\nr,q,d,1,1\n\nr,q,e,2\n"
     assert error_of(write(tmp_path, "r.csv", text)) == (

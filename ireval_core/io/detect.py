@@ -91,8 +91,10 @@ TEXT_SIGNATURES: tuple[tuple[str, Callable[[Source], bool]], ...] = (
 """Exports of labeling tools, recognised by their text before the file name is looked
 at (a Quepid export is a ``.csv``, a Label Studio export a ``.json``)."""
 EXTENSIONS = ((".parquet", "parquet"), (".pq", "parquet"), (".xlsx", "xlsx"), (".json", "json"),
-              (".csv", "csv"), (".tsv", "tsv"))
-"""Formats recognised by the file name (after the content signatures)."""
+              (".json", "labelstudio"), (".csv", "csv"), (".tsv", "tsv"))
+"""Formats recognised by the file name (after the content signatures). A labeling file
+named ``.json`` that is not recognisably Label Studio's export is still read as JSON
+(Label Studio's reader then says what is wrong with it), never as a CSV."""
 
 _OTHER_COMPRESSION = ((ZIP_MAGIC, "a zip archive"), (b"\xfd7zXZ\x00", "xz"),
                       (b"\x28\xb5\x2f\xfd", "zstd"))

@@ -246,8 +246,8 @@ def missing_error(raw: RawTable, missing: Sequence[str], aliases: Mapping[str, S
                   kind: str) -> FormatError:
     """The error for required columns not found in the header (listing their aliases)."""
     expected = "; ".join(f"{k}: one of {', '.join(aliases[k])}" for k in missing)
-    return raw.header_error(f"missing column(s) in the {kind} header {list(raw.header)}; "
-                            f"expected {expected}")
+    return raw.header_error(f"missing column(s) in the {kind} header "
+                            f"{shorten(repr(list(raw.header)))}; expected {expected}")
 
 
 def pick(raw: RawTable, table: pa.Table, aliases: Mapping[str, Sequence[str]],
