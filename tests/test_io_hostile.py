@@ -684,3 +684,21 @@ def test_cli_on_gzip_inputs_exits_cleanly_every_time(tmp_path):
     # every time: no traceback, no half-written line
     assert {err for _, _, err in results} == {results[0][2]}
     assert all(line.startswith(b"warning: ") for line in results[0][2].splitlines())
+
+
+def test_a_wide_header_is_cut_in_messages(tmp_path):
+    # 3,000 columns: the header is quoted in the message, cut to 80 characters
+    names = ["qid", "docid", "rel"] + [f"extra{i}" for i in range(2997)]
+    body = ",".join(names) + "\n" + ",".join(["q1", "d1", "1"] + ["x"] * 2997) + "\nq1,d2\n"
+    err = error_of(read_qrels, write(tmp_path, "wide.csv", body.encode()))
+    fields = err.message.split("fields (", 1)[1].split("), got", 1)[0]
+    assert fields.startswith("qid,docid,rel,extra0,") and fields.endswith("…")
+    assert len(fields) == 80 and err.line == 3
+
+    from ireval_core.io.metadata import read_metadata
+
+    wide = ",".join(f"c{i}" for i in range(3000)) + "\n" + ",".join(["1"] * 3000) + "\n"
+    with pytest.raises(FormatError) as info:
+        read_metadata(write(tmp_path, "meta.csv", wide.encode()))
+    header = info.value.message.split("in header ", 1)[1].split("; expected", 1)[0]
+    assert header.startswith("['c0', 'c1', ") and header.endswith("…") and len(header) == 80

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ..errors import DataWarning, FormatError
+from ..errors import DataWarning, FormatError, shorten
 from .checks import (
     Problems,
     dup_message,
@@ -188,7 +188,7 @@ def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError |
         start, row = got
         text = delimiter.join(row)
         if len(row) != len(names):
-            problems.add(start, f"expected {len(names)} fields ({delimiter.join(names)}), "
+            problems.add(start, f"expected {len(names)} fields ({shorten(delimiter.join(names))}), "
                          f"got {len(row)}", text)
             continue
         problem = None
@@ -327,7 +327,8 @@ def _diagnose_table(src: Source, delimiter: str, header: Sequence[str], detail: 
                 first = False
                 continue
             if len(row) != len(header):
-                return FormatError(f"expected {len(header)} fields ({delimiter.join(header)}),"
+                return FormatError(f"expected {len(header)} fields "
+                                   f"({shorten(delimiter.join(header))}),"
                                    f" got {len(row)}", source=src.name, line=reader.line_num,
                                    text=delimiter.join(row))
     except _pycsv.Error as exc:

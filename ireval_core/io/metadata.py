@@ -384,7 +384,8 @@ def _from_columns(header: list[str], columns: dict[str, pa.Array], rows: _Rows,
     header_line = None if rows.delimiter is None else 1
     query_col = next((by_lower[a] for a in QUERY_ALIASES if a in by_lower), None)
     if query_col is None:
-        raise FormatError(f"missing query column in header {header}; expected one of "
+        raise FormatError(f"missing query column in header {shorten(repr(header))}; "
+                          f"expected one of "
                           f"{', '.join(QUERY_ALIASES)}", source=source, line=header_line)
     weight_cols = [by_lower[a] for a in WEIGHT_ALIASES if a in by_lower]
     if len(weight_cols) > 1:
