@@ -41,7 +41,7 @@ def sample_files(*runs: str) -> list[tuple[str, str, bytes]]:
             *(("run", p.name, p.read_bytes()) for p in paths)]
 
 
-def open_page(page: str, *, timeout: float = 90, **params: str) -> AppTest:
+def open_page(page: str, *, timeout: float = 90, **params: str | list[str]) -> AppTest:
     """``pages/<page>.py`` opened in a new session as by a link carrying ``params`` (its
     URL parameters), run once; asserts the run raised nothing."""
     at = AppTest.from_file(APP, default_timeout=timeout)
