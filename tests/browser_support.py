@@ -36,14 +36,45 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 """Hosts a request may go to: the app's own server (and a test's own servers)."""
 
 
-def require_chromium() -> None:
-    """Skip the calling test module without chromium (fail on CI, where it must be there)."""
+def require_chromium() -> Any:
+    """Skip the calling test module without chromium (fail on CI, where it must be there)
+    or without playwright; returns ``playwright.sync_api``."""
     if CHROMIUM is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed (make test installs it when run as root)",
                         pytrace=False)
         pytest.skip("chromium is not installed: apt-get install chromium",
                     allow_module_level=True)
+    return pytest.importorskip("playwright.sync_api")
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's chromium launched through playwright (its sync API runs one event loop at
+    a time: one browser per test module); makes :data:`ARTIFACTS` for the screenshots."""
+    sync_api = require_chromium()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@contextmanager
+def guarded_page(browser: Any, *, height: int, timeout: int | None = None,
+                 width: int = 1400) -> Iterator[Any]:
+    """A page (one Streamlit session) in a new context of ``browser``, ``width`` x
+    ``height`` pixels, whose requests to other hosts are blocked (:class:`NetworkGuard`);
+    ``timeout`` (ms), if given, is the page's default. When the block ends the context is
+    closed and none of those requests may have been attempted."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    guard = NetworkGuard(context)
+    pg = context.new_page()
+    if timeout is not None:
+        pg.set_default_timeout(timeout)
+    yield pg
+    context.close()
+    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
 
 
 def free_port() -> int:

@@ -6,7 +6,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,8 +19,13 @@ _WORKSPACE = Path(tempfile.mkdtemp(prefix="ireval-test-workspace-")) / "workspac
 os.environ["IREVAL_WORKSPACE"] = str(_WORKSPACE)
 os.environ.pop("IREVAL_DATA_DIR", None)  # the app opens the bundled sample in tests
 
-# trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py), and
-# the throwaway PostgreSQL server of tests/pg.py (started for the first test asking for it)
+# the shared helpers' asserts show their values, as a test module's do
+pytest.register_assert_rewrite("_apps", "_param_cases", "browser_support")
+
+# trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py), the
+# throwaway PostgreSQL server of tests/pg.py (started for the first test asking for it),
+# and the app server and chromium of the real-browser tests (tests/browser_support.py)
+from browser_support import app_server, chromium  # noqa: E402
 from pg import postgres_server  # noqa: E402, F401
 from trec_eval_oracle import trec_eval_10, trec_eval_10_precise  # noqa: E402, F401
 
@@ -43,6 +48,43 @@ def ws(url: str) -> Iterator[Workspace]:
 
     with Workspace.open(url) as workspace:
         yield workspace
+
+
+@pytest.fixture
+def app_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+    """An empty SQLite workspace that the app under test saves to (``IREVAL_WORKSPACE``
+    for the test), open for the test and closed after it."""
+    from ireval_core.workspace import Workspace
+
+    path = str(tmp_path / "workspace.db")
+    monkeypatch.setenv("IREVAL_WORKSPACE", path)
+    with Workspace.open(path) as workspace:
+        yield workspace
+
+
+@pytest.fixture(scope="module")
+def month() -> tuple[str, list[tuple[int, int]]]:
+    """A month of labels (CSV text) with 83 planted conflicts, and the (line, earlier
+    line) of each (``test_labels_problems.month_with_conflicts``), made once per module."""
+    from test_labels_problems import month_with_conflicts
+
+    return month_with_conflicts(83)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app (``streamlit run app.py``, :func:`browser_support.app_server`) on a free
+    loopback port with a workspace of its own, shared by the tests of one module; yields
+    its URL."""
+    with app_server(tmp_path_factory.mktemp("workspace") / "workspace.db") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One chromium for the tests of one module (:func:`browser_support.chromium`)."""
+    with chromium() as launched:
+        yield launched
 
 
 # The tests that drive a real server and browser run one after the other on one worker

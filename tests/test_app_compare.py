@@ -3,38 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _apps import APP, NEEDS_SAMPLE, displayed, read_sample
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import compare_glue
 from ireval_app.keys import compare as compare_keys
 from ireval_core.compare import aligned_scores, compare_runs
 from ireval_core.evaluate import evaluate
-from ireval_core.io import read_qrels, read_runs
 from ireval_core.report import significance_table
 from ireval_core.stats import min_detectable_difference, queries_needed
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
-
-
-def _shown(text: str) -> str:
-    """Markdown source as displayed: backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def _sample():
-    qrels = read_qrels(SAMPLE / "qrels.txt")
-    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
-    return qrels, runs
+pytestmark = NEEDS_SAMPLE
 
 
 def _compare_page(resamples: int = 1000) -> AppTest:
@@ -57,7 +39,7 @@ def test_pvalues_equal_compare_runs() -> None:
     at = _compare_page()
     assert at.title[0].value == "Compare"
     table = at.dataframe[0].value
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     expected = compare_runs(qrels, runs, ["nDCG@10"], tests=("t", "randomization"),
                             correction="holm", n_resamples=1000, seed=0)
     assert len(table) == len(expected) == 6  # 3 pairs x 2 tests
@@ -71,8 +53,8 @@ def test_pvalues_equal_compare_runs() -> None:
     t = next(c for c in expected if (c.system_a, c.system_b, c.test)
              == ("bm25", "neural_rerank", "t"))
     assert _row(table, "bm25", "neural_rerank", "nDCG@10", "t")["p"] == t.pvalue
-    verdict = next(_shown(m.value) for m in at.markdown
-                   if "neural_rerank beats bm25" in _shown(m.value))
+    verdict = next(displayed(m.value) for m in at.markdown
+                   if "neural_rerank beats bm25" in displayed(m.value))
     assert verdict.startswith(":material/check_circle: ")  # the icon of a significant verdict
     assert f"by {t.mean_diff:+.2f}" in verdict and "Holm-corrected" in verdict
     # one measure, one query set: both move from the table to the caption
@@ -88,7 +70,7 @@ def test_baseline_and_wilcoxon() -> None:
     at.selectbox(key=compare_keys.CORRECTION).set_value("none").run()
     assert not at.exception
     table = at.dataframe[0].value
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     expected = compare_runs(qrels, runs, ["nDCG@10"], baseline="bm25", tests=("wilcoxon",),
                             correction="none")
     assert sorted(table["system_b"]) == ["narrow_recall", "neural_rerank"]
@@ -110,7 +92,7 @@ def test_planning_numbers_equal_stats_functions() -> None:
     at.selectbox(key=compare_keys.PAIR).set_value(("bm25", "neural_rerank", "nDCG@10"))
     at.number_input(key=compare_keys.DELTA).set_value(0.05).run()
     assert not at.exception
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     res = evaluate(qrels, runs, ["nDCG@10"])
     _, scores = aligned_scores(res, "nDCG@10", [r.name for r in runs])
     d = scores["neural_rerank"] - scores["bm25"]
@@ -130,7 +112,7 @@ def test_downloads_hold_the_records() -> None:
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels[:5] == ["Download CSV", "Download JSON", "Markdown", "LaTeX", "HTML"]
     assert labels[5].startswith("Download the next labeling batch (CSV") and labels[6] == "Excel"
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     records = compare_runs(qrels, runs, ["nDCG@10"], tests=("t", "randomization"),
                            correction="holm", n_resamples=1000, seed=0)
     rows = json.loads(compare_glue.download(records, "json"))
@@ -144,13 +126,13 @@ def test_report_table_equals_significance_table() -> None:
     at = _compare_page()
     at.selectbox(key=compare_keys.REPORT_TEST).set_value("randomization").run()
     assert not at.exception
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     res = evaluate(qrels, runs, ["nDCG@10"])
     expected = significance_table(res, ["nDCG@10"], test="randomization", correction="holm",
                                   alpha=0.05, n_resamples=1000, seed=0)
     shown = at.table[-1].value
     assert shown.equals(expected.to_frame())
     assert "randomization (permutation) test, Holm correction" in "".join(
-        _shown(c.value) for c in at.caption)
+        displayed(c.value) for c in at.caption)
     labels = [b.proto.label for b in at.get("download_button")]
     assert {"Markdown", "LaTeX", "HTML"} <= set(labels)

@@ -5,38 +5,21 @@ meeting report's memo."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
+from _apps import APP, NEEDS_SAMPLE, displayed, read_sample, sample_files
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import compare_glue
 from ireval_app.keys import compare as keys
-from ireval_core import read_qrels, read_runs
 from ireval_core.compare import aligned_scores
 from ireval_core.decisions import decision_evidence, equivalence_test
 from ireval_core.evaluate import evaluate
 from ireval_core.meeting import ReportNote, meeting_report, read_decision_note
 from ireval_core.workspace import Target, Workspace
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
 RESAMPLES = 300
 
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
-
-
-def _shown(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def _sample():
-    qrels = read_qrels(SAMPLE / "qrels.txt")
-    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
-    return qrels, runs
+pytestmark = NEEDS_SAMPLE
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
@@ -50,13 +33,13 @@ def _page(query: dict[str, str] | None = None) -> AppTest:
 
 
 def _markdown(at: AppTest) -> str:
-    return "\n".join(_shown(m.value) for m in at.markdown)
+    return "\n".join(displayed(m.value) for m in at.markdown)
 
 
 def test_panels_show_the_cores_evidence() -> None:
     at = _page()
     a, b, m = at.selectbox(key=keys.PAIR).value
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     ev = decision_evidence(qrels, runs, [m], baseline=a, margin=keys.MARGIN_DEFAULT,
                            test="t", rank_confidence=True, n_resamples=RESAMPLES, rng=0)
     pair, measure = ev.pair(a, b, m), ev.measure(m)
@@ -73,7 +56,7 @@ def test_panels_show_the_cores_evidence() -> None:
         "nDCG", "NDCG")
     assert list(holes[pair.holes.inferred_name]) == [pair.holes.inferred[a],
                                                      pair.holes.inferred[b]]
-    assert any(pair.holes.inferred_definition() in _shown(c.value) for c in at.caption)
+    assert any(pair.holes.inferred_definition() in displayed(c.value) for c in at.caption)
     batch = [x for x in at.get("download_button") if "labeling batch" in x.proto.label]
     assert batch and f"{pair.holes.n_holes:,} pairs" in batch[0].proto.label
     # not worse, and equivalent
@@ -97,7 +80,7 @@ def test_panels_show_the_cores_evidence() -> None:
              or "queries" in x.proto.page]
     assert len(links) >= len(pair.risk.worst) > 0
     q0 = str(pair.risk.worst[0][0])
-    assert any(q0 in _shown(x.proto.label) for x in links)
+    assert any(q0 in displayed(x.proto.label) for x in links)
     # the data is not saved: recording says so
     assert any("not saved" in c.value for c in at.caption)
 
@@ -109,7 +92,7 @@ def test_a_margin_in_percent_changes_the_tests() -> None:
     at.radio(key=keys.MARGIN_UNIT).set_value(keys.MARGIN_UNITS[1]).run()
     assert not at.exception
     assert at.query_params["margin"] == "2.0" and at.query_params["margin_unit"]
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     ev = decision_evidence(qrels, runs, [m], baseline=a, margin="2%", test="t",
                            n_resamples=RESAMPLES, rng=0)
     ni = ev.pair(a, b, m).noninferiority
@@ -126,14 +109,9 @@ def test_a_margin_out_of_range_from_a_link_is_not_applied() -> None:
 
 
 @pytest.fixture
-def ws(tmp_path, monkeypatch) -> Workspace:
-    url = str(tmp_path / "workspace.db")
-    monkeypatch.setenv("IREVAL_WORKSPACE", url)
-    workspace = Workspace.open(url)
-    files = [("qrels", "qrels.txt", (SAMPLE / "qrels.txt").read_bytes())]
-    files += [("run", p.name, p.read_bytes()) for p in sorted(SAMPLE.glob("run_*.txt"))]
-    workspace.save_dataset(files, name="November round", saved_by="ana")
-    return workspace
+def ws(app_ws: Workspace) -> Workspace:
+    app_ws.save_dataset(sample_files(), name="November round", saved_by="ana")
+    return app_ws
 
 
 def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
@@ -151,7 +129,7 @@ def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     assert settings is not None and settings.n_resamples == RESAMPLES
     assert settings.margin == keys.MARGIN_DEFAULT and len(settings.systems) == 3
     assert link.startswith("compare?") and "ds=" in link
-    qrels, runs = _sample()
+    qrels, runs = read_sample()
     pair = decision_evidence(qrels, runs, [m], baseline=a, margin=keys.MARGIN_DEFAULT,
                              n_resamples=RESAMPLES, rng=0).pair(a, b, m)
     assert pair.holes.text in note.text and pair.risk.sentence(a, b, m) in note.text

@@ -7,19 +7,15 @@ Expected latencies are recomputed here from the CSV with the csv module and
 from __future__ import annotations
 
 import csv
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _apps import APP, SAMPLE, after_data, displayed
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
 from ireval_app.keys import efficiency as efficiency_keys
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
 META = SAMPLE / "query_metadata.csv"
 SYSTEMS = ("bm25", "neural_rerank", "narrow_recall")
 
@@ -28,16 +24,7 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists() or not META.
 
 
 def _page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/efficiency.py").run()
-    assert not at.exception
-    assert at.title[0].value == "Efficiency"
-    return at
-
-
-def _shown(text: str) -> str:
-    """Markdown source as displayed: backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", text)
+    return after_data("efficiency", "Efficiency", timeout=60)
 
 
 def _sample_latencies() -> dict[str, np.ndarray]:
@@ -63,7 +50,7 @@ def test_sample_metadata_latency_table_and_front() -> None:
     assert len(at.get("plotly_chart")) == 1
     points = at.dataframe[1].value.set_index("system")
     assert sorted(points.index[points["front"]]) == ["bm25", "neural_rerank"]
-    sentence = next(_shown(m.value) for m in at.markdown if "Pareto front" in m.value)
+    sentence = next(displayed(m.value) for m in at.markdown if "Pareto front" in m.value)
     assert sentence.startswith("On the Pareto front of nDCG@10 vs p95 latency: bm25, "
                                "neural_rerank ")
     assert "Dominated: narrow_recall" in sentence
@@ -78,7 +65,7 @@ def test_latency_statistic_and_measure_change_the_front() -> None:
     assert sorted(points.index[points["front"]]) == ["bm25", "narrow_recall", "neural_rerank"]
     at.selectbox(key=efficiency_keys.MEASURE).set_value("AP").run()
     assert not at.exception
-    assert any("Pareto front of AP vs p50 latency" in _shown(m.value) for m in at.markdown)
+    assert any("Pareto front of AP vs p50 latency" in displayed(m.value) for m in at.markdown)
 
 
 def test_uploaded_long_metadata() -> None:
@@ -94,7 +81,7 @@ def test_uploaded_long_metadata() -> None:
     assert table.loc["bm25", "qps"] == pytest.approx(50.0)
     points = at.dataframe[1].value
     assert points["system"].tolist() == ["bm25"]
-    captions = " ".join(_shown(c.value) for c in at.caption)
+    captions = " ".join(displayed(c.value) for c in at.caption)
     assert "No latency for: narrow_recall, neural_rerank" in captions
     assert "not loaded runs, left out: other" in captions
 

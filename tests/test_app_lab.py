@@ -3,19 +3,14 @@ a real query of the sample are explained with the kernel's value."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from _apps import APP, NEEDS_SAMPLE, SAMPLE, metric_values
 from streamlit.testing.v1 import AppTest
 
 from ireval_app.keys import lab as lab_keys
 from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.lab import PRESETS, Preset
-
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
 
 
 def _lab(params: dict[str, str] | None = None) -> AppTest:
@@ -26,10 +21,6 @@ def _lab(params: dict[str, str] | None = None) -> AppTest:
     assert not at.exception
     assert at.title[0].value == "Metric lab"
     return at
-
-
-def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 def _checks(at: AppTest):
@@ -52,7 +43,7 @@ def test_each_preset_shows_its_published_numbers(item: Preset) -> None:
         else:
             assert row["computed"] <= pub.number
         assert bool(row["reproduced"])
-    metrics = _metrics(at)
+    metrics = metric_values(at)
     if item.kind == "significance":
         tests = next(d.value for d in at.dataframe if "p (one-sided)" in d.value.columns)
         tests = tests.set_index("test")
@@ -93,14 +84,14 @@ def test_typed_list() -> None:
     at.text_input(key=lab_keys.UNRETRIEVED).set_value("3 2")
     at.text_input(key=lab_keys.TYPED_MEASURE).set_value("nDCG@6").run()
     assert not at.exception and not at.error
-    assert _metrics(at)["nDCG@6"] == "0.7850"
+    assert metric_values(at)["nDCG@6"] == "0.7850"
     at.text_input(key=lab_keys.TYPED_MEASURE).set_value("nDCG(ideal=run)@6").run()
-    assert _metrics(at)["nDCG(ideal=run)@6"] == "0.9608"
+    assert metric_values(at)["nDCG(ideal=run)@6"] == "0.9608"
     # unjudged ("-") and pooled (negative) documents, a short list and k beyond it
     at.text_input(key=lab_keys.GRADES).set_value("1, -, 0, -1")
     at.text_input(key=lab_keys.TYPED_MEASURE).set_value("")
     at.selectbox(key=lab_keys.MEASURE).set_value("P@10").run()
-    assert _metrics(at)["P@10"] == "0.1000"
+    assert metric_values(at)["P@10"] == "0.1000"
     steps = next(d.value for d in at.dataframe if "running" in d.value.columns)
     assert steps["grade"].tolist() == ["1", "unjudged", "0", "pooled, unjudged"]
     assert at.query_params["grades"] == "1, -, 0, -1" and at.query_params["list"] == "typed"
@@ -120,7 +111,7 @@ def test_typed_mistakes_are_named() -> None:
     assert "Unknown measure" in at.error[0].value
 
 
-@pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
+@NEEDS_SAMPLE
 def test_real_query_equals_evaluate() -> None:
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
@@ -133,7 +124,7 @@ def test_real_query_equals_evaluate() -> None:
         assert not at.exception and not at.error
         expected = evaluate(qrels, runs, [spec], options=EvalOptions(rel_level=2)).per_query(
             "bm25", spec).loc["q012"]
-        assert _metrics(at)[spec] == f"{expected:.4f}", spec
+        assert metric_values(at)[spec] == f"{expected:.4f}", spec
         steps = next(d.value for d in at.dataframe if "running" in d.value.columns)
         assert float(steps["running"].iloc[-1]) == pytest.approx(expected, abs=1e-12)
     assert "Sample data" in at.info[0].value

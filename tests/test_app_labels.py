@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _apps import APP, LABELS, open_page
 from streamlit.testing.v1 import AppTest
 
 from ireval_app.keys import labeling as labeling_keys
@@ -18,18 +19,8 @@ from ireval_core.labels import anchor_drift, noise_trend, read_anchors, read_jud
 from ireval_core.labels.agreement import rater_report
 from ireval_core.labels.gsb import gsb_by_round, read_gsb
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data" / "labels"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "gsb.csv").exists(),
+pytestmark = pytest.mark.skipif(not (LABELS / "gsb.csv").exists(),
                                 reason="labeling sample not generated")
-
-
-def _open(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page(f"pages/{page}.py")
-    return at.run()
 
 
 def _text(elements) -> str:
@@ -43,18 +34,17 @@ def _frame(at: AppTest, column: str):
 
 def _people() -> list[Path]:
     """The people's files of the sample (the model judge's are judge_*.csv)."""
-    return sorted(SAMPLE.glob("labels_*.csv"))
+    return sorted(LABELS.glob("labels_*.csv"))
 
 
 @pytest.fixture(scope="module")
 def core():
-    j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
+    j = read_judgments(sorted(LABELS.glob("labels_*.csv")))
     return j, trend(j, k=10)
 
 
 def test_data_page_summarises_the_sample() -> None:
-    at = _open("labels_data")
-    assert not at.exception
+    at = open_page("labels_data")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rounds"] == "6" and metrics["Systems"] == "2" and metrics["Raters"] == "3"
     assert any("Sample labeling data" in i.value for i in at.info)
@@ -62,8 +52,7 @@ def test_data_page_summarises_the_sample() -> None:
 
 def test_trend_shows_the_recall_break(core) -> None:
     j, t = core
-    at = _open("labels_trend")
-    assert not at.exception
+    at = open_page("labels_trend")
     errors = _text(at.error)
     assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in errors
     assert len(at.error) == 1  # the only significant drop
@@ -78,12 +67,11 @@ def test_trend_shows_the_recall_break(core) -> None:
 
 
 def test_raters_flags_the_drifting_rater() -> None:
-    at = _open("labels_raters")
-    assert not at.exception
+    at = open_page("labels_raters")
     [flag] = at.error
     assert flag.value.replace("\\", "").startswith("chen, 2026-09: agreement with the consensus "
                                                    "dropped")
-    j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
+    j = read_judgments(sorted(LABELS.glob("labels_*.csv")))
     report = rater_report(j.label_table())
     per_round = at.dataframe[0].value.set_index("round")
     assert per_round.loc["2026-09", "alpha"] == pytest.approx(
@@ -95,11 +83,7 @@ def test_raters_flags_the_drifting_rater() -> None:
 
 
 def test_changes_split_the_dcg_change() -> None:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["old"] = "2026-07"
-    at.query_params["new"] = "2026-08"
-    at.switch_page("pages/labels_changes.py").run()
-    assert not at.exception
+    at = open_page("labels_changes", old="2026-07", new="2026-08")
     parts = at.dataframe[0].value.set_index("system")
     for system in ("control", "treatment"):
         row = parts.loc[system]
@@ -109,21 +93,20 @@ def test_changes_split_the_dcg_change() -> None:
 
 
 def test_gsb_page() -> None:
-    at = _open("labels_gsb")
-    assert not at.exception
-    expected = gsb_by_round(read_gsb([SAMPLE / "gsb.csv"])).set_index("round")
+    at = open_page("labels_gsb")
+    expected = gsb_by_round(read_gsb([LABELS / "gsb.csv"])).set_index("round")
     shown = at.dataframe[0].value.set_index("round")
     assert shown.loc["2026-08", "gsb"] == pytest.approx(expected.loc["2026-08", "gsb"])
     assert "2026-08: the new system is judged worse" in _text(at.error)
 
 
 def test_settings_change_every_labeling_page() -> None:
-    at = _open("labels_data")
+    at = open_page("labels_data")
     at.number_input(key=labeling_keys.K).set_value(5).run()
     at.switch_page("pages/labels_trend.py").run()
     assert not at.exception
     assert "DCG@5" in _text(at.caption)
-    j = read_judgments(sorted(SAMPLE.glob("labels_*.csv")))
+    j = read_judgments(sorted(LABELS.glob("labels_*.csv")))
     t5 = trend(j, k=5).table
     shown = _frame(at, "mdc")
     assert list(shown["dcg"]) == pytest.approx(list(t5["dcg"]), rel=1e-12)
@@ -132,10 +115,9 @@ def test_settings_change_every_labeling_page() -> None:
 def test_trend_band_is_the_rater_noise_interval_with_the_mdc() -> None:
     """The band and table are noise_trend's (people only: the sample's model judge left
     out), anchors drift is warned before the chart, and columns have readable names."""
-    at = _open("labels_trend")
-    assert not at.exception
-    j = read_judgments([*_people(), SAMPLE / "judge_llm.csv"])
-    drift = anchor_drift(read_anchors(SAMPLE / "anchors.csv"))
+    at = open_page("labels_trend")
+    j = read_judgments([*_people(), LABELS / "judge_llm.csv"])
+    drift = anchor_drift(read_anchors(LABELS / "anchors.csv"))
     nt = noise_trend(j, k=10, exclude=["llm"], anchors=drift)
     shown = _frame(at, "mdc")
     for col in ("dcg", "ci_low", "ci_high", "ci_low_queries", "ci_high_queries", "mdc"):
@@ -161,25 +143,17 @@ def test_trend_band_is_the_rater_noise_interval_with_the_mdc() -> None:
 
 
 def test_trend_alpha_and_power_from_the_link() -> None:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["alpha"] = "0.01"
-    at.query_params["power"] = "0.9"
-    at.switch_page("pages/labels_trend.py").run()
-    assert not at.exception
+    at = open_page("labels_trend", alpha="0.01", power="0.9")
     j = read_judgments(_people())
     nt = noise_trend(j, k=10, alpha=0.01, power=0.9)
     assert list(_frame(at, "mdc")["mdc"]) == pytest.approx(list(nt.table["mdc"]), rel=1e-12)
-    bad = AppTest.from_file(APP, default_timeout=90)
-    bad.query_params["alpha"] = "2"
-    bad.switch_page("pages/labels_trend.py").run()
-    assert not bad.exception
+    bad = open_page("labels_trend", alpha="2")
     assert "alpha" in _text(bad.warning) and "Not applied" in _text(bad.warning)
     assert bad.number_input(key=labels_trend_keys.ALPHA).value == 0.05
 
 
 def test_raters_confusion_title_axes_and_caption_agree() -> None:
-    at = _open("labels_raters")
-    assert not at.exception
+    at = open_page("labels_raters")
     fig = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
     title = html.unescape(fig["title"]["text"])
     assert title == "chen against the other raters, 2026-09"
@@ -193,21 +167,20 @@ def test_labeling_small_findings() -> None:
     """Issue 18 item 7 on the labeling pages: no cut-off label, what the row count counts,
     no link to the page itself, no DCG settings on Side by side, coverage as a share,
     label colours ordered by grade."""
-    at = _open("labels_data")
-    assert not at.exception
+    at = open_page("labels_data")
     assert at.selectbox(key=labeling_keys.COMBINE).label == "Combine raters by"
     metrics = {m.label: m for m in at.metric}
-    every = read_judgments([*_people(), *sorted(SAMPLE.glob("judge_*.csv"))])
+    every = read_judgments([*_people(), *sorted(LABELS.glob("judge_*.csv"))])
     assert metrics["Labels"].value == f"{len(every.label_table()):,}"
     rows = sum(sum(1 for _ in p.open(encoding="utf-8")) - 1
-               for p in [*_people(), *sorted(SAMPLE.glob("judge_*.csv"))])
+               for p in [*_people(), *sorted(LABELS.glob("judge_*.csv"))])
     assert metrics["File rows"].value == f"{rows:,}" == f"{every.n_rows:,}"
     assert "several systems' lists" in metrics["Labels"].proto.help
     assert f"{rows:,} rows read: {every.n_rows_labeled:,} with a label" in _text(at.caption)
     assert not [p for p in at.get("page_link") if p.proto.label == "Go to the Labeling data page"]
-    gsb = _open("labels_gsb")
+    gsb = open_page("labels_gsb")
     assert not any("DCG@" in c.value for c in gsb.caption)
-    trend_page = _open("labels_trend")
+    trend_page = open_page("labels_trend")
     charts_ = [json.loads(c.proto.spec) for c in trend_page.get("plotly_chart")]
     coverage = next(c for c in charts_ if "Coverage" in c["layout"]["title"]["text"])
     assert coverage["layout"]["yaxis"]["range"] == [0, 1.02]

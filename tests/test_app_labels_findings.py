@@ -6,10 +6,9 @@ Each test has its own SQLite workspace where it saves (``IREVAL_WORKSPACE``)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow as pa
-import pytest
+from _apps import APP, LABELS, open_page
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
@@ -18,9 +17,7 @@ from ireval_core.labels import read_judgments
 from ireval_core.labels.agreement import rater_report
 from ireval_core.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-MONTHS = sorted((ROOT / "sample_data" / "labels").glob("labels_*.csv"))
+MONTHS = sorted(LABELS.glob("labels_*.csv"))
 
 RAW = ("pairable_units", "cohen_linear", "drift_flag", "kappa_vs_consensus", "dcg_old",
        "from_lists", "n_labels")
@@ -40,9 +37,7 @@ def _shown(frame):
 
 
 def test_raters_and_changes_tables_have_readable_headers_with_help() -> None:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/labels_raters.py").run()
-    assert not at.exception
+    at = open_page("labels_raters")
     per_round, per_rater, disputed = at.dataframe[:3]
     j = read_judgments(MONTHS)
     report = rater_report(j.label_table())
@@ -89,15 +84,7 @@ def test_undefined_cells_show_a_dash_with_their_meaning() -> None:
            "the rater labeled in no other round" in captions
 
 
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    url = str(tmp_path / "workspace.db")
-    monkeypatch.setenv("IREVAL_WORKSPACE", url)
-    with Workspace.open(url) as workspace:
-        yield workspace
-
-
-def test_one_round_and_the_name_asked_once(ws: Workspace) -> None:
+def test_one_round_and_the_name_asked_once(app_ws: Workspace) -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     at.switch_page("pages/labels_data.py").run()
     at.radio(key=keys.SOURCE).set_value("upload").run()
@@ -107,7 +94,7 @@ def test_one_round_and_the_name_asked_once(ws: Workspace) -> None:
     at.text_input(key=state.NOTES_AUTHOR).input("ana")
     next(b for b in at.button if b.label == "Save").click().run()
     assert not at.exception and not at.error
-    [saved] = ws.list_datasets()
+    [saved] = app_ws.list_datasets()
     [option] = at.selectbox(key=keys.SAVED_PICK).options
     assert option.startswith("may  ·  1 round  ·  version 1")
     # another page and back: the add form has the name already
@@ -118,5 +105,5 @@ def test_one_round_and_the_name_asked_once(ws: Workspace) -> None:
     assert at.text_input(key=state.NOTES_AUTHOR).value == "ana"
     next(b for b in at.button if b.label == "Add to set may").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert ws.get_dataset(saved.id).version == 2
+    assert app_ws.get_dataset(saved.id).version == 2
     assert at.selectbox(key=keys.SAVED_PICK).options[0].startswith("may  ·  2 rounds  ·  ")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import base64
 import html
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _apps import LABELS, open_page
 from streamlit.testing.v1 import AppTest
 
 from ireval_app.keys import labeling
@@ -18,26 +18,20 @@ from ireval_app.keys import labels_judge as keys
 from ireval_core.labels import judge_report, read_judgments
 from ireval_core.labels.gsb import read_gsb
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data" / "labels"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "judge_llm.csv").exists(),
+pytestmark = pytest.mark.skipif(not (LABELS / "judge_llm.csv").exists(),
                                 reason="labeling sample not generated")
 
 
 @pytest.fixture(scope="module")
 def report():
-    j = read_judgments([*sorted(SAMPLE.glob("labels_*.csv")), SAMPLE / "judge_llm.csv"])
-    return judge_report(j, "llm", gsb=read_gsb(SAMPLE / "gsb.csv"),
+    j = read_judgments([*sorted(LABELS.glob("labels_*.csv")), LABELS / "judge_llm.csv"])
+    return judge_report(j, "llm", gsb=read_gsb(LABELS / "gsb.csv"),
                         gsb_systems=("control", "treatment"))
 
 
 @pytest.fixture(scope="module")
 def page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/labels_judge.py")
-    return at.run()
+    return open_page("labels_judge")
 
 
 def _frame(at: AppTest, column: str):
@@ -87,11 +81,7 @@ def test_disagreements_and_downloads(page: AppTest, report) -> None:
 
 
 def test_another_judge_from_the_link_and_the_people_exclude_it() -> None:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params["judge"] = "chen"
-    at.query_params["round"] = "2026-08"
-    at.switch_page("pages/labels_judge.py").run()
-    assert not at.exception
+    at = open_page("labels_judge", judge="chen", round="2026-08")
     assert at.selectbox(key=labeling.JUDGE).value == "chen"
     assert at.selectbox(key=keys.ROUND).value == "2026-08"
     # chen is now left out of the people's numbers on the other pages, llm counts as a rater

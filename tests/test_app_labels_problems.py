@@ -18,7 +18,6 @@ import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
-from test_labels_problems import month_with_conflicts
 
 from ireval_app import state
 from ireval_app.keys import labeling
@@ -49,11 +48,6 @@ def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
     _Recording.files = {}
     monkeypatch.setattr(app_test_module, "MemoryMediaFileStorage", _Recording)
     return _Recording.files
-
-
-@pytest.fixture(scope="module")
-def month() -> tuple[str, list[tuple[int, int]]]:
-    return month_with_conflicts(83)
 
 
 def _text(elements) -> str:

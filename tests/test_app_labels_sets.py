@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _apps import APP, LABELS, metric_values
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
@@ -16,25 +17,11 @@ from ireval_app.keys import labels_data as keys
 from ireval_core.labels import read_judgments, trend
 from ireval_core.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-MONTHS = sorted((ROOT / "sample_data" / "labels").glob("labels_*.csv"))[:3]
-
-
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    url = str(tmp_path / "workspace.db")
-    monkeypatch.setenv("IREVAL_WORKSPACE", url)
-    with Workspace.open(url) as workspace:
-        yield workspace
+MONTHS = sorted(LABELS.glob("labels_*.csv"))[:3]
 
 
 def _upload(paths: list[Path]) -> list[tuple[str, bytes, str]]:
     return [(p.name, p.read_bytes(), "text/csv") for p in paths]
-
-
-def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
 
 
 def _button(at: AppTest, label: str):
@@ -59,21 +46,21 @@ def _add(at: AppTest, paths: list[Path], *, replace: bool | None = None) -> None
     _button(at, "Add to set labels 2026").click().run()
 
 
-def test_a_set_grows_by_months_and_refuses_a_round_twice(ws: Workspace) -> None:
+def test_a_set_grows_by_months_and_refuses_a_round_twice(app_ws: Workspace) -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     _save_two_months(at)
-    [saved] = ws.list_datasets()
+    [saved] = app_ws.list_datasets()
     assert (saved.version, saved.rounds) == (1, ("2026-05", "2026-06"))
     assert at.radio(key=keys.SOURCE).value == "saved"
-    assert _metrics(at)["Rounds"] == "2"
+    assert metric_values(at)["Rounds"] == "2"
     assert at.query_params["set"] == saved.short_id and at.query_params["version"] == "1"
     _add(at, [MONTHS[2]])
     assert not at.exception and not at.error, [e.value for e in at.error]
-    grown = ws.get_dataset(saved.id)
+    grown = app_ws.get_dataset(saved.id)
     assert (grown.id, grown.name, grown.version, grown.rounds) == (
         saved.id, "labels 2026", 2, ("2026-05", "2026-06", "2026-07"))
-    assert [i.id for i in ws.list_datasets()] == [saved.id]
-    assert _metrics(at)["Rounds"] == "3" and at.query_params["version"] == "2"
+    assert [i.id for i in app_ws.list_datasets()] == [saved.id]
+    assert metric_values(at)["Rounds"] == "3" and at.query_params["version"] == "2"
     table = next(d.value for d in at.dataframe if "Rounds added" in d.value.columns)
     assert table[["Version", "By", "Rounds added", "Rows added"]].values.tolist() == [
         [2, "bo", "2026-07", sum(1 for _ in MONTHS[2].open()) - 1],
@@ -87,21 +74,21 @@ def test_a_set_grows_by_months_and_refuses_a_round_twice(ws: Workspace) -> None:
     at.text_input(key=state.NOTES_AUTHOR).input("bo")
     _button(at, "Add to set labels 2026").click().run()
     assert any("already in the set 'labels 2026'" in e.value for e in at.error)
-    assert ws.get_dataset(saved.id).version == 2
+    assert app_ws.get_dataset(saved.id).version == 2
     at.checkbox(key=keys.REPLACE).set_value(True)
     _button(at, "Add to set labels 2026").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert [f.name for f in ws.get_dataset(saved.id).files] == [
+    assert [f.name for f in app_ws.get_dataset(saved.id).files] == [
         MONTHS[0].name, MONTHS[1].name, "july_fixed.csv"]
-    assert [f.name for f in ws.versions(saved.id)[-1].replaced] == [MONTHS[2].name]
+    assert [f.name for f in app_ws.versions(saved.id)[-1].replaced] == [MONTHS[2].name]
 
 
-def test_a_link_to_version_1_keeps_its_numbers(ws: Workspace) -> None:
+def test_a_link_to_version_1_keeps_its_numbers(app_ws: Workspace) -> None:
     at = AppTest.from_file(APP, default_timeout=120)
     _save_two_months(at)
-    [saved] = ws.list_datasets()
+    [saved] = app_ws.list_datasets()
     _add(at, [MONTHS[2]])
-    assert ws.get_dataset(saved.id).version == 2
+    assert app_ws.get_dataset(saved.id).version == 2
     expected = trend(read_judgments(MONTHS[:2]), k=10).table
     for page in ("labels_trend", "labels_data", "labels_raters", "labels_changes",
                  "labels_gsb", "labels_judge"):
@@ -120,7 +107,7 @@ def test_a_link_to_version_1_keeps_its_numbers(ws: Workspace) -> None:
             assert merged["dcg"].tolist() == pytest.approx(merged["dcg_core"].tolist(),
                                                            rel=1e-12)
         if page == "labels_data":
-            assert _metrics(link)["Rounds"] == "2"
+            assert metric_values(link)["Rounds"] == "2"
     # without a version the link opens the newest, and says which
     newest = AppTest.from_file(APP, default_timeout=120)
     newest.query_params.update({"source": "saved", "set": saved.short_id})

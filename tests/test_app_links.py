@@ -3,9 +3,8 @@ new session restores the view; leaving a page and coming back keeps its selectio
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from _apps import APP, NEEDS_SAMPLE, open_page
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import views
@@ -13,26 +12,12 @@ from ireval_app.keys import compare as compare_keys
 from ireval_app.keys import ndcg_vs_dcg as ndcg_vs_dcg_keys
 from ireval_app.keys import queries as queries_keys
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-
-pytestmark = pytest.mark.skipif(not (ROOT / "sample_data" / "qrels.txt").exists(),
-                                reason="sample data not generated")
-
-
-def _open(page: str, params: dict[str, str | list[str]]) -> AppTest:
-    """A new session opening ``/<page>?<params>`` (as a browser opening a link)."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(f"pages/{page}.py")
-    return at.run()
+pytestmark = NEEDS_SAMPLE
 
 
 def test_queries_link_restores_measure_runs_query_and_options() -> None:
-    at = _open("queries", {"measure": "AP", "a": "neural_rerank", "b": "bm25", "query": "q017",
-                           "rel": "2"})
-    assert not at.exception
+    at = open_page("queries", timeout=60, measure="AP", a="neural_rerank", b="bm25",
+                   query="q017", rel="2")
     assert at.selectbox(key=queries_keys.MEASURE).value == "AP"
     assert at.selectbox(key=queries_keys.RUN_A).value == "neural_rerank"
     assert at.selectbox(key=queries_keys.RUN_B).value == "bm25"
@@ -43,9 +28,8 @@ def test_queries_link_restores_measure_runs_query_and_options() -> None:
 
 
 def test_compare_link_restores_runs_and_baseline() -> None:
-    at = _open("compare", {"runs": ["bm25", "neural_rerank"], "pairs": "against a baseline",
-                           "baseline": "neural_rerank", "measures": ["AP", "P@10"]})
-    assert not at.exception
+    at = open_page("compare", timeout=60, runs=["bm25", "neural_rerank"],
+                   pairs="against a baseline", baseline="neural_rerank", measures=["AP", "P@10"])
     assert at.multiselect(key=compare_keys.SYSTEMS).value == ["bm25", "neural_rerank"]
     assert at.selectbox(key=compare_keys.BASELINE).value == "neural_rerank"
     assert at.multiselect(key=compare_keys.MEASURES).value == ["AP", "P@10"]
@@ -54,8 +38,7 @@ def test_compare_link_restores_runs_and_baseline() -> None:
 
 
 def test_unknown_values_in_a_link_fall_back_to_defaults() -> None:
-    at = _open("queries", {"a": "no_such_run", "query": "q999", "measure": "nope"})
-    assert not at.exception
+    at = open_page("queries", timeout=60, a="no_such_run", query="q999", measure="nope")
     assert at.selectbox(key=queries_keys.RUN_A).value == "bm25"
     assert at.selectbox(key=queries_keys.MEASURE).value == "nDCG@10"
     assert "a" not in at.query_params and "measure" not in at.query_params
@@ -76,9 +59,9 @@ def test_selections_survive_page_switches_and_follow_in_the_url() -> None:
 
 
 def test_metrics_and_ndcg_links() -> None:
-    at = _open("metrics", {"measures": ["AP", "RR"]})
+    at = open_page("metrics", timeout=60, measures=["AP", "RR"])
     assert list(at.table[0].value.columns) == ["AP", "RR"]
-    at = _open("ndcg_vs_dcg", {"k": "20", "recall_k": "1000"})
+    at = open_page("ndcg_vs_dcg", timeout=60, k="20", recall_k="1000")
     assert at.selectbox(key=ndcg_vs_dcg_keys.K).value == 20
     assert "DCG@20" in at.dataframe[0].value.columns and "R@1000" in at.dataframe[0].value.columns
 

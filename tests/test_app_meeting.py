@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
-import pytest
+from _apps import APP, NEEDS_SAMPLE, SAMPLE
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import meeting_glue
@@ -14,12 +13,7 @@ from ireval_core import EvalOptions, read_qrels, read_runs
 from ireval_core.dataset import Dataset
 from ireval_core.meeting import ReportInput
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
+pytestmark = NEEDS_SAMPLE
 
 
 def test_meeting_page_offers_the_report() -> None:

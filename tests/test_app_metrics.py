@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from _apps import NEEDS_SAMPLE, SAMPLE, after_data, displayed
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state
@@ -13,12 +13,7 @@ from ireval_app.keys import metrics as metrics_keys
 from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
+pytestmark = NEEDS_SAMPLE
 
 
 def _sample_eval(measures: list[str]):
@@ -28,16 +23,7 @@ def _sample_eval(measures: list[str]):
 
 
 def _metrics_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("pages/metrics.py").run()
-    assert not at.exception
-    assert at.title[0].value == "Metrics"
-    return at
-
-
-def _shown(text: str) -> str:
-    """Markdown source as displayed: backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", text)
+    return after_data("metrics", "Metrics")
 
 
 def _leading_number(cell: str) -> float:
@@ -62,7 +48,7 @@ def test_table_holds_sample_means_with_intervals() -> None:
     # definitions and options next to the numbers
     text = " ".join(m.value for m in at.markdown)
     assert "nDCG@10" in text and "IDCG" in text
-    captions = " ".join(_shown(c.value) for c in at.caption)
+    captions = " ".join(displayed(c.value) for c in at.caption)
     assert "in both run and qrels" in captions
     assert "Queries averaged: bm25 59" in captions
     assert [b.label for b in at.get("download_button")] == [
@@ -100,4 +86,4 @@ def test_options_are_applied() -> None:
     expected = evaluate(qrels, runs, ["nDCG@10"], options=EvalOptions(complete=True))
     assert _leading_number(table.loc["narrow_recall", "nDCG@10"]) == pytest.approx(
         expected.mean("narrow_recall", "nDCG@10"), abs=5e-5)
-    assert "every qrels query" in " ".join(_shown(c.value) for c in at.caption)
+    assert "every qrels query" in " ".join(displayed(c.value) for c in at.caption)

@@ -4,32 +4,21 @@ notes in its label."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from _apps import APP, NEEDS_SAMPLE, sample_files
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state, widgets
 from ireval_app.keys import queries as queries_keys
 from ireval_core.workspace import Target, Workspace
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
+pytestmark = NEEDS_SAMPLE
 
 
 @pytest.fixture
-def ws(tmp_path, monkeypatch) -> Workspace:
-    url = str(tmp_path / "workspace.db")
-    monkeypatch.setenv("IREVAL_WORKSPACE", url)
-    workspace = Workspace.open(url)
-    files = [("qrels", "qrels.txt", (SAMPLE / "qrels.txt").read_bytes()),
-             ("run", "run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes())]
-    workspace.save_dataset(files, name="November round", saved_by="ana")
-    return workspace
+def ws(app_ws: Workspace) -> Workspace:
+    app_ws.save_dataset(sample_files("run_bm25.txt"), name="November round", saved_by="ana")
+    return app_ws
 
 
 def _expander(at: AppTest, start: str):

@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
-import pytest
+from _apps import NEEDS_SAMPLE, SAMPLE, after_data, displayed, metric_values
 from streamlit.testing.v1 import AppTest
 
 from ireval_app.keys import rounds as rounds_keys
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.rounds import compare_qrels, to_label
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
+pytestmark = NEEDS_SAMPLE
 
 
 def _rounds_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30).run()
-    at.switch_page("pages/rounds.py").run()
-    assert not at.exception
-    assert at.title[0].value == "Qrels rounds"
-    return at
-
-
-def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def _shown(text: str) -> str:
-    """Markdown source as displayed: backslash escapes removed."""
-    return re.sub(r"\\(.)", r"\1", text)
+    return after_data("rounds", "Qrels rounds")
 
 
 def _regraded_sample(n: int) -> bytes:
@@ -54,7 +33,7 @@ def test_coverage_without_second_round() -> None:
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
     expected = to_label(qrels, runs, k=10)
-    metrics = _metrics(at)
+    metrics = metric_values(at)
     assert metrics["Distinct unjudged pairs in the top 10"] == f"{len(expected):,}"
     assert "Regraded" not in metrics
     coverage = at.dataframe[0].value.set_index("run")
@@ -72,19 +51,19 @@ def test_second_round_shows_changes_and_kappa() -> None:
     current = read_qrels(SAMPLE / "qrels.txt")
     other = read_qrels(data, name="april.qrels")
     diff = compare_qrels(other, current)  # default: the uploaded round is the older one
-    metrics = _metrics(at)
+    metrics = metric_values(at)
     assert metrics["Regraded"] == "5" == str(diff.n_changed)
     assert metrics["Added (new only)"] == "0"
     assert metrics["Cohen's kappa"] == f"{diff.kappa:.4f}"
     assert metrics["Linearly weighted kappa"] == f"{diff.weighted_kappa:.4f}"
     assert "Kendall's τ" in metrics
-    text = " ".join(_shown(m.value) for m in at.markdown)
+    text = " ".join(displayed(m.value) for m in at.markdown)
     assert "april.qrels" in text and "(uploaded)" in text
     # swap: the uploaded round becomes the newer one
     at.toggle(key=rounds_keys.SWAP).set_value(True).run()
     assert not at.exception
     swapped = compare_qrels(current, other)
-    assert _metrics(at)["Cohen's kappa"] == f"{swapped.kappa:.4f}"
+    assert metric_values(at)["Cohen's kappa"] == f"{swapped.kappa:.4f}"
 
 
 def test_broken_second_round_shows_error() -> None:

@@ -4,9 +4,8 @@ confirmation. Each test has its own SQLite workspace (``IREVAL_WORKSPACE``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from _apps import APP, NEEDS_SAMPLE, SAMPLE, sample_files
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import state, widgets
@@ -18,24 +17,14 @@ from ireval_core.evaluate import evaluate
 from ireval_core.tables import metrics_table
 from ireval_core.workspace import Target, Workspace
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data"
-
-pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
-                                reason="sample data not generated")
+pytestmark = NEEDS_SAMPLE
 
 
 @pytest.fixture
-def ws(tmp_path, monkeypatch) -> Workspace:
-    url = str(tmp_path / "workspace.db")
-    monkeypatch.setenv("IREVAL_WORKSPACE", url)
-    workspace = Workspace.open(url)
-    files = [("qrels", "qrels.txt", (SAMPLE / "qrels.txt").read_bytes()),
-             ("run", "run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes()),
-             ("run", "run_neural.txt", (SAMPLE / "run_neural.txt").read_bytes())]
-    workspace.save_dataset(files, name="November round", note="two runs", saved_by="ana")
-    return workspace
+def ws(app_ws: Workspace) -> Workspace:
+    app_ws.save_dataset(sample_files("run_bm25.txt", "run_neural.txt"), name="November round",
+                        note="two runs", saved_by="ana")
+    return app_ws
 
 
 def _expected_p10() -> dict[str, float]:

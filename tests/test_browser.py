@@ -7,22 +7,19 @@ its own URL, uploads a broken run file through the real uploader, and saves
 screenshots to ``test-artifacts/`` for a person to look at. Clicks made before the page
 has finished loading, or while a script runs, must all take effect. Every browser
 context blocks requests to other hosts (``browser_support.NetworkGuard``) and none may
-have been attempted. Server, chromium and waits: ``tests/browser_support.py``; hostile
-names: ``tests/test_browser_hostile.py``.
+have been attempted. Server, chromium and waits: ``tests/browser_support.py`` (the
+``server`` and ``browser`` fixtures: ``tests/conftest.py``); hostile names:
+``tests/test_browser_hostile.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     ROOT,
     NetworkGuard,
-    app_server,
+    guarded_page,
     nav,
     no_exception,
     require_chromium,
@@ -30,35 +27,14 @@ from browser_support import (
 )
 
 require_chromium()
-playwright = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    with app_server(tmp_path_factory.mktemp("workspace") / "workspace.db") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
 def page(browser):
     """One page (one Streamlit session) for the tests of this module, in a context that
     blocks every request to another host; none may have been attempted at the end."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    guard = NetworkGuard(context)
-    pg = context.new_page()
-    pg.set_default_timeout(45_000)
-    yield pg
-    context.close()
-    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
+    with guarded_page(browser, height=1000, timeout=45_000) as pg:
+        yield pg
 
 
 def _table(pg) -> dict[tuple[str, str], str]:
@@ -326,23 +302,18 @@ def test_early_clicks_are_not_lost(browser, server):
     """
     took_effect = []
     for attempt in range(3):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        guard = NetworkGuard(context)
-        pg = context.new_page()
-        pg.set_default_timeout(45_000)
-        pg.goto(server)
-        upload = pg.get_by_text("Upload", exact=True).first
-        upload.click()
-        assert upload.evaluate("e => !!e.closest('[data-testid=\"stRadio\"]')"), attempt
-        qrels = pg.locator('[data-testid="stFileUploader"] input[type="file"]').first
-        qrels.wait_for(state="attached")
-        qrels.set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
-        pg.get_by_text("qrels: 59 queries, 3,018 judgments").first.wait_for()
-        settle(pg)
-        took_effect.append(pg.get_by_role("radio", name="Upload").is_checked())
-        no_exception(pg)
-        context.close()
-        assert guard.blocked == []
+        with guarded_page(browser, height=1000, timeout=45_000) as pg:
+            pg.goto(server)
+            upload = pg.get_by_text("Upload", exact=True).first
+            upload.click()
+            assert upload.evaluate("e => !!e.closest('[data-testid=\"stRadio\"]')"), attempt
+            qrels = pg.locator('[data-testid="stFileUploader"] input[type="file"]').first
+            qrels.wait_for(state="attached")
+            qrels.set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
+            pg.get_by_text("qrels: 59 queries, 3,018 judgments").first.wait_for()
+            settle(pg)
+            took_effect.append(pg.get_by_role("radio", name="Upload").is_checked())
+            no_exception(pg)
     assert took_effect == [True] * 3
 
 

@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    NetworkGuard,
     app_server,
+    guarded_page,
     no_exception,
     require_chromium,
     settle,
@@ -24,27 +22,14 @@ from ireval_core import read_qrels, read_runs
 from ireval_core.meeting import DecisionSettings, ReportNote, decision_note, meeting_report
 
 require_chromium()
-playwright = pytest.importorskip("playwright.sync_api")
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
                                 reason="sample data not generated")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 def test_compare_panels_in_a_browser(browser, tmp_path) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 2600})
-    guard = NetworkGuard(context)
-    pg = context.new_page()
-    pg.set_default_timeout(90_000)
-    with app_server(tmp_path / "workspace.db") as url:
+    with (guarded_page(browser, height=2600, timeout=90_000) as pg,
+          app_server(tmp_path / "workspace.db") as url):
         pg.goto(f"{url}/compare?margin=2&margin_unit=%25+of+A%27s+mean&loss_delta=0.1")
         settle(pg)
         no_exception(pg)
@@ -56,8 +41,6 @@ def test_compare_panels_in_a_browser(browser, tmp_path) -> None:
                      "How sure the ranking is", "Who gets hurt", "Record a decision"):
             assert text in body, text
         pg.screenshot(path=str(ARTIFACTS / "decisions_compare.png"))
-    context.close()
-    assert guard.blocked == []
 
 
 def test_report_memo_in_a_browser(browser) -> None:
@@ -71,15 +54,11 @@ def test_report_memo_in_a_browser(browser) -> None:
                       "decision", (names[0], names[2], "nDCG@10"))
     html = meeting_report(qrels, runs, ["nDCG@10", "AP"], notes=[note], n_resamples=2000).html
     (ARTIFACTS / "decisions_report.html").write_text(html, encoding="utf-8")
-    context = browser.new_context(viewport={"width": 1200, "height": 1500})
-    guard = NetworkGuard(context)
-    pg = context.new_page()
-    pg.set_content(html, wait_until="load")
-    assert "Decision: neural_rerank vs bm25 on nDCG@10" in pg.inner_text("body")
-    pg.screenshot(path=str(ARTIFACTS / "decisions_report.png"))
-    section = pg.locator("h2", has_text="Decision evidence")
-    assert section.count() == 1
-    section.evaluate("e => e.scrollIntoView({block: 'start'})")
-    pg.screenshot(path=str(ARTIFACTS / "decisions_report_evidence.png"))
-    context.close()
-    assert guard.blocked == []
+    with guarded_page(browser, width=1200, height=1500) as pg:
+        pg.set_content(html, wait_until="load")
+        assert "Decision: neural_rerank vs bm25 on nDCG@10" in pg.inner_text("body")
+        pg.screenshot(path=str(ARTIFACTS / "decisions_report.png"))
+        section = pg.locator("h2", has_text="Decision evidence")
+        assert section.count() == 1
+        section.evaluate("e => e.scrollIntoView({block: 'start'})")
+        pg.screenshot(path=str(ARTIFACTS / "decisions_report_evidence.png"))

@@ -18,27 +18,15 @@ from collections.abc import Iterator
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     MENU,
-    NetworkGuard,
     app_server,
+    guarded_page,
     no_exception,
     require_chromium,
     settle,
 )
 
 require_chromium()
-playwright = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
@@ -50,13 +38,8 @@ def fresh_server(tmp_path) -> Iterator[str]:
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    guard = NetworkGuard(context)
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
-    yield pg
-    context.close()
-    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
+    with guarded_page(browser, height=1000, timeout=60_000) as pg:
+        yield pg
 
 
 def _frame(pg) -> str:

@@ -27,12 +27,10 @@ from typing import Any
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     MENU,
     ROOT,
     NetworkGuard,
-    app_server,
+    guarded_page,
     nav,
     no_exception,
     require_chromium,
@@ -40,7 +38,6 @@ from browser_support import (
 )
 
 require_chromium()
-playwright = pytest.importorskip("playwright.sync_api")
 
 # Markers inside the hostile names: an element whose whole text is one of them was made
 # by rendering a name (the alt text of an image, a link, a coloured or bold span, a
@@ -243,21 +240,6 @@ def _inspect(pg: Any, beacon: Beacon, name: str) -> str:
     return pg.inner_text("body")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    with app_server(tmp_path_factory.mktemp("workspace") / "workspace.db") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    ARTIFACTS.mkdir(exist_ok=True)
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
 EVALUATION_PAGES = ("Metrics", "Curves", "Compare", "Queries", "Efficiency", "Qrels rounds",
                     "nDCG vs DCG", "Meeting", "Metric lab")
 LABELING_PAGES = ("Trend", "Raters", "Label changes", "Side by side")
@@ -370,28 +352,24 @@ def test_icons_render_with_no_request_to_another_host(browser, server):
     inline, and the Material Symbols font comes from the app's server: each icon is
     drawn as one glyph (about 1 em wide; the unrendered ligature, e.g. "database", would
     be several em), and no request to another host is attempted."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    guard = NetworkGuard(context)
-    pg = context.new_page()
-    pg.set_default_timeout(45_000)
-    for path in ("", "metrics", "labels_trend", "lab"):
-        pg.goto(f"{server}/{path}")
-        pg.wait_for_function(
-            "() => document.querySelector(\"link[rel~='icon']\")?.href.startsWith('data:')")
-        settle(pg)
-        favicon = pg.evaluate("() => document.querySelector(\"link[rel~='icon']\").href")
-        assert favicon.startswith("data:image/svg+xml"), path
-        size = pg.evaluate("async src => { const i = new Image(); i.src = src; await i.decode();"
-                           " return [i.naturalWidth, i.naturalHeight]; }", favicon)
-        assert size[0] > 0 and size[1] > 0
-        found = pg.evaluate(_ICONS)
-        assert found["faces"] and set(found["faces"]) == {"loaded"}, path
-        nav_icons = [i for i in found["icons"] if i["name"] in ("database", "table_chart")]
-        assert len(nav_icons) == 2, path  # the sidebar's Data and Metrics icons
-        for icon in found["icons"]:
-            assert "Material Symbols Rounded" in icon["font"], icon
-            assert 0.5 * icon["size"] <= icon["width"] <= 1.5 * icon["size"], icon
-    pg.locator(MENU).screenshot(path=str(ARTIFACTS / "icons_nav.png"))
-    pg.screenshot(path=str(ARTIFACTS / "icons_lab.png"))
-    context.close()
-    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
+    with guarded_page(browser, height=1000, timeout=45_000) as pg:
+        for path in ("", "metrics", "labels_trend", "lab"):
+            pg.goto(f"{server}/{path}")
+            pg.wait_for_function(
+                "() => document.querySelector(\"link[rel~='icon']\")?.href.startsWith('data:')")
+            settle(pg)
+            favicon = pg.evaluate("() => document.querySelector(\"link[rel~='icon']\").href")
+            assert favicon.startswith("data:image/svg+xml"), path
+            size = pg.evaluate("async src => { const i = new Image(); i.src = src;"
+                               " await i.decode(); return [i.naturalWidth, i.naturalHeight]; }",
+                               favicon)
+            assert size[0] > 0 and size[1] > 0
+            found = pg.evaluate(_ICONS)
+            assert found["faces"] and set(found["faces"]) == {"loaded"}, path
+            nav_icons = [i for i in found["icons"] if i["name"] in ("database", "table_chart")]
+            assert len(nav_icons) == 2, path  # the sidebar's Data and Metrics icons
+            for icon in found["icons"]:
+                assert "Material Symbols Rounded" in icon["font"], icon
+                assert 0.5 * icon["size"] <= icon["width"] <= 1.5 * icon["size"], icon
+        pg.locator(MENU).screenshot(path=str(ARTIFACTS / "icons_nav.png"))
+        pg.screenshot(path=str(ARTIFACTS / "icons_lab.png"))

@@ -4,15 +4,11 @@ full-page screenshot each in ``test-artifacts/`` (looked at by a person)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from browser_support import (
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     NetworkGuard,
-    app_server,
+    guarded_page,
     nav,
     no_exception,
     require_chromium,
@@ -20,34 +16,12 @@ from browser_support import (
 )
 
 require_chromium()
-playwright = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    with app_server(tmp_path_factory.mktemp("ws") / "workspace.db") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module (Playwright's sync API runs one event loop at a time)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 4200})
-    guard = NetworkGuard(context)
-    pg = context.new_page()
-    pg.set_default_timeout(90_000)
-    yield pg
-    context.close()
-    assert guard.blocked == [], f"requests to other hosts: {guard.blocked}"
+    with guarded_page(browser, height=4200, timeout=90_000) as pg:
+        yield pg
 
 
 @pytest.mark.parametrize(("path", "wait", "expected"), [
@@ -158,13 +132,11 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
 
 
-def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server) -> None:
+def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) -> None:
     """A month with 83 conflicts: refused with the count and the first 20 lines, the CSV
     download offered (screenshot); "One label: the rater's mean" reads it and the settings
     line states the rule."""
-    from test_labels_problems import month_with_conflicts
-
-    text, _ = month_with_conflicts(83)
+    text, _ = month
     page.goto(f"{server}/labels_data")
     settle(page)
     page.get_by_text("Upload labeling files").first.click()

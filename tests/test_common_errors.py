@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 import tempfile
-from collections.abc import Callable
-from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from _param_cases import Case, assert_invalid_parameter
 
 from ireval_core import EvalOptions, Qrels, evaluate, stats
 from ireval_core.compare import compare_evaluation, plan_next_round, verdicts
@@ -45,8 +43,6 @@ from ireval_core.rounds import coverage, to_label
 from ireval_core.tables import metrics_table
 from ireval_core.workspace import Target, Workspace, dataset_id_of, resolve_url
 
-MESSAGE = r"^The '{param}' parameter of (?P<function>\w[\w.]*) must be .+\. Got .+ instead\.$"
-
 A = [25, 43, 39, 75, 43, 15, 20, 52, 49, 50]  # seed 001, table 8-6
 B = [35, 84, 15, 75, 68, 85, 80, 50, 58, 75]
 AB = {"a": A, "b": B}
@@ -64,17 +60,6 @@ META = read_metadata(b"query,segment,traffic,latency_ms_r\nq1,head,1,5\n", name=
 META_NO_WEIGHT = read_metadata(b"query,segment\nq1,head\n", name="m.csv")
 SEG = {"res": RES2, "metadata": META, "column": "segment"}
 PAIR = {**SEG, "measure": "P@1", "a": "r", "b": "s"}
-
-
-class Case(NamedTuple):
-    """``func(**kwargs)`` raises ``error`` about ``param``; the message names ``function``
-    (default: the callable's qualified name)."""
-
-    func: Callable[..., Any]
-    kwargs: dict[str, Any]
-    param: str
-    error: type[Exception] = ValueError
-    function: str | None = None
 
 
 # workspace used by the rows below (a SQLite file in a temporary folder)
@@ -286,19 +271,14 @@ CASES: list[Case] = [
 ]
 
 
-def _case_id(case: Case) -> str:
-    return f"{case.function or case.func.__qualname__}-{case.param}"
+def _function(case: Case) -> str:
+    """The function the message names (default: the callable's qualified name)."""
+    return case.function or case.func.__qualname__
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[f"{_function(c)}-{c.param}" for c in CASES])
 def test_invalid_parameter_message(case: Case) -> None:
-    with pytest.raises(case.error) as info:
-        case.func(**case.kwargs)
-    assert type(info.value) is case.error
-    message = str(info.value)
-    hit = re.fullmatch(MESSAGE.format(param=re.escape(case.param)), message)
-    assert hit, message
-    assert hit["function"] == (case.function or case.func.__qualname__), message
+    assert_invalid_parameter(case, _function(case))
 
 
 # public functions of ireval_core.stats that have no parameter to validate besides data

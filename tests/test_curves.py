@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
+from _random_runs import Nested, random_queries, random_scores, ranking
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from ireval_core import Qrels, Run, evaluate, join
@@ -20,8 +21,6 @@ from ireval_core.curves import (
     roc_points,
 )
 
-Nested = dict[str, dict[str, float]]
-
 
 def random_data(seed: int, n_queries: int = 40) -> tuple[Nested, Nested]:
     """Qrels (grades in {-1, 0, 1, 2, 3}) and a run with score ties and unjudged documents.
@@ -32,11 +31,8 @@ def random_data(seed: int, n_queries: int = 40) -> tuple[Nested, Nested]:
     rng = np.random.default_rng(seed)
     qrels: Nested = {}
     run: Nested = {}
-    for i in range(n_queries):
-        qid = f"q{i:02d}"
-        n_docs = int(rng.integers(1, 30))
-        docs = [f"d{j:03d}" for j in rng.choice(200, size=n_docs, replace=False)]
-        grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=n_docs)
+    for i, qid, docs, grades in random_queries(rng, n_queries):
+        n_docs = len(docs)
         if i % 9 == 0:
             grades = np.where(grades > 0, 0, grades)  # no relevant document
         judged = rng.random(n_docs) < 0.75
@@ -46,15 +42,9 @@ def random_data(seed: int, n_queries: int = 40) -> tuple[Nested, Nested]:
             qrels[qid][f"u{i}"] = 2.0  # relevant, never retrieved
         retrieved = rng.random(n_docs) < 0.9
         retrieved[0] = True
-        run[qid] = {d: float(rng.integers(0, 8)) / 4 for d, k in zip(docs, retrieved,
-                                                                       strict=True) if k}
+        run[qid] = random_scores(rng, docs, retrieved)
     qrels["q_unrun"] = {"z": 1.0}  # a qrels query missing from the run
     return qrels, run
-
-
-def ranking(docs: dict[str, float]) -> list[str]:
-    """Score descending, docid descending (trec_eval's order), the slow way."""
-    return sorted(sorted(docs, reverse=True), key=lambda d: -docs[d])
 
 
 def judged_labels(qrels: Nested, run: Nested, qid: str, t: float

@@ -4,12 +4,10 @@ message template for invalid parameters of the labeling functions."""
 from __future__ import annotations
 
 import io
-import re
-from collections.abc import Callable
-from typing import Any, NamedTuple
 
 import pandas as pd
 import pytest
+from _param_cases import Case, assert_invalid_parameter
 
 from ireval_core import EvalOptions, FormatError
 from ireval_core.labels import (
@@ -259,17 +257,8 @@ def test_dataframe_errors_name_the_row():
 
 # ----------------------------------------------------------------------------- parameters
 
-MESSAGE = r"^The '{param}' parameter of (?P<function>\w[\w.]*) must be .+\. Got .+ instead\.$"
 J = read_judgments(("j.csv", (HEAD + "2026-05,a,q,d,1,ann,high,0.5,head,1\n"
                                       "2026-06,a,q,d,1,ann,high,0.5,head,1\n").encode()))
-
-
-class Case(NamedTuple):
-    func: Callable[..., Any]
-    kwargs: dict[str, Any]
-    param: str
-    error: type[Exception] = ValueError
-    function: str | None = None
 
 
 # One row per validated parameter (to join tests/test_common_errors.py's CASES).
@@ -333,16 +322,11 @@ CASES: list[Case] = [
 ]
 
 
-def _case_id(case: Case) -> str:
-    return f"{case.function or case.func.__name__}-{case.param}"
+def _function(case: Case) -> str:
+    """The function the message names (default: the callable's own name)."""
+    return case.function or case.func.__name__
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[f"{_function(c)}-{c.param}" for c in CASES])
 def test_invalid_parameter_message(case: Case) -> None:
-    with pytest.raises(case.error) as info:
-        case.func(**case.kwargs)
-    assert type(info.value) is case.error
-    message = str(info.value)
-    hit = re.fullmatch(MESSAGE.format(param=re.escape(case.param)), message)
-    assert hit, message
-    assert hit["function"] == (case.function or case.func.__name__), message
+    assert_invalid_parameter(case, _function(case))

@@ -1,6 +1,6 @@
 """noise_trend reusing the trend's query bootstrap (``trend_result``, issue 18) gives, bit
-for bit, what it gave drawing the queries again; the trend's bands are unchanged. The
-functions as they were are kept here."""
+for bit, what it gave drawing the queries again; the trend's bands are unchanged. The trend's
+bootstrap as it was is kept here, the noise kernel as it was in ``_reference_kernels``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _reference_kernels import two_stage_4d57c18
 from test_labels_noise import small_judgments
 
 from ireval_core.labels import Judgments, noise_trend, trend
@@ -18,63 +19,9 @@ from ireval_core.labels import noise as N
 T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
 
 
-# noise._two_stage and trend._bootstrap before the reuse (commit 4d57c18), verbatim but
-# for their names and the module prefix of the helpers they call (left as they were)
-def old_two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
-               mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
-               cache: dict[tuple[int, int, int], list[np.ndarray]]
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group."""
-    n = len(dcg)
-    key = (n, n_resamples, seed)
-    if key not in cache:
-        chunks = T.resample_indices(n, n_resamples, seed)
-        if n * n_resamples <= 1 << 24:
-            cache[key] = chunks
-    else:
-        chunks = cache[key]
-    ww = np.ones(n) if w is None else w
-    n_out = big_n.shape[1]
-    wn = (ww[:, None] * big_n).ravel()
-    # every unit keeps a rater under every outcome (each unit labeled by all the round's
-    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
-    fixed = bool((big_l == mass[:, None]).all())
-    wl = None if fixed else (ww[:, None] * big_l).ravel()
-    sn = np.zeros(n_resamples)
-    sl = np.zeros(n_resamples)
-    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
-        flat = idx.astype(np.int64) * n_out + outcome[None, :]
-        sn += wn[flat].sum(axis=0)
-        if wl is not None:
-            sl += wl[flat].sum(axis=0)
-    # the query stage and the labeled mass from the same draws; the resampled weight
-    # sums (sw) are the query stage's own second column
-    if w is None:
-        raw = T.bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
-        queries = raw[:, 0] / n
-        sa = raw[:, 1]
-        sw: float | np.ndarray = float(n)
-    else:
-        raw = T.bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
-                             cache)
-        both = raw[:, :2] / n
-        queries = both[:, 0] / both[:, 1]
-        sa = raw[:, 2]
-        sw = raw[:, 1]
-    if wl is None:
-        sl = sa
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = sn / sl * (sa / sw)
-    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
-    # queries fixed: the rater stage alone
-    tot_a, tot_w = float(ww @ mass), float(ww.sum())
-    per_out_n, per_out_l = ww @ big_n, ww @ big_l
-    with np.errstate(divide="ignore", invalid="ignore"):
-        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
-    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
-    return theta, queries, by_outcome[outcome]
-
-
+# trend._bootstrap before the reuse (commit 4d57c18), verbatim but for its name and the
+# module prefix of the helpers it calls (left as they were); noise._two_stage of then is
+# _reference_kernels.two_stage_4d57c18
 def old_bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples: int,
                seed: int, cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
                ) -> tuple[float, float]:
@@ -98,7 +45,7 @@ def old_noise(j: Judgments, monkeypatch: pytest.MonkeyPatch, **kw: object) -> N.
         # no trend given: nothing to reuse; the old kernel sums its own query stage
         # (args[10]: the query-stage sums the new one takes, left aside)
         assert len(args) == 11 and args[9] is None
-        return old_two_stage(*args[:9])  # type: ignore[arg-type]
+        return two_stage_4d57c18(*args[:9])  # type: ignore[arg-type]
 
     with monkeypatch.context() as m:
         m.setattr(N, "_two_stage", two_stage)

@@ -66,11 +66,6 @@ def month_with_conflicts(n_conflicts: int, seed: int = 7) -> tuple[str, list[tup
     return "\n".join(lines) + "\n", expected
 
 
-@pytest.fixture(scope="module")
-def month():
-    return month_with_conflicts(83)
-
-
 def test_a_file_with_83_conflicts_reports_83_and_lists_the_first_20(month):
     text, expected = month
     err = error_of(("may.csv", text.encode()))

@@ -4,8 +4,9 @@ every column and every group of one size at once, the rater-noise trend's label 
 built once for every round, its query stage summed for every (round, system) at once, its
 two-stage gather a block at a time, per-query DCG kept with the judgments. The functions
 as they were (commit 513ae8c) are kept here, verbatim but for their names and the module
-prefix of the helpers they call; the new ones are checked against them on the bundled
-sample and on random data."""
+prefix of the helpers they call (``bootstrap_sums`` and ``_two_stage`` in
+``_reference_kernels``); the new ones are checked against them on the bundled sample and
+on random data."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from _reference_kernels import bootstrap_sums_513ae8c as old_bootstrap_sums
+from _reference_kernels import two_stage_513ae8c as old_two_stage
 from test_labels_noise import small_judgments
 
 from ireval_core.labels import Judgments, noise_trend, read_judgments
@@ -29,26 +32,6 @@ from ireval_core.measures import gain as G
 
 T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
-
-
-def old_bootstrap_sums(values: np.ndarray, n_resamples: int, seed: int,
-                       cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
-                       ) -> np.ndarray:
-    """trend.bootstrap_sums before: one 1-D gather per column and chunk."""
-    n, c = values.shape
-    key = (n, n_resamples, seed)
-    if cache is not None and key in cache:
-        chunks = cache[key]
-    else:
-        chunks = T.resample_indices(n, n_resamples, seed)
-        if cache is not None and n * n_resamples <= 1 << 24:
-            cache[key] = chunks
-    sums = np.zeros((n_resamples, c))
-    columns = [np.ascontiguousarray(values[:, col]) for col in range(c)]
-    for idx in chunks:  # a chunk holds draws i..i+r of every resample
-        for col, v in enumerate(columns):
-            sums[:, col] += v[idx].sum(axis=0)
-    return sums
 
 
 def old_bootstrap_means(values: np.ndarray, n_resamples: int, seed: int,
@@ -74,7 +57,7 @@ def old_bootstrap(x: np.ndarray, w: np.ndarray | None, level: float, n_resamples
     return float(low), float(high), sums
 
 
-# noise._round_matrix, _outcome_sums and _two_stage before
+# noise._round_matrix and _outcome_sums before (_two_stage: _reference_kernels)
 def old_round_matrix(j: Judgments, r: int, rater_codes: np.ndarray) -> tuple[int, np.ndarray]:
     """(first unit of round r, its units x raters label matrix, NaN = not labeled)."""
     units = np.flatnonzero(j.unit_round == r)
@@ -111,73 +94,6 @@ def old_outcome_sums(j: Judgments, r: int, draws: N.RaterDraws, rater_codes: np.
             big_l[:, lo + c] = np.bincount(g_local, weights=np.isfinite(label[:, c]) * disc,
                                            minlength=len(groups))
     return big_n, big_l, groups
-
-
-def old_two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
-               mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
-               cache: dict[tuple[int, int, int], list[np.ndarray]],
-               query_sums: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
-
-    ``query_sums``: the trend's resampled sums of the same group (``Trend.query_sums``:
-    Σ dcg, or Σ w·dcg and Σ w), the same draws: only the labeled mass is resampled here.
-    """
-    n = len(dcg)
-    key = (n, n_resamples, seed)
-    if key not in cache:
-        chunks = T.resample_indices(n, n_resamples, seed)
-        if n * n_resamples <= 1 << 24:
-            cache[key] = chunks
-    else:
-        chunks = cache[key]
-    ww = np.ones(n) if w is None else w
-    n_out = big_n.shape[1]
-    wn = (ww[:, None] * big_n).ravel()
-    # every unit keeps a rater under every outcome (each unit labeled by all the round's
-    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
-    fixed = bool((big_l == mass[:, None]).all())
-    wl = None if fixed else (ww[:, None] * big_l).ravel()
-    sn = np.zeros(n_resamples)
-    sl = np.zeros(n_resamples)
-    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
-        flat = idx.astype(np.int64) * n_out + outcome[None, :]
-        sn += wn[flat].sum(axis=0)
-        if wl is not None:
-            sl += wl[flat].sum(axis=0)
-    # the query stage and the labeled mass from the same draws; the resampled weight
-    # sums (sw) are the query stage's own second column
-    # (bootstrap_sums sums each column on its own: a column taken from the trend's sums
-    # is the same to the bit as the same column summed here)
-    if w is None:
-        raw = (old_bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
-               if query_sums is None else np.column_stack((query_sums[:, 0], old_bootstrap_sums(
-                   mass[:, None], n_resamples, seed, cache)[:, 0])))
-        queries = raw[:, 0] / n
-        sa = raw[:, 1]
-        sw: float | np.ndarray = float(n)
-    else:
-        raw = (old_bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
-                              cache)
-               if query_sums is None else np.column_stack((query_sums[:, :2], old_bootstrap_sums(
-                   (w * mass)[:, None], n_resamples, seed, cache)[:, 0])))
-        both = raw[:, :2] / n
-        queries = both[:, 0] / both[:, 1]
-        sa = raw[:, 2]
-        sw = raw[:, 1]
-    if wl is None:
-        sl = sa
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta = sn / sl * (sa / sw)
-    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
-    # queries fixed: the rater stage alone
-    tot_a, tot_w = float(ww @ mass), float(ww.sum())
-    per_out_n, per_out_l = ww @ big_n, ww @ big_l
-    with np.errstate(divide="ignore", invalid="ignore"):
-        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
-    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
-    return theta, queries, by_outcome[outcome]
-
 
 
 def old_noise(j: Judgments, *, k: int = 10, gain: str = "linear", combine: str = "mean",

@@ -6,13 +6,12 @@ import math
 
 import numpy as np
 import pytest
+from _random_runs import Nested, random_queries, random_scores, ranking
 from scipy.stats import kendalltau
 from sklearn.metrics import roc_auc_score
 
 from ireval_core import Qrels, Run, evaluate
 from ireval_core.measures.pairwise import kendall_tau, kendall_tau_runs, system_ranking_tau
-
-Nested = dict[str, dict[str, float]]
 
 
 def random_data(seed: int, n_queries: int = 40) -> tuple[Nested, Nested]:
@@ -24,27 +23,17 @@ def random_data(seed: int, n_queries: int = 40) -> tuple[Nested, Nested]:
     rng = np.random.default_rng(seed)
     qrels: Nested = {}
     run: Nested = {}
-    for i in range(n_queries):
-        qid = f"q{i:02d}"
-        n_docs = int(rng.integers(1, 30))
-        docs = [f"d{j:03d}" for j in rng.choice(200, size=n_docs, replace=False)]
-        grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=n_docs)
+    for i, qid, docs, grades in random_queries(rng, n_queries):
+        n_docs = len(docs)
         if i % 7 == 0:
             grades = np.zeros(n_docs, dtype=int)  # one class only
         judged = rng.random(n_docs) < 0.75
         qrels[qid] = {d: float(g) for d, g, j in zip(docs, grades, judged, strict=True) if j}
         qrels[qid][f"u{i}"] = 1.0  # a relevant document nobody retrieves
         retrieved = rng.random(n_docs) < 0.9
-        run[qid] = {d: float(rng.integers(0, 8)) / 4 for d, k in zip(docs, retrieved,
-                                                                       strict=True) if k}
+        run[qid] = random_scores(rng, docs, retrieved)
     run["extra"] = {"d001": 1.0}  # a run query without qrels (ignored)
     return qrels, run
-
-
-def ranking(docs: dict[str, float]) -> list[str]:
-    """Score descending, docid descending (trec_eval's order), the slow way."""
-    by_doc = sorted(docs, reverse=True)
-    return sorted(by_doc, key=lambda d: -docs[d])
 
 
 def judged_pairs(qrels: Nested, run: Nested, qid: str, k: int | None = None

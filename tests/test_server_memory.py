@@ -12,22 +12,13 @@ budget keeps).
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 
-import pytest
+from browser_support import ROOT, require_chromium
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
-if shutil.which("chromium") is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed (make test installs it when run as root)",
-                    pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium", allow_module_level=True)
-pytest.importorskip("playwright.sync_api")
+require_chromium()
 
 import bench_memory  # noqa: E402
 

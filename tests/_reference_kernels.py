@@ -1,0 +1,179 @@
+"""Verbatim copies of replaced kernels, kept as references for bit-for-bit tests.
+
+When a kernel is rewritten for speed, its tests compare the new one with the code it
+replaced, to the last bit. The replaced code lives here, once, under a name that says
+the commit it is copied from: verbatim but for its name, the ``T.`` prefix of the
+``ireval_core.labels.trend`` helpers it calls and its docstring, which says why it is
+kept. ``noise._two_stage`` is kept as it was at two points of its history (before and
+after it learnt to take the trend's query sums); the two differ, and each test compares
+with the one it was written against.
+
+Not a test module: ``tests/test_labels_noise_reuse.py`` and
+``tests/test_labels_trend_gathers.py`` import it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
+
+
+def two_stage_4d57c18(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
+                      mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
+                      cache: dict[tuple[int, int, int], list[np.ndarray]]
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
+
+    ``noise._two_stage`` as of commit 4d57c18 (unchanged until 85885aa let
+    ``noise_trend`` reuse the trend's query bootstrap, ``trend_result``): it sums its
+    own query stage with the current ``trend.bootstrap_sums``. Kept so that
+    ``tests/test_labels_noise_reuse.py`` can check, bit for bit, that the reuse gives
+    what this kernel gave.
+    """
+    n = len(dcg)
+    key = (n, n_resamples, seed)
+    if key not in cache:
+        chunks = T.resample_indices(n, n_resamples, seed)
+        if n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    else:
+        chunks = cache[key]
+    ww = np.ones(n) if w is None else w
+    n_out = big_n.shape[1]
+    wn = (ww[:, None] * big_n).ravel()
+    # every unit keeps a rater under every outcome (each unit labeled by all the round's
+    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
+    fixed = bool((big_l == mass[:, None]).all())
+    wl = None if fixed else (ww[:, None] * big_l).ravel()
+    sn = np.zeros(n_resamples)
+    sl = np.zeros(n_resamples)
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
+        flat = idx.astype(np.int64) * n_out + outcome[None, :]
+        sn += wn[flat].sum(axis=0)
+        if wl is not None:
+            sl += wl[flat].sum(axis=0)
+    # the query stage and the labeled mass from the same draws; the resampled weight
+    # sums (sw) are the query stage's own second column
+    if w is None:
+        raw = T.bootstrap_sums(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+        queries = raw[:, 0] / n
+        sa = raw[:, 1]
+        sw: float | np.ndarray = float(n)
+    else:
+        raw = T.bootstrap_sums(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
+                             cache)
+        both = raw[:, :2] / n
+        queries = both[:, 0] / both[:, 1]
+        sa = raw[:, 2]
+        sw = raw[:, 1]
+    if wl is None:
+        sl = sa
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = sn / sl * (sa / sw)
+    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
+    # queries fixed: the rater stage alone
+    tot_a, tot_w = float(ww @ mass), float(ww.sum())
+    per_out_n, per_out_l = ww @ big_n, ww @ big_l
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
+    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
+    return theta, queries, by_outcome[outcome]
+
+
+def bootstrap_sums_513ae8c(values: np.ndarray, n_resamples: int, seed: int,
+                           cache: dict[tuple[int, int, int], list[np.ndarray]] | None = None
+                           ) -> np.ndarray:
+    """``trend.bootstrap_sums`` as of commit 513ae8c (unchanged until 9def79b gathered a
+    block of draws at a time): one 1-D gather per column and chunk. Kept so that
+    ``tests/test_labels_trend_gathers.py`` can check the block gathers against it bit
+    for bit."""
+    n, c = values.shape
+    key = (n, n_resamples, seed)
+    if cache is not None and key in cache:
+        chunks = cache[key]
+    else:
+        chunks = T.resample_indices(n, n_resamples, seed)
+        if cache is not None and n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    sums = np.zeros((n_resamples, c))
+    columns = [np.ascontiguousarray(values[:, col]) for col in range(c)]
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample
+        for col, v in enumerate(columns):
+            sums[:, col] += v[idx].sum(axis=0)
+    return sums
+
+
+def two_stage_513ae8c(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
+                      mass: np.ndarray, outcome: np.ndarray, n_resamples: int, seed: int,
+                      cache: dict[tuple[int, int, int], list[np.ndarray]],
+                      query_sums: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
+
+    ``query_sums``: the trend's resampled sums of the same group (``Trend.query_sums``:
+    Σ dcg, or Σ w·dcg and Σ w), the same draws: only the labeled mass is resampled here.
+
+    ``noise._two_stage`` as of commit 513ae8c (as 85885aa wrote it, unchanged until
+    9def79b gathered the draws a block at a time); it calls the
+    :func:`bootstrap_sums_513ae8c` of the same commit. Kept so that
+    ``tests/test_labels_trend_gathers.py`` can check the current kernel against it bit
+    for bit.
+    """
+    n = len(dcg)
+    key = (n, n_resamples, seed)
+    if key not in cache:
+        chunks = T.resample_indices(n, n_resamples, seed)
+        if n * n_resamples <= 1 << 24:
+            cache[key] = chunks
+    else:
+        chunks = cache[key]
+    ww = np.ones(n) if w is None else w
+    n_out = big_n.shape[1]
+    wn = (ww[:, None] * big_n).ravel()
+    # every unit keeps a rater under every outcome (each unit labeled by all the round's
+    # raters, say): the labeled mass does not move, and its sums are those of ``mass``
+    fixed = bool((big_l == mass[:, None]).all())
+    wl = None if fixed else (ww[:, None] * big_l).ravel()
+    sn = np.zeros(n_resamples)
+    sl = np.zeros(n_resamples)
+    for idx in chunks:  # a chunk holds draws i..i+r of every resample (1-D gathers)
+        flat = idx.astype(np.int64) * n_out + outcome[None, :]
+        sn += wn[flat].sum(axis=0)
+        if wl is not None:
+            sl += wl[flat].sum(axis=0)
+    # the query stage and the labeled mass from the same draws; the resampled weight
+    # sums (sw) are the query stage's own second column
+    # (bootstrap_sums sums each column on its own: a column taken from the trend's sums
+    # is the same to the bit as the same column summed here)
+    if w is None:
+        raw = (bootstrap_sums_513ae8c(np.column_stack((dcg, mass)), n_resamples, seed, cache)
+               if query_sums is None else np.column_stack((query_sums[:, 0], bootstrap_sums_513ae8c(
+                   mass[:, None], n_resamples, seed, cache)[:, 0])))
+        queries = raw[:, 0] / n
+        sa = raw[:, 1]
+        sw: float | np.ndarray = float(n)
+    else:
+        raw = (bootstrap_sums_513ae8c(np.column_stack((w * dcg, w, w * mass)), n_resamples, seed,
+                                      cache)
+               if query_sums is None else np.column_stack((query_sums[:, :2],
+                                                           bootstrap_sums_513ae8c(
+                   (w * mass)[:, None], n_resamples, seed, cache)[:, 0])))
+        both = raw[:, :2] / n
+        queries = both[:, 0] / both[:, 1]
+        sa = raw[:, 2]
+        sw = raw[:, 1]
+    if wl is None:
+        sl = sa
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = sn / sl * (sa / sw)
+    theta = np.where(sa == 0, 0.0, theta)  # nothing labeled in the drawn queries: DCG 0
+    # queries fixed: the rater stage alone
+    tot_a, tot_w = float(ww @ mass), float(ww.sum())
+    per_out_n, per_out_l = ww @ big_n, ww @ big_l
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
+    by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
+    return theta, queries, by_outcome[outcome]
