@@ -1,0 +1,99 @@
+"""What an exploratory QA pass through the app found, as AppTests that assert values.
+
+Each test is one finding, reproduced as a relevance team met it (their own files, page
+after page) and asserted on the numbers and messages the pages show, across visits.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ireval_app import state
+from ireval_core import EvalOptions, evaluate
+from ireval_core.io import read_qrels, read_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data"
+
+pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
+                                reason="sample data not generated")
+
+
+def _upload(at: AppTest, qrels: tuple[str, bytes], runs: list[tuple[str, bytes]]) -> AppTest:
+    at.radio(key=state.SOURCE).set_value("upload").run()
+    at.file_uploader(key=state.QRELS_UPLOADER).set_value((*qrels, "text/plain"))
+    at.file_uploader(key=state.RUNS_UPLOADER).set_value(
+        [(name, data, "text/plain") for name, data in runs])
+    return at.run()
+
+
+def _visit(at: AppTest, page: str) -> AppTest:
+    return at.switch_page("app.py" if page == "data" else f"pages/{page}.py").run()
+
+
+def _leading(cell: str) -> float:
+    match = re.match(r"\s*(-?\d+\.\d+)", cell)
+    assert match, cell
+    return float(match[1])
+
+
+def _msmarco() -> tuple[bytes, bytes]:
+    """The sample's qrels and neural run with MS MARCO's ids (numbers), the qrels
+    tab-separated as in ``qrels.dev.small.tsv``."""
+    qids: dict[str, str] = {}
+    qrels = []
+    for line in (SAMPLE / "qrels.txt").read_text().splitlines():
+        q, _, d, r = line.split()
+        qid = qids.setdefault(q, str(1048585 + 7919 * len(qids)))
+        qrels.append(f"{qid}\t0\t{int(d[1:]) * 11 + 7}\t{r}")
+    run = [f"{qids[q]} Q0 {int(d[1:]) * 11 + 7} {rank} {score} msmarco-run"
+           for q, _, d, rank, score, _tag in (line.split() for line in
+                                              (SAMPLE / "run_neural.txt").read_text()
+                                              .splitlines()) if q in qids]
+    return ("\n".join(qrels) + "\n").encode(), ("\n".join(run) + "\n").encode()
+
+
+def test_ms_marco_qrels_named_tsv_are_read_and_evaluated_on_every_visit() -> None:
+    """``qrels.dev.small.tsv`` (TREC lines, tabs, no header) was refused on the Data page:
+    "missing column(s) in header ['1048585 0 1467110 0']"."""
+    qrels, run = _msmarco()
+    expected = evaluate(read_qrels(qrels, name="qrels.dev.small.tsv"),
+                        read_runs(run, name="run.msmarco-passage.dev.txt"),
+                        ["nDCG@10", "AP"], options=EvalOptions())
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    _upload(at, ("qrels.dev.small.tsv", qrels), [("run.msmarco-passage.dev.txt", run)])
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert {m.label: m.value for m in at.metric}["Queries in qrels"] == "59"
+    for page in ("metrics", "compare", "data", "metrics"):
+        _visit(at, page)
+        assert not at.exception and not at.error, page
+        if page == "metrics":
+            table = at.table[0].value
+            for m in ("nDCG@10", "AP"):
+                assert _leading(table.loc["msmarco-run", m]) == pytest.approx(
+                    expected.mean("msmarco-run", m), abs=5e-5)
+            assert "Queries averaged: msmarco-run 59" in " ".join(c.value for c in at.caption)
+
+
+def test_an_excel_qrels_upload_says_what_it_is_and_how_to_save_it() -> None:
+    """An .xlsx of qrels was refused as 'a zip archive ... (extract it first)'."""
+    openpyxl = pytest.importorskip("openpyxl")
+    import io
+
+    book = openpyxl.Workbook()
+    book.active.append(["qid", "query", "docid", "rel"])
+    book.active.append(["q001", "如何办理护照", "d0133373", 1])
+    buffer = io.BytesIO()
+    book.save(buffer)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    _upload(at, ("qrels.xlsx", buffer.getvalue()),
+            [("run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes())])
+    assert not at.exception
+    [error] = at.error
+    assert error.value.startswith("**Could not read `qrels.xlsx`**: this is an Excel workbook;")
+    assert "CSV UTF-8 (Comma delimited)" in error.value and "extract" not in error.value
