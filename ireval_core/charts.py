@@ -247,7 +247,7 @@ def metric_bars(table: pd.DataFrame, low: pd.DataFrame | None = None,
 def grade_bars(counts: Mapping[str, int]) -> go.Figure:
     """Judgments per grade label."""
     fig = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=COLORS[0]))
-    return _layout(fig, "Judgments per grade", "grade", "documents")
+    return _layout(fig, "Judgments per grade", "grade", "judgments")
 
 
 def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",

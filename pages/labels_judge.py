@@ -148,14 +148,14 @@ with frame.page("labels_judge"):
         "people_label": _NUM("People's label", format="%.2f"),
         "people_labels": _NUM("People's labels", format="%d", help="How many people labeled it"),
         "difference": _NUM("Judge − people", format="%+.2f")})
-    d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Batch to label (CSV)", lambda: export_batch(report.batch(), "csv"),
-                       f"judge_disagreements_{judge}.csv", "text/csv",
-                       icon=":material/download:", on_click="ignore")
-    d2.download_button("Batch to label (Excel)", lambda: export_batch(report.batch(), "xlsx"),
-                       f"judge_disagreements_{judge}.xlsx",
-                       "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                       icon=":material/download:", on_click="ignore")
+    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
+    buttons.download_button("Batch to label (CSV)", lambda: export_batch(report.batch(), "csv"),
+                            f"judge_disagreements_{judge}.csv", "text/csv",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Batch to label (Excel)", lambda: export_batch(report.batch(), "xlsx"),
+                            f"judge_disagreements_{judge}.xlsx",
+                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            icon=":material/download:", on_click="ignore")
     with st.expander("What the tables mean"):
         st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(t)}"
                               for c, t in d.items()))

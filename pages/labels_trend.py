@@ -237,15 +237,15 @@ with frame.page("labels_trend"):
     st.caption(f"From the spread of per-query DCG@{k} in {widgets.md_escape(last)}: 'new sample' "
                "= a fresh sample of queries (two independent means), 'same queries' = the queries "
                "labeled again (paired).")
-    d1, d2, _ = st.columns([1, 1, 3])
+    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
     st.caption(f"The export holds the results shown in {widgets.md_escape(last)} (top {k}) without "
                "their labels, one row per shown result: the next batch for the raters.")
-    d1.download_button("Results to label (CSV)",
-                       lambda: export_batch(next_batch(j, last, k=k), "csv"),
-                       f"to_label_{last}.csv", "text/csv", icon=":material/download:",
-                       on_click="ignore")
-    d2.download_button("Results to label (Excel)",
-                       lambda: export_batch(next_batch(j, last, k=k), "xlsx"),
-                       f"to_label_{last}.xlsx",
-                       "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                       icon=":material/download:", on_click="ignore")
+    buttons.download_button("Results to label (CSV)",
+                            lambda: export_batch(next_batch(j, last, k=k), "csv"),
+                            f"to_label_{last}.csv", "text/csv", icon=":material/download:",
+                            on_click="ignore")
+    buttons.download_button("Results to label (Excel)",
+                            lambda: export_batch(next_batch(j, last, k=k), "xlsx"),
+                            f"to_label_{last}.xlsx",
+                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            icon=":material/download:", on_click="ignore")
