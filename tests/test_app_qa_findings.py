@@ -97,3 +97,49 @@ def test_an_excel_qrels_upload_says_what_it_is_and_how_to_save_it() -> None:
     [error] = at.error
     assert error.value.startswith("**Could not read `qrels.xlsx`**: this is an Excel workbook;")
     assert "CSV UTF-8 (Comma delimited)" in error.value and "extract" not in error.value
+
+
+def _queries_note(at: AppTest) -> str:
+    [note] = [c.value for c in at.caption if "Each run's own" in c.value]
+    return note.replace("\\", "")  # Markdown escapes
+
+
+def test_the_queries_page_shows_the_means_it_explains_the_same_on_every_visit() -> None:
+    """The Queries page ("from the means to the queries behind them") showed no mean at
+    all, while its definition ended "arithmetic mean over queries". It now shows the means
+    over the listed queries (the Compare page's numbers for the pair) and each run's own
+    mean (the Metrics page's), each with its queries, and they hold across visits."""
+    from ireval_app.keys import queries as keys
+
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    res = evaluate(qrels, runs, ["nDCG@10"])
+    _, va, vb = res.paired("nDCG@10", "bm25", "narrow_recall")
+    assert (len(va), f"{va.mean():.4f}", f"{vb.mean():.4f}") == (58, "0.5364", "0.1611")
+    assert f"{res.mean('bm25', 'nDCG@10'):.4f}" == "0.5354"
+    pair = ("Means over these 58 queries: bm25 0.5364, narrow_recall 0.1611, B − A -0.3753. "
+            "Each run's own nDCG@10 (Metrics page; arithmetic mean over queries): bm25 0.5354 "
+            "over 59 queries, narrow_recall 0.1611 over 58 queries.")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in ("queries", "metrics", "compare", "curves", "queries"):
+        _visit(at, page)
+        assert not at.exception, page
+        if page == "queries":
+            assert _queries_note(at) == pair
+        elif page == "metrics":
+            assert at.table[0].value.loc["bm25", "nDCG@10"].startswith("0.5354")
+        elif page == "compare":  # the pair's means over the queries every run shares
+            frame = at.dataframe[0].value
+            row = frame[(frame["system_a"] == "bm25") & (frame["system_b"] == "narrow_recall")
+                        & (frame["test"] == "t")].iloc[0]
+            assert (f"{row['mean_a']:.4f}", f"{row['mean_b']:.4f}", row["n"]) == (
+                "0.5364", "0.1611", 58)
+    at.selectbox(key=keys.RUN_B).set_value("neural_rerank").run()
+    _, va, vb = res.paired("nDCG@10", "bm25", "neural_rerank")
+    diff = f"{(vb - va).mean():+.4f}"  # +0.2458: the means' difference before rounding
+    assert _queries_note(at).startswith("Means over these 59 queries: bm25 0.5354, "
+                                        f"neural_rerank 0.7813, B − A {diff}.")
+    _visit(at, "metrics")
+    _visit(at, "queries")
+    assert at.selectbox(key=keys.RUN_B).value == "neural_rerank"  # the choice is kept
+    assert "bm25 0.5354 over 59 queries, neural_rerank 0.7813 over 59" in _queries_note(at)
