@@ -223,7 +223,7 @@ def ideal_comparison(table: pd.DataFrame) -> go.Figure:
                              marker_color=_color(i),
                              hovertemplate="%{x}: %{y:.4f}<extra>" + str(col) + "</extra>"))
     fig.update_layout(barmode="group", legend_title_text="measure")
-    return _layout(fig, "Same runs, different normalisation", "system", "value",
+    return _layout(fig, "Same runs, different normalisation", "system", "mean over queries",
                    legend_title_text="measure")
 
 

@@ -143,3 +143,19 @@ def test_the_queries_page_shows_the_means_it_explains_the_same_on_every_visit() 
     _visit(at, "queries")
     assert at.selectbox(key=keys.RUN_B).value == "neural_rerank"  # the choice is kept
     assert "bm25 0.5354 over 59 queries, neural_rerank 0.7813 over 59" in _queries_note(at)
+
+
+def test_ndcg_vs_dcg_says_which_queries_its_means_average() -> None:
+    """The nDCG vs DCG table of means did not say which queries they average (narrow_recall
+    58, the others 59); it now says so as the Metrics page does, visit after visit."""
+    said = "Queries averaged: bm25 59, narrow_recall 58, neural_rerank 59."
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in ("ndcg_vs_dcg", "metrics", "data", "ndcg_vs_dcg"):
+        _visit(at, page)
+        assert not at.exception, page
+        captions = " ".join(c.value for c in at.caption).replace("\\", "")
+        assert (said in captions) == (page != "data"), page
+        if page == "ndcg_vs_dcg":
+            assert f"{at.dataframe[0].value.loc['bm25', 'nDCG@10']:.4f}" == "0.5354"
+            assert at.dataframe[1].value["DCG@rank"].round(4).tolist() == [
+                1.0, 1.6309, 1.6309, 1.6309]  # the worked example's column, whole
