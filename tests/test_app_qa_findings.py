@@ -159,3 +159,31 @@ def test_ndcg_vs_dcg_says_which_queries_its_means_average() -> None:
             assert f"{at.dataframe[0].value.loc['bm25', 'nDCG@10']:.4f}" == "0.5354"
             assert at.dataframe[1].value["DCG@rank"].round(4).tolist() == [
                 1.0, 1.6309, 1.6309, 1.6309]  # the worked example's column, whole
+
+
+def test_trend_planning_says_its_mean_is_unweighted() -> None:
+    """Trend's planning table headed "Mean DCG@10" 9.8733 for control in 2026-10, a round
+    the trend above shows at DCG@10 10.2605: the first counts every query once, the second
+    weights them by the query weight, and neither said so. The header now says
+    "Unweighted", and its number is the trend's unweighted mean, on every visit."""
+    import json
+
+    from ireval_core.labels import read_judgments, trend
+
+    j = read_judgments(sorted((SAMPLE / "labels").glob("labels_*.csv")))
+    table = trend(j, k=10, n_resamples=200).table.set_index(["round", "system"])
+    at = AppTest.from_file(APP, default_timeout=90).run()
+    for page in ("labels_trend", "labels_raters", "labels_trend"):
+        _visit(at, page)
+        assert not at.exception, page
+        if page != "labels_trend":
+            continue
+        [plan] = [d for d in at.dataframe if "queries_needed" in d.value.columns]
+        assert json.loads(plan.proto.columns)["mean"]["label"] == "Unweighted mean DCG@10"
+        for row in plan.value.itertuples():
+            assert row.mean == pytest.approx(table.loc[(row.round, row.system), "dcg_unweighted"],
+                                             rel=1e-12)
+            weighted = table.loc[(row.round, row.system), "dcg"]
+            assert abs(row.mean - weighted) > 0.3  # 9.8733 vs 10.2605 for control
+        caption = " ".join(c.value for c in at.caption)
+        assert "every query counted once (the trend's means are weighted" in caption
