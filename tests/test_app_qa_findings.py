@@ -187,3 +187,28 @@ def test_trend_planning_says_its_mean_is_unweighted() -> None:
             assert abs(row.mean - weighted) > 0.3  # 9.8733 vs 10.2605 for control
         caption = " ".join(c.value for c in at.caption)
         assert "every query counted once (the trend's means are weighted" in caption
+
+
+def test_meeting_says_why_its_buttons_are_greyed_out() -> None:
+    """With qrels and no run, both Meeting buttons were greyed out under "0 run(s)" with
+    nothing saying what to do; with one run the memo was greyed out unexplained."""
+    qrels = (SAMPLE / "qrels.txt").read_bytes()
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    _upload(at, ("qrels.txt", qrels), [])
+    for page in ("meeting", "metrics", "meeting"):
+        _visit(at, page)
+        assert not at.exception
+    report, memo = at.get("download_button")
+    assert report.proto.disabled and memo.proto.disabled
+    [info] = at.info
+    assert info.value.startswith("No runs loaded yet: the report and the memo need run files")
+    _visit(at, "data")
+    at.file_uploader(key=state.RUNS_UPLOADER).set_value(
+        [("run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes(), "text/plain")])
+    at.run()
+    _visit(at, "meeting")
+    report, memo = at.get("download_button")
+    assert not report.proto.disabled and memo.proto.disabled
+    assert not at.info
+    assert any(c.value.startswith("The decision memo compares runs: it needs at least two")
+               for c in at.caption)
