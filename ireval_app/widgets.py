@@ -48,6 +48,7 @@ __all__ = [
     "md_frame",
     "options_panel",
     "page_header",
+    "loaded_data_note",
     "default_dataset",
     "require_dataset",
     "show_format_error",
@@ -285,16 +286,28 @@ TREC_EVAL_LABELS = {"9.0.8": "9.0.8 (pytrec_eval, ir_measures)",
 """How the IDCG = 0 policies are shown."""
 
 
-def page_header(title: str, intro: str | None = None, *, results: bool = True) -> None:
+def page_header(title: str, intro: str | None = None, *, results: bool = True,
+                data_note: bool = True) -> None:
     """Title, one line of introduction, and what the numbers below are computed on.
 
     On every page: a note when the data is the bundled sample (never mistaken for
-    the user's). On results pages (``results=True``): the options line, e.g.
+    the user's), unless ``data_note=False`` (a page whose numbers may come from
+    elsewhere calls :func:`loaded_data_note` where they come from the loaded data).
+    On results pages (``results=True``): the options line, e.g.
     ``relevant: grade >= 1 · queries in both run and qrels · whole ranking``.
     """
     st.title(title)
     if intro:
         st.caption(intro)
+    if data_note:
+        loaded_data_note()
+    if results:
+        st.caption(f":material/tune: **Options**: {md_escape(state.get_options().summary())}")
+
+
+def loaded_data_note() -> None:
+    """Where the loaded data comes from, when it is not the user's upload: the folder of
+    ``IREVAL_DATA_DIR``, or the bundled sample."""
     folder = cache.data_dir()
     if folder is not None and state.get_source() in (None, "sample"):
         st.info(f"Data from the folder {md_escape(str(folder))} (`IREVAL_DATA_DIR`).",
@@ -303,8 +316,6 @@ def page_header(title: str, intro: str | None = None, *, results: bool = True) -
         st.info("**Sample data**: these numbers are from the bundled synthetic sample, "
                 "not your files. Upload qrels and runs on the Data page.",
                 icon=":material/science:")
-    if results:
-        st.caption(f":material/tune: **Options**: {md_escape(state.get_options().summary())}")
 
 
 def upload_block() -> cache.LoadedFiles:

@@ -212,3 +212,21 @@ def test_meeting_says_why_its_buttons_are_greyed_out() -> None:
     assert not at.info
     assert any(c.value.startswith("The decision memo compares runs: it needs at least two")
                for c in at.caption)
+
+
+def test_metric_lab_calls_only_the_loaded_data_the_sample() -> None:
+    """The Metric lab said "Sample data: these numbers are from the bundled synthetic sample"
+    above a worked example from the seeds (not the sample) and a typed list (the user's)."""
+    from ireval_app.keys import lab as lab_keys
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in ("lab", "metrics", "lab"):
+        _visit(at, page)
+        assert not at.exception
+    assert not [i for i in at.info if "Sample data" in i.value]
+    assert at.info[0].value.startswith("**Seed 0**")  # the worked example, AP = 0.7222
+    assert {m.label: m.value for m in at.metric}["AP"] == "0.7222"
+    at.radio(key=lab_keys.SOURCE).set_value("typed").run()
+    assert not [i for i in at.info if "Sample data" in i.value]
+    at.radio(key=lab_keys.SOURCE).set_value("query").run()
+    assert "Sample data" in at.info[0].value  # a query of a sample run: the sample's
