@@ -230,3 +230,25 @@ def test_metric_lab_calls_only_the_loaded_data_the_sample() -> None:
     assert not [i for i in at.info if "Sample data" in i.value]
     at.radio(key=lab_keys.SOURCE).set_value("query").run()
     assert "Sample data" in at.info[0].value  # a query of a sample run: the sample's
+
+
+def test_curves_say_which_queries_the_interpolated_precision_averages() -> None:
+    """The 11-point curve is a mean over queries; its caption said "averaged over the
+    evaluated queries" without saying which (narrow_recall has 58, the others 59): it now
+    counts them as the Metrics page does, the same after a change of option and back."""
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for rel in (1.0, 2.0, 1.0):
+        res = evaluate(qrels, runs, ["P@10"], options=EvalOptions(rel_level=rel))
+        counts = ", ".join(f"{s} {len(res.averaged(s, 'P@10'))}" for s in res.systems)
+        _visit(at, "curves")
+        if at.session_state[state.OPTION_KEYS["rel_level"]] != rel:
+            at.number_input(key=state.OPTION_KEYS["rel_level"]).set_value(rel).run()
+        assert not at.exception
+        captions = " ".join(c.value for c in at.caption).replace("\\", "")
+        assert f"Queries averaged: {counts}." in captions
+        _visit(at, "metrics")
+        assert f"Queries averaged: {counts}." in " ".join(
+            c.value for c in at.caption).replace("\\", "")
+    assert counts == "bm25 59, narrow_recall 58, neural_rerank 59"
