@@ -252,3 +252,17 @@ def test_curves_say_which_queries_the_interpolated_precision_averages() -> None:
         assert f"Queries averaged: {counts}." in " ".join(
             c.value for c in at.caption).replace("\\", "")
     assert counts == "bm25 59, narrow_recall 58, neural_rerank 59"
+
+
+def test_label_changes_shows_where_the_change_comes_from_first() -> None:
+    """At 1280 px the decomposition table scrolls sideways, and its answer (the change,
+    from the lists, from the labels) was its last columns, out of sight: they come first."""
+    at = AppTest.from_file(APP, default_timeout=90).run()
+    for page in ("labels_changes", "labels_trend", "labels_changes"):
+        _visit(at, page)
+        assert not at.exception
+    frame = at.dataframe[0]
+    assert frame.value.columns.tolist()[:4] == ["system", "total", "from_lists", "from_labels"]
+    row = frame.value.set_index("system").loc["treatment"]
+    assert row["total"] == pytest.approx(row["dcg_new"] - row["dcg_old"], abs=1e-12)
+    assert row["total"] == pytest.approx(row["from_lists"] + row["from_labels"], abs=1e-12)
