@@ -115,7 +115,7 @@ def test_trec_lines_in_a_file_named_tsv_or_csv(tmp_path):
     assert read_qrels(b"qid\titer\tdocid\trel\n1\t0\t7\t1\n",
                       name="q.tsv").to_dict() == {"1": {"7": 1.0}}
     err = error_of(read_qrels, b"1048585,0,7187158,1\n", name="qrels.csv")
-    assert "missing column(s) in header" in str(err) and err.line == 1
+    assert "is data, not a header" in str(err) and err.line == 1
 
 
 def test_an_excel_workbook_of_qrels_says_how_to_save_it(tmp_path):
@@ -237,3 +237,23 @@ def test_duplicate_across_tags_is_not_a_duplicate():
 def test_duplicate_within_second_tag_names_lines():
     err = error_of(read_runs, b"q1 Q0 d1 1 1 a\nq1 Q0 d1 1 1 b\nq1 Q0 d1 2 0 b\n", name="r")
     assert err.line == 3 and "first at line 2" in err.message
+
+
+def test_a_csv_or_tsv_without_a_header_says_so():
+    """MS MARCO's runs are 'qid pid rank' lines in a .tsv, no header: the message read
+    "missing column(s) in header ['1048585', '7187158', '1']", as if that were a header."""
+    err = error_of(read_runs, b"1048585\t7187158\t1\n1048585\t7187157\t2\n",
+                   name="run.dev.small.tsv")
+    assert str(err) == (
+        "run.dev.small.tsv:1: the first line ['1048585', '7187158', '1'] is data, not a "
+        "header: a CSV or TSV file starts with a header row naming its columns (qid, docid, "
+        "score, tag; or qid, docid, rank for an MS MARCO run of qid, pid and rank)")
+    # with that header it is read, ranked by rank
+    ranked = read_runs(b"qid\tdocid\trank\n1048585\t7187158\t1\n1048585\t7187157\t2\n",
+                       name="run.dev.small.tsv")[0]
+    assert ranked.to_dict() == {"1048585": {"7187158": -1.0, "7187157": -2.0}}
+    err = error_of(read_qrels, b"1048585,7187158,1\n", name="qrels.csv")
+    assert "is data, not a header" in str(err) and "(qid, docid, rel)" in str(err)
+    # a header with other names keeps its message
+    assert "missing column(s) in header" in str(
+        error_of(read_qrels, b"query,passage\nq1,d1\n", name="q.csv"))
