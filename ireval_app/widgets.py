@@ -557,6 +557,12 @@ def dataset_glance(dataset: Dataset | None) -> None:
     n = len(dataset.runs)
     names = ", ".join(inline_code(name) for name in dataset.run_names)
     st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
+    files = state.get_loaded_files()
+    failed = [f.name for f in files.files if not f.ok] if files is not None else []
+    if failed:  # on every page: numbers without those files are not the whole upload
+        st.warning(f"{len(failed)} file(s) could not be read and are left out: "
+                   + ", ".join(inline_code(name) for name in failed)
+                   + " (the Data page says why).", icon=":material/error:")
 
 
 def require_dataset() -> Dataset:

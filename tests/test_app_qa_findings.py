@@ -266,3 +266,29 @@ def test_label_changes_shows_where_the_change_comes_from_first() -> None:
     row = frame.value.set_index("system").loc["treatment"]
     assert row["total"] == pytest.approx(row["dcg_new"] - row["dcg_old"], abs=1e-12)
     assert row["total"] == pytest.approx(row["from_lists"] + row["from_labels"], abs=1e-12)
+
+
+def test_every_page_says_which_uploaded_files_were_left_out() -> None:
+    """Three runs uploaded, two of them broken: the Data page named them, but Metrics,
+    Compare and the rest showed one run's numbers with nothing saying two were dropped."""
+    good = (SAMPLE / "run_neural.txt").read_bytes()
+    bm25 = (SAMPLE / "run_bm25.txt").read_text().splitlines()
+    broken = "\n".join(bm25[:41] + ["q001 Q0 d9999999 42 11.5"] + bm25[42:]) + "\n"
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    _upload(at, ("qrels.txt", (SAMPLE / "qrels.txt").read_bytes()),
+            [("run_broken.txt", broken.encode()), ("run_neural.txt", good),
+             ("run_empty.txt", b"\n")])
+    assert [e.value for e in at.error][0].startswith("**Could not read `run_broken.txt:42`**")
+    expected = evaluate(read_qrels(SAMPLE / "qrels.txt"), read_runs(good, name="n"),
+                        ["nDCG@10"])
+    for page in ("metrics", "compare", "queries", "data", "metrics"):
+        _visit(at, page)
+        assert not at.exception
+        [left_out] = [w.value for w in at.sidebar.warning]
+        assert left_out == ("2 file(s) could not be read and are left out: `run_broken.txt`, "
+                            "`run_empty.txt` (the Data page says why).")
+        if page == "metrics":
+            table = at.table[0].value
+            assert table.index.tolist() == ["neural_rerank"]
+            assert _leading(table.loc["neural_rerank", "nDCG@10"]) == pytest.approx(
+                expected.mean("neural_rerank", "nDCG@10"), abs=5e-5)
