@@ -30,12 +30,20 @@ with frame.page("labels_judge"):
                 "the judge and at least one person.", icon=":material/info:")
         st.stop()
     key = loaded.key if loaded is not None else ""
-    default = labels_widgets.judge(j) or raters[-1]
-    views.bind_view(labeling.JUDGE, default, choices=raters)
-    judge = st.selectbox("The model judge", raters, key=labeling.JUDGE,
-                         format_func=widgets.md_escape,
+    # no rater marked (the user's files): none is taken for the judge by default, since
+    # marking one leaves its labels out of every labeling page (a person's, silently)
+    views.bind_view(labeling.JUDGE, labels_widgets.judge(j), choices=[None, *raters])
+    judge = st.selectbox("The model judge", [None, *raters], key=labeling.JUDGE,
+                         format_func=lambda r: "(none marked)" if r is None
+                         else widgets.md_escape(r),
                          help="The rater whose labels come from a model. Its labels are left "
                               "out of the people's numbers on every labeling page.")
+    if judge is None:
+        st.info("No rater is marked as a model judge. Pick the rater whose labels come from "
+                "a model (e.g. an LLM): it is then compared with the people here, and its "
+                "labels are left out of the people's numbers on every labeling page.",
+                icon=":material/info:")
+        st.stop()
     people = [r for r in raters if r != judge]
     st.caption(widgets.md_escape(f"People: {', '.join(people)}. The judge is compared with "
                                  "their consensus; the Trend, Raters and Label changes pages "

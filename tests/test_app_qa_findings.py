@@ -292,3 +292,40 @@ def test_every_page_says_which_uploaded_files_were_left_out() -> None:
             assert table.index.tolist() == ["neural_rerank"]
             assert _leading(table.loc["neural_rerank", "nDCG@10"]) == pytest.approx(
                 expected.mean("neural_rerank", "nDCG@10"), abs=5e-5)
+
+
+def test_visiting_model_judge_does_not_make_a_person_the_judge() -> None:
+    """With the user's own labeling files (three people, no model), opening the Model judge
+    page marked the last rater, chen, as the judge: the Trend then left chen out, and its
+    DCG@10 of control in 2026-08 went from 10.3010 (3 raters) to 9.0389 (2) with no choice
+    made. No rater is marked now until the user picks one."""
+    from ireval_app.keys import labeling
+    from ireval_app.keys import labels_data as data_keys
+
+    files = [(p.name, p.read_bytes(), "text/csv")
+             for p in sorted((SAMPLE / "labels").glob("labels_2026-0[89].csv"))]
+    at = AppTest.from_file(APP, default_timeout=90).run()
+    _visit(at, "labels_data")
+    at.radio(key=data_keys.SOURCE).set_value("upload").run()
+    at.file_uploader(key=data_keys.UPLOADER).set_value(files).run()
+
+    def control_0826() -> tuple[str, int]:
+        _visit(at, "labels_trend")
+        assert not at.exception
+        f = next(d.value for d in at.dataframe if "dcg" in d.value.columns).set_index(
+            ["round", "system"])
+        return f"{f.loc[('2026-08', 'control'), 'dcg']:.4f}", int(
+            f.loc[("2026-08", "control"), "raters"])
+
+    assert control_0826() == ("10.3010", 3)
+    for _ in range(2):
+        _visit(at, "labels_judge")
+        assert not at.exception
+        assert at.selectbox(key=labeling.JUDGE).value is None
+        assert at.info[-1].value.startswith("No rater is marked as a model judge.")
+        _visit(at, "labels_raters")
+        assert control_0826() == ("10.3010", 3)  # the same number after the visit
+    _visit(at, "labels_judge")
+    at.selectbox(key=labeling.JUDGE).set_value("chen").run()  # an explicit choice
+    assert not at.exception
+    assert control_0826() == ("9.0389", 2)
