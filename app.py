@@ -230,6 +230,8 @@ with frame.page("data"):
     if files is not None and not files.is_empty:
         st.subheader("Files")
         widgets.show_loaded_files(files)
+        if source == "upload":
+            widgets.show_metadata_upload()
 
     if dataset is None:
         if source == "upload":

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does 
     from ireval_core.metadata import QueryMetadata
 
     from . import workspace_glue
+    from .metadata_glue import LoadedMetadata
 
 __all__ = [
     "DATA_PAGE",
@@ -49,6 +50,8 @@ __all__ = [
     "options_panel",
     "page_header",
     "loaded_data_note",
+    "metadata_summary",
+    "show_metadata_upload",
     "default_dataset",
     "require_dataset",
     "show_format_error",
@@ -220,6 +223,33 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
     for f in files.runs:
         if len(f.runs) > 1:
             st.info(tags_split_note(f), icon=":material/call_split:")
+
+
+def metadata_summary(meta: QueryMetadata) -> str:
+    """What a query metadata file holds, in one line (Markdown): queries, columns,
+    weights, latencies."""
+    weights = f", weights from {md_escape(meta.weight_column)}" if meta.weight_column else ""
+    columns = ", ".join(md_escape(c) for c in meta.columns) or "none"
+    return (f"{len(meta):,} queries; categorical columns {columns}{weights}; latencies of "
+            f"{len(meta.systems)} system(s)")
+
+
+def show_metadata_upload() -> None:
+    """The Data page's line for the uploaded query metadata file: what it holds and what
+    its reader noticed, or why it cannot be read (file, line, what was expected). The
+    pages that use it (Metrics, Compare, Queries split by its columns) otherwise drop a
+    file that cannot be read without a word; the Efficiency page says it too."""
+    loaded: LoadedMetadata | None = state.get_metadata_upload()  # type: ignore[assignment]
+    if loaded is None:
+        return
+    if loaded.error is not None or loaded.metadata is None:
+        if loaded.error is not None:
+            show_format_error(loaded.error)
+        return
+    meta = loaded.metadata
+    st.markdown(f"- :green[:material/check_circle:] {inline_code(loaded.name)}: query metadata: "
+                f"{metadata_summary(meta)}")
+    show_warnings(meta.warnings)
 
 
 def tags_split_note(file: cache.LoadedFile) -> str:

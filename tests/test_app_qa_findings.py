@@ -329,3 +329,39 @@ def test_visiting_model_judge_does_not_make_a_person_the_judge() -> None:
     at.selectbox(key=labeling.JUDGE).set_value("chen").run()  # an explicit choice
     assert not at.exception
     assert control_0826() == ("9.0389", 2)
+
+
+def test_the_data_page_says_how_the_query_metadata_file_was_read() -> None:
+    """A query metadata file uploaded on the Data page was not mentioned there at all:
+    one that could not be read (a query twice) made the Metrics page's "Split the means
+    by" disappear without a word; one saved by Excel in GBK read fine but said nothing."""
+    lines = (SAMPLE / "query_metadata.csv").read_text().splitlines()
+    segment = lines[0].split(",").index("segment")
+    names = {"head": "头部查询", "torso": "中部查询", "tail": "长尾查询"}
+    rows = [lines[0]] + [",".join(names.get(c, c) if i == segment else c
+                                  for i, c in enumerate(line.split(","))) for line in lines[1:]]
+    gbk = ("\r\n".join(rows) + "\r\n").encode("gbk")
+    for data, fine in ((gbk, True), (b"query,segment\nq001,head\nq001,tail\n", False)):
+        at = AppTest.from_file(APP, default_timeout=60).run()
+        _upload(at, ("qrels.txt", (SAMPLE / "qrels.txt").read_bytes()),
+                [("run_bm25.txt", (SAMPLE / "run_bm25.txt").read_bytes())])
+        at.file_uploader(key=state.METADATA_UPLOADER).set_value(
+            ("meta.csv", data, "text/csv")).run()
+        assert not at.exception
+        text = " ".join(m.value for m in at.markdown)
+        errors = [e.value for e in at.error]
+        if fine:
+            assert ("`meta.csv`: query metadata: 59 queries; categorical columns segment, "
+                    "intent, language, weights from traffic; latencies of 3 system(s)") in text
+            assert any("meta.csv" in w.value and "GB18030" in w.value for w in at.warning)
+            assert not errors
+            _visit(at, "metrics")
+            from ireval_app.keys import metrics as metrics_keys
+
+            at.selectbox(key=metrics_keys.SPLIT).set_value("segment").run()
+            split = " ".join(c.value for c in at.caption)
+            assert "头部查询 10; 中部查询 20; 长尾查询 28" in split
+        else:
+            [error] = errors
+            assert error.startswith("**Could not read `meta.csv:3`**"), error
+            assert "q001" in error
