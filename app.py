@@ -25,16 +25,20 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
 
     # ------------------------------------------------------------------------- qrels
     st.subheader("Qrels")
-    cols = st.columns(6)
-    cols[0].metric("Queries in qrels", f"{q['queries']:,}")
-    cols[1].metric("Judged documents", f"{q['judged']:,}", help="Judgments with a grade ≥ 0")
-    cols[2].metric(f"Relevant (grade ≥ {summary.threshold:g})", f"{q['relevant']:,}")
-    cols[3].metric("Pooled, unjudged", f"{q[POOLED_LABEL]:,}",
-                   help="Judgments with a negative grade: in the pool but never judged")
-    cols[4].metric("No relevant docs", f"{q['queries without relevant']:,}",
-                   help=f"Queries with no judged document of grade ≥ {summary.threshold:g}: "
-                        "their IDCG is 0")
-    cols[5].metric("Runs", f"{len(dataset.runs):,}")
+    # a row that wraps rather than cutting a label short (1280 px wide: "Judged docum...")
+    with st.container(horizontal=True, gap="medium"):
+        st.metric("Queries in qrels", f"{q['queries']:,}", width="content")
+        st.metric("Judgments", f"{q['judged']:,}", width="content",
+                  help="Judgments with a grade ≥ 0 (query, document) pairs: a document judged "
+                       "for two queries counts twice; the pooled, unjudged ones are not counted")
+        st.metric(f"Relevant (grade ≥ {summary.threshold:g})", f"{q['relevant']:,}",
+                  width="content")
+        st.metric("Pooled, unjudged", f"{q[POOLED_LABEL]:,}", width="content",
+                  help="Judgments with a negative grade: in the pool but never judged")
+        st.metric("No relevant docs", f"{q['queries without relevant']:,}", width="content",
+                  help=f"Queries with no judged document of grade ≥ {summary.threshold:g}: "
+                       "their IDCG is 0")
+        st.metric("Runs", f"{len(dataset.runs):,}", width="content")
 
     chart, table = st.columns([3, 2])
     grade_counts = dict(zip(summary.grades["grade"], summary.grades["judgments"], strict=True))
@@ -221,6 +225,8 @@ with frame.page("data"):
     if files is not None and not files.is_empty:
         st.subheader("Files")
         widgets.show_loaded_files(files)
+        if source == "upload":
+            widgets.show_metadata_upload()
 
     if dataset is None:
         if source == "upload":

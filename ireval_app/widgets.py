@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the metadata module brings scipy, which the Data page does 
     from ireval_core.workspace import Workspace
 
     from . import workspace_glue
+    from .metadata_glue import LoadedMetadata
 
 __all__ = [
     "DATA_PAGE",
@@ -49,6 +50,9 @@ __all__ = [
     "md_frame",
     "options_panel",
     "page_header",
+    "loaded_data_note",
+    "metadata_summary",
+    "show_metadata_upload",
     "default_dataset",
     "require_dataset",
     "require_runs",
@@ -224,6 +228,33 @@ def show_loaded_files(files: cache.LoadedFiles) -> None:
             st.info(tags_split_note(f), icon=":material/call_split:")
 
 
+def metadata_summary(meta: QueryMetadata) -> str:
+    """What a query metadata file holds, in one line (Markdown): queries, columns,
+    weights, latencies."""
+    weights = f", weights from {md_escape(meta.weight_column)}" if meta.weight_column else ""
+    columns = ", ".join(md_escape(c) for c in meta.columns) or "none"
+    return (f"{len(meta):,} queries; categorical columns {columns}{weights}; latencies of "
+            f"{len(meta.systems)} system(s)")
+
+
+def show_metadata_upload() -> None:
+    """The Data page's line for the uploaded query metadata file: what it holds and what
+    its reader noticed, or why it cannot be read (file, line, what was expected). The
+    pages that use it (Metrics, Compare, Queries split by its columns) otherwise drop a
+    file that cannot be read without a word; the Efficiency page says it too."""
+    loaded: LoadedMetadata | None = state.get_metadata_upload()  # type: ignore[assignment]
+    if loaded is None:
+        return
+    if loaded.error is not None or loaded.metadata is None:
+        if loaded.error is not None:
+            show_format_error(loaded.error)
+        return
+    meta = loaded.metadata
+    st.markdown(f"- :green[:material/check_circle:] {inline_code(loaded.name)}: query metadata: "
+                f"{metadata_summary(meta)}")
+    show_warnings(meta.warnings)
+
+
 def tags_split_note(file: cache.LoadedFile) -> str:
     """What the Data page says of a run file whose tag column names several systems."""
     n = len(file.runs)
@@ -288,16 +319,28 @@ TREC_EVAL_LABELS = {"9.0.8": "9.0.8 (pytrec_eval, ir_measures)",
 """How the IDCG = 0 policies are shown."""
 
 
-def page_header(title: str, intro: str | None = None, *, results: bool = True) -> None:
+def page_header(title: str, intro: str | None = None, *, results: bool = True,
+                data_note: bool = True) -> None:
     """Title, one line of introduction, and what the numbers below are computed on.
 
     On every page: a note when the data is the bundled sample (never mistaken for
-    the user's). On results pages (``results=True``): the options line, e.g.
+    the user's), unless ``data_note=False`` (a page whose numbers may come from
+    elsewhere calls :func:`loaded_data_note` where they come from the loaded data).
+    On results pages (``results=True``): the options line, e.g.
     ``relevant: grade >= 1 · queries in both run and qrels · whole ranking``.
     """
     st.title(title)
     if intro:
         st.caption(intro)
+    if data_note:
+        loaded_data_note()
+    if results:
+        st.caption(f":material/tune: **Options**: {md_escape(state.get_options().summary())}")
+
+
+def loaded_data_note() -> None:
+    """Where the loaded data comes from, when it is not the user's upload: the folder of
+    ``IREVAL_DATA_DIR``, or the bundled sample."""
     folder = cache.data_dir()
     if folder is not None and state.get_source() in (None, "sample"):
         st.info(f"Data from the folder {md_escape(str(folder))} (`IREVAL_DATA_DIR`).",
@@ -306,8 +349,6 @@ def page_header(title: str, intro: str | None = None, *, results: bool = True) -
         st.info("**Sample data**: these numbers are from the bundled synthetic sample, "
                 "not your files. Upload qrels and runs on the Data page.",
                 icon=":material/science:")
-    if results:
-        st.caption(f":material/tune: **Options**: {md_escape(state.get_options().summary())}")
 
 
 def upload_block() -> cache.LoadedFiles:
@@ -572,6 +613,12 @@ def dataset_glance(dataset: Dataset | None) -> None:
     n = len(dataset.runs)
     names = ", ".join(inline_code(name) for name in dataset.run_names)
     st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
+    files = state.get_loaded_files()
+    failed = [f.name for f in files.files if not f.ok] if files is not None else []
+    if failed:  # on every page: numbers without those files are not the whole upload
+        st.warning(f"{len(failed)} file(s) could not be read and are left out: "
+                   + ", ".join(inline_code(name) for name in failed)
+                   + " (the Data page says why).", icon=":material/error:")
 
 
 def require_dataset() -> Dataset:

@@ -223,7 +223,7 @@ def ideal_comparison(table: pd.DataFrame) -> go.Figure:
                              marker_color=_color(i),
                              hovertemplate="%{x}: %{y:.4f}<extra>" + str(col) + "</extra>"))
     fig.update_layout(barmode="group", legend_title_text="measure")
-    return _layout(fig, "Same runs, different normalisation", "system", "value",
+    return _layout(fig, "Same runs, different normalisation", "system", "mean over queries",
                    legend_title_text="measure")
 
 
@@ -247,7 +247,7 @@ def metric_bars(table: pd.DataFrame, low: pd.DataFrame | None = None,
 def grade_bars(counts: Mapping[str, int]) -> go.Figure:
     """Judgments per grade label."""
     fig = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=COLORS[0]))
-    return _layout(fig, "Judgments per grade", "grade", "documents")
+    return _layout(fig, "Judgments per grade", "grade", "judgments")
 
 
 def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",

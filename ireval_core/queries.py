@@ -35,11 +35,12 @@ import pyarrow as pa
 
 from .data import Qrels, Run, version_order
 from .evaluate import Evaluation
+from .measures import parse_measures
 from .options import EvalOptions
 from .params import Interval, check
 
 __all__ = ["RANKING_COLUMNS", "grade_text", "judged_counts", "judgments", "missed_relevant",
-           "query_differences", "ranking", "side_by_side", "wins_ties_losses"]
+           "means_note", "query_differences", "ranking", "side_by_side", "wins_ties_losses"]
 
 RANKING_COLUMNS = ("rank", "docid", "score", "grade")
 """Columns of :func:`ranking`."""
@@ -184,3 +185,31 @@ def wins_ties_losses(differences: pd.DataFrame) -> tuple[int, int, int]:
     d = differences["diff"].to_numpy()
     wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
     return wins, len(d) - wins - losses, losses
+
+
+def means_note(evaluation: Evaluation, differences: pd.DataFrame, measure: str, a: str,
+               b: str) -> str:
+    """The means behind a table of :func:`query_differences`, each with the queries it averages.
+
+    First the arithmetic means of ``a``, ``b`` and ``b − a`` over the rows of
+    ``differences`` (the queries both runs have, as a paired test and the Compare page's
+    "mean A" / "mean B" use them); then each run's own aggregate, as the Metrics page
+    shows it, over its own queries. A measure not aggregated by a mean (a sum, a
+    geometric mean, a ratio of sums) gets its own aggregates only: a mean of the listed
+    values would not be its number.
+    """
+    m = str(measure)
+    family = parse_measures(m)[0].family
+    n = len(differences)
+    parts = []
+    if family.aggregate is None and n:
+        if a == b:
+            parts.append(f"Mean over these {n:,} queries: {a} {differences['a'].mean():.4f}.")
+        else:
+            parts.append(f"Means over these {n:,} queries: {a} {differences['a'].mean():.4f}, "
+                         f"{b} {differences['b'].mean():.4f}, B − A "
+                         f"{differences['diff'].mean():+.4f}.")
+    own = ", ".join(f"{s} {evaluation.mean(s, m):.4f} over {len(evaluation.averaged(s, m)):,} "
+                    "queries" for s in dict.fromkeys((a, b)))
+    parts.append(f"Each run's own {m} (Metrics page; {family.aggregate_rule}): {own}.")
+    return " ".join(parts)

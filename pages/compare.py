@@ -150,11 +150,11 @@ with frame.page("compare"):
     for verdict in verdicts(records, alpha=alpha):
         st.markdown(f"{VERDICT_ICONS[verdict.outcome]} {widgets.md_escape(verdict.text)}")
 
-    d1, d2, _ = st.columns([1, 1, 4])
-    d1.download_button("Download CSV", cg.download(records, "csv"), "comparison.csv", "text/csv",
-                       icon=":material/download:")
-    d2.download_button("Download JSON", cg.download(records, "json"), "comparison.json",
-                       "application/json", icon=":material/download:")
+    with st.container(horizontal=True):  # buttons as wide as their labels, never cut short
+        st.download_button("Download CSV", cg.download(records, "csv"), "comparison.csv",
+                           "text/csv", icon=":material/download:")
+        st.download_button("Download JSON", cg.download(records, "json"), "comparison.json",
+                           "application/json", icon=":material/download:")
 
     # ------------------------------------------------------------------------- report
     st.subheader("Results table for the report")
@@ -170,13 +170,13 @@ with frame.page("compare"):
     st.table(cg.report_styler(report))
     st.caption(widgets.md_escape(report.caption() + " Letters: " + ", ".join(
         f"{letter} = {name}" for name, letter in report.labels.items()) + "."))
-    e1, e2, e3, _ = st.columns([1, 1, 1, 3])
-    e1.download_button("Markdown", report.to_markdown(), "results.md", "text/markdown",
-                       icon=":material/download:")
-    e2.download_button("LaTeX", report.to_latex(), "results.tex", "application/x-tex",
-                       icon=":material/download:")
-    e3.download_button("HTML", report.to_html(), "results.html", "text/html",
-                       icon=":material/download:")
+    with st.container(horizontal=True):
+        st.download_button("Markdown", report.to_markdown(), "results.md", "text/markdown",
+                           icon=":material/download:")
+        st.download_button("LaTeX", report.to_latex(), "results.tex", "application/x-tex",
+                           icon=":material/download:")
+        st.download_button("HTML", report.to_html(), "results.html", "text/html",
+                           icon=":material/download:")
 
     # ------------------------------------------------------------------------- per query
     st.subheader("Per-query differences")
@@ -422,18 +422,21 @@ with frame.page("compare"):
         help="The true mean difference in the measure you want the next round to detect")
     plan = plan_next_round(deltas, delta, measure=str(m), alpha=alpha, power=0.8,
                            alternative=alternative)
-    p1, p2, p3, p4 = st.columns(4)
-    p1.metric("sd of differences", f"{plan.sd_diff:.4f}",
-              help="Sample standard deviation of the per-query differences B − A")
-    p2.metric("Queries now", f"{plan.n_queries:,}", help="Queries compared for this pair")
-    p3.metric("Minimum detectable difference",
-              "—" if plan.min_detectable is None else
-              (f"> {plan.min_detectable:.2f}" if plan.exceeds_range
-               else f"{plan.min_detectable:.4f}"),
-              help="Smallest true mean difference the paired t-test finds with power 0.8 "
-                   "with the current number of queries")
-    p4.metric(f"Queries needed for Δ = {delta:g}",
-              "—" if plan.queries_needed is None else f"{plan.queries_needed:,}",
-              help="Smallest number of queries for power 0.8 at this Δ (same spread assumed)")
+    with st.container(horizontal=True, gap="medium"):  # wraps instead of cutting a label
+        st.metric("sd of differences", f"{plan.sd_diff:.4f}", width="content",
+                  help="Sample standard deviation of the per-query differences B − A")
+        st.metric("Queries now", f"{plan.n_queries:,}", width="content",
+                  help="Queries compared for this pair")
+        st.metric("Minimum detectable difference",
+                  "—" if plan.min_detectable is None else
+                  (f"> {plan.min_detectable:.2f}" if plan.exceeds_range
+                   else f"{plan.min_detectable:.4f}"), width="content",
+                  help="Smallest true mean difference the paired t-test finds with power 0.8 "
+                       "with the current number of queries")
+        st.metric(f"Queries needed for Δ = {delta:g}",
+                  "—" if plan.queries_needed is None else f"{plan.queries_needed:,}",
+                  width="content",
+                  help="Smallest number of queries for power 0.8 at this Δ (same spread "
+                       "assumed)")
     if plan.note:
         st.warning(widgets.md_escape(plan.note), icon=":material/warning:")

@@ -8,7 +8,12 @@ import streamlit as st
 from ireval_app import curves_glue, frame, state, views, widgets
 from ireval_app.keys import curves as keys
 from ireval_core import charts
-from ireval_core.curves import PR_DEFINITION, ROC_DEFINITION, pooled_prevalence
+from ireval_core.curves import (
+    PR_DEFINITION,
+    ROC_DEFINITION,
+    pooled_prevalence,
+    queries_averaged,
+)
 
 with frame.page("curves"):
     dataset = widgets.require_dataset()
@@ -34,7 +39,8 @@ with frame.page("curves"):
             {name: c.interpolated_frame() for name, c in curves.items() if name not in pr_problems},
             prevalence=chance), config={"displayModeBar": False})
         with text:
-            st.caption(widgets.md_escape(PR_DEFINITION.format(rel=rel)))
+            st.caption(widgets.md_escape(PR_DEFINITION.format(rel=rel) + " "
+                                         + queries_averaged(curves)))
             st.caption(f"Chance line: prevalence = relevant / judged among the retrieved documents "
                        f"of all runs together = {chance:.3f} (a random ordering of the judged "
                        "documents has this precision at every recall).")

@@ -48,11 +48,7 @@ with frame.page("efficiency"):
         st.stop()
     meta = loaded.metadata
     dataset_key = state.get_dataset_key() or ""
-    weights = (f", weights from {widgets.md_escape(meta.weight_column)}" if meta.weight_column
-               else "")
-    columns = ", ".join(widgets.md_escape(c) for c in meta.columns) or "none"
-    st.caption(f"{widgets.md_escape(meta.source)}: {len(meta):,} queries; categorical columns "
-               f"{columns}{weights}; latencies of {len(meta.systems)} system(s).")
+    st.caption(f"{widgets.md_escape(meta.source)}: {widgets.metadata_summary(meta)}.")
     if not meta.has_latency:
         st.info("This file holds no latencies: add a `latency_ms_<run>` column per run.",
                 icon=":material/info:")

@@ -101,7 +101,7 @@ with frame.page("lab"):
     widgets.page_header(
         "Metric lab", "One ranked list evaluated step by step: what each rank adds, the formula "
         "and the words, for teaching in meetings. The value always comes from the same kernels "
-        "as every other page.")
+        "as every other page.", data_note=False)  # a worked example is not the loaded data
     options = state.get_options()
     views.bind_view(keys.SOURCE, "preset", choices=list(SOURCES))
     source = st.radio("Ranked list", list(SOURCES), format_func=SOURCES.__getitem__,
@@ -180,6 +180,7 @@ with frame.page("lab"):
     # ------------------------------------------------------------------------- a real query
     else:
         dataset = widgets.require_dataset()
+        widgets.loaded_data_note()
         widgets.require_runs(dataset)
         names = list(dataset.run_names)
         left, right = st.columns(2)

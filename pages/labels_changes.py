@@ -32,23 +32,25 @@ with frame.page("labels_changes"):
 
     st.subheader("Where the DCG change comes from")
     parts = labels_glue.decomposition_cached(key, j, old, new, k, gain, combine)
+    # the answer first (change, from the lists, from the labels), then what it is made of:
+    # at 1280 px the table scrolls sideways, and these columns were out of sight at its end
     labels_widgets.table(parts, {
         "system": ("System", None, None),
-        "round_old": ("Earlier", None, None), "round_new": ("Later", None, None),
-        "queries_old": ("Queries (earlier)", "{:,}", None),
-        "queries_new": ("Queries (later)", "{:,}", None),
+        "total": ("Change", "{:+.4f}", "From the lists + from the labels"),
+        "from_lists": ("From the lists", "{:+.4f}", "Later lists, earlier labels − earlier"),
+        "from_labels": ("From the labels", "{:+.4f}", "Later − later lists with earlier labels"),
         "dcg_old": (f"DCG@{k} earlier", "{:.4f}", "The earlier round's lists with its labels"),
         "dcg_mixed": (f"DCG@{k} later lists, earlier labels", "{:.4f}",
                       "The later round's lists with the earlier round's label of each (query, "
                       "document) where it has one, else the later one"),
         "dcg_new": (f"DCG@{k} later", "{:.4f}", "The later round's lists with its labels"),
-        "total": ("Change", "{:+.4f}", "From the lists + from the labels"),
-        "from_lists": ("From the lists", "{:+.4f}", "Later lists, earlier labels − earlier"),
-        "from_labels": ("From the labels", "{:+.4f}", "Later − later lists with earlier labels"),
+        "queries_old": ("Queries (earlier)", "{:,}", None),
+        "queries_new": ("Queries (later)", "{:,}", None),
         "old_labels_used": ("Earlier labels reused", "{:,}",
                             "Later shown results scored with the earlier round's label"),
         "relabeled": ("Relabeled", "{:,}",
-                      "Of those, results whose label changed in the later round")},
+                      "Of those, results whose label changed in the later round"),
+        "round_old": ("Earlier", None, None), "round_new": ("Later", None, None)},
         undefined="not defined: the system has no labeled query in that round")
     st.caption(widgets.md_escape(str(parts.attrs.get("definition", ""))))
 

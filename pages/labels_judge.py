@@ -30,12 +30,20 @@ with frame.page("labels_judge"):
                 "the judge and at least one person.", icon=":material/info:")
         st.stop()
     key = loaded.key if loaded is not None else ""
-    default = labels_widgets.judge(j) or raters[-1]
-    views.bind_view(labeling.JUDGE, default, choices=raters)
-    judge = st.selectbox("The model judge", raters, key=labeling.JUDGE,
-                         format_func=widgets.md_escape,
+    # no rater marked (the user's files): none is taken for the judge by default, since
+    # marking one leaves its labels out of every labeling page (a person's, silently)
+    views.bind_view(labeling.JUDGE, labels_widgets.judge(j), choices=[None, *raters])
+    judge = st.selectbox("The model judge", [None, *raters], key=labeling.JUDGE,
+                         format_func=lambda r: "(none marked)" if r is None
+                         else widgets.md_escape(r),
                          help="The rater whose labels come from a model. Its labels are left "
                               "out of the people's numbers on every labeling page.")
+    if judge is None:
+        st.info("No rater is marked as a model judge. Pick the rater whose labels come from "
+                "a model (e.g. an LLM): it is then compared with the people here, and its "
+                "labels are left out of the people's numbers on every labeling page.",
+                icon=":material/info:")
+        st.stop()
     people = [r for r in raters if r != judge]
     st.caption(widgets.md_escape(f"People: {', '.join(people)}. The judge is compared with "
                                  "their consensus; the Trend, Raters and Label changes pages "
@@ -148,14 +156,14 @@ with frame.page("labels_judge"):
         "people_label": _NUM("People's label", format="%.2f"),
         "people_labels": _NUM("People's labels", format="%d", help="How many people labeled it"),
         "difference": _NUM("Judge − people", format="%+.2f")})
-    d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Batch to label (CSV)", lambda: export_batch(report.batch(), "csv"),
-                       f"judge_disagreements_{judge}.csv", "text/csv",
-                       icon=":material/download:", on_click="ignore")
-    d2.download_button("Batch to label (Excel)", lambda: export_batch(report.batch(), "xlsx"),
-                       f"judge_disagreements_{judge}.xlsx",
-                       "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                       icon=":material/download:", on_click="ignore")
+    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
+    buttons.download_button("Batch to label (CSV)", lambda: export_batch(report.batch(), "csv"),
+                            f"judge_disagreements_{judge}.csv", "text/csv",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Batch to label (Excel)", lambda: export_batch(report.batch(), "xlsx"),
+                            f"judge_disagreements_{judge}.xlsx",
+                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            icon=":material/download:", on_click="ignore")
     with st.expander("What the tables mean"):
         st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(t)}"
                               for c, t in d.items()))

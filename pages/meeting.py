@@ -57,6 +57,14 @@ with frame.page("meeting"):
         help="The decisions recorded on the Compare page with their evidence recomputed, "
              "then the decision evidence of every pair and measure (judgment debt, who "
              "gets hurt), as a Markdown file for a wiki or a pull request")
+    if not dataset.runs:  # both buttons are greyed out: say why and what to do
+        st.info("No runs loaded yet: the report and the memo need run files; add them on the "
+                "Data page.", icon=":material/info:")
+    elif not measures:
+        st.info("Choose at least one measure for the report.", icon=":material/info:")
+    elif len(dataset.runs) < 2:
+        st.caption("The decision memo compares runs: it needs at least two (add run files on "
+                   "the Data page).")
     st.caption(f"{len(dataset.runs)} run(s), measures: {widgets.md_escape(', '.join(measures))}. "
                "The file (about 5 MB: the charting library is inside it) needs no network: no "
                "address outside the file is ever requested.")

@@ -156,16 +156,16 @@ with frame.page("metrics"):
 
     # ------------------------------------------------------------------------- downloads
     # Built when clicked (21,000 rows per measure on three 7,000-query runs), not on every run.
-    left, middle, right = st.columns(3)
-    left.download_button("Per-query values (CSV)",
-                         lambda: csv_frame(res.tidy()).to_csv(index=False),
-                         file_name="ireval_per_query.csv", mime="text/csv",
-                         icon=":material/download:", on_click="ignore")
-    middle.download_button("Per-query values (Excel, a sheet per measure)",
-                           lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
-                           mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                           icon=":material/download:", on_click="ignore")
-    right.download_button("Aggregate table (CSV)",
-                          lambda: csv_frame(table.to_long(res)).to_csv(index=False),
-                          file_name="ireval_metrics.csv", mime="text/csv",
-                          icon=":material/download:", on_click="ignore")
+    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
+    buttons.download_button("Per-query values (CSV)",
+                            lambda: csv_frame(res.tidy()).to_csv(index=False),
+                            file_name="ireval_per_query.csv", mime="text/csv",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Per-query values (Excel, a sheet per measure)",
+                            lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
+                            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Aggregate table (CSV)",
+                            lambda: csv_frame(table.to_long(res)).to_csv(index=False),
+                            file_name="ireval_metrics.csv", mime="text/csv",
+                            icon=":material/download:", on_click="ignore")

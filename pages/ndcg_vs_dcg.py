@@ -43,6 +43,8 @@ with frame.page("ndcg_vs_dcg"):
     st.caption(f"Left: the three measures in [0, 1]; right: DCG@{k}, on its own scale (not "
                "bounded by 1: it grows with the grades and k). Definitions below.")
     st.dataframe(table.style.format("{:.4f}"), key=keys.TABLE)
+    st.caption(widgets.md_escape(
+        evaluation.table_cached(key, measures, options, res).queries_caption()))
     st.markdown("\n".join(f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
                           for m in table.columns))
     st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
@@ -75,12 +77,12 @@ with frame.page("ndcg_vs_dcg"):
         "The run retrieves four weak candidates (grades 1, 1, 0, 0) and ranks them perfectly. "
         "Gain = grade (linear), discount = 1 / log2(rank + 1); every number below is computed "
         "by ireval_core on these in-memory qrels and run.")
-    a, b = st.columns([3, 4])
-    a.dataframe(ranking, hide_index=True, column_config={
+    # one above the other: side by side at 1280 px, the ranking's DCG@rank column was cut off
+    st.dataframe(ranking, hide_index=True, column_config={
         "DCG contribution": st.column_config.NumberColumn(
             format="%.4f", help="grade / log2(rank + 1): DCG@rank − DCG@(rank − 1)"),
         "DCG@rank": st.column_config.NumberColumn(format="%.4f", help="DCG up to this rank")})
-    b.dataframe(summary, hide_index=True, column_config={
+    st.dataframe(summary, hide_index=True, column_config={
         "grades used": st.column_config.TextColumn(
             help="Grades in ranked order: the run's, or the best possible order of the judged "
                  "documents (qrels ideal) or of the retrieved ones (run ideal)"),

@@ -7,7 +7,7 @@ import streamlit as st
 from ireval_app import evaluation, frame, state, views, widgets
 from ireval_app import queries_glue as qg
 from ireval_app.keys import queries as keys
-from ireval_core.queries import wins_ties_losses
+from ireval_core.queries import means_note, wins_ties_losses
 from ireval_core.workspace import Target
 
 with frame.page("queries"):
@@ -89,6 +89,7 @@ with frame.page("queries"):
                       help="Per-query comparison of the measure, ties exact")
             st.caption(f"{n:,} queries that both runs have, sorted by B − A: the queries where B "
                        "loses most come first.")
+        st.caption(widgets.md_escape(means_note(res, diffs, str(measure), a, b)))
         st.caption(f"**{widgets.md_escape(measure)}**: "
                    f"{widgets.md_escape(res.definition(measure))}.")
 

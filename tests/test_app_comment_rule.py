@@ -52,14 +52,14 @@ def test_comment_lines_follow_the_sidebar_version_both_ways() -> None:
     at = _upload(AppTest.from_file(APP, default_timeout=60).run(), QRELS, RUN)
     # 9.0.8: '#x' is a judged query, and the run's indented '#' line is malformed data
     assert _counts(at)["Queries in qrels"] == "3"
-    assert _counts(at)["Judged documents"] == "5"
+    assert _counts(at)["Judgments"] == "5"
     [error, _] = at.error
     assert "r.txt:4`**: expected a numeric score in column 5, got 'd9'" in error.value
     assert widgets.COMMENTS_HOW in error.value
     _version(at, "10.0")
     assert not at.error
     assert _counts(at)["Queries in qrels"] == "2"
-    assert _counts(at)["Judged documents"] == "4"
+    assert _counts(at)["Judgments"] == "4"
     runs = at.dataframe[1].value.set_index("run")
     assert runs.loc["alpha", "queries"] == 2 and runs.loc["alpha", "documents"] == 3
     [box] = [w.value for w in at.warning if "data warning" in w.value]

@@ -47,7 +47,7 @@ def test_first_visit_shows_sample_data() -> None:
     assert at.radio(key=state.SOURCE).value == "sample"
     metrics = _metrics(at)
     assert metrics["Queries in qrels"] == "59"
-    assert metrics["Judged documents"] == "3,009"
+    assert metrics["Judgments"] == "3,009"
     assert metrics["Pooled, unjudged"] == "9"
     assert metrics["Runs"] == "3"
     runs = at.dataframe[1].value.set_index("run")

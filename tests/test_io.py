@@ -101,6 +101,38 @@ def test_csv_tsv_with_aliases_and_rank_only(tmp_path):
     assert [w.code for w in ranked.warnings] == ["score-from-rank"]
 
 
+def test_trec_lines_in_a_file_named_tsv_or_csv(tmp_path):
+    """MS MARCO ships its qrels as ``qrels.dev.small.tsv``: TREC lines, tab-separated, no
+    header. The name does not make it a table (it was refused as a header-less TSV)."""
+    qrels = b"1048585\t0\t7187158\t1\n1048585\t0\t7187157\t0\n2\t0\t15\t2\n"
+    q = read_qrels(qrels, name="qrels.dev.small.tsv")
+    assert q.to_dict() == {"1048585": {"7187158": 1.0, "7187157": 0.0}, "2": {"15": 2.0}}
+    assert read_qrels(write(tmp_path, "qrels.dev.small.tsv", qrels)).to_dict() == q.to_dict()
+    run = b"1048585 Q0 7187158 1 12.5 bm25\n1048585 Q0 7187157 2 11.0 bm25\n"
+    assert read_run(run, name="run.dev.csv").to_dict() == {
+        "1048585": {"7187158": 12.5, "7187157": 11.0}}
+    # a header row still makes it a table, and a table without the columns says so
+    assert read_qrels(b"qid\titer\tdocid\trel\n1\t0\t7\t1\n",
+                      name="q.tsv").to_dict() == {"1": {"7": 1.0}}
+    err = error_of(read_qrels, b"1048585,0,7187158,1\n", name="qrels.csv")
+    assert "is data, not a header" in str(err) and err.line == 1
+
+
+def test_an_excel_workbook_of_qrels_says_how_to_save_it(tmp_path):
+    """An .xlsx of qrels was refused as 'a zip archive ... (extract it first)'."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["qid", "docid", "rel"])
+    book.active.append(["q1", "d1", 1])
+    book.save(tmp_path / "judgments.xlsx")
+    data = (tmp_path / "judgments.xlsx").read_bytes()
+    for source, name in ((str(tmp_path / "judgments.xlsx"), None), (data, "upload")):
+        err = error_of(read_qrels, source, name=name)
+        assert str(err).startswith(f"{name or 'judgments.xlsx'}: this is an Excel workbook;")
+        assert "'CSV UTF-8 (Comma delimited)'" in str(err) and "extract" not in str(err)
+    assert "this is a zip archive" in str(error_of(read_runs, b"PK\x03\x04rest", name="r.zip"))
+
+
 def test_parquet(tmp_path):
     path = tmp_path / "run.parquet"
     pq.write_table(pa.table({"query": ["q1", "q1"], "doc_id": ["a", "b"],
@@ -205,3 +237,23 @@ def test_duplicate_across_tags_is_not_a_duplicate():
 def test_duplicate_within_second_tag_names_lines():
     err = error_of(read_runs, b"q1 Q0 d1 1 1 a\nq1 Q0 d1 1 1 b\nq1 Q0 d1 2 0 b\n", name="r")
     assert err.line == 3 and "first at line 2" in err.message
+
+
+def test_a_csv_or_tsv_without_a_header_says_so():
+    """MS MARCO's runs are 'qid pid rank' lines in a .tsv, no header: the message read
+    "missing column(s) in header ['1048585', '7187158', '1']", as if that were a header."""
+    err = error_of(read_runs, b"1048585\t7187158\t1\n1048585\t7187157\t2\n",
+                   name="run.dev.small.tsv")
+    assert str(err) == (
+        "run.dev.small.tsv:1: the first line ['1048585', '7187158', '1'] is data, not a "
+        "header: a CSV or TSV file starts with a header row naming its columns (qid, docid, "
+        "score, tag; or qid, docid, rank for an MS MARCO run of qid, pid and rank)")
+    # with that header it is read, ranked by rank
+    ranked = read_runs(b"qid\tdocid\trank\n1048585\t7187158\t1\n1048585\t7187157\t2\n",
+                       name="run.dev.small.tsv")[0]
+    assert ranked.to_dict() == {"1048585": {"7187158": -1.0, "7187157": -2.0}}
+    err = error_of(read_qrels, b"1048585,7187158,1\n", name="qrels.csv")
+    assert "is data, not a header" in str(err) and "(qid, docid, rel)" in str(err)
+    # a header with other names keeps its message
+    assert "missing column(s) in header" in str(
+        error_of(read_qrels, b"query,passage\nq1,d1\n", name="q.csv"))

@@ -10,7 +10,13 @@ import pytest
 
 from ireval_core import EvalOptions, Qrels, Run, evaluate
 from ireval_core.io import read_qrels, read_runs
-from ireval_core.queries import judgments, missed_relevant, query_differences, ranking
+from ireval_core.queries import (
+    judgments,
+    means_note,
+    missed_relevant,
+    query_differences,
+    ranking,
+)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
@@ -100,3 +106,20 @@ def test_query_differences_sorted_and_paired() -> None:
     expected = pd.DataFrame({"query": ["q1", "q2"], "a": [1.0, 0.5], "b": [0.5, 1.0],
                              "diff": [-0.5, 0.5]})
     pd.testing.assert_frame_equal(diffs, expected)
+
+
+def test_means_note_says_which_queries_each_mean_averages():
+    qrels = Qrels.from_dict({"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}})
+    a = Run.from_dict({"q1": {"d1": 2.0}, "q2": {"x": 2.0, "d2": 1.0}, "q3": {"x": 1.0}}, name="a")
+    b = Run.from_dict({"q1": {"x": 2.0, "d1": 1.0}, "q2": {"d2": 1.0}}, name="b")
+    res = evaluate(qrels, [a, b], ["RR", "GMAP", "NumRelRet"])
+    d = query_differences(res, "RR", "a", "b")  # q1, q2: a 1, 1/2; b 1/2, 1
+    assert means_note(res, d, "RR", "a", "b") == (
+        "Means over these 2 queries: a 0.7500, b 0.7500, B − A +0.0000. Each run's own RR "
+        "(Metrics page; arithmetic mean over queries): a 0.5000 over 3 queries, b 0.7500 "
+        "over 2 queries.")
+    # not a mean: a mean of the listed values would not be the measure's number
+    for m in ("GMAP", "NumRelRet"):
+        note = means_note(res, query_differences(res, m, "a", "b"), m, "a", "b")
+        assert note.startswith(f"Each run's own {m} (Metrics page; ")
+        assert f"a {res.mean('a', m):.4f} over 3 queries" in note

@@ -140,6 +140,13 @@ def choose_columns(names: Iterable[str], src: Source, kind: Kind, header_line: i
     missing = [k for k in need if k not in found]
     if missing:
         expected = "; ".join(f"{k}: one of {', '.join(ALIASES[k])}" for k in missing)
+        if not found and all(_is_number(str(n)) for n in names):  # data where a header goes
+            row = ("qid, docid, rel" if kind == "qrels" else
+                   "qid, docid, score, tag; or qid, docid, rank for an MS MARCO run of qid, "
+                   "pid and rank")
+            raise FormatError(f"the first line {list(names)} is data, not a header: a CSV or "
+                              f"TSV file starts with a header row naming its columns ({row})",
+                              source=src.name, line=header_line)
         raise FormatError(f"missing column(s) in header {list(names)}; expected "
                           f"{expected}", source=src.name, line=header_line)
     keys = need + (["tag"] if kind == "run" and "tag" in found else [])
@@ -152,6 +159,14 @@ def choose_columns(names: Iterable[str], src: Source, kind: Kind, header_line: i
                               line=header_line)
         chosen[k] = columns[0]
     return chosen, warnings
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def from_rank(warnings: list[DataWarning]) -> bool:

@@ -9,7 +9,8 @@ Every reader asks :func:`detect_format`, naming the formats it reads:
    without a round or position column);
 2. the file name's extension (``.parquet``, ``.pq``, ``.xlsx``, ``.json``, ``.csv``,
    ``.tsv``; a ``.gz`` after it is ignored), unless the reader recognises text by its
-   content alone (query metadata);
+   content alone (query metadata); a ``.csv`` or ``.tsv`` qrels or run file whose first
+   line is a TREC line, not a header, is TREC (MS MARCO's ``qrels.dev.small.tsv``);
 3. the text itself: qrels and runs are JSON when they start with ``{``, CSV or TSV
    when the first line, split by commas or tabs, names a query and a document column,
    TREC otherwise; a table with a header row is TSV when its first line holds more
@@ -100,6 +101,36 @@ _OTHER_COMPRESSION = ((ZIP_MAGIC, "a zip archive"), (b"\xfd7zXZ\x00", "xz"),
                       (b"\x28\xb5\x2f\xfd", "zstd"))
 
 
+def _is_trec_line(src: Source) -> bool:
+    """Whether the first line is a TREC qrels or run line rather than a header row:
+    4 fields with a numeric grade last, or 6 with a numeric rank and score, split on
+    white space (spaces or tabs), and no field is a query or document column name.
+
+    A ``.tsv`` or ``.csv`` name does not make a file a table: MS MARCO's
+    ``qrels.dev.small.tsv`` holds tab-separated TREC qrels lines.
+
+    >>> _is_trec_line(Source("qrels.dev.small.tsv", b"1048585\\t0\\t7187158\\t1\\n"))
+    True
+    >>> _is_trec_line(Source("q.tsv", b"qid\\titer\\tdocid\\trel\\n1\\t0\\t7\\t1\\n"))
+    False
+    """
+    head = src.head(4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+    first = re.split(rb"\r\n|\r|\n", head, maxsplit=1)[0]
+    fields = first.decode("utf-8", "replace").split()
+    if len(fields) not in (4, 6):
+        return False
+    names = {n.lower() for n in fields}
+    if names & set(ALIASES["qid"] + ALIASES["docid"]):
+        return False
+    numbers = fields[3:4] if len(fields) == 4 else fields[3:5]
+    try:
+        for n in numbers:
+            float(n)
+    except ValueError:
+        return False
+    return True
+
+
 def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
                   extensions: bool = True) -> str:
     """The format of ``src``, one of ``formats`` (see the module notes).
@@ -113,6 +144,8 @@ def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
         lower = src.name.lower().removesuffix(".gz")
         for ext, fmt in EXTENSIONS:
             if fmt in formats and lower.endswith(ext):
+                if fmt in ("csv", "tsv") and "trec" in formats and _is_trec_line(src):
+                    return "trec"  # MS MARCO's qrels.dev.small.tsv: TREC lines, no header
                 return fmt
     if "trec" not in formats:  # a table with a header row: the separator that splits it more
         first = src.head(1 << 16).split(b"\n", 1)[0]
@@ -131,9 +164,16 @@ def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
 
 
 def refuse_unreadable(src: Source) -> None:
-    """A :class:`FormatError` for bytes no text reader can read: an archive, another
-    compression. (Text in another encoding is :mod:`~ireval_core.io.encoding`'s.)"""
+    """A :class:`FormatError` for bytes no text reader can read: an Excel workbook (said
+    so, with how to save it as CSV), an archive, another compression. (Text in another
+    encoding is :mod:`~ireval_core.io.encoding`'s.)"""
     head = src.head(16)
+    if head.startswith(ZIP_MAGIC) and (src.name.lower().endswith((".xlsx", ".xlsm"))
+                                       or b"xl/" in src.head(1 << 16)):
+        raise FormatError("this is an Excel workbook; qrels and runs are read from TREC, "
+                          "CSV/TSV, Parquet or JSON files: in Excel, File > Save As > 'CSV "
+                          "UTF-8 (Comma delimited)', with a header row naming the columns "
+                          "(qid, docid, rel; or qid, docid, score, tag)", source=src.name)
     for magic, what in _OTHER_COMPRESSION:
         if head.startswith(magic):
             raise FormatError(f"this is {what}; only plain or gzip-compressed files are read "
