@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import threading
@@ -275,7 +276,8 @@ def worker(qrels_path: Path, run_path: Path) -> None:
     _, means = ranked_of(result, result["qrels"])
     times = result["times"]
     times["whole"] = time.perf_counter() - T0
-    print(json.dumps({"times": times, "means": means}))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+    print(json.dumps({"times": times, "means": means, "peak": peak}))
 
 
 def check(qrels_path: Path, run_path: Path) -> None:
@@ -312,9 +314,14 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--worker", nargs=2, type=Path, metavar=("QRELS", "RUN"),
                     help=argparse.SUPPRESS)
+    ap.add_argument("--check", nargs=2, type=Path, metavar=("QRELS", "RUN"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker(*args.worker)
+        return 0
+    if args.check:
+        check(*args.check)
         return 0
     sys.path.insert(0, str(HERE))
     from make_data import ensure, paths
@@ -322,13 +329,15 @@ def main() -> int:
     stages = ["imports", "parse", "id layout", "group queries", "kernel load", "kernel",
               "ranked", "measures"]
     print("| shape | round | " + " | ".join(stages) + " | prototype | ireval | pytrec_eval | "
-          "prototype / pytrec_eval | ireval / pytrec_eval |")
-    print("|---|---:|" + "---:|" * (len(stages) + 5))
+          "prototype / pytrec_eval | ireval / pytrec_eval | peak MiB prototype / ireval |")
+    print("|---|---:|" + "---:|" * (len(stages) + 6))
     for shape in args.shapes:
         ensure([args.size], shape=shape, quiet=True)
         files = paths(args.size, shape)
-        check(files["qrels"], files["run"])  # exact first (and compiles on a first run)
         q, r = str(files["qrels"]), str(files["run"])
+        # exact first (and compiles on a first run), in its own process: a child's peak
+        # RSS (ru_maxrss) starts at its parent's, so the parent stays small
+        subprocess.run([sys.executable, str(Path(__file__)), "--check", q, r], check=True)
         who = {"prototype": [str(Path(__file__)), "--worker", q, r],
                "ireval": [str(HERE / "_worker.py"), "eval", "ireval", q, r],
                "pytrec_eval": [str(HERE / "_worker.py"), "eval", "pytrec_eval", q, r]}
@@ -345,7 +354,9 @@ def main() -> int:
                   + f" | {whole['prototype']:.2f} | {whole['ireval']:.2f} | "
                   f"{whole['pytrec_eval']:.2f} | "
                   f"{whole['prototype'] / whole['pytrec_eval']:.2f} | "
-                  f"{whole['ireval'] / whole['pytrec_eval']:.2f} |", flush=True)
+                  f"{whole['ireval'] / whole['pytrec_eval']:.2f} | "
+                  f"{got['prototype']['peak'] // 1024:,} / {got['ireval']['peak'] // 1024:,} |",
+                  flush=True)
     return 0
 
 
