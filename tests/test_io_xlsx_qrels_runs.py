@@ -7,6 +7,7 @@ of a workbook equal those of the same judgments read from TREC text, exactly.
 
 from __future__ import annotations
 
+import gzip
 import io
 import zipfile
 
@@ -165,3 +166,24 @@ def test_format_xlsx_is_accepted_and_other_zips_still_refused() -> None:
         z.writestr("qrels.txt", "q1 0 d1 1\n")
     with pytest.raises(FormatError, match="this is a zip archive"):
         read_qrels(other.getvalue(), name="qrels.zip")
+
+
+def test_the_cli_prints_the_trec_files_output_for_workbooks(tmp_path) -> None:
+    from ireval_core.cli import main
+
+    qrels_rows, run_rows = _msmarco(seed=3)
+    qrels_t, run_t = _trec(qrels_rows, run_rows)
+    files = {"q.xlsx": _book({"q": [["qid", "docid", "rel"], *qrels_rows]}),
+             "r.xlsx.gz": gzip.compress(_book({"r": [["qid", "docid", "score", "tag"],
+                                                     *run_rows]})),
+             "q.txt": qrels_t, "r.txt": run_t}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    printed = []
+    for qrels, run in (("q.xlsx", "r.xlsx.gz"), ("q.txt", "r.txt")):
+        out = io.StringIO()
+        assert main(["eval", "-q", "-m", "map", "-m", "ndcg_cut_10", str(tmp_path / qrels),
+                     str(tmp_path / run)], out=out) == 0
+        printed.append(out.getvalue())
+    assert printed[0] == printed[1]
+    assert "ndcg_cut_10" in printed[0] and len(printed[0].splitlines()) > 24
