@@ -67,8 +67,9 @@ FORMATS_HELP = (
     "`input.runA`, `qrels.dl19-passage.txt`, or none): TREC qrels `qid iter docid grade` and "
     "TREC runs `qid Q0 docid rank score tag` (spaces or tabs); CSV or TSV with a header row "
     "(`qid`/`query`, `docid`/`doc`, `rel`/`grade`/`label` or `score`/`rank`, optional "
-    "`tag`/`run`/`system`); Parquet with the same columns; JSON `{qid: {docid: value}}`. "
-    "Any of them gzip-compressed.")
+    "`tag`/`run`/`system`); Parquet with the same columns; Excel `.xlsx` (its first sheet "
+    "with such a header row); JSON `{qid: {docid: value}}`. Any of them "
+    "gzip-compressed.")
 """Listed under the uploaders: what can be uploaded."""
 
 

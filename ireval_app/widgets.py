@@ -75,12 +75,13 @@ _SOURCE_LABELS = {"sample": "Use the bundled sample data", "upload": "Upload",
                   "saved": "Saved datasets"}
 
 _QRELS_HELP = (
-    "TREC qrels (`qid iter docid rel`), CSV/TSV with a header row, Parquet, or JSON "
-    "`{qid: {docid: grade}}`; plain or gzip-compressed. A negative grade means "
-    "'pooled, not judged'.")
+    "TREC qrels (`qid iter docid rel`), CSV/TSV with a header row, Parquet, Excel `.xlsx` "
+    "(first sheet, header row as in CSV), or JSON `{qid: {docid: grade}}`; plain or "
+    "gzip-compressed. A negative grade means 'pooled, not judged'.")
 _RUNS_HELP = (
     "TREC runs (`qid Q0 docid rank score tag`; a file with several tags gives several "
-    "runs), CSV/TSV with a header row, Parquet, or JSON `{qid: {docid: score}}`; plain or "
+    "runs), CSV/TSV with a header row, Parquet, Excel `.xlsx` (first sheet, header row as in "
+    "CSV), or JSON `{qid: {docid: score}}`; plain or "
     "gzip-compressed. Documents are ranked by score, ties by document id descending.")
 
 GRADE_COLUMNS: dict[str, object] = {

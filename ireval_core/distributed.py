@@ -90,7 +90,7 @@ from .errors import DataWarning, FormatError, IrevalError, invalid_parameter
 from .evaluate import Evaluation, evaluate
 from .io import ReadLimits, Source
 from .io.checks import dup_message
-from .io.detect import detect_format
+from .io.detect import detect_format, is_workbook
 from .io.partitions import (
     NO_TAG,
     block_without_comments,
@@ -343,6 +343,9 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
         raise FormatError(f"no {kind} file found", source=name)
     head = _head(fs, files[0])
     fmt = detect_format(Source(files[0], data=head))
+    if is_workbook(Source(files[0], data=head)):
+        raise FormatError("Excel workbooks are read in memory only (--engine memory); give "
+                          "Parquet, CSV/TSV or TREC text to Dask", source=files[0])
     if fmt == "json":
         raise FormatError("JSON input is read in memory only (--engine memory); give "
                           "Parquet, CSV/TSV or TREC text to Dask", source=files[0])

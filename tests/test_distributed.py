@@ -616,6 +616,13 @@ def test_duplicates_and_unreadable_inputs_are_format_errors(client, files, tmp_p
     (tmp_path / "run.json").write_text('{"q1": {"d1": 1.0}}')
     with pytest.raises(FormatError, match="JSON input is read in memory only"):
         evaluate_dask(files["qrels"], tmp_path / "run.json", ["P@5"], client=client)
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active.append(["qid", "docid", "score"])
+    book.active.append(["q1", "d1", 1.0])
+    book.save(tmp_path / "run.xlsx")
+    with pytest.raises(FormatError, match="Excel workbooks are read in memory only"):
+        evaluate_dask(files["qrels"], tmp_path / "run.xlsx", ["P@5"], client=client)
     with pytest.raises(FormatError, match="this looks like a TREC run file"):
         evaluate_dask(files["trec"], files["trec"], ["P@5"], client=client)
     rows = make_clicks(1, n_sessions=5)

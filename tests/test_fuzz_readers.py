@@ -442,6 +442,49 @@ def test_mutated_labeling_files_read_or_fail_cleanly(rnd):
     labeling_outcome(reader, data, name)
 
 
+WORKBOOK_TABLES = {
+    "qrels": (("qid", "docid", "rel"),
+              [("q1", "d1", 1), ("q1", "007", 0), (1048585, 7187158, 2), (1048585, 7.5, 3)]),
+    "run": (("qid", "docid", "score", "tag"),
+            [("q1", "d1", 2.5, "bm25"), ("q1", "007", 1, "bm25"), (1048585, 7187158, -3, "x"),
+             (1048585, 7187158, 0.5, None)]),
+}
+"""Qrels and runs as Excel holds them (numbers and text), for the workbook fuzz."""
+
+
+@settings(max_examples=500, deadline=None, database=None,  # about 10 s
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rnd=st.randoms(use_true_random=False))
+def test_mutated_workbooks_of_qrels_and_runs_read_or_fail_cleanly(rnd):
+    kind = rnd.choice(["qrels", "run"])
+    data = _xlsx(rnd, *WORKBOOK_TABLES[kind])
+    name = rnd.choice([f"{kind}.xlsx", "upload"])
+    outcome(read_qrels if kind == "qrels" else read_runs, data, name)
+    if rnd.random() < 0.2:
+        outcome(read_runs if kind == "qrels" else read_qrels, data, name)
+
+
+def test_workbook_seeds_are_valid():
+    """The workbook fuzz starts from workbooks that read."""
+    for kind, (columns, rows) in WORKBOOK_TABLES.items():
+        data = _plain_xlsx(columns, rows)
+        reader = read_qrels if kind == "qrels" else read_runs
+        for blob, shown in ((data, f"{kind}.xlsx"), (data, "upload"),
+                            (gzip.compress(data, mtime=0), f"{kind}.xlsx.gz")):
+            assert outcome(reader, blob, shown) == "accepted", shown
+
+
+def _plain_xlsx(columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> bytes:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    for r in [columns, *rows]:
+        book.active.append(list(r))
+    buf = io.BytesIO()
+    book.save(buf)
+    return buf.getvalue()
+
+
 def test_labeling_seeds_are_valid():
     """Every labeling seed reads, plain and gzip (so the fuzz starts from valid files)."""
     for name, data in LABEL_SEEDS.items():

@@ -118,8 +118,10 @@ def test_trec_lines_in_a_file_named_tsv_or_csv(tmp_path):
     assert "is data, not a header" in str(err) and err.line == 1
 
 
-def test_an_excel_workbook_of_qrels_says_how_to_save_it(tmp_path):
-    """An .xlsx of qrels was refused as 'a zip archive ... (extract it first)'."""
+def test_an_excel_workbook_of_qrels_is_read(tmp_path):
+    """An .xlsx of qrels was refused as 'a zip archive ... (extract it first)', then with
+    how to save it as CSV; it is read now (its first sheet), by path or as an upload, and
+    a workbook given with a text format says which formats read it."""
     openpyxl = pytest.importorskip("openpyxl")
     book = openpyxl.Workbook()
     book.active.append(["qid", "docid", "rel"])
@@ -127,9 +129,10 @@ def test_an_excel_workbook_of_qrels_says_how_to_save_it(tmp_path):
     book.save(tmp_path / "judgments.xlsx")
     data = (tmp_path / "judgments.xlsx").read_bytes()
     for source, name in ((str(tmp_path / "judgments.xlsx"), None), (data, "upload")):
-        err = error_of(read_qrels, source, name=name)
-        assert str(err).startswith(f"{name or 'judgments.xlsx'}: this is an Excel workbook;")
-        assert "'CSV UTF-8 (Comma delimited)'" in str(err) and "extract" not in str(err)
+        assert read_qrels(source, name=name).to_dict() == {"q1": {"d1": 1.0}}
+    err = error_of(read_qrels, data, name="judgments.xlsx", format="csv")
+    assert str(err).startswith("judgments.xlsx: this is an Excel workbook; read it with "
+                               "format 'auto' or 'xlsx'")
     assert "this is a zip archive" in str(error_of(read_runs, b"PK\x03\x04rest", name="r.zip"))
 
 

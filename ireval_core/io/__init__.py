@@ -28,7 +28,11 @@ JSON
     ``{qid: {docid: value}}`` as pytrec_eval and ranx use (grade for qrels,
     score for runs).
 Excel ``.xlsx``
-    Labeling and GSB tables only (:func:`read_table`).
+    Qrels and runs: the first visible sheet whose header row names a query and a
+    document column, the same column names as CSV; ids typed as numbers read as Excel
+    shows them, errors name the sheet and row (:func:`~.excel.read_xlsx_columns`; in
+    memory only, not with Dask). Labeling and GSB tables: every visible sheet with
+    their columns (:func:`read_table`).
 Label Studio JSON, Quepid ratings CSV
     Labeling files only (:func:`read_table` with ``tools=True``, as
     :func:`~ireval_core.labels.read_judgments` reads them): the exports of two labeling

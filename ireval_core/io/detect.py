@@ -38,10 +38,10 @@ from .source import ZIP_MAGIC, Source
 
 __all__ = ["EXTENSIONS", "FORMATS", "LABEL_FORMATS", "METADATA_FORMATS", "RUN_FORMATS",
            "SIGNATURES", "TABLE_FORMATS", "TEXT_SIGNATURES", "Format", "detect_format",
-           "refuse_unreadable"]
+           "is_workbook", "refuse_unreadable"]
 
-Format = Literal["auto", "trec", "csv", "tsv", "parquet", "json"]
-FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json")
+Format = Literal["auto", "trec", "csv", "tsv", "parquet", "json", "xlsx"]
+FORMATS = ("auto", "trec", "csv", "tsv", "parquet", "json", "xlsx")
 """The ``format=`` values of the qrels and run readers."""
 
 RUN_FORMATS = ("trec", "csv", "tsv", "parquet", "json")
@@ -163,17 +163,29 @@ def detect_format(src: Source, formats: Sequence[str] = RUN_FORMATS, *,
     return "trec"
 
 
+def is_workbook(src: Source) -> bool:
+    """Whether ``src`` is an Excel workbook: a zip archive named ``.xlsx``/``.xlsm``, or
+    one whose first entries are under ``xl/`` (an upload without its name).
+
+    >>> is_workbook(Source("q.xlsx", ZIP_MAGIC + b"rest"))
+    True
+    >>> is_workbook(Source("qrels.zip", ZIP_MAGIC + b"qrels.txt"))
+    False
+    """
+    return src.head(4) == ZIP_MAGIC and (src.name.lower().endswith((".xlsx", ".xlsm"))
+                                          or b"xl/" in src.head(1 << 16))
+
+
 def refuse_unreadable(src: Source) -> None:
-    """A :class:`FormatError` for bytes no text reader can read: an Excel workbook (said
-    so, with how to save it as CSV), an archive, another compression. (Text in another
-    encoding is :mod:`~ireval_core.io.encoding`'s.)"""
+    """A :class:`FormatError` for bytes no text reader can read: an Excel workbook given
+    with a text ``format=`` (said so), an archive, another compression. (Text in another
+    encoding is :mod:`~ireval_core.io.encoding`'s; a workbook with ``format="auto"`` or
+    ``"xlsx"`` is read by :mod:`~ireval_core.io.excel` before this is asked.)"""
     head = src.head(16)
-    if head.startswith(ZIP_MAGIC) and (src.name.lower().endswith((".xlsx", ".xlsm"))
-                                       or b"xl/" in src.head(1 << 16)):
-        raise FormatError("this is an Excel workbook; qrels and runs are read from TREC, "
-                          "CSV/TSV, Parquet or JSON files: in Excel, File > Save As > 'CSV "
-                          "UTF-8 (Comma delimited)', with a header row naming the columns "
-                          "(qid, docid, rel; or qid, docid, score, tag)", source=src.name)
+    if is_workbook(src):
+        raise FormatError("this is an Excel workbook; read it with format 'auto' or 'xlsx' "
+                          "(its first sheet with a header row naming the columns: qid, "
+                          "docid, rel; or qid, docid, score, tag)", source=src.name)
     for magic, what in _OTHER_COMPRESSION:
         if head.startswith(magic):
             raise FormatError(f"this is {what}; only plain or gzip-compressed files are read "

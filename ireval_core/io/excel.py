@@ -40,11 +40,21 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataWarning, FormatError, Problem
-from .columns import resolve
+from .checks import MAX_PROBLEMS, tag_key, text_problem, value_problem
+from .columns import (
+    ALIASES,
+    TEXT_KEYS,
+    VALUE_KEY,
+    VALUE_WORD,
+    Kind,
+    choose_columns,
+    from_rank,
+    resolve,
+)
 from .source import Source, one_line, open_zip
 from .table import RawTable, missing_error
 
-__all__ = ["read_xlsx"]
+__all__ = ["read_xlsx", "read_xlsx_columns"]
 
 _WHAT = "Excel .xlsx workbook"
 _FORMULA_HINTS = (b"<f", b":f>", b":f ", b":f/")
@@ -97,6 +107,13 @@ def read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Seque
     workbook is checked against ``src.limits`` first, and a cell read that holds a
     formula without a saved result is an error (see the module notes).
     """
+    return _read_book(src, aliases, required, kind, sheet, first=False)[0]
+
+
+def _read_book(src: Source, aliases: Mapping[str, Sequence[str]], required: Sequence[str],
+               kind: str, sheet: str | None, *, first: bool) -> tuple[RawTable, list[_Read]]:
+    """:func:`read_xlsx`, and the sheets read; ``first``: only the first visible sheet
+    whose header has the required columns."""
     try:
         import openpyxl
     except ImportError:  # pragma: no cover - openpyxl is in requirements.txt
@@ -114,12 +131,12 @@ def read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Seque
         raise FormatError(f"not a readable {_WHAT} ({damage})", source=src.name)
     try:
         try:
-            table, read = _xlsx_table(src, book, aliases, required, kind, sheet)
+            table, read = _xlsx_table(src, book, aliases, required, kind, sheet, first)
         except _NoTable as exc:  # say why when merged or empty header cells are the cause
             raise _explained(src, archive, to_scan, exc) from None
         if to_scan:
             _check_sheets(src, archive, to_scan, read)
-        return table
+        return table, read
     except FormatError:
         raise
     except Exception as exc:  # a damaged sheet found while reading its rows
@@ -128,6 +145,67 @@ def read_xlsx(src: Source, aliases: Mapping[str, Sequence[str]], required: Seque
         book.close()
         archive.close()
     raise FormatError(f"not a readable {_WHAT} ({damage})", source=src.name)
+
+
+def read_xlsx_columns(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
+    """Qrels or a run from a workbook: columns qid, docid, rel|score (+ tag), and warnings.
+
+    The first visible sheet whose header has a query and a document column is read
+    (a notes sheet before it is passed over), its columns picked by
+    :func:`~.columns.choose_columns` as a CSV header's are. Ids typed as numbers read as
+    Excel shows them (``1048585``, never ``1048585.0``); grades and scores must be
+    numbers (a number typed as text counts). Every bad row is named by sheet and row, up
+    to :data:`~.checks.MAX_PROBLEMS`: an empty id, a value that is not a number (with its
+    cell), a (query, document) given twice (per tag in a run). The rows are checked in
+    one Python pass, as openpyxl has just read them one by one.
+    """
+    raw, read = _read_book(src, ALIASES, ("qid", "docid"), kind, None, first=True)
+    title, header_row = read[0].title, read[0].header_row
+    try:
+        chosen, warnings = choose_columns(raw.header, src, kind, None)
+    except FormatError as exc:
+        raise FormatError(f"sheet {title!r}, row {header_row}: {exc.message}",
+                          source=src.name) from None
+    if raw.n_rows == 0:
+        raise FormatError(f"sheet {title!r}: no {kind} rows after the header", source=src.name)
+    key_of = {name: key for key, name in raw.names.items()}
+    texts = {k: raw.columns[key_of[name]].to_pylist() for k, name in chosen.items()}
+    value_key = VALUE_KEY[kind]
+    word = "rank" if from_rank(warnings) else VALUE_WORD[value_key]
+    name = chosen[value_key]
+    letter = _letter(raw.header.index(name))
+    _, row_of, _ = raw.sheet_rows or (None, np.zeros(0), ())
+    problems: list[Problem] = []
+    count = 0
+    seen: dict[tuple[str, ...], int] = {}
+    tags = texts.get("tag")
+    for i, (qid, docid, value) in enumerate(zip(texts["qid"], texts["docid"], texts[value_key],
+                                                strict=True)):
+        problem = None
+        for key in TEXT_KEYS:
+            if key in texts and problem is None:
+                problem = text_problem(texts[key][i], key, edges=True)
+        if problem is None:
+            problem = value_problem(value, word, f"{name!r} (cell {letter}{int(row_of[i])})")
+        if problem is None:
+            key_fields = (qid, docid, tag_key(tags[i])) if tags is not None else (qid, docid)
+            first = seen.setdefault(key_fields, i)
+            if first != i:
+                problem = (f"duplicate {kind} entry for query {qid!r}, document {docid!r} "
+                           f"(first at {raw.short(first)}); each (query, document) may "
+                           "appear once")
+        if problem is not None:
+            count += 1
+            if len(problems) < MAX_PROBLEMS:
+                problems.append(raw.problem(i, problem))
+    if problems:
+        raise FormatError.of(problems, count=count, shown=MAX_PROBLEMS)
+    values = np.array([float(v) for v in texts[value_key]], dtype=np.float64)
+    out = {k: pa.array(texts[k], pa.string()) for k in ("qid", "docid")}
+    out[value_key] = pa.array(-values if from_rank(warnings) else values)
+    if tags is not None:
+        out["tag"] = pa.array(tags, pa.string())
+    return pa.table(out), [*raw.warnings, *warnings]
 
 
 class _Read(NamedTuple):
@@ -152,9 +230,10 @@ class _NoTable(FormatError):
 
 
 def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
-                required: Sequence[str], kind: str, sheet: str | None
+                required: Sequence[str], kind: str, sheet: str | None, first: bool = False
                 ) -> tuple[RawTable, list[_Read]]:
-    """The rows of the sheets of an open workbook (see :func:`read_xlsx`)."""
+    """The rows of the sheets of an open workbook (see :func:`read_xlsx`); ``first``:
+    those of the first visible sheet with the required columns only."""
     sheets: list[str] = []
     read: list[_Read] = []
     header: tuple[str, ...] = ()
@@ -235,10 +314,10 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
             row_of.append(number)
         if sheets and sheets[-1] == ws.title and unnamed:
             empty = ", ".join(f"{_letter(i)}{read[-1].header_row}" for i in sorted(unnamed))
-            first = ", ".join(f"{_letter(i)}{r}" for i, r in sorted(unnamed.items()))
+            at = ", ".join(f"{_letter(i)}{r}" for i, r in sorted(unnamed.items()))
             warnings.append(DataWarning(
                 "unnamed-columns", f"sheet {ws.title!r}: the header cell(s) {empty} are empty "
-                f"over values (first at {first}); those columns are not read: give them a "
+                f"over values (first at {at}); those columns are not read: give them a "
                 "name to read them", src.name, len(unnamed)))
         if kinds and sheets and sheets[-1] == ws.title:
             found_rounds, as_months = _one_form(cells["round"], start, kinds)
@@ -252,6 +331,8 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                     f"{round_name!r} mixes {mix}{how}. Rounds found: "
                     f"{', '.join(found_rounds)}", src.name, len(found_rounds),
                     tuple(found_rounds[:3])))
+        if first and sheets:
+            break
     if hidden_tables:
         shown = ", ".join(repr(t) for t in hidden_tables)
         warnings.append(DataWarning(

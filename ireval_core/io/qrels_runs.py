@@ -1,8 +1,9 @@
 """The qrels and run readers: :func:`read_qrels`, :func:`read_runs`, :func:`read_run`.
 
 Each reads one input in any format :func:`~.detect.detect_format` recognises
-(TREC text, CSV/TSV, Parquet, JSON) into a table of columns ``qid, docid, rel|score``
-(+ ``tag``) (:func:`read_columns`), then builds immutable
+(TREC text, CSV/TSV, Parquet, JSON) or an Excel workbook (its first sheet with the id
+columns, :func:`~.excel.read_xlsx_columns`) into a table of columns ``qid, docid,
+rel|score`` (+ ``tag``) (:func:`read_columns`), then builds immutable
 :class:`~ireval_core.data.Qrels` or :class:`~ireval_core.data.Run` objects. Every
 read is :func:`~.guard.guarded`: a malformed input is one fresh
 :class:`~ireval_core.errors.FormatError` holding nothing of the input.
@@ -28,8 +29,9 @@ from ..progress import stage
 from .checks import numeric
 from .columns import MISSING_TAGS, TREC_COLUMNS, Kind
 from .delimited import diagnose_delimited, read_delimited
-from .detect import FORMATS, Format, detect_format, refuse_unreadable
+from .detect import FORMATS, Format, detect_format, is_workbook, refuse_unreadable
 from .encoding import decode_bom, encoding_warning, read_text
+from .excel import read_xlsx_columns
 from .guard import guarded
 from .json import read_json
 from .parquet import read_parquet
@@ -55,7 +57,8 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
         File name used in messages (defaults to the path's name).
     format:
         ``"auto"`` (by content and extension), ``"trec"``, ``"csv"``, ``"tsv"``,
-        ``"parquet"`` or ``"json"``.
+        ``"parquet"``, ``"json"`` or ``"xlsx"`` (an Excel workbook: its first sheet
+        with a header naming the columns, as in CSV; errors name sheet and row).
     limits:
         Bounds on decompression (default: :meth:`ReadLimits.from_env`).
     comments:
@@ -313,7 +316,7 @@ def _without_comments(src: Source, format: Format, comments: bool, kind: Kind
                       ) -> tuple[Source, DataWarning | None]:
     """``src`` with trec_eval 10.0's ``#`` comment lines blanked when ``comments`` and it
     is TREC text (:func:`~.trec.skip_comments`); CSV, JSON and Parquet are left alone."""
-    if not comments or src.is_blank():
+    if not comments or src.is_blank() or format == "xlsx" or is_workbook(src):
         return src, None
     fmt = format if format != "auto" else detect_format(src)
     return skip_comments(src, kind) if fmt == "trec" else (src, None)
@@ -384,6 +387,9 @@ def decoded_columns(src: Source, kind: Kind, format: Format
     """:func:`read_columns`, and the source read: ``src``, or its text as UTF-8."""
     if src.is_blank():
         raise empty_file_error(src.name, kind)
+    if format == "xlsx" or (format == "auto" and is_workbook(src)):
+        stage("parsing")
+        return (src, *read_xlsx_columns(src, kind))
     refuse_unreadable(src)
     fmt = format if format != "auto" else detect_format(src)
     if fmt == "parquet":  # by its bytes or its name: not text
@@ -412,7 +418,7 @@ def decoded_columns(src: Source, kind: Kind, format: Format
 def _duplicate_error(src: Source, kind: Kind, format: Format,
                      exc: DuplicateEntryError) -> FormatError:
     """Turn a row-level duplicate into a line-level message."""
-    fmt = format if format != "auto" else detect_format(src)
+    fmt = format if format != "auto" else "xlsx" if is_workbook(src) else detect_format(src)
     if fmt == "trec":
         err = diagnose_trec(src, kind)[0]
         if err is not None:

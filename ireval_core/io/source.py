@@ -288,7 +288,7 @@ class Source:
         """File name without folders and known extensions (``run.bm25.txt.gz`` → ``run.bm25``)."""
         stem = Path(self.name).name
         for ext in (".gz", ".txt", ".trec", ".tsv", ".csv", ".parquet", ".pq", ".json",
-                    ".qrels", ".run", ".res"):
+                    ".qrels", ".run", ".res", ".xlsx", ".xlsm"):
             if stem.lower().endswith(ext) and len(stem) > len(ext):
                 stem = stem[: -len(ext)]
         return stem
