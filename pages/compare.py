@@ -275,7 +275,7 @@ with frame.page("compare"):
             f"(query, document) pairs in all. Bounds: the mean of {m} with the system's holes "
             f"labeled non-relevant and relevant. The verdict reruns the "
             f"{TEST_LABELS[holes.test]} (two-sided, uncorrected, α = {holes.alpha:g}) under "
-            f"{holes.worst_labeling}. " + holes.inferred_definition()))
+            f"{holes.worst_labeling}. {holes.bounds_note()} " + holes.inferred_definition()))
         b1, b2, _ = st.columns([3, 1, 2])
         batch_name = f"labeling_batch_{a}_vs_{b}"
         b1.download_button(

@@ -57,6 +57,7 @@ def test_panels_show_the_cores_evidence() -> None:
     assert list(holes[pair.holes.inferred_name]) == [pair.holes.inferred[a],
                                                      pair.holes.inferred[b]]
     assert any(pair.holes.inferred_definition() in displayed(c.value) for c in at.caption)
+    assert any(pair.holes.bounds_note() in displayed(c.value) for c in at.caption)
     batch = [x for x in at.get("download_button") if "labeling batch" in x.proto.label]
     assert batch and f"{pair.holes.n_holes:,} pairs" in batch[0].proto.label
     # not worse, and equivalent

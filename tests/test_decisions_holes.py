@@ -281,6 +281,24 @@ def test_a_win_that_survives_any_labeling():
         assert out.mean("B", "P@3") > out.mean("A", "P@3")
 
 
+def test_bounds_note_the_verdicts_labeling_is_joint():
+    # nDCG: the loser's hole labeled relevant raises the winner's ideal ranking too, so
+    # the verdict's difference is not the winner's lower bound minus the loser's upper
+    # bound; the note says why
+    qrels, a, b = _case(win_margin=2)
+    res = judgment_holes(qrels, a, b, "nDCG")
+    assert res.winner == "B"
+    qd = qrels.to_dict()
+    for q in qd:  # the verdict's labeling: the winner's holes non-relevant, the loser's not
+        qd[q]["ha"], qd[q]["hb"] = 1, 0
+    out = evaluate(Qrels.from_dict(qd), [a, b], ["nDCG"])
+    joint = out.mean("B", "nDCG") - out.mean("A", "nDCG")
+    assert res.worst_mean_diff == pytest.approx(joint)
+    assert joint < res.bounds_b[0] - res.bounds_a[1] - 0.05  # a smaller lead than the bounds
+    note = res.bounds_note()
+    assert f"({joint:+.4f})" in note and "labels both systems' holes at once" in note
+
+
 def test_a_win_that_depends_on_the_holes_and_its_batch():
     qrels, a, b = _case(win_margin=1)
     res = judgment_holes(qrels, a, b, "P@3")

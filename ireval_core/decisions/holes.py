@@ -223,6 +223,16 @@ class HolesResult:
                 f"the judged ones taken as a uniform random sample of it, the ones marked -1 "
                 f"pooled but not judged; the estimate uses {how}.")
 
+    def bounds_note(self) -> str:
+        """Why the verdict's difference need not be the difference of two bounds, in one
+        sentence: each bound labels one system's holes, the verdict one labeling of both."""
+        return (f"Each bound labels one system's holes and leaves the other's unjudged; "
+                f"the verdict labels both systems' holes at once, so its difference "
+                f"({self.worst_mean_diff:+.4f}) need not equal a difference of two bounds: a "
+                f"hole labeled relevant is a relevant document of its query for both "
+                f"systems, raising nDCG's ideal ranking and the number of relevant documents "
+                f"AP, recall and R-precision divide by.")
+
     @property
     def n_holes(self) -> int:
         """Distinct (query, document) pairs unjudged in either window."""
