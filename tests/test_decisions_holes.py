@@ -296,7 +296,9 @@ def test_bounds_note_the_verdicts_labeling_is_joint():
     assert res.worst_mean_diff == pytest.approx(joint)
     assert joint < res.bounds_b[0] - res.bounds_a[1] - 0.05  # a smaller lead than the bounds
     note = res.bounds_note()
-    assert f"({joint:+.4f})" in note and "labels both systems' holes at once" in note
+    assert f"(B − A = {joint:+.4f})" in note and "labels both systems' holes at once" in note
+    swapped = judgment_holes(qrels, b, a, "nDCG")  # the same words whichever is system a
+    assert f"(B − A = {joint:+.4f})" in swapped.bounds_note()
 
 
 def test_a_win_that_depends_on_the_holes_and_its_batch():

@@ -226,9 +226,17 @@ class HolesResult:
     def bounds_note(self) -> str:
         """Why the verdict's difference need not be the difference of two bounds, in one
         sentence: each bound labels one system's holes, the verdict one labeling of both."""
+        if self.n_holes == 0:
+            return ""
+        a, b, d = self.system_a, self.system_b, self.worst_mean_diff
+        if self.winner is not None:  # as the verdict's sentence: winner - loser
+            loser = a if self.winner == b else b
+            diff = f"{self.winner} − {loser} = {(d if self.winner == b else -d):+.4f}"
+        else:
+            diff = f"{b} − {a} = {d:+.4f}"
         return (f"Each bound labels one system's holes and leaves the other's unjudged; "
                 f"the verdict labels both systems' holes at once, so its difference "
-                f"({self.worst_mean_diff:+.4f}) need not equal a difference of two bounds: a "
+                f"({diff}) need not equal a difference of two bounds: a "
                 f"hole labeled relevant is a relevant document of its query for both "
                 f"systems, raising nDCG's ideal ranking and the number of relevant documents "
                 f"AP, recall and R-precision divide by.")
