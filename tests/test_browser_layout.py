@@ -13,22 +13,9 @@ the whole name. Server, chromium and waits: ``tests/browser_support.py``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    NetworkGuard,
-    app_server,
-    nav,
-    no_exception,
-    require_chromium,
-    settle,
-)
+from browser_support import guarded_page, nav, no_exception, require_chromium, settle
 
 require_chromium()
-playwright = pytest.importorskip("playwright.sync_api")
 
 PAGES = ("Data", "Metrics", "Curves", "Compare", "Queries", "Efficiency", "Qrels rounds",
          "nDCG vs DCG", "Labeling data", "Trend", "Raters", "Label changes", "Side by side",
@@ -43,19 +30,9 @@ CUT = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
 """The texts of the page shown cut short with an ellipsis (multiselect chips left out)."""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    with app_server(tmp_path_factory.mktemp("workspace") / "workspace.db") as url:
-        yield url
-
-
-def test_no_label_is_cut_short_at_1280_by_800(server):
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        guard = NetworkGuard(context)
-        page = context.new_page()
-        page.set_default_timeout(60_000)
+def test_no_label_is_cut_short_at_1280_by_800(server, browser):
+    # the server and chromium of conftest; the page blocks and checks requests elsewhere
+    with guarded_page(browser, width=1280, height=800, timeout=60_000) as page:
         page.goto(server)
         page.get_by_text("run_bm25.txt").first.wait_for()
         settle(page)
@@ -80,6 +57,4 @@ def test_no_label_is_cut_short_at_1280_by_800(server):
         nav(page, "Compare")
         for label in ("Download CSV", "Download JSON", "Minimum detectable difference"):
             page.get_by_text(label, exact=True).first.wait_for()
-        browser.close()
     assert cut == {}, f"labels cut short at 1280 x 800: {cut}"
-    assert guard.blocked == []
