@@ -22,12 +22,12 @@ os.environ.pop("IREVAL_DATA_DIR", None)  # the app opens the bundled sample in t
 # the shared helpers' asserts show their values, as a test module's do
 pytest.register_assert_rewrite("_apps", "_param_cases", "browser_support")
 
-# trec_eval 10.0 built from source once per session (see tests/trec_eval_oracle.py), the
+# trec_eval 10.0 and 9.0.8 built from source once per session (tests/trec_eval_oracle.py), the
 # throwaway PostgreSQL server of tests/pg.py (started for the first test asking for it),
 # and the app server and chromium of the real-browser tests (tests/browser_support.py)
 from browser_support import app_server, chromium  # noqa: E402
 from pg import postgres_server  # noqa: E402, F401
-from trec_eval_oracle import trec_eval_10, trec_eval_10_precise  # noqa: E402, F401
+from trec_eval_oracle import trec_eval_9, trec_eval_10, trec_eval_10_precise  # noqa: E402, F401
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

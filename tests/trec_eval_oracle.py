@@ -1,10 +1,12 @@
-"""trec_eval 10.0 built from source for the tests: the second oracle (the first is pytrec_eval).
+"""trec_eval 10.0 and 9.0.8 built from source for the tests (besides pytrec_eval, which embeds
+9.0.8's code but prints nothing of its own).
 
-``../shared/oracles/trec_eval-10.0`` holds NIST's trec_eval 10.0 source. The session fixture
-:func:`trec_eval_10` copies it into a temporary folder (never building inside ``shared/``),
-runs ``make`` there and yields the binary's path. Without a C compiler the tests that use it
-are skipped with the reason, or fail under ``CI=true`` (CI has gcc), as the PostgreSQL and
-browser tests do.
+``../shared/oracles/trec_eval-10.0`` and ``../shared/oracles/trec_eval-9.0.8`` hold NIST's
+trec_eval sources. The session fixtures :func:`trec_eval_10` and :func:`trec_eval_9` copy one
+into a temporary folder (never building inside ``shared/``), run ``make`` there and yield the
+binary's path; under pytest-xdist the workers share one build, made by the first that asks
+(a file lock). Without a C compiler the tests that use them are skipped with the reason, or
+fail under ``CI=true`` (CI has gcc), as the PostgreSQL and browser tests do.
 
 trec_eval prints 4 decimals, too few to compare per-query values within 1e-9. The fixture
 :func:`trec_eval_10_precise` builds a second binary whose only change is the format of the
@@ -22,7 +24,8 @@ Helpers:
   :func:`parse_q` reads ``-q`` output back as ``{(measure, qid): text}``.
 
 Use it from a test module with ``from trec_eval_oracle import ...`` (the tests directory is
-on ``sys.path``) and request the ``trec_eval_10`` fixture (defined once, in ``conftest.py``).
+on ``sys.path``) and request the ``trec_eval_10`` or ``trec_eval_9`` fixture (defined once, in
+``conftest.py``).
 """
 
 from __future__ import annotations
@@ -39,12 +42,15 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CONFORMANCE_10", "SOURCE_10", "QuicktestCommand", "find_compiler", "parse_q",
-           "quicktest_commands", "run", "trec_eval_10", "trec_eval_10_precise", "write_qrels",
-           "write_run"]
+__all__ = ["CONFORMANCE_10", "SOURCE_9", "SOURCE_10", "SOURCES", "QuicktestCommand",
+           "find_compiler", "parse_q", "quicktest_commands", "run", "trec_eval_9", "trec_eval_10",
+           "trec_eval_10_precise", "write_qrels", "write_run"]
 
 _SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SOURCE_10 = _SHARED / "oracles" / "trec_eval-10.0"
+SOURCE_9 = _SHARED / "oracles" / "trec_eval-9.0.8"
+SOURCES = {"10.0": SOURCE_10, "9.0.8": SOURCE_9}
+"""The source folder of each trec_eval version, by version."""
 CONFORMANCE_10 = _SHARED / "conformance" / "trec_eval-10.0"
 _BUILD_TIMEOUT = 300  # seconds
 _RUN_TIMEOUT = 120
@@ -75,7 +81,7 @@ def build(source: Path, dest: Path, compiler: str, *, precise: bool = False) -> 
         for name in _PRINT_FILES:
             text = (dest / name).read_text(encoding="latin-1")
             if "%6.4f" not in text:
-                raise RuntimeError(f"{name} of trec_eval 10.0 no longer prints with %6.4f")
+                raise RuntimeError(f"{name} of {source.name} no longer prints with %6.4f")
             (dest / name).write_text(text.replace("%6.4f", "%.17g"), encoding="latin-1")
     make = shutil.which("make")
     if make is not None:
@@ -87,30 +93,32 @@ def build(source: Path, dest: Path, compiler: str, *, precise: bool = False) -> 
                           timeout=_BUILD_TIMEOUT, check=False)
     binary = dest / "trec_eval"
     if done.returncode != 0 or not binary.is_file():
-        raise RuntimeError(f"building trec_eval 10.0 failed ({' '.join(command)}):\n"
+        raise RuntimeError(f"building {source.name} failed ({' '.join(command)}):\n"
                            f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
     return binary
 
 
-def _built(tmp_path_factory: pytest.TempPathFactory, *, precise: bool) -> Path:
-    if not (SOURCE_10 / "Makefile").is_file():
-        pytest.skip(f"trec_eval 10.0 source not found at {SOURCE_10}")
+def _built(tmp_path_factory: pytest.TempPathFactory, *, precise: bool,
+           version: str = "10.0") -> Path:
+    source = SOURCES[version]
+    if not (source / "Makefile").is_file():
+        pytest.skip(f"trec_eval {version} source not found at {source}")
     compiler = find_compiler()
     if compiler is None:
-        message = "no C compiler (gcc or cc, or $CC) to build trec_eval 10.0 with"
+        message = f"no C compiler (gcc or cc, or $CC) to build trec_eval {version} with"
         if os.environ.get("CI"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    folder = "trec_eval-10.0-precise" if precise else "trec_eval-10.0"
+    folder = f"{source.name}-precise" if precise else source.name
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
-        return build(SOURCE_10, tmp_path_factory.mktemp(folder), compiler, precise=precise)
+        return build(source, tmp_path_factory.mktemp(folder), compiler, precise=precise)
     # pytest-xdist (make test runs two workers): the workers share one build, made by the
     # first that asks, in the folder above each worker's own temporary folder
     shared = tmp_path_factory.getbasetemp().parent / folder
     with (shared.parent / f"{folder}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         binary = shared / "trec_eval"
-        return binary if binary.is_file() else build(SOURCE_10, shared, compiler,
+        return binary if binary.is_file() else build(source, shared, compiler,
                                                      precise=precise)
 
 
@@ -124,6 +132,12 @@ def trec_eval_10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def trec_eval_10_precise(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """trec_eval 10.0 printing every value with ``%.17g`` (see the module docstring)."""
     yield _built(tmp_path_factory, precise=True)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_9(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The path of a trec_eval 9.0.8 binary built from ``SOURCE_9`` for this session."""
+    yield _built(tmp_path_factory, precise=False, version="9.0.8")
 
 
 def run(binary: Path, args: list[str], *, cwd: Path | None = None) -> str:
