@@ -39,6 +39,8 @@ from .trec_output import (
     header_of,
     official,
     relstrings,
+    unanswered_10,
+    with_collection_size,
     write_trec,
 )
 
@@ -86,6 +88,18 @@ _ONE_RUN = ("each run file is one run whatever its tag column says, named by the
             "its last line, as trec_eval reads a run (default: one run per tag)")
 
 
+_EVAL_DESCRIPTION = """\
+Evaluate runs against qrels. --format trec (the default) prints what trec_eval of
+--trec-eval prints, line for line: without -m its default set, official (all_trec is
+-m all_trec away); each 'all' line is trec_eval's own mean (the per-query values
+added in its query order and divided by its number of queries; gm_map and gm_bpref
+through log and exp); an undefined value prints '-nan' as trec_eval prints it (-J
+leaving a ranking with no judged document: iprec_at_recall_* and 11pt_avg), and
+makes that measure's 'all' '-nan'. --format csv and json compute all_trec without
+-m; they write an undefined value as nan (csv) or null (json) and each mean over
+the defined values. See docs/semantics.md."""
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ireval_core",
@@ -94,14 +108,20 @@ def _build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="evaluate runs against qrels",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
-                        epilog=_measure_help())
+                        description=_EVAL_DESCRIPTION, epilog=_measure_help())
     ev.add_argument("qrels", help="qrels file (TREC, CSV/TSV, Parquet, JSON; .gz ok)")
     ev.add_argument("runs", nargs="+", metavar="RUN",
                     help="run file(s); several tags = systems; - reads standard input")
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                    help="measure, repeatable (default: all_trec)")
+                    help="measure, repeatable; all_trec and official name trec_eval's sets "
+                    "(default: official, trec_eval's own default, with --format trec; "
+                    "all_trec with --format csv or json)")
     ev.add_argument("-q", action="store_true", dest="per_query", help="also per-query values")
     add_arguments(ev)
+    ev.add_argument("-N", "--num-docs", type=int, default=None, metavar="N",
+                    help="trec_eval's -N: the number of documents in the collection, used by "
+                    "utility's d coefficient (documents neither relevant nor retrieved; "
+                    "default 0, as trec_eval)")
     ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
     ev.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg", "prefs",
                                                       "qrels_prefs"), default="qrels",
@@ -230,11 +250,17 @@ def _decision_arguments(group: Any, *, alpha: bool = False) -> None:
                        help="a query loses when b - a < -delta (default 0)")
 
 
-def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8") -> list[str]:
+DEFAULT_MEASURES = {"trec": "official", "csv": "all_trec", "json": "all_trec"}
+"""The measures ``eval`` computes without ``-m``, by output format: trec_eval's default
+(``official``) in its own layout, every trec_eval measure in CSV and JSON."""
+
+
+def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8",
+            fmt: str = "trec") -> list[str]:
     """Measure names as given, with ``all_trec`` and ``official`` replaced by that
-    trec_eval's names."""
+    trec_eval's names; no names: the format's default (:data:`DEFAULT_MEASURES`)."""
     sets = {"all_trec": all_trec(trec_eval), "official": official()}
-    given = ["all_trec"] if names is None else names
+    given = [DEFAULT_MEASURES[fmt]] if names is None else names
     return [n for name in given for n in sets.get(name.strip(), [name])]
 
 
@@ -360,10 +386,14 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         return _cmd_eval_prefs(args, out, notes, names, header)
     if any(_AVGJG.match(n) for n in names):
         raise ValueError("the *_avgjg measures need judgment groups: add -R qrels_jg")
-    names = _expand(names if args.measures else None, options.trec_eval)
+    names = _expand(names if args.measures else None, options.trec_eval, args.format)
     trec_order = args.format == "trec"  # trec_eval's print order
-    cols = columns(names, parse_measure, trec_order=trec_order)  # checked before any reading
+    if args.num_docs is not None and args.num_docs < 0:
+        raise ValueError(f"-N: the number of documents must be >= 0; got {args.num_docs}")
+    cols = with_collection_size(columns(names, parse_measure, trec_order=trec_order),
+                                args.num_docs)  # checked before any reading
     strings: dict[tuple[str, str], dict[str, str]] = {}
+    overrides: dict[tuple[str, str], dict[str, float]] = {}
     if args.one_run and args.engine == "dask":
         raise ValueError("--one-run goes with --engine memory")
     table = None
@@ -387,8 +417,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
                             comments=options.trec_eval == "10.0", complete=options.complete)
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
-        cols = columns(names, parse_measure, grades=np.unique(qrels.grade),
-                       trec_order=trec_order)
+        cols = with_collection_size(columns(names, parse_measure, grades=np.unique(qrels.grade),
+                                            trec_order=trec_order), args.num_docs)
         res = evaluate(qrels, runs, _specs(cols), options=options)
         notes.extend(_unanswered(qrels, runs, options))
         if args.format == "trec":
@@ -396,9 +426,14 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
                 if c.measure is None:
                     for r in runs:
                         strings[(r.name, c.label)] = relstrings(qrels, r, options, c.depth)
+            for r in runs:  # 10.0's -c: what it prints for the queries a run misses
+                values, texts = unanswered_10(qrels, r, cols, options)
+                overrides.update({(r.name, label): v for label, v in values.items()})
+                for label, text in texts.items():
+                    strings[(r.name, label)] = {**strings[(r.name, label)], **text}
     if args.format == "trec":
         write_trec(res, cols, args.per_query, out, strings=strings, header=header,
-                   zscore_table=table)
+                   zscore_table=table, overrides=overrides)
     else:
         labels: dict[Measure, str] = {}  # each measure under the name first given
         for c in cols:

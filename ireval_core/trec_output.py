@@ -25,19 +25,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 import numpy as np
 
 from .data import Qrels, Run, join
 from .errors import UnknownMeasureError
-from .evaluate import Evaluation
+from .evaluate import Evaluation, evaluate
 from .measures import Measure
 from .options import EvalOptions
 
-__all__ = ["COUNTS", "HEADER", "Column", "all_trec", "columns", "header_of", "official",
-           "relstrings", "trec_params", "write_trec"]
+__all__ = ["COUNTS", "HEADER", "NAN", "Column", "all_trec", "columns", "header_of", "official",
+           "relstrings", "trec_mean", "trec_params", "unanswered_10", "with_collection_size",
+           "write_trec"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _ALL_TREC_9 = (
@@ -217,7 +218,8 @@ def trec_params(base: str, params: str, parse: object, *,
     * recall levels and multiples (``iprec_at_recall``, ``Rprec_mult``): numbers, sorted,
       each once; printed ``%3.2f`` (``iprec_at_recall_0.10``, ``Rprec_mult_5.00``);
     * ``11pt_avg`` (the levels averaged), ``utility`` (its four coefficients), ``set_F``
-      (beta), ``relstring`` (the depth): printed with the parameters as written
+      (x, the weight of recall: ireval's ``beta2``, beta²), ``relstring`` (the depth):
+      printed with the parameters as written
       (``utility_2,-1,0,0``, ``11pt_avg_.25,.5,.75``);
     * ``name=value`` pairs: ``ndcg``, ``G``, ``ndcg_rel``, ``Rndcg`` (a grade's gain; a
       grade not given keeps its own value, ``grades``), ``rbp``/``rbp_resid`` (``p``);
@@ -248,7 +250,7 @@ def trec_params(base: str, params: str, parse: object, *,
         a, b, c, d = (repr(_atof(v, base)) for v in values)
         return [Column(label, measure(f"Utility(a={a},b={b},c={c},d={d})"))]  # type: ignore[operator]
     if base == "set_F":
-        return [Column(label, measure(f"F(beta={_atof(values[0], base)!r})"))]  # type: ignore[operator]
+        return [Column(label, measure(f"F(beta2={_atof(values[0], base)!r})"))]  # type: ignore[operator]
     pairs = []
     for v in values:
         name, eq, value = v.partition("=")
@@ -266,6 +268,27 @@ def trec_params(base: str, params: str, parse: object, *,
         return [Column(label, measure(label))]  # type: ignore[operator]
     raise UnknownMeasureError(f"trec_eval's {base} takes no name=value parameters; "
                               f"got {params!r}")
+
+
+def with_collection_size(cols: Sequence[Column], docs: int | None) -> list[Column]:
+    """``cols`` with trec_eval's ``-N docs`` (the documents in the collection) given to every
+    utility column that does not set its own ``docs``; ``None``: unchanged (0, as trec_eval).
+
+    >>> from ireval_core.measures import parse_measure
+    >>> [str(c.measure) for c in with_collection_size([Column("utility", parse_measure(
+    ...     "utility"))], 500)]
+    ['Utility(docs=500)']
+    """
+    if docs is None:
+        return list(cols)
+    out = []
+    for c in cols:
+        m = c.measure
+        if m is not None and m.name == "Utility" and "docs" not in dict(m.params):
+            params = {**dict(m.params), "docs": float(docs)}
+            m = Measure(m.name, m.cutoff, tuple(sorted(params.items())))
+        out.append(Column(c.label, m, c.depth))
+    return out
 
 
 def _short(x: float) -> str:
@@ -298,12 +321,102 @@ def relstrings(qrels: Qrels, run: Run, options: EvalOptions, depth: int
             for i, qid in enumerate(r.query_ids)}
 
 
+NAN = "  -nan"
+"""How trec_eval prints an undefined value (``printf("%6.4f")`` of the NaN of 0 / 0, whose
+sign bit is set on x86-64), per query and in the ``all`` line, in 9.0.8 and 10.0 alike."""
+
+
+BOGUS_DOC = "ceci_nest_pas_un_docno"
+"""The one document of the ranking trec_eval 10.0 gives a judged query a run misses (-c)."""
+_CLEANED = re.compile(r"^(?:num_ret|utility|relstring|rbp_resid|unj.*)$")
+
+
+def unanswered_10(qrels: Qrels, run: Run, cols: Sequence[Column], options: EvalOptions
+                  ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, str]]]:
+    """What trec_eval 10.0 prints under ``-c`` for the judged queries ``run`` misses, in
+    the columns where that is not the value ireval gives such a query: ``(values, strings)``,
+    each ``{column label: {query: value}}``.
+
+    10.0 evaluates a missing query as a ranking of one unjudged document
+    (:data:`BOGUS_DOC`, score 1), then sets back to 0 the values named exactly ``num_ret``,
+    ``utility``, ``rbp_resid``, ``unj*`` and clears ``relstring`` (``trec_eval.c``). A name
+    given parameters (``utility_2,-1,0,0``, ``rbp_resid_p=0.8``, ``relstring_5``) is not
+    cleaned: it keeps what that ranking gives (``utility_a,b,c,d`` = b + c·R + d·(N − 1 −
+    R), ``'-'``), which these columns are computed from here, with the same kernels.
+    Empty unless ``options`` are 10.0's with ``complete``.
+    """
+    values: dict[str, dict[str, float]] = {}
+    strings: dict[str, dict[str, str]] = {}
+    if options.trec_eval != "10.0" or not options.complete:
+        return values, strings
+    answered = {str(q) for q in run.query_ids}
+    missing = [str(q) for q in qrels.query_ids if str(q) not in answered]
+    kept = [c for c in cols if not _CLEANED.match(c.label) and (
+        c.measure is None or c.measure.name in ("Utility", "RBPResid"))]
+    if not missing or not kept:
+        return values, strings
+    bogus = Run.from_dict({q: {BOGUS_DOC: 1.0} for q in missing}, name=run.name)
+    plain = replace(options, complete=False)
+    measures = [c.measure for c in kept if c.measure is not None]
+    res = evaluate(qrels, [bogus], measures, options=plain) if measures else None
+    for c in kept:
+        if c.measure is None:
+            strings[c.label] = relstrings(qrels, bogus, plain, c.depth)
+        elif res is not None:
+            got = res.values[(bogus.name, str(c.measure))]
+            values[c.label] = {str(q): float(v) for q, v in zip(res.query_ids[bogus.name],
+                                                                 got, strict=True)}
+    return values, strings
+
+
+def _double(value: float) -> str:
+    """trec_eval's ``%6.4f``, NaN as it prints it."""
+    return NAN if math.isnan(value) else f"{value:6.4f}"
+
+
 def _value(value: float, m: Measure) -> str:
     if math.isnan(value):
-        return "nan"
+        return NAN
     if m.name in COUNTS:
         return str(int(round(value)))
     return f"{value:6.4f}"
+
+
+MIN_GEO_MEAN = 0.00001
+"""trec_eval's floor of a value before its log in gm_map and gm_bpref."""
+
+
+def trec_mean(values: np.ndarray, name: str, n_queries: int) -> float:
+    """The ``all`` value trec_eval prints for per-query ``values``, computed as it computes
+    it, so that it has the same bits (and prints the same 4th decimal).
+
+    ``values``: the per-query values of the queries trec_eval evaluates, in its order (query
+    ids in byte order); ``name``: the measure's family; ``n_queries``: what trec_eval
+    divides by (the evaluated queries, or with ``-c`` every qrels query: 9.0.8 evaluates
+    only the queries the run answers and divides by all, the others adding nothing).
+    The values are added one by one in double from 0 (``meas_acc.c``) and the sum divided
+    by ``n_queries`` (``meas_avg.c``); gm_map and gm_bpref add ``log(max(v, 0.00001))``,
+    add ``log(0.00001)`` once for each query not evaluated, and print ``exp`` of the mean
+    (``te_calc_avg_meas_s_gm``); a NaN value makes the mean NaN. Counts are sums.
+
+    >>> trec_mean(np.array([0.1, 0.2, 0.4]), "AP", 3) == (0.1 + 0.2 + 0.4) / 3
+    True
+    >>> f"{trec_mean(np.array([0.5, 0.0]), 'GMAP', 3):.3g}"  # (0.5 · 1e-5 · 1e-5) ** (1/3)
+    '0.000368'
+    """
+    if name in COUNTS:
+        return float(sum(values.tolist()))
+    total = 0.0
+    if name in _SUMMARY_ONLY:
+        for v in values.tolist():
+            total += math.log(max(v, MIN_GEO_MEAN)) if not math.isnan(v) else v
+        if n_queries <= 0:
+            return 0.0
+        total += (n_queries - len(values)) * math.log(MIN_GEO_MEAN)
+        return math.exp(total / n_queries)
+    for v in values.tolist():
+        total += v
+    return total / n_queries if n_queries else total
 
 
 MISSING_ZSCORE = -1_000_000.0
@@ -357,7 +470,8 @@ def _zscore_column(res: Evaluation, s: str, col: Column, rows: np.ndarray,
 def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: TextIO, *,
                strings: Mapping[tuple[str, str], Mapping[str, str]] | None = None,
                header: Iterable[str] = HEADER,
-               zscore_table: Mapping[tuple[str, str], tuple[float, float]] | None = None
+               zscore_table: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+               overrides: Mapping[tuple[str, str], Mapping[str, float]] | None = None
                ) -> None:
     """Write ``res`` as trec_eval prints it (see the module docstring).
 
@@ -369,7 +483,9 @@ def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: Te
 
     Under 9.0.8 semantics with ``complete``, the queries a run does not answer
     (:attr:`Evaluation.answered`) get no per-query line, as trec_eval 9.0.8 skips them.
-    ``strings``: the relstrings, by (system, column label).
+    ``strings``: the relstrings, by (system, column label). ``overrides``: per-query values
+    printed (and averaged) in place of the evaluation's, by (system, column label) and query
+    (:func:`unanswered_10`).
     """
     skip_missing = res.options.trec_eval == "9.0.8" and res.options.complete
     z_mark = "Z" if zscore_table is not None else ""
@@ -385,8 +501,16 @@ def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: Te
                 cells.append((c, None, math.nan))
             elif zscore_table is not None:
                 cells.append((c, *_zscore_column(res, s, c, rows, zscore_table)))
-            else:
+            elif c.measure.name in COUNTS:  # sums, and num_rel's own rule under -c
                 cells.append((c, res.values[(s, str(c.measure))], res.mean(s, c.measure)))
+            else:
+                column = res.values[(s, str(c.measure))]
+                replaced = (overrides or {}).get((s, c.label))
+                if replaced:
+                    column = np.array([replaced.get(str(q), v) for q, v in
+                                       zip(qids, column.tolist(), strict=True)])
+                cells.append((c, column, trec_mean(column[rows], c.measure.name, len(qids))))
+        lines: list[str] = []  # written at once: one call per system, not per line
         if per_query:
             for i in rows:
                 q = qids[i]
@@ -394,17 +518,18 @@ def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: Te
                     if col.measure is None or values is None:
                         text = (strings or {}).get((s, col.label), {}).get(str(q))
                         if text is not None:
-                            out.write(f"{col.label:<22}\t{q}\t'{text}'\n")
+                            lines.append(f"{col.label:<22}\t{q}\t'{text}'\n")
                     elif col.measure.name not in _SUMMARY_ONLY:
-                        text = (f"{float(values[i]):6.4f}" if z_mark
+                        text = (_double(float(values[i])) if z_mark
                                 else _value(float(values[i]), col.measure))
-                        out.write(f"{z_mark}{col.label:<22}\t{q}\t{text}\n")
+                        lines.append(f"{z_mark}{col.label:<22}\t{q}\t{text}\n")
         if "runid" in header or len(res.systems) > 1:
-            out.write(f"{'runid':<22}\tall\t{s}\n")
+            lines.append(f"{'runid':<22}\tall\t{s}\n")
         if "num_q" in header:
             n = f"{len(qids):6.4f}" if z_mark else str(len(qids))
-            out.write(f"{z_mark}{'num_q':<22}\tall\t{n}\n")
+            lines.append(f"{z_mark}{'num_q':<22}\tall\t{n}\n")
         for col, _, mean in cells:
             if col.measure is not None:
-                text = f"{mean:6.4f}" if z_mark else _value(mean, col.measure)
-                out.write(f"{z_mark}{col.label:<22}\tall\t{text}\n")
+                text = _double(mean) if z_mark else _value(mean, col.measure)
+                lines.append(f"{z_mark}{col.label:<22}\tall\t{text}\n")
+        out.write("".join(lines))

@@ -12,12 +12,15 @@ run yet are listed in ``NOT_YET`` with the reason; the test checks that list sta
 from __future__ import annotations
 
 import io
+import json
+import math
 from pathlib import Path
 
 import pytest
 from trec_eval_oracle import QuicktestCommand, quicktest_commands
 
 from ireval_core.cli import main
+from ireval_core.trec_output import all_trec, official
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 FOLDERS = {"10.0": SHARED / "trec_eval-10.0", "9.0.8": SHARED / "trec_eval-9.0.8"}
@@ -37,9 +40,7 @@ def _key(version: str, command: QuicktestCommand) -> tuple[str, str, str]:
 
 def ireval_eval(version: str, command: QuicktestCommand) -> str:
     folder = FOLDERS[version]
-    *flags, judgments, results = command.args
-    if not any(f.startswith("-m") for f in flags):
-        flags = ["-m", "official", *flags]  # trec_eval's default set; ireval's is all_trec
+    *flags, judgments, results = command.args  # no -m: official, trec_eval's default too
     flags = [str(folder / f) if i and flags[i - 1] == "-Z" else f  # -Z FILE: in the folder
              for i, f in enumerate(flags)]
     out = io.StringIO()
@@ -168,3 +169,90 @@ def test_a_bad_z_score_file_is_one_line_with_file_and_line(tmp_path, content, me
     status = main(["eval", "-m", "map", "-Z", str(tmp_path / "z"), str(folder / "qrels.test"),
                    str(folder / "results.test")], out=io.StringIO())
     assert status == 2 and capsys.readouterr().err.startswith(message)
+
+
+def test_without_m_each_format_has_its_default_set() -> None:
+    """The trec layout prints trec_eval's default, official; csv and json all_trec."""
+    folder = FOLDERS["9.0.8"]
+    files = [str(folder / "qrels.test"), str(folder / "results.test")]
+    trec = [line.split("\t")[0].strip() for line in _run(["eval", *files]).splitlines()]
+    assert trec == ["runid", "num_q", *official()]
+    # one column per measure: Rprec_mult_1.00 is Rprec; relstring is no number
+    every = [n for n in all_trec("9.0.8") if n not in ("relstring", "Rprec_mult_1.00")]
+    csv_names = [line.split(",")[1] for line in _run(["eval", "--format", "csv", *files]
+                                                     ).splitlines()[1:]]
+    assert list(dict.fromkeys(csv_names)) == every
+    assert list(json.loads(_run(["eval", "--format", "json", *files]))["runs"]["STANDARD"]) == every
+
+
+def _nan_case(tmp_path: Path) -> list[str]:
+    """q1 ranks a relevant document; q2 ranks only documents the qrels do not have."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 0\n2 0 e 2\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 x\n1 Q0 a 2 1 x\n2 Q0 y 1 2 x\n2 Q0 z 2 1 x\n")
+    return [str(tmp_path / "q"), str(tmp_path / "r")]
+
+
+@pytest.mark.parametrize("version", ["9.0.8", "10.0"])
+def test_an_empty_judged_ranking_prints_trec_evals_nan(version: str, tmp_path: Path) -> None:
+    """-J leaves q2 nothing: trec_eval's 0 / 0 at the recall levels needing 0 relevant
+    documents (R = 2: 0.00 under 9.0.8, (long)(0.1·2 + 0.9) = 1; 0.00 to 0.20 under 10.0,
+    lround(0.2·2) = 0), and so in 11pt_avg;
+    the mean of each is then -nan too."""
+    files = _nan_case(tmp_path)
+    text = _run(["eval", "-q", "-J", "--trec-eval", version, "-m", "iprec_at_recall..0,.1,.2,.3",
+                 "-m", "11pt_avg", "-m", "P.1", *files])
+    lines = dict(((n.strip(), q), v) for n, q, v in (line.split("\t")
+                                                    for line in text.splitlines()))
+    nan_levels = ["0.00"] + (["0.10", "0.20"] if version == "10.0" else [])
+    for level in ["0.00", "0.10", "0.20", "0.30"]:
+        want = "  -nan" if level in nan_levels else "0.0000"
+        assert lines[(f"iprec_at_recall_{level}", "2")] == want
+        assert (lines[(f"iprec_at_recall_{level}", "all")] == "  -nan") == (want == "  -nan")
+    assert lines[("iprec_at_recall_0.00", "1")] == "0.5000"
+    assert lines[("11pt_avg", "2")] == lines[("11pt_avg", "all")] == "  -nan"
+    assert lines[("P_1", "all")] == "0.0000"  # P is defined: 0 / 1
+
+
+def test_an_undefined_value_stays_undefined_in_ireval_s_tables(tmp_path: Path) -> None:
+    """The same values in ireval's own outputs: NaN per query (csv nan, json null), means
+    over the defined values, '–' in the app's table, no point at 0 in its chart."""
+    from ireval_core import EvalOptions, Run, evaluate, read_qrels, read_runs
+    from ireval_core.charts import per_query_distribution
+    from ireval_core.tables import metrics_table
+
+    files = _nan_case(tmp_path)
+    doc = json.loads(_run(["eval", "-q", "-J", "--format", "json", "-m", "iprec_at_recall..0",
+                           "-m", "11pt_avg", *files]))["runs"]["x"]
+    assert doc["iprec_at_recall_0.00"]["per_query"] == {"1": 0.5, "2": None}
+    assert doc["iprec_at_recall_0.00"]["all"] == 0.5  # over q1, the query it is defined for
+    csv_text = _run(["eval", "-q", "-J", "--format", "csv", "-m", "11pt_avg", *files])
+    assert "x,11pt_avg,2,nan" in csv_text.splitlines()
+    res = evaluate(read_qrels(files[0]), read_runs(files[1]), ["IPrec@0.0", "11pt"],
+                   options=EvalOptions(judged_only=True))
+    table = metrics_table(res)
+    assert table.n_queries.loc["x", "IPrec@0"] == 1
+    only_q2 = evaluate(read_qrels(files[0]), Run.from_dict({"2": {"y": 2.0}}, name="x"),
+                       ["11pt"], options=EvalOptions(judged_only=True))
+    assert metrics_table(only_q2).cells.loc["x", "11pt"] == "–"
+    figure = per_query_distribution(res.tidy().query("measure == '11pt'"), "11pt")
+    assert [math.isnan(y) for y in figure.data[0].y] == [False, True]
+
+
+def test_n_is_the_collection_size_of_utility(tmp_path: Path) -> None:
+    """utility.1,-1,0,1 with -N 100 on q1 (a, b judged; R = 1; b, a ranked): 1·1 − 1·1 +
+    0 + 1·(100 + 1 − 2 − 1) = 98; trec_eval's d term, 0 without -N."""
+    files = _nan_case(tmp_path)
+    text = _run(["eval", "-q", "-N", "100", "-m", "utility.1,-1,0,1", *files])
+    assert text.splitlines()[0] == "utility_1,-1,0,1      \t1\t98.0000"
+    without = _run(["eval", "-q", "-m", "utility.1,-1,0,1", *files])
+    assert without.splitlines()[0] == "utility_1,-1,0,1      \t1\t-2.0000"
+
+
+def test_set_f_takes_trec_evals_weight_of_recall(tmp_path: Path) -> None:
+    """set_F.0.5 is (x + 1)·P·R / (x·P + R) with x = 0.5 (β² = 0.5): on q1, P = 1/2, R = 1,
+    0.75 / 1.25 = 0.6; F(beta=0.5) weighs β² = 0.25 and gives 0.625 / 1.125."""
+    files = _nan_case(tmp_path)
+    text = _run(["eval", "-q", "-m", "set_F.0.5", "-m", "F(beta=0.5)", *files])
+    lines = text.splitlines()
+    assert lines[0] == "set_F_0.5             \t1\t0.6000"
+    assert lines[1] == f"F(beta=0.5)           \t1\t{0.625 / 1.125:6.4f}"

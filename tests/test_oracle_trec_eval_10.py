@@ -21,9 +21,11 @@ Two documented differences are checked rather than ignored:
   is therefore given the qrels of the queries the run answers, ireval the whole qrels: the
   same numbers must come out;
 * an empty condensed ranking (``-J``, every retrieved document unjudged): trec_eval divides 0
-  by 0 in ``iprec_at_recall`` and ``11pt_avg`` and prints NaN (and a NaN mean); ireval gives
-  0. Those NaN are checked to be exactly those cases, then compared as 0, and the mean is
-  compared with the mean of the per-query values so corrected.
+  by 0 in ``iprec_at_recall`` and ``11pt_avg`` and prints NaN (and a NaN mean); ireval's
+  value is NaN (undefined) there too. Those NaN are checked to be exactly those cases and
+  ireval's NaN exactly trec_eval's; ireval's own mean leaves the NaN queries out, so it is
+  compared with the mean of the defined per-query values (``eval``'s trec layout prints
+  trec_eval's NaN mean: ``test_trec_eval_diff.py``).
 """
 
 from __future__ import annotations
@@ -140,12 +142,14 @@ def mismatches(expected: dict[tuple[str, str], str], qrels: Nested, run_: Nested
                 if not (options.judged_only and judged_ret == 0
                         and name.startswith(NAN_WHEN_EMPTY)):
                     bad.append(f"{name} {qid}: trec_eval NaN")
-                want = 0.0
+                if not math.isnan(got[qid]):
+                    bad.append(f"{name} {qid}: ireval {got[qid]!r} != trec_eval NaN")
+                continue
             corrected.append(want)
             if not abs(got[qid] - want) <= TOL:
                 bad.append(f"{name} {qid}: ireval {got[qid]!r} != trec_eval {want!r}")
         want_all = float(expected[(name, "all")])
-        if math.isnan(want_all):
+        if math.isnan(want_all):  # ireval's mean: over the defined values
             want_all = math.fsum(corrected) / (1 if name in COUNTS else len(corrected))
         if not abs(res.mean("sys", name) - want_all) <= TOL * max(1.0, abs(want_all)):
             bad.append(f"{name} all: ireval {res.mean('sys', name)!r} != trec_eval {want_all!r}")

@@ -61,9 +61,10 @@ def recall(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
 
 
 def f_measure(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
-    """F(beta)@k = (1 + b²) P R / (b² P + R), 0 when P + R = 0."""
+    """F(beta)@k = (1 + b²) P R / (b² P + R), 0 when P + R = 0; b² is ``beta2`` when given
+    (trec_eval's ``set_F.x``: ``(x + 1) P R / (x P + R)``)."""
     p, rec = precision(r, m, o), recall(r, m, o)
-    b2 = m.number("beta") ** 2
+    b2 = m.number("beta") ** 2 if m.get("beta2") is None else m.number("beta2")
     return safe_div((1 + b2) * p * rec, b2 * p + rec)
 
 
@@ -208,7 +209,8 @@ def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> n
     The level r needs c relevant documents: c = (long)(r * R + 0.9) under trec_eval
     9.0.8, c = lround(r * R) under 10.0 (``options.trec_eval``). Value: the highest
     precision at or below the rank of the max(c, 1)-th relevant document; 0 when
-    fewer are retrieved.
+    fewer are retrieved; NaN (undefined, trec_eval's 0 / 0) when c = 0 and the ranking
+    is empty (``-J`` removed every document).
     """
     rel = relevant_mask(r, m, o)
     n_rel = r.n_relevant(m.threshold(o))
@@ -224,11 +226,17 @@ def iprec_levels(r: Ranked, m: Measure, o: EvalOptions, levels: np.ndarray) -> n
                                                                          n_rel_ret)
     prec = hits / np.maximum(r.pos[rel_rows], 1)
     best_below = seg_reverse_cummax(prec, rel_q, r.n_queries)
-    need = np.maximum(recall_cutoff(levels[None, :] * n_rel[:, None], o), 1)
+    cut = recall_cutoff(levels[None, :] * n_rel[:, None], o)
+    need = np.maximum(cut, 1)
     ok = (need <= n_rel_ret[:, None]) & (n_rel_ret[:, None] > 0)
     out = np.zeros(need.shape)
     idx = rel_start[:-1, None] + need - 1
     out[ok] = best_below[idx[ok]]
+    # trec_eval starts from the precision of the whole ranking, 0 / 0 for an empty one
+    # (-J leaving no judged document; 10.0's -c evaluates a missing query as a ranking of
+    # one unjudged document, empty under -J): the levels needing 0 relevant are undefined
+    empty = (r.n_retrieved == 0) & (r.in_run | ((o.trec_eval == "10.0") & o.judged_only))
+    out[empty[:, None] & (cut == 0)] = np.nan
     return out
 
 
@@ -243,8 +251,13 @@ ELEVEN_POINTS = np.round(np.arange(11) / 10, 2)
 def eleven_point(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:
     """Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg), or at the recall
     ``levels`` given (``11pt(levels={.25,.5,.75})``, trec_eval's ``-m 11pt_avg..25,.5,.75``;
-    a level given twice counts twice, as in trec_eval)."""
-    return iprec_levels(r, m, o, recall_levels(str(m.get("levels")))).mean(axis=1)
+    a level given twice counts twice, as in trec_eval). The levels are added in trec_eval's
+    order (the last first), so the value has its bits; NaN when one level is NaN."""
+    values = iprec_levels(r, m, o, recall_levels(str(m.get("levels"))))
+    total = np.zeros(r.n_queries)
+    for j in range(values.shape[1] - 1, -1, -1):  # trec_eval's order: last level first
+        total += values[:, j]
+    return total / values.shape[1]
 
 
 def recall_levels(text: str) -> np.ndarray:

@@ -26,8 +26,12 @@ register(Family("P", binary.precision, "relevant ({rel}) in the top {k} / {k}; s
 register(Family("R", binary.recall, "relevant ({rel}) in the top {k} / relevant in the "
                 "qrels (0 when none); " + UNJUDGED, params=(REL,), trec="recall_k / set_recall",
                 aliases=("Recall",)))
-register(Family("F", binary.f_measure, "(1+beta²)·P·R / (beta²·P + R) at {k}, beta = {beta}, "
-                "relevant: {rel}", params=(REL, Param("beta", 1.0, "weight of recall", **POSITIVE)),
+register(Family("F", binary.f_measure, "(1+beta²)·P·R / (beta²·P + R) at {k}, beta = {beta} "
+                "(beta² = {beta2}: None is beta·beta), relevant: {rel}",
+                params=(REL, Param("beta", 1.0, "weight of recall", **POSITIVE),
+                        Param("beta2", None, "beta² itself, as trec_eval's set_F.x takes it "
+                              "(x = beta2, exactly); when given, beta is not used",
+                              **POSITIVE)),
                 trec="set_F"))
 register(Family("Fallout", binary.fallout, "judged non-relevant (0 <= grade, not {rel}) in "
                 "the top {k} / judged non-relevant in the qrels", params=(REL,)))
