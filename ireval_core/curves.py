@@ -83,12 +83,17 @@ def pr_points(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
 def interpolated_pr(r: Ranked, *, rel_level: float = 1.0) -> pd.DataFrame:
     """Mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval ``iprec_at_recall``).
 
-    The mean is over every query of ``r`` (a query with R = 0 scores 0, as in
-    trec_eval 9.0.8, whose rounding is used; see :func:`~.measures.binary.iprec`).
+    The mean is over every query of ``r`` where the value is defined (a query with R = 0
+    scores 0, as in trec_eval 9.0.8, whose rounding is used; a ranking left empty by
+    ``judged_only`` is undefined at the levels needing no relevant document and left out
+    there, as in the IPrec means; see :func:`~.measures.binary.iprec`).
     """
     levels = iprec_levels(r, Measure("11pt"), EvalOptions(rel_level=float(rel_level)),
                            ELEVEN_POINTS)
-    precision = levels.mean(axis=0) if r.n_queries else np.full(len(ELEVEN_POINTS), np.nan)
+    defined = ~np.isnan(levels)
+    counts = defined.sum(axis=0)
+    sums = np.where(defined, levels, 0.0).sum(axis=0)
+    precision = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     return pd.DataFrame({"recall": ELEVEN_POINTS.copy(), "precision": precision})
 
 

@@ -62,6 +62,7 @@ COUNTS = frozenset({"NumRet", "NumRel", "NumRelRet", "NumNonRelRet",
                     "NumPrefs", "NumPrefsFul", "NumPrefsFulRet"})
 """Families printed as whole numbers (trec_eval's ``%ld``)."""
 _SUMMARY_ONLY = frozenset({"GMAP", "GMbpref"})  # trec_eval prints no per-query line
+_DROPPED = frozenset({"nDCG"})  # NaN for IDCG = 0 under idcg_zero="drop" (ireval's option)
 _RELSTRING = re.compile(r"^relstring(?:[._](\d+))?$")
 
 
@@ -509,7 +510,12 @@ def write_trec(res: Evaluation, cols: Sequence[Column], per_query: bool, out: Te
                 if replaced:
                     column = np.array([replaced.get(str(q), v) for q, v in
                                        zip(qids, column.tolist(), strict=True)])
-                cells.append((c, column, trec_mean(column[rows], c.measure.name, len(qids))))
+                averaged, divisor = column[rows], len(qids)
+                if res.options.idcg_zero == "drop" and c.measure.name in _DROPPED:
+                    # no trec_eval option: the queries the option drops leave the mean
+                    divisor -= int(np.count_nonzero(np.isnan(averaged)))
+                    averaged = averaged[~np.isnan(averaged)]
+                cells.append((c, column, trec_mean(averaged, c.measure.name, divisor)))
         lines: list[str] = []  # written at once: one call per system, not per line
         if per_query:
             for i in rows:

@@ -57,7 +57,8 @@ def test_trec_layout_and_golden_map(seed_files):
 def test_conformance_file_through_cli():
     if not CONFORMANCE.is_dir():
         pytest.skip("shared conformance data not present")
-    out = cli("eval", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test", "-q")
+    out = cli("eval", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test", "-q", "-m",
+              "all_trec")
     assert out.returncode == 0, out.stderr
     ours = {tuple(x.strip() for x in line.split("\t")[:2]): line.split("\t")[2]
             for line in out.stdout.splitlines()}
