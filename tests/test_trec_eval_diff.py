@@ -12,9 +12,11 @@ The data (:func:`dataset`): qrels graded 0-4 with ``-1`` grades (pooled, unjudge
 ids of 1-5 digits (byte order differs from numeric order), document ids of varying length,
 tied scores (multiples of 1/8) beside distinct ones, queries with no relevant document,
 queries judged but not ranked and ranked but not judged, rankings of unjudged documents
-only (empty under ``-J``: trec_eval's ``-nan``), rankings of 1-3 documents and of 60-120,
-and several runs (one file each; trec_eval is run once per file, ireval once with all of
-them, the outputs concatenated: ``runid`` tells the runs apart in both).
+only (empty under ``-J``: trec_eval's ``-nan``), rankings of 1-3 documents and of up to
+120, 16, 32 or 40 queries on both sides (so that means fall on half units of the 4th
+decimal) and three runs, one file each, one missing two more judged queries (trec_eval
+is run once per file, ireval once with all of them, the outputs concatenated: every
+measure set prints ``runid``, which tells the runs apart in both).
 
 The grid (:func:`grid`), for each version: ``-q`` or not, ``-c`` or not, ``-l1``/``-l2``,
 no ``-M``/``-M1``/``-M20``, ``-J`` or not, ``-N`` (none or 500; trec_eval's utility uses
@@ -26,7 +28,7 @@ ranking: those cases give both programs the qrels of the queries every run answe
 
 The suite runs a seeded sample of the grid (``SAMPLE`` cases of each version over two data
 sets, a few seconds a version). The whole grid over more data sets is behind an environment
-variable, for a release (about 3 minutes a data set)::
+variable, for a release (about 2 minutes of CPU a data set)::
 
     IREVAL_TREC_DIFF_FULL=4 python -m pytest tests/test_trec_eval_diff.py
 
