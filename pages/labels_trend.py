@@ -181,6 +181,7 @@ with frame.page("labels_trend"):
                        config={"displayModeBar": False})
 
     st.subheader("Labels of what was shown")
+    views.bind_view(keys.GRADE_SYSTEM, j.systems[0], choices=list(j.systems))
     system = st.radio("System", list(j.systems), horizontal=True, key=keys.GRADE_SYSTEM,
                       format_func=widgets.md_escape)  # options are Markdown: names shown as text
     st.plotly_chart(charts.grade_distribution(t.grades, system=system),

@@ -6,7 +6,7 @@ meeting report's memo."""
 from __future__ import annotations
 
 import pytest
-from _apps import APP, NEEDS_SAMPLE, displayed, read_sample, sample_files
+from _apps import APP, NEEDS_SAMPLE, displayed, pair_of, read_sample, sample_files
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import compare_glue
@@ -38,7 +38,7 @@ def _markdown(at: AppTest) -> str:
 
 def test_panels_show_the_cores_evidence() -> None:
     at = _page()
-    a, b, m = at.selectbox(key=keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=keys.PAIR).value)
     qrels, runs = read_sample()
     ev = decision_evidence(qrels, runs, [m], baseline=a, margin=keys.MARGIN_DEFAULT,
                            test="t", rank_confidence=True, n_resamples=RESAMPLES, rng=0)
@@ -88,7 +88,7 @@ def test_panels_show_the_cores_evidence() -> None:
 
 def test_a_margin_in_percent_changes_the_tests() -> None:
     at = _page()
-    a, b, m = at.selectbox(key=keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=keys.PAIR).value)
     at.number_input(key=keys.MARGIN).set_value(2.0).run()
     at.radio(key=keys.MARGIN_UNIT).set_value(keys.MARGIN_UNITS[1]).run()
     assert not at.exception
@@ -118,7 +118,7 @@ def ws(app_ws: Workspace) -> Workspace:
 def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     [info] = ws.list_datasets()
     at = _page({"ds": info.short_id})
-    a, b, m = at.selectbox(key=keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=keys.PAIR).value)
     at.text_area(key=keys.DECISION_TEXT).set_value("Keep <b>A</b>: B is worse")
     at.text_input(key=keys.DECISION_AUTHOR).set_value("bo")
     at.button[[x.label for x in at.button].index("Record the decision")].click().run()
@@ -129,7 +129,7 @@ def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     assert decision == "Keep <b>A</b>: B is worse"
     assert settings is not None and settings.n_resamples == RESAMPLES
     assert settings.margin == keys.MARGIN_DEFAULT and len(settings.systems) == 3
-    assert link.startswith("compare?") and "ds=" in link
+    assert link.startswith("/compare?") and "ds=" in link
     qrels, runs = read_sample()
     pair = decision_evidence(qrels, runs, [m], baseline=a, margin=keys.MARGIN_DEFAULT,
                              n_resamples=RESAMPLES, rng=0).pair(a, b, m)

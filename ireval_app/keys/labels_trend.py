@@ -31,4 +31,8 @@ PARAMS = (*SETTINGS,
           ViewParam(PLAN_DELTA, "delta", Interval(Real, DELTA_MIN, None, closed="left")),
           ViewParam(ALPHA, "alpha", OPEN_UNIT),
           ViewParam(POWER, "power", OPEN_UNIT),
-          ViewParam(QUERY_BAND, "qband", Boolean()))
+          ViewParam(QUERY_BAND, "qband", Boolean()),
+          ViewParam(GRADE_SYSTEM, "system", loaded="system"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""
