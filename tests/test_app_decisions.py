@@ -144,3 +144,53 @@ def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     assert memo.evidence.risk.urisk == pair.risk.urisk
     assert report.html.index("Decision: ") < report.html.index("<h2>Inputs</h2>")
     assert "Keep &lt;b&gt;A&lt;/b&gt;" in report.html and "<b>A</b>" not in report.html
+
+
+def _record(at: AppTest, text: str) -> None:
+    at.text_area(key=keys.DECISION_TEXT).set_value(text)
+    at.text_input(key=keys.DECISION_AUTHOR).set_value("bo")
+    at.button[[x.label for x in at.button].index("Record the decision")].click().run()
+    assert not at.exception
+
+
+def _open_link(link: str) -> AppTest:
+    """A new session opening ``link`` (``/compare?...``, as recorded without a browser)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(link)
+    assert parts.path == "/compare"
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, values in parse_qs(parts.query, keep_blank_values=True).items():
+        at.query_params[key] = values if len(values) > 1 else values[0]
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    return at
+
+
+def test_two_decisions_on_two_pairs_keep_two_links_each_opening_its_pair(ws: Workspace) -> None:
+    [info] = ws.list_datasets()
+    at = _page({"ds": info.short_id})
+    at.multiselect(key=keys.TESTS).set_value(["t", "sign"]).run()
+    first, second, third = at.selectbox(key=keys.PAIR).options
+    _record(at, "Keep A")
+    at.selectbox(key=keys.PAIR).set_value(third).run()
+    at.selectbox(key=keys.REPORT_TEST).set_value("sign").run()
+    _record(at, "Ship B")
+    notes = {n.text.partition("\n")[0]: n for n in ws.notes(info.id, kind="decision")}
+    links = {head: read_decision_note(n.text)[2] for head, n in notes.items()}
+    assert links["Keep A"] != links["Ship B"]
+    assert notes["Ship B"].target == Target.comparison(*pair_of(third))
+    for head, label, report_test in (("Keep A", first, "t"), ("Ship B", third, "sign")):
+        # every parameter, defaults too: the options, the dataset and each selection
+        for param in ("rel=1", "te=9.0.8", f"ds={info.short_id}", "tests=t", "tests=sign",
+                      "alpha=0.05", "correction=holm", f"resamples={RESAMPLES}", "seed=0"):
+            assert param in links[head], (param, links[head])
+        opened = _open_link(links[head])
+        assert opened.selectbox(key=keys.PAIR).value == label
+        assert opened.multiselect(key=keys.TESTS).value == ["t", "sign"]
+        assert opened.selectbox(key=keys.REPORT_TEST).value == report_test
+        assert opened.number_input(key=keys.RESAMPLES).value == RESAMPLES
+        a, b, m = pair_of(label)
+        assert f"Deciding: {b} against {a} on {m}" in [displayed(h.value)
+                                                        for h in opened.subheader]
+        assert not opened.warning or not any("Not applied" in w.value for w in opened.warning)
