@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from _apps import APP, LABELS, NEEDS_SAMPLE, sample_files
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import Button, DownloadButton, Widget
+from streamlit.testing.v1.element_tree import Button, DownloadButton, NumberInput, Widget
 
 from ireval_app import state, views
 from ireval_app.frame import PAGES
 from ireval_app.keys import labels_data as labels_keys
+from ireval_core.params import Interval
 from ireval_core.workspace import Workspace
 
 pytestmark = NEEDS_SAMPLE
@@ -49,6 +50,21 @@ def undeclared(at: AppTest, page: str) -> list[str]:
     return out
 
 
+def out_of_range(at: AppTest, page: str) -> list[str]:
+    """Number fields in the link whose range is not the range a link's value is read
+    with: a value the field cannot show would be changed silently, not noted."""
+    module = _keys_module(page)
+    params = {v.key: v for v in module.PARAMS}
+    out = []
+    for node in [*at.main, *at.sidebar]:
+        if isinstance(node, NumberInput) and node.key in params:
+            c = params[node.key].constraint
+            if not isinstance(c, Interval) or (c.low, c.high) != (node.min, node.max) or \
+                    not all(c.is_satisfied_by(x) for x in (c.low, c.high) if x is not None):
+                out.append(f"{node.key}: field {node.min}..{node.max}, link {c}")
+    return out
+
+
 def drawn(at: AppTest) -> set[str]:
     return {n.key for n in [*at.main, *at.sidebar] if isinstance(n, Widget) and n.key}
 
@@ -67,6 +83,7 @@ def _open(page: str, **params: str | list[str]) -> AppTest:
 def _check(at: AppTest, page: str) -> set[str]:
     assert not at.exception, at.exception
     assert undeclared(at, page) == []
+    assert out_of_range(at, page) == []
     return drawn(at)
 
 
