@@ -66,8 +66,9 @@ CORRECTION_CHOICES = ("none", "bonferroni", "holm", "bh")
 test keeps them equal)."""
 ALPHA_CHOICES = (0.01, 0.05, 0.1)
 RESAMPLES_MIN, RESAMPLES_MAX = 100, 1_000_000
-SEED_MAX = 2**53 - 1
-"""The largest seed a browser's number field holds exactly."""
+SEED_MAX = 2**32 - 1
+"""The largest seed (a browser's number field holds it exactly, and so does any 32-bit
+seed of other tools)."""
 DELTA_MIN, DELTA_MAX_PLAN = 0.001, 1.0
 """The range of the difference the next round should detect."""
 
