@@ -14,7 +14,7 @@ from ireval_app.keys import compare as keys
 from ireval_core.compare import aligned_scores
 from ireval_core.decisions import decision_evidence, equivalence_test
 from ireval_core.evaluate import evaluate
-from ireval_core.meeting import ReportNote, meeting_report, read_decision_note
+from ireval_core.meeting import ReportNote, decision_memo, meeting_report, read_decision_note
 from ireval_core.workspace import Target, Workspace
 
 RESAMPLES = 300
@@ -180,6 +180,12 @@ def test_two_decisions_on_two_pairs_keep_two_links_each_opening_its_pair(ws: Wor
     links = {head: read_decision_note(n.text)[2] for head, n in notes.items()}
     assert links["Keep A"] != links["Ship B"]
     assert notes["Ship B"].target == Target.comparison(*pair_of(third))
+    # the memo's Live view is the note's link
+    qrels, runs = read_sample()
+    memo = decision_memo(qrels, runs, ReportNote(notes["Ship B"].text, kind="decision",
+                                                 comparison=pair_of(third)))
+    assert memo is not None and memo.link == links["Ship B"]
+    assert f"Live view: `{links['Ship B']}`" in memo.markdown()
     for head, label, report_test in (("Keep A", first, "t"), ("Ship B", third, "sign")):
         # every parameter, defaults too: the options, the dataset and each selection
         for param in ("rel=1", "te=9.0.8", f"ds={info.short_id}", "tests=t", "tests=sign",
