@@ -12,13 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _apps import APP, LABELS, NEEDS_SAMPLE, sample_files
+from _apps import APP, LABELS, NEEDS_SAMPLE, SAMPLE, sample_files
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button, DownloadButton, NumberInput, Widget
 
 from ireval_app import state, views
 from ireval_app.frame import PAGES
 from ireval_app.keys import labels_data as labels_keys
+from ireval_app.keys import rounds as rounds_keys
 from ireval_core.params import Interval
 from ireval_core.workspace import Workspace
 
@@ -117,6 +118,9 @@ VARIANTS: dict[str, tuple[str, Callable[[AppTest], AppTest] | None, dict[str, st
     "data upload": ("data", lambda at: _source(at, state.SOURCE, "upload"), {}),
     "labeling upload": ("labels_data",
                         lambda at: _source(at, labels_keys.SOURCE, "upload"), {}),
+    "rounds with another round": ("rounds", lambda at: at.file_uploader(
+        key=rounds_keys.UPLOADER).set_value([("qrels.txt", (SAMPLE / "qrels.txt").read_bytes(),
+                                              "text/plain")]).run(), {}),
 }
 
 
@@ -124,8 +128,10 @@ VARIANTS: dict[str, tuple[str, Callable[[AppTest], AppTest] | None, dict[str, st
 def test_conditional_widgets_are_in_the_link_or_local(name: str) -> None:
     page, act, params = VARIANTS[name]
     at = _open(page, **params)
+    before = drawn(at)
     if act is not None:
         act(at)
+    assert drawn(at) - before or params, "the variant drew no other widget"
     _check(at, page)
 
 
