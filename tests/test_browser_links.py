@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_support import ARTIFACTS, guarded_page, nav, no_exception, require_chromium, settle
+from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
 
 require_chromium()
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,11 +84,11 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, server, tmp_pa
 
     with guarded_page(browser, height=1400, timeout=90_000) as pg:
         _save_the_sample(pg, server)
-        nav(pg, "Compare")
+        dataset = re.search(r"[?&]ds=(\w+)", pg.url)
+        assert dataset is not None, pg.url
+        # 500 resamples (not 10,000): quicker, and a number the link must carry
+        pg.goto(f"{server}/compare?ds={dataset[1]}&resamples=500")
         pg.get_by_text("Pair and measure").first.wait_for()
-        resamples = pg.locator(_key(keys.RESAMPLES)).locator("input")
-        resamples.fill("500")  # fewer than the default: faster, and a number in the link
-        resamples.press("Enter")
         settle(pg)
         _pick(pg, keys.MEASURES, "AP")
         _pick(pg, keys.TESTS, "sign test")
@@ -96,6 +96,7 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, server, tmp_pa
         _pick(pg, keys.REPORT_TEST, "sign test")
         seen = _compare_view(pg)
         assert seen["pair"] == PAIR and seen["report test"] == "sign test"
+        assert seen["resamples"] == "500"
         assert "sign test" in str(seen["tests"]) and "AP" in str(seen["measures"])
         assert seen["heading"] == "Deciding: neural_rerank against narrow_recall on AP"
         form = pg.locator(_key(keys.DECISION_TEXT)).locator("textarea")
@@ -108,8 +109,6 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, server, tmp_pa
         pg.get_by_text("Deciding:", exact=False).first.scroll_into_view_if_needed()
         pg.screenshot(path=str(ARTIFACTS / "links_compare.png"))
         no_exception(pg)
-        dataset = re.search(r"[?&]ds=(\w+)", pg.url)
-        assert dataset is not None, pg.url
         # the Meeting page with one measure: the memo's evidence of every pair is quicker
         pg.goto(f"{server}/meeting?ds={dataset[1]}&measures=AP")
         pg.get_by_text("Ship neural_rerank").first.wait_for()
