@@ -2,17 +2,27 @@
 non-default measure, test and pair; a decision recorded on it; the decision memo
 downloaded from the Meeting page; its "Live view" link opened in a fresh browser context
 (no session, no cookies) shows the same pair, tests and measures and the same numbers.
-The same for measures typed under Metrics' "More measures", through the link box.
+The same for measures typed under Metrics' "More measures", through the link box. The
+module's server opens a workspace in which the sample is saved (a real SQLite file):
+decisions are kept with a saved dataset.
 Screenshots: ``test-artifacts/links_compare.png``, ``links_compare_reopened.png``,
 ``links_meeting.png`` and ``links_metrics_reopened.png``."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
+from browser_support import (
+    ARTIFACTS,
+    app_server,
+    guarded_page,
+    no_exception,
+    require_chromium,
+    settle,
+)
 
 require_chromium()
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,37 +67,28 @@ def _compare_view(pg) -> dict[str, object]:
             "report table": pg.locator('[data-testid="stTable"]').first.inner_text()}
 
 
-def _save_the_sample(pg, server: str) -> None:
-    """Upload the sample's files and save them to the workspace (decisions need it)."""
-    pg.goto(server)
-    pg.get_by_text("run_bm25.txt").first.wait_for()
-    settle(pg)
-    pg.get_by_text("Upload", exact=True).first.click()
-    inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
-    inputs.first.wait_for(state="attached")
-    settle(pg)
-    inputs.nth(0).set_input_files(str(SAMPLE / "qrels.txt"))
-    settle(pg)
-    inputs.nth(1).set_input_files([str(p) for p in sorted(SAMPLE.glob("run_*.txt"))])
-    pg.get_by_text("Save to the workspace").first.wait_for()
-    settle(pg)
-    pg.get_by_label("Name", exact=True).fill("sample")
-    pg.get_by_label("Your name").fill("ana")
-    pg.get_by_role("button", name="Save").click()
-    pg.get_by_text("These files are saved in the workspace").first.wait_for()
-    settle(pg)
-    assert "ds=" in pg.url
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> Iterator[tuple[str, str]]:
+    """The app on a workspace holding the sample, saved (decisions need a saved dataset):
+    its URL and the dataset's short id. One server for the tests of this module."""
+    from _apps import sample_files
+
+    from ireval_core.workspace import Workspace
+
+    path = tmp_path_factory.mktemp("workspace") / "workspace.db"
+    with Workspace.open(str(path)) as ws:
+        short_id = ws.save_dataset(sample_files(), name="sample", saved_by="ana").short_id
+    with app_server(path) as url:
+        yield url, short_id
 
 
-def test_a_decisions_live_view_opens_the_same_comparison(browser, server, tmp_path) -> None:
+def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_path) -> None:
     from ireval_app.keys import compare as keys
 
+    server, dataset = saved
     with guarded_page(browser, height=1400, timeout=90_000) as pg:
-        _save_the_sample(pg, server)
-        dataset = re.search(r"[?&]ds=(\w+)", pg.url)
-        assert dataset is not None, pg.url
         # 500 resamples (not 10,000): quicker, and a number the link must carry
-        pg.goto(f"{server}/compare?ds={dataset[1]}&resamples=500")
+        pg.goto(f"{server}/compare?ds={dataset}&resamples=500")
         pg.get_by_text("Pair and measure").first.wait_for()
         settle(pg)
         _pick(pg, keys.MEASURES, "AP")
@@ -110,7 +111,7 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, server, tmp_pa
         pg.screenshot(path=str(ARTIFACTS / "links_compare.png"))
         no_exception(pg)
         # the Meeting page with one measure: the memo's evidence of every pair is quicker
-        pg.goto(f"{server}/meeting?ds={dataset[1]}&measures=AP")
+        pg.goto(f"{server}/meeting?ds={dataset}&measures=AP")
         pg.get_by_text("Ship neural_rerank").first.wait_for()
         settle(pg)
         with pg.expect_download(timeout=120_000) as info:
@@ -135,9 +136,10 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, server, tmp_pa
         fresh.screenshot(path=str(ARTIFACTS / "links_compare_reopened.png"))
 
 
-def test_typed_measures_come_back_from_the_metrics_link(browser, server) -> None:
+def test_typed_measures_come_back_from_the_metrics_link(browser, saved) -> None:
     from ireval_app.keys import metrics as keys
 
+    server, _ = saved
     with guarded_page(browser, height=1000, timeout=90_000) as pg:
         pg.goto(f"{server}/metrics")
         pg.get_by_text("Mean per run").first.wait_for()
