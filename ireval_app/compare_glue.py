@@ -10,7 +10,7 @@ reads widget values or session state.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -34,7 +34,7 @@ from .shared_cache import shared
 from .text import md_frame
 
 __all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "evidence_cached",
-           "evidence_sentences", "holes_table", "margin_of", "margin_table",
+           "evidence_sentences", "holes_table", "margin_of", "margin_table", "pair_labels",
            "report_styler"]
 
 MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "bpref", "P@5")
@@ -86,6 +86,29 @@ def download(records: Sequence[PairComparison], fmt: str) -> str:
     buf = io.StringIO()
     write_comparison(records, fmt, buf)
     return buf.getvalue()
+
+
+def pair_labels(pairs: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, str, str]]:
+    """Each ``(run A, run B, measure)`` by the label the page shows and the link carries,
+    ``"B − A on measure"``, in order, without repeats. Two pairs whose names would give
+    one label (a run named with " − ") get ``" (2)"``, ``" (3)"``, ...: a label names
+    one pair.
+
+    >>> pair_labels([("bm25", "dense", "AP"), ("bm25", "dense", "AP"), ("x − y", "z", "AP"),
+    ...              ("y", "z − x", "AP")])
+    {'dense − bm25 on AP': ('bm25', 'dense', 'AP'), 'z − x − y on AP': ('x − y', 'z', 'AP'), \
+'z − x − y on AP (2)': ('y', 'z − x', 'AP')}
+    """
+    out: dict[str, tuple[str, str, str]] = {}
+    for pair in dict.fromkeys(pairs):
+        a, b, m = pair
+        label = base = f"{b} − {a} on {m}"
+        n = 1
+        while label in out:
+            n += 1
+            label = f"{base} ({n})"
+        out[label] = pair
+    return out
 
 
 def margin_of(value: float, unit: str) -> float | str:

@@ -39,6 +39,7 @@ from . import cache
 
 __all__ = [
     "DATASET_PARAM",
+    "LOCAL",
     "METADATA_UPLOADER",
     "NOTES_AUTHOR",
     "NOTES_PREFIX",
@@ -106,6 +107,16 @@ NOTES_AUTHOR = "ireval.notes.author"
 """Text beside every notes form (and the save forms): who writes (kept for the session)."""
 NOTES_PREFIX = "ireval.notes."
 """Prefix of the keys of a notes form (one form per target shown on a page)."""
+
+LOCAL = {SOURCE: "where the data comes from: a saved dataset is the link's ds, and "
+                 "uploaded files cannot be in a link",
+         QRELS_UPLOADER: "a file: a link cannot carry it (save the data: ds)",
+         RUNS_UPLOADER: "files: a link cannot carry them (save the data: ds)",
+         METADATA_UPLOADER: "a file: a link cannot carry it (save the data: ds)",
+         NOTES_AUTHOR: "who writes: a person, not a view",
+         NOTES_PREFIX.rstrip("."): "a note being written: kept with the view's link"}
+"""Widgets of several pages that a link leaves out, and why (a key, or the start of
+keys made from it: ``<key>.<more>``)."""
 
 # evaluation options: widgets in the sidebar of every results page that show the canonical
 # EvalOptions (see get_options)

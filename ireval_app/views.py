@@ -10,13 +10,19 @@ is not loaded (a run, a measure, a query, a round, a rater) is not applied: the 
 shows the default, and a note ``Not applied: <param>=<value> (<why>)`` says so on the
 page (:func:`not_applied`), never an exception and never a silent change.
 
+A page's widgets that are not in its link are listed in its keys module's ``LOCAL``
+(widget key -> why the link leaves it out: a file, a form's text, an action's input);
+a test draws every page and fails on a keyed widget that is in neither.
+
 The frame (:mod:`ireval_app.frame`) calls :func:`set_page` before the page runs and
-says where the notes go and how the link box follows the URL (:func:`drawing`).
+says where the notes go and how the link box follows the URL (:func:`drawing`). A
+recorded decision or note keeps :func:`full_link`: the page with every option and
+every parameter, defaults included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -29,9 +35,9 @@ from ireval_core.params import Constraint, parse
 
 from . import state
 
-__all__ = ["MAX_TEXT", "ViewParam", "bind_view", "current_link", "drawing", "keep_value",
-           "kept_value", "link_for", "not_applied", "page_name", "read_param", "set_page",
-           "view_value"]
+__all__ = ["MAX_TEXT", "ViewParam", "bind_view", "covers", "current_link", "drawing",
+           "full_link", "keep_value", "kept_value", "link_for", "not_applied", "page_name",
+           "read_param", "set_page", "view_value"]
 
 MAX_TEXT = 2000
 """Free text from a URL (a typed list of grades, a measure) longer than this is not read."""
@@ -75,6 +81,7 @@ class _Drawing:
     note: Callable[[str], None]
     url_changed: Callable[[], None]
     shown: set[str] = field(default_factory=set)
+    bound: dict[str, Any] = field(default_factory=dict)  # widget key -> value, this run
 
 
 _DRAWING: ContextVar[_Drawing | None] = ContextVar("ireval_view_drawing", default=None)
@@ -255,6 +262,9 @@ def view_value(key: str, default: Any, *, choices: Sequence[Any] | None = None) 
         else:  # the user chose another value: the link no longer matters
             del notes[key]
     ss[mirror] = value
+    drawing_ = _DRAWING.get()
+    if drawing_ is not None:
+        drawing_.bound[key] = value
     _write_url(view, value, default)
     return value
 
@@ -298,6 +308,37 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def full_link() -> str:
+    """The address of the whole current view, for a decision or a note to keep: the page,
+    every evaluation option and every parameter of the page bound so far in this run,
+    each with its value *also when it is the default* (the link opens the same view
+    after a default of the app changed), then the page's parameters not bound yet as the
+    URL has them, and the dataset (``ds``). Without the browser's address (in tests) the
+    path and query alone (``/compare?...``)."""
+    ss = st.session_state
+    drawing_ = _DRAWING.get()
+    bound = drawing_.bound if drawing_ is not None else {}
+    pairs = list(state.get_options().to_query_params(every=True).items())
+    if (dataset := st.query_params.get(state.DATASET_PARAM)):
+        pairs.append((state.DATASET_PARAM, dataset))
+    params: dict[str, ViewParam] = ss.get(_PARAMS, {})
+    for key, view in params.items():
+        if key in bound:
+            value = bound[key]
+            pairs += [(view.param, _text(v)) for v in (value if view.many else [value])]
+        else:
+            pairs += [(view.param, v) for v in st.query_params.get_all(view.param)]
+    base = str(st.get_option("server.baseUrlPath") or "")
+    return (link_for(st.context.url, base, page_name(), pairs)
+            or _path_query(base, page_name(), pairs))
+
+
+def covers(keys: Iterable[str], key: str) -> bool:
+    """Whether ``key`` is one of ``keys`` or made from one (``<one>.<more>``: the keys of
+    a form drawn once per target, an uploader renewed after each use)."""
+    return any(key == k or key.startswith(k + ".") for k in keys)
+
+
 def current_link() -> str | None:
     """The address of the current view (page, options, selections), or ``None`` when the
     browser's address is unknown (e.g. in tests).
@@ -324,17 +365,28 @@ def link_for(browser_url: str | None, base_path: str, page: str | None,
     >>> link_for("http://h/", "", "metrics", [("run", "a b"), ("run", "c&d")])
     'http://h/metrics?run=a+b&run=c%26d'
     """
-    from urllib.parse import urlencode, urlsplit
+    from urllib.parse import urlsplit
 
     if not browser_url:
         return None
     parts = urlsplit(browser_url)
     if page is None:  # not drawn by the frame: the browser's path as it is
-        path = parts.path or "/"
+        return f"{parts.scheme}://{parts.netloc}{_path_query(base_path, None, pairs, parts.path)}"
+    return f"{parts.scheme}://{parts.netloc}{_path_query(base_path, page, pairs)}"
+
+
+def _path_query(base_path: str, page: str | None, pairs: Sequence[tuple[str, str]],
+                path: str = "") -> str:
+    """The path of ``page`` under ``base_path`` (``path`` when there is no page) and the
+    query of ``pairs``: ``/compare?a=1``."""
+    from urllib.parse import urlencode
+
+    if page is None:
+        path = path or "/"
     else:
         base = "/".join(p for p in base_path.split("/") if p)
         path = "/" + "/".join(p for p in (base, "" if page == "data" else page) if p)
         if page == "data" and base:
             path += "/"
     query = "?" + urlencode(list(pairs)) if pairs else ""
-    return f"{parts.scheme}://{parts.netloc}{path}{query}"
+    return path + query

@@ -521,8 +521,10 @@ def notes_key(target: Target) -> str:
 def notes_panel(target: Target, *, title: str) -> None:
     """Notes and decisions on ``target`` of the current saved dataset, and a form to add
     one. Notes need a saved dataset. ``title`` is plain text (it names runs and queries):
-    it is shown literally."""
+    it is shown literally. A note keeps the link to the whole view it was written on
+    (:func:`ireval_app.views.full_link`), opened by its "Live view" link."""
     from ireval_core.errors import IrevalError
+    from ireval_core.meeting import note_text
 
     from . import workspace_glue
 
@@ -543,6 +545,7 @@ def notes_panel(target: Target, *, title: str) -> None:
             kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
             st.markdown(f"{kind}: {md_escape(n.text)}")
             st.caption(f"{md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
+            live_view(n.text)
         key = notes_key(target)
         with st.form(key + ".form", clear_on_submit=True, border=False):
             text = st.text_area("Add a note", key=key + ".text", height=80)
@@ -560,9 +563,10 @@ def notes_panel(target: Target, *, title: str) -> None:
                 if not text.strip() or not author:
                     st.error("A note needs a text and your name.", icon=":material/error:")
                 else:
+                    kept = note_text(text, views.full_link())  # the view it was written on
                     try:
                         added = workspace_glue.with_workspace(lambda ws: ws.add_note(
-                            dataset_id, target, text.strip(), author=author, kind=kind))
+                            dataset_id, target, kept, author=author, kind=kind))
                     except (IrevalError, ValueError) as exc:  # e.g. a NUL character
                         st.error(md_escape(str(exc)), icon=":material/error:")
                     else:
@@ -570,6 +574,16 @@ def notes_panel(target: Target, *, title: str) -> None:
                             workspace_problem(added, lead="The note is not saved. ")
                         else:
                             st.rerun()
+
+
+def live_view(text: str) -> None:
+    """A "Live view" link to the view a note or decision was written on (the link it
+    keeps, :func:`ireval_core.meeting.view_link`), when it has one."""
+    from ireval_core.meeting import view_link
+
+    if link := view_link(text):
+        st.link_button("Live view", link, icon=":material/open_in_new:", type="tertiary",
+                       help="The page with every selection as when this was written")
 
 
 def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "") -> None:

@@ -64,7 +64,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["DecisionMemo", "DecisionSettings", "MeetingReport", "ReportInput", "ReportNote",
-           "decision_memo", "decision_note", "input_of", "meeting_report", "read_decision_note"]
+           "decision_memo", "decision_note", "input_of", "meeting_report", "note_text",
+           "read_decision_note", "view_link"]
 
 _EXTERNAL = re.compile(r"https?://(?!www\.w3\.org/)")
 
@@ -159,11 +160,24 @@ def decision_note(decision: str, evidence: Sequence[str], settings: DecisionSett
     return decision.strip() + _EVIDENCE + "\n".join(lines)
 
 
+def note_text(text: str, link: str = "") -> str:
+    """The text a note keeps: ``text`` and, after a blank line, the link to the view it
+    was written on (``Live view: <link>``, read back by :func:`read_decision_note`).
+
+    >>> read_decision_note(note_text("Looks fine ", "/queries?query=q1"))
+    ('Looks fine', None, '/queries?query=q1')
+    """
+    return text.strip() + (f"\n\n{_LINK}{link}" if link else "")
+
+
 def read_decision_note(text: str) -> tuple[str, DecisionSettings | None, str]:
-    """The decision, its settings and its link from a :func:`decision_note` text (a plain
-    decision: ``(text, None, "")``)."""
+    """The decision, its settings and its link from a :func:`decision_note` text; a note
+    of :func:`note_text`: ``(text, None, link)``; a plain text: ``(text, None, "")``."""
     head, sep, tail = text.rpartition(_EVIDENCE)
     if not sep:
+        body, sep, link = text.rpartition("\n\n" + _LINK)
+        if sep and link.strip() and "\n" not in link.strip():
+            return body, None, link.strip()
         return text, None, ""
     settings, link = None, ""
     for line in tail.splitlines():
@@ -171,6 +185,18 @@ def read_decision_note(text: str) -> tuple[str, DecisionSettings | None, str]:
         if line.startswith(_LINK):
             link = line[len(_LINK):].strip()
     return head, settings, link
+
+
+def view_link(text: str) -> str:
+    """The live view a decision or note keeps (:func:`read_decision_note`) when a browser
+    may open it from the app: an ``http(s)`` address or a path of the app
+    (``/compare?...``); ``""`` otherwise (none, or a ``javascript:`` text).
+
+    >>> view_link(note_text("ok", "http://h/compare?pair=b")), view_link("javascript:x")
+    ('http://h/compare?pair=b', '')
+    """
+    link = read_decision_note(text)[2]
+    return link if re.match(r"(https?://|/(?!/))", link) else ""
 
 
 def _num(x: float, fmt: str = "+.4f") -> str:

@@ -212,15 +212,28 @@ class EvalOptions:
 
     # ------------------------------------------------------------------------- in a URL
 
-    def to_query_params(self) -> dict[str, str]:
-        """The options that differ from the defaults, as URL query parameters."""
+    def to_query_params(self, *, every: bool = False) -> dict[str, str]:
+        """The options that differ from the defaults, as URL query parameters; ``every``:
+        every option, the defaults too (a link that means the same options after a
+        default changed; the whole ranking is ``depth=0``).
+
+        >>> EvalOptions(rel_level=2).to_query_params()
+        {'rel': '2'}
+        >>> EvalOptions().to_query_params(every=True)["depth"]
+        '0'
+        >>> every = EvalOptions().to_query_params(every=True)
+        >>> EvalOptions.from_query_params(every)[0] == EvalOptions()
+        True
+        """
         out: dict[str, str] = {}
         default = EvalOptions()
         for f in fields(self):
             value = getattr(self, f.name)
-            if value == getattr(default, f.name):
+            if value == getattr(default, f.name) and not every:
                 continue
-            if isinstance(value, bool):
+            if value is None:  # depth: the whole ranking
+                out[_PARAM[f.name]] = "0"
+            elif isinstance(value, bool):
                 out[_PARAM[f.name]] = "1" if value else "0"
             elif isinstance(value, float):
                 out[_PARAM[f.name]] = _level(value)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -64,24 +63,31 @@ with frame.page("compare"):
                 views.bind_view(keys.BASELINE, systems[0], choices=systems)
                 baseline = st.selectbox("Baseline (system A)", systems, key=keys.BASELINE)
         with c2:
-            tests = st.multiselect("Tests", TESTS, default=["t", "randomization"],
-                                   key=keys.TESTS, format_func=TEST_LABELS.__getitem__)
+            views.bind_view(keys.TESTS, ["t", "randomization"], choices=TESTS)
+            tests = st.multiselect("Tests", TESTS, key=keys.TESTS,
+                                   format_func=TEST_LABELS.__getitem__)
+            views.bind_view(keys.ALTERNATIVE, "two-sided", choices=ALTERNATIVES)
             alternative = st.selectbox(
                 "Alternative", ALTERNATIVES, key=keys.ALTERNATIVE,
                 help="two-sided: B ≠ A; greater: B better than A; less: B worse than A")
+            views.bind_view(keys.CORRECTION, "holm", choices=CORRECTIONS)
             correction = st.selectbox(
-                "Multiple-comparison correction", CORRECTIONS, index=CORRECTIONS.index("holm"),
+                "Multiple-comparison correction", CORRECTIONS,
                 key=keys.CORRECTION, format_func=CORRECTION_LABELS.__getitem__,
                 help="Applied over the pairs of one measure and one test")
         with c3:
+            views.bind_view(keys.RESAMPLES, 10_000)
             n_resamples = st.number_input(
-                "Resamples", min_value=100, max_value=1_000_000, value=10_000, step=1000,
-                key=keys.RESAMPLES,
+                "Resamples", min_value=keys.RESAMPLES_MIN, max_value=keys.RESAMPLES_MAX,
+                step=1000, key=keys.RESAMPLES,
                 help="Random sign flips (randomization) or resamples (bootstrap); with 2^n ≤ "
                      "resamples, randomization is exact")
-            seed = st.number_input("Seed", min_value=0, value=0, step=1, key=keys.SEED,
+            views.bind_view(keys.SEED, 0)
+            seed = st.number_input("Seed", min_value=0, max_value=keys.SEED_MAX, step=1,
+                                   key=keys.SEED,
                                    help="The same seed gives the same Monte Carlo p-values")
-            alpha = st.selectbox("Significance level α", (0.01, 0.05, 0.1), index=1,
+            views.bind_view(keys.ALPHA, 0.05)
+            alpha = st.selectbox("Significance level α", keys.ALPHA_CHOICES,
                                  key=keys.ALPHA,
                                  help="Rows with corrected p < α are highlighted")
 
@@ -159,6 +165,7 @@ with frame.page("compare"):
     # ------------------------------------------------------------------------- report
     st.subheader("Results table for the report")
     r1, r2 = st.columns([1, 3])
+    views.bind_view(keys.REPORT_TEST, tests[0], choices=tests)
     report_test = r1.selectbox("Test", tests, key=keys.REPORT_TEST,
                                format_func=TEST_LABELS.__getitem__,
                                help="One two-sided test marks the table; correction, α, resamples "
@@ -180,9 +187,9 @@ with frame.page("compare"):
 
     # ------------------------------------------------------------------------- per query
     st.subheader("Per-query differences")
-    pairs = list(dict.fromkeys((c.system_a, c.system_b, c.measure) for c in records))
-    a, b, m = st.selectbox("Pair and measure", pairs, key=keys.PAIR,
-                           format_func=lambda p: f"{p[1]} − {p[0]} on {p[2]}")
+    pairs = cg.pair_labels((c.system_a, c.system_b, c.measure) for c in records)
+    views.bind_view(keys.PAIR, next(iter(pairs)), choices=list(pairs))
+    a, b, m = pairs[st.selectbox("Pair and measure", list(pairs), key=keys.PAIR)]
     queries, aligned = aligned_scores(res, str(m), systems)
     deltas = aligned[b] - aligned[a]
     st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
@@ -381,9 +388,7 @@ with frame.page("compare"):
                         st.error("A decision needs a text and your name.",
                                  icon=":material/error:")
                     else:
-                        link = views.current_link() or ("compare?" + urlencode(
-                            [(k, v) for k in st.query_params.keys()
-                             for v in st.query_params.get_all(k)]))
+                        link = views.full_link()  # every selection, defaults too
                         text = decision_note(
                             decision, cg.evidence_sentences(pe, me, equivalence),
                             DecisionSettings(tuple(systems), None if pe.noninferiority is None
@@ -416,9 +421,10 @@ with frame.page("compare"):
     st.caption(widgets.md_escape(
         f"Paired t-test, power 0.8, α = {alpha:g}, {alternative}; the spread of per-query "
         f"differences is taken from {b} − {a} on {m}."))
+    views.bind_view(keys.DELTA, 0.02)
     delta = st.columns(4)[0].number_input(
-        "Difference you want to detect (Δ)", min_value=0.001, max_value=1.0, value=0.02,
-        step=0.005, format="%.3f", key=keys.DELTA,
+        "Difference you want to detect (Δ)", min_value=keys.DELTA_MIN,
+        max_value=keys.DELTA_MAX_PLAN, step=0.005, format="%.3f", key=keys.DELTA,
         help="The true mean difference in the measure you want the next round to detect")
     plan = plan_next_round(deltas, delta, measure=str(m), alpha=alpha, power=0.8,
                            alternative=alternative)

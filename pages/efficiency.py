@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, state, widgets
+from ireval_app import evaluation, frame, state, views, widgets
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import efficiency as keys
 from ireval_core import charts
@@ -71,11 +71,13 @@ with frame.page("efficiency"):
     # ------------------------------------------------------------------------- chart
     st.header("Effectiveness vs latency")
     left, right = st.columns(2)
+    views.bind_view(keys.MEASURE, mg.MEASURE_CHOICES[0])
     measure_text = left.selectbox(
-        "Effectiveness measure", mg.MEASURE_CHOICES, index=0, key=keys.MEASURE,
+        "Effectiveness measure", mg.MEASURE_CHOICES, key=keys.MEASURE,
         accept_new_options=True, help="Pick or type a measure (e.g. `P(rel=2)@5`)")
+    views.bind_view(keys.LATENCY, "p95", choices=LATENCY_STATISTICS)
     latency = right.selectbox(
-        "Latency", LATENCY_STATISTICS, index=LATENCY_STATISTICS.index("p95"),
+        "Latency", LATENCY_STATISTICS,
         key=keys.LATENCY, help="The latency statistic on the horizontal axis")
     specs, errors = evaluation.parse_specs([measure_text or ""])
     for message in errors:

@@ -99,12 +99,14 @@ with frame.page("labels_trend"):
 
     c1, c2, c3 = st.columns([1, 1, 3])
     views.bind_view(keys.ALPHA, keys.ALPHA_DEFAULT)
-    alpha = c1.number_input("Test level α", min_value=0.001, max_value=0.5, step=0.01,
+    alpha = c1.number_input("Test level α", min_value=keys.ALPHA_MIN, max_value=keys.ALPHA_MAX,
+                            step=0.01,
                             format="%.3f", key=keys.ALPHA,
                             help="A drop is a fall with p < α; the minimum detectable change "
                                  "and the planning use it too")
     views.bind_view(keys.POWER, keys.POWER_DEFAULT)
-    power = c2.number_input("Power", min_value=0.5, max_value=0.99, step=0.05, format="%.2f",
+    power = c2.number_input("Power", min_value=keys.POWER_MIN, max_value=keys.POWER_MAX,
+                            step=0.05, format="%.2f",
                             key=keys.POWER,
                             help="The chance to detect a true change of the minimum "
                                  "detectable change's size")
@@ -181,6 +183,7 @@ with frame.page("labels_trend"):
                        config={"displayModeBar": False})
 
     st.subheader("Labels of what was shown")
+    views.bind_view(keys.GRADE_SYSTEM, j.systems[0], choices=list(j.systems))
     system = st.radio("System", list(j.systems), horizontal=True, key=keys.GRADE_SYSTEM,
                       format_func=widgets.md_escape)  # options are Markdown: names shown as text
     st.plotly_chart(charts.grade_distribution(t.grades, system=system),

@@ -28,7 +28,8 @@ with frame.page("meeting"):
     measures, errors = evaluation.parse_specs(texts)
     for message in errors:
         st.error(widgets.md_escape(message), icon=":material/error:")
-    title = st.text_input("Title", value="ireval meeting report", key=keys.TITLE)
+    views.bind_view(keys.TITLE, "ireval meeting report")
+    title = st.text_input("Title", key=keys.TITLE)
 
     dataset_id = state.get_dataset_id()
     read = workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id)) if dataset_id else []
@@ -91,4 +92,5 @@ with frame.page("meeting"):
             st.markdown(f"{kind} on {widgets.md_escape(str(n.target))}: "
                         f"{widgets.md_escape(n.text)}")
             st.caption(f"{widgets.md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
+            widgets.live_view(n.text)
         widgets.notes_panel(Target.dataset(), title="Add a note on the whole dataset")

@@ -66,6 +66,7 @@ with frame.page("metrics"):
                                    "judgment-group measures (...AvgJG) are computed from the "
                                    "qrels as trec_eval -R qrels_prefs and -R qrels_jg do, in "
                                    "tables of their own.")
+    views.bind_view(keys.EXTRA, "")
     typed = extra.text_input(
         "More measures (separate with ;)", key=keys.EXTRA,
         placeholder="nDCG(gain=exp)@20; P(rel=2)@5",
@@ -146,8 +147,9 @@ with frame.page("metrics"):
 
     st.subheader("Per-query values")
     names = list(table.mean.columns)
-    default = names.index("nDCG@10") if "nDCG@10" in names else 0
-    shown = st.selectbox("Measure", names, index=default, key=keys.DISTRIBUTION)
+    views.bind_view(keys.DISTRIBUTION, "nDCG@10" if "nDCG@10" in names else names[0],
+                    choices=names)
+    shown = st.selectbox("Measure", names, key=keys.DISTRIBUTION)
     # the shown measure only, not the whole tidy table
     values = evaluation.measure_values(res, shown)
     st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})

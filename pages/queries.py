@@ -24,6 +24,7 @@ with frame.page("queries"):
     c1, c2 = st.columns(2)
     views.bind_view(keys.MEASURE, qg.MEASURE_CHOICES[0], choices=qg.MEASURE_CHOICES)
     picked = c1.selectbox("Measure", qg.MEASURE_CHOICES, key=keys.MEASURE)
+    views.bind_view(keys.TYPED, "")
     typed = c2.text_input("Or type a measure", key=keys.TYPED, placeholder="P(rel=2)@5",
                           help="Any measure spec, e.g. nDCG(gain=exp)@20, P(rel=2)@5, or a "
                                "trec_eval name such as ndcg_cut_10; used instead of the pick")
@@ -33,7 +34,8 @@ with frame.page("queries"):
     a = c3.selectbox("Run A", names, key=keys.RUN_A)
     b = c4.selectbox("Run B", names, key=keys.RUN_B,
                      help="Differences are B − A: negative where B does worse")
-    depth = c5.selectbox("Documents shown", (10, 20, 50, 100), index=1, key=keys.SHOWN)
+    views.bind_view(keys.SHOWN, 20)
+    depth = c5.selectbox("Documents shown", keys.SHOWN_CHOICES, key=keys.SHOWN)
 
     specs, errors = evaluation.parse_specs([typed.strip() or picked])
     if errors or not specs:

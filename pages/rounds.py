@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from ireval_app import cache, evaluation, frame, state, widgets
+from ireval_app import cache, evaluation, frame, state, views, widgets
 from ireval_app import rounds_glue as rg
 from ireval_app.keys import rounds as keys
 from ireval_core import charts
@@ -112,8 +112,9 @@ with frame.page("rounds"):
             st.info("Add run files on the Data page to score them under both rounds.",
                     icon=":material/info:")
         else:
+            views.bind_view(keys.MEASURE, rg.MEASURE_CHOICES[0])
             measure_text = st.columns(3)[0].selectbox(
-                "Measure", rg.MEASURE_CHOICES, index=0, key=keys.MEASURE,
+                "Measure", rg.MEASURE_CHOICES, key=keys.MEASURE,
                 accept_new_options=True, help="Pick or type a measure (e.g. `P(rel=2)@5`)")
             specs, errors = evaluation.parse_specs([measure_text or ""])
             for message in errors:
@@ -143,7 +144,8 @@ with frame.page("rounds"):
         st.info("Add run files on the Data page to see their coverage and what to label next.",
                 icon=":material/info:")
         st.stop()
-    k = int(st.columns(4)[0].number_input("Depth k", min_value=1, max_value=1000, value=10, step=1,
+    views.bind_view(keys.K, 10)
+    k = int(st.columns(4)[0].number_input("Depth k", min_value=1, max_value=keys.K_MAX, step=1,
                             key=keys.K,
                             help="Look at each run's top k documents (queries in the qrels)"))
     cov = rg.coverage_cached(dataset_key, current, runs, k, dataset)

@@ -71,3 +71,12 @@ def displayed(text: str) -> str:
 def metric_values(at: AppTest) -> dict[str, str]:
     """The page's ``st.metric`` values by label."""
     return {m.label: m.value for m in at.metric}
+
+
+def pair_of(label: str) -> tuple[str, str, str]:
+    """``(run A, run B, measure)`` of a label of Compare's "Pair and measure"
+    (``"B − A on measure"``, :func:`ireval_app.compare_glue.pair_labels`), for names
+    without " − " and " on "."""
+    b, _, rest = label.partition(" − ")
+    a, _, m = rest.partition(" on ")
+    return a, b, m

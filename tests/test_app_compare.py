@@ -89,7 +89,7 @@ def test_baseline_and_wilcoxon() -> None:
 
 def test_planning_numbers_equal_stats_functions() -> None:
     at = _compare_page()
-    at.selectbox(key=compare_keys.PAIR).set_value(("bm25", "neural_rerank", "nDCG@10"))
+    at.selectbox(key=compare_keys.PAIR).set_value("neural_rerank − bm25 on nDCG@10")
     at.number_input(key=compare_keys.DELTA).set_value(0.05).run()
     assert not at.exception
     qrels, runs = read_sample()

@@ -6,7 +6,7 @@ meeting report's memo."""
 from __future__ import annotations
 
 import pytest
-from _apps import APP, NEEDS_SAMPLE, displayed, read_sample, sample_files
+from _apps import APP, NEEDS_SAMPLE, displayed, pair_of, read_sample, sample_files
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import compare_glue
@@ -14,7 +14,7 @@ from ireval_app.keys import compare as keys
 from ireval_core.compare import aligned_scores
 from ireval_core.decisions import decision_evidence, equivalence_test
 from ireval_core.evaluate import evaluate
-from ireval_core.meeting import ReportNote, meeting_report, read_decision_note
+from ireval_core.meeting import ReportNote, decision_memo, meeting_report, read_decision_note
 from ireval_core.workspace import Target, Workspace
 
 RESAMPLES = 300
@@ -38,7 +38,7 @@ def _markdown(at: AppTest) -> str:
 
 def test_panels_show_the_cores_evidence() -> None:
     at = _page()
-    a, b, m = at.selectbox(key=keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=keys.PAIR).value)
     qrels, runs = read_sample()
     ev = decision_evidence(qrels, runs, [m], baseline=a, margin=keys.MARGIN_DEFAULT,
                            test="t", rank_confidence=True, n_resamples=RESAMPLES, rng=0)
@@ -88,7 +88,7 @@ def test_panels_show_the_cores_evidence() -> None:
 
 def test_a_margin_in_percent_changes_the_tests() -> None:
     at = _page()
-    a, b, m = at.selectbox(key=keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=keys.PAIR).value)
     at.number_input(key=keys.MARGIN).set_value(2.0).run()
     at.radio(key=keys.MARGIN_UNIT).set_value(keys.MARGIN_UNITS[1]).run()
     assert not at.exception
@@ -118,7 +118,7 @@ def ws(app_ws: Workspace) -> Workspace:
 def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     [info] = ws.list_datasets()
     at = _page({"ds": info.short_id})
-    a, b, m = at.selectbox(key=keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=keys.PAIR).value)
     at.text_area(key=keys.DECISION_TEXT).set_value("Keep <b>A</b>: B is worse")
     at.text_input(key=keys.DECISION_AUTHOR).set_value("bo")
     at.button[[x.label for x in at.button].index("Record the decision")].click().run()
@@ -129,7 +129,7 @@ def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     assert decision == "Keep <b>A</b>: B is worse"
     assert settings is not None and settings.n_resamples == RESAMPLES
     assert settings.margin == keys.MARGIN_DEFAULT and len(settings.systems) == 3
-    assert link.startswith("compare?") and "ds=" in link
+    assert link.startswith("/compare?") and "ds=" in link
     qrels, runs = read_sample()
     pair = decision_evidence(qrels, runs, [m], baseline=a, margin=keys.MARGIN_DEFAULT,
                              n_resamples=RESAMPLES, rng=0).pair(a, b, m)
@@ -144,3 +144,59 @@ def test_record_a_decision_then_the_memo(ws: Workspace) -> None:
     assert memo.evidence.risk.urisk == pair.risk.urisk
     assert report.html.index("Decision: ") < report.html.index("<h2>Inputs</h2>")
     assert "Keep &lt;b&gt;A&lt;/b&gt;" in report.html and "<b>A</b>" not in report.html
+
+
+def _record(at: AppTest, text: str) -> None:
+    at.text_area(key=keys.DECISION_TEXT).set_value(text)
+    at.text_input(key=keys.DECISION_AUTHOR).set_value("bo")
+    at.button[[x.label for x in at.button].index("Record the decision")].click().run()
+    assert not at.exception
+
+
+def _open_link(link: str) -> AppTest:
+    """A new session opening ``link`` (``/compare?...``, as recorded without a browser)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(link)
+    assert parts.path == "/compare"
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, values in parse_qs(parts.query, keep_blank_values=True).items():
+        at.query_params[key] = values if len(values) > 1 else values[0]
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    return at
+
+
+def test_two_decisions_on_two_pairs_keep_two_links_each_opening_its_pair(ws: Workspace) -> None:
+    [info] = ws.list_datasets()
+    at = _page({"ds": info.short_id})
+    at.multiselect(key=keys.TESTS).set_value(["t", "sign"]).run()
+    first, second, third = at.selectbox(key=keys.PAIR).options
+    _record(at, "Keep A")
+    at.selectbox(key=keys.PAIR).set_value(third).run()
+    at.selectbox(key=keys.REPORT_TEST).set_value("sign").run()
+    _record(at, "Ship B")
+    notes = {n.text.partition("\n")[0]: n for n in ws.notes(info.id, kind="decision")}
+    links = {head: read_decision_note(n.text)[2] for head, n in notes.items()}
+    assert links["Keep A"] != links["Ship B"]
+    assert notes["Ship B"].target == Target.comparison(*pair_of(third))
+    # the memo's Live view is the note's link
+    qrels, runs = read_sample()
+    memo = decision_memo(qrels, runs, ReportNote(notes["Ship B"].text, kind="decision",
+                                                 comparison=pair_of(third)))
+    assert memo is not None and memo.link == links["Ship B"]
+    assert f"Live view: `{links['Ship B']}`" in memo.markdown()
+    for head, label, report_test in (("Keep A", first, "t"), ("Ship B", third, "sign")):
+        # every parameter, defaults too: the options, the dataset and each selection
+        for param in ("rel=1", "te=9.0.8", f"ds={info.short_id}", "tests=t", "tests=sign",
+                      "alpha=0.05", "correction=holm", f"resamples={RESAMPLES}", "seed=0"):
+            assert param in links[head], (param, links[head])
+        opened = _open_link(links[head])
+        assert opened.selectbox(key=keys.PAIR).value == label
+        assert opened.multiselect(key=keys.TESTS).value == ["t", "sign"]
+        assert opened.selectbox(key=keys.REPORT_TEST).value == report_test
+        assert opened.number_input(key=keys.RESAMPLES).value == RESAMPLES
+        a, b, m = pair_of(label)
+        assert f"Deciding: {b} against {a} on {m}" in [displayed(h.value)
+                                                        for h in opened.subheader]
+        assert not opened.warning or not any("Not applied" in w.value for w in opened.warning)

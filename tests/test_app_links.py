@@ -9,6 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from ireval_app import views
 from ireval_app.keys import compare as compare_keys
+from ireval_app.keys import efficiency as efficiency_keys
+from ireval_app.keys import metrics as metrics_keys
 from ireval_app.keys import ndcg_vs_dcg as ndcg_vs_dcg_keys
 from ireval_app.keys import queries as queries_keys
 
@@ -81,3 +83,52 @@ def test_metrics_and_ndcg_links() -> None:
 ])
 def test_the_link_is_built_from_the_page_being_run(url, base, page, pairs, expected):
     assert views.link_for(url, base, page, pairs) == expected
+
+
+def test_compare_link_restores_pair_tests_and_measure_and_refuses_a_bad_pair() -> None:
+    label = "neural_rerank − narrow_recall on AP"
+    at = open_page("compare", measures=["nDCG@10", "AP"], tests=["t", "sign"],
+                   alternative="greater", correction="bh", alpha="0.1", resamples="500",
+                   seed="7", report_test="sign", pair=label, delta="0.05")
+    assert at.selectbox(key=compare_keys.PAIR).value == label
+    assert at.multiselect(key=compare_keys.TESTS).value == ["t", "sign"]
+    assert at.selectbox(key=compare_keys.ALTERNATIVE).value == "greater"
+    assert at.selectbox(key=compare_keys.CORRECTION).value == "bh"
+    assert at.selectbox(key=compare_keys.ALPHA).value == 0.1
+    assert at.number_input(key=compare_keys.RESAMPLES).value == 500
+    assert at.number_input(key=compare_keys.SEED).value == 7
+    assert at.selectbox(key=compare_keys.REPORT_TEST).value == "sign"
+    assert at.number_input(key=compare_keys.DELTA).value == 0.05
+    assert "Deciding: neural_rerank against narrow_recall on AP" in [
+        h.value.replace("\\", "") for h in at.subheader]
+    assert at.query_params["pair"] == label and at.query_params["tests"] == ["t", "sign"]
+    # values that cannot be applied: the defaults, and a note says so
+    at = open_page("compare", pair="bm25 − nobody on AP", tests=["t", "anova"], seed="-1")
+    notes = [w.value for w in at.warning]
+    assert "Not applied: pair=bm25 − nobody on AP (no such pair here)" in notes
+    assert any(n.startswith("Not applied: tests=anova") for n in notes), notes
+    assert any(n.startswith("Not applied: seed=-1") for n in notes), notes
+    assert at.selectbox(key=compare_keys.PAIR).value == at.selectbox(
+        key=compare_keys.PAIR).options[0]
+    assert at.multiselect(key=compare_keys.TESTS).value == ["t"]
+    assert at.number_input(key=compare_keys.SEED).value == 0
+
+
+def test_metrics_link_restores_typed_measures() -> None:
+    at = open_page("metrics", measures=["AP"], more="IPrec@0.6; 11pt", distribution="AP")
+    assert at.text_input(key=metrics_keys.EXTRA).value == "IPrec@0.6; 11pt"
+    columns = list(at.table[0].value.columns)
+    assert columns[0] == "AP" and len(columns) == 3, columns
+    assert at.selectbox(key=metrics_keys.DISTRIBUTION).value == "AP"
+    assert at.query_params["more"] == "IPrec@0.6; 11pt"
+
+
+def test_choices_kept_beside_the_keys_equal_the_cores() -> None:
+    """The keys modules spell some choices out (importing their package loads scipy)."""
+    from ireval_core.metadata import LATENCY_STATISTICS
+    from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
+
+    assert compare_keys.TEST_CHOICES == tuple(TESTS)
+    assert compare_keys.ALTERNATIVE_CHOICES == tuple(ALTERNATIVES)
+    assert compare_keys.CORRECTION_CHOICES == tuple(CORRECTIONS)
+    assert efficiency_keys.LATENCIES == tuple(LATENCY_STATISTICS)

@@ -206,6 +206,16 @@ def test_trend_delta_out_of_range(delta: str, why: str, judgments) -> None:
     assert plan.equals(expected)
 
 
+def test_trend_alpha_and_power_outside_their_fields(judgments) -> None:
+    """A value the field cannot show is refused and noted, not clamped by the field."""
+    at = _open("labels_trend", {"alpha": "0.7", "power": "0.3"})
+    assert _notes(at) == ["Not applied: alpha=0.7 (not a number from 0.001 to 0.5)",
+                          "Not applied: power=0.3 (not a number from 0.5 to 0.99)"]
+    assert at.number_input(key=trend_keys.ALPHA).value == trend_keys.ALPHA_DEFAULT
+    assert at.number_input(key=trend_keys.POWER).value == trend_keys.POWER_DEFAULT
+    assert "alpha" not in at.query_params and "power" not in at.query_params
+
+
 # ----------------------------------------------------------------------------- names
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _apps import pair_of
 from streamlit.testing.v1 import AppTest
 
 from ireval_app import evaluation, lab_glue, metadata_glue, queries_glue, shared_cache
@@ -96,7 +97,7 @@ def test_compare_tests_per_segment_once(calls) -> None:
     # the verdicts shown are the core's
     qrels = read_qrels(SAMPLE / "qrels.txt")
     runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
-    a, b, m = at.selectbox(key=compare_keys.PAIR).value
+    a, b, m = pair_of(at.selectbox(key=compare_keys.PAIR).value)
     seg = compare_by_segment(evaluate(qrels, runs, ["nDCG@10"]),
                              read_metadata(SAMPLE / "query_metadata.csv"), "segment",
                              measure=m, a=a, b=b, test="t", n_resamples=10_000, seed=0)

@@ -14,6 +14,7 @@ from ireval_app.keys import data as data_keys
 from ireval_app.keys import labels_data as labels_data_keys
 from ireval_core import read_qrels, read_runs
 from ireval_core.evaluate import evaluate
+from ireval_core.meeting import read_decision_note
 from ireval_core.tables import metrics_table
 from ireval_core.workspace import Target, Workspace
 
@@ -85,11 +86,15 @@ def test_notes_beside_a_comparison_and_a_query_go_into_the_meeting(ws: Workspace
     at.button[[b.label for b in at.button].index("Add")].click().run()
     assert not at.exception
     [note] = ws.notes(info.id, target)
-    assert (note.text, note.kind, note.author) == ("neural wins on head queries", "decision",
-                                                    "<b>bo</b>")
+    # the note keeps the whole view it was written on: every option and selection
+    body, _, link = read_decision_note(note.text)
+    assert (body, note.kind, note.author) == ("neural wins on head queries", "decision",
+                                              "<b>bo</b>")
+    assert link.startswith("/compare?") and "resamples=200" in link and "rel=1" in link
     at.switch_page("pages/meeting.py").run()
     text = " ".join(m.value for m in at.markdown)
     assert "neural wins on head queries" in text and "<b>bo" not in text
+    assert [b.proto.url for b in at.get("link_button")] == [link]  # its Live view
 
 
 def test_delete_asks_for_the_id(ws: Workspace) -> None:

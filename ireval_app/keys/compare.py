@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 from ireval_core.params import Interval, Options
 
@@ -58,6 +58,20 @@ MARGIN_DEFAULT = 0.01
 DELTA_MAX = 1000.0
 RISK_ALPHA_MAX = 100.0
 
+TEST_CHOICES = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+ALTERNATIVE_CHOICES = ("two-sided", "greater", "less")
+CORRECTION_CHOICES = ("none", "bonferroni", "holm", "bh")
+"""The keys of :data:`ireval_core.stats.TESTS`, ``ALTERNATIVES`` and ``CORRECTIONS``
+(importing that package loads scipy: the frame imports this module on every page; a
+test keeps them equal)."""
+ALPHA_CHOICES = (0.01, 0.05, 0.1)
+RESAMPLES_MIN, RESAMPLES_MAX = 100, 1_000_000
+SEED_MAX = 2**32 - 1
+"""The largest seed (a browser's number field holds it exactly, and so does any 32-bit
+seed of other tools)."""
+DELTA_MIN, DELTA_MAX_PLAN = 0.001, 1.0
+"""The range of the difference the next round should detect."""
+
 PARAMS = (ViewParam(MEASURES, "measures", many=True),
           ViewParam(SYSTEMS, "runs", many=True, loaded="run"),
           ViewParam(MODE, "pairs", Options(MODES)),
@@ -67,4 +81,18 @@ PARAMS = (ViewParam(MEASURES, "measures", many=True),
           ViewParam(MARGIN_UNIT, "margin_unit", Options(MARGIN_UNITS)),
           ViewParam(LOSS_DELTA, "loss_delta", Interval(Real, 0, DELTA_MAX, closed="both")),
           ViewParam(RISK_ALPHA, "risk_alpha", Interval(Real, 0, RISK_ALPHA_MAX,
-                                                       closed="both")))
+                                                       closed="both")),
+          ViewParam(TESTS, "tests", Options(TEST_CHOICES), many=True),
+          ViewParam(ALTERNATIVE, "alternative", Options(ALTERNATIVE_CHOICES)),
+          ViewParam(CORRECTION, "correction", Options(CORRECTION_CHOICES)),
+          ViewParam(RESAMPLES, "resamples", Interval(Integral, RESAMPLES_MIN, RESAMPLES_MAX,
+                                                     closed="both")),
+          ViewParam(SEED, "seed", Interval(Integral, 0, SEED_MAX, closed="both")),
+          ViewParam(ALPHA, "alpha", Options(ALPHA_CHOICES)),
+          ViewParam(REPORT_TEST, "report_test", Options(TEST_CHOICES)),
+          ViewParam(PAIR, "pair", loaded="pair"),
+          ViewParam(DELTA, "delta", Interval(Real, DELTA_MIN, DELTA_MAX_PLAN, closed="both")))
+
+LOCAL = {DECISION_TEXT: "the decision being written: recorded with the view's link, not in it",
+         DECISION_AUTHOR: "who records a decision: a person, not a view"}
+"""Widgets the link leaves out, and why."""

@@ -8,3 +8,6 @@ QUERY = "ireval.curves.query"
 """Select: the query whose precision-recall curve is drawn."""
 
 PARAMS = (ViewParam(QUERY, "query", loaded="query"),)
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -27,3 +27,11 @@ DASK_RESULT = "ireval.dask.result"
 """Not a widget: the last Dask job of the session (:class:`ireval_app.dask_glue.DaskResult`)."""
 
 PARAMS: tuple[ViewParam, ...] = ()
+
+_JOB = "an input of a cluster job, run by its button: a job, not a view"
+LOCAL = {SAVE_NAME: "the name of a dataset being saved: an action's input",
+         SAVE_NOTE: "the note of a dataset being saved: an action's input",
+         SAVED_PICK: "opens a saved dataset: the link carries the opened one (ds)",
+         DELETE_CONFIRM: "the id typed to confirm a deletion: an action's input",
+         DASK_SCHEDULER: _JOB, DASK_QRELS: _JOB, DASK_RUNS: _JOB, DASK_MEASURES: _JOB}
+"""Widgets the link leaves out, and why."""

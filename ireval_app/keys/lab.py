@@ -33,3 +33,6 @@ PARAMS = (ViewParam(SOURCE, "list", Options(SOURCES)),
           ViewParam(TYPED_MEASURE, "typed"),
           ViewParam(RUN, "run", loaded="run"),
           ViewParam(QUERY, "query", loaded="query"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

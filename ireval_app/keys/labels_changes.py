@@ -12,3 +12,6 @@ NEW = "ireval.changes.new"
 
 PARAMS = (*SETTINGS, ViewParam(OLD, "old", loaded="round"),
           ViewParam(NEW, "new", loaded="round"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from .labeling import SAVED_PICK, SAVED_VERSION, SETTINGS, SOURCE, SOURCES
 
-__all__ = ["ADD_UPLOADER", "ADD_NOTE", "ANCHOR_UPLOADER", "GSB_UPLOADER", "PARAMS", "REPLACE",
+__all__ = ["ADD_UPLOADER", "ADD_NOTE", "ANCHOR_UPLOADER", "GSB_UPLOADER", "LOCAL", "PARAMS",
+           "REPLACE",
            "SAVED_PICK", "SAVED_VERSION", "SAVE_NAME", "SOURCE", "SOURCES", "UPLOADER"]
 
 ADD_UPLOADER = "ireval.labels.add_upload"
@@ -25,3 +26,11 @@ ADD_NOTE = "ireval.labels.add_note"
 """Text: a note kept with the added version."""
 
 PARAMS = SETTINGS
+
+_FILES = "files: a link cannot carry them (a saved set is the link's set and version)"
+LOCAL = {UPLOADER: _FILES, GSB_UPLOADER: _FILES, ANCHOR_UPLOADER: _FILES,
+         ADD_UPLOADER: "files added to the saved set: the new version is in the link",
+         SAVE_NAME: "the name of a set being saved: an action's input",
+         REPLACE: "how the next files are added: an action's input",
+         ADD_NOTE: "the note of a version being added: an action's input"}
+"""Widgets the link leaves out, and why."""

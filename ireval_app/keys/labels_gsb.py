@@ -5,3 +5,6 @@ from __future__ import annotations
 from .labeling import SETTINGS
 
 PARAMS = SETTINGS
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -12,3 +12,6 @@ RATER = "ireval.raters.rater"
 
 PARAMS = (*SETTINGS, ViewParam(ROUND, "round", loaded="round"),
           ViewParam(RATER, "rater", loaded="rater"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from ireval_core.params import OPEN_UNIT, Boolean, Interval
+from ireval_core.params import Boolean, Interval
 
 from ..views import ViewParam
 from .labeling import SETTINGS
@@ -24,11 +24,18 @@ QUERY_BAND = "ireval.labels.query_band"
 
 DELTA_MIN = 0.01
 ALPHA_DEFAULT, POWER_DEFAULT = 0.05, 0.8
+ALPHA_MIN, ALPHA_MAX = 0.001, 0.5
+POWER_MIN, POWER_MAX = 0.5, 0.99
+"""The ranges of the test level and power fields (and of their link's values)."""
 PLAN_DELTA_DEFAULT = 0.5
 
 PARAMS = (*SETTINGS,
           ViewParam(BY_SEGMENT, "segments", Boolean()),
           ViewParam(PLAN_DELTA, "delta", Interval(Real, DELTA_MIN, None, closed="left")),
-          ViewParam(ALPHA, "alpha", OPEN_UNIT),
-          ViewParam(POWER, "power", OPEN_UNIT),
-          ViewParam(QUERY_BAND, "qband", Boolean()))
+          ViewParam(ALPHA, "alpha", Interval(Real, ALPHA_MIN, ALPHA_MAX, closed="both")),
+          ViewParam(POWER, "power", Interval(Real, POWER_MIN, POWER_MAX, closed="both")),
+          ViewParam(QUERY_BAND, "qband", Boolean()),
+          ViewParam(GRADE_SYSTEM, "system", loaded="system"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -9,4 +9,8 @@ MEASURES = "ireval.meeting.measures"
 TITLE = "ireval.meeting.title"
 """Text: the report's title."""
 
-PARAMS = (ViewParam(MEASURES, "measures", many=True),)
+PARAMS = (ViewParam(MEASURES, "measures", many=True),
+          ViewParam(TITLE, "title"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

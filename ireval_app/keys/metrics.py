@@ -18,5 +18,10 @@ WEIGHTED = "ireval.metrics.weighted"
 """Toggle: traffic-weighted means in the split."""
 
 PARAMS = (ViewParam(MEASURES, "measures", many=True),
+          ViewParam(EXTRA, "more"),
           ViewParam(SPLIT, "split", loaded="metadata column"),
-          ViewParam(WEIGHTED, "weighted", Boolean()))
+          ViewParam(WEIGHTED, "weighted", Boolean()),
+          ViewParam(DISTRIBUTION, "distribution", loaded="measure"))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -18,3 +18,6 @@ RECALL_CUTOFFS = (10, 100, 1000)
 
 PARAMS = (ViewParam(K, "k", Options(CUTOFFS)),
           ViewParam(RECALL_K, "recall_k", Options(RECALL_CUTOFFS)))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ireval_core.params import Options
+
 from ..views import ViewParam
 
 MEASURE = "ireval.queries.measure"
@@ -21,9 +23,16 @@ SEGMENT_COLUMN = "ireval.queries.segment_column"
 SEGMENT_VALUE = "ireval.queries.segment_value"
 """Select: the value of that column the queries must have."""
 
+SHOWN_CHOICES = (10, 20, 50, 100)
+
 PARAMS = (ViewParam(MEASURE, "measure"),
+          ViewParam(TYPED, "typed"),
           ViewParam(RUN_A, "a", loaded="run"),
           ViewParam(RUN_B, "b", loaded="run"),
           ViewParam(QUERY, "query", loaded="query"),
           ViewParam(SEGMENT_COLUMN, "segment_by", loaded="metadata column"),
-          ViewParam(SEGMENT_VALUE, "segment", loaded="segment"))
+          ViewParam(SEGMENT_VALUE, "segment", loaded="segment"),
+          ViewParam(SHOWN, "shown", Options(SHOWN_CHOICES)))
+
+LOCAL: dict[str, str] = {}
+"""Widgets the link leaves out, and why: none."""

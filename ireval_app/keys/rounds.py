@@ -1,6 +1,10 @@
-"""Qrels rounds page: widget keys (no URL parameter of its own)."""
+"""Qrels rounds page: widget keys and URL parameters."""
 
 from __future__ import annotations
+
+from numbers import Integral
+
+from ireval_core.params import Interval
 
 from ..views import ViewParam
 
@@ -13,4 +17,12 @@ MEASURE = "ireval.rounds.measure"
 K = "ireval.rounds.k"
 """Number: the depth k of coverage and of the to-label list."""
 
-PARAMS: tuple[ViewParam, ...] = ()
+K_MAX = 1000
+
+PARAMS = (ViewParam(MEASURE, "measure"),
+          ViewParam(K, "k", Interval(Integral, 1, K_MAX, closed="both")))
+
+LOCAL = {UPLOADER: "a file: a link cannot carry it",
+         SWAP: "which of the uploaded file and the current round is newer: it says how to "
+               "read that file, which a link cannot carry"}
+"""Widgets the link leaves out, and why."""
