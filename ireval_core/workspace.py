@@ -199,14 +199,19 @@ class RoundsInSetError(IrevalError, ValueError):
     files, not a problem of the workspace (so not a :class:`WorkspaceError`).
 
     ``rounds`` are the rounds in question, ``files`` the names of the set's files that
-    hold them, ``url`` the workspace's URL with any password hidden.
+    hold them, ``url`` the workspace's URL with any password hidden; ``replacing`` is
+    ``True`` when replacing was chosen and would drop ``rounds`` (``False``: the rounds
+    are already in the set). A caller words what to do from these fields in its own
+    terms (the message says it in the API's).
     """
 
     def __init__(self, message: str, *, url: str | None = None,
-                 rounds: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
+                 rounds: tuple[str, ...] = (), files: tuple[str, ...] = (),
+                 replacing: bool = False) -> None:
         self.url = url
         self.rounds = rounds
         self.files = files
+        self.replacing = replacing
         super().__init__(message)
 
 
@@ -796,7 +801,7 @@ def _plan_version(current: DatasetInfo, stated: Mapping[str, FileRounds],
                 f"replacing file {f.name!r} of the set {name!r} would drop its round"
                 f"{'s' if len(lost) > 1 else ''} {', '.join(lost)}, which the added files "
                 "do not hold: add a file with all of its rounds", url=url,
-                rounds=tuple(lost), files=(f.name,))
+                rounds=tuple(lost), files=(f.name,), replacing=True)
     stays = [f for f in known if f not in hit]
     taken = sorted(added & {f.name for f in stays})
     if taken:
