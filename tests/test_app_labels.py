@@ -92,6 +92,35 @@ def test_changes_split_the_dcg_change() -> None:
     assert parts.loc["treatment", "from_lists"] < -5
 
 
+def test_changes_count_and_transitions_are_one_definition() -> None:
+    """The "Changed" metric, the transitions' off-diagonal cells, the pairs table and the
+    decomposition's "Relabeled" all count a change of the combined (mean) label: 1.667 ->
+    2 is a change, in the count and off the diagonal alike."""
+    from ireval_core.labels import label_changes
+
+    at = open_page("labels_changes")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    ch = label_changes(read_judgments(_people()), "2026-09", "2026-10")
+    heat = next(json.loads(c.proto.spec)["data"][0] for c in at.get("plotly_chart")
+                if "Label transitions" in c.proto.spec)
+    import base64
+
+    import numpy as np
+
+    z = np.frombuffer(base64.b64decode(heat["z"]["bdata"]), dtype=heat["z"]["dtype"]
+                      ).reshape(len(heat["y"]), len(heat["x"]))
+    off = z.sum() - np.trace(z)
+    assert heat["x"] == heat["y"] and "1.67" in heat["x"]  # combined labels, not grades
+    assert metrics["Changed"] == f"{ch.n_changed:,}" == f"{int(off):,}"
+    assert metrics["Labeled in both rounds"] == f"{ch.n_both:,}" == f"{int(z.sum()):,}"
+    pairs = next(d.value for d in at.dataframe if "change" in d.value.columns)
+    assert int((pairs["change"] != 0).sum()) == min(ch.n_changed, len(pairs))
+    assert "a pair changed when that label differs between the rounds" in _text(at.caption)
+    parts = next(d.value for d in at.dataframe if "relabeled" in d.value.columns)
+    assert (parts["relabeled"] <= parts["old_labels_used"]).all()
+
+
 def test_gsb_page() -> None:
     at = open_page("labels_gsb")
     expected = gsb_by_round(read_gsb([LABELS / "gsb.csv"])).set_index("round")
