@@ -27,7 +27,13 @@ from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import has_comment_lines, has_judgment_groups, read_qrels_alongside, read_runs
+from .io import (
+    has_comment_lines,
+    has_judgment_groups,
+    read_qrels_alongside,
+    read_runs,
+    shared_tag_names,
+)
 from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -290,7 +296,7 @@ def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: b
                 f"({shown}); --one-run reads it as one run, as trec_eval does",
                 source=p, count=len(got)))
         runs.extend(got)
-    return runs
+    return shared_tag_names(runs)  # a tag of several files: each named after its file
 
 
 def _fmt(value: float, measure: Measure) -> str:

@@ -219,10 +219,36 @@ def test_same_tag_twice_is_renamed_with_a_warning(seed_files):
     done = cli("eval", qrels, run, run, "-m", "P@5", "--format", "csv")
     assert done.returncode == 0
     systems = {row.split(",")[0] for row in done.stdout.splitlines()[1:]}
-    assert systems == {"seed", "run:seed"}
-    [warning] = [w for w in done.stderr.splitlines() if "is already" in w]
-    assert warning.startswith("warning: run.txt: tag 'seed' is already the run 'seed' of "
-                              "run.txt") and "'run:seed'" in warning
+    assert systems == {"run:seed", "run:seed-2"}  # every one named after its file
+    warnings = [w for w in done.stderr.splitlines() if "is the tag of runs" in w]
+    assert warnings == [
+        f"warning: run.txt: tag 'seed' is the tag of runs in 2 files (run.txt, run.txt): each "
+        f"is named after its file and tag, this one {name!r}" for name in ("run:seed",
+                                                                            "run:seed-2")]
+
+
+def test_a_tag_of_several_files_names_every_run_after_its_file(tmp_path, seed_files):
+    """rank_llm writes the tag ``rank`` for every run: bm25.txt and splade.txt are
+    ``bm25:rank`` and ``splade:rank`` (not a bare ``rank`` for the first), a third file
+    with its own tag keeps it; the values are each file's."""
+    qrels, run = seed_files
+    lines = run.read_text().splitlines()
+    (tmp_path / "bm25.txt").write_text("".join(
+        " ".join(line.split()[:5] + ["rank"]) + "\n" for line in lines))
+    (tmp_path / "splade.txt").write_text("".join(
+        " ".join(line.split()[:4] + [str(-float(line.split()[4])), "rank"]) + "\n"
+        for line in lines))
+    done = cli("eval", qrels, tmp_path / "bm25.txt", tmp_path / "splade.txt", run,
+               "-m", "P@5", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = [r.split(",") for r in done.stdout.splitlines()[1:]]
+    means = {system: float(value) for system, _, query, value in rows if query == "all"}
+    assert list(means) == ["bm25:rank", "splade:rank", "seed"]
+    expected = {name: evaluate(read_qrels(qrels), read_runs(tmp_path / f"{name}.txt"),
+                               ["P@5"]).mean("rank", "P@5") for name in ("bm25", "splade")}
+    assert means["bm25:rank"] == pytest.approx(expected["bm25"])
+    assert means["splade:rank"] == pytest.approx(expected["splade"])
+    assert "'bm25:rank'" in done.stderr and "'splade:rank'" in done.stderr
 
 
 def test_compare_and_report_take_the_eval_options(seed_files):
