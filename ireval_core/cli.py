@@ -24,7 +24,7 @@ import numpy as np
 
 from . import cli_labels
 from .data import JoinCache, Qrels, Run
-from .errors import DataWarning, FormatError, IrevalError
+from .errors import DataWarning, FormatError, IrevalError, Remedy
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
 from .io import (
@@ -704,6 +704,24 @@ def _groups_hint(command: str) -> str:
             f"eval -R qrels_jg, for the *_avgjg measures: {_EVAL_JG}")
 
 
+_FLAGS = {"round": "--round", "label_map": "--label-map", "conflicts": "--conflicts"}
+"""The command line's flag of each reader parameter a :class:`~.errors.Remedy` names."""
+
+
+def _remedy_words(remedy: Remedy) -> str:
+    """What to do about a refused input, in the command line's terms (its flags)."""
+    flag = _FLAGS.get(remedy.parameter, "--" + remedy.parameter.replace("_", "-"))
+    if remedy.parameter == "conflicts":
+        return (f"{remedy.count:,} of these {'are' if remedy.count != 1 else 'is'} one "
+                "rater's different labels of a document in several systems' lists: choose "
+                f"what they become with {flag} {'|'.join(remedy.choices)}")
+    if remedy.parameter == "round":
+        return f"give the file's round with {flag}, e.g. {flag} {remedy.example}"
+    if remedy.parameter == "label_map":
+        return f"pass a label map with {flag}, e.g. {flag} '{remedy.example}'"
+    return f"set {flag}" + (f", e.g. {flag} {remedy.example}" if remedy.example else "")
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, one line on stderr)."""
     out = out or sys.stdout
@@ -730,9 +748,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if isinstance(exc, OSError) and exc.filename:
             message = f"{exc.filename}: {exc.strerror}"
         if isinstance(exc, FormatError):  # every problem found, and what to do about them
+            if exc.remedies:  # the reader's parameters, said as this command's flags
+                words = "; ".join(_remedy_words(r) for r in exc.remedies)
+                message += ("; " + words) if exc.count <= 1 else ""
             if exc.count > 1:
                 message += "\n" + exc.report()
-            if exc.hint:
+                if exc.remedies:
+                    message += "\n" + words[0].upper() + words[1:]
+            elif exc.hint and not exc.remedies:
                 message += "\n" + exc.hint
             if has_comment_lines(exc) and getattr(args, "trec_eval", None) != "10.0":
                 message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "

@@ -80,7 +80,7 @@ def _stated(kind: str, name: str, data: bytes) -> FileRounds | None:
     got = labels_glue.file_rounds_cached(kind, name, data,
                                          str(labels_widgets.settings()["round"]))
     if isinstance(got, FormatError):
-        widgets.show_format_error(got)
+        widgets.show_format_error(got, hint=labels_widgets.conflict_hint(got))
         return None
     return got
 
