@@ -135,8 +135,9 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("runs", nargs="+", metavar="RUN")
     cmp_.add_argument("-m", "--measure", action="append", dest="measures", required=True)
     cmp_.add_argument("--baseline", default=None, help="compare each run with this one only")
-    cmp_.add_argument("--tests", default="t,wilcoxon,sign,randomization,bootstrap",
-                      help="comma-separated tests (default: all)")
+    cmp_.add_argument("--tests", type=_tests, default=list(_TESTS), metavar="TEST[,TEST...]",
+                      help=f"comma-separated tests, of {', '.join(_TESTS)} (default: all); "
+                           "the text format's verdict follows the least significant")
     cmp_.add_argument("--alternative", choices=("two-sided", "greater", "less"),
                       default="two-sided", help="about b - a; greater = b is better")
     cmp_.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
@@ -148,7 +149,10 @@ def _build_parser() -> argparse.ArgumentParser:
     _decision_arguments(decide, alpha=True)
     add_arguments(cmp_)
     cmp_.add_argument("--one-run", action="store_true", help=_ONE_RUN)
-    cmp_.add_argument("--format", choices=("json", "csv"), default="json")
+    cmp_.add_argument("--format", choices=("text", "json", "csv"), default=None,
+                      help="text: a verdict sentence per pair and measure, then each test's "
+                           "numbers (the default on a terminal); json (the default into a "
+                           "pipe or file; with the decision evidence); csv")
 
     rep = sub.add_parser("report", help="results table with significance markers "
                                         "(Markdown, LaTeX or HTML)")
@@ -196,15 +200,29 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+"""The paired tests ``compare --tests`` and ``--test`` choose from."""
+
+
+def _tests(text: str) -> list[str]:
+    """``compare --tests``: comma-separated names of :data:`_TESTS`, each checked."""
+    tests = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in tests if t not in _TESTS]
+    if unknown or not tests:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {', '.join(map(repr, unknown)) or repr(text)} (choose from "
+            f"{', '.join(_TESTS)}, comma-separated)")
+    return list(dict.fromkeys(tests))
+
+
 def _one_test_arguments(parser: argparse.ArgumentParser, *, marks: str, after: str,
                         baseline_sets: str) -> None:
     """The options of ``report`` and ``meeting-report``, which show one paired test: the
     test (``marks``: what it marks), its correction, level, resamples and seed, the
     baseline (``baseline_sets``: what it restricts), then the decision-evidence options
     (a section ``after`` what)."""
-    parser.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization",
-                                           "bootstrap"),
-                        default="t", help=f"two-sided paired test {marks} (default t)")
+    parser.add_argument("--test", choices=_TESTS, default="t",
+                        help=f"two-sided paired test {marks} (default t)")
     parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
                         default="holm", help="over the pairs of each measure (default holm)")
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -520,14 +538,15 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
 
     qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
                         complete=from_arguments(args).complete)
-    tests = [t.strip() for t in args.tests.split(",") if t.strip()]
+    tests = list(args.tests)
+    fmt = args.format or ("text" if sys.stdout.isatty() else "json")
     joins = JoinCache()  # the decision evidence joins the runs once more otherwise
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
     records = compare_evaluation(
         res, baseline=args.baseline, tests=tests, alternative=args.alternative,
         correction=args.correction, n_resamples=args.resamples, seed=args.seed)
     extras = None
-    if args.format == "json":
+    if fmt == "json":
         from .decisions.evidence import decision_evidence
 
         stage("decision evidence")
@@ -539,7 +558,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
             joins=joins).blocks()
     elif args.margin is not None or args.rank_confidence:
         raise ValueError("--margin and --rank-confidence go with --format json")
-    write_comparison(records, args.format, out, extras=extras)
+    write_comparison(records, fmt, out, extras=extras, alpha=args.alpha)
     return 0
 
 

@@ -276,3 +276,66 @@ def test_csv_output_neutralises_formula_names(tmp_path):
     rows = list(csv.reader(io.StringIO(done.stdout)))[1:]
     assert rows == [["'@SUM(A1)", "P@1", "'=cmd", "1.0"], ["'@SUM(A1)", "P@1", "q1", "1.0"],
                     ["'@SUM(A1)", "P@1", "all", "1.0"]]
+
+
+def _compare_records(tests: list[str]):
+    from ireval_core.compare import compare_evaluation
+
+    res = evaluate(read_qrels(SAMPLE / "qrels.txt"),
+                   [*read_runs(SAMPLE / "run_bm25.txt"), *read_runs(SAMPLE / "run_neural.txt")],
+                   ["nDCG@10"])
+    return compare_evaluation(res, tests=tests, correction="holm")
+
+
+def test_compare_text_has_a_verdict_sentence_per_pair_and_each_test() -> None:
+    from ireval_core.compare import verdicts
+
+    done = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+               SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,sign",
+               "--format", "text")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    records = _compare_records(["t", "sign"])
+    [verdict] = verdicts(records, alpha=0.05)
+    assert lines[0] == verdict.text and verdict.text.startswith("neural_rerank beats bm25")
+    t, sign = records
+    assert lines[1].startswith(f"  paired t-test: bm25 {t.mean_a:.4f}, neural_rerank "
+                               f"{t.mean_b:.4f}, difference {t.mean_diff:+.4f}")
+    assert lines[2].startswith("  sign test: ") and f"W/T/L {sign.wins}/{sign.ties}/" in lines[2]
+    assert len(lines) == 3
+
+
+def test_compare_is_text_on_a_terminal_and_json_into_a_pipe() -> None:
+    import os
+    import pty
+
+    args = [sys.executable, "-m", "ireval_core", "compare", str(SAMPLE / "qrels.txt"),
+            str(SAMPLE / "run_bm25.txt"), str(SAMPLE / "run_neural.txt"), "-m", "P@10",
+            "--tests", "t", "--resamples", "200"]
+    main, follower = pty.openpty()
+    proc = subprocess.run(args, cwd=ROOT, stdout=follower, stderr=subprocess.PIPE,
+                          timeout=120)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    assert proc.returncode == 0
+    text = shown.decode().replace("\r\n", "\n")
+    assert text.startswith("neural_rerank beats bm25 on P@10 by +0.20")
+    piped = cli(*args[3:])
+    assert json.loads(piped.stdout)[0]["test"] == "t"
+
+
+def test_compare_tests_are_a_choice() -> None:
+    done = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+               SAMPLE / "run_neural.txt", "-m", "P@10", "--tests", "t,ttest")
+    assert done.returncode == 2
+    assert ("argument --tests: invalid choice: 'ttest' (choose from t, wilcoxon, sign, "
+            "randomization, bootstrap, comma-separated)") in done.stderr
