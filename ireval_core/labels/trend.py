@@ -552,9 +552,9 @@ def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairin
         out["test"] = f"paired t over {ns} shared queries"
         out["test_delta"] = float(np.mean(b - a))
         if _constant(b - a):  # no spread to test against (floating noise is none)
-            out["test"] += (": not run, every shared query changed by the same "
-                            f"{float(np.mean(b - a)):+.4g}, so there is no spread to test "
-                            "the change against")
+            out["test"] = (f"paired t over {ns} shared queries: not run, every shared query "
+                           f"changed by the same {float(np.mean(b - a)):+.4g}, so there is no "
+                           "spread to test the change against")
         else:
             res = paired_t_test(a, b)
             ci = res.confidence_interval(level)
@@ -564,8 +564,8 @@ def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairin
         out["test"] = "Welch t"
         out["test_delta"] = float(np.mean(x1) - np.mean(x0))
         if _constant(x0) and _constant(x1):  # scipy: "Precision loss", a meaningless p
-            out["test"] += (": not run, every query has the same value within each round, "
-                            "so there is no spread to test the change against")
+            out["test"] = ("Welch t: not run, every query has the same value within each "
+                           "round, so there is no spread to test the change against")
         else:
             res = _sps.ttest_ind(x1, x0, equal_var=False)
             ci = res.confidence_interval(level)
