@@ -223,10 +223,12 @@ with frame.page("labels_trend"):
         "round": st.column_config.TextColumn("Round"),
         "system": st.column_config.TextColumn("System"),
         "queries": _NUM("Queries", format="%d"),
-        "mean": _NUM(f"Unweighted mean DCG@{k}", format="%.4f",
+        "mean": _NUM(f"Unweighted mean DCG@{k}" if j.has_weight else f"Mean DCG@{k}",
+                     format="%.4f",
                      help=f"Mean of the per-query DCG@{k} of the round, every query counted "
-                          "once (what the month-over-month test and this plan use); the trend's "
-                          f"DCG@{k} above is weighted by the query weight"),
+                          "once (what the month-over-month test and this plan use)"
+                          + (f"; the trend's DCG@{k} above is weighted by the query weight"
+                             if j.has_weight else "")),
         "sd": _NUM("SD", format="%.4f", help=f"Standard deviation of per-query DCG@{k}"),
         "design": st.column_config.TextColumn("Next round"),
         "sd_used": _NUM("SD used", format="%.4f",
@@ -238,9 +240,10 @@ with frame.page("labels_trend"):
         "queries_needed": _NUM("Queries needed", format="%d"),
         "note": st.column_config.TextColumn("Note")})
     st.caption(f"From the spread of per-query DCG@{k} in {widgets.md_escape(last)}, every query "
-               "counted once (the trend's means are weighted by the query weight): 'new sample' "
-               "= a fresh sample of queries (two independent means), 'same queries' = the queries "
-               "labeled again (paired).")
+               "counted once" + (" (the trend's means are weighted by the query weight)"
+                                 if j.has_weight else "")
+               + ": 'new sample' = a fresh sample of queries (two independent means), 'same "
+               "queries' = the queries labeled again (paired).")
     buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
     st.caption(f"The export holds the results shown in {widgets.md_escape(last)} (top {k}) without "
                "their labels, one row per shown result: the next batch for the raters.")

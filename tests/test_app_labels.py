@@ -242,3 +242,33 @@ def test_an_uploaded_gbk_file_says_how_it_was_read(tmp_path) -> None:
     assert shown["gbk.csv"][0] == shown["utf8.csv"][0]
     assert shown["gbk.csv"][0]["Labels"] == shown["gbk.csv"][0]["File rows"] == "20"
     assert len(shown["gbk.csv"][1]) == 1 and shown["utf8.csv"][1] == []
+
+
+def test_planning_speaks_of_query_weights_only_when_the_files_have_them() -> None:
+    """The sample has a weight column: the Planning caption says the trend's means are
+    weighted. The same months without it: no word of query weights."""
+    from ireval_app.keys import labels_data as data_keys
+
+    at = open_page("labels_trend")
+    caption = _text(at.caption)
+    assert "From the spread of per-query DCG@10" in caption
+    assert "the trend's means are weighted by the query weight" in caption
+    months = []
+    for path in _people()[:2]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        months.append((path.name, ("\n".join(line.rsplit(",", 1)[0] for line in lines)
+                                   + "\n").encode(), "text/csv"))
+    assert months[0][1].startswith(b"round,system,query,doc,position,rater,label,score,segment\n")
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"),
+                           default_timeout=90)
+    at.switch_page("pages/labels_data.py").run()
+    at.radio(key=data_keys.SOURCE).set_value("upload").run()
+    at.file_uploader(key=data_keys.UPLOADER).set_value(months).run()
+    at.switch_page("pages/labels_trend.py").run()
+    assert not at.exception
+    caption = _text(at.caption)
+    assert ("From the spread of per-query DCG@10 in 2026-06, every query counted once: 'new "
+            "sample'") in caption
+    assert "query weight" not in caption and "weights" not in caption
+    plan = next(d for d in at.dataframe if "queries_needed" in d.value.columns)
+    assert plan.value["queries_needed"].notna().all()
