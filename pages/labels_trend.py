@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import findings, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_trend as keys
 from ireval_core import charts
 from ireval_core.labels import export_batch, next_batch
@@ -125,7 +125,7 @@ with frame.page("labels_trend"):
     # ------------------------------------------------------------------------- anchors first
     if drift is not None:
         for sentence in drift.notes():
-            st.warning(widgets.md_escape(sentence), icon=":material/warning:")
+            findings.finding(widgets.md_escape(sentence), icon=":material/anchor:")
         if not drift.drifted():
             st.success("The anchor items did not drift: the raters labeled them alike every "
                        "month.", icon=":material/anchor:")
@@ -162,7 +162,7 @@ with frame.page("labels_trend"):
         f"Band: {nt.confidence_level:.0%} interval covering {'; '.join(covers)}"
         + (". Darker: queries only." if query_band else ".")))
     for sentence in drops["sentence"]:
-        st.error(widgets.md_escape(str(sentence)), icon=":material/trending_down:")
+        findings.finding(widgets.md_escape(str(sentence)), icon=":material/trending_down:")
     if drops.empty:
         st.success(f"No significant drop from one round to the next (α = {alpha:g}).",
                    icon=":material/check:")
@@ -193,7 +193,8 @@ with frame.page("labels_trend"):
     else:
         oo = labels_glue.offline_online_cached(key, j, k, gain, combine)
         for note in oo.notes:
-            st.warning(widgets.md_escape(note), icon=":material/compare_arrows:")
+            findings.finding(widgets.md_escape(note), icon=":material/compare_arrows:",
+                             tone="violet")
         st.dataframe(oo.table, hide_index=True, column_config=_trend_columns(k) | {
             "scored": _NUM("Scored", format="%d", help="Labeled shown results with a score"),
             "auc": _NUM("AUC", format="%.4f"), "gauc": _NUM("GAUC", format="%.4f"),

@@ -27,6 +27,14 @@ def _text(elements) -> str:
     return " ".join(e.value for e in elements).replace("\\", "")
 
 
+def _findings(at: AppTest, tone: str = "") -> list[str]:
+    """The findings drawn (:func:`ireval_app.findings.finding`: a badge, then the text),
+    their text without the badge; ``tone`` ("orange", "violet"): only those."""
+    badge = f":{tone}-badge[" if tone else "-badge["
+    return [m.value.split("] ", 1)[1].replace("\\", "") for m in at.markdown
+            if badge in m.value and " Finding] " in m.value]
+
+
 def _frame(at: AppTest, column: str):
     """The first table shown with ``column``."""
     return next(d.value for d in at.dataframe if column in d.value.columns)
@@ -53,24 +61,25 @@ def test_data_page_summarises_the_sample() -> None:
 def test_trend_shows_the_recall_break(core) -> None:
     j, t = core
     at = open_page("labels_trend")
-    errors = _text(at.error)
-    assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in errors
-    assert len(at.error) == 1  # the only significant drop
+    drops = [f for f in _findings(at, "orange") if not f.startswith("Anchor items")]
+    assert not at.error  # a finding is not drawn as an application error
+    assert len(drops) == 1  # the only significant drop
+    assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in drops[0]
     # the table on the page is the core's trend
     shown = _frame(at, "mdc")
     row = shown[(shown["round"] == "2026-08") & (shown["system"] == "treatment")].iloc[0]
     expected = t.table[(t.table["round"] == "2026-08") & (t.table["system"] == "treatment")]
     assert row["dcg"] == pytest.approx(expected["dcg"].iloc[0], rel=1e-12)
     # offline vs online: the model scores still order what was shown
-    warnings = _text(at.warning)
-    assert "suspect recall" in warnings
+    [online] = _findings(at, "violet")
+    assert "suspect recall" in online
 
 
 def test_raters_flags_the_drifting_rater() -> None:
     at = open_page("labels_raters")
-    [flag] = at.error
-    assert flag.value.replace("\\", "").startswith("chen, 2026-09: agreement with the consensus "
-                                                   "dropped")
+    [flag] = _findings(at, "orange")
+    assert not at.error
+    assert flag.startswith("chen, 2026-09: agreement with the consensus dropped")
     j = read_judgments(sorted(LABELS.glob("labels_*.csv")))
     report = rater_report(j.label_table())
     per_round = at.dataframe[0].value.set_index("round")
@@ -126,7 +135,8 @@ def test_gsb_page() -> None:
     expected = gsb_by_round(read_gsb([LABELS / "gsb.csv"])).set_index("round")
     shown = at.dataframe[0].value.set_index("round")
     assert shown.loc["2026-08", "gsb"] == pytest.approx(expected.loc["2026-08", "gsb"])
-    assert "2026-08: the new system is judged worse" in _text(at.error)
+    assert "2026-08: the new system is judged worse" in " ".join(_findings(at, "orange"))
+    assert not at.error
 
 
 def test_settings_change_every_labeling_page() -> None:
@@ -161,9 +171,10 @@ def test_trend_band_is_the_rater_noise_interval_with_the_mdc() -> None:
     assert "covering query sampling and rater noise (3 raters resampled as a whole)" in caption
     assert "model judge **llm** is left out" in caption
     # anchors drift: warned, and the drop flags are the new interval's
-    warnings = [w.value.replace("\\", "") for w in at.warning]
-    assert warnings[0].startswith("Anchor items 2026-06 → 2026-07")
-    assert sum(nt.changes["drop"]) == len(at.error) == 1
+    found = _findings(at)
+    assert found[0].startswith("Anchor items 2026-06 → 2026-07")
+    assert sum(nt.changes["drop"]) == len(_findings(at, "orange")) - sum(
+        f.startswith("Anchor items") for f in found) == 1
     # readable column names: the labels are in the column config, no raw names shown
     config = at.dataframe[[d.value.columns.tolist() for d in at.dataframe].index(
         shown.columns.tolist())].proto.columns
