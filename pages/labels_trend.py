@@ -166,7 +166,12 @@ with frame.page("labels_trend"):
     if drops.empty:
         st.success(f"No significant drop from one round to the next (α = {alpha:g}).",
                    icon=":material/check:")
-    st.caption(widgets.md_escape(t.definition))
+    # the band and the drops above are the rater-noise trend's (nt): its definitions, at
+    # this page's α (the query-only trend's definition names another band and test)
+    d = nt.definitions
+    st.caption(widgets.md_escape(
+        f"{d['dcg_definition']}. Mean DCG@{k}: {d['dcg']}. Band: {d['ci_low']}. Month over "
+        f"month: {d['change_ci']}. {t.ndcg_definition}"))
     with st.expander("Round by round", expanded=True):
         _round_table(nt.table, t.table, k, nt.definitions)
         _changes_table(nt.changes, k, nt.definitions)

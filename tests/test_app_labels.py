@@ -283,3 +283,15 @@ def test_planning_speaks_of_query_weights_only_when_the_files_have_them() -> Non
     assert "query weight" not in caption and "weights" not in caption
     plan = next(d for d in at.dataframe if "queries_needed" in d.value.columns)
     assert plan.value["queries_needed"].notna().all()
+
+
+def test_trend_caption_describes_the_band_and_test_the_page_draws() -> None:
+    """At α = 0.01 the drops are the rater-noise trend's at 0.01, and the caption under
+    the chart says so (it said "p < 0.05" and a query-only band, the other trend's)."""
+    at = open_page("labels_trend", alpha="0.01")
+    caption = next(c.value for c in at.caption if "Month over month:" in c.value)
+    caption = caption.replace("\\", "")
+    assert "a drop is a negative delta with p < 0.01" in caption
+    assert "two-stage bootstrap percentile interval" in caption
+    assert "p < 0.05" not in caption and "interval over queries (" not in caption
+    assert "nDCG@10 = DCG@10 / the DCG@10 of the round's labeled documents" in caption

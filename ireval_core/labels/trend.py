@@ -355,6 +355,9 @@ class Trend:
     n_resamples: int = 2000
     seed: int = 0
     query_sums: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
+    ndcg_definition: str = ""
+    """What ``ndcg`` and ``coverage`` are, in words (the part of :attr:`definition` that
+    a page showing another band and test beside them, the rater-noise trend's, keeps)."""
 
     def notes(self) -> list[str]:
         """The sentences of the significant drops (empty when there is none)."""
@@ -472,6 +475,10 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
 
     changes = compare_rounds(per_query, by=by, alpha=alpha, confidence_level=level,
                              pairing=pairing, k=k, weighted=weighted)
+    ndcg = (f"nDCG@{k} = DCG@{k} / the DCG@{k} of the round's labeled documents of the "
+            "query sorted by label "
+            f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
+            f"Coverage = labeled / shown positions <= {k}.")
     definition = (f"{dcg_definition(k, gain, combine)}. nDCG@{k} = DCG@{k} / the DCG@{k} of "
                   "the round's labeled documents of the query sorted by label "
                   f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
@@ -483,7 +490,7 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                   f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
                   + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
     return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
-                 combine, by, opts, n_resamples, seed, query_sums)
+                 combine, by, opts, n_resamples, seed, query_sums, ndcg)
 
 
 def _whole_levels(grade: np.ndarray) -> np.ndarray:
