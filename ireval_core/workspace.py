@@ -126,6 +126,7 @@ __all__ = [
     "TARGET_KINDS",
     "DatasetInfo",
     "DatasetNotFoundError",
+    "FileNameTakenError",
     "DatasetVersion",
     "DeletedDataset",
     "FileInfo",
@@ -213,6 +214,14 @@ class RoundsInSetError(IrevalError, ValueError):
         self.files = files
         self.replacing = replacing
         super().__init__(message)
+
+
+class FileNameTakenError(IrevalError, ValueError):
+    """Files added to a dataset whose names are taken by files that stay in it (a file
+    name is part of the dataset). ``names`` are those names, for a caller to word what
+    to do in its own terms (rename the file, or replace the file of that name)."""
+
+    names: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------- result types
@@ -805,8 +814,10 @@ def _plan_version(current: DatasetInfo, stated: Mapping[str, FileRounds],
     stays = [f for f in known if f not in hit]
     taken = sorted(added & {f.name for f in stays})
     if taken:
-        raise invalid_parameter("files", fn, "names not taken by files that stay in the set",
-                                taken)
+        error = invalid_parameter("files", fn, "names not taken by files that stay in the set",
+                                  taken, error=FileNameTakenError)
+        error.names = tuple(taken)
+        raise error
     return stays
 
 

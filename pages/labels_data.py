@@ -9,7 +9,13 @@ from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import FormatError
 from ireval_core.labels import BUILTIN_LABEL_MAPS
-from ireval_core.workspace import DatasetInfo, FileRounds, RoundsInSetError, Workspace
+from ireval_core.workspace import (
+    DatasetInfo,
+    FileNameTakenError,
+    FileRounds,
+    RoundsInSetError,
+    Workspace,
+)
 
 _TRIED = "ireval.labels.saved_tried"  # the set this session last tried to open
 _ADDS = "ireval.labels.adds"  # adds made this session: a new add uploader after each
@@ -145,17 +151,24 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     if not author:
         st.error("Adding needs your name.", icon=":material/error:")
         return
-    def add(ws: Workspace) -> DatasetInfo | RoundsInSetError:
+    def add(ws: Workspace) -> DatasetInfo | RoundsInSetError | FileNameTakenError:
         try:
             return ws.add_to_dataset(
                 info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
                 saved_by=author, replace=replace, note=note.strip())
-        except RoundsInSetError as exc:  # a refusal of the files: said in this form's terms
+        except (RoundsInSetError, FileNameTakenError) as exc:  # said in this form's terms
             return exc
 
     grown = widgets.write_to_workspace(add, lead="Not added: ")
     if isinstance(grown, RoundsInSetError):
         st.error(_refused_words(grown, info.name), icon=":material/error:")
+        return
+    if isinstance(grown, FileNameTakenError):
+        taken = labels_widgets.names(list(grown.names))
+        st.error(f"Not added: the set **{widgets.md_escape(info.name)}** already has a file "
+                 f"named {taken} (a file's name is part of the set). Rename this month's file "
+                 "before uploading it (e.g. with its month in the name), then add again.",
+                 icon=":material/error:")
         return
     if grown is None:
         return

@@ -134,3 +134,22 @@ def test_a_link_to_version_1_keeps_its_numbers(app_ws: Workspace) -> None:
     assert not gone.exception
     assert any("Not applied: set=0123456789ab (no such saved labeling set here)" in w.value
                for w in gone.warning)
+
+
+def test_a_month_under_a_name_the_set_has_is_refused_in_the_forms_terms(app_ws: Workspace
+                                                                        ) -> None:
+    """Teams often name every month's export the same: the add is refused with what to do
+    on this page (rename the file), not the workspace method's parameter message."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    _save_two_months(at)
+    [saved] = app_ws.list_datasets()
+    _add_uploader(at).set_value([(MONTHS[0].name, MONTHS[2].read_bytes(), "text/csv")]).run()
+    at.text_input(key=state.NOTES_AUTHOR).input("bo")
+    _button(at, "Add to set labels 2026").click().run()
+    [refused] = [e.value for e in at.error]
+    assert refused == (
+        f"Not added: the set **labels 2026** already has a file named {MONTHS[0].name} (a "
+        "file's name is part of the set). Rename this month's file before uploading it (e.g. "
+        "with its month in the name), then add again.")
+    assert "parameter" not in refused and "add_to_dataset" not in refused
+    assert app_ws.get_dataset(saved.id).version == 1
