@@ -113,7 +113,8 @@ def test_each_choice_reads_the_file_states_it_and_keeps_it_in_the_link(month, ch
     captions = _text(at.caption)
     assert f"(conflicts={choice})" in captions
     t = trend(j, k=10)
-    assert j.conflict_note in t.definition and t.definition in captions
+    assert j.conflict_note in t.definition and j.conflict_note in captions
+    assert t.ndcg_definition in captions  # under the chart: the band and test drawn
     table = next(d.value for d in at.dataframe if "mdc" in d.value.columns)
     assert table["dcg"].tolist() == pytest.approx(t.table["dcg"].tolist(), rel=1e-12)
 

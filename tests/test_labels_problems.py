@@ -102,7 +102,9 @@ def test_the_cli_refuses_the_file_and_states_the_count(month, tmp_path, capsys):
     assert err[0].endswith("; and 82 more problems (83 in all)")
     assert err[1] == "83 problems in may.csv; the first 20:"
     assert err[22] == "  and 63 more"
-    assert err[23].startswith("83 of these: one rater's different labels")
+    assert err[23] == ("83 of these are one rater's different labels of a document in "
+                       "several systems' lists: choose what they become with --conflicts "
+                       "mean|latest|separate")  # the flag, not read_judgments' parameter
     assert out.getvalue() == ""
     # with a choice, the numbers and the rule next to them
     for choice in ("mean", "latest", "separate"):
