@@ -341,3 +341,14 @@ def test_the_cli_words_the_remedies_as_its_flags(tmp_path, capsys) -> None:
         "of these are one rater's different labels of a document in several systems' lists: "
         "choose what they become with --conflicts mean|latest|separate")
     assert "read_judgments" not in err and "conflicts=" not in err
+
+
+def test_the_cli_asks_for_a_quepid_exports_round_by_its_flag(tmp_path, capsys) -> None:
+    from ireval_core import cli
+
+    path = tmp_path / "quepid.csv"
+    path.write_text("query,docid,rating\nq1,d1,3\nq1,d2,1\n", encoding="utf-8")
+    assert cli.main(["labels", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "quepid.csv:1: a Quepid export has no rounds, and no round was given for it; give the "
+        "file's round with --round, e.g. --round 2026-05\n")
