@@ -488,14 +488,31 @@ def _favours_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum:
     return out
 
 
+_ORDER_CELLS = 1 << 20  # (resamples x points) values per chunk of the all-rounds tau
+
+
 def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFrame:
-    """Kendall's tau-b of the (round, system) means, over all rounds and per round."""
+    """Kendall's tau-b of the (round, system) means, over all rounds and per round.
+
+    The all-rounds interval takes the resamples a chunk at a time (about 2^20 values of
+    each trend), so memory grows with the points, not with the points squared nor the
+    resamples times the points; each round's interval takes its own few columns.
+    """
     keys = list(zip(pt.table["round"], pt.table["system"], strict=True))
     x = pt.table["dcg"].to_numpy(dtype=np.float64)
     y = jt.table.set_index(["round", "system"]).loc[keys, "dcg"].to_numpy(dtype=np.float64)
-    perms = {r: _permutation(r, pt.n_resamples, seed) for r in pt.table["round"].unique()}
-    bx = np.column_stack([pt.resamples(r, s)[perms[r]] for r, s in keys]) if keys else None
-    by = np.column_stack([jt.resamples(r, s)[perms[r]] for r, s in keys]) if keys else None
+    n_res = pt.n_resamples
+    perms = {r: _permutation(r, n_res, seed) for r in pt.table["round"].unique()}
+
+    def columns(nt: NoiseTrend, cols: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """Resamples lo..hi of the points ``cols`` (each round's shuffled by its
+        permutation)."""
+        out = np.empty((hi - lo, len(cols)))
+        for i, c in enumerate(cols):  # a loop over points
+            r, s = keys[c]
+            out[:, i] = nt.resamples(r, s)[perms[r][lo:hi]]
+        return out
+
     rows = []
     scopes = [("all rounds", np.arange(len(keys)))] + [
         (str(r), np.flatnonzero(pt.table["round"].to_numpy() == r))
@@ -503,8 +520,13 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
     for scope, cols in scopes:  # all rounds, then a loop over rounds
         tau = float(tau_b_many(x[None, cols], y[None, cols])[0]) if len(cols) >= 2 else math.nan
         low = high = math.nan
-        if len(cols) >= 2 and bx is not None and by is not None:
-            low, high = percentile_interval(tau_b_many(bx[:, cols], by[:, cols]), conf)
+        if len(cols) >= 2:
+            boot = np.empty(n_res)
+            step = max(1, _ORDER_CELLS // len(cols))
+            for lo in range(0, n_res, step):  # chunks of resamples bound memory
+                hi = min(lo + step, n_res)
+                boot[lo:hi] = tau_b_many(columns(pt, cols, lo, hi), columns(jt, cols, lo, hi))
+            low, high = percentile_interval(boot, conf)
         rows.append({"scope": scope, "points": len(cols), "tau": tau, "ci_low": low,
                      "ci_high": high, "same_order": bool(tau == 1.0)})
     return pd.DataFrame(rows, columns=list(ORDER_COLUMNS)).astype({"same_order": bool})
