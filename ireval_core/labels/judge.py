@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import invalid_parameter
+from ..errors import TooLargeError, invalid_parameter
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, Interval, Options, any_of, check
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
@@ -58,8 +58,8 @@ from .noise import NoiseTrend, noise_trend
 from .trend import GAIN, Gain, per_query_dcg
 
 __all__ = ["AGREEMENT_COLUMNS", "BIAS_COLUMNS", "DECISION_COLUMNS", "DISAGREEMENT_COLUMNS",
-           "FAVOURS_COLUMNS", "GSB_COLUMNS", "ORDER_COLUMNS", "TREND_COLUMNS", "JudgeReport",
-           "judge_report"]
+           "FAVOURS_COLUMNS", "GSB_COLUMNS", "JUDGE_MAX_WORK", "ORDER_COLUMNS", "TREND_COLUMNS",
+           "JudgeReport", "check_judge_work", "judge_report", "judge_work"]
 
 AGREEMENT_COLUMNS = ("round", "units", "kappa", "kappa_ci_low", "kappa_ci_high", "alpha",
                      "alpha_ci_low", "alpha_ci_high", "exact_agreement", "mean_judge",
@@ -87,6 +87,14 @@ FAVOURS_COLUMNS = ("round", "system", "bias", "others_bias", "difference", "ci_l
 DISAGREEMENT_COLUMNS = ("round", "query", "doc", "systems", "position", "judge_label",
                         "people_label", "people_labels", "difference")
 """Columns of :attr:`JudgeReport.disagreements`."""
+
+JUDGE_MAX_WORK = 4_000_000
+"""The largest bootstrap :func:`judge_report` takes by default: (round, system) points x
+resamples. Its memory and time grow with this product (two rater-noise trends keep every
+resample of every point; each round's agreement and bias intervals take every resample):
+about 120 bytes and 10 µs of CPU per point and resample when rounds have two systems
+(``benchmarks/README.md``, section "Model judge and the other labeling bootstraps"), so
+this limit keeps one report within about 0.5 GB."""
 
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _LEVELS = Options(("nominal", "ordinal", "interval"))
@@ -214,6 +222,32 @@ def _permutation(round_name: str, n: int, seed: int) -> np.ndarray:
     return rng.permutation(n)
 
 
+def judge_work(j: Judgments, n_resamples: int) -> int:
+    """The size of :func:`judge_report`'s bootstrap on ``j``: its (round, system) points
+    times ``n_resamples`` (counted from the data's lists, before any computing)."""
+    n_sys = max(len(j.system_names), 1)
+    points = len(np.unique(j.group_round.astype(np.int64) * n_sys + j.group_system))
+    return points * int(n_resamples)
+
+
+def check_judge_work(j: Judgments, n_resamples: int, max_work: int | None = JUDGE_MAX_WORK,
+                     *, limit: str = "JUDGE_MAX_WORK", hint: str = "use fewer resamples, "
+                     "or the files of fewer rounds") -> None:
+    """Refuse, before any computing, a judge report larger than ``max_work`` (None: no
+    limit): :class:`~ireval_core.errors.TooLargeError` saying the points, the resamples,
+    the limit (named ``limit``) and what to do (``hint``)."""
+    if max_work is None:
+        return
+    work = judge_work(j, n_resamples)
+    if work > max_work:
+        points = work // max(int(n_resamples), 1)
+        raise TooLargeError(
+            f"The model-judge report is too large: {points:,} (round, system) points x "
+            f"{int(n_resamples):,} resamples = {work:,}, over the limit of {max_work:,} "
+            f"points x resamples ({limit}); {hint}.", limit=limit, size=work,
+            maximum=int(max_work))
+
+
 def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = None,
                  k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
                  weights: Weights = "quadratic", level: Level = "ordinal",
@@ -221,7 +255,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
                  gsb_tie: float = 0.0, min_gap: float = 1.0, confidence_level: float = 0.95,
                  n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
                  power: float = 0.8, people_trend: NoiseTrend | None = None,
-                 options: EvalOptions | None = None) -> JudgeReport:
+                 options: EvalOptions | None = None,
+                 max_work: int | None = JUDGE_MAX_WORK) -> JudgeReport:
     """Check a model judge's labels against the people's (see the module docstring).
 
     Parameters
@@ -250,6 +285,10 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     people_trend:
         The people's :func:`noise_trend` when already computed (same k, gain, combine,
         resamples and seed, the judge excluded), reused.
+    max_work:
+        The largest (round, system) points x resamples taken (:data:`JUDGE_MAX_WORK`;
+        None: no limit): a larger report raises
+        :class:`~ireval_core.errors.TooLargeError` before any computing.
 
     Returns
     -------
@@ -277,6 +316,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     check(people_trend, "people_trend", fn, any_of(None, InstanceOf(
         NoiseTrend, "NoiseTrend (from noise_trend)")))
     opts = options_or_default(options, fn)
+    check(max_work, "max_work", fn, any_of(None, POSITIVE_INT))
+    check_judge_work(j, n_resamples, max_work)
     if people is None:
         people = [r for r in raters if r != judge]
     people = [str(p) for p in ([people] if isinstance(people, str) else people)]
