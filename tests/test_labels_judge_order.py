@@ -25,7 +25,7 @@ from ireval_core.labels.kernels import tau_b_many
 from ireval_core.labels.noise import noise_trend
 
 # (resamples, points, distinct values: 0 = continuous) of the kernel's grid
-GRID = [(b, m, v) for b in (1, 3, 17) for m in (0, 1, 2, 3, 5, 16, 17, 33, 64, 100)
+GRID = [(b, m, v) for b in (1, 3, 17) for m in (0, 1, 2, 3, 5, 8, 9, 16, 17, 33, 64, 100)
         for v in (0, 1, 2, 4, 30)]
 SAMPLE = GRID if os.environ.get("IREVAL_FULL_GRID") else [
     GRID[i] for i in np.random.default_rng(36).choice(len(GRID), 40, replace=False)]
@@ -43,6 +43,7 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 @pytest.mark.parametrize(("b", "m", "distinct"), SAMPLE)
 def test_kernel_is_the_pairwise_kernel_bit_for_bit(b, m, distinct):
+    """Both paths: pairs listed (m <= 8), sort-based counts (m > 8)."""
     rng = np.random.default_rng([b, m, distinct])
     x = values(rng, b, m, distinct)
     for y in (values(rng, b, m, distinct), x.copy(), -x, x + values(rng, b, m, 2)):
@@ -51,10 +52,11 @@ def test_kernel_is_the_pairwise_kernel_bit_for_bit(b, m, distinct):
             assert same_bits(tau_b_many(y, x), tau_b_many_97762a0(y, x))
 
 
-def test_kernel_special_values_bit_for_bit():
+@pytest.mark.parametrize("m", [6, 9])  # pairs listed, sort-based counts
+def test_kernel_special_values_bit_for_bit(m):
     rng = np.random.default_rng(7)
-    x = rng.integers(0, 3, size=(12, 9)).astype(np.float64)
-    y = rng.normal(size=(12, 9))
+    x = rng.integers(0, 3, size=(12, m)).astype(np.float64)
+    y = rng.normal(size=(12, m))
     x[0, 0] = np.nan                         # NaN: the row's tau is NaN
     y[1, 4] = np.nan
     x[2, :2] = np.inf                        # the same infinity twice: NaN

@@ -349,7 +349,10 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     # ------------------------------------------------------------ per round
     agreement, bias_rows, favours_rows = [], [], []
     confusion: dict[str, np.ndarray] = {}
-    pooled: dict[str, list[np.ndarray]] = {"sum": [], "cnt": [], "bsum": [], "bcnt": []}
+    pooled: dict[str, list[np.ndarray]] = {"sum": [], "cnt": []}
+    # the resampled sums pooled over rounds, added round after round as they come (what
+    # np.sum of the list over axis 0 gives, to the bit, without keeping every round's)
+    pooled_boot: list[np.ndarray] = []
     n_sys = len(j.system_names)
     in_k = j.shown_position <= k
     shown_both = in_k & both[j.shown_unit]
@@ -403,8 +406,11 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
             b_sum = res[:, n_scale ** 2:n_scale ** 2 + n_sys]
             b_cnt = res[:, n_scale ** 2 + n_sys:]
             perm = _permutation(rname, n_resamples, seed)
-            pooled["bsum"].append(b_sum[perm])
-            pooled["bcnt"].append(b_cnt[perm])
+            if pooled_boot:
+                pooled_boot[0] += b_sum[perm]
+                pooled_boot[1] += b_cnt[perm]
+            else:
+                pooled_boot = [b_sum[perm], b_cnt[perm]]
         else:
             b_sum = b_cnt = np.full((n_resamples, n_sys), np.nan)
         pooled["sum"].append(point_sum)
@@ -417,8 +423,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     if pooled["sum"]:
         ps, pc_ = np.sum(pooled["sum"], axis=0), np.sum(pooled["cnt"], axis=0)
         present = np.flatnonzero(pc_ > 0)
-        if pooled["bsum"]:
-            bs, bc = np.sum(pooled["bsum"], axis=0), np.sum(pooled["bcnt"], axis=0)
+        if pooled_boot:
+            bs, bc = pooled_boot
         else:
             bs = bc = np.full((n_resamples, n_sys), np.nan)
         judge_sum = np.zeros(n_sys)

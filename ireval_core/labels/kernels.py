@@ -228,6 +228,7 @@ def alpha_many(counts: NDArray[np.float64] | NDArray[np.int64], scale: FloatArra
 
 
 _TAU_CELLS = 1 << 20  # (resamples x points) cells per chunk of :func:`tau_b_many`
+_TAU_PAIRWISE = 8  # up to this many points, tau_b_many lists the pairs (at most 28)
 
 
 def tau_b_many(x: FloatArray, y: FloatArray) -> FloatArray:
@@ -244,13 +245,22 @@ def tau_b_many(x: FloatArray, y: FloatArray) -> FloatArray:
     n_y = n₀ − t_y; ties come from sorting each row, d from counting the inversions of
     y once the row is sorted by (x, y) (:func:`_inversions`). The counts are exact, so
     the quotient is the one the pairwise sums give, to the bit. Time O(B m log m),
-    memory O(m) per resample, in chunks of about 2^20 cells.
+    memory O(m) per resample, in chunks of about 2^20 cells. Up to 8 points the pairs
+    are listed (Σ of signs, exact too): faster for a round's few systems.
     """
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
     y = np.atleast_2d(np.asarray(y, dtype=np.float64))
     n_rows, m = x.shape
     out = np.full(n_rows, np.nan)
     if m < 2:
+        return out
+    if m <= _TAU_PAIRWISE:  # a few points (a round's systems): list the pairs
+        i, j = np.triu_indices(m, k=1)
+        with np.errstate(invalid="ignore"):  # inf - inf: NaN, the row's tau NaN
+            sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+        num = (sx * sy).sum(axis=1)
+        den = np.sqrt(np.abs(sx).sum(axis=1) * np.abs(sy).sum(axis=1))
+        np.divide(num, den, out=out, where=den > 0)
         return out
     rows = max(1, _TAU_CELLS // m)
     for lo in range(0, n_rows, rows):  # chunks of resamples bound memory
