@@ -19,7 +19,7 @@ RSS: absolute and Δ over the resident set before the stage. Stages:
   no bootstrap).
 
 Data: ``rounds`` x ``systems`` lists of ``--queries`` queries x the top 5, labeled 0-3 by
-two people and a model judge ``llm`` (seeded). Run from the repository root::
+``--raters`` people and a model judge ``llm`` (seeded). Run from the repository root::
 
     .venv/bin/python benchmarks/bench_judge_memory.py                 # the README's table
     .venv/bin/python benchmarks/bench_judge_memory.py --only judge tau
@@ -47,21 +47,27 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-RATERS = ("ann", "bo", "llm")
+JUDGE = "llm"
 
-# (stage, rounds, systems, resamples) of the table in benchmarks/README.md
+# (stage, rounds, systems, resamples, people) of the table in benchmarks/README.md
 PLAN = [
-    ("judge", 500, 2, 2000), ("judge", 200, 5, 2000), ("judge", 500, 2, 4000),
-    ("judge", 500, 2, 10000),
-    ("tau", 500, 2, 10000), ("tau", 2500, 2, 2000), ("tau-pairwise", 500, 2, 100),
-    ("noise", 500, 2, 2000), ("noise", 500, 2, 10000),
-    ("anchors", 24, 1, 2000), ("anchors", 24, 1, 10000),
-    ("agreement", 500, 2, 0),
+    ("judge", 500, 2, 2000, 2), ("judge", 200, 5, 2000, 2), ("judge", 500, 2, 4000, 2),
+    ("judge", 500, 2, 10000, 2), ("judge", 500, 2, 2000, 5),
+    ("tau", 500, 2, 10000, 2), ("tau", 2500, 2, 2000, 2), ("tau-pairwise", 500, 2, 100, 2),
+    ("noise", 500, 2, 2000, 2), ("noise", 500, 2, 10000, 2), ("noise", 500, 2, 2000, 5),
+    ("anchors", 24, 1, 2000, 2), ("anchors", 24, 1, 10000, 2), ("anchors", 24, 1, 2000, 5),
+    ("agreement", 500, 2, 0, 2), ("agreement", 500, 2, 0, 5),
 ]
 
 
-def frame(rounds: int, systems: int, queries: int, shown: int = 5, seed: int = 36):
-    """The labeling rows (a pandas DataFrame), vectorised."""
+def people(n: int) -> list[str]:
+    return [f"p{i}" for i in range(n)]
+
+
+def frame(rounds: int, systems: int, queries: int, shown: int = 5, seed: int = 36,
+          raters: int = 2):
+    """The labeling rows (a pandas DataFrame), vectorised: ``raters`` people and the
+    judge label every shown result."""
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -72,7 +78,7 @@ def frame(rounds: int, systems: int, queries: int, shown: int = 5, seed: int = 3
     p = np.tile(np.arange(1, shown + 1), rounds * systems * queries)
     true = rng.integers(0, 4, n)
     parts = []
-    for name in RATERS:
+    for name in [*people(raters), JUDGE]:
         y = np.clip(true + (rng.random(n) < 0.2) * rng.choice([-1, 1], n), 0, 3)
         parts.append(pd.DataFrame({
             "round": np.char.add("r", (r + 1000).astype(str)),
@@ -83,7 +89,7 @@ def frame(rounds: int, systems: int, queries: int, shown: int = 5, seed: int = 3
     return pd.concat(parts, ignore_index=True)
 
 
-def anchor_table(rounds: int, items: int, seed: int = 36):
+def anchor_table(rounds: int, items: int, seed: int = 36, raters: int = 2):
     import pandas as pd
 
     rng = np.random.default_rng(seed)
@@ -91,7 +97,7 @@ def anchor_table(rounds: int, items: int, seed: int = 36):
     rows = [pd.DataFrame({"round": f"r{1000 + r}", "query": np.char.add(
         "q", np.arange(items).astype(str)), "doc": "d", "rater": name,
         "label": np.clip(true + (rng.random(items) < 0.2), 0, 3)})
-        for r in range(rounds) for name in RATERS[:2]]
+        for r in range(rounds) for name in people(raters)]
     return pd.concat(rows, ignore_index=True)
 
 
@@ -105,17 +111,17 @@ def child(args: argparse.Namespace) -> int:
         from ireval_core.labels import Judgments, judge_report, noise_trend
         from ireval_core.labels.agreement import rater_report
 
-        j = Judgments.from_frame(frame(rounds, systems, args.queries))
+        j = Judgments.from_frame(frame(rounds, systems, args.queries, raters=args.raters))
         if stage == "judge":
             extra = {} if args.tree else {"max_work": None}  # older trees have no limit
 
             def work() -> object:
-                return judge_report(j, "llm", n_resamples=b, **extra)
+                return judge_report(j, JUDGE, n_resamples=b, **extra)
         elif stage == "noise":
-            people = j.select(raters=list(RATERS[:2]))
+            only_people = j.select(raters=people(args.raters))
 
             def work() -> object:
-                return noise_trend(people, n_resamples=b)
+                return noise_trend(only_people, n_resamples=b)
         else:
             codes = j.label_codes()
 
@@ -143,7 +149,7 @@ def child(args: argparse.Namespace) -> int:
     elif stage == "anchors":
         from ireval_core.labels import anchor_drift
 
-        table = anchor_table(rounds, args.items)
+        table = anchor_table(rounds, args.items, raters=args.raters)
 
         def work() -> object:
             return anchor_drift(table, n_resamples=b)
@@ -155,16 +161,17 @@ def child(args: argparse.Namespace) -> int:
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"stage": stage, "rounds": rounds, "systems": systems, "resamples": b,
+                      "raters": args.raters,
                       "wall": wall, "cpu": cpu, "before_mb": before, "peak_mb": peak,
                       "load": os.getloadavg()[0]}))
     return 0
 
 
-def measure(stage: str, rounds: int, systems: int, b: int, queries: int, items: int,
-            tree: str | None = None) -> dict:
+def measure(stage: str, rounds: int, systems: int, b: int, raters: int, queries: int,
+            items: int, tree: str | None = None) -> dict:
     out = subprocess.run([sys.executable, __file__, "--child", stage, "--rounds", str(rounds),
                           "--systems", str(systems), "--resamples", str(b), "--queries",
-                          str(queries), "--items", str(items),
+                          str(queries), "--items", str(items), "--raters", str(raters),
                           *(["--tree", tree] if tree else [])],
                          check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -178,22 +185,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--items", type=int, default=200, help="anchor items per round")
+    parser.add_argument("--raters", type=int, default=2, help="people (besides the judge)")
     parser.add_argument("--only", nargs="*", default=None, help="stages of the plan to run")
     parser.add_argument("--tree", default=None, help="import ireval_core from this checkout "
                         "(e.g. an older commit's, extracted with git archive)")
     args = parser.parse_args(argv)
     if args.child:
         return child(args)
-    print("| stage | rounds x systems (points) | resamples | CPU s | wall s | peak RSS MB "
-          "| Δ MB | load |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for stage, rounds, systems, b in PLAN:
+    print("| stage | rounds x systems (points) | people | resamples | CPU s | wall s "
+          "| peak RSS MB | Δ MB | load |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for stage, rounds, systems, b, raters in PLAN:
         if args.only and stage not in args.only:
             continue
-        r = measure(stage, rounds, systems, b, args.queries, args.items, args.tree)
+        r = measure(stage, rounds, systems, b, raters, args.queries, args.items, args.tree)
         what = (f"{rounds} rounds x {args.items} items" if stage == "anchors"
                 else f"{rounds} x {systems} ({rounds * systems:,})")
-        print(f"| {stage} | {what} | {b:,} | {r['cpu']:.2f} | {r['wall']:.2f} | "
+        print(f"| {stage} | {what} | {raters} | {b:,} | {r['cpu']:.2f} | {r['wall']:.2f} | "
               f"{r['peak_mb']:.0f} | {r['peak_mb'] - r['before_mb']:.0f} | {r['load']:.1f} |",
               flush=True)
     return 0
