@@ -161,9 +161,9 @@ class RaterDraws:
     """The rater stage of one round: who could be drawn and what was drawn.
 
     ``raters`` (names, sorted), ``picks`` ``(n_resamples, R)`` the raters drawn (codes
-    into ``raters``), ``counts`` ``(n_resamples, R)`` how often each was drawn,
-    ``outcomes`` the distinct rows of ``counts`` and ``outcome`` the row of each
-    resample in ``outcomes``.
+    into ``raters``), ``counts`` ``(n_resamples, R)`` how often each was drawn (both in
+    the smallest integer type that holds R), ``outcomes`` the distinct rows of
+    ``counts`` (int64) and ``outcome`` the row of each resample in ``outcomes`` (int32).
     """
 
     raters: tuple[str, ...]
@@ -182,11 +182,15 @@ def rater_draws(round_name: str, raters: Sequence[str], n_resamples: int, seed: 
     n = len(names)
     rng = np.random.default_rng([seed, zlib.crc32(str(round_name).encode("utf-8"))])
     picks = rng.integers(0, max(n, 1), size=(n_resamples, n))
-    counts = np.zeros((n_resamples, n), dtype=np.int64)
+    # the draws are kept with the trend, per round: in the smallest integers that hold
+    # them (a round of 2 raters and 10,000 resamples: 40 kB instead of 400 kB)
+    small = np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int64
+    counts = np.zeros((n_resamples, n), dtype=small)
     for t in range(n):  # a loop over raters
         counts[:, t] = (picks == t).sum(axis=1)
     outcomes, outcome = np.unique(counts, axis=0, return_inverse=True)
-    return RaterDraws(names, picks, counts, outcomes, np.asarray(outcome).ravel())
+    return RaterDraws(names, picks.astype(small), counts, outcomes.astype(np.int64),
+                      np.asarray(outcome).ravel().astype(np.int32))
 
 
 # ----------------------------------------------------------------------------- result
