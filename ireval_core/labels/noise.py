@@ -234,7 +234,10 @@ class NoiseTrend:
     seed: int
     raters: tuple[str, ...]
     excluded: tuple[str, ...]
-    _resamples: dict[tuple[str, str], np.ndarray] = field(repr=False)
+    # (two-stage, query-only, rater-only) resamples of each (round, system); one array
+    # serves twice when they are the same, a constant is a broadcast scalar (no memory)
+    _resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+        repr=False)
     _draws: dict[str, RaterDraws] = field(repr=False)
 
     def resamples(self, round: str, system: str, stage: str = "both") -> np.ndarray:
@@ -533,7 +536,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         minlength=jp.n_groups)
 
     rows: list[dict[str, Any]] = []
-    resamples: dict[tuple[str, str], np.ndarray] = {}
+    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     draws_of: dict[str, RaterDraws] = {}
     cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
     z_mdc = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(power)
@@ -591,10 +594,11 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             # one rater: the query bootstrap, exactly the trend's band
             mean_sums = np.asarray(sums if sums is not None else raw) / n
             queries = mean_sums[:, 0] / mean_sums[:, 1] if weighted else mean_sums[:, 0]
-            theta, by_rater = queries, np.full(n_resamples, _wmean(x, wq))
+            theta = queries
+            by_rater = np.broadcast_to(np.float64(_wmean(x, wq)), (n_resamples,))
         else:
-            theta = queries = by_rater = np.full(n_resamples, np.nan)
-        resamples[(rname, sname)] = np.vstack((theta, queries, by_rater))
+            theta = queries = by_rater = np.broadcast_to(np.float64(np.nan), (n_resamples,))
+        resamples[(rname, sname)] = (theta, queries, by_rater)
         mean = _trend_mean(x, wq, weighted)
         sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
         var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
