@@ -156,3 +156,20 @@ def test_nan_resamples_shape_reaches_the_report():
     order = rep.order.set_index("scope")
     assert np.isnan(order.loc["all rounds", "ci_low"])
     assert np.isfinite(order.loc["2026-02", "tau"])
+
+
+@pytest.mark.parametrize("shape", ["rounds x systems", "weighted queries"])
+def test_noise_query_sums_in_passes_are_the_same(shape, monkeypatch):
+    """The rater-noise trend sums its query stage about 2^21 values a pass (memory bounded
+    with many points): in passes of a few columns it is the same, to the bit."""
+    import ireval_core.labels.noise as noise
+
+    people = labeled(**SHAPES[shape]).select(raters=["ann", "bo"])
+    whole = noise_trend(people, n_resamples=120, seed=2)
+    monkeypatch.setattr(noise, "_SUM_CELLS", 250)  # two or three columns a pass
+    parts = noise_trend(people, n_resamples=120, seed=2)
+    pd.testing.assert_frame_equal(parts.table, whole.table, check_exact=True)
+    pd.testing.assert_frame_equal(parts.changes, whole.changes, check_exact=True)
+    for r, s in zip(whole.table["round"], whole.table["system"], strict=True):
+        for stage in ("both", "queries", "raters"):
+            assert same_bits(parts.resamples(r, s, stage), whole.resamples(r, s, stage))

@@ -373,25 +373,41 @@ def _query_columns(dcg: np.ndarray, w: np.ndarray | None, mass: np.ndarray,
     return (w * mass)[:, None] if reuse else np.column_stack((w * dcg, w, w * mass))
 
 
+_SUM_CELLS = 1 << 21  # (resamples x columns) sums of one pass of the query stage (16 MB)
+
+
 def _query_sums(columns: list[np.ndarray | None], n_resamples: int, seed: int,
                 cache: dict[tuple[int, int, int], list[np.ndarray]]
                 ) -> list[np.ndarray | None]:
     """:func:`~.trend.bootstrap_sums` of each group's columns (None: nothing to sum).
     Groups of one size draw the same queries: their columns are summed side by side in
-    one pass over the draws, each to the bit what it is alone."""
+    one pass over the draws, each to the bit what it is alone, about 2^21 sums a pass
+    (the pass's buffers are resamples x columns: memory stays bounded with many
+    groups)."""
     out: list[np.ndarray | None] = [None] * len(columns)
     by_size: dict[int, list[int]] = {}
     for i, c in enumerate(columns):
         if c is not None:
             by_size.setdefault(len(c), []).append(i)
+    most = max(1, _SUM_CELLS // max(n_resamples, 1))  # columns summed in one pass
     for members in by_size.values():
-        sums = bootstrap_sums(np.hstack([columns[i] for i in members]),  # type: ignore[misc]
-                              n_resamples, seed, cache)
-        at = 0
-        for i in members:
-            width = columns[i].shape[1]  # type: ignore[union-attr]
-            out[i] = sums[:, at:at + width]
-            at += width
+        batches: list[list[int]] = [[]]
+        width = 0
+        for i in members:  # groups in order, in batches of at most `most` columns
+            w = columns[i].shape[1]  # type: ignore[union-attr]
+            if batches[-1] and width + w > most:
+                batches.append([])
+                width = 0
+            batches[-1].append(i)
+            width += w
+        for batch in batches:
+            sums = bootstrap_sums(np.hstack([columns[i] for i in batch]),  # type: ignore[misc]
+                                  n_resamples, seed, cache)
+            at = 0
+            for i in batch:
+                w = columns[i].shape[1]  # type: ignore[union-attr]
+                out[i] = sums[:, at:at + w]
+                at += w
     return out
 
 
@@ -582,8 +598,9 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             jobs.append((rname, sname, g, local, codes, draws, big_n, big_l, sums))
     # the query stage of every group, groups of one size side by side
     summed = _query_sums(columns, n_resamples, seed, cache)
-    for (rname, sname, g, local, codes, draws, big_n, big_l, sums), raw in zip(
-            jobs, summed, strict=True):
+    for at, (rname, sname, g, local, codes, draws, big_n, big_l, sums) in enumerate(jobs):
+        # each group's sums are let go once used: a pass's array is freed with its last
+        raw, summed[at] = summed[at], None
         x, wq = pq.dcg[g], w_all[g]
         n = len(g)
         if n >= 2 and len(codes) >= 2 and raw is not None:
