@@ -319,7 +319,7 @@ def judge_limit(value: str | None = None) -> int | None:
     :data:`~ireval_core.labels.judge.JUDGE_MAX_WORK`.
 
     >>> judge_limit("1000000"), judge_limit("0"), judge_limit(""), judge_limit("lots")
-    (1000000, None, 4000000, 4000000)
+    (1000000, None, 10000000, 10000000)
     """
     text = (os.environ.get(JUDGE_LIMIT_VAR, "") if value is None else value).strip()
     if text.isdigit():

@@ -91,7 +91,7 @@ def add_parsers(sub: Any) -> None:
                           "disagreements)")
     lab.add_argument("--judge-limit", type=int, default=None, metavar="N",
                      help="with --judge: the largest (round, system) points x resamples the "
-                          "judge report takes, checked before computing (default 4,000,000, "
+                          "judge report takes, checked before computing (default 10,000,000, "
                           "about 0.5 GB; 0: no limit)")
     lab.add_argument("--anchors", action="append", default=None, metavar="FILE",
                      help="anchor items (round, query, doc, label[, rater][, anchor flag]) "

@@ -88,13 +88,13 @@ DISAGREEMENT_COLUMNS = ("round", "query", "doc", "systems", "position", "judge_l
                         "people_label", "people_labels", "difference")
 """Columns of :attr:`JudgeReport.disagreements`."""
 
-JUDGE_MAX_WORK = 4_000_000
+JUDGE_MAX_WORK = 10_000_000
 """The largest bootstrap :func:`judge_report` takes by default: (round, system) points x
 resamples. Its memory and time grow with this product (two rater-noise trends keep every
 resample of every point; each round's agreement and bias intervals take every resample):
-about 110 bytes and 4 µs of CPU per point and resample (``benchmarks/README.md``, section
-"Model judge and the other labeling bootstraps"), so this limit keeps one report within
-about 0.5 GB above the process's own."""
+about 46 bytes and 4 µs of CPU per point and resample with two people (``benchmarks/
+README.md``, section "Model judge and the other labeling bootstraps"), so this limit
+keeps one report within about 0.5 GB above the process's own."""
 
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _LEVELS = Options(("nominal", "ordinal", "interval"))
