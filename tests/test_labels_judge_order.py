@@ -173,3 +173,16 @@ def test_noise_query_sums_in_passes_are_the_same(shape, monkeypatch):
     for r, s in zip(whole.table["round"], whole.table["system"], strict=True):
         for stage in ("both", "queries", "raters"):
             assert same_bits(parts.resamples(r, s, stage), whole.resamples(r, s, stage))
+
+
+@pytest.mark.parametrize("raters", [1, 2, 3, 5, 8])
+def test_rater_draws_outcomes_are_numpys_unique_rows(raters):
+    """The distinct rows of the draws' counts (found as integer codes) and each resample's
+    row are np.unique(axis=0)'s, in its order."""
+    from ireval_core.labels.noise import rater_draws
+
+    d = rater_draws("2026-03", [f"p{i}" for i in range(raters)], 3000, 9)
+    outcomes, outcome = np.unique(d.counts, axis=0, return_inverse=True)
+    assert same_bits(d.outcomes, outcomes.astype(np.int64))
+    assert np.array_equal(d.outcome, np.asarray(outcome).ravel())
+    assert np.array_equal(d.outcomes[d.outcome], d.counts)
