@@ -12,6 +12,7 @@ nothing of the input), never a traceback. Nothing here reads widget values.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ireval_core.errors import FormatError
+from ireval_core.errors import FormatError, TooLargeError
 from ireval_core.labels import (
     AnchorDrift,
     JudgeReport,
@@ -42,6 +43,7 @@ from ireval_core.labels import (
 )
 from ireval_core.labels.agreement import RaterReport, rater_report
 from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
+from ireval_core.labels.judge import JUDGE_MAX_WORK, check_judge_work
 from ireval_core.workspace import DatasetVersion, FileRounds
 
 from .cache import without_traceback
@@ -49,7 +51,8 @@ from .shared_cache import shared
 
 __all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
            "changes_cached", "decomposition_cached", "file_rounds_cached", "gsb_cached",
-           "judge_cached", "load_gsb", "load_judgments", "noise_trend_cached",
+           "JUDGE_LIMIT_VAR", "JUDGE_RESAMPLES", "judge_cached", "judge_limit",
+           "judge_refusal", "load_gsb", "load_judgments", "noise_trend_cached",
            "offline_online_cached", "people_cached", "plan_cached", "raters_cached",
            "sample_anchors", "sample_files", "trend_cached", "versions_table",
            "workspace_id"]
@@ -59,6 +62,12 @@ SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data" / "labels"
 judge (``judge_llm.csv``) and anchor items (``anchors.csv``)."""
 SAMPLE_JUDGE = "llm"
 """The model judge of the bundled sample (its labels are in ``judge_llm.csv``)."""
+JUDGE_LIMIT_VAR = "IREVAL_JUDGE_MAX_WORK"
+"""Environment variable: this server's largest model-judge report, in (round, system)
+points x resamples (a whole number; 0: no limit); default
+:data:`~ireval_core.labels.judge.JUDGE_MAX_WORK`."""
+JUDGE_RESAMPLES = 2000
+"""The resamples of the Model judge page's bootstraps (``judge_report``'s default)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -304,6 +313,33 @@ def noise_trend_cached(key: str, _j: Judgments, k: int, gain: str, combine: str,
                                                                       combine))
 
 
+def judge_limit(value: str | None = None) -> int | None:
+    """The server's limit on a model-judge report, points x resamples: ``value`` (default:
+    :data:`JUDGE_LIMIT_VAR`) when a whole number >= 0 (0: None, no limit), else
+    :data:`~ireval_core.labels.judge.JUDGE_MAX_WORK`.
+
+    >>> judge_limit("1000000"), judge_limit("0"), judge_limit(""), judge_limit("lots")
+    (1000000, None, 10000000, 10000000)
+    """
+    text = (os.environ.get(JUDGE_LIMIT_VAR, "") if value is None else value).strip()
+    if text.isdigit():
+        return int(text) or None
+    return JUDGE_MAX_WORK
+
+
+def judge_refusal(j: Judgments) -> str | None:
+    """Why the Model judge page refuses ``j`` (too large for :func:`judge_limit`, said
+    with the numbers and the limit's name), or None; computes nothing."""
+    try:
+        check_judge_work(j, JUDGE_RESAMPLES, judge_limit(),
+                         limit=f"this server's {JUDGE_LIMIT_VAR}",
+                         hint="load the files of fewer rounds on the Labeling data page, or "
+                              "ask whoever runs the server to raise the limit")
+    except TooLargeError as exc:
+        return str(exc)
+    return None
+
+
 @shared(copy=True, show_spinner="Checking the model judge against the people…")
 def judge_cached(key: str, _j: Judgments, judge: str, k: int, gain: str, combine: str,
                  gsb_key: str = "", _gsb: GsbJudgments | None = None,
@@ -311,4 +347,5 @@ def judge_cached(key: str, _j: Judgments, judge: str, k: int, gain: str, combine
     """:func:`ireval_core.labels.judge_report` of ``judge`` against every other rater,
     cached by the files' key, the judge, the settings and the GSB files' key."""
     return judge_report(_j, judge, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
-                        gsb=_gsb, gsb_systems=gsb_systems if _gsb is not None else None)
+                        gsb=_gsb, gsb_systems=gsb_systems if _gsb is not None else None,
+                        n_resamples=JUDGE_RESAMPLES, max_work=judge_limit())

@@ -89,6 +89,10 @@ def add_parsers(sub: Any) -> None:
                      help="a rater who is a model judge: left out of the people's numbers, "
                           "and checked against them (agreement, decisions, bias, "
                           "disagreements)")
+    lab.add_argument("--judge-limit", type=int, default=None, metavar="N",
+                     help="with --judge: the largest (round, system) points x resamples the "
+                          "judge report takes, checked before computing (default 10,000,000, "
+                          "about 0.5 GB; 0: no limit)")
     lab.add_argument("--anchors", action="append", default=None, metavar="FILE",
                      help="anchor items (round, query, doc, label[, rater][, anchor flag]) "
                           "labeled every month: their drift between months is checked first "
@@ -126,7 +130,7 @@ def run(args: argparse.Namespace, out: TextIO,
                                   rel_level=args.rel_level, idcg_zero=args.idcg_zero,
                                   n_resamples=args.resamples, seed=args.seed,
                                   alpha=args.alpha, power=args.power, judge=args.judge,
-                                  anchors=args.anchors, gsb=args.gsb,
+                                  judge_limit=args.judge_limit, anchors=args.anchors, gsb=args.gsb,
                                   gsb_systems=args.gsb_systems, extra=extra,
                                   warnings=warnings)
         write_rows(rows, LABELS_COLUMNS, args.format, out, notes, extra=extra)
@@ -143,7 +147,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 label_map: str | None = None, combine: str = "mean", rel_level: float = 1.0,
                 idcg_zero: str = "zero", n_resamples: int = 2000, seed: int = 0,
                 alpha: float = 0.05, power: float = 0.8, judge: str | None = None,
-                anchors: Sequence[str] | None = None, gsb: Sequence[str] | None = None,
+                judge_limit: int | None = None, anchors: Sequence[str] | None = None,
+                gsb: Sequence[str] | None = None,
                 gsb_systems: str | None = None, extra: dict[str, Any] | None = None,
                 conflicts: str = "refuse", round: str | None = None,
                 warnings: list[DataWarning] | None = None
@@ -151,7 +156,9 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     """The rows of ``labels`` (NaN = empty cell) and the definition lines.
 
     ``extra`` (when given) receives the JSON-ready ``judge`` report and ``anchors``
-    check, and their text sections under ``"sections"``.
+    check, and their text sections under ``"sections"``. ``judge_limit``: the judge
+    report's largest points x resamples (None: ``JUDGE_MAX_WORK``, 0: no limit), checked
+    right after reading, before any bootstrap.
     """
     alpha_of: Callable[..., float] | None
     try:
@@ -172,6 +179,16 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     if judge is not None and judge not in j_all.raters:
         raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
                          + ", ".join(repr(r) for r in j_all.raters) + ")")
+    max_work = None
+    if judge is not None:
+        from .labels.judge import JUDGE_MAX_WORK, check_judge_work
+
+        if judge_limit is not None and judge_limit < 0:
+            raise ValueError(f"--judge-limit must be >= 0 (0: no limit), got {judge_limit}")
+        max_work = JUDGE_MAX_WORK if judge_limit is None else judge_limit or None
+        check_judge_work(j_all, n_resamples, max_work, limit="--judge-limit",
+                         hint="use fewer --resamples or the files of fewer rounds, or raise "
+                              "--judge-limit (0: no limit) where the memory allows")
     j = j_all if judge is None else j_all.select(
         raters=[r for r in j_all.raters if r != judge])
     drift = None
@@ -244,7 +261,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                                   combine=combine,  # type: ignore[arg-type]
                                   gsb=gsb_data, gsb_systems=pair,  # type: ignore[arg-type]
                                   n_resamples=n_resamples, seed=seed, alpha=alpha,
-                                  power=power, people_trend=nt, options=options)
+                                  power=power, people_trend=nt, options=options,
+                                  max_work=max_work)
             extra["judge"] = report.to_dict()
             sections += _judge_section(report)
         extra["sections"] = sections

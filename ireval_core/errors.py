@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import TypeVar, overload
 
 __all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "Problem", "Remedy",
-           "UnknownMeasureError", "invalid_parameter", "parameter_message", "shorten"]
+           "TooLargeError", "UnknownMeasureError", "invalid_parameter", "parameter_message",
+           "shorten"]
 
 _MAX_LINE_SHOWN = 80
 
@@ -355,6 +356,19 @@ class FormatError(IrevalError, ValueError):
 
 class UnknownMeasureError(IrevalError, ValueError):
     """A measure name that the registry does not know; names the nearest valid one."""
+
+
+class TooLargeError(IrevalError, ValueError):
+    """Work refused before it starts because it is over a limit: the message says what
+    was asked, which limit it exceeds and by how much; ``limit`` names the limit (its
+    constant, option or environment variable), ``size`` and ``maximum`` are the numbers
+    compared."""
+
+    def __init__(self, message: str, *, limit: str, size: int, maximum: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.size = size
+        self.maximum = maximum
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,10 @@ with frame.page("labels_judge"):
     gsb_systems = (j.systems[0], j.systems[1]) if gsb is not None and len(j.systems) == 2 else None
     if gsb_systems is None:
         gsb = None
+    refusal = labels_glue.judge_refusal(j)
+    if refusal is not None:  # checked before computing: the server's memory is shared
+        st.error(widgets.md_escape(refusal), icon=":material/block:")
+        st.stop()
     report = labels_glue.judge_cached(key, j, str(judge), k, gain, combine,
                                       loaded_gsb.key if gsb is not None else "",
                                       gsb, gsb_systems)

@@ -6,19 +6,27 @@ the commit it is copied from: verbatim but for its name, the ``T.`` prefix of th
 ``ireval_core.labels.trend`` helpers it calls and its docstring, which says why it is
 kept. ``noise._two_stage`` is kept as it was at two points of its history (before and
 after it learnt to take the trend's query sums); the two differ, and each test compares
-with the one it was written against.
+with the one it was written against. ``judge._order`` and ``kernels.tau_b_many`` are kept
+as of commit 97762a0, when the tau-b interval still listed every pair of points; their
+helpers (``J.``, ``K.``: ``judge._permutation``, ``kernels.percentile_interval``,
+``judge.ORDER_COLUMNS``) are the modules' own, unchanged.
 
-Not a test module: ``tests/test_labels_noise_reuse.py`` and
-``tests/test_labels_trend_gathers.py`` import it.
+Not a test module: ``tests/test_labels_noise_reuse.py``,
+``tests/test_labels_trend_gathers.py`` and ``tests/test_labels_judge_order.py`` import it.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 T = importlib.import_module("ireval_core.labels.trend")  # the module; labels.trend is the function
+J = importlib.import_module("ireval_core.labels.judge")
+K = importlib.import_module("ireval_core.labels.kernels")
 
 
 def two_stage_4d57c18(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
@@ -177,3 +185,54 @@ def two_stage_513ae8c(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, 
         by_outcome = per_out_n / per_out_l * (tot_a / tot_w)
     by_outcome = np.where(tot_a == 0, 0.0, by_outcome)
     return theta, queries, by_outcome[outcome]
+
+
+def tau_b_many_97762a0(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between the rows of ``x`` and ``y`` (both ``(B, m)``).
+
+    ``kernels.tau_b_many`` as of commit 97762a0: every pair of points listed at once
+    (memory B x m^2). Kept so that ``tests/test_labels_judge_order.py`` can check, bit
+    for bit, that the sort-based counts give what these pairwise sums gave.
+
+    τ_b = Σ sign(x_i − x_j) sign(y_i − y_j) / √(n_x n_y) over pairs i < j, n_x (n_y) the
+    pairs not tied in x (y): :func:`scipy.stats.kendalltau`'s default. NaN when either
+    row is constant or m < 2.
+    """
+    x, y = np.atleast_2d(x), np.atleast_2d(y)
+    i, j = np.triu_indices(x.shape[1], k=1)
+    sx, sy = np.sign(x[:, i] - x[:, j]), np.sign(y[:, i] - y[:, j])
+    num = (sx * sy).sum(axis=1)
+    den = np.sqrt(np.abs(sx).sum(axis=1) * np.abs(sy).sum(axis=1))
+    out = np.full(x.shape[0], np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def order_97762a0(pt: Any, jt: Any, seed: int, conf: float) -> pd.DataFrame:
+    """Kendall's tau-b of the (round, system) means, over all rounds and per round.
+
+    ``judge._order`` as of commit 97762a0, with :func:`tau_b_many_97762a0`: its bootstrap
+    listed every pair of the (round, system) points of every resample at once. Kept so that
+    ``tests/test_labels_judge_order.py`` can check the table, bit for bit.
+    """
+    keys = list(zip(pt.table["round"], pt.table["system"], strict=True))
+    x = pt.table["dcg"].to_numpy(dtype=np.float64)
+    y = jt.table.set_index(["round", "system"]).loc[keys, "dcg"].to_numpy(dtype=np.float64)
+    perms = {r: J._permutation(r, pt.n_resamples, seed) for r in pt.table["round"].unique()}
+    bx = np.column_stack([pt.resamples(r, s)[perms[r]] for r, s in keys]) if keys else None
+    by = np.column_stack([jt.resamples(r, s)[perms[r]] for r, s in keys]) if keys else None
+    rows = []
+    scopes = [("all rounds", np.arange(len(keys)))] + [
+        (str(r), np.flatnonzero(pt.table["round"].to_numpy() == r))
+        for r in pt.table["round"].unique()]
+    for scope, cols in scopes:  # all rounds, then a loop over rounds
+        tau = (float(tau_b_many_97762a0(x[None, cols], y[None, cols])[0])
+               if len(cols) >= 2 else math.nan)
+        low = high = math.nan
+        if len(cols) >= 2 and bx is not None and by is not None:
+            low, high = K.percentile_interval(tau_b_many_97762a0(bx[:, cols], by[:, cols]),
+                                              conf)
+        rows.append({"scope": scope, "points": len(cols), "tau": tau, "ci_low": low,
+                     "ci_high": high, "same_order": bool(tau == 1.0)})
+    return pd.DataFrame(rows, columns=list(J.ORDER_COLUMNS)).astype({"same_order": bool})
+

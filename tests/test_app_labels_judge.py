@@ -87,3 +87,20 @@ def test_another_judge_from_the_link_and_the_people_exclude_it() -> None:
     # chen is now left out of the people's numbers on the other pages, llm counts as a rater
     at.switch_page("pages/labels_data.py").run()
     assert "model judge **chen** is left out" in " ".join(c.value for c in at.caption)
+
+
+def test_a_report_over_the_servers_limit_is_refused(monkeypatch) -> None:
+    """With ``IREVAL_JUDGE_MAX_WORK`` under the sample's 12 points x 2,000 resamples, the
+    page says so, names the limit, and computes nothing."""
+    monkeypatch.setenv("IREVAL_JUDGE_MAX_WORK", "20000")
+    at = open_page("labels_judge")
+    assert [e.value for e in at.error] == [
+        "The model-judge report is too large: 12 (round, system) points x 2,000 resamples "
+        "= 24,000, over the limit of 20,000 points x resamples (this server's "
+        "IREVAL_JUDGE_MAX_WORK); load the files of fewer rounds on the Labeling data "
+        "page, or ask whoever runs the server to raise the limit."]
+    assert not at.dataframe and not at.subheader
+    monkeypatch.setenv("IREVAL_JUDGE_MAX_WORK", "24000")  # at the limit: the report
+    at.run()
+    assert not at.exception and not at.error
+    assert any(s.value == "Agreement with the people" for s in at.subheader)

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import invalid_parameter
+from ..errors import TooLargeError, invalid_parameter
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, Interval, Options, any_of, check
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
@@ -58,8 +58,8 @@ from .noise import NoiseTrend, noise_trend
 from .trend import GAIN, Gain, per_query_dcg
 
 __all__ = ["AGREEMENT_COLUMNS", "BIAS_COLUMNS", "DECISION_COLUMNS", "DISAGREEMENT_COLUMNS",
-           "FAVOURS_COLUMNS", "GSB_COLUMNS", "ORDER_COLUMNS", "TREND_COLUMNS", "JudgeReport",
-           "judge_report"]
+           "FAVOURS_COLUMNS", "GSB_COLUMNS", "JUDGE_MAX_WORK", "ORDER_COLUMNS", "TREND_COLUMNS",
+           "JudgeReport", "check_judge_work", "judge_report", "judge_work"]
 
 AGREEMENT_COLUMNS = ("round", "units", "kappa", "kappa_ci_low", "kappa_ci_high", "alpha",
                      "alpha_ci_low", "alpha_ci_high", "exact_agreement", "mean_judge",
@@ -87,6 +87,14 @@ FAVOURS_COLUMNS = ("round", "system", "bias", "others_bias", "difference", "ci_l
 DISAGREEMENT_COLUMNS = ("round", "query", "doc", "systems", "position", "judge_label",
                         "people_label", "people_labels", "difference")
 """Columns of :attr:`JudgeReport.disagreements`."""
+
+JUDGE_MAX_WORK = 10_000_000
+"""The largest bootstrap :func:`judge_report` takes by default: (round, system) points x
+resamples. Its memory and time grow with this product (two rater-noise trends keep every
+resample of every point; each round's agreement and bias intervals take every resample):
+about 46 bytes and 2.5 µs of CPU per point and resample with two people (``benchmarks/
+README.md``, section "Model judge and the other labeling bootstraps"), so this limit
+keeps one report within about 0.5 GB above the process's own."""
 
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _LEVELS = Options(("nominal", "ordinal", "interval"))
@@ -214,6 +222,32 @@ def _permutation(round_name: str, n: int, seed: int) -> np.ndarray:
     return rng.permutation(n)
 
 
+def judge_work(j: Judgments, n_resamples: int) -> int:
+    """The size of :func:`judge_report`'s bootstrap on ``j``: its (round, system) points
+    times ``n_resamples`` (counted from the data's lists, before any computing)."""
+    n_sys = max(len(j.system_names), 1)
+    points = len(np.unique(j.group_round.astype(np.int64) * n_sys + j.group_system))
+    return points * int(n_resamples)
+
+
+def check_judge_work(j: Judgments, n_resamples: int, max_work: int | None = JUDGE_MAX_WORK,
+                     *, limit: str = "JUDGE_MAX_WORK", hint: str = "use fewer resamples, "
+                     "or the files of fewer rounds") -> None:
+    """Refuse, before any computing, a judge report larger than ``max_work`` (None: no
+    limit): :class:`~ireval_core.errors.TooLargeError` saying the points, the resamples,
+    the limit (named ``limit``) and what to do (``hint``)."""
+    if max_work is None:
+        return
+    work = judge_work(j, n_resamples)
+    if work > max_work:
+        points = work // max(int(n_resamples), 1)
+        raise TooLargeError(
+            f"The model-judge report is too large: {points:,} (round, system) points x "
+            f"{int(n_resamples):,} resamples = {work:,}, over the limit of {max_work:,} "
+            f"points x resamples ({limit}); {hint}.", limit=limit, size=work,
+            maximum=int(max_work))
+
+
 def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = None,
                  k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
                  weights: Weights = "quadratic", level: Level = "ordinal",
@@ -221,7 +255,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
                  gsb_tie: float = 0.0, min_gap: float = 1.0, confidence_level: float = 0.95,
                  n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
                  power: float = 0.8, people_trend: NoiseTrend | None = None,
-                 options: EvalOptions | None = None) -> JudgeReport:
+                 options: EvalOptions | None = None,
+                 max_work: int | None = JUDGE_MAX_WORK) -> JudgeReport:
     """Check a model judge's labels against the people's (see the module docstring).
 
     Parameters
@@ -250,6 +285,10 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     people_trend:
         The people's :func:`noise_trend` when already computed (same k, gain, combine,
         resamples and seed, the judge excluded), reused.
+    max_work:
+        The largest (round, system) points x resamples taken (:data:`JUDGE_MAX_WORK`;
+        None: no limit): a larger report raises
+        :class:`~ireval_core.errors.TooLargeError` before any computing.
 
     Returns
     -------
@@ -277,6 +316,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     check(people_trend, "people_trend", fn, any_of(None, InstanceOf(
         NoiseTrend, "NoiseTrend (from noise_trend)")))
     opts = options_or_default(options, fn)
+    check(max_work, "max_work", fn, any_of(None, POSITIVE_INT))
+    check_judge_work(j, n_resamples, max_work)
     if people is None:
         people = [r for r in raters if r != judge]
     people = [str(p) for p in ([people] if isinstance(people, str) else people)]
@@ -308,7 +349,10 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     # ------------------------------------------------------------ per round
     agreement, bias_rows, favours_rows = [], [], []
     confusion: dict[str, np.ndarray] = {}
-    pooled: dict[str, list[np.ndarray]] = {"sum": [], "cnt": [], "bsum": [], "bcnt": []}
+    pooled: dict[str, list[np.ndarray]] = {"sum": [], "cnt": []}
+    # the resampled sums pooled over rounds, added round after round as they come (what
+    # np.sum of the list over axis 0 gives, to the bit, without keeping every round's)
+    pooled_boot: list[np.ndarray] = []
     n_sys = len(j.system_names)
     in_k = j.shown_position <= k
     shown_both = in_k & both[j.shown_unit]
@@ -362,8 +406,11 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
             b_sum = res[:, n_scale ** 2:n_scale ** 2 + n_sys]
             b_cnt = res[:, n_scale ** 2 + n_sys:]
             perm = _permutation(rname, n_resamples, seed)
-            pooled["bsum"].append(b_sum[perm])
-            pooled["bcnt"].append(b_cnt[perm])
+            if pooled_boot:
+                pooled_boot[0] += b_sum[perm]
+                pooled_boot[1] += b_cnt[perm]
+            else:
+                pooled_boot = [b_sum[perm], b_cnt[perm]]
         else:
             b_sum = b_cnt = np.full((n_resamples, n_sys), np.nan)
         pooled["sum"].append(point_sum)
@@ -376,8 +423,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     if pooled["sum"]:
         ps, pc_ = np.sum(pooled["sum"], axis=0), np.sum(pooled["cnt"], axis=0)
         present = np.flatnonzero(pc_ > 0)
-        if pooled["bsum"]:
-            bs, bc = np.sum(pooled["bsum"], axis=0), np.sum(pooled["bcnt"], axis=0)
+        if pooled_boot:
+            bs, bc = pooled_boot
         else:
             bs = bc = np.full((n_resamples, n_sys), np.nan)
         judge_sum = np.zeros(n_sys)
@@ -488,14 +535,31 @@ def _favours_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum:
     return out
 
 
+_ORDER_CELLS = 1 << 20  # (resamples x points) values per chunk of the all-rounds tau
+
+
 def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFrame:
-    """Kendall's tau-b of the (round, system) means, over all rounds and per round."""
+    """Kendall's tau-b of the (round, system) means, over all rounds and per round.
+
+    The all-rounds interval takes the resamples a chunk at a time (about 2^20 values of
+    each trend), so memory grows with the points, not with the points squared nor the
+    resamples times the points; each round's interval takes its own few columns.
+    """
     keys = list(zip(pt.table["round"], pt.table["system"], strict=True))
     x = pt.table["dcg"].to_numpy(dtype=np.float64)
     y = jt.table.set_index(["round", "system"]).loc[keys, "dcg"].to_numpy(dtype=np.float64)
-    perms = {r: _permutation(r, pt.n_resamples, seed) for r in pt.table["round"].unique()}
-    bx = np.column_stack([pt.resamples(r, s)[perms[r]] for r, s in keys]) if keys else None
-    by = np.column_stack([jt.resamples(r, s)[perms[r]] for r, s in keys]) if keys else None
+    n_res = pt.n_resamples
+    perms = {r: _permutation(r, n_res, seed) for r in pt.table["round"].unique()}
+
+    def columns(nt: NoiseTrend, cols: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """Resamples lo..hi of the points ``cols`` (each round's shuffled by its
+        permutation)."""
+        out = np.empty((hi - lo, len(cols)))
+        for i, c in enumerate(cols):  # a loop over points
+            r, s = keys[c]
+            out[:, i] = nt.resamples(r, s)[perms[r][lo:hi]]
+        return out
+
     rows = []
     scopes = [("all rounds", np.arange(len(keys)))] + [
         (str(r), np.flatnonzero(pt.table["round"].to_numpy() == r))
@@ -503,8 +567,13 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
     for scope, cols in scopes:  # all rounds, then a loop over rounds
         tau = float(tau_b_many(x[None, cols], y[None, cols])[0]) if len(cols) >= 2 else math.nan
         low = high = math.nan
-        if len(cols) >= 2 and bx is not None and by is not None:
-            low, high = percentile_interval(tau_b_many(bx[:, cols], by[:, cols]), conf)
+        if len(cols) >= 2:
+            boot = np.empty(n_res)
+            step = max(1, _ORDER_CELLS // len(cols))
+            for lo in range(0, n_res, step):  # chunks of resamples bound memory
+                hi = min(lo + step, n_res)
+                boot[lo:hi] = tau_b_many(columns(pt, cols, lo, hi), columns(jt, cols, lo, hi))
+            low, high = percentile_interval(boot, conf)
         rows.append({"scope": scope, "points": len(cols), "tau": tau, "ci_low": low,
                      "ci_high": high, "same_order": bool(tau == 1.0)})
     return pd.DataFrame(rows, columns=list(ORDER_COLUMNS)).astype({"same_order": bool})
