@@ -126,11 +126,13 @@ class SignificanceTable:
                 f"measure in bold. Evaluation: {self.options}.")
 
     def _cells(self, system: str, bold: Callable[[str], str],
-               sup: Callable[[str], str]) -> list[str]:
-        """The cells of one row, the best mean marked with ``bold``, the letters with ``sup``."""
+               sup: Callable[[str], str],
+               text_of: Callable[[str], str] = lambda t: t) -> list[str]:
+        """The cells of one row, the best mean marked with ``bold``, the letters with ``sup``;
+        the number (or ``–``) written with ``text_of``."""
         cells = []
         for m in self.measures:
-            text = self._number(system, m)
+            text = text_of(self._number(system, m))
             if self.is_best(system, m):
                 text = bold(text)
             marks = self.markers(system, m)
@@ -162,7 +164,7 @@ class SignificanceTable:
         lines = [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
                  "System & " + " & ".join(esc(m) for m in self.measures) + r" \\", r"\midrule"]
         for s in self.systems:
-            cells = self._cells(s, lambda t: rf"\textbf{{{t}}}", lambda k: f"$^{{{k}}}$")
+            cells = self._cells(s, lambda t: rf"\textbf{{{t}}}", lambda k: f"$^{{{k}}}$", esc)
             lines.append(f"({self.labels[s]}) {esc(s)} & " + " & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", "% " + latex_text(self.caption())]
         return "\n".join(lines) + "\n"

@@ -120,25 +120,32 @@ def _gfm_cells(line: str) -> int:
     ("50% & #1 _x_ {y} ~ ^", r"50\% \& \#1 \_x\_ \{y\} \textasciitilde{} \textasciicircum{}"),
     ("two\nlines", "two lines"),
     ("a\r\nb\rc\fd", "a b c d"),
-    (PIPES, PIPES),
-    (SCRIPT, SCRIPT),
-    (FORMULA, FORMULA),
+    (PIPES, r"a\textbar{}b\textbar{}c"),
+    (SCRIPT, r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{}"),
+    (FORMULA, r"=HYPERLINK(\texttt{\char34}http://x\texttt{\char34})"),
+    ("a--b", "a-{}-b"),
+    ("B − A, α = 0.05, 0.1–0.2", r"B $-$ A, $\alpha$ = 0.05, 0.1\textendash{}0.2"),
+    ("café Ñ ß", r"caf\'{e} \~{N} \ss{}"),
+    ("基线", r"\texttt{[U+57FA]}\texttt{[U+7EBF]}"),
 ])
 def test_latex_text(text: str, expected: str) -> None:
     assert latex_text(text) == expected
 
 
 _LATEX_UNESCAPE = {r"\textbackslash{}": "\\", r"\textasciitilde{}": "~",
-                   r"\textasciicircum{}": "^", **{"\\" + c: c for c in "&%$#_{}"}}
+                   r"\textasciicircum{}": "^", r"\textless{}": "<", r"\textgreater{}": ">",
+                   r"\textbar{}": "|", r"\texttt{\char34}": '"', r"\textasciigrave{}": "`",
+                   r"\textquotesingle{}": "'", "-{}": "-", **{"\\" + c: c for c in "&%$#_{}"}}
 
 
-@given(_texts(*"ab1 \n\\&%$#_{}~^", "textbackslash", r"\input{x}"))
+@given(_texts(*"ab1 \n\\&%$#_{}~^<>|\"`'-", "textbackslash", r"\input{x}"))
 def test_latex_text_is_one_pass(text: str) -> None:
     out = latex_text(text)
     pattern = "|".join(re.escape(k) for k in _LATEX_UNESCAPE)
     assert re.sub(pattern, lambda m: _LATEX_UNESCAPE[m.group()], out) == text.replace("\n", " ")
     # every special character left is part of an escape: nothing starts a command or math
-    assert re.fullmatch("[a-z1 ]*", re.sub(pattern, "", out))
+    assert re.fullmatch("[a-z1 -]*", re.sub(pattern, "", out))
+    assert "--" not in out  # no dash ligature
 
 
 # ----------------------------------------------------------------------------- HTML
