@@ -23,7 +23,7 @@ from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
 
-from . import labels_glue, views, workspace_glue
+from . import fit, labels_glue, views, workspace_glue
 from .keys import labeling
 from .keys import labels_data as keys
 from .text import md_escape
@@ -409,7 +409,7 @@ def table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | None, str 
     styler = shown.style.format(formats, na_rep=UNDEFINED)  # type: ignore[arg-type]
     if row_style is not None:
         styler = styler.apply(row_style, axis=1)
-    st.dataframe(styler, hide_index=True, column_config={
+    fit.dataframe(styler, formats=formats, column_config={
         c: st.column_config.Column(header, help=help_) for c, (header, _, help_) in
         columns.items()})
     if undefined and bool(shown.isna().to_numpy().any()):

@@ -63,8 +63,9 @@ from .tables import MetricsTable, metrics_table
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DecisionMemo", "DecisionSettings", "MeetingReport", "ReportInput", "ReportNote",
-           "decision_memo", "decision_note", "input_of", "meeting_report", "read_decision_note"]
+__all__ = ["DecisionMemo", "DecisionSettings", "MeetingReport", "RecordedDecision", "ReportInput",
+           "ReportNote", "decision_memo", "decision_note", "input_of", "meeting_report",
+           "read_decision_note", "recorded_decision"]
 
 _EXTERNAL = re.compile(r"https?://(?!www\.w3\.org/)")
 
@@ -127,6 +128,26 @@ class DecisionSettings:
              "test": self.test, "loss_delta": self.loss_delta, "risk_alpha": self.risk_alpha,
              "resamples": self.n_resamples, "seed": self.seed}, ensure_ascii=False)
 
+    def describe(self) -> list[str]:
+        """The settings as a short list for reading, one setting a line.
+
+        >>> DecisionSettings(("bm25", "new"), "2%", n_resamples=2000).describe()
+        ['runs compared: bm25, new', 'test: paired t-test, α = 0.05', \
+'non-inferiority margin: 2%', 'who gets hurt: a query loses when B − A < 0, URisk α = 1', \
+'resamples: 2,000, seed 0']
+        """
+        from .compare import TEST_LABELS
+
+        margin = "none" if self.margin is None else (
+            self.margin if isinstance(self.margin, str) else f"{self.margin:g}")
+        loss = f"−{self.loss_delta:g}" if self.loss_delta > 0 else "0"
+        return [f"runs compared: {', '.join(self.systems) or 'every run'}",
+                f"test: {TEST_LABELS.get(self.test, self.test)}, α = {self.alpha:g}",
+                f"non-inferiority margin: {margin}",
+                f"who gets hurt: a query loses when B − A < {loss}, URisk α = "
+                f"{self.risk_alpha:g}",
+                f"resamples: {self.n_resamples:,}, seed {self.seed}"]
+
     @classmethod
     def from_text(cls, line: str) -> DecisionSettings | None:
         """The settings of a :meth:`to_text` line; ``None`` when it is not one."""
@@ -171,6 +192,33 @@ def read_decision_note(text: str) -> tuple[str, DecisionSettings | None, str]:
         if line.startswith(_LINK):
             link = line[len(_LINK):].strip()
     return head, settings, link
+
+
+@dataclass(frozen=True)
+class RecordedDecision:
+    """A decision note's text in its parts (:func:`recorded_decision`), to show it as a
+    block: the decision, the evidence sentences when it was recorded, the settings, the
+    link to the live view."""
+
+    decision: str
+    evidence: tuple[str, ...]
+    settings: DecisionSettings | None
+    link: str
+
+
+def recorded_decision(text: str) -> RecordedDecision:
+    """The parts of a :func:`decision_note` text (a plain note: its text, nothing else).
+
+    >>> text = decision_note("Ship B", ["B beats A.", "Nobody loses."],
+    ...                      DecisionSettings(("A", "B")), "compare?x=1")
+    >>> r = recorded_decision(text)
+    >>> r.decision, r.evidence, r.link
+    ('Ship B', ('B beats A.', 'Nobody loses.'), 'compare?x=1')
+    """
+    decision, settings, link = read_decision_note(text)
+    _, sep, tail = text.rpartition(_EVIDENCE)
+    evidence = tuple(line[2:] for line in tail.splitlines() if sep and line.startswith("- "))
+    return RecordedDecision(decision, evidence, settings, link)
 
 
 def _num(x: float, fmt: str = "+.4f") -> str:

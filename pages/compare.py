@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from ireval_app import compare_glue as cg
-from ireval_app import evaluation, frame, state, views, widgets, workspace_glue
+from ireval_app import evaluation, fit, frame, state, views, widgets, workspace_glue
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
 from ireval_core import charts
@@ -108,16 +108,16 @@ with frame.page("compare"):
     table = comparison_table(records)
     # Columns that hold one value for every row go to the caption: the table fits the page.
     constant = [c for c in ("measure", "n") if table[c].nunique() == 1]
-    st.dataframe(
+    fit.dataframe(
         table.style.apply(lambda row: ["background-color: #dcfce7" if row["corrected p"] < alpha
                                        else ""] * len(row), axis=1),
-        hide_index=True,
+        keys=["system_a", "system_b", "test"], budget=800,
         column_order=[c for c in table.columns if c not in constant],
         column_config={
             "system_a": st.column_config.Column("A", help=cg.COLUMN_HELP["system_a"]),
             "system_b": st.column_config.Column("B", help=cg.COLUMN_HELP["system_b"]),
             "measure": st.column_config.Column(width=90),
-            "test": st.column_config.Column(width=95),
+            "test": st.column_config.Column(),
             "mean_a": st.column_config.NumberColumn("mean A", format="%.4f",
                                                     help=cg.COLUMN_HELP["mean_a"]),
             "mean_b": st.column_config.NumberColumn("mean B", format="%.4f",
