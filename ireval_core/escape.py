@@ -30,7 +30,7 @@ it is data, quoted by :mod:`json`.
 Examples
 --------
 >>> print(markdown_text("![b](http://127.0.0.1:9/beacon.png)"))
-\!\[b\]\(http\://127.0.0.1\:9/beacon.png)
+\!\[b\]\(http\://127.0.0.1:9/beacon.png)
 >>> print(latex_text(r"$\input{/etc/passwd}$"))
 \$\textbackslash{}input\{/etc/passwd\}\$
 >>> html_text('"><img src=x onerror=alert(1)>')
@@ -57,13 +57,14 @@ _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 _MD_SPECIAL = re.compile(r"""
       \A(?P<number>\d{1,9})[.)]  # at the start of a line: an ordered-list marker (1. 2)),
-    | \A[-=>.)]               # list item, setext underline, thematic break, block quote;
-                              # anywhere else these are plain text (t-test, >=, 0.05)
-    | [\\`*{}\[\]|$~!^\#+&]   # meaningful anywhere: escape, code, emphasis, links, images,
+    | \A[-+=>.)]              # list item, setext underline, thematic break, block quote;
+                              # anywhere else these are plain text (t-test, +0.22, >=, 0.05)
+    | [\\`*{}\[\]|$~!^\#&]    # meaningful anywhere: escape, code, emphasis, links, images,
                               # table cells, math, strikethrough, entities, ...
     | (?P<underscores>_+)     # emphasis, unless between letters or digits (run_1)
     | <(?![ ])                # a tag, an HTML comment or an autolink (not "p < 0.05")
-    | :(?![ ])                # a directive (:red[...], also ":\tx"), an autolink scheme
+    | (?:\A|(?<=\s)):(?![ ])  # a directive or shortcode (:red[...], :smile:, also ":\tx")
+    | :(?=/)                  # an autolink scheme (http://); a:b inside a word is text
     | (?<=\])\(               # a link destination: ]( even for renderers that ignore \]
     | (?<=(?i:www))\.         # a GFM autolink: www.host
     | (?<=:material)/         # Streamlit rewrites ":material/" in the raw source
@@ -92,10 +93,12 @@ def markdown_text(text: str) -> str:
     has none); ``&``, ``<`` and ``>`` become character references,
     which every Markdown implementation decodes to text (some, such as
     Python-Markdown, keep the HTML after ``\<``). Characters that mean something
-    only at the start of a line (``-``, ``=``, ``>``, ``1.``) are escaped there;
-    ``<`` and ``:`` followed by a space, and ``(`` not after ``]``, are plain text
-    and stay as they are, so prose such as ``p < 0.05`` or ``t-test: (n >= 1)``
-    reads unchanged in the Markdown source. Line breaks become spaces.
+    only at the start of a line (``-``, ``+``, ``=``, ``>``, ``1.``) are escaped there;
+    ``<`` followed by a space, ``:`` inside a word or followed by a space (a directive
+    or a shortcode starts after a space; a scheme's ``://`` is escaped), and ``(`` not
+    after ``]``, are plain text and stay as they are, so prose such as ``p < 0.05``,
+    ``+0.22``, ``splade:rank`` or ``t-test: (n >= 1)`` reads unchanged in the Markdown
+    source, which is also read as plain text. Line breaks become spaces.
 
     The result is safe at the start of a line, inside a GFM table cell (``|`` is
     escaped) and as a run of text in Streamlit's Markdown (``$``, directives and
