@@ -428,8 +428,28 @@ text-align:right;vertical-align:top}tr th:first-child,td.text{text-align:left}
 .note{border-left:3px solid #1f6feb;padding:.2em .8em;margin:.6em 0}
 .decision{border-left-color:#15803d}.memo{border:1px solid #d0d7de;border-radius:6px;
 padding:0 1em .6em;margin:1.2em 0}.memo h2{margin-top:.6em}.best{font-weight:700;background:#e8f1fb}
-table.evidence td{white-space:nowrap}
+table.evidence td{white-space:nowrap}table.evidence td.text{white-space:normal}
+td.text,th{overflow-wrap:anywhere}table{max-width:100%}
 """
+
+
+def _note_html(note: ReportNote) -> str:
+    """A note's text as HTML; a decision as a block: its text, the evidence when it was
+    recorded, its settings as a short list, its link (:func:`recorded_decision`)."""
+    e = html_text
+    if note.kind != "decision":
+        return e(note.text)
+    r = recorded_decision(note.text)
+    out = e(r.decision)
+    if r.evidence:
+        out += ("<div class='meta'>Evidence when recorded:</div><ul>"
+                + "".join(f"<li>{e(x)}</li>" for x in r.evidence) + "</ul>")
+    if r.settings is not None:
+        out += ("<div class='meta'>Settings:</div><ul class='meta'>"
+                + "".join(f"<li>{e(x)}</li>" for x in r.settings.describe()) + "</ul>")
+    if r.link:
+        out += f"<div class='meta'>Live view: <code>{e(r.link)}</code></div>"
+    return out
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, text_cols: int = 1) -> str:
@@ -595,7 +615,7 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         for n in notes:
             who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
             parts.append(f"<div class='note {'decision' if n.kind == 'decision' else ''}'>"
-                         f"<b>{e(n.kind.capitalize())}</b>: {e(n.text)}"
+                         f"<b>{e(n.kind.capitalize())}</b>: {_note_html(n)}"
                          f"<div class='meta'>{e(who)}</div></div>")
     else:
         parts.append("<p class='meta'>No notes.</p>")

@@ -226,13 +226,15 @@ def test_every_page_fits_1280_by_800(server, server_workspace, browser, month):
 
 
 def test_the_meeting_report_fits_1280(browser) -> None:
-    """The meeting report's HTML file (memo of a decision, decision evidence) at 1280 px:
-    no table wider than the text column, no sideways scroll."""
+    """The meeting report's HTML file (memo of a decision, decision evidence, long run
+    names) at 1280 px: no table wider than the text column, no sideways scroll."""
     from ireval_core import read_qrels, read_runs
     from ireval_core.meeting import DecisionSettings, ReportNote, decision_note, meeting_report
 
     qrels = read_qrels(SAMPLE / "qrels.txt")
-    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    # names as real runs have them (file:tag), long enough to fill a table's first column
+    runs = [r.renamed(f"{r.name}-splade-pp-ed-rerank:{r.name}_2026-11")
+            for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
     names = tuple(r.name for r in runs)
     text = decision_note("Ship neural_rerank.", ["neural_rerank beats bm25."],
                          DecisionSettings(names, "2%", n_resamples=500), "compare?margin=2")
@@ -240,6 +242,8 @@ def test_the_meeting_report_fits_1280(browser) -> None:
                       "decision", (names[0], names[2], "nDCG@10"))
     html = meeting_report(qrels, runs, ["nDCG@10", "AP"], notes=[note], n_resamples=500,
                           charts=False).html
+    # the decision among the notes reads as a block: settings as a list, no JSON
+    assert "<li>runs compared: " in html and '{"systems"' not in html
     with guarded_page(browser, width=1280, height=800) as pg:
         pg.set_content(html, wait_until="load")
         wide = pg.evaluate("""() => {
