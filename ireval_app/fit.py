@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-__all__ = ["BUDGET", "column_groups", "dataframe", "needed_widths", "text_width"]
+from ireval_core import formats
+
+__all__ = ["BUDGET", "column_groups", "dataframe", "needed_widths", "percent_columns",
+           "text_width"]
 
 BUDGET = 750
 """Pixels a table may take: the main column at 1280 x 800 with the sidebar open is about
@@ -39,15 +42,17 @@ def text_width(text: str, *, bold: bool = False) -> float:
     return (len(text) - wide) * per_char + wide * 14.5
 
 
-def _formatted(value: Any, fmt: str | None) -> str:
+def _formatted(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
     """A cell as the grid shows it, near enough for its width."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if callable(fmt):
+        return fmt(value)
     if isinstance(value, bool):
         return "☑"
     if isinstance(value, (int, float)):
         if fmt == "percent":
-            return f"{float(value) * 100:.2f}%"
+            return formats.percent(float(value))
         if fmt == "localized":
             return f"{value:,}"
         if fmt and fmt.startswith("{"):
@@ -62,10 +67,10 @@ def _formatted(value: Any, fmt: str | None) -> str:
 
 
 def needed_widths(frame: pd.DataFrame, columns: Sequence[str],
-                  config: Mapping[str, Any], formats: Mapping[str, str] | None = None,
+                  config: Mapping[str, Any], number_formats: Mapping[str, Any] | None = None,
                   ) -> dict[str, float]:
     """Estimated pixels each of ``columns`` needs: its header (the config's label, else the
-    column's name) or its widest value (the first 300 rows, formatted with ``formats`` or
+    column's name) or its widest value (the first 300 rows, formatted with ``number_formats`` or
     the config's number format), whichever is wider, plus padding."""
     out = {}
     sample = frame.head(300)
@@ -74,7 +79,7 @@ def needed_widths(frame: pd.DataFrame, columns: Sequence[str],
         if isinstance(cfg, str):
             cfg = {"label": cfg}
         label = cfg.get("label") or str(c)
-        fmt = (formats or {}).get(c) or (cfg.get("type_config") or {}).get("format")
+        fmt = (number_formats or {}).get(c) or (cfg.get("type_config") or {}).get("format")
         values = sample[c].tolist() if c in sample.columns else []
         widest = max((text_width(_formatted(v, fmt)) for v in values), default=0.0)
         out[c] = max(text_width(label, bold=True), widest) + _PAD
@@ -116,15 +121,44 @@ def column_groups(widths: Mapping[str, float], keys: Sequence[str],
     return pack(min(target, room))
 
 
+def percent_columns(frame: pd.DataFrame, column_config: Mapping[str, Any],
+                    ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Shares shown as percentages with one decimal (:func:`ireval_core.formats.percent`):
+    the columns configured with Streamlit's ``"percent"`` format (which shows ``97%``,
+    ``96.6%`` and ``96.53%`` in one column) are multiplied by 100 in a copy and shown
+    with :data:`~ireval_core.formats.PERCENT_GRID`.
+
+    >>> import streamlit as st
+    >>> f, c = percent_columns(pd.DataFrame({"share": [0.966, 0.9653]}),
+    ...                        {"share": st.column_config.NumberColumn("Share", format="percent")})
+    >>> [formats.PERCENT_GRID % v for v in f["share"]], c["share"]["label"]
+    (['96.6%', '96.5%'], 'Share')
+    """
+    config = dict(column_config)
+    shares = [c for c, cfg in config.items() if isinstance(cfg, Mapping) and c in frame.columns
+              and (cfg.get("type_config") or {}).get("format") == "percent"]
+    if not shares:
+        return frame, config
+    frame = frame.copy()
+    for c in shares:
+        frame[c] = frame[c] * 100
+        cfg = dict(config[c])
+        cfg["type_config"] = {**cfg["type_config"], "format": formats.PERCENT_GRID}
+        config[c] = cfg
+    return frame, config
+
+
 def dataframe(data: pd.DataFrame | Styler, *, column_config: Mapping[str, Any],
               column_order: Sequence[str] | None = None, keys: Sequence[str] | None = None,
-              formats: Mapping[str, str] | None = None, budget: float = BUDGET,
+              number_formats: Mapping[str, Any] | None = None, budget: float = BUDGET,
               **kwargs: Any) -> None:
     """``st.dataframe`` of ``data`` (index hidden), cut into several tables when its
     columns (``column_order``, default all) would not fit ``budget`` pixels; ``keys``:
     the columns that name a row, shown in every part (default: the leading text columns,
-    at most two). ``formats``: the Styler's number formats (``str.format``), for the
+    at most two). ``number_formats``: the Styler's formats (``str.format`` or a function), for the
     estimate."""
+    if not isinstance(data, Styler):
+        data, column_config = percent_columns(data, column_config)
     frame = data.data if isinstance(data, Styler) else data
     shown = list(column_order) if column_order is not None else [str(c) for c in frame.columns]
     if keys is None:
@@ -135,7 +169,7 @@ def dataframe(data: pd.DataFrame | Styler, *, column_config: Mapping[str, Any],
                 break
             keys.append(c)
     keys = [k for k in keys if k in shown]
-    widths = needed_widths(frame, shown, column_config, formats)
+    widths = needed_widths(frame, shown, column_config, number_formats)
     kwargs.setdefault("hide_index", True)
     if sum(widths.values()) <= budget:
         st.dataframe(data, column_config=dict(column_config), column_order=shown, **kwargs)

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from .escape import html_text
+from .formats import grade
 
 __all__ = [
     "COLORS", "ROC_RESOLUTION", "TEMPLATE", "effectiveness_latency", "grade_bars",
@@ -133,8 +134,11 @@ def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
                                  line_shape="hv", name=_t(name), line=_line(i),
                                  marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
     if prevalence is not None:
+        # the label at the left, where precision is high above chance: at the right,
+        # where recall reaches 1, the curves come down to the chance line
         fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
-                      annotation_text=f"chance (prevalence {prevalence:.3f})")
+                      annotation_text=f"chance (prevalence {prevalence:.3f})",
+                      annotation_position="bottom left")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, "Interpolated precision at recall (mean over queries)", "recall",
@@ -156,7 +160,7 @@ def pr_curve(points: Mapping[str, pd.DataFrame], *, prevalence: float | None = N
                                  line=_line(i)))
     if prevalence is not None:
         fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
-                      annotation_text="chance")
+                      annotation_text="chance", annotation_position="bottom left")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, title, "recall", "precision")
@@ -272,6 +276,13 @@ def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
     return _layout(fig, "Per query: run ideal vs qrels ideal", x_label, y_label)
 
 
+def _grade_text(value: object) -> str:
+    """An axis label of a grade table: a number as :func:`~ireval_core.formats.grade`."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return grade(float(value))
+    return str(value)
+
+
 def transition_heatmap(table: pd.DataFrame, *,
                        title: str = "Grade transitions (judgments in both rounds)",
                        x_label: str = "new grade", y_label: str = "old grade",
@@ -285,8 +296,8 @@ def transition_heatmap(table: pd.DataFrame, *,
     cross table, e.g. a rater's labels (rows) against a consensus (columns).
     """
     z = table.to_numpy(dtype=float)
-    x = [str(c) for c in table.columns]
-    y = [str(i) for i in table.index]
+    x = [_grade_text(c) for c in table.columns]  # 1, not 1.0: grades as the files write them
+    y = [_grade_text(i) for i in table.index]
     fig = go.Figure(go.Heatmap(
         z=z, x=x, y=y, colorscale="Blues", text=table.to_numpy(), texttemplate="%{text:,}",
         hovertemplate=(_t(y_label) + " %{y}, " + _t(x_label) + " %{x}: %{z:,.0f} "

@@ -52,6 +52,7 @@ from .decisions import (
 from .errors import invalid_parameter
 from .escape import html_text, markdown_text
 from .evaluate import Evaluation, evaluate
+from .formats import p_text
 from .ideal import ideal_measures, recall_flags
 from .measures import parse_measures
 from .options import EvalOptions
@@ -225,8 +226,7 @@ def _num(x: float, fmt: str = "+.4f") -> str:
     return "undefined" if math.isnan(x) else format(x, fmt)
 
 
-def _p(p: float) -> str:
-    return "p undefined" if math.isnan(p) else "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
+_p = p_text
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,6 +32,7 @@ from .decisions import Evidence, PairEvidence
 from .errors import invalid_parameter
 from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
+from .formats import p_value
 from .measures import parse_measures
 from .params import Interval, Options, check
 from .stats import TESTS, PairComparison
@@ -282,8 +283,7 @@ def _fixed(v: float | None, digits: int = 4) -> str:
     return "–" if v is None or math.isnan(v) else f"{v:.{digits}f}"
 
 
-def _pvalue(v: float | None) -> str:
-    return "–" if v is None or math.isnan(v) else f"{v:.3g}"
+_pvalue = p_value
 
 
 EVIDENCE_COLUMNS = ("B vs A", "unjudged A", "unjudged B", "bounds A", "bounds B", "holes",
@@ -297,7 +297,8 @@ class EvidenceSection:
     section: per measure, a table of every pair's numbers and their sentences, then how
     sure the ranking is. The numbers are those ``compare --format json`` writes
     (:meth:`~ireval_core.decisions.Evidence.blocks`), rounded for reading: means and
-    URisk to 4 decimals, TRisk to 2, p-values to 3 significant digits.
+    URisk to 4 decimals, TRisk to 2, p-values as everywhere
+    (:func:`~ireval_core.formats.p_value`: ``0.012``, ``< 0.001``).
 
     >>> from ireval_core import Qrels, Run
     >>> from ireval_core.decisions import decision_evidence

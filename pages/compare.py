@@ -11,7 +11,7 @@ from ireval_app import compare_glue as cg
 from ireval_app import evaluation, fit, frame, state, views, widgets, workspace_glue
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.compare import (
     CORRECTION_LABELS,
     TEST_LABELS,
@@ -125,8 +125,8 @@ with frame.page("compare"):
             "mean_diff": st.column_config.NumberColumn("B − A", format="%+.4f",
                                                        help=cg.COLUMN_HELP["mean_diff"]),
             "95% CI": st.column_config.Column(help=cg.COLUMN_HELP["95% CI"]),
-            "p": st.column_config.NumberColumn(format="%.2e", help=cg.COLUMN_HELP["p"]),
-            "corrected p": st.column_config.NumberColumn("adj. p", format="%.2e",
+            "p": st.column_config.NumberColumn(format=formats.P_GRID, help=cg.COLUMN_HELP["p"]),
+            "corrected p": st.column_config.NumberColumn("adj. p", format=formats.P_GRID,
                                                          help=cg.COLUMN_HELP["corrected p"]),
             "effect size": st.column_config.NumberColumn("d_z", format="%+.3f",
                                                          help=cg.COLUMN_HELP["effect size"]),
@@ -344,7 +344,7 @@ with frame.page("compare"):
                   help="Mean difference in which each loss weighs 1 + α")
         r3.metric("TRisk", f"{risk.trisk:+.2f}",
                   help="URisk over its standard error: below −2, B is significantly riskier")
-        r4.metric("TRisk p", "—" if risk.pvalue != risk.pvalue else f"{risk.pvalue:.2g}",
+        r4.metric("TRisk p", formats.p_value(risk.pvalue),
                   help="Two-sided, t with n − 1 degrees of freedom")
         if risk.worst:
             st.markdown("Worst losses (open a query on the Queries page):")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import fit, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_trend as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.labels import export_batch, next_batch
 
 _NUM = st.column_config.NumberColumn
@@ -75,7 +75,7 @@ def _changes_table(changes, k: int, definitions: dict[str, str]) -> None:
         "delta": _NUM("Change", format="%+.4f", help=definitions.get("delta")),
         "ci_low": _NUM("Low", format="%+.4f", help=definitions.get("change_ci")),
         "ci_high": _NUM("High", format="%+.4f", help=definitions.get("change_ci")),
-        "p": _NUM("p", format="%.3g"),
+        "p": _NUM("p", format=formats.P_GRID),
         "drop": st.column_config.CheckboxColumn("Drop", help=definitions.get("change_ci")),
         "mdc": _NUM("Min. detectable change", format="%.3f", help=definitions.get("mdc")),
         "anchor_shift": _NUM("Anchor shift (grade)", format="%+.2f",
