@@ -300,7 +300,9 @@ with frame.page("compare"):
                     mark = (":material/check_circle:" if result.conclusive
                             else ":material/remove:")
                     st.markdown(f"{mark} {widgets.md_escape(result.sentence(a, b, str(m)))}")
-            st.dataframe(cg.margin_table(ni, boot, equivalence), hide_index=True)
+            st.dataframe(cg.margin_table(ni, boot, equivalence), hide_index=True, column_config={
+                "B − A": st.column_config.NumberColumn(format=formats.DIFFERENCE_GRID),
+                "p": st.column_config.NumberColumn(format=formats.P_GRID)})
             st.caption(widgets.md_escape(
                 f"Margin M = {ni.margin:.4g} {m}"
                 + (f" ({ni.percent:g}% of {a}'s mean {ni.baseline_mean:.4f})"

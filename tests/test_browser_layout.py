@@ -16,14 +16,16 @@ of problems), in one session of one browser. On each it asserts:
 * no clipped table header: each data-grid column is at least as wide as its title
   (widths from the grid's own column list, the title measured in the grid's header font).
 
-It saves a screenshot of each page's whole main column (the window made taller, the width
-unchanged) to ``test-artifacts/layout_<page>.png``, looked at by a person. The meeting
+With ``IREVAL_SCREENSHOTS=1`` it saves a screenshot of each page's whole main column (the
+window made taller, the width unchanged) to ``test-artifacts/layout_<page>.png``, to be
+looked at by a person; a page with a problem is always saved. The meeting
 report's HTML file is checked the same way at 1280 px. Server, chromium and waits:
 ``tests/browser_support.py``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,9 @@ from browser_support import ARTIFACTS, guarded_page, nav, no_exception, require_
 require_chromium()
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
+SCREENSHOTS = os.environ.get("IREVAL_SCREENSHOTS") == "1"
+"""Save every page's screenshot (a page with a problem is always saved): off in the
+suite, where the tall screenshots would double the test's time."""
 
 PAGES = ("Data", "Metrics", "Curves", "Compare", "Queries", "Efficiency", "Qrels rounds",
          "nDCG vs DCG", "Labeling data", "Trend", "Raters", "Label changes", "Side by side",
@@ -136,6 +141,8 @@ def _check(page: Any, name: str, found: dict[str, list[str]]) -> None:
     problems = [f"cut short: {t}" for t in page.evaluate(CUT)] + page.evaluate(OVERFLOW)
     if problems:
         found[name] = problems
+    if not SCREENSHOTS and not problems:
+        return
     height = page.evaluate(
         "() => document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight")
     page.set_viewport_size({"width": 1280, "height": min(height + 120, 16_000)})
