@@ -122,6 +122,14 @@ def _line(i: int) -> dict[str, object]:
     return dict(color=_color(i), dash=_DASHES[i % len(_DASHES)], width=max(4.0 - 0.8 * i, 1.6))
 
 
+def _chance_line(fig: go.Figure, prevalence: float, label: str) -> None:
+    """The horizontal chance line at ``prevalence``, named in the legend (a label on the
+    plot would lie across the curves that cross it)."""
+    fig.add_hline(y=prevalence, line_dash="dot", line_color="grey")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=label, hoverinfo="skip",
+                             line=dict(dash="dot", color="grey")))
+
+
 def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
                           prevalence: float | None = None) -> go.Figure:
     """11-point interpolated precision/recall, one stepped line per system.
@@ -134,11 +142,7 @@ def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
                                  line_shape="hv", name=_t(name), line=_line(i),
                                  marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
     if prevalence is not None:
-        # the label at the left, where precision is high above chance: at the right,
-        # where recall reaches 1, the curves come down to the chance line
-        fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
-                      annotation_text=f"chance (prevalence {prevalence:.3f})",
-                      annotation_position="bottom left")
+        _chance_line(fig, prevalence, f"chance (prevalence {prevalence:.3f})")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, "Interpolated precision at recall (mean over queries)", "recall",
@@ -159,8 +163,7 @@ def pr_curve(points: Mapping[str, pd.DataFrame], *, prevalence: float | None = N
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="vh", name=_t(name),
                                  line=_line(i)))
     if prevalence is not None:
-        fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
-                      annotation_text="chance", annotation_position="bottom left")
+        _chance_line(fig, prevalence, "chance")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, title, "recall", "precision")
