@@ -9,7 +9,7 @@ ADDRESS ?= 127.0.0.1
 # together on one of them); TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 
-.PHONY: run test lint bench sample browser postgres clean
+.PHONY: run test lint bench sample browser tex postgres clean
 
 # Runtime environment: re-installed whenever requirements.txt changes.
 $(VENV)/.runtime: requirements.txt
@@ -31,7 +31,7 @@ run: $(VENV)/.runtime
 	  --server.address $(ADDRESS)
 
 ## test: lint and type-check, then the whole suite (unit, oracle, AppTest, real browser)
-test: $(VENV)/.dev browser postgres
+test: $(VENV)/.dev browser tex postgres
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
@@ -47,6 +47,14 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
 	  else echo "no CJK font: run 'sudo apt-get install fonts-noto-cjk' (Chinese labels render as boxes)"; fi; }
+
+## tex: Debian's pdflatex (texlive-latex-base: 39 MB download, 121 MB installed, about a
+## minute) for the test that compiles report --format latex (apt-get when root)
+tex:
+	@command -v pdflatex >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends texlive-latex-base >/dev/null; \
+	  else echo "pdflatex missing: run 'sudo apt-get install texlive-latex-base' for the LaTeX test"; fi; }
 
 ## postgres: Debian's PostgreSQL server for the workspace tests (installed with apt-get when root)
 postgres:

@@ -128,6 +128,21 @@ PAGES: dict[str, PageInfo] = {p.name: p for pages in SECTIONS.values() for p in 
 """Every page by its name (its URL path; ``"data"`` for the Data page)."""
 
 
+LAYOUT_CSS = """<style>
+[data-testid="stMultiSelectTagsContainer"] {
+  flex-wrap: wrap !important; overflow: visible !important; height: auto !important; }
+[data-testid="stMultiSelectTagsContainer"] > [role="group"] { flex-wrap: wrap !important; }
+[data-testid="stMultiSelect"] [role="group"]:has(> [data-testid="stMultiSelectTagsContainer"]) {
+  height: auto !important; max-height: none !important; min-height: 40px; }
+[data-testid="stMarkdownContainer"] pre, [data-testid="stMarkdownContainer"] pre code {
+  white-space: pre-wrap !important; overflow-wrap: anywhere; }
+</style>"""
+"""What every page adds to Streamlit's look so that it fits a laptop's 1280 px: a
+multiselect shows all its chips (on as many lines as they need; Streamlit scrolls them
+sideways in one line, hiding the last), and a code block in Markdown (an error's list of
+problems) wraps its long lines instead of scrolling them."""
+
+
 @contextmanager
 def page(name: str) -> Iterator[None]:
     """Draw the frame of the page ``name`` (a key of :data:`PAGES`) around the block.
@@ -141,6 +156,7 @@ def page(name: str) -> Iterator[None]:
     # shows its own icon, or a page's Material icon fetched from fonts.gstatic.com: a
     # request to another host, a broken icon for a team without internet access.
     st.set_page_config(page_title=TAB_TITLE, page_icon=str(FAVICON), layout="wide")
+    st.html(LAYOUT_CSS)
     notes = st.container()  # top of the page: values of the link that were not applied
     with st.sidebar:
         menu()

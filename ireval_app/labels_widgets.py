@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import pandas as pd
 import streamlit as st
@@ -23,7 +23,7 @@ from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
 
-from . import labels_glue, views, workspace_glue
+from . import fit, labels_glue, views, workspace_glue
 from .keys import labeling
 from .keys import labels_data as keys
 from .text import md_escape
@@ -413,11 +413,13 @@ UNDEFINED = "–"
 """What a table cell shows when its number is not defined (no "None")."""
 
 
-def table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | None, str | None]], *,
+def table(frame: pd.DataFrame,
+          columns: Mapping[str, tuple[str, str | Callable[[Any], str] | None, str | None]], *,
           row_style: Callable[[pd.Series], list[str]] | None = None,
           undefined: str | None = None) -> None:
     """``st.dataframe`` of ``frame``'s ``columns`` with readable headers: each column is
-    ``name -> (header, format, help)`` (format as ``str.format``, e.g. ``"{:.3f}"``,
+    ``name -> (header, format, help)`` (format as ``str.format``, e.g. ``"{:.3f}"``, or a
+    function such as :func:`ireval_core.formats.label`,
     ``None``: as it is). Undefined numbers show as :data:`UNDEFINED`, and ``undefined``
     (what they mean) is said in a caption under the table when there is any."""
     shown = frame[list(columns)]
@@ -425,7 +427,7 @@ def table(frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | None, str 
     styler = shown.style.format(formats, na_rep=UNDEFINED)  # type: ignore[arg-type]
     if row_style is not None:
         styler = styler.apply(row_style, axis=1)
-    st.dataframe(styler, hide_index=True, column_config={
+    fit.dataframe(styler, number_formats=formats, column_config={
         c: st.column_config.Column(header, help=help_) for c, (header, _, help_) in
         columns.items()})
     if undefined and bool(shown.isna().to_numpy().any()):

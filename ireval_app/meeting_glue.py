@@ -9,10 +9,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ireval_core.dataset import Dataset
-from ireval_core.meeting import ReportInput, ReportNote, meeting_report
+from ireval_core.meeting import ReportInput, ReportNote, meeting_report, recorded_decision
 from ireval_core.options import EvalOptions
 
-__all__ = ["memo_markdown", "report_html"]
+from .text import inline_code, md_escape
+
+__all__ = ["decision_markdown", "memo_markdown", "report_html"]
+
+
+def decision_markdown(target: str, text: str) -> str:
+    """A recorded decision as a readable Markdown block: the decision on its target, the
+    evidence when it was recorded as a list, the settings as a short list, the link to
+    the live view (every uploaded name escaped)."""
+    r = recorded_decision(text)
+    out = [f":green[**Decision**] on {md_escape(target)}: {md_escape(r.decision)}"]
+    if r.evidence:
+        out += ["", "**Evidence when recorded**", ""]
+        out += [f"- {md_escape(e)}" for e in r.evidence]
+    if r.settings is not None:
+        out += ["", "**Settings**", ""]
+        out += [f"- {md_escape(line)}" for line in r.settings.describe()]
+    if r.link:
+        out += ["", f"**Live view**: {inline_code(r.link)}"]
+    return "\n".join(out)
 
 
 def report_html(dataset: Dataset, options: EvalOptions, measures: Sequence[str], *,

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from .escape import html_text
+from .formats import grade
 
 __all__ = [
     "COLORS", "ROC_RESOLUTION", "TEMPLATE", "effectiveness_latency", "grade_bars",
@@ -121,6 +122,14 @@ def _line(i: int) -> dict[str, object]:
     return dict(color=_color(i), dash=_DASHES[i % len(_DASHES)], width=max(4.0 - 0.8 * i, 1.6))
 
 
+def _chance_line(fig: go.Figure, prevalence: float, label: str) -> None:
+    """The horizontal chance line at ``prevalence``, named in the legend (a label on the
+    plot would lie across the curves that cross it)."""
+    fig.add_hline(y=prevalence, line_dash="dot", line_color="grey")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=label, hoverinfo="skip",
+                             line=dict(dash="dot", color="grey")))
+
+
 def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
                           prevalence: float | None = None) -> go.Figure:
     """11-point interpolated precision/recall, one stepped line per system.
@@ -133,8 +142,7 @@ def interpolated_pr_curve(curves: Mapping[str, pd.DataFrame], *,
                                  line_shape="hv", name=_t(name), line=_line(i),
                                  marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=8)))
     if prevalence is not None:
-        fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
-                      annotation_text=f"chance (prevalence {prevalence:.3f})")
+        _chance_line(fig, prevalence, f"chance (prevalence {prevalence:.3f})")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, "Interpolated precision at recall (mean over queries)", "recall",
@@ -155,8 +163,7 @@ def pr_curve(points: Mapping[str, pd.DataFrame], *, prevalence: float | None = N
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line_shape="vh", name=_t(name),
                                  line=_line(i)))
     if prevalence is not None:
-        fig.add_hline(y=prevalence, line_dash="dot", line_color="grey",
-                      annotation_text="chance")
+        _chance_line(fig, prevalence, "chance")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, title, "recall", "precision")
@@ -272,6 +279,13 @@ def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",
     return _layout(fig, "Per query: run ideal vs qrels ideal", x_label, y_label)
 
 
+def _grade_text(value: object) -> str:
+    """An axis label of a grade table: a number as :func:`~ireval_core.formats.grade`."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return grade(float(value))
+    return str(value)
+
+
 def transition_heatmap(table: pd.DataFrame, *,
                        title: str = "Grade transitions (judgments in both rounds)",
                        x_label: str = "new grade", y_label: str = "old grade",
@@ -285,8 +299,8 @@ def transition_heatmap(table: pd.DataFrame, *,
     cross table, e.g. a rater's labels (rows) against a consensus (columns).
     """
     z = table.to_numpy(dtype=float)
-    x = [str(c) for c in table.columns]
-    y = [str(i) for i in table.index]
+    x = [_grade_text(c) for c in table.columns]  # 1, not 1.0: grades as the files write them
+    y = [_grade_text(i) for i in table.index]
     fig = go.Figure(go.Heatmap(
         z=z, x=x, y=y, colorscale="Blues", text=table.to_numpy(), texttemplate="%{text:,}",
         hovertemplate=(_t(y_label) + " %{y}, " + _t(x_label) + " %{x}: %{z:,.0f} "

@@ -28,6 +28,7 @@ from .data import Qrels, Run
 from .errors import invalid_parameter
 from .escape import csv_cell
 from .evaluate import Evaluation, evaluate
+from .formats import p_text
 from .measures import Measure, parse_measures
 from .options import EvalOptions
 from .params import OPEN_UNIT, POSITIVE, Options, check, validate_params
@@ -277,10 +278,7 @@ class Verdict:
         return self.outcome == "significant"
 
 
-def _p(p: float) -> str:
-    if math.isnan(p):
-        return "p undefined"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+_p = p_text
 
 
 def _num(x: float) -> str:

@@ -30,7 +30,7 @@ it is data, quoted by :mod:`json`.
 Examples
 --------
 >>> print(markdown_text("![b](http://127.0.0.1:9/beacon.png)"))
-\!\[b\]\(http\://127.0.0.1\:9/beacon.png)
+\!\[b\]\(http\://127.0.0.1:9/beacon.png)
 >>> print(latex_text(r"$\input{/etc/passwd}$"))
 \$\textbackslash{}input\{/etc/passwd\}\$
 >>> html_text('"><img src=x onerror=alert(1)>')
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -56,13 +57,14 @@ _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 _MD_SPECIAL = re.compile(r"""
       \A(?P<number>\d{1,9})[.)]  # at the start of a line: an ordered-list marker (1. 2)),
-    | \A[-=>.)]               # list item, setext underline, thematic break, block quote;
-                              # anywhere else these are plain text (t-test, >=, 0.05)
-    | [\\`*{}\[\]|$~!^\#+&]   # meaningful anywhere: escape, code, emphasis, links, images,
+    | \A[-+=>.)]              # list item, setext underline, thematic break, block quote;
+                              # anywhere else these are plain text (t-test, +0.22, >=, 0.05)
+    | [\\`*{}\[\]|$~!^\#&]    # meaningful anywhere: escape, code, emphasis, links, images,
                               # table cells, math, strikethrough, entities, ...
     | (?P<underscores>_+)     # emphasis, unless between letters or digits (run_1)
     | <(?![ ])                # a tag, an HTML comment or an autolink (not "p < 0.05")
-    | :(?![ ])                # a directive (:red[...], also ":\tx"), an autolink scheme
+    | (?:\A|(?<=\s)):(?![ ])  # a directive or shortcode (:red[...], :smile:, also ":\tx")
+    | :(?=/)                  # an autolink scheme (http://); a:b inside a word is text
     | (?<=\])\(               # a link destination: ]( even for renderers that ignore \]
     | (?<=(?i:www))\.         # a GFM autolink: www.host
     | (?<=:material)/         # Streamlit rewrites ":material/" in the raw source
@@ -91,10 +93,12 @@ def markdown_text(text: str) -> str:
     has none); ``&``, ``<`` and ``>`` become character references,
     which every Markdown implementation decodes to text (some, such as
     Python-Markdown, keep the HTML after ``\<``). Characters that mean something
-    only at the start of a line (``-``, ``=``, ``>``, ``1.``) are escaped there;
-    ``<`` and ``:`` followed by a space, and ``(`` not after ``]``, are plain text
-    and stay as they are, so prose such as ``p < 0.05`` or ``t-test: (n >= 1)``
-    reads unchanged in the Markdown source. Line breaks become spaces.
+    only at the start of a line (``-``, ``+``, ``=``, ``>``, ``1.``) are escaped there;
+    ``<`` followed by a space, ``:`` inside a word or followed by a space (a directive
+    or a shortcode starts after a space; a scheme's ``://`` is escaped), and ``(`` not
+    after ``]``, are plain text and stay as they are, so prose such as ``p < 0.05``,
+    ``+0.22``, ``splade:rank`` or ``t-test: (n >= 1)`` reads unchanged in the Markdown
+    source, which is also read as plain text. Line breaks become spaces.
 
     The result is safe at the start of a line, inside a GFM table cell (``|`` is
     escaped) and as a run of text in Streamlit's Markdown (``$``, directives and
@@ -138,27 +142,103 @@ def markdown_text(text: str) -> str:
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
           "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-          "^": r"\textasciicircum{}"}
-_LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]")
+          "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+          "|": r"\textbar{}", '"': r"\texttt{\char34}", "`": r"\textasciigrave{}",
+          "'": r"\textquotesingle{}"}
+"""ASCII characters that LaTeX does not typeset as themselves in text mode: the specials,
+and those the default (OT1) font encoding typesets as something else (``<`` as ¡) or
+joins into a ligature (````` `` ````` as “)."""
+
+_LATEX_UNICODE = {
+    "\u2212": "$-$", "\u2013": r"\textendash{}", "\u2014": r"\textemdash{}", "\u2010": "-",
+    "\u2011": "-", "\u00a0": r"\nobreakspace{}", "\u2009": r"\,", "\u202f": r"\,",
+    "\u2002": r"\enspace{}", "\u2003": r"\quad{}", "\u2018": "`", "\u2019": "'",
+    "\u201c": "``", "\u201d": "''",
+    "\u2026": r"\ldots{}", "\u2022": r"\textbullet{}", "\u00b7": r"$\cdot$",
+    "\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u00f7": r"$\div$", "\u2264": r"$\leq$",
+    "\u2265": r"$\geq$", "\u2260": r"$\neq$", "\u2248": r"$\approx$", "\u221e": r"$\infty$",
+    "\u221a": r"$\surd$", "\u2192": r"$\rightarrow$", "\u2190": r"$\leftarrow$",
+    "\u2194": r"$\leftrightarrow$", "\u21d2": r"$\Rightarrow$", "\u2208": r"$\in$",
+    "\u2211": r"$\sum$", "\u00bd": r"$\frac{1}{2}$", "\u00bc": r"$\frac{1}{4}$",
+    "\u00be": r"$\frac{3}{4}$", "\u00b0": r"$^{\circ}$", "\u00b2": r"$^{2}$", "\u00b3": r"$^{3}$",
+    "\u00b9": r"$^{1}$", "\u2030": r"\textperthousand{}", "\u00a7": r"\S{}", "\u00b6": r"\P{}",
+    "\u00a9": r"\copyright{}", "\u00ae": r"\textregistered{}", "\u2122": r"\texttrademark{}",
+    "\u00a3": r"\pounds{}", "\u20ac": r"\texteuro{}", "\u00bf": r"?`", "\u00a1": r"!`",
+    "\u00df": r"\ss{}", "\u00e6": r"\ae{}", "\u00c6": r"\AE{}", "\u0153": r"\oe{}",
+    "\u0152": r"\OE{}", "\u00f8": r"\o{}", "\u00d8": r"\O{}", "\u0142": r"\l{}",
+    "\u0141": r"\L{}", "\u0131": r"\i{}",
+    # Greek, in math mode (text mode has no Greek in the default encoding)
+    **{chr(0x3b1 + i): f"$\\{name}$" for i, name in enumerate(
+        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi o pi rho "
+        "varsigma sigma tau upsilon phi chi psi omega".split()) if name != "o"},
+    "\u03bf": "o",
+    **{g: f"$\\{name}$" for g, name in zip("ΓΔΘΛΞΠΣΦΨΩ", (
+        "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega"),
+        strict=True)},
+    # the modifier letters of superscript markers (``0.5000 ᵃᵇ``)
+    **{sup: f"\\textsuperscript{{{c}}}" for c, sup in zip(
+        "abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+        strict=True)},
+}
+"""Non-ASCII characters of ireval's own text (−, –, α, →, ≥, …) and common ones of
+uploaded names, as LaTeX that the LaTeX kernel typesets with no package."""
+
+_LATEX_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=",
+                  "\u0306": "u", "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H",
+                  "\u030c": "v", "\u0327": "c", "\u0328": "k"}
+"""Combining accents (of a Unicode decomposition) -> LaTeX's accent command."""
+
+_LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX)) + "]|-(?=-)|[^\\x00-\\x7f]")
+
+
+def _latex_char(c: str) -> str:
+    """LaTeX for one character that is not plain ASCII text: its escape, its command,
+    a letter with its accent, or its code point ``[U+4E2D]`` in typewriter type."""
+    if c in _LATEX:
+        return _LATEX[c]
+    if c == "-":  # a hyphen before a hyphen: "--" would be a dash
+        return "-{}"
+    if c in _LATEX_UNICODE:
+        return _LATEX_UNICODE[c]
+    decomposed = unicodedata.normalize("NFD", c)
+    base, marks = decomposed[0], decomposed[1:]
+    if base.isascii() and base.isalpha() and marks and all(m in _LATEX_ACCENTS for m in marks):
+        out = "\\i" if base == "i" else "\\j" if base == "j" else base
+        for m in marks:
+            out = f"\\{_LATEX_ACCENTS[m]}{{{out}}}"
+        return out
+    if unicodedata.category(c) in ("Zs", "Zl", "Zp", "Cc"):
+        return " "
+    return rf"\texttt{{[U+{ord(c):04X}]}}"
 
 
 def latex_text(text: str) -> str:
     r"""Escape ``text`` so that LaTeX typesets it literally (text mode, e.g. a table cell).
 
-    One pass over the text: each of ``\ & % $ # _ { } ~ ^`` is replaced by its
-    text-mode form, and the replacements are never escaped again (so ``\`` gives
-    ``\textbackslash{}``, not ``\textbackslash\{\}``). Line breaks become spaces,
-    so that the text cannot end a ``%`` comment or a table row.
+    The result is plain ASCII, valid in text mode of a document compiled by ``pdflatex``
+    with no package loaded, whatever ``text`` holds. One pass over the text: each of
+    ``\ & % $ # _ { } ~ ^`` becomes its text-mode form, and so do the ASCII characters
+    the default font encoding would typeset as others (``< > | " ` '``) and a hyphen
+    before a hyphen (``--`` would be a dash); the replacements are never escaped again
+    (so ``\`` gives ``\textbackslash{}``, not ``\textbackslash\{\}``). Characters
+    outside ASCII become LaTeX too: ireval's own symbols (``−`` as ``$-$``, ``α`` as
+    ``$\alpha$``, ``–``, ``≥``, ``→``, ``…``), letters with accents (``é`` as
+    ``\'{e}``), ``ß æ ø ł``; any other (Chinese, Cyrillic, emoji) is written as its
+    code point in typewriter type, ``[U+4E2D]``: ``pdflatex`` has no glyph for it
+    without packages a document must choose (``CJKutf8``, ``babel``), and a character
+    it cannot typeset stops it. Line breaks become spaces, so that the text cannot end
+    a ``%`` comment or a table row.
 
     Parameters
     ----------
     text:
-        Untrusted text: a run name, a query id, a document id.
+        Untrusted text: a run name, a query id, a document id; or ireval's own
+        sentences, which use ``−``, ``–`` and ``α``.
 
     Returns
     -------
     str
-        LaTeX source that typesets as ``text``.
+        ASCII LaTeX source that typesets as ``text``.
 
     Examples
     --------
@@ -168,8 +248,10 @@ def latex_text(text: str) -> str:
     50\% of run\_1 \& \textasciitilde{}2\textasciicircum{}3 \#1
     >>> print(latex_text("two\nlines"))
     two lines
+    >>> print(latex_text("B − A < −0.01 at α = 0.05; café 中"))
+    B $-$ A \textless{} $-$0.01 at $\alpha$ = 0.05; caf\'{e} \texttt{[U+4E2D]}
     """
-    return _LATEX_SPECIAL.sub(lambda m: _LATEX[m.group()], _LINE_BREAK.sub(" ", text))
+    return _LATEX_SPECIAL.sub(lambda m: _latex_char(m.group()), _LINE_BREAK.sub(" ", text))
 
 
 def html_text(text: str) -> str:

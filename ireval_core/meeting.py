@@ -52,6 +52,7 @@ from .decisions import (
 from .errors import invalid_parameter
 from .escape import html_text, markdown_text
 from .evaluate import Evaluation, evaluate
+from .formats import p_text
 from .ideal import ideal_measures, recall_flags
 from .measures import parse_measures
 from .options import EvalOptions
@@ -63,9 +64,9 @@ from .tables import MetricsTable, metrics_table
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DecisionMemo", "DecisionSettings", "MeetingReport", "ReportInput", "ReportNote",
-           "decision_memo", "decision_note", "input_of", "meeting_report", "note_text",
-           "read_decision_note", "view_link"]
+__all__ = ["DecisionMemo", "DecisionSettings", "MeetingReport", "RecordedDecision", "ReportInput",
+           "ReportNote", "decision_memo", "decision_note", "input_of", "meeting_report",
+           "note_text", "read_decision_note", "recorded_decision", "view_link"]
 
 _EXTERNAL = re.compile(r"https?://(?!www\.w3\.org/)")
 
@@ -127,6 +128,26 @@ class DecisionSettings:
             {"systems": list(self.systems), "margin": self.margin, "alpha": self.alpha,
              "test": self.test, "loss_delta": self.loss_delta, "risk_alpha": self.risk_alpha,
              "resamples": self.n_resamples, "seed": self.seed}, ensure_ascii=False)
+
+    def describe(self) -> list[str]:
+        """The settings as a short list for reading, one setting a line.
+
+        >>> DecisionSettings(("bm25", "new"), "2%", n_resamples=2000).describe()
+        ['runs compared: bm25, new', 'test: paired t-test, α = 0.05', \
+'non-inferiority margin: 2%', 'who gets hurt: a query loses when B − A < 0, URisk α = 1', \
+'resamples: 2,000, seed 0']
+        """
+        from .compare import TEST_LABELS
+
+        margin = "none" if self.margin is None else (
+            self.margin if isinstance(self.margin, str) else f"{self.margin:g}")
+        loss = f"−{self.loss_delta:g}" if self.loss_delta > 0 else "0"
+        return [f"runs compared: {', '.join(self.systems) or 'every run'}",
+                f"test: {TEST_LABELS.get(self.test, self.test)}, α = {self.alpha:g}",
+                f"non-inferiority margin: {margin}",
+                f"who gets hurt: a query loses when B − A < {loss}, URisk α = "
+                f"{self.risk_alpha:g}",
+                f"resamples: {self.n_resamples:,}, seed {self.seed}"]
 
     @classmethod
     def from_text(cls, line: str) -> DecisionSettings | None:
@@ -199,12 +220,38 @@ def view_link(text: str) -> str:
     return link if re.match(r"(https?://|/(?!/))", link) else ""
 
 
+@dataclass(frozen=True)
+class RecordedDecision:
+    """A decision note's text in its parts (:func:`recorded_decision`), to show it as a
+    block: the decision, the evidence sentences when it was recorded, the settings, the
+    link to the live view."""
+
+    decision: str
+    evidence: tuple[str, ...]
+    settings: DecisionSettings | None
+    link: str
+
+
+def recorded_decision(text: str) -> RecordedDecision:
+    """The parts of a :func:`decision_note` text (a plain note: its text, nothing else).
+
+    >>> text = decision_note("Ship B", ["B beats A.", "Nobody loses."],
+    ...                      DecisionSettings(("A", "B")), "compare?x=1")
+    >>> r = recorded_decision(text)
+    >>> r.decision, r.evidence, r.link
+    ('Ship B', ('B beats A.', 'Nobody loses.'), 'compare?x=1')
+    """
+    decision, settings, link = read_decision_note(text)
+    _, sep, tail = text.rpartition(_EVIDENCE)
+    evidence = tuple(line[2:] for line in tail.splitlines() if sep and line.startswith("- "))
+    return RecordedDecision(decision, evidence, settings, link)
+
+
 def _num(x: float, fmt: str = "+.4f") -> str:
     return "undefined" if math.isnan(x) else format(x, fmt)
 
 
-def _p(p: float) -> str:
-    return "p undefined" if math.isnan(p) else "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
+_p = p_text
 
 
 @dataclass(frozen=True, eq=False)
@@ -406,8 +453,28 @@ text-align:right;vertical-align:top}tr th:first-child,td.text{text-align:left}
 .note{border-left:3px solid #1f6feb;padding:.2em .8em;margin:.6em 0}
 .decision{border-left-color:#15803d}.memo{border:1px solid #d0d7de;border-radius:6px;
 padding:0 1em .6em;margin:1.2em 0}.memo h2{margin-top:.6em}.best{font-weight:700;background:#e8f1fb}
-table.evidence td{white-space:nowrap}
+table.evidence td{white-space:nowrap}table.evidence td.text{white-space:normal}
+td.text,th{overflow-wrap:anywhere}table{max-width:100%}
 """
+
+
+def _note_html(note: ReportNote) -> str:
+    """A note's text as HTML; a decision as a block: its text, the evidence when it was
+    recorded, its settings as a short list, its link (:func:`recorded_decision`)."""
+    e = html_text
+    if note.kind != "decision":
+        return e(note.text)
+    r = recorded_decision(note.text)
+    out = e(r.decision)
+    if r.evidence:
+        out += ("<div class='meta'>Evidence when recorded:</div><ul>"
+                + "".join(f"<li>{e(x)}</li>" for x in r.evidence) + "</ul>")
+    if r.settings is not None:
+        out += ("<div class='meta'>Settings:</div><ul class='meta'>"
+                + "".join(f"<li>{e(x)}</li>" for x in r.settings.describe()) + "</ul>")
+    if r.link:
+        out += f"<div class='meta'>Live view: <code>{e(r.link)}</code></div>"
+    return out
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, text_cols: int = 1) -> str:
@@ -573,7 +640,7 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         for n in notes:
             who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
             parts.append(f"<div class='note {'decision' if n.kind == 'decision' else ''}'>"
-                         f"<b>{e(n.kind.capitalize())}</b>: {e(n.text)}"
+                         f"<b>{e(n.kind.capitalize())}</b>: {_note_html(n)}"
                          f"<div class='meta'>{e(who)}</div></div>")
     else:
         parts.append("<p class='meta'>No notes.</p>")

@@ -32,6 +32,7 @@ from .decisions import Evidence, PairEvidence
 from .errors import invalid_parameter
 from .escape import html_text, latex_text, markdown_text
 from .evaluate import Evaluation
+from .formats import p_value
 from .measures import parse_measures
 from .params import Interval, Options, check
 from .stats import TESTS, PairComparison
@@ -126,11 +127,13 @@ class SignificanceTable:
                 f"measure in bold. Evaluation: {self.options}.")
 
     def _cells(self, system: str, bold: Callable[[str], str],
-               sup: Callable[[str], str]) -> list[str]:
-        """The cells of one row, the best mean marked with ``bold``, the letters with ``sup``."""
+               sup: Callable[[str], str],
+               text_of: Callable[[str], str] = lambda t: t) -> list[str]:
+        """The cells of one row, the best mean marked with ``bold``, the letters with ``sup``;
+        the number (or ``–``) written with ``text_of``."""
         cells = []
         for m in self.measures:
-            text = self._number(system, m)
+            text = text_of(self._number(system, m))
             if self.is_best(system, m):
                 text = bold(text)
             marks = self.markers(system, m)
@@ -162,7 +165,7 @@ class SignificanceTable:
         lines = [r"\begin{tabular}{l" + "r" * len(self.measures) + "}", r"\toprule",
                  "System & " + " & ".join(esc(m) for m in self.measures) + r" \\", r"\midrule"]
         for s in self.systems:
-            cells = self._cells(s, lambda t: rf"\textbf{{{t}}}", lambda k: f"$^{{{k}}}$")
+            cells = self._cells(s, lambda t: rf"\textbf{{{t}}}", lambda k: f"$^{{{k}}}$", esc)
             lines.append(f"({self.labels[s]}) {esc(s)} & " + " & ".join(cells) + r" \\")
         lines += [r"\bottomrule", r"\end{tabular}", "% " + latex_text(self.caption())]
         return "\n".join(lines) + "\n"
@@ -280,8 +283,7 @@ def _fixed(v: float | None, digits: int = 4) -> str:
     return "–" if v is None or math.isnan(v) else f"{v:.{digits}f}"
 
 
-def _pvalue(v: float | None) -> str:
-    return "–" if v is None or math.isnan(v) else f"{v:.3g}"
+_pvalue = p_value
 
 
 EVIDENCE_COLUMNS = ("B vs A", "unjudged A", "unjudged B", "bounds A", "bounds B", "holes",
@@ -295,7 +297,8 @@ class EvidenceSection:
     section: per measure, a table of every pair's numbers and their sentences, then how
     sure the ranking is. The numbers are those ``compare --format json`` writes
     (:meth:`~ireval_core.decisions.Evidence.blocks`), rounded for reading: means and
-    URisk to 4 decimals, TRisk to 2, p-values to 3 significant digits.
+    URisk to 4 decimals, TRisk to 2, p-values as everywhere
+    (:func:`~ireval_core.formats.p_value`: ``0.012``, ``< 0.001``).
 
     >>> from ireval_core import Qrels, Run
     >>> from ireval_core.decisions import decision_evidence

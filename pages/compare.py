@@ -7,10 +7,10 @@ import functools
 import streamlit as st
 
 from ireval_app import compare_glue as cg
-from ireval_app import evaluation, frame, state, views, widgets, workspace_glue
+from ireval_app import evaluation, fit, frame, state, views, widgets, workspace_glue
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.compare import (
     CORRECTION_LABELS,
     TEST_LABELS,
@@ -114,16 +114,16 @@ with frame.page("compare"):
     table = comparison_table(records)
     # Columns that hold one value for every row go to the caption: the table fits the page.
     constant = [c for c in ("measure", "n") if table[c].nunique() == 1]
-    st.dataframe(
+    fit.dataframe(
         table.style.apply(lambda row: ["background-color: #dcfce7" if row["corrected p"] < alpha
                                        else ""] * len(row), axis=1),
-        hide_index=True,
+        keys=["system_a", "system_b", "test"], budget=800,
         column_order=[c for c in table.columns if c not in constant],
         column_config={
             "system_a": st.column_config.Column("A", help=cg.COLUMN_HELP["system_a"]),
             "system_b": st.column_config.Column("B", help=cg.COLUMN_HELP["system_b"]),
             "measure": st.column_config.Column(width=90),
-            "test": st.column_config.Column(width=95),
+            "test": st.column_config.Column(),
             "mean_a": st.column_config.NumberColumn("mean A", format="%.4f",
                                                     help=cg.COLUMN_HELP["mean_a"]),
             "mean_b": st.column_config.NumberColumn("mean B", format="%.4f",
@@ -131,8 +131,8 @@ with frame.page("compare"):
             "mean_diff": st.column_config.NumberColumn("B − A", format="%+.4f",
                                                        help=cg.COLUMN_HELP["mean_diff"]),
             "95% CI": st.column_config.Column(help=cg.COLUMN_HELP["95% CI"]),
-            "p": st.column_config.NumberColumn(format="%.2e", help=cg.COLUMN_HELP["p"]),
-            "corrected p": st.column_config.NumberColumn("adj. p", format="%.2e",
+            "p": st.column_config.NumberColumn(format=formats.P_GRID, help=cg.COLUMN_HELP["p"]),
+            "corrected p": st.column_config.NumberColumn("adj. p", format=formats.P_GRID,
                                                          help=cg.COLUMN_HELP["corrected p"]),
             "effect size": st.column_config.NumberColumn("d_z", format="%+.3f",
                                                          help=cg.COLUMN_HELP["effect size"]),
@@ -307,7 +307,9 @@ with frame.page("compare"):
                     mark = (":material/check_circle:" if result.conclusive
                             else ":material/remove:")
                     st.markdown(f"{mark} {widgets.md_escape(result.sentence(a, b, str(m)))}")
-            st.dataframe(cg.margin_table(ni, boot, equivalence), hide_index=True)
+            st.dataframe(cg.margin_table(ni, boot, equivalence), hide_index=True, column_config={
+                "B − A": st.column_config.NumberColumn(format=formats.DIFFERENCE_GRID),
+                "p": st.column_config.NumberColumn(format=formats.P_GRID)})
             st.caption(widgets.md_escape(
                 f"Margin M = {ni.margin:.4g} {m}"
                 + (f" ({ni.percent:g}% of {a}'s mean {ni.baseline_mean:.4f})"
@@ -351,7 +353,7 @@ with frame.page("compare"):
                   help="Mean difference in which each loss weighs 1 + α")
         r3.metric("TRisk", f"{risk.trisk:+.2f}",
                   help="URisk over its standard error: below −2, B is significantly riskier")
-        r4.metric("TRisk p", "—" if risk.pvalue != risk.pvalue else f"{risk.pvalue:.2g}",
+        r4.metric("TRisk p", formats.p_value(risk.pvalue),
                   help="Two-sided, t with n − 1 degrees of freedom")
         if risk.worst:
             st.markdown("Worst losses (open a query on the Queries page):")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_changes as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 
 with frame.page("labels_changes"):
     loaded, _, sample = labels_widgets.current()
@@ -70,5 +70,6 @@ with frame.page("labels_changes"):
     right.caption(widgets.md_escape(ch.definition))
     labels_widgets.table(ch.pairs.head(500), {
         "query": ("Query", None, None), "doc": ("Document", None, None),
-        "old": (f"Label in {old}", "{:g}", None), "new": (f"Label in {new}", "{:g}", None),
+        "old": (f"Label in {old}", formats.label, None),
+        "new": (f"Label in {new}", formats.label, None),
         "change": ("Change", "{:+g}", "Later label − earlier label")})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import findings, frame, labels_glue, labels_widgets, widgets
-from ireval_core import charts
+from ireval_app import findings, fit, frame, labels_glue, labels_widgets, widgets
+from ireval_core import charts, formats
 from ireval_core.labels.gsb import GSB_DEFINITION
 
 with frame.page("labels_gsb"):
@@ -21,9 +21,9 @@ with frame.page("labels_gsb"):
     for row in worse.itertuples():
         findings.finding(widgets.md_escape(
             f"{row.round}: the new system is judged worse (GSB {row.gsb:+.3f}, 95% interval "
-            f"[{row.ci_low:+.3f}, {row.ci_high:+.3f}], p = {row.p:.3g})."),
+            f"[{row.ci_low:+.3f}, {row.ci_high:+.3f}], {formats.p_text(row.p)})."),
             icon=":material/thumb_down:")
-    st.dataframe(table, hide_index=True, column_config={
+    fit.dataframe(table, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%+.4f") for c in ("gsb", "ci_low", "ci_high")} | {
-        "p": st.column_config.NumberColumn(format="%.3g")})
+        "p": st.column_config.NumberColumn(format=formats.P_GRID)})
     st.caption(widgets.md_escape(GSB_DEFINITION))

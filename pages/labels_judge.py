@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import fit, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_judge as keys
 from ireval_core import charts
@@ -69,7 +69,7 @@ with frame.page("labels_judge"):
 
     # ------------------------------------------------------------------------- agreement
     st.subheader("Agreement with the people")
-    st.dataframe(report.agreement, hide_index=True, column_config={
+    fit.dataframe(report.agreement, hide_index=True, column_config={
         "round": _TEXT("Round"),
         "units": _NUM("Results", format="%d", help="Results labeled by the judge and people"),
         "kappa": _NUM("Weighted kappa", format="%.3f", help=d.get("kappa")),
@@ -98,14 +98,14 @@ with frame.page("labels_judge"):
 
     # ------------------------------------------------------------------------- bias
     st.subheader("Bias per system")
-    st.dataframe(report.bias, hide_index=True, column_config={
+    fit.dataframe(report.bias, hide_index=True, column_config={
         "round": _TEXT("Round"), "system": _TEXT("System"),
         "results": _NUM("Results", format="%d"),
         "judge_mean": _NUM("Judge's mean label", format="%.3f"),
         "people_mean": _NUM("People's mean label", format="%.3f"),
         "bias": _NUM("Bias (judge − people)", format="%+.3f", help=d.get("bias")),
         "ci_low": _NUM("Low", format="%+.3f"), "ci_high": _NUM("High", format="%+.3f")})
-    st.dataframe(report.favours, hide_index=True, column_config={
+    fit.dataframe(report.favours, hide_index=True, column_config={
         "round": _TEXT("Round"), "system": _TEXT("System"),
         "bias": _NUM("Bias", format="%+.3f"),
         "others_bias": _NUM("Other systems' bias", format="%+.3f"),
@@ -115,7 +115,7 @@ with frame.page("labels_judge"):
 
     # ------------------------------------------------------------------------- decisions
     st.subheader("Same decisions?")
-    st.dataframe(report.decisions, hide_index=True, column_config={
+    fit.dataframe(report.decisions, hide_index=True, column_config={
         "system": _TEXT("System"), "round_from": _TEXT("From"), "round_to": _TEXT("To"),
         "people_delta": _NUM("People's change", format="%+.3f"),
         "judge_delta": _NUM("Judge's change", format="%+.3f"),
@@ -124,14 +124,14 @@ with frame.page("labels_judge"):
         "same_drop": _CHECK("Same drop flag"),
         "people_significant": _CHECK("People: significant"),
         "judge_significant": _CHECK("Judge: significant")})
-    st.dataframe(report.order, hide_index=True, column_config={
+    fit.dataframe(report.order, hide_index=True, column_config={
         "scope": _TEXT("Rounds"), "points": _NUM("Means", format="%d",
                                                  help="(round, system) means ordered"),
         "tau": _NUM("Kendall's tau", format="%.2f", help=d.get("order")),
         "ci_low": _NUM("Low", format="%.2f"), "ci_high": _NUM("High", format="%.2f"),
         "same_order": _CHECK("Same order")})
     if report.gsb is not None:
-        st.dataframe(report.gsb, hide_index=True, column_config={
+        fit.dataframe(report.gsb, hide_index=True, column_config={
             "round": _TEXT("Round"), "new": _TEXT("New"), "old": _TEXT("Old"),
             "queries": _NUM("Queries", format="%d"),
             "people_gsb": _NUM("People's GSB", format="%+.3f"),
@@ -153,7 +153,7 @@ with frame.page("labels_judge"):
     n = len(report.disagreements)
     st.subheader(f"Disagreements: {n:,} result{'s' if n != 1 else ''} for people to label")
     st.caption(widgets.md_escape(d.get("disagreements", "")))
-    st.dataframe(report.disagreements.head(500), hide_index=True, column_config={
+    fit.dataframe(report.disagreements.head(500), hide_index=True, column_config={
         "round": _TEXT("Round"), "query": _TEXT("Query"), "doc": _TEXT("Doc"),
         "systems": _TEXT("Shown by"), "position": _NUM("Position", format="%d"),
         "judge_label": _NUM("Judge's label", format="%g"),

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import findings, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_raters as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 
 with frame.page("labels_raters"):
     loaded, _, sample = labels_widgets.current()
@@ -94,6 +94,6 @@ with frame.page("labels_raters"):
         "round": ("Round", None, None), "query": ("Query", None, None),
         "doc": ("Document", None, None),
         "labels": ("Labels (rater: label)", None, "Every rater's label of the result"),
-        "spread": ("Spread", "{:g}", report.definitions.get("spread")),
+        "spread": ("Spread", formats.label, report.definitions.get("spread")),
         "n_labels": ("Raters", None, "How many raters labeled the result"),
         "mean_label": ("Mean label", "{:.2f}", "Mean of the raters' labels")})

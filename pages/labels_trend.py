@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import findings, frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import findings, fit, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_trend as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.labels import export_batch, next_batch
 
 _NUM = st.column_config.NumberColumn
@@ -36,7 +36,7 @@ def _round_table(nt_table, t_table, k: int, definitions: dict[str, str]) -> None
                            on=["round", "system"], how="left")
     cols = ["round", "system", "queries", "raters", "dcg", "ci_low", "ci_high",
             "ci_low_queries", "ci_high_queries", "mdc", "rater_share", "ndcg", "coverage"]
-    st.dataframe(table[cols], hide_index=True, column_config={
+    fit.dataframe(table[cols], hide_index=True, column_config={
         "round": st.column_config.TextColumn("Round"),
         "system": st.column_config.TextColumn("System"),
         "queries": _NUM("Queries", format="%d"),
@@ -66,7 +66,7 @@ def _changes_table(changes, k: int, definitions: dict[str, str]) -> None:
     anchored = changes["anchor_shift"].notna().any()
     if anchored:
         cols += ["anchor_shift", "anchor_drift", "drift_dcg"]
-    st.dataframe(changes[cols], hide_index=True, column_config={
+    fit.dataframe(changes[cols], hide_index=True, column_config={
         "system": st.column_config.TextColumn("System"),
         "round_from": st.column_config.TextColumn("From"),
         "round_to": st.column_config.TextColumn("To"),
@@ -75,7 +75,7 @@ def _changes_table(changes, k: int, definitions: dict[str, str]) -> None:
         "delta": _NUM("Change", format="%+.4f", help=definitions.get("delta")),
         "ci_low": _NUM("Low", format="%+.4f", help=definitions.get("change_ci")),
         "ci_high": _NUM("High", format="%+.4f", help=definitions.get("change_ci")),
-        "p": _NUM("p", format="%.3g"),
+        "p": _NUM("p", format=formats.P_GRID),
         "drop": st.column_config.CheckboxColumn("Drop", help=definitions.get("change_ci")),
         "mdc": _NUM("Min. detectable change", format="%.3f", help=definitions.get("mdc")),
         "anchor_shift": _NUM("Anchor shift (grade)", format="%+.2f",
@@ -133,7 +133,7 @@ with frame.page("labels_trend"):
                        "month.", icon=":material/anchor:")
         files = widgets.md_escape(", ".join(a.names))
         with st.expander(f"Anchor items month over month ({files})"):
-            st.dataframe(drift.pairs.drop(columns=["sentence"]), hide_index=True, column_config={
+            fit.dataframe(drift.pairs.drop(columns=["sentence"]), hide_index=True, column_config={
                 "round_from": st.column_config.TextColumn("From"),
                 "round_to": st.column_config.TextColumn("To"),
                 "items": _NUM("Items", format="%d", help=drift.definitions.get("items")),
@@ -203,7 +203,7 @@ with frame.page("labels_trend"):
         for note in oo.notes:
             findings.finding(widgets.md_escape(note), icon=":material/compare_arrows:",
                              tone="violet")
-        st.dataframe(oo.table, hide_index=True, column_config=_trend_columns(k) | {
+        fit.dataframe(oo.table, hide_index=True, column_config=_trend_columns(k) | {
             "scored": _NUM("Scored", format="%d", help="Labeled shown results with a score"),
             "auc": _NUM("AUC", format="%.4f"), "gauc": _NUM("GAUC", format="%.4f"),
             "gauc_queries": _NUM("GAUC queries", format="%d"),
@@ -215,7 +215,7 @@ with frame.page("labels_trend"):
         views.bind_view(keys.BY_SEGMENT, False)
         if st.toggle("Break down by segment", key=keys.BY_SEGMENT):
             seg = labels_glue.trend_cached(key, j, k, gain, combine, "segment")
-            st.dataframe(seg.table, hide_index=True, column_config=_trend_columns(k) | {
+            fit.dataframe(seg.table, hide_index=True, column_config=_trend_columns(k) | {
                 "segment": st.column_config.TextColumn("Segment")})
 
     # ------------------------------------------------------------------------- next round
@@ -228,7 +228,7 @@ with frame.page("labels_trend"):
                                  "(at the α and power above)")
     plan = labels_glue.plan_cached(key, j, last, float(delta), k, gain, combine, float(alpha),
                                    float(power))
-    st.dataframe(plan, hide_index=True, column_config={
+    fit.dataframe(plan, hide_index=True, column_config={
         "round": st.column_config.TextColumn("Round"),
         "system": st.column_config.TextColumn("System"),
         "queries": _NUM("Queries", format="%d"),

@@ -88,9 +88,11 @@ with frame.page("meeting"):
                    "are in the report. Add them here, beside a comparison on the Compare page or "
                    "beside a query on the Queries page.")
         for n in notes:
-            kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
-            st.markdown(f"{kind} on {widgets.md_escape(str(n.target))}: "
-                        f"{widgets.md_escape(n.text)}")
+            if n.kind == "decision":
+                st.markdown(meeting_glue.decision_markdown(str(n.target), n.text))
+            else:
+                st.markdown(f"**Note** on {widgets.md_escape(str(n.target))}: "
+                            f"{widgets.md_escape(n.text)}")
             st.caption(f"{widgets.md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
             widgets.live_view(n.text)
         widgets.notes_panel(Target.dataset(), title="Add a note on the whole dataset")

@@ -72,11 +72,18 @@ def month() -> tuple[str, list[tuple[int, int]]]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The path of the SQLite workspace :func:`server` saves to (not made yet), for a test
+    that saves datasets and notes there before it opens the pages."""
+    return tmp_path_factory.mktemp("workspace") / "workspace.db"
+
+
+@pytest.fixture(scope="module")
+def server(server_workspace: Path) -> Iterator[str]:
     """The app (``streamlit run app.py``, :func:`browser_support.app_server`) on a free
-    loopback port with a workspace of its own, shared by the tests of one module; yields
-    its URL."""
-    with app_server(tmp_path_factory.mktemp("workspace") / "workspace.db") as url:
+    loopback port with a workspace of its own (:func:`server_workspace`), shared by the
+    tests of one module; yields its URL."""
+    with app_server(server_workspace) as url:
         yield url
 
 

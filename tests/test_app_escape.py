@@ -21,7 +21,7 @@ SPLIT = ":small[]"
     ("HTTPS://evil.example", r"HTTP:small[]S\://evil.example"),
     ("www.evil.example/w", r"www:small[]\.evil.example/w"),
     ("zq@evil.example", r"zq:small[]@evil.example"),
-    ("![b](http://127.0.0.1:9/b.png)", r"\!\[b\]\(http:small[]\://127.0.0.1\:9/b.png)"),
+    ("![b](http://127.0.0.1:9/b.png)", r"\!\[b\]\(http:small[]\://127.0.0.1:9/b.png)"),
 ])
 def test_a_bare_address_is_split(text: str, expected: str) -> None:
     assert md_escape(text) == expected

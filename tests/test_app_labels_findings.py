@@ -36,9 +36,16 @@ def _shown(frame):
     ).to_pandas()
 
 
+def _table(at, column: str):
+    """The first table (or first part of a table too wide for the page, each part holds
+    the whole frame: ``ireval_app.fit``) with ``column``."""
+    return next(d for d in at.dataframe if column in d.value.columns)
+
+
 def test_raters_and_changes_tables_have_readable_headers_with_help() -> None:
     at = open_page("labels_raters")
-    per_round, per_rater, disputed = at.dataframe[:3]
+    per_round, per_rater, disputed = (_table(at, c) for c in ("pairable_units", "drift_flag",
+                                                              "spread"))
     j = read_judgments(MONTHS)
     report = rater_report(j.label_table())
     for frame in (per_round, per_rater, disputed):
@@ -73,7 +80,7 @@ def test_undefined_cells_show_a_dash_with_their_meaning() -> None:
         [("two.csv", "\n".join(rows).encode(), "text/csv")]).run()
     at.switch_page("pages/labels_raters.py").run()
     assert not at.exception
-    per_rater = at.dataframe[1]
+    per_rater = _table(at, "mean_label_other_rounds")
     values, shown = per_rater.value, _shown(per_rater)
     cy = (values["rater"] == "cy").to_numpy()
     assert values.loc[cy, "mean_label_other_rounds"].isna().all()

@@ -58,3 +58,28 @@ def test_memo_bytes_are_the_cores_memo() -> None:
     assert memo.markdown() in md and r"**Decision**: Ship \*it\*" in md
     assert core.evidence is not None and md.endswith(core.evidence.to_markdown())
     assert "relevant: grade >= 2" in md
+
+
+def test_a_recorded_decision_reads_as_a_block(app_ws) -> None:
+    """On the Meeting page a decision is its text, then its evidence as a list, its
+    settings as a short list (no JSON) and its live-view link; uploaded names escaped."""
+    from _apps import open_page, sample_files
+
+    from ireval_core.meeting import DecisionSettings, decision_note
+    from ireval_core.workspace import Target
+
+    info = app_ws.save_dataset(sample_files(), name="November", saved_by="ana")
+    text = decision_note("Ship *neural_rerank*", ["neural_rerank beats bm25 (p < 0.001).",
+                                                  "No query loses more than 0.1."],
+                         DecisionSettings(("bm25", "neural_rerank"), "2%", n_resamples=2000),
+                         f"compare?ds={info.short_id}")
+    app_ws.add_note(info.id, Target.comparison("bm25", "neural_rerank", "nDCG@10"), text,
+                    author="ana", kind="decision")
+    at = open_page("meeting", ds=info.short_id)
+    [block] = [m.value for m in at.markdown if "**Decision**" in m.value]
+    assert r"Ship \*neural_rerank\*" in block
+    assert "\n- neural_rerank beats bm25 (p < 0.001).\n- No query loses more than 0.1." in block
+    assert "\n- runs compared: bm25, neural_rerank\n" in block
+    assert "non-inferiority margin: 2%" in block and "resamples: 2,000, seed 0" in block
+    assert f"**Live view**: `compare?ds={info.short_id}`" in block
+    assert '{"systems"' not in block and "Settings: " not in block

@@ -205,7 +205,8 @@ def test_report_renders_the_significance_table(fmt: str) -> None:
                 "html": table.to_html}[fmt]()
     assert out.stdout == expected
     text = html.unescape(out.stdout)
-    assert "Bonferroni correction" in text and "p < 0.01" in text
+    assert "Bonferroni correction" in text
+    assert (r"p \textless{} 0.01" if fmt == "latex" else "p < 0.01") in text
 
 
 def test_report_bad_measure_exits_2() -> None:

@@ -167,13 +167,15 @@ def _section(data):
 
 def _row_of(record: dict) -> list[str]:
     """The evidence table's row of a ``compare --format json`` record, from its JSON."""
+    from ireval_core.formats import p_value
+
     a, b, h, r, ni = (record["system_a"], record["system_b"], record["holes"],
                       record["risk"], record["noninferiority"])
     return [f"{b} vs {a}", f"{h['holes'][a]:,}", f"{h['holes'][b]:,}",
             "–".join(f"{v:.4f}" for v in h["bounds"][a]),
             "–".join(f"{v:.4f}" for v in h["bounds"][b]), h["verdict"],
-            f"{r['urisk']:+.4f}", f"{r['trisk']:+.2f}", f"{r['p']:.3g}",
-            f"{ni['p']:.3g}", f"[{ni['interval'][0]:+.4f}, {ni['interval'][1]:+.4f}]",
+            f"{r['urisk']:+.4f}", f"{r['trisk']:+.2f}", p_value(r["p"]),
+            p_value(ni["p"]), f"[{ni['interval'][0]:+.4f}, {ni['interval'][1]:+.4f}]",
             ni["verdict"]]
 
 

@@ -33,18 +33,20 @@ HOSTILE = [SCRIPT, IMG, BEACON, MATH, PIPES, FORMULA, "+1", "-2", "@SUM(A1)", "t
 @pytest.mark.parametrize(("text", "expected"), [
     (SCRIPT, "&lt;script>alert(1)&lt;/script>"),
     (IMG, '">&lt;img src=x onerror=alert(1)>'),
-    (BEACON, r"\!\[b\]\(http\://127.0.0.1\:9/beacon.png)"),
+    (BEACON, r"\!\[b\]\(http\://127.0.0.1:9/beacon.png)"),
     (MATH, r"\$\\input\{/etc/passwd\}\$"),
     (PIPES, r"a\|b\|c"),
     (FORMULA, r'\=HYPERLINK("http\://x")'),
     ("+1", r"\+1"),
+    ("a +0.22 b", "a +0.22 b"),
+    ("splade-pp-ed:rank", "splade-pp-ed:rank"),
     ("-2", r"\-2"),
     ("@SUM(A1)", "@SUM(A1)"),
     ("two\nlines", "two lines"),
     ("a\r\nb\rc\u2028d", "a b c d"),
     ("back\\slash", r"back\\slash"),
     # Streamlit: icons, colour directives, LaTeX
-    (":material/home:", r"\:material\/home\:"),
+    (":material/home:", r"\:material\/home:"),
     (":red[x] $y$", r"\:red\[x\] \$y\$"),
     # emphasis, code, strikethrough, headings, quotes, lists, entities, autolinks
     ("**b** *i* _u_ ~~s~~ `c`", r"\*\*b\*\* \*i\* \_u\_ \~\~s\~\~ \`c\`"),
@@ -75,12 +77,12 @@ def _md_unescape(text: str) -> str:
 def _md_live(text: str) -> list[str]:
     """Markup left in escaped text: what a Markdown renderer would act on."""
     plain = _MD_UNESCAPE.sub("\0", text)  # each escape as one inert character
-    problems = [c for c in "\\`*[]|$~!^#+&{}" if c in plain]
-    problems += re.findall(r"<(?! )|:(?! )", plain)
+    problems = [c for c in "\\`*[]|$~!^#&{}" if c in plain]
+    problems += re.findall(r"<(?! )|(?:^|(?<=\s)):(?! )|:(?=/)", plain)
     problems += [m.group() for m in re.finditer(r"_+", plain)
                  if not (m.start() > 0 and m.end() < len(plain)
                          and plain[m.start() - 1].isalnum() and plain[m.end()].isalnum())]
-    if re.match(r"\d{1,9}[.)]|[-=>.)]|[ \t]", plain):
+    if re.match(r"\d{1,9}[.)]|[-+=>.)]|[ \t]", plain):
         problems.append("block start")
     return problems
 
@@ -120,25 +122,32 @@ def _gfm_cells(line: str) -> int:
     ("50% & #1 _x_ {y} ~ ^", r"50\% \& \#1 \_x\_ \{y\} \textasciitilde{} \textasciicircum{}"),
     ("two\nlines", "two lines"),
     ("a\r\nb\rc\fd", "a b c d"),
-    (PIPES, PIPES),
-    (SCRIPT, SCRIPT),
-    (FORMULA, FORMULA),
+    (PIPES, r"a\textbar{}b\textbar{}c"),
+    (SCRIPT, r"\textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{}"),
+    (FORMULA, r"=HYPERLINK(\texttt{\char34}http://x\texttt{\char34})"),
+    ("a--b", "a-{}-b"),
+    ("B − A, α = 0.05, 0.1–0.2", r"B $-$ A, $\alpha$ = 0.05, 0.1\textendash{}0.2"),
+    ("café Ñ ß", r"caf\'{e} \~{N} \ss{}"),
+    ("基线", r"\texttt{[U+57FA]}\texttt{[U+7EBF]}"),
 ])
 def test_latex_text(text: str, expected: str) -> None:
     assert latex_text(text) == expected
 
 
 _LATEX_UNESCAPE = {r"\textbackslash{}": "\\", r"\textasciitilde{}": "~",
-                   r"\textasciicircum{}": "^", **{"\\" + c: c for c in "&%$#_{}"}}
+                   r"\textasciicircum{}": "^", r"\textless{}": "<", r"\textgreater{}": ">",
+                   r"\textbar{}": "|", r"\texttt{\char34}": '"', r"\textasciigrave{}": "`",
+                   r"\textquotesingle{}": "'", "-{}": "-", **{"\\" + c: c for c in "&%$#_{}"}}
 
 
-@given(_texts(*"ab1 \n\\&%$#_{}~^", "textbackslash", r"\input{x}"))
+@given(_texts(*"ab1 \n\\&%$#_{}~^<>|\"`'-", "textbackslash", r"\input{x}"))
 def test_latex_text_is_one_pass(text: str) -> None:
     out = latex_text(text)
     pattern = "|".join(re.escape(k) for k in _LATEX_UNESCAPE)
     assert re.sub(pattern, lambda m: _LATEX_UNESCAPE[m.group()], out) == text.replace("\n", " ")
     # every special character left is part of an escape: nothing starts a command or math
-    assert re.fullmatch("[a-z1 ]*", re.sub(pattern, "", out))
+    assert re.fullmatch("[a-z1 -]*", re.sub(pattern, "", out))
+    assert "--" not in out  # no dash ligature
 
 
 # ----------------------------------------------------------------------------- HTML
@@ -204,7 +213,7 @@ def test_report_exports_escape_names(hostile_res) -> None:
     assert {_gfm_cells(row) for row in rows} == {1 + len(table.measures)}
     assert "<img" not in md and "<script" not in md and "](http" not in md
     assert "| (a) &lt;script>alert(1)&lt;/script> |" in md
-    assert r"| (c) \!\[b\]\(http\://127.0.0.1\:9/beacon.png) |" in md
+    assert r"| (c) \!\[b\]\(http\://127.0.0.1:9/beacon.png) |" in md
     assert r"| (d) \$\\input\{/etc/passwd\}\$ |" in md
     assert r"| (e) a\|b\|c |" in md
     assert "| (j) two lines |" in md

@@ -190,4 +190,6 @@ def test_decision_memo_escapes_html_and_markdown() -> None:
     assert report.evidence is not None and whole.endswith(report.evidence.to_markdown())
     assert md in whole and "<script" not in whole and "<img" not in whole
     assert "](http" not in whole and "![b]" not in whole
-    assert " vs <script>alert(1)</script>" in report.evidence.to_latex()  # inert in LaTeX
+    # inert in LaTeX, and typeset as written (OT1 would show < as an inverted !)
+    assert r" vs \textless{}script\textgreater{}alert(1)\textless{}/script\textgreater{}" in (
+        report.evidence.to_latex())

@@ -75,6 +75,7 @@ import pyarrow as pa
 from ..data import JoinCache, Qrels, Ranked, Run, dictionary_codes
 from ..errors import invalid_parameter
 from ..evaluate import Evaluation, evaluate
+from ..formats import p_text
 from ..measures import Measure, parse_measures
 from ..measures._segments import safe_div, seg_cumcount, seg_sum
 from ..options import EvalOptions
@@ -946,10 +947,7 @@ def _worst_for(w: str, other: str, worlds: _Worlds, monotone: bool
     return low, high
 
 
-def _p_text(p: float) -> str:
-    if math.isnan(p):
-        return "p undefined"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+_p_text = p_text
 
 
 def _pair_result(a: str, b: str, m: Measure, window: int | None,

@@ -33,7 +33,7 @@ B is not worse than A by more than 0.02 nDCG@10 (B − A = +0.004, 90% interval
 >>> print(equivalence_test(A, B, margin="1%").sentence("A", "B", "nDCG@10"))
 ... # doctest: +NORMALIZE_WHITESPACE
 B and A are not shown equivalent within ±0.0049 nDCG@10 (1% of A's mean; the 90%
-interval of B − A, [-0.0009, +0.0089], reaches outside; p = 0.38; TOST t-test,
+interval of B − A, [-0.0009, +0.0089], reaches outside; p = 0.379; TOST t-test,
 10 queries)
 """
 
@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from ..errors import invalid_parameter
+from ..formats import p_text
 from ..params import Options, check
 from ..stats import ConfidenceInterval
 from ..stats._base import N_RESAMPLES, PROBABILITY, FloatArray, RngLike, check_rng, paired_diff
@@ -173,10 +174,7 @@ def _num(x: float, digits: int) -> str:
     return f"{x:+.{digits}f}"
 
 
-def _p(p: float) -> str:
-    if math.isnan(p):
-        return "p undefined"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
+_p = p_text
 
 
 def margin_value(margin: Margin, baseline_mean: float, *, function: str = "margin_value"

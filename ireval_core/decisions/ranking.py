@@ -51,6 +51,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from ..errors import invalid_parameter
+from ..formats import p_text
 from ..params import check
 from ..stats._base import (
     CONFIDENCE_LEVEL,
@@ -316,10 +317,7 @@ def _none(v: float) -> float | None:
     return None if math.isnan(v) else float(v)
 
 
-def _p(p: float) -> str:
-    if math.isnan(p):
-        return "p undefined"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+_p = p_text
 
 
 def _sums(X: FloatArray) -> tuple[float, float, float, FloatArray, FloatArray, float]:

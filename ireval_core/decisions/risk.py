@@ -28,7 +28,7 @@ candidate ``b`` and ``d = b - a`` per query:
 (1, [('q2', -0.1)])
 >>> print(res.sentence("A", "B", "nDCG@10"))  # doctest: +NORMALIZE_WHITESPACE
 B loses more than 0.05 nDCG@10 on 1 of 5 queries against A (20%; worst: q2 -0.100);
-URisk(α=1) = +0.030, TRisk = +0.45 (p = 0.67): no significant risk either way
+URisk(α=1) = +0.030, TRisk = +0.45 (p = 0.675): no significant risk either way
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from ..errors import invalid_parameter
+from ..formats import p_text
 from ..params import check
 from ..stats._base import ALTERNATIVE, Alternative, FloatArray, paired_diff
 
@@ -201,7 +202,7 @@ class RiskProfile:
                        f"{b} is significantly riskier than {a}")
         else:
             verdict = "no significant risk either way"
-        p = "p < 0.001" if self.pvalue < 0.001 else f"p = {self.pvalue:.2g}"
+        p = p_text(self.pvalue)
         return (f"{lost}; URisk(α={self.alpha:g}) = {self.urisk:+.3f}, TRisk = "
                 f"{self.trisk:+.2f} ({p}): {verdict}")
 

@@ -64,6 +64,7 @@ import pandas as pd
 from scipy import stats as _sps
 
 from ..errors import invalid_parameter
+from ..formats import p_text
 from ..measures.gain import discounts, gains
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, any_of, check
@@ -740,14 +741,13 @@ def _changes(table: pd.DataFrame, level: float, alpha: float, z_mdc: float,
             verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
             verdict = ("a significant drop" if drop else "a significant rise" if significant
                        else "within noise" if ok else "no test possible")
-            p_text = ("p undefined" if not ok else "p < 0.001" if p < 0.001
-                      else f"p = {p:.3f}")
+            p_words = p_text(p) if ok else "p undefined"
             row["sentence"] = (
                 f"{system}, {a['round']} → {b['round']}: DCG@{k} {verb} from "
                 f"{a['dcg']:.3f} to {b['dcg']:.3f} ({delta:+.3f}"
                 + (f", {level:.0%} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f} "
                    "over queries and raters" if ok else "")
-                + f"), {p_text}: {verdict}." + drift_text)
+                + f"), {p_words}: {verdict}." + drift_text)
             out.append(row)
     frame = pd.DataFrame(out, columns=list(CHANGE_COLUMNS))
     return frame.astype({"significant": bool, "drop": bool, "anchor_drift": bool})

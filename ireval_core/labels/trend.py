@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
+from ..formats import p_text
 from ..measures.gain import discounts, gains
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, Options, any_of, check
@@ -539,10 +540,6 @@ def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- month over month
 
 
-def p_text(p: float) -> str:
-    if not np.isfinite(p):
-        return "p undefined"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairing: str,
