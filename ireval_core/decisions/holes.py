@@ -76,7 +76,7 @@ from ..data import JoinCache, Qrels, Ranked, Run, dictionary_codes
 from ..errors import invalid_parameter
 from ..evaluate import Evaluation, evaluate
 from ..measures import Measure, parse_measures
-from ..measures._segments import safe_div, seg_cumcount, seg_sum
+from ..measures.segments import safe_div, seg_cumcount, seg_sum
 from ..options import EvalOptions
 from ..params import check
 from ..stats import (
@@ -87,7 +87,7 @@ from ..stats import (
     sign_test,
     wilcoxon_test,
 )
-from ..stats._base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
+from ..stats.base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -52,7 +52,7 @@ from scipy import special
 
 from ..errors import invalid_parameter
 from ..params import check
-from ..stats._base import (
+from ..stats.base import (
     CONFIDENCE_LEVEL,
     N_RESAMPLES,
     FloatArray,
