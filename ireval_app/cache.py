@@ -31,7 +31,7 @@ from typing import Any
 from ireval_core.data import Qrels, Run
 from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
-from ireval_core.io import read_qrels, read_runs
+from ireval_core.io import read_qrels, read_runs, shared_tag_names
 from ireval_core.options import EvalOptions
 
 from .shared_cache import release_free_memory, shared
@@ -289,6 +289,20 @@ def load_run_files(files: Sequence[tuple[str, bytes]], *,
         loaded = load_runs(name, data, taken_names=taken, comments=comments)
         taken += [(r.name, name) for r in loaded.runs]
         out.append(loaded)
+    return _named_by_file(out)
+
+
+def _named_by_file(files: Sequence[LoadedFile]) -> tuple[LoadedFile, ...]:
+    """The run files with a tag that several of them carry named after each file, every
+    one of them (``bm25:rank``; :func:`ireval_core.io.shared_tag_names`)."""
+    runs = shared_tag_names([r for f in files for r in f.runs])
+    out, at = [], 0
+    for f in files:
+        n = len(f.runs)
+        named = tuple(runs[at:at + n])
+        at += n
+        out.append(f if all(a is b for a, b in zip(named, f.runs, strict=True))
+                   else replace(f, runs=named))
     return tuple(out)
 
 
@@ -398,7 +412,7 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
         assert qrels is not None
-        return LoadedFiles(qrels.result(), tuple(runs))
+        return LoadedFiles(qrels.result(), _named_by_file(runs))
 
 
 def _fetched_qrels(comments: bool, got: _Fetched) -> LoadedFile:

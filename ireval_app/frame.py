@@ -144,7 +144,7 @@ def page(name: str) -> Iterator[None]:
     notes = st.container()  # top of the page: values of the link that were not applied
     with st.sidebar:
         menu()
-        glance = st.empty()
+        glance, glance_problems = st.empty(), st.empty()
         link = st.expander("Link to this view", icon=":material/link:").empty()
         options = None if info.labeling else st.container()
 
@@ -155,8 +155,7 @@ def page(name: str) -> Iterator[None]:
 
     def show_glance() -> None:
         if not info.labeling:
-            with glance.container():
-                widgets.dataset_glance(state.get_dataset())
+            widgets.dataset_glance(state.get_dataset(), glance, glance_problems)
 
     def note(text: str) -> None:
         notes.warning(widgets.md_escape(text), icon=":material/link_off:")

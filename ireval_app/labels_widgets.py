@@ -18,7 +18,7 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from ireval_core.errors import FormatError
+from ireval_core.errors import FormatError, Remedy
 from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
@@ -307,16 +307,32 @@ def conflict_words(rule: str) -> str:
 
 
 def conflict_hint(error: FormatError) -> str | None:
-    """What the app offers for an error whose problems include conflicts: the radio on the
-    Labeling data page (the core's hint names the Python and CLI choices)."""
-    if not error.conflicts:
+    """What to do about a labeling file the reader refused, in the app's terms: each of
+    the error's remedies (:class:`~ireval_core.errors.Remedy`: the reader's parameter)
+    named as its field under Settings on the Labeling data page, never as the Python
+    parameter or the command line's flag. ``None`` without a remedy or a hint."""
+    if not error.remedies:
         return error.hint
-    n = error.conflicts
-    return (f"{n:,} of these {'are' if n != 1 else 'is'} one rater's different labels of a "
-            "document shown in several systems' lists. Choose what they become under "
-            "Settings on the Labeling data page (\"One rater, one document, several lists\"): "
-            "the rater's mean, the latest row's label, or each system's list as a separate "
-            "rater. The choice is stated next to every number and kept in the link.")
+    return " ".join(_remedy_words(r) for r in error.remedies)
+
+
+def _remedy_words(remedy: Remedy) -> str:
+    """One remedy, as the fields on the Labeling data page name it."""
+    if remedy.parameter == "conflicts":
+        n = remedy.count
+        return (f"{n:,} of these {'are' if n != 1 else 'is'} one rater's different labels of "
+                "a document shown in several systems' lists. Choose what they become under "
+                "Settings on the Labeling data page (\"One rater, one document, several "
+                "lists\"): the rater's mean, the latest row's label, or each system's list as "
+                "a separate rater. The choice is stated next to every number and kept in the "
+                "link.")
+    if remedy.parameter == "round":
+        return (f"Set the \"Round of tool exports\" under Settings on the Labeling data page "
+                f"(e.g. {remedy.example}): this export names no round of its own.")
+    if remedy.parameter == "label_map":
+        return (f"Fill the \"Label map\" under Settings on the Labeling data page with every "
+                f"label's grade, e.g. {remedy.example}.")
+    return f"Change \"{remedy.parameter}\" under Settings on the Labeling data page."
 
 
 def judge(j: Judgments) -> str | None:

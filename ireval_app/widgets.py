@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ireval_core.dataset import TOP_K, Dataset
@@ -616,24 +617,32 @@ def write_to_workspace(work: Callable[[Workspace], _T], *, lead: str = "") -> _T
     return done
 
 
-def dataset_glance(dataset: Dataset | None) -> None:
-    """A few lines for the sidebar: which qrels and runs are loaded."""
-    st.markdown("**Dataset**")
+def dataset_glance(dataset: Dataset | None, lines: DeltaGenerator,
+                   problems: DeltaGenerator) -> None:
+    """A few lines for the sidebar: which qrels and runs are loaded, in the one-element
+    slot ``lines`` (an ``st.empty``), and the files that could not be read in the slot
+    ``problems`` (emptied when there are none). A slot holds one element, so drawing the
+    glance again in the same run (after the page changed the dataset) replaces it whole:
+    a container in a slot would keep the lines of the earlier one that the new one lacks
+    ("No data loaded yet." above "3 runs: ...")."""
     if dataset is None:
-        st.caption("No data loaded yet.")
+        lines.caption("**Dataset**  \nNo data loaded yet.")
+        problems.empty()
         return
     q = dataset.qrels
-    st.caption(f"Qrels {inline_code(q.source)}: {q.n_queries:,} queries, "
-               f"{len(q):,} judgments")
     n = len(dataset.runs)
     names = ", ".join(inline_code(name) for name in dataset.run_names)
-    st.caption(f"{n} run{'s' if n != 1 else ''}" + (f": {names}" if n else ""))
+    lines.caption(f"**Dataset**  \nQrels {inline_code(q.source)}: {q.n_queries:,} queries, "
+                  f"{len(q):,} judgments  \n{n} run{'s' if n != 1 else ''}"
+                  + (f": {names}" if n else ""))
     files = state.get_loaded_files()
     failed = [f.name for f in files.files if not f.ok] if files is not None else []
     if failed:  # on every page: numbers without those files are not the whole upload
-        st.warning(f"{len(failed)} file(s) could not be read and are left out: "
-                   + ", ".join(inline_code(name) for name in failed)
-                   + " (the Data page says why).", icon=":material/error:")
+        problems.warning(f"{len(failed)} file(s) could not be read and are left out: "
+                         + ", ".join(inline_code(name) for name in failed)
+                         + " (the Data page says why).", icon=":material/error:")
+    else:
+        problems.empty()
 
 
 def require_dataset() -> Dataset:

@@ -24,10 +24,16 @@ import numpy as np
 
 from . import cli_labels
 from .data import JoinCache, Qrels, Run
-from .errors import DataWarning, FormatError, IrevalError
+from .errors import DataWarning, FormatError, IrevalError, Remedy
 from .escape import csv_row
 from .evaluate import Evaluation, evaluate
-from .io import has_comment_lines, has_judgment_groups, read_qrels_alongside, read_runs
+from .io import (
+    has_comment_lines,
+    has_judgment_groups,
+    read_qrels_alongside,
+    read_runs,
+    shared_tag_names,
+)
 from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -149,8 +155,9 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("runs", nargs="+", metavar="RUN")
     cmp_.add_argument("-m", "--measure", action="append", dest="measures", required=True)
     cmp_.add_argument("--baseline", default=None, help="compare each run with this one only")
-    cmp_.add_argument("--tests", default="t,wilcoxon,sign,randomization,bootstrap",
-                      help="comma-separated tests (default: all)")
+    cmp_.add_argument("--tests", type=_tests, default=list(_TESTS), metavar="TEST[,TEST...]",
+                      help=f"comma-separated tests, of {', '.join(_TESTS)} (default: all); "
+                           "the text format's verdict follows the least significant")
     cmp_.add_argument("--alternative", choices=("two-sided", "greater", "less"),
                       default="two-sided", help="about b - a; greater = b is better")
     cmp_.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
@@ -162,7 +169,10 @@ def _build_parser() -> argparse.ArgumentParser:
     _decision_arguments(decide, alpha=True)
     add_arguments(cmp_)
     cmp_.add_argument("--one-run", action="store_true", help=_ONE_RUN)
-    cmp_.add_argument("--format", choices=("json", "csv"), default="json")
+    cmp_.add_argument("--format", choices=("text", "json", "csv"), default=None,
+                      help="text: a verdict sentence per pair and measure, then each test's "
+                           "numbers (the default on a terminal); json (the default into a "
+                           "pipe or file; with the decision evidence); csv")
 
     rep = sub.add_parser("report", help="results table with significance markers "
                                         "(Markdown, LaTeX or HTML)")
@@ -210,15 +220,29 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+"""The paired tests ``compare --tests`` and ``--test`` choose from."""
+
+
+def _tests(text: str) -> list[str]:
+    """``compare --tests``: comma-separated names of :data:`_TESTS`, each checked."""
+    tests = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in tests if t not in _TESTS]
+    if unknown or not tests:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {', '.join(map(repr, unknown)) or repr(text)} (choose from "
+            f"{', '.join(_TESTS)}, comma-separated)")
+    return list(dict.fromkeys(tests))
+
+
 def _one_test_arguments(parser: argparse.ArgumentParser, *, marks: str, after: str,
                         baseline_sets: str) -> None:
     """The options of ``report`` and ``meeting-report``, which show one paired test: the
     test (``marks``: what it marks), its correction, level, resamples and seed, the
     baseline (``baseline_sets``: what it restricts), then the decision-evidence options
     (a section ``after`` what)."""
-    parser.add_argument("--test", choices=("t", "wilcoxon", "sign", "randomization",
-                                           "bootstrap"),
-                        default="t", help=f"two-sided paired test {marks} (default t)")
+    parser.add_argument("--test", choices=_TESTS, default="t",
+                        help=f"two-sided paired test {marks} (default t)")
     parser.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"),
                         default="holm", help="over the pairs of each measure (default holm)")
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -316,7 +340,7 @@ def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: b
                 f"({shown}); --one-run reads it as one run, as trec_eval does",
                 source=p, count=len(got)))
         runs.extend(got)
-    return runs
+    return shared_tag_names(runs)  # a tag of several files: each named after its file
 
 
 def _fmt(value: float, measure: Measure) -> str:
@@ -549,14 +573,15 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
 
     qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
                         complete=from_arguments(args).complete)
-    tests = [t.strip() for t in args.tests.split(",") if t.strip()]
+    tests = list(args.tests)
+    fmt = args.format or ("text" if sys.stdout.isatty() else "json")
     joins = JoinCache()  # the decision evidence joins the runs once more otherwise
     res = evaluate(qrels, runs, args.measures, options=from_arguments(args), joins=joins)
     records = compare_evaluation(
         res, baseline=args.baseline, tests=tests, alternative=args.alternative,
         correction=args.correction, n_resamples=args.resamples, seed=args.seed)
     extras = None
-    if args.format == "json":
+    if fmt == "json":
         from .decisions.evidence import decision_evidence
 
         stage("decision evidence")
@@ -568,7 +593,7 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
             joins=joins).blocks()
     elif args.margin is not None or args.rank_confidence:
         raise ValueError("--margin and --rank-confidence go with --format json")
-    write_comparison(records, args.format, out, extras=extras)
+    write_comparison(records, fmt, out, extras=extras, alpha=args.alpha)
     return 0
 
 
@@ -733,6 +758,24 @@ def _groups_hint(command: str) -> str:
             f"eval -R qrels_jg, for the *_avgjg measures: {_EVAL_JG}")
 
 
+_FLAGS = {"round": "--round", "label_map": "--label-map", "conflicts": "--conflicts"}
+"""The command line's flag of each reader parameter a :class:`~.errors.Remedy` names."""
+
+
+def _remedy_words(remedy: Remedy) -> str:
+    """What to do about a refused input, in the command line's terms (its flags)."""
+    flag = _FLAGS.get(remedy.parameter, "--" + remedy.parameter.replace("_", "-"))
+    if remedy.parameter == "conflicts":
+        return (f"{remedy.count:,} of these {'are' if remedy.count != 1 else 'is'} one "
+                "rater's different labels of a document in several systems' lists: choose "
+                f"what they become with {flag} {'|'.join(remedy.choices)}")
+    if remedy.parameter == "round":
+        return f"give the file's round with {flag}, e.g. {flag} {remedy.example}"
+    if remedy.parameter == "label_map":
+        return f"pass a label map with {flag}, e.g. {flag} '{remedy.example}'"
+    return f"set {flag}" + (f", e.g. {flag} {remedy.example}" if remedy.example else "")
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, one line on stderr)."""
     out = out or sys.stdout
@@ -759,9 +802,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if isinstance(exc, OSError) and exc.filename:
             message = f"{exc.filename}: {exc.strerror}"
         if isinstance(exc, FormatError):  # every problem found, and what to do about them
+            if exc.remedies:  # the reader's parameters, said as this command's flags
+                words = "; ".join(_remedy_words(r) for r in exc.remedies)
+                message += ("; " + words) if exc.count <= 1 else ""
             if exc.count > 1:
                 message += "\n" + exc.report()
-            if exc.hint:
+                if exc.remedies:
+                    message += "\n" + words[0].upper() + words[1:]
+            elif exc.hint and not exc.remedies:
                 message += "\n" + exc.hint
             if has_comment_lines(exc) and getattr(args, "trec_eval", None) != "10.0":
                 message += ("\n--trec-eval 10.0 reads lines starting with '#' as comments, "

@@ -161,9 +161,13 @@ def _record(c: PairComparison, extra: Mapping[str, object] | None = None
 
 
 def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO, *,
-                     extras: Mapping[tuple[str, str, str], Mapping[str, object]] | None = None
-                     ) -> None:
-    """Write comparison records as JSON (a list of objects) or CSV (header + rows).
+                     extras: Mapping[tuple[str, str, str], Mapping[str, object]] | None = None,
+                     alpha: float = 0.05) -> None:
+    """Write comparison records as text, JSON (a list of objects) or CSV (header + rows).
+
+    Text: per (pair, measure) the :func:`verdicts` sentence at level ``alpha``, then one
+    indented line per test with its numbers (means, difference and interval, p and
+    corrected p, wins/ties/losses, queries), for a person at a terminal.
 
     ``extras``: more keys for the JSON record of each ``(system_a, system_b, measure)``
     (the decision evidence of :func:`ireval_core.decisions.evidence.decision_evidence`:
@@ -173,6 +177,9 @@ def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO, *
     ``@...``) is written with a leading ``'`` (:func:`~ireval_core.escape.csv_cell`);
     JSON holds the names as they are.
     """
+    if fmt == "text":
+        _write_text(records, out, alpha)
+        return
     rows = [_record(c, extras.get((c.system_a, c.system_b, str(c.measure)))
                     if extras and fmt == "json" else None) for c in records]
     if fmt == "json":
@@ -182,6 +189,24 @@ def write_comparison(records: Sequence[PairComparison], fmt: str, out: TextIO, *
     w = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
     w.writeheader()
     w.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
+
+
+def _write_text(records: Sequence[PairComparison], out: TextIO, alpha: float) -> None:
+    """The text format of :func:`write_comparison`."""
+    by_pair: dict[tuple[str, str, str], list[PairComparison]] = {}
+    for c in records:
+        by_pair.setdefault((c.system_a, c.system_b, str(c.measure)), []).append(c)
+    for v in verdicts(records, alpha=alpha):
+        out.write(f"{v.text}\n")
+        for c in by_pair[(v.system_a, v.system_b, v.measure)]:
+            bounds = difference_bounds(v.measure)
+            lo, hi = _clip(c.ci_low, bounds), _clip(c.ci_high, bounds)
+            out.write(f"  {TEST_LABELS.get(c.test, c.test)}: {c.system_a} {c.mean_a:.4f}, "
+                      f"{c.system_b} {c.mean_b:.4f}, difference {c.mean_diff:+.4f} "
+                      f"[{lo:.4f}, {hi:.4f}], {_p(c.pvalue)}, "
+                      f"{CORRECTION_LABELS.get(c.correction, c.correction)} "
+                      f"{_p(c.pvalue_corrected).removeprefix('p ')}, W/T/L "
+                      f"{c.wins}/{c.ties}/{c.losses}, {c.n} queries\n")
 
 
 # ----------------------------------------------------------------------------- for people

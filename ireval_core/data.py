@@ -371,6 +371,9 @@ class Run:
     offsets: np.ndarray
     source: str = "run"
     warnings: tuple[DataWarning, ...] = field(default=())
+    tag: str | None = None
+    """The tag (run id) of the file's lines this run was read from; ``None`` when the
+    file named none (the run is named after the file)."""
 
     def __post_init__(self) -> None:
         freeze_arrays(self)
@@ -378,17 +381,18 @@ class Run:
     @classmethod
     def from_arrays(cls, query_ids: object, doc_ids: object, scores: object, *,
                     name: str, source: str = "run",
-                    warnings: Sequence[DataWarning] = ()) -> Run:
+                    warnings: Sequence[DataWarning] = (), tag: str | None = None) -> Run:
         """Build a run from three parallel columns; rows are put in ranking order.
 
         Raises :class:`DuplicateEntryError` when a (query, document) pair repeats.
         """
         return cls.from_columns({"qid": query_ids, "docid": doc_ids}, scores, name=name,
-                                source=source, warnings=warnings)
+                                source=source, warnings=warnings, tag=tag)
 
     @classmethod
     def from_columns(cls, columns: dict[str, object], scores: object, *, name: str,
-                     source: str = "run", warnings: Sequence[DataWarning] = ()) -> Run:
+                     source: str = "run", warnings: Sequence[DataWarning] = (),
+                     tag: str | None = None) -> Run:
         """Like :meth:`from_arrays`, taking ``{"qid": ..., "docid": ...}``.
 
         The id columns are popped from ``columns`` as soon as they are coded, so a
@@ -420,7 +424,7 @@ class Run:
         if checked is not None:
             checked.result()  # a duplicate (query, document) is an error, as above
         return cls(name, qids, ddict, qcode, dcode, score, _offsets(qcode, len(qids)),
-                   source, tuple(warnings))
+                   source, tuple(warnings), tag)
 
     @classmethod
     def from_dict(cls, run: dict[str, dict[str, float]], *, name: str = "run") -> Run:
@@ -444,10 +448,12 @@ class Run:
         """Return ``{qid: {docid: score}}``."""
         return _to_dict(self.query_ids, self.doc_ids, self.qcode, self.dcode, self.score)
 
-    def renamed(self, name: str) -> Run:
-        """A copy of this run under another name (the data is shared, not copied)."""
+    def renamed(self, name: str, *, warnings: Sequence[DataWarning] | None = None) -> Run:
+        """A copy of this run under another name (the data is shared, not copied), with
+        ``warnings`` instead of its own when given."""
         return Run(name, self.query_ids, self.doc_ids, self.qcode, self.dcode, self.score,
-                   self.offsets, self.source, self.warnings)
+                   self.offsets, self.source,
+                   self.warnings if warnings is None else tuple(warnings), self.tag)
 
     def __repr__(self) -> str:
         return f"Run({self.name!r}: {self.n_queries} queries, {len(self)} documents)"

@@ -1007,10 +1007,26 @@ def _systems_in(df: pd.DataFrame) -> list[tuple[int, str]]:
 
 def _system_names(keys: Sequence[tuple[int, str]], stems: Sequence[str], sources: Sequence[str],
                   notes: list[DataWarning] | None) -> list[str]:
-    """Names of the systems, in order; a tag taken by an earlier input is renamed."""
+    """Names of the systems, in order; a tag of several inputs names each of them after
+    its input (``bm25:rank``, as :func:`ireval_core.io.shared_tag_names`), a tag taken by
+    an earlier input's name is renamed."""
+    inputs: dict[str, list[int]] = {}
+    for i, tag in keys:
+        inputs.setdefault(tag, []).append(i)
     taken: dict[str, str] = {}
     out = []
     for i, tag in keys:
+        if tag and len(inputs[tag]) > 1:
+            name = unique_name(None, f"{stems[i]}:{tag}", set(taken))
+            if notes is not None:
+                files = ", ".join(sources[k] for k in inputs[tag])
+                notes.append(DataWarning(
+                    "run-renamed", f"tag {tag!r} is the tag of runs in {len(inputs[tag])} "
+                    f"files ({files}): each is named after its file and tag, this one "
+                    f"{name!r}", source=sources[i], count=1))
+            taken[name] = sources[i]
+            out.append(name)
+            continue
         name = unique_name(tag, stems[i], set(taken))
         if name != tag and notes is not None:
             other = taken.get(tag, "")

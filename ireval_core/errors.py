@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar, overload
 
-__all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "Problem",
+__all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "Problem", "Remedy",
            "UnknownMeasureError", "invalid_parameter", "parameter_message", "shorten"]
 
 _MAX_LINE_SHOWN = 80
@@ -153,6 +153,42 @@ class Problem:
         return f"{self.location}: {self.message}{suffix}"
 
 
+@dataclass(frozen=True)
+class Remedy:
+    """A choice of the caller that reads an input the reader refused: which parameter of
+    the reading function to set, and to what. The error carries it; each place words it
+    in its own terms (the app names its field, the command line its flag, Python the
+    parameter: :meth:`python`), so that no message names another place's terms.
+
+    ``parameter`` is the reader's keyword (``"round"``, ``"label_map"``,
+    ``"conflicts"``), ``example`` a value that would do (``"2026-05"``), ``choices`` the
+    values that resolve the problems when there is a fixed set, ``count`` how many of
+    the problems it resolves (``0``: the whole input), ``function`` the reader.
+
+    >>> Remedy("round", example="2026-05").python()
+    "set the round of the file: read_judgments(..., round='2026-05')"
+    >>> Remedy("conflicts", choices=("mean", "latest"), count=3).python()
+    "3 of these are resolved by a choice: read_judgments(..., conflicts='mean' or 'latest')"
+    """
+
+    parameter: str
+    example: str = ""
+    choices: tuple[str, ...] = ()
+    count: int = 0
+    function: str = "read_judgments"
+
+    def python(self) -> str:
+        """The remedy in the terms of the Python API (the default hint of an error)."""
+        what = {"round": "set the round of the file", "label_map": "give a label map"}.get(
+            self.parameter, f"set {self.parameter}")
+        if self.choices:
+            values = " or ".join(repr(c) for c in self.choices)
+            lead = (f"{self.count:,} of these are resolved by a choice" if self.count
+                    else what)
+            return f"{lead}: {self.function}(..., {self.parameter}={values})"
+        return f"{what}: {self.function}(..., {self.parameter}={self.example!r})"
+
+
 PROBLEM_COLUMNS = ("file", "line", "where", "problem", "text")
 """The columns of :meth:`FormatError.problems_csv`."""
 
@@ -188,6 +224,10 @@ class FormatError(IrevalError, ValueError):
         the file (labeling files: one rater's different labels of a document in several
         systems' lists, ``read_judgments(conflicts=...)``); an app offers the choice
         when it is not 0.
+    remedies:
+        The choices of the caller that resolve problems (:class:`Remedy`: which
+        parameter, an example, the choices), for the caller to word in its own terms.
+        Without a ``hint``, the hint is theirs in the Python API's terms.
 
     ``str(error)`` is one line, ``file:line: message: 'text'``, the first problem; with
     several, it ends with how many (``; and 82 more problems (83 in all)``).
@@ -207,6 +247,7 @@ class FormatError(IrevalError, ValueError):
         shown: int = 20,
         hint: str | None = None,
         conflicts: int = 0,
+        remedies: Sequence[Remedy] = (),
     ) -> None:
         self.message = message
         self.source = source
@@ -216,6 +257,9 @@ class FormatError(IrevalError, ValueError):
             Problem(source, line, "", message, self.text),)
         self.count = max(int(count or 0), len(self.problems))
         self.shown = shown
+        self.remedies: tuple[Remedy, ...] = tuple(remedies)
+        if hint is None and self.remedies:
+            hint = "; ".join(r.python() for r in self.remedies)
         self.hint = hint
         self.conflicts = int(conflicts)
         super().__init__(str(self))
@@ -224,7 +268,8 @@ class FormatError(IrevalError, ValueError):
 
     @classmethod
     def of(cls, problems: Sequence[Problem], *, count: int | None = None, shown: int = 20,
-           hint: str | None = None, conflicts: int = 0) -> FormatError:
+           hint: str | None = None, conflicts: int = 0,
+           remedies: Sequence[Remedy] = ()) -> FormatError:
         """The error for several problems (at least one), described by the first.
 
         >>> err = FormatError.of([Problem("r.txt", 3, "", "expected 6 columns, got 5"),
@@ -242,13 +287,14 @@ class FormatError(IrevalError, ValueError):
             else first.message
         return cls(message, source=first.source, line=first.line, text=first.text,
                    problems=problems, count=count, shown=shown, hint=hint,
-                   conflicts=conflicts)
+                   conflicts=conflicts, remedies=remedies)
 
     def fresh(self) -> FormatError:
         """A new error with the same fields (no traceback, context or cause)."""
         return FormatError(self.message, source=self.source, line=self.line, text=self.text,
                            problems=self.problems, count=self.count, shown=self.shown,
-                           hint=self.hint, conflicts=self.conflicts)
+                           hint=self.hint, conflicts=self.conflicts,
+                           remedies=self.remedies)
 
     @property
     def location(self) -> str:

@@ -126,6 +126,7 @@ __all__ = [
     "TARGET_KINDS",
     "DatasetInfo",
     "DatasetNotFoundError",
+    "FileNameTakenError",
     "DatasetVersion",
     "DeletedDataset",
     "FileInfo",
@@ -199,15 +200,28 @@ class RoundsInSetError(IrevalError, ValueError):
     files, not a problem of the workspace (so not a :class:`WorkspaceError`).
 
     ``rounds`` are the rounds in question, ``files`` the names of the set's files that
-    hold them, ``url`` the workspace's URL with any password hidden.
+    hold them, ``url`` the workspace's URL with any password hidden; ``replacing`` is
+    ``True`` when replacing was chosen and would drop ``rounds`` (``False``: the rounds
+    are already in the set). A caller words what to do from these fields in its own
+    terms (the message says it in the API's).
     """
 
     def __init__(self, message: str, *, url: str | None = None,
-                 rounds: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
+                 rounds: tuple[str, ...] = (), files: tuple[str, ...] = (),
+                 replacing: bool = False) -> None:
         self.url = url
         self.rounds = rounds
         self.files = files
+        self.replacing = replacing
         super().__init__(message)
+
+
+class FileNameTakenError(IrevalError, ValueError):
+    """Files added to a dataset whose names are taken by files that stay in it (a file
+    name is part of the dataset). ``names`` are those names, for a caller to word what
+    to do in its own terms (rename the file, or replace the file of that name)."""
+
+    names: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------- result types
@@ -796,12 +810,14 @@ def _plan_version(current: DatasetInfo, stated: Mapping[str, FileRounds],
                 f"replacing file {f.name!r} of the set {name!r} would drop its round"
                 f"{'s' if len(lost) > 1 else ''} {', '.join(lost)}, which the added files "
                 "do not hold: add a file with all of its rounds", url=url,
-                rounds=tuple(lost), files=(f.name,))
+                rounds=tuple(lost), files=(f.name,), replacing=True)
     stays = [f for f in known if f not in hit]
     taken = sorted(added & {f.name for f in stays})
     if taken:
-        raise invalid_parameter("files", fn, "names not taken by files that stay in the set",
-                                taken)
+        error = invalid_parameter("files", fn, "names not taken by files that stay in the set",
+                                  taken, error=FileNameTakenError)
+        error.names = tuple(taken)
+        raise error
     return stays
 
 

@@ -58,10 +58,15 @@ with frame.page("labels_changes"):
     ch = labels_glue.changes_cached(key, j, old, new, combine)
     m1, m2, m3 = st.columns(3)
     m1.metric("Labeled in both rounds", f"{ch.n_both:,}")
-    m2.metric("Changed", f"{ch.n_changed:,}")
+    m2.metric("Changed", f"{ch.n_changed:,}",
+              help=f"Pairs whose label (the {combine} of the raters' labels) differs between "
+                   "the rounds: the off-diagonal cells of the transitions below")
     m3.metric("Share changed", f"{ch.n_changed / ch.n_both:.1%}" if ch.n_both else "–")
     left, right = st.columns([3, 2])
-    left.plotly_chart(charts.transition_heatmap(ch.transitions), config={"displayModeBar": False})
+    left.plotly_chart(charts.transition_heatmap(
+        ch.transitions, title="Label transitions (pairs labeled in both rounds)",
+        x_label=f"label in {new}", y_label=f"label in {old}", unit="pairs"),
+        config={"displayModeBar": False})
     right.caption(widgets.md_escape(ch.definition))
     labels_widgets.table(ch.pairs.head(500), {
         "query": ("Query", None, None), "doc": ("Document", None, None),

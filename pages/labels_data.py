@@ -9,9 +9,16 @@ from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import FormatError
 from ireval_core.labels import BUILTIN_LABEL_MAPS
-from ireval_core.workspace import DatasetInfo, FileRounds, Workspace
+from ireval_core.workspace import (
+    DatasetInfo,
+    FileNameTakenError,
+    FileRounds,
+    RoundsInSetError,
+    Workspace,
+)
 
 _TRIED = "ireval.labels.saved_tried"  # the set this session last tried to open
+_ADDS = "ireval.labels.adds"  # adds made this session: a new add uploader after each
 
 
 def _saved_sets() -> None:
@@ -79,7 +86,7 @@ def _stated(kind: str, name: str, data: bytes) -> FileRounds | None:
     got = labels_glue.file_rounds_cached(kind, name, data,
                                          str(labels_widgets.settings()["round"]))
     if isinstance(got, FormatError):
-        widgets.show_format_error(got)
+        widgets.show_format_error(got, hint=labels_widgets.conflict_hint(got))
         return None
     return got
 
@@ -89,7 +96,8 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     info = shown.info
     newest = shown.versions[-1]
     added = st.file_uploader(f"Add labeling files to {info.name} (e.g. this month's round)",
-                             type=None, accept_multiple_files=True, key=keys.ADD_UPLOADER)
+                             type=None, accept_multiple_files=True,
+                             key=keys.add_uploader(st.session_state.get(_ADDS, 0)))
     if not added:
         return
     files = [("labels", f.name, f.getvalue()) for f in added]
@@ -143,15 +151,50 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     if not author:
         st.error("Adding needs your name.", icon=":material/error:")
         return
-    grown = widgets.write_to_workspace(lambda ws: ws.add_to_dataset(  # RoundsInSetError: shown
-        info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
-        saved_by=author, replace=replace, note=note.strip()), lead="Not added: ")
+    def add(ws: Workspace) -> DatasetInfo | RoundsInSetError | FileNameTakenError:
+        try:
+            return ws.add_to_dataset(
+                info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
+                saved_by=author, replace=replace, note=note.strip())
+        except (RoundsInSetError, FileNameTakenError) as exc:  # said in this form's terms
+            return exc
+
+    grown = widgets.write_to_workspace(add, lead="Not added: ")
+    if isinstance(grown, RoundsInSetError):
+        st.error(_refused_words(grown, info.name), icon=":material/error:")
+        return
+    if isinstance(grown, FileNameTakenError):
+        taken = labels_widgets.names(list(grown.names))
+        st.error(f"Not added: the set **{widgets.md_escape(info.name)}** already has a file "
+                 f"named {taken} (a file's name is part of the set). Rename this month's file "
+                 "before uploading it (e.g. with its month in the name), then add again.",
+                 icon=":material/error:")
+        return
     if grown is None:
         return
     st.toast(f"Added to {grown.name}: version {grown.version}")
     labels_widgets.choose_saved(grown.short_id, grown.version)
-    st.session_state.pop(keys.ADD_UPLOADER, None)
+    # a new uploader, empty: the next month is added alone (the old one kept this file)
+    st.session_state[_ADDS] = st.session_state.get(_ADDS, 0) + 1
     st.rerun()
+
+
+def _refused_words(exc: RoundsInSetError, name: str) -> str:
+    """Why the files were not added to the set ``name``, and what to do, in this page's
+    terms (the form's checkbox, the uploader)."""
+    rounds, files = labels_widgets.names(list(exc.rounds)), labels_widgets.names(list(exc.files))
+    s = "s" if len(exc.rounds) > 1 else ""
+    if exc.replacing:
+        return (f"Not added: replacing {files} would drop round{s} {rounds} from the set "
+                f"**{widgets.md_escape(name)}**, and the added files do not hold "
+                f"{'them' if s else 'it'}. Upload a file holding every round of {files} "
+                "(the new one among them), then add again.")
+    return (f"Not added: round{s} {rounds} {'are' if s else 'is'} already in the set "
+            f"**{widgets.md_escape(name)}** (file{'s' if len(exc.files) > 1 else ''} "
+            f"{files}). To add this month, remove from the uploader above the file"
+            f"{'s' if len(exc.files) > 1 else ''} holding {'them' if s else 'it'}; to "
+            f"relabel {'them' if s else 'it'}, tick \"Replace round{s} "
+            f"{', '.join(exc.rounds)} in the new version\" and add again.")
 
 
 def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) -> None:

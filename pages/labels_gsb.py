@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, widgets
+from ireval_app import findings, frame, labels_glue, labels_widgets, widgets
 from ireval_core import charts
 from ireval_core.labels.gsb import GSB_DEFINITION
 
@@ -19,7 +19,7 @@ with frame.page("labels_gsb"):
     st.plotly_chart(charts.gsb_trend(table), config={"displayModeBar": False})
     worse = table[(table["ci_high"] < 0)]
     for row in worse.itertuples():
-        st.error(widgets.md_escape(
+        findings.finding(widgets.md_escape(
             f"{row.round}: the new system is judged worse (GSB {row.gsb:+.3f}, 95% interval "
             f"[{row.ci_low:+.3f}, {row.ci_high:+.3f}], p = {row.p:.3g})."),
             icon=":material/thumb_down:")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import findings, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_raters as keys
 from ireval_core import charts
 
@@ -25,8 +25,8 @@ with frame.page("labels_raters"):
 
     flagged = report.per_rater[report.per_rater["drift_flag"]]
     for row in flagged.itertuples():
-        st.error(widgets.md_escape(f"{row.rater}, {row.round}: {row.drift_reason}."),
-                 icon=":material/flag:")
+        findings.finding(widgets.md_escape(f"{row.rater}, {row.round}: {row.drift_reason}."),
+                         icon=":material/flag:")
     if flagged.empty:
         st.success("No rater drifts in any round.", icon=":material/check:")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import findings, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labels_trend as keys
 from ireval_core import charts
 from ireval_core.labels import export_batch, next_batch
@@ -127,7 +127,7 @@ with frame.page("labels_trend"):
     # ------------------------------------------------------------------------- anchors first
     if drift is not None:
         for sentence in drift.notes():
-            st.warning(widgets.md_escape(sentence), icon=":material/warning:")
+            findings.finding(widgets.md_escape(sentence), icon=":material/anchor:")
         if not drift.drifted():
             st.success("The anchor items did not drift: the raters labeled them alike every "
                        "month.", icon=":material/anchor:")
@@ -164,11 +164,16 @@ with frame.page("labels_trend"):
         f"Band: {nt.confidence_level:.0%} interval covering {'; '.join(covers)}"
         + (". Darker: queries only." if query_band else ".")))
     for sentence in drops["sentence"]:
-        st.error(widgets.md_escape(str(sentence)), icon=":material/trending_down:")
+        findings.finding(widgets.md_escape(str(sentence)), icon=":material/trending_down:")
     if drops.empty:
         st.success(f"No significant drop from one round to the next (α = {alpha:g}).",
                    icon=":material/check:")
-    st.caption(widgets.md_escape(t.definition))
+    # the band and the drops above are the rater-noise trend's (nt): its definitions, at
+    # this page's α (the query-only trend's definition names another band and test)
+    d = nt.definitions
+    st.caption(widgets.md_escape(
+        f"{d['dcg_definition']}. Mean DCG@{k}: {d['dcg']}. Band: {d['ci_low']}. Month over "
+        f"month: {d['change_ci']}. {t.ndcg_definition}"))
     with st.expander("Round by round", expanded=True):
         _round_table(nt.table, t.table, k, nt.definitions)
         _changes_table(nt.changes, k, nt.definitions)
@@ -196,7 +201,8 @@ with frame.page("labels_trend"):
     else:
         oo = labels_glue.offline_online_cached(key, j, k, gain, combine)
         for note in oo.notes:
-            st.warning(widgets.md_escape(note), icon=":material/compare_arrows:")
+            findings.finding(widgets.md_escape(note), icon=":material/compare_arrows:",
+                             tone="violet")
         st.dataframe(oo.table, hide_index=True, column_config=_trend_columns(k) | {
             "scored": _NUM("Scored", format="%d", help="Labeled shown results with a score"),
             "auc": _NUM("AUC", format="%.4f"), "gauc": _NUM("GAUC", format="%.4f"),
@@ -226,10 +232,12 @@ with frame.page("labels_trend"):
         "round": st.column_config.TextColumn("Round"),
         "system": st.column_config.TextColumn("System"),
         "queries": _NUM("Queries", format="%d"),
-        "mean": _NUM(f"Unweighted mean DCG@{k}", format="%.4f",
+        "mean": _NUM(f"Unweighted mean DCG@{k}" if j.has_weight else f"Mean DCG@{k}",
+                     format="%.4f",
                      help=f"Mean of the per-query DCG@{k} of the round, every query counted "
-                          "once (what the month-over-month test and this plan use); the trend's "
-                          f"DCG@{k} above is weighted by the query weight"),
+                          "once (what the month-over-month test and this plan use)"
+                          + (f"; the trend's DCG@{k} above is weighted by the query weight"
+                             if j.has_weight else "")),
         "sd": _NUM("SD", format="%.4f", help=f"Standard deviation of per-query DCG@{k}"),
         "design": st.column_config.TextColumn("Next round"),
         "sd_used": _NUM("SD used", format="%.4f",
@@ -241,9 +249,10 @@ with frame.page("labels_trend"):
         "queries_needed": _NUM("Queries needed", format="%d"),
         "note": st.column_config.TextColumn("Note")})
     st.caption(f"From the spread of per-query DCG@{k} in {widgets.md_escape(last)}, every query "
-               "counted once (the trend's means are weighted by the query weight): 'new sample' "
-               "= a fresh sample of queries (two independent means), 'same queries' = the queries "
-               "labeled again (paired).")
+               "counted once" + (" (the trend's means are weighted by the query weight)"
+                                 if j.has_weight else "")
+               + ": 'new sample' = a fresh sample of queries (two independent means), 'same "
+               "queries' = the queries labeled again (paired).")
     buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
     st.caption(f"The export holds the results shown in {widgets.md_escape(last)} (top {k}) without "
                "their labels, one row per shown result: the next batch for the raters.")

@@ -115,7 +115,20 @@ def test_uploads_survive_while_uploaders_are_hidden() -> None:
     assert any("Still loaded from an earlier upload" in c.value for c in at.caption)
     at.button[0].click().run()  # "Forget them"
     assert not at.metric and not at.dataframe
-    assert "No data loaded yet." in [c.value for c in at.sidebar.caption]
+    assert [c.value for c in at.sidebar.caption if "Dataset" in c.value] == [
+        "**Dataset**  \nNo data loaded yet."]
+
+
+def test_the_sidebar_glance_says_one_thing_after_choosing_upload_without_a_file() -> None:
+    """The sample is loaded (the glance says its 3 runs); choosing Upload with no file
+    leaves nothing loaded: the glance says only that, not also the sample's runs."""
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    [before] = [c.value for c in at.sidebar.caption if "Dataset" in c.value]
+    assert "3 runs: `bm25`, `narrow_recall`, `neural_rerank`" in before
+    at.radio(key=state.SOURCE).set_value("upload").run()
+    assert not at.exception
+    glance = [c.value for c in at.sidebar.caption if "Dataset" in c.value or "run" in c.value]
+    assert glance == ["**Dataset**  \nNo data loaded yet."]
 
 
 def test_removing_run_files() -> None:

@@ -27,6 +27,14 @@ def _text(elements) -> str:
     return " ".join(e.value for e in elements).replace("\\", "")
 
 
+def _findings(at: AppTest, tone: str = "") -> list[str]:
+    """The findings drawn (:func:`ireval_app.findings.finding`: a badge, then the text),
+    their text without the badge; ``tone`` ("orange", "violet"): only those."""
+    badge = f":{tone}-badge[" if tone else "-badge["
+    return [m.value.split("] ", 1)[1].replace("\\", "") for m in at.markdown
+            if badge in m.value and " Finding] " in m.value]
+
+
 def _frame(at: AppTest, column: str):
     """The first table shown with ``column``."""
     return next(d.value for d in at.dataframe if column in d.value.columns)
@@ -53,24 +61,25 @@ def test_data_page_summarises_the_sample() -> None:
 def test_trend_shows_the_recall_break(core) -> None:
     j, t = core
     at = open_page("labels_trend")
-    errors = _text(at.error)
-    assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in errors
-    assert len(at.error) == 1  # the only significant drop
+    drops = [f for f in _findings(at, "orange") if not f.startswith("Anchor items")]
+    assert not at.error  # a finding is not drawn as an application error
+    assert len(drops) == 1  # the only significant drop
+    assert "treatment, 2026-07 → 2026-08: DCG@10 fell from 10.369 to 3.996" in drops[0]
     # the table on the page is the core's trend
     shown = _frame(at, "mdc")
     row = shown[(shown["round"] == "2026-08") & (shown["system"] == "treatment")].iloc[0]
     expected = t.table[(t.table["round"] == "2026-08") & (t.table["system"] == "treatment")]
     assert row["dcg"] == pytest.approx(expected["dcg"].iloc[0], rel=1e-12)
     # offline vs online: the model scores still order what was shown
-    warnings = _text(at.warning)
-    assert "suspect recall" in warnings
+    [online] = _findings(at, "violet")
+    assert "suspect recall" in online
 
 
 def test_raters_flags_the_drifting_rater() -> None:
     at = open_page("labels_raters")
-    [flag] = at.error
-    assert flag.value.replace("\\", "").startswith("chen, 2026-09: agreement with the consensus "
-                                                   "dropped")
+    [flag] = _findings(at, "orange")
+    assert not at.error
+    assert flag.startswith("chen, 2026-09: agreement with the consensus dropped")
     j = read_judgments(sorted(LABELS.glob("labels_*.csv")))
     report = rater_report(j.label_table())
     per_round = at.dataframe[0].value.set_index("round")
@@ -92,12 +101,42 @@ def test_changes_split_the_dcg_change() -> None:
     assert parts.loc["treatment", "from_lists"] < -5
 
 
+def test_changes_count_and_transitions_are_one_definition() -> None:
+    """The "Changed" metric, the transitions' off-diagonal cells, the pairs table and the
+    decomposition's "Relabeled" all count a change of the combined (mean) label: 1.667 ->
+    2 is a change, in the count and off the diagonal alike."""
+    from ireval_core.labels import label_changes
+
+    at = open_page("labels_changes")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    ch = label_changes(read_judgments(_people()), "2026-09", "2026-10")
+    heat = next(json.loads(c.proto.spec)["data"][0] for c in at.get("plotly_chart")
+                if "Label transitions" in c.proto.spec)
+    import base64
+
+    import numpy as np
+
+    z = np.frombuffer(base64.b64decode(heat["z"]["bdata"]), dtype=heat["z"]["dtype"]
+                      ).reshape(len(heat["y"]), len(heat["x"]))
+    off = z.sum() - np.trace(z)
+    assert heat["x"] == heat["y"] and "1.67" in heat["x"]  # combined labels, not grades
+    assert metrics["Changed"] == f"{ch.n_changed:,}" == f"{int(off):,}"
+    assert metrics["Labeled in both rounds"] == f"{ch.n_both:,}" == f"{int(z.sum()):,}"
+    pairs = next(d.value for d in at.dataframe if "change" in d.value.columns)
+    assert int((pairs["change"] != 0).sum()) == min(ch.n_changed, len(pairs))
+    assert "a pair changed when that label differs between the rounds" in _text(at.caption)
+    parts = next(d.value for d in at.dataframe if "relabeled" in d.value.columns)
+    assert (parts["relabeled"] <= parts["old_labels_used"]).all()
+
+
 def test_gsb_page() -> None:
     at = open_page("labels_gsb")
     expected = gsb_by_round(read_gsb([LABELS / "gsb.csv"])).set_index("round")
     shown = at.dataframe[0].value.set_index("round")
     assert shown.loc["2026-08", "gsb"] == pytest.approx(expected.loc["2026-08", "gsb"])
-    assert "2026-08: the new system is judged worse" in _text(at.error)
+    assert "2026-08: the new system is judged worse" in " ".join(_findings(at, "orange"))
+    assert not at.error
 
 
 def test_settings_change_every_labeling_page() -> None:
@@ -132,9 +171,10 @@ def test_trend_band_is_the_rater_noise_interval_with_the_mdc() -> None:
     assert "covering query sampling and rater noise (3 raters resampled as a whole)" in caption
     assert "model judge **llm** is left out" in caption
     # anchors drift: warned, and the drop flags are the new interval's
-    warnings = [w.value.replace("\\", "") for w in at.warning]
-    assert warnings[0].startswith("Anchor items 2026-06 → 2026-07")
-    assert sum(nt.changes["drop"]) == len(at.error) == 1
+    found = _findings(at)
+    assert found[0].startswith("Anchor items 2026-06 → 2026-07")
+    assert sum(nt.changes["drop"]) == len(_findings(at, "orange")) - sum(
+        f.startswith("Anchor items") for f in found) == 1
     # readable column names: the labels are in the column config, no raw names shown
     config = at.dataframe[[d.value.columns.tolist() for d in at.dataframe].index(
         shown.columns.tolist())].proto.columns
@@ -213,3 +253,45 @@ def test_an_uploaded_gbk_file_says_how_it_was_read(tmp_path) -> None:
     assert shown["gbk.csv"][0] == shown["utf8.csv"][0]
     assert shown["gbk.csv"][0]["Labels"] == shown["gbk.csv"][0]["File rows"] == "20"
     assert len(shown["gbk.csv"][1]) == 1 and shown["utf8.csv"][1] == []
+
+
+def test_planning_speaks_of_query_weights_only_when_the_files_have_them() -> None:
+    """The sample has a weight column: the Planning caption says the trend's means are
+    weighted. The same months without it: no word of query weights."""
+    from ireval_app.keys import labels_data as data_keys
+
+    at = open_page("labels_trend")
+    caption = _text(at.caption)
+    assert "From the spread of per-query DCG@10" in caption
+    assert "the trend's means are weighted by the query weight" in caption
+    months = []
+    for path in _people()[:2]:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        months.append((path.name, ("\n".join(line.rsplit(",", 1)[0] for line in lines)
+                                   + "\n").encode(), "text/csv"))
+    assert months[0][1].startswith(b"round,system,query,doc,position,rater,label,score,segment\n")
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"),
+                           default_timeout=90)
+    at.switch_page("pages/labels_data.py").run()
+    at.radio(key=data_keys.SOURCE).set_value("upload").run()
+    at.file_uploader(key=data_keys.UPLOADER).set_value(months).run()
+    at.switch_page("pages/labels_trend.py").run()
+    assert not at.exception
+    caption = _text(at.caption)
+    assert ("From the spread of per-query DCG@10 in 2026-06, every query counted once: 'new "
+            "sample'") in caption
+    assert "query weight" not in caption and "weights" not in caption
+    plan = next(d for d in at.dataframe if "queries_needed" in d.value.columns)
+    assert plan.value["queries_needed"].notna().all()
+
+
+def test_trend_caption_describes_the_band_and_test_the_page_draws() -> None:
+    """At α = 0.01 the drops are the rater-noise trend's at 0.01, and the caption under
+    the chart says so (it said "p < 0.05" and a query-only band, the other trend's)."""
+    at = open_page("labels_trend", alpha="0.01")
+    caption = next(c.value for c in at.caption if "Month over month:" in c.value)
+    caption = caption.replace("\\", "")
+    assert "a drop is a negative delta with p < 0.01" in caption
+    assert "two-stage bootstrap percentile interval" in caption
+    assert "p < 0.05" not in caption and "interval over queries (" not in caption
+    assert "nDCG@10 = DCG@10 / the DCG@10 of the round's labeled documents" in caption

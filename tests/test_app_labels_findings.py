@@ -100,7 +100,7 @@ def test_one_round_and_the_name_asked_once(app_ws: Workspace) -> None:
     # another page and back: the add form has the name already
     at.switch_page("pages/labels_trend.py").run()
     at.switch_page("pages/labels_data.py").run()
-    at.file_uploader(key=keys.ADD_UPLOADER).set_value(
+    at.file_uploader(key=keys.add_uploader(0)).set_value(
         [(MONTHS[1].name, MONTHS[1].read_bytes(), "text/csv")]).run()
     assert at.text_input(key=state.NOTES_AUTHOR).value == "ana"
     next(b for b in at.button if b.label == "Add to set may").click().run()

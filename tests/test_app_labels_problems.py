@@ -113,7 +113,8 @@ def test_each_choice_reads_the_file_states_it_and_keeps_it_in_the_link(month, ch
     captions = _text(at.caption)
     assert f"(conflicts={choice})" in captions
     t = trend(j, k=10)
-    assert j.conflict_note in t.definition and t.definition in captions
+    assert j.conflict_note in t.definition and j.conflict_note in captions
+    assert t.ndcg_definition in captions  # under the chart: the band and test drawn
     table = next(d.value for d in at.dataframe if "mdc" in d.value.columns)
     assert table["dcg"].tolist() == pytest.approx(t.table["dcg"].tolist(), rel=1e-12)
 
@@ -203,3 +204,37 @@ def test_a_run_file_with_many_bad_lines_is_reported_at_once(downloads) -> None:
     csv_bytes = downloads["problems__bad_run.txt.csv"]
     assert csv_bytes == core.problems_csv().encode()
     assert csv_bytes.decode().splitlines()[1].startswith("'=bad run.txt,3,")
+
+
+def test_messages_name_the_app_fields_and_list_every_problem_at_once(month) -> None:
+    """A month with an unknown label and 83 conflicts: one box lists both kinds (84
+    problems), and says what to do with the page's fields ("Label map", "One rater, one
+    document, several lists"), not read_judgments' parameters or the CLI's flags. A
+    Quepid export (no round) asks for the "Round of tool exports"."""
+    text, _ = month
+    lines = text.splitlines()
+    lines[1] = lines[1].rsplit(",", 1)[0] + ",meh"
+    at = AppTest.from_file(APP, default_timeout=90)
+    _upload(at, "may.csv", ("\n".join(lines) + "\n").encode())
+    assert not at.exception
+    [box] = at.error
+    shown = box.value.replace("\\", "")
+    assert "Could not read `may.csv`: 84 problems." in shown
+    assert "may.csv:2: unknown label 'meh'" in shown and "one label per (round" in shown
+    assert ('Fill the "Label map" under Settings on the Labeling data page with every '
+            "label's grade, e.g. none=0,low=1,mid=2,high=3.") in shown
+    assert "83 of these are one rater's different labels" in shown
+    assert '"One rater, one document, several lists"' in shown
+    for foreign in ("--label-map", "--conflicts", "read_judgments", "label_map=", "CLI"):
+        assert foreign not in shown, foreign
+    quepid = b"query,docid,rating\nq1,d1,3\nq1,d2,1\n"
+    at = AppTest.from_file(APP, default_timeout=90)
+    _upload(at, "quepid.csv", quepid)
+    [box] = at.error
+    shown = box.value.replace("\\", "")
+    assert "a Quepid export has no rounds" in shown
+    assert ('Set the "Round of tool exports" under Settings on the Labeling data page '
+            "(e.g. 2026-05): this export names no round of its own.") in shown
+    assert "--round" not in shown and "round=" not in shown
+    at.text_input(key=labeling.ROUND).input("2026-05").run()
+    assert not at.error and {m.label: m.value for m in at.metric}["Rounds"] == "1"

@@ -38,8 +38,14 @@ def _save_two_months(at: AppTest) -> None:
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
+def _add_uploader(at: AppTest):
+    """The add form's uploader (a new key after each add)."""
+    [uploader] = [u for u in at.file_uploader if u.key.startswith(keys.ADD_UPLOADER)]
+    return uploader
+
+
 def _add(at: AppTest, paths: list[Path], *, replace: bool | None = None) -> None:
-    at.file_uploader(key=keys.ADD_UPLOADER).set_value(_upload(paths)).run()
+    _add_uploader(at).set_value(_upload(paths)).run()
     if replace is not None:
         at.checkbox(key=keys.REPLACE).set_value(replace)
     at.text_input(key=state.NOTES_AUTHOR).input("bo")
@@ -68,12 +74,19 @@ def test_a_set_grows_by_months_and_refuses_a_round_twice(app_ws: Workspace) -> N
          sum(sum(1 for _ in p.open()) - 1 for p in MONTHS[:2])]]
     # month 3 again (another name): refused, then replaced when chosen
     again = MONTHS[2].parent / MONTHS[2].name  # same bytes under the uploader's new name
-    at.file_uploader(key=keys.ADD_UPLOADER).set_value(
-        [("july_fixed.csv", again.read_bytes(), "text/csv")]).run()
+    assert _add_uploader(at).key == keys.add_uploader(1)  # a new, empty one after the add
+    assert not _add_uploader(at).value
+    _add_uploader(at).set_value([("july_fixed.csv", again.read_bytes(), "text/csv")]).run()
     assert any("2026-07" in w.value and "already in the set" in w.value for w in at.warning)
     at.text_input(key=state.NOTES_AUTHOR).input("bo")
     _button(at, "Add to set labels 2026").click().run()
-    assert any("already in the set 'labels 2026'" in e.value for e in at.error)
+    [refused] = [e.value for e in at.error]  # what to do, in the form's terms
+    assert refused == (
+        "Not added: round 2026-07 is already in the set **labels 2026** (file "
+        f"{MONTHS[2].name}). To add this month, remove from the uploader above the file "
+        "holding it; to relabel it, tick \"Replace round 2026-07 in the new version\" and "
+        "add again.")
+    assert at.checkbox(key=keys.REPLACE).label == "Replace round 2026-07 in the new version"
     assert app_ws.get_dataset(saved.id).version == 2
     at.checkbox(key=keys.REPLACE).set_value(True)
     _button(at, "Add to set labels 2026").click().run()
@@ -121,3 +134,22 @@ def test_a_link_to_version_1_keeps_its_numbers(app_ws: Workspace) -> None:
     assert not gone.exception
     assert any("Not applied: set=0123456789ab (no such saved labeling set here)" in w.value
                for w in gone.warning)
+
+
+def test_a_month_under_a_name_the_set_has_is_refused_in_the_forms_terms(app_ws: Workspace
+                                                                        ) -> None:
+    """Teams often name every month's export the same: the add is refused with what to do
+    on this page (rename the file), not the workspace method's parameter message."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    _save_two_months(at)
+    [saved] = app_ws.list_datasets()
+    _add_uploader(at).set_value([(MONTHS[0].name, MONTHS[2].read_bytes(), "text/csv")]).run()
+    at.text_input(key=state.NOTES_AUTHOR).input("bo")
+    _button(at, "Add to set labels 2026").click().run()
+    [refused] = [e.value for e in at.error]
+    assert refused == (
+        f"Not added: the set **labels 2026** already has a file named {MONTHS[0].name} (a "
+        "file's name is part of the set). Rename this month's file before uploading it (e.g. "
+        "with its month in the name), then add again.")
+    assert "parameter" not in refused and "add_to_dataset" not in refused
+    assert app_ws.get_dataset(saved.id).version == 1

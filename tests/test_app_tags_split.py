@@ -45,3 +45,19 @@ def test_a_file_with_several_tags_is_said_to_be_split() -> None:
 def test_no_note_for_files_with_one_tag() -> None:
     at = _upload([("one.run", ONE_TAG)])
     assert not [i.value for i in at.info if "tags" in i.value]
+
+
+def test_a_tag_of_several_files_names_every_run_after_its_file() -> None:
+    """Two files with rank_llm's one tag ``rank``: the runs are ``bm25:rank`` and
+    ``splade:rank`` (neither is a bare ``rank``) in the runs table and the sidebar, with
+    each file's own numbers, and the renaming is said."""
+    bm25 = b"q1 Q0 d1 1 3.0 rank\nq1 Q0 d2 2 2.0 rank\nq2 Q0 d4 1 1.0 rank\n"
+    splade = b"q1 Q0 d2 1 3.0 rank\nq1 Q0 d1 2 2.0 rank\n"
+    at = _upload([("bm25.txt", bm25), ("splade.txt", splade)])
+    runs = at.dataframe[1].value.set_index("run")
+    assert runs["queries"].to_dict() == {"bm25:rank": 2, "splade:rank": 1}
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert "2 runs: `bm25:rank`, `splade:rank`" in sidebar
+    shown = " ".join(w.value for w in at.warning) + " ".join(c.value for c in at.caption)
+    assert "'bm25:rank'" in shown.replace("\\", "") and "'splade:rank'" in shown.replace(
+        "\\", "")

@@ -166,4 +166,4 @@ def test_widgets_of_a_saved_labeling_set(app_ws: Workspace) -> None:
     next(b for b in at.button if b.label == "Save").click().run()
     assert at.radio(key=labels_keys.SOURCE).value == "saved"
     keys = _check(at, "labels_data")  # the set, its version and the add form
-    assert {labels_keys.SAVED_PICK, labels_keys.ADD_UPLOADER} <= keys
+    assert {labels_keys.SAVED_PICK, labels_keys.add_uploader(0)} <= keys

@@ -220,10 +220,36 @@ def test_same_tag_twice_is_renamed_with_a_warning(seed_files):
     done = cli("eval", qrels, run, run, "-m", "P@5", "--format", "csv")
     assert done.returncode == 0
     systems = {row.split(",")[0] for row in done.stdout.splitlines()[1:]}
-    assert systems == {"seed", "run:seed"}
-    [warning] = [w for w in done.stderr.splitlines() if "is already" in w]
-    assert warning.startswith("warning: run.txt: tag 'seed' is already the run 'seed' of "
-                              "run.txt") and "'run:seed'" in warning
+    assert systems == {"run:seed", "run:seed-2"}  # every one named after its file
+    warnings = [w for w in done.stderr.splitlines() if "is the tag of runs" in w]
+    assert warnings == [
+        f"warning: run.txt: tag 'seed' is the tag of runs in 2 files (run.txt, run.txt): each "
+        f"is named after its file and tag, this one {name!r}" for name in ("run:seed",
+                                                                            "run:seed-2")]
+
+
+def test_a_tag_of_several_files_names_every_run_after_its_file(tmp_path, seed_files):
+    """rank_llm writes the tag ``rank`` for every run: bm25.txt and splade.txt are
+    ``bm25:rank`` and ``splade:rank`` (not a bare ``rank`` for the first), a third file
+    with its own tag keeps it; the values are each file's."""
+    qrels, run = seed_files
+    lines = run.read_text().splitlines()
+    (tmp_path / "bm25.txt").write_text("".join(
+        " ".join(line.split()[:5] + ["rank"]) + "\n" for line in lines))
+    (tmp_path / "splade.txt").write_text("".join(
+        " ".join(line.split()[:4] + [str(-float(line.split()[4])), "rank"]) + "\n"
+        for line in lines))
+    done = cli("eval", qrels, tmp_path / "bm25.txt", tmp_path / "splade.txt", run,
+               "-m", "P@5", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = [r.split(",") for r in done.stdout.splitlines()[1:]]
+    means = {system: float(value) for system, _, query, value in rows if query == "all"}
+    assert list(means) == ["bm25:rank", "splade:rank", "seed"]
+    expected = {name: evaluate(read_qrels(qrels), read_runs(tmp_path / f"{name}.txt"),
+                               ["P@5"]).mean("rank", "P@5") for name in ("bm25", "splade")}
+    assert means["bm25:rank"] == pytest.approx(expected["bm25"])
+    assert means["splade:rank"] == pytest.approx(expected["splade"])
+    assert "'bm25:rank'" in done.stderr and "'splade:rank'" in done.stderr
 
 
 def test_compare_and_report_take_the_eval_options(seed_files):
@@ -251,3 +277,66 @@ def test_csv_output_neutralises_formula_names(tmp_path):
     rows = list(csv.reader(io.StringIO(done.stdout)))[1:]
     assert rows == [["'@SUM(A1)", "P@1", "'=cmd", "1.0"], ["'@SUM(A1)", "P@1", "q1", "1.0"],
                     ["'@SUM(A1)", "P@1", "all", "1.0"]]
+
+
+def _compare_records(tests: list[str]):
+    from ireval_core.compare import compare_evaluation
+
+    res = evaluate(read_qrels(SAMPLE / "qrels.txt"),
+                   [*read_runs(SAMPLE / "run_bm25.txt"), *read_runs(SAMPLE / "run_neural.txt")],
+                   ["nDCG@10"])
+    return compare_evaluation(res, tests=tests, correction="holm")
+
+
+def test_compare_text_has_a_verdict_sentence_per_pair_and_each_test() -> None:
+    from ireval_core.compare import verdicts
+
+    done = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+               SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,sign",
+               "--format", "text")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    records = _compare_records(["t", "sign"])
+    [verdict] = verdicts(records, alpha=0.05)
+    assert lines[0] == verdict.text and verdict.text.startswith("neural_rerank beats bm25")
+    t, sign = records
+    assert lines[1].startswith(f"  paired t-test: bm25 {t.mean_a:.4f}, neural_rerank "
+                               f"{t.mean_b:.4f}, difference {t.mean_diff:+.4f}")
+    assert lines[2].startswith("  sign test: ") and f"W/T/L {sign.wins}/{sign.ties}/" in lines[2]
+    assert len(lines) == 3
+
+
+def test_compare_is_text_on_a_terminal_and_json_into_a_pipe() -> None:
+    import os
+    import pty
+
+    args = [sys.executable, "-m", "ireval_core", "compare", str(SAMPLE / "qrels.txt"),
+            str(SAMPLE / "run_bm25.txt"), str(SAMPLE / "run_neural.txt"), "-m", "P@10",
+            "--tests", "t", "--resamples", "200"]
+    main, follower = pty.openpty()
+    proc = subprocess.run(args, cwd=ROOT, stdout=follower, stderr=subprocess.PIPE,
+                          timeout=120)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(main)
+    assert proc.returncode == 0
+    text = shown.decode().replace("\r\n", "\n")
+    assert text.startswith("neural_rerank beats bm25 on P@10 by +0.20")
+    piped = cli(*args[3:])
+    assert json.loads(piped.stdout)[0]["test"] == "t"
+
+
+def test_compare_tests_are_a_choice() -> None:
+    done = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+               SAMPLE / "run_neural.txt", "-m", "P@10", "--tests", "t,ttest")
+    assert done.returncode == 2
+    assert ("argument --tests: invalid choice: 'ttest' (choose from t, wilcoxon, sign, "
+            "randomization, bootstrap, comma-separated)") in done.stderr

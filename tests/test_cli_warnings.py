@@ -56,8 +56,9 @@ def test_a_renamed_run_and_the_dataset_warnings_are_on_stderr(files, capsys) -> 
                       files / "other.txt")
     err = capsys.readouterr().err
     assert status == 0
-    assert "other.txt: tag 'bm25' is already the run 'bm25' of" in err
-    assert "named 'other:bm25'" in err
+    assert ("other.txt: tag 'bm25' is the tag of runs in 2 files (results.txt, other.txt): "
+            "each is named after its file and tag, this one 'other:bm25'") in err
+    assert "this one 'results:bm25'" in err
     # the app's soft warnings: judged queries the run does not answer, short rankings
     assert "warning: other:bm25: 2 judged queries of 3 are missing from the run" in err
     assert "rank fewer than 10 documents" in err

@@ -296,3 +296,27 @@ def test_label_map_text_and_cli_form():
 def test_bad_label_map_text(text):
     with pytest.raises(ValueError, match=r"^The 'text' parameter of LabelMap.parse must be"):
         LabelMap.parse(text)
+
+
+def test_a_change_is_one_definition_for_the_count_and_the_transitions() -> None:
+    """A pair labeled 1, 2, 2 (mean 1.667) in one round and 2, 2, 2 in the next changed: it
+    is counted and lies off the transitions' diagonal (it was on it when the transitions
+    rounded to grades); the same labels summed in another order did not change."""
+    import numpy as np
+    import pandas as pd
+
+    from ireval_core.labels import Judgments, label_changes
+
+    rows = []
+    for rnd, labels in (("a", {"d1": (1, 2, 2), "d2": (0.1, 0.2, 0.3)}),
+                        ("b", {"d1": (2, 2, 2), "d2": (0.3, 0.2, 0.1)})):
+        for pos, (doc, given) in enumerate(labels.items(), start=1):
+            rows += [{"round": rnd, "query": "q", "doc": doc, "position": pos,
+                      "rater": r, "label": v} for r, v in zip("xyz", given, strict=True)]
+    ch = label_changes(Judgments.from_frame(pd.DataFrame(rows)), "a", "b")
+    t = ch.transitions
+    assert (ch.n_both, ch.n_changed) == (2, 1)
+    assert int(t.to_numpy().sum() - np.trace(t.to_numpy())) == ch.n_changed
+    assert t.loc["1.67", "2"] == 1 and t.loc["0.2", "0.2"] == 1
+    assert ch.pairs.set_index("doc")["change"].to_dict() == pytest.approx(
+        {"d1": 1 / 3, "d2": 0.0})

@@ -99,6 +99,9 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("bad.csv:3: unknown label 'meh'")
+    assert err.endswith("; pass a label map with --label-map, e.g. --label-map "
+                        "'none=0,low=1,mid=2,high=3'\n")  # the flag, not read_judgments
+    assert "read_judgments" not in err
     status, _ = run(["labels", str(tmp_path / "missing.csv")])
     assert status == 2 and "missing.csv" in capsys.readouterr().err
     good = tmp_path / "good.csv"

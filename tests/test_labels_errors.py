@@ -48,7 +48,13 @@ def test_unknown_label_names_the_label_and_its_first_lines(tmp_path):
     msg = error_of(write(tmp_path, "labels.csv", text))
     assert msg.startswith("labels.csv:3: unknown label 'meh' at lines 3, 5, 6; the label map "
                           "'none/low/mid/high' knows none=0, low=1, mid=2, high=3")
-    assert "--label-map" in msg
+    assert "--label-map" not in msg and "label_map" not in msg  # the caller words it
+    with pytest.raises(FormatError) as info:
+        read_judgments(write(tmp_path, "labels.csv", text))
+    assert [(r.parameter, r.example) for r in info.value.remedies] == [
+        ("label_map", "none=0,low=1,mid=2,high=3")]
+    assert info.value.hint == ("give a label map: read_judgments(..., "
+                               "label_map='none=0,low=1,mid=2,high=3')")
     # an explicit map that lacks a label
     msg = error_of(write(tmp_path, "l2.csv", "round,query,doc,position,label\nr,q,d,1,2\n"
                                              "r,q,e,2,7x\n"), label_map="0-3")

@@ -83,7 +83,9 @@ def test_a_file_with_83_conflicts_reports_83_and_lists_the_first_20(month):
     # the choice to make, in the hint (an exception note, shown in tracebacks)
     assert err.hint.startswith("83 of these: one rater's different labels of a document shown "
                                "in several systems' lists")
-    assert "conflicts='mean'" in err.hint and "--conflicts mean|latest|separate" in err.hint
+    assert "conflicts='mean'" in err.hint and "--conflicts" not in err.hint  # Python's terms
+    assert [(r.parameter, r.choices, r.count) for r in err.remedies] == [
+        ("conflicts", ("mean", "latest", "separate"), 83)]  # each place words it
     assert err.__notes__ == [err.hint]
     # all of them as CSV: a row per conflict
     rows = list(csv.reader(io.StringIO(err.problems_csv())))
@@ -100,7 +102,9 @@ def test_the_cli_refuses_the_file_and_states_the_count(month, tmp_path, capsys):
     assert err[0].endswith("; and 82 more problems (83 in all)")
     assert err[1] == "83 problems in may.csv; the first 20:"
     assert err[22] == "  and 63 more"
-    assert err[23].startswith("83 of these: one rater's different labels")
+    assert err[23] == ("83 of these are one rater's different labels of a document in "
+                       "several systems' lists: choose what they become with --conflicts "
+                       "mean|latest|separate")  # the flag, not read_judgments' parameter
     assert out.getvalue() == ""
     # with a choice, the numbers and the rule next to them
     for choice in ("mean", "latest", "separate"):
@@ -293,3 +297,58 @@ def test_every_problem_of_a_gsb_file_at_once():
         read_gsb([("d.csv", text.encode())])
     assert [(p.line, p.message[-17:]) for p in info.value.problems] == [
         (3, "(first at line 2)"), (5, "(first at line 4)"), (6, "(first at line 4)")]
+
+
+def test_format_problems_and_conflicts_are_listed_at_once() -> None:
+    """A month with 3 conflicts, an unknown label and a bad position: one error lists all
+    five (the format problems first, then the conflicts among the sound rows), with the
+    label map's and the conflict rule's remedies; fixing nothing else, the conflicts no
+    longer wait for the format problems to be fixed."""
+    text, expected = month_with_conflicts(3)
+    lines = text.splitlines()
+    head = lines[0].split(",")
+    meh, bad = 5, 9  # lines (1-based) given an unknown label and a position 0
+    for line, (col, value) in ((meh, ("label", "meh")), (bad, ("position", "0"))):
+        cells = lines[line - 1].split(",")
+        cells[head.index(col)] = value
+        lines[line - 1] = ",".join(cells)
+    with pytest.raises(FormatError) as info:
+        read_judgments(("may.csv", ("\n".join(lines) + "\n").encode()))
+    err = info.value
+    assert err.count == 5 and err.conflicts == 3
+    assert [p.line for p in err.problems] == [meh, bad] + [b for b, _ in expected]
+    assert "unknown label 'meh'" in err.problems[0].message
+    assert "expected a position" in err.problems[1].message
+    assert all("one label per (round, query, document, rater)" in p.message
+               for p in err.problems[2:])
+    assert [(r.parameter, r.count) for r in err.remedies] == [("label_map", 0),
+                                                               ("conflicts", 3)]
+
+
+def test_the_cli_words_the_remedies_as_its_flags(tmp_path, capsys) -> None:
+    from ireval_core import cli
+
+    text, _ = month_with_conflicts(2)
+    lines = text.splitlines()
+    lines[4] = lines[4].rsplit(",", 1)[0] + ",meh"
+    path = tmp_path / "may.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert cli.main(["labels", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "3 problems in may.csv" in err
+    assert err.rstrip().splitlines()[-1] == (
+        "Pass a label map with --label-map, e.g. --label-map 'none=0,low=1,mid=2,high=3'; 2 "
+        "of these are one rater's different labels of a document in several systems' lists: "
+        "choose what they become with --conflicts mean|latest|separate")
+    assert "read_judgments" not in err and "conflicts=" not in err
+
+
+def test_the_cli_asks_for_a_quepid_exports_round_by_its_flag(tmp_path, capsys) -> None:
+    from ireval_core import cli
+
+    path = tmp_path / "quepid.csv"
+    path.write_text("query,docid,rating\nq1,d1,3\nq1,d2,1\n", encoding="utf-8")
+    assert cli.main(["labels", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "quepid.csv:1: a Quepid export has no rounds, and no round was given for it; give the "
+        "file's round with --round, e.g. --round 2026-05\n")

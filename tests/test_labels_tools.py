@@ -122,7 +122,9 @@ def test_label_studio_without_round_or_position():
              for i in range(3)]
     with pytest.raises(FormatError) as info:
         read_judgments(("ls.json", as_bytes(tasks)))
-    assert "have no round" in info.value.message and "round='2026-05'" in info.value.message
+    assert "have no round" in info.value.message and "read_judgments" not in info.value.message
+    assert [(r.parameter, r.example) for r in info.value.remedies] == [("round", "2026-05")]
+    assert info.value.hint == "set the round of the file: read_judgments(..., round='2026-05')"
     j = read_judgments(("ls.json", as_bytes(tasks[:2])), round="2026-06")
     assert j.rounds == ("2026-06",)
     assert j.shown_table()["position"].tolist() == [1, 2]
@@ -209,7 +211,9 @@ def test_quepid_long_with_a_user_column_and_its_errors_name_lines():
     assert j.raters == ("ann", "bob")
     with pytest.raises(FormatError) as info:
         read_judgments(("r.csv", text.encode()))
-    assert str(info.value).startswith("r.csv:1: a Quepid export has no rounds: give the round")
+    assert str(info.value) == ("r.csv:1: a Quepid export has no rounds, and no round was "
+                               "given for it")
+    assert [r.parameter for r in info.value.remedies] == ["round"]
 
 
 def test_a_labeling_csv_with_query_and_docid_columns_is_not_quepid():

@@ -369,3 +369,61 @@ def test_export_neutralises_formulas():
     cells = [c for row in book.active.iter_rows(min_row=2) for c in row]
     assert all(c.data_type != "f" for c in cells)
     assert cells[0].value == "'=HYPERLINK(\"http://x\")" and cells[3].value == -2
+
+
+def test_a_change_without_spread_is_not_tested_and_says_why() -> None:
+    """Every query one round later by the same amount (up to floating-point noise), and
+    rounds whose queries all have one value: no t-test (scipy's "Precision loss" warning
+    and a p-value of noise), the test column says why, p is NaN; no RuntimeWarning."""
+    import warnings
+
+    import pandas as pd
+
+    from ireval_core.labels.trend import compare_rounds
+
+    queries = [f"q{i}" for i in range(6)]
+    base = [0.1, 0.2, 0.3, 0.7, 1.1, 2.3]
+    paired = pd.DataFrame({"round": ["a"] * 6 + ["b"] * 6, "system": "s",
+                           "query": queries * 2, "weight": 1.0,
+                           "dcg": base + [v + 0.1 for v in base]})
+    welch = pd.DataFrame({"round": ["a"] * 5 + ["b"] * 5, "system": "s",
+                          "query": [f"a{i}" for i in range(5)] + [f"b{i}" for i in range(5)],
+                          "weight": 1.0, "dcg": [0.3] * 5 + [0.1 + 0.2] * 4 + [0.3]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        [p_row] = compare_rounds(paired).to_dict("records")
+        [w_row] = compare_rounds(welch).to_dict("records")
+    assert p_row["test"] == ("paired t over 6 shared queries: not run, every shared query "
+                             "changed by the same +0.1, so there is no spread to test the "
+                             "change against")
+    assert np.isnan(p_row["p"]) and not p_row["significant"]
+    assert w_row["test"].startswith("Welch t: not run, every query has the same value")
+    assert np.isnan(w_row["p"])
+
+
+def test_the_offline_online_note_withholds_a_gauc_over_too_few_queries() -> None:
+    """DCG@3 falls significantly while the later round has one query with both classes:
+    the note does not claim the scores order results "as well as before" on a GAUC of
+    one query, nor print "p undefined"; it says it cannot be told, and why."""
+    import pandas as pd
+
+    from ireval_core.labels import Judgments
+    from ireval_core.labels.online import MIN_GAUC_QUERIES, offline_online
+
+    rows = []
+    for q in range(12):
+        later = [2, 1, 0] if q == 0 else [0, 0, 0]
+        for rnd, labels in (("2026-01", [2, 1, 0]), ("2026-02", later)):
+            for pos, label in enumerate(labels, start=1):
+                rows.append({"round": rnd, "query": f"q{q}", "doc": f"d{q}-{pos}-{rnd}",
+                             "position": pos, "label": label, "score": 1.0 - pos / 10})
+    oo = offline_online(Judgments.from_frame(pd.DataFrame(rows)), k=3, n_resamples=200)
+    gauc = oo.table.set_index("round")["gauc_queries"].to_dict()
+    assert gauc == {"2026-01": 12, "2026-02": 1} and MIN_GAUC_QUERIES == 5
+    [note] = oo.notes
+    assert "DCG@3 fell significantly" in note
+    assert ("Whether the model scores order the shown results as well as before cannot be "
+            "told: GAUC rests on 12 and 1 query with both relevant and non-relevant scored "
+            "results") in note
+    assert "at least 5 in each round" in note
+    assert "p undefined" not in note and "as well as before (" not in note

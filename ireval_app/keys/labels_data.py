@@ -6,11 +6,18 @@ from __future__ import annotations
 from .labeling import SAVED_PICK, SAVED_VERSION, SETTINGS, SOURCE, SOURCES
 
 __all__ = ["ADD_UPLOADER", "ADD_NOTE", "ANCHOR_UPLOADER", "GSB_UPLOADER", "LOCAL", "PARAMS",
-           "REPLACE",
-           "SAVED_PICK", "SAVED_VERSION", "SAVE_NAME", "SOURCE", "SOURCES", "UPLOADER"]
+           "REPLACE", "SAVED_PICK", "SAVED_VERSION", "SAVE_NAME", "SOURCE", "SOURCES", "UPLOADER",
+           "add_uploader"]
 
 ADD_UPLOADER = "ireval.labels.add_upload"
-"""File uploader: files added to an opened saved set."""
+"""File uploader: files added to an opened saved set (its key: :func:`add_uploader`)."""
+
+
+def add_uploader(adds: int) -> str:
+    """The key of the add uploader after ``adds`` adds in the session: a new, empty
+    uploader after each add (a widget's files cannot be cleared from the script)."""
+    return f"{ADD_UPLOADER}.{adds}"
+
 SAVE_NAME = "ireval.labels.save_name"
 """Text: the name of the labeling set to save."""
 UPLOADER = "ireval.labels.upload"

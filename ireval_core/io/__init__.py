@@ -127,7 +127,8 @@ one column-alias table:
 ``quepid``       Quepid's ratings CSV (basic and judgement-book exports)
 ``table``        :class:`RawTable`, a table found by aliases that locates its rows
 ``qrels_runs``   :func:`read_qrels`, :func:`read_runs`, :func:`read_run`,
-                 :func:`read_qrels_alongside` (qrels on a second thread)
+                 :func:`read_qrels_alongside` (qrels on a second thread),
+                 :func:`shared_tag_names` (a tag of several files: named after each file)
 ``labels``       :func:`read_table` (labeling and GSB tables)
 ``metadata``     :func:`read_metadata` (query metadata)
 ``partitions``   what :mod:`ireval_core.distributed` needs to read Dask partitions
@@ -144,7 +145,7 @@ from typing import TYPE_CHECKING, Any
 
 from .columns import Kind
 from .detect import Format
-from .qrels_runs import read_qrels, read_qrels_alongside, read_run, read_runs
+from .qrels_runs import read_qrels, read_qrels_alongside, read_run, read_runs, shared_tag_names
 from .source import (
     DEFAULT_MAX_GZIP_RATIO,
     DEFAULT_MAX_INFLATED_BYTES,
@@ -163,7 +164,8 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "Format", "Kind",
            "PathOrBytes", "QueryMetadata", "RawTable", "ReadLimits", "Source", "SourceLike",
            "has_comment_lines", "has_judgment_groups", "read_metadata", "read_qrels",
-           "read_qrels_alongside", "read_run", "read_runs", "read_table", "table_from_arrow"]
+           "read_qrels_alongside", "read_run", "read_runs", "read_table", "shared_tag_names",
+           "table_from_arrow"]
 
 _LAZY = {"QueryMetadata": "metadata", "read_metadata": "metadata", "RawTable": "table",
          "read_table": "labels", "table_from_arrow": "labels"}

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
-from ..errors import DataWarning, FormatError, Problem
+from ..errors import DataWarning, FormatError, Problem, Remedy
 from .columns import LABEL_STUDIO_CONTROLS, LABEL_STUDIO_FIELDS
 from .json import parse_json
 from .source import Source
@@ -166,8 +166,8 @@ def read_label_studio(src: Source, aliases: Mapping[str, Sequence[str]],
             raise FormatError(
                 "the tasks' data have no round (one of "
                 f"{', '.join(LABEL_STUDIO_FIELDS['round'])}); add one to the tasks, or give "
-                "the round of this file (read_judgments(..., round='2026-05'); CLI --round)",
-                source=src.name)
+                "the round of this file", source=src.name,
+                remedies=(Remedy("round", "2026-05"),))
         columns["round"] = [round] * len(places)
         present.add("round")
     missing = [k for k in ("query", "doc") if k not in present]

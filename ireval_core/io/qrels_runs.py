@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextvars
 import io
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -35,11 +35,12 @@ from .excel import read_xlsx_columns
 from .guard import guarded
 from .json import read_json
 from .parquet import read_parquet
-from .source import PathOrBytes, ReadLimits, Source
+from .source import PathOrBytes, ReadLimits, Source, file_stem
 from .trec import diagnose_trec, read_trec, skip_comments
 
 __all__ = ["decoded_columns", "empty_file_error", "read_columns", "read_qrels",
-           "read_qrels_alongside", "read_run", "read_runs", "unique_name"]
+           "read_qrels_alongside", "read_run", "read_runs", "shared_tag_names",
+           "unique_name"]
 
 T = TypeVar("T")
 
@@ -302,7 +303,7 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                 count=missing_lines))
         try:
             runs.append(Run.from_columns(parts[i], part_scores, name=run_name,
-                                         source=src.name, warnings=run_warnings))
+                                         source=src.name, warnings=run_warnings, tag=tag))
         except DuplicateEntryError as exc:
             if tag_codes is not None and len(tag_names) > 1:
                 first, second = np.flatnonzero(tag_codes == i)[list(exc.rows)]
@@ -342,6 +343,44 @@ def _merge_missing_tags(names: list[str], codes: np.ndarray
             merged.append(t)
     lines = int(np.isin(codes, missing).sum())
     return merged, mapping[codes], lines, tuple(names[i] for i in missing)
+
+
+def shared_tag_names(runs: Sequence[Run]) -> list[Run]:
+    """The runs of several files, named so that each name says which run: a tag that
+    runs of several files carry (rank_llm writes ``rank`` for every run) names every one
+    of them ``stem:tag`` after its file (``bm25:rank``, ``splade:rank``), not a bare
+    ``rank`` for the first file's and ``stem:tag`` for the others'; each gets a
+    ``run-renamed`` warning naming the files. The other runs keep their names.
+
+    >>> a = read_runs(b"q1 Q0 d1 1 2 rank\\n", name="bm25.txt")
+    >>> b = read_runs(b"q1 Q0 d2 1 2 rank\\n", name="splade.txt",
+    ...               taken_names={"rank": "bm25.txt"})
+    >>> [r.name for r in shared_tag_names([*a, *b])]
+    ['bm25:rank', 'splade:rank']
+    """
+    files: dict[str, list[str]] = {}
+    for r in runs:
+        if r.tag is not None:
+            files.setdefault(r.tag, []).append(r.source)
+    shared = {t for t, f in files.items() if len(f) > 1}
+    if not shared:
+        return list(runs)
+    taken = {r.name for r in runs if r.tag not in shared}
+    out = []
+    for r in runs:
+        if r.tag not in shared:
+            out.append(r)
+            continue
+        tag = r.tag
+        name = unique_name(None, f"{file_stem(r.source)}:{tag}", taken)
+        taken.add(name)
+        others = ", ".join(files[tag])
+        note = DataWarning("run-renamed", f"tag {tag!r} is the tag of runs in {len(files[tag])} "
+                           f"files ({others}): each is named after its file and tag, this "
+                           f"one {name!r}", source=r.source, count=1)
+        kept = [w for w in r.warnings if w.code != "run-renamed"]
+        out.append(r.renamed(name, warnings=[*kept, note]))
+    return out
 
 
 def unique_name(tag: str | None, stem: str, taken: set[str]) -> str:

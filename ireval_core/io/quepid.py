@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataWarning, FormatError
+from ..errors import DataWarning, FormatError, Remedy
 from .columns import QUEPID_RATER_ALIASES
 from .source import Source, one_line
 from .table import RawTable, pick, positions_in_order
@@ -55,9 +55,8 @@ def read_quepid(src: Source, aliases: Mapping[str, Sequence[str]], required: Seq
         raise FormatError("no header row", source=src.name, line=1) from None
     lower = [h.lower() for h in header]
     if round is None:
-        raise FormatError("a Quepid export has no rounds: give the round of this file "
-                          "(read_judgments(..., round='2026-05'); CLI --round)",
-                          source=src.name, line=1)
+        raise FormatError("a Quepid export has no rounds, and no round was given for it",
+                          source=src.name, line=1, remedies=(Remedy("round", "2026-05"),))
     long = "rating" in lower[2:]
     rating_at = lower.index("rating") if long else -1
     rater_at = next((lower.index(a) for a in QUEPID_RATER_ALIASES if a in lower[2:]), -1)

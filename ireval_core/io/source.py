@@ -286,12 +286,18 @@ class Source:
     @property
     def stem(self) -> str:
         """File name without folders and known extensions (``run.bm25.txt.gz`` → ``run.bm25``)."""
-        stem = Path(self.name).name
-        for ext in (".gz", ".txt", ".trec", ".tsv", ".csv", ".parquet", ".pq", ".json",
-                    ".qrels", ".run", ".res", ".xlsx", ".xlsm"):
-            if stem.lower().endswith(ext) and len(stem) > len(ext):
-                stem = stem[: -len(ext)]
-        return stem
+        return file_stem(self.name)
+
+
+def file_stem(name: str) -> str:
+    """``name`` without folders and known extensions (``run.bm25.txt.gz`` → ``run.bm25``):
+    the part of a run's name that says which file it came from."""
+    stem = Path(name).name
+    for ext in (".gz", ".txt", ".trec", ".tsv", ".csv", ".parquet", ".pq", ".json",
+                ".qrels", ".run", ".res", ".xlsx", ".xlsm"):
+        if stem.lower().endswith(ext) and len(stem) > len(ext):
+            stem = stem[: -len(ext)]
+    return stem
 
 
 def arrow_copy(data: bytes) -> pa.Buffer:

@@ -31,12 +31,44 @@ from ..params import POSITIVE_INT, check
 from .judgments import Combine, Judgments, check_combine
 from .trend import GAIN, Gain, dcg_definition, per_query_dcg
 
-__all__ = ["DECOMPOSITION_COLUMNS", "LabelChanges", "dcg_decomposition", "label_changes"]
+__all__ = ["DECOMPOSITION_COLUMNS", "LabelChanges", "changed", "dcg_decomposition",
+           "label_changes", "label_text"]
 
 DECOMPOSITION_COLUMNS = ("system", "round_old", "round_new", "queries_old", "queries_new",
                          "dcg_old", "dcg_mixed", "dcg_new", "total", "from_lists",
                          "from_labels", "old_labels_used", "relabeled")
 """Columns of :func:`dcg_decomposition`."""
+
+
+_DECIMALS = 9
+"""Combined labels are compared at this many decimals: a mean of the same labels summed
+in another order is the same label."""
+
+
+def _comparable(labels: np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(labels, dtype=float), _DECIMALS)
+
+
+def changed(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Whether a (query, document)'s combined label changed between two rounds: the one
+    definition of a change the count, the transitions and the DCG decomposition's
+    ``relabeled`` use (``1.667 -> 2`` is a change; NaN on either side is not compared).
+
+    >>> changed(np.array([1.0, 5 / 3, 2.0, np.nan]), np.array([1.0, 2.0, 0.1 + 1.9, 1.0]))
+    array([False,  True, False, False])
+    """
+    o, n = _comparable(old), _comparable(new)
+    return np.isfinite(o) & np.isfinite(n) & (o != n)
+
+
+def label_text(value: float) -> str:
+    """A combined label as the transitions name it: at most two decimals, no trailing
+    zeros (``2``, ``2.5``, ``1.67``).
+
+    >>> [label_text(v) for v in (2.0, 2.5, 5 / 3, 0.0)]
+    ['2', '2.5', '1.67', '0']
+    """
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def _unit_keys(j: Judgments) -> np.ndarray:
@@ -71,11 +103,12 @@ class LabelChanges:
         ``query, doc, old, new, change`` (combined labels; ``change = new − old``),
         one row per pair labeled in both rounds, largest absolute change first.
     transitions:
-        Counts of old label (rows) x new label (columns), labels rounded to the
-        nearest grade (halves up).
+        Counts of old combined label (rows) x new combined label (columns), the labels
+        as :func:`label_text` writes them (``"1.67"``): the same labels the pairs and
+        the count compare, so the off-diagonal cells sum to ``n_changed``.
     n_old, n_new, n_both, n_changed:
         Labeled pairs in the old round, in the new one, in both, and those whose
-        combined label differs.
+        combined label differs (:func:`changed`: the one definition of a change).
     definition:
         What is compared, in words.
     """
@@ -117,21 +150,27 @@ def label_changes(j: Judgments, old: str, new: str, *, combine: Combine = "mean"
     pairs = pd.DataFrame({"query": j_new.query_ids[j_new.unit_query[both]].astype(str),
                           "doc": docs.astype(str), "old": old_label[both],
                           "new": new_label[both]})
-    pairs["change"] = pairs["new"] - pairs["old"]
+    moved = changed(pairs["old"].to_numpy(), pairs["new"].to_numpy())
+    pairs["change"] = np.where(moved, pairs["new"] - pairs["old"], 0.0)
     pairs = pairs.iloc[np.lexsort((pairs["doc"].to_numpy(), pairs["query"].to_numpy(),
                                    -pairs["change"].abs().to_numpy()))].reset_index(drop=True)
-    grades = sorted({*np.floor(pairs["old"] + 0.5), *np.floor(pairs["new"] + 0.5)})
-    transitions = pd.crosstab(pd.Categorical(np.floor(pairs["old"] + 0.5), categories=grades),
-                              pd.Categorical(np.floor(pairs["new"] + 0.5), categories=grades),
-                              rownames=[f"{old} label"], colnames=[f"{new} label"],
-                              dropna=False)
+    values, codes = np.unique(np.concatenate((_comparable(pairs["old"].to_numpy()),
+                                              _comparable(pairs["new"].to_numpy()))),
+                              return_inverse=True)
+    m, v = len(pairs), len(values)
+    counts = np.bincount(codes[:m] * v + codes[m:], minlength=v * v).reshape(v, v)
+    names = [label_text(x) for x in values]
+    transitions = pd.DataFrame(counts, index=pd.Index(names, name=f"{old} label"),
+                               columns=pd.Index(names, name=f"{new} label"))
+    n_changed = int(moved.sum())
     n_old = int(np.isfinite(j_old.combined(combine)[0]).sum())
     return LabelChanges(
         old, new, combine, pairs, transitions, n_old, int(np.isfinite(new_label).sum()),
-        int(both.sum()), int((pairs["change"] != 0).sum()),
-        f"(query, document) pairs labeled in both {old} and {new}; label = the "
-        f"{combine} of the raters' labels in each round; transitions rounded to the nearest "
-        "grade (halves up)")
+        int(both.sum()), n_changed,
+        f"(query, document) pairs labeled in both {old} and {new}; label = the {combine} of "
+        f"the raters' labels in each round (the label DCG uses); a pair changed when that "
+        f"label differs between the rounds. The transitions count the same labels: their "
+        f"off-diagonal cells hold the {n_changed:,} changed pairs")
 
 
 def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
@@ -169,7 +208,7 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
                            shown_label=mixed_unit[j_new.shown_unit])
     in_k = j_new.shown_position <= k
     used = in_k & np.isfinite(old_of_new[j_new.shown_unit])
-    changed = used & (old_of_new[j_new.shown_unit] != new_label[j_new.shown_unit])
+    relabeled = used & changed(old_of_new[j_new.shown_unit], new_label[j_new.shown_unit])
     rows = []
     for system in sorted(set(j_old.systems) & set(j_new.systems)):
         so = j_old.group_system == np.flatnonzero(j.system_names == system)[0]
@@ -186,7 +225,7 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
                      "total": d_new - d_old, "from_lists": d_mix - d_old,
                      "from_labels": d_new - d_mix,
                      "old_labels_used": int((used & shown_sys).sum()),
-                     "relabeled": int((changed & shown_sys).sum())})
+                     "relabeled": int((relabeled & shown_sys).sum())})
     out = pd.DataFrame(rows, columns=list(DECOMPOSITION_COLUMNS))
     out.attrs["definition"] = (
         f"{dcg_definition(k, gain, combine)}. dcg_old: {old}'s lists with {old}'s labels; "

@@ -56,7 +56,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..data import Qrels, Run, dictionary_codes
-from ..errors import DataWarning, FormatError, Problem, invalid_parameter
+from ..errors import DataWarning, FormatError, Problem, Remedy, invalid_parameter
 from ..io import RawTable, SourceLike, read_table
 from ..io import table_from_arrow as _table_from_arrow
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
@@ -815,15 +815,20 @@ class _Found:
         self.kept: list[tuple[int, Problem]] = []
         self.count = 0
         self.conflicts = 0
+        self.remedies: dict[str, Remedy] = {}  # by parameter: what the caller can set
+        self.flagged = np.zeros(int(origin.starts[-1]), dtype=bool)  # rows with a problem
 
     def add(self, row: int, message: str) -> None:
         self.count += 1
+        if 0 <= row < len(self.flagged):
+            self.flagged[row] = True
         if len(self.kept) < LABEL_PROBLEMS_KEPT:
             self.kept.append(self.origin.problem(row, message))
 
     def rows(self, rows: np.ndarray, message: Callable[[int], str]) -> None:
         """A problem at each of ``rows``, worded by ``message(row)``, in file order."""
         rows = np.sort(rows)
+        self.flagged[rows] = True
         room = max(LABEL_PROBLEMS_KEPT - len(self.kept), 0)
         self.origin.warm(rows[:room])
         for row in rows[:room]:
@@ -846,14 +851,17 @@ class _Found:
         if not self.count:
             return
         hint = None
+        remedies = list(self.remedies.values())
         if self.conflicts:
-            hint = (f"{self.conflicts} of these: one rater's different labels of a document "
-                    "shown in several systems' lists. Choose what they become: "
-                    "conflicts='mean' (the rater's mean), 'latest' (the label on the last "
-                    "row) or 'separate' (each system's list counts as a separate rater); on "
-                    "the command line --conflicts mean|latest|separate")
+            remedies.append(Remedy("conflicts", choices=("mean", "latest", "separate"),
+                                   count=self.conflicts))
+            hint = "; ".join([r.python() for r in remedies[:-1]] + [
+                f"{self.conflicts} of these: one rater's different labels of a document "
+                "shown in several systems' lists. Choose what they become: "
+                "conflicts='mean' (the rater's mean), 'latest' (the label on the last "
+                "row) or 'separate' (each system's list counts as a separate rater)"])
         raise FormatError.of([p for _, p in self.kept], count=self.count, hint=hint,
-                             conflicts=self.conflicts)
+                             conflicts=self.conflicts, remedies=remedies)
 
 
 def _labels(tables: Sequence[RawTable], origin: _Origin, label_map: LabelMap | None,
@@ -881,8 +889,9 @@ def _labels(tables: Sequence[RawTable], origin: _Origin, label_map: LabelMap | N
             if word in unknown:
                 rows = np.flatnonzero(codes == i)[:3] + origin.starts[t_index]
                 found.add(int(rows[0]), f"unknown label {word!r} at {origin.lines(rows)}; "
-                          f"{hint}; pass a label map (CLI: --label-map "
-                          "'none=0,low=1,mid=2,high=3')")
+                          f"{hint}")
+                found.remedies["label_map"] = Remedy("label_map",
+                                                     "none=0,low=1,mid=2,high=3")
         out.append(grades[codes] if len(codes) else np.zeros(0))
     return np.concatenate(out) if out else np.zeros(0), label_map
 
@@ -902,10 +911,33 @@ def _numbers(tables: Sequence[RawTable], key: str, what: str, origin: _Origin,
         parts.append(t.numbers(key, what, problems))
         for row, problem in problems:
             found.count += 1
+            found.flagged[int(start) + row] = True
             wrong.append(int(start) + row)
             if len(found.kept) < LABEL_PROBLEMS_KEPT:
                 found.kept.append((int(start) + row, problem))
     return np.concatenate(parts), np.asarray(wrong, dtype=np.int64)
+
+
+def _conflicts_among(rows: np.ndarray, r: tuple[np.ndarray, int], s: tuple[np.ndarray, int],
+                     q: tuple[np.ndarray, int], d: tuple[np.ndarray, int],
+                     t: tuple[np.ndarray, int], label: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Among ``rows`` (the rows without another problem): one rater's different labels of
+    a (round, query, document) in several systems' lists, as the full check finds them
+    on sound files (a row repeating a (shown result, rater) is a duplicate, not a
+    conflict): (rows, the earlier row each disagrees with), both in file order."""
+    def sub(part: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
+        return np.asarray(part[0])[rows], part[1]
+
+    shown, n_shown, _ = _group(sub(r), sub(s), sub(q), sub(d))
+    _, _, lab_first = _group((shown, n_shown), sub(t))
+    unit, n_unit, _ = _group(sub(r), sub(q), sub(d))
+    ur, n_ur, _ = _group((unit, n_unit), sub(t))
+    once = np.zeros(len(rows), dtype=bool)
+    once[lab_first] = True
+    value = label[rows]
+    found, other = _disagreements(ur, np.isfinite(value) & once, value, n_ur)
+    return rows[found], rows[other]
 
 
 def _disagreements(group: np.ndarray, given: np.ndarray, values: np.ndarray, n_groups: int
@@ -1007,6 +1039,21 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None,
         bad = ~np.isnan(weight) & ~(np.isfinite(weight) & (weight > 0))
         found.rows(np.flatnonzero(bad), lambda row: f"expected a weight > 0 in column "
                    f"{name_of['weight']!r}, got {weight[row]:g}")
+    def conflict(row: int, other: int) -> str:
+        return (f"{f'rater {raters[tc[row]]!r}' if has['rater'] else 'the file'} labels query "
+                f"{queries[qc[row]]!r}, document {docs[int(dc[row])].as_py()!r} of round "
+                f"{rounds[rc[row]]!r} {label[row]:g} here and {label[other]:g} at "
+                f"{origin.at(other, relative_to=row)}; one label per (round, query, "
+                "document, rater)")
+
+    if found.count and conflicts == "refuse":  # listed with the problems above, at once
+        ok = np.flatnonzero(~found.flagged)
+        rows, others = _conflicts_among(ok, (rc, len(rounds)), (sc, len(systems)),
+                                        (qc, len(queries)), (dc, len(docs)),
+                                        (tc, len(raters)), label)
+        other_of = dict(zip(rows.tolist(), others.tolist(), strict=True))
+        found.conflicts = len(rows)
+        found.rows(rows, lambda row: conflict(row, other_of[row]))
     found.raise_all()  # the rules below need sound rows
 
     nr, ns, nq, nd, nt = len(rounds), len(systems), len(queries), len(docs), len(raters)
@@ -1088,12 +1135,7 @@ def _from_tables(tables: Sequence[RawTable], label_map: LabelMap | str | None,
     if n_conflicts and conflicts == "refuse":
         other_of = dict(zip(conflict_rows.tolist(), conflict_others.tolist(), strict=True))
         found.conflicts = n_conflicts
-        found.rows(conflict_rows, lambda row: (
-            f"{f'rater {raters[tc[row]]!r}' if has['rater'] else 'the file'} labels query "
-            f"{queries[qc[row]]!r}, document {docs[int(dc[row])].as_py()!r} of round "
-            f"{rounds[rc[row]]!r} {label[row]:g} here and {label[other_of[row]]:g} at "
-            f"{origin.at(other_of[row], relative_to=row)}; one label per (round, query, "
-            "document, rater)"))
+        found.rows(conflict_rows, lambda row: conflict(row, other_of[row]))
 
     # ---- segment and weight of each query group
     grp_first = imp_first[grp_first_imp]

@@ -215,6 +215,20 @@ def _fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
+MIN_GAUC_QUERIES = 5
+"""Fewer queries with both classes in a round than this: GAUC is shown, but no sentence
+rests on its change (a GAUC over one query is that query's AUC)."""
+
+
+def _p_words(p: float, test: str) -> str:
+    """A p-value for a sentence; an undefined one says why (the test's own words)."""
+    if np.isfinite(p):
+        return p_text(p)
+    if ": not run, " in test:
+        return "not tested: " + test.split(": not run, ", 1)[1]
+    return "not tested: fewer than two queries with both classes in a round"
+
+
 def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
                    combine: Combine = "mean", alpha: float = 0.05,
                    options: EvalOptions | None = None, trend_result: Trend | None = None,
@@ -225,7 +239,9 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
 
     * DCG@k drops significantly (the trend's test) while GAUC does not (the same
       test on per-query AUC: no significant fall): the list lost good results the
-      ranker never saw -- look at recall or the head positions; or
+      ranker never saw -- look at recall or the head positions; when GAUC rests on
+      fewer than :data:`MIN_GAUC_QUERIES` queries in either round, the note says that
+      this cannot be told instead; or
     * GAUC falls significantly while DCG@k does not change significantly: the ranker
       orders what it shows worse, without (yet) a measurable effect on what users see.
 
@@ -270,11 +286,22 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
                        f"{_fmt(a1['pnr'], 2)}")
         if not (np.isfinite(a0["gauc"]) and np.isfinite(a1["gauc"])):
             continue
-        if row.drop and not g_drop:
+        few = min(int(a0["gauc_queries"]), int(a1["gauc_queries"]))
+        if row.drop and not g_drop and few < MIN_GAUC_QUERIES:
+            notes.append(
+                f"{s}, {r0} → {r1}: DCG@{k} fell significantly ({row.mean_from:.3f} → "
+                f"{row.mean_to:.3f}, {p_text(row.p)}). Whether the model scores order the "
+                f"shown results as well as before cannot be told: GAUC rests on "
+                f"{int(a0['gauc_queries'])} and {int(a1['gauc_queries'])} "
+                "quer{} with both relevant and non-relevant scored results ({}), and a "
+                f"comparison needs at least {MIN_GAUC_QUERIES} in each round."
+                .format("y" if int(a1["gauc_queries"]) == 1 else "ies", scores_text))
+        elif row.drop and not g_drop:
             notes.append(
                 f"{s}, {r0} → {r1}: DCG@{k} fell significantly ({row.mean_from:.3f} → "
                 f"{row.mean_to:.3f}, {p_text(row.p)}) while the model scores order the shown "
-                f"results as well as before ({scores_text}; GAUC change {p_text(p_g)}). "
+                f"results as well as before ({scores_text}; GAUC change "
+                f"{_p_words(p_g, str(row.test_gauc))}). "
                 "AUC, GAUC and PNR only judge what was retrieved: suspect recall (good "
                 "documents no longer reach the list) or the head positions, not the ranker.")
         elif g_drop and not row.significant:

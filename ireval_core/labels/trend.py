@@ -359,6 +359,9 @@ class Trend:
     n_resamples: int = 2000
     seed: int = 0
     query_sums: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
+    ndcg_definition: str = ""
+    """What ``ndcg`` and ``coverage`` are, in words (the part of :attr:`definition` that
+    a page showing another band and test beside them, the rater-noise trend's, keeps)."""
 
     def notes(self) -> list[str]:
         """The sentences of the significant drops (empty when there is none)."""
@@ -476,6 +479,10 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
 
     changes = compare_rounds(per_query, by=by, alpha=alpha, confidence_level=level,
                              pairing=pairing, k=k, weighted=weighted)
+    ndcg = (f"nDCG@{k} = DCG@{k} / the DCG@{k} of the round's labeled documents of the "
+            "query sorted by label "
+            f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
+            f"Coverage = labeled / shown positions <= {k}.")
     definition = (f"{dcg_definition(k, gain, combine)}. nDCG@{k} = DCG@{k} / the DCG@{k} of "
                   "the round's labeled documents of the query sorted by label "
                   f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
@@ -487,7 +494,7 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                   f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
                   + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
     return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
-                 combine, by, opts, n_resamples, seed, query_sums)
+                 combine, by, opts, n_resamples, seed, query_sums, ndcg)
 
 
 def _whole_levels(grade: np.ndarray) -> np.ndarray:
@@ -555,7 +562,11 @@ def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairin
         a, b = x0[i0], x1[i1]
         out["test"] = f"paired t over {ns} shared queries"
         out["test_delta"] = float(np.mean(b - a))
-        if np.ptp(b - a) > 0:
+        if _constant(b - a):  # no spread to test against (floating noise is none)
+            out["test"] = (f"paired t over {ns} shared queries: not run, every shared query "
+                           f"changed by the same {float(np.mean(b - a)):+.4g}, so there is no "
+                           "spread to test the change against")
+        else:
             res = paired_t_test(a, b)
             ci = res.confidence_interval(level)
             out.update(p=float(res.pvalue), ci_low=float(ci.low), ci_high=float(ci.high))
@@ -563,11 +574,24 @@ def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairin
     if pairing != "paired" and n0 >= 2 and n1 >= 2:
         out["test"] = "Welch t"
         out["test_delta"] = float(np.mean(x1) - np.mean(x0))
-        if np.var(x0) + np.var(x1) > 0:
+        if _constant(x0) and _constant(x1):  # scipy: "Precision loss", a meaningless p
+            out["test"] = ("Welch t: not run, every query has the same value within each "
+                           "round, so there is no spread to test the change against")
+        else:
             res = _sps.ttest_ind(x1, x0, equal_var=False)
             ci = res.confidence_interval(level)
             out.update(p=float(res.pvalue), ci_low=float(ci.low), ci_high=float(ci.high))
     return out
+
+
+def _constant(values: np.ndarray) -> bool:
+    """Whether ``values`` are all one number up to floating-point noise (a spread of at
+    most 1e-12 of their size): a t-test of them is degenerate (scipy warns of precision
+    loss and returns a p-value of noise)."""
+    if not len(values):
+        return True
+    scale = max(1.0, float(np.max(np.abs(values))))
+    return float(np.ptp(values)) <= 1e-12 * scale
 
 
 def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | None = None,
@@ -611,11 +635,16 @@ def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | Non
                        else "within noise" if np.isfinite(p) else "no test possible")
             rel_text = f", {rel:+.1%}" if np.isfinite(rel) else ""
             test = str(res["test"])
+            if test == "none":  # said in words, not as "p undefined"
+                how = (f"too few queries to test ({len(x0)} and {len(x1)}; a test needs at "
+                       "least 2 in each round)")
+            elif ": not run, " in test:
+                how = test
+            else:
+                how = (f"{test} ({len(x0)} and {len(x1)} queries)" if test == "Welch t"
+                       else test) + f", {p_text(p)}"
             sentence = (f"{who}, {r0} → {r1}: {measure} {verb} from {m0:.3f} to {m1:.3f} "
-                        f"({delta:+.3f}{rel_text}); "
-                        + (f"{test} ({len(x0)} and {len(x1)} queries" if test == "Welch t"
-                           else f"{test} (" if test != "none" else "too few queries (")
-                        + f"), {p_text(p)}: {verdict}.")
+                        f"({delta:+.3f}{rel_text}); {how}: {verdict}.")
             rows.append(dict(zip(keys, key_values, strict=True)) | {
                 "measure": measure, "round_from": r0, "round_to": r1, "mean_from": m0,
                 "mean_to": m1, "delta": delta,
