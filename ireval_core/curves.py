@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 from .data import JoinCache, Qrels, Ranked, Run, freeze_arrays, join
-from .measures._segments import safe_div, seg_cumcount
 from .measures.binary import ELEVEN_POINTS, iprec_levels
 from .measures.pairwise import auc_counts, tie_groups
 from .measures.registry import Measure
+from .measures.segments import safe_div, seg_cumcount
 from .options import EvalOptions
 from .progress import stage
 

@@ -1,5 +1,7 @@
 """The shape of the code: no import cycle, no private name imported from another module,
-and the layers of ``[tool.importlinter]`` in ``pyproject.toml`` (checked by ``lint-imports``).
+no private module imported from outside its package, no private member of another module's
+object read or written, and the layers of ``[tool.importlinter]`` in ``pyproject.toml``
+(checked by ``lint-imports``).
 
 The import graph is built from the source with :mod:`ast` (every ``import`` statement,
 at module level or inside a function, relative imports resolved), so it sees the
@@ -9,6 +11,7 @@ imports a module makes lazily too, which ``sys.modules`` would miss.
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 import subprocess
 import sys
@@ -18,8 +21,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
 
 # ----------------------------------------------------------------------------- the graph
 
@@ -52,10 +53,15 @@ def _base(module: str, level: int) -> str:
     return ".".join(parts)
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The syntax tree of a file (parsed once per test session)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
 def _imports(module: str) -> Iterator[tuple[str, list[str], int]]:
     """``(imported module, names taken from it, line)`` for every import statement."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"), str(MODULES[module]))
-    for node in ast.walk(tree):
+    for node in ast.walk(_tree(MODULES[module])):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, [], node.lineno
@@ -124,7 +130,7 @@ def test_the_graph_sees_lazy_and_relative_imports() -> None:
     # a function-level import (Evaluation.intervals), relative imports one and two dots up
     assert "ireval_core.intervals" in GRAPH["ireval_core.evaluate"]
     assert "ireval_core.options" in GRAPH["ireval_core.labels.trend"]
-    assert "ireval_core.intervals" in GRAPH["ireval_core.stats._base"]
+    assert "ireval_core.intervals" in GRAPH["ireval_core.stats.base"]
     assert "ireval_core.stats" not in GRAPH["ireval_core.evaluate"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}, {"a", "b", "c"}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}, {"a", "b"}) is None
@@ -176,6 +182,175 @@ def test_no_private_name_imported_across_modules_in_the_app() -> None:
     assert not bad, "\n".join(bad)
 
 
+# ----------------------------------------------------------------------------- private modules
+#
+# A private module (``_arrow``, or any module under a ``_name`` part of the path) belongs to
+# the package that holds it: only modules of that package (its subpackages included)
+# import it. What another package needs from it has a public module.
+
+PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+
+
+def _owner(module: str) -> str | None:
+    """The package a private module belongs to (the path before its first ``_name``
+    part), or None for a public module."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        if _private(part):
+            return ".".join(parts[:i])
+    return None
+
+
+def _named_modules(target: str, names: list[str]) -> set[str]:
+    """The project modules an import statement names (the module, or the submodules
+    ``from`` takes)."""
+    out = {target} if target in MODULES else set()
+    out |= {f"{target}.{name}" for name in names if f"{target}.{name}" in MODULES}
+    return out
+
+
+def _private_module_imports(module: str | None, imports: Iterator[tuple[str, list[str], int]],
+                            where: Path) -> list[str]:
+    """``file:line: imports private module m`` for each import of a private module whose
+    package ``module`` is not in (``module`` None: a page, in no package)."""
+    found = []
+    for target, names, line in imports:
+        for named in sorted(_named_modules(target, names)):
+            owner = _owner(named)
+            inside = module is not None and (module == owner or
+                                             module.startswith(f"{owner}."))
+            if owner is not None and not inside:
+                found.append(f"{where.relative_to(ROOT)}:{line}: imports private module "
+                             f"{named}, which only {owner} may import")
+    return found
+
+
+def test_private_module_detection() -> None:
+    assert _owner("ireval_core._arrow") == "ireval_core"
+    assert _owner("ireval_core.stats._x.y") == "ireval_core.stats"
+    assert _owner("ireval_core.stats.base") is None
+    fake = [("ireval_core", ["_arrow"], 3), ("ireval_core._arrow", ["f"], 4)]
+    here = ROOT / "ireval_core" / "measures" / "gain.py"
+    assert _private_module_imports("ireval_core.measures.gain", iter(fake), here) == []
+    assert len(_private_module_imports("ireval_app.state", iter(fake), here)) == 2
+    assert len(_private_module_imports(None, iter(fake), here)) == 2
+
+
+def _page_imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, [], node.lineno
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            yield node.module or "", [a.name for a in node.names], node.lineno
+
+
+def test_no_private_module_imported_from_outside_its_package() -> None:
+    bad = [b for m in sorted(MODULES)
+           for b in _private_module_imports(m, _imports(m), MODULES[m])]
+    bad += [b for path in PAGE_FILES
+            for b in _private_module_imports(None, _page_imports(path), path)]
+    assert not bad, "\n".join(bad)
+
+
+# ----------------------------------------------------------------------------- private members
+#
+# ``obj._name`` (read, written or through ``getattr``/``setattr``/``hasattr``/``delattr``
+# with a literal name) is allowed on ``self`` and ``cls``, and on any object when the module
+# itself defines ``_name`` (a function, class, module or class attribute, ``self._name``,
+# a ``__slots__`` entry): without types, "the module that defines the member" is the
+# module that binds the name. Another module's private member gets a public name or a
+# public method instead.
+
+ALLOWED_MEMBERS: dict[str, str] = {
+    # name: the one-line reason it may be used on another module's object
+}
+
+
+def _bound_names(body: list[ast.stmt]) -> set[str]:
+    """The names bound by module- or class-level statements of ``body`` (into classes
+    and compound statements, not into functions' bodies)."""
+    out: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(node.name)
+            continue
+        if isinstance(node, ast.ClassDef):
+            out |= {node.name} | _bound_names(node.body)
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:
+            out |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            if (isinstance(node, ast.Assign) and isinstance(target, ast.Name)
+                    and target.id == "__slots__"):
+                out |= {c.value for c in ast.walk(node.value)
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+        for block in ("body", "orelse", "finalbody"):  # if, for, while, with, try
+            out |= _bound_names(getattr(node, block, []))
+        for handler in getattr(node, "handlers", []):
+            out |= _bound_names(handler.body)
+    return out
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in {"self", "cls"}
+
+
+def _member_uses(tree: ast.Module) -> Iterator[tuple[ast.expr, str, int]]:
+    """``(object, member, line)`` for every private member used on an object, in file
+    order."""
+    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Attribute, ast.Call))),
+                   key=lambda n: (n.lineno, n.col_offset))
+    for node in nodes:
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            yield node.value, node.attr, node.lineno
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in {"getattr", "setattr", "hasattr", "delattr"}
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+              and isinstance(node.args[1].value, str) and _private(node.args[1].value)):
+            yield node.args[0], node.args[1].value, node.lineno
+
+
+def _private_members(tree: ast.Module, where: str) -> list[str]:
+    """``where:line: obj._name`` for every private member of another module's object."""
+    own = _bound_names(tree.body) | {
+        n.attr for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and _is_self(n.value)}
+    return [f"{where}:{line}: {ast.unparse(obj)}.{name}"
+            for obj, name, line in _member_uses(tree)
+            if not _is_self(obj) and name not in own and name not in ALLOWED_MEMBERS]
+
+
+def test_private_member_detection() -> None:
+    source = """
+class A:
+    _kept = 1
+    def __init__(self):
+        self._mine = 0
+    def f(self, other):
+        return other._mine + other._kept + self._theirs + other.__class__.__name__
+def g(j):
+    j._cache[1] = 2
+    return j._round_code("r"), getattr(j, "_hidden"), type(j).__dict__
+"""
+    assert _private_members(ast.parse(source), "m.py") == [
+        "m.py:9: j._cache", "m.py:10: j._round_code", "m.py:10: j._hidden"]
+    # a name bound at module level inside try/except or if is the module's own
+    nested = "try:\n    _fast = 1\nexcept ImportError:\n    _slow = 2\nx = m._fast + m._slow"
+    assert _private_members(ast.parse(nested), "n.py") == []
+
+
+def test_no_private_member_of_another_module_is_used() -> None:
+    bad = []
+    for path in [*MODULES.values(), *PAGE_FILES]:
+        bad += _private_members(_tree(path), str(path.relative_to(ROOT)))
+    assert not bad, "\n".join(bad)
+
+
 # ----------------------------------------------------------------------------- import-linter
 
 
@@ -191,8 +366,6 @@ def test_import_contracts() -> None:
 
 # ----------------------------------------------------------------------------- pages on top
 
-PAGE_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
-
 
 def test_pages_are_the_top_layer() -> None:
     """pages → ireval_app → ireval_core, never back: no package module imports a page
@@ -202,8 +375,7 @@ def test_pages_are_the_top_layer() -> None:
     assert not back, "\n".join(back)
     private = []
     for path in PAGE_FILES:
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for node in ast.walk(tree):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom):
                 private += [f"{path.relative_to(ROOT)}:{node.lineno}: {a.name}"
                             for a in node.names if _private(a.name)]

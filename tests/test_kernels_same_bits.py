@@ -21,15 +21,15 @@ from test_oracle_trec_eval_10 import dataset
 from ireval_core import EvalOptions, Qrels, Run, parse_measure
 from ireval_core.data import Ranked, descending_within, join
 from ireval_core.measures import binary, longtail, pairwise
-from ireval_core.measures._segments import (
+from ireval_core.measures.binary import group_starts, nonrelevant_mask, relevant_mask
+from ireval_core.measures.gain import discounts, err_reach, err_stop, gains, max_grade
+from ireval_core.measures.registry import Measure
+from ireval_core.measures.segments import (
     safe_div,
     seg_count,
     seg_reverse_cummax,
     seg_sum,
 )
-from ireval_core.measures.binary import group_starts, nonrelevant_mask, relevant_mask
-from ireval_core.measures.gain import discounts, err_reach, err_stop, gains, max_grade
-from ireval_core.measures.registry import Measure
 
 # ----------------------------------------------------------------------------- the old code
 

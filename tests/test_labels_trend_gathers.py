@@ -562,3 +562,17 @@ def test_grade_distribution_is_the_old_one(combine: str) -> None:
         for k in (1, 3, 10):
             pd.testing.assert_frame_equal(T._grades(j, k, combine), old_grades(j, k, combine),
                                           check_exact=True)
+
+
+def test_round_code_and_cached_are_the_judgments_public_views() -> None:
+    j = small_judgments(seed=9)
+    for name in j.rounds:
+        assert j.round_names[j.round_code(name, "plan_next_round")] == name
+    with pytest.raises(ValueError, match=r"'round' parameter of plan_next_round.*2026-01"):
+        j.round_code("1999-12", "plan_next_round")
+    calls: list[int] = []
+    kept = j.cached(("answer",), lambda: calls.append(1) or 41)
+    assert kept == 41 and j.cached(("answer",), lambda: calls.append(2) or 0) == 41
+    assert calls == [1]  # computed once
+    view = j.select(rounds=[j.rounds[0]])  # a view keeps nothing of its parent
+    assert view.cached(("answer",), lambda: 7) == 7 and j.cached(("answer",), lambda: 0) == 41

@@ -17,10 +17,10 @@ from ireval_core.data import join
 from ireval_core.dataset import Dataset
 from ireval_core.evaluate import MeasureCache, _recording
 from ireval_core.measures import parse_measures
-from ireval_core.measures._segments import safe_div, seg_cumcount, seg_reverse_cummax, seg_sum
 from ireval_core.measures.binary import ELEVEN_POINTS, average_precision, bpref, iprec_levels
 from ireval_core.measures.gain import _dcg, discounts, gains
 from ireval_core.measures.registry import Measure
+from ireval_core.measures.segments import safe_div, seg_cumcount, seg_reverse_cummax, seg_sum
 
 MEASURES = ["nDCG@10", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "AP", "P@10", "P@5", "R@100",
             "RR", "bpref", "Judged@10", "RPrec", "ERR@10", "Success@1", "AP@100", "11pt",

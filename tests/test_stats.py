@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from ireval_core import stats
-from ireval_core.stats import _base, effects, paired, planning, resampling, systems
+from ireval_core.stats import base, effects, paired, planning, resampling, systems
 
 # Seed 001, table 8-6 (two systems A and B over 10 queries).
 SEED_A = np.array([25, 43, 39, 75, 43, 15, 20, 52, 49, 50], dtype=float)
@@ -565,7 +565,7 @@ def test_mean_ci():
 
 
 def test_docstring_examples():
-    modules = (stats, _base, effects, paired, planning, resampling, systems)
+    modules = (stats, base, effects, paired, planning, resampling, systems)
     results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS) for m in modules]
     assert sum(r.attempted for r in results) > 20
     assert [r.failed for r in results] == [0] * len(modules)

@@ -41,7 +41,7 @@ from ..evaluate import evaluate
 from ..measures import Measure, parse_measures
 from ..options import EvalOptions
 from ..params import check
-from ..stats._base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
+from ..stats.base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
 from ..stats.resampling import bootstrap_means
 from .holes import HolesResult, debt_for_pair, run_pairs
 from .margin import Margin, MarginResult, bootstrap_margin, margin_value, t_margin

@@ -77,7 +77,7 @@ from ..errors import invalid_parameter
 from ..evaluate import Evaluation, evaluate
 from ..formats import p_text
 from ..measures import Measure, parse_measures
-from ..measures._segments import safe_div, seg_cumcount, seg_sum
+from ..measures.segments import safe_div, seg_cumcount, seg_sum
 from ..options import EvalOptions
 from ..params import check
 from ..stats import (
@@ -88,7 +88,7 @@ from ..stats import (
     sign_test,
     wilcoxon_test,
 )
-from ..stats._base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
+from ..stats.base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -52,7 +52,7 @@ from ..errors import invalid_parameter
 from ..formats import p_text
 from ..params import Options, check
 from ..stats import ConfidenceInterval
-from ..stats._base import N_RESAMPLES, PROBABILITY, FloatArray, RngLike, check_rng, paired_diff
+from ..stats.base import N_RESAMPLES, PROBABILITY, FloatArray, RngLike, check_rng, paired_diff
 from ..stats.resampling import bootstrap_means
 
 __all__ = ["MARGIN_METHODS", "MarginResult", "equivalence_test", "margin_value",

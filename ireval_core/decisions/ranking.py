@@ -53,7 +53,7 @@ from scipy import special
 from ..errors import invalid_parameter
 from ..formats import p_text
 from ..params import check
-from ..stats._base import (
+from ..stats.base import (
     CONFIDENCE_LEVEL,
     N_RESAMPLES,
     FloatArray,

@@ -46,7 +46,7 @@ from scipy import special
 from ..errors import invalid_parameter
 from ..formats import p_text
 from ..params import check
-from ..stats._base import ALTERNATIVE, Alternative, FloatArray, paired_diff
+from ..stats.base import ALTERNATIVE, Alternative, FloatArray, paired_diff
 
 __all__ = ["RiskProfile", "RiskResult", "risk_profile", "trisk_test", "urisk"]
 

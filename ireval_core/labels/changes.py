@@ -140,8 +140,8 @@ def label_changes(j: Judgments, old: str, new: str, *, combine: Combine = "mean"
     """
     fn = "label_changes"
     check_combine(combine, fn)
-    j._round_code(old, fn)
-    j._round_code(new, fn)
+    j.round_code(old, fn)
+    j.round_code(new, fn)
     j_old, j_new = j.round(old), j.round(new)
     new_label, _ = j_new.combined(combine)
     old_label = _old_label_of_new_units(j_old, j_new, combine)
@@ -196,8 +196,8 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
     check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
     opts = options_or_default(options, fn)
-    j._round_code(old, fn)
-    j._round_code(new, fn)
+    j.round_code(old, fn)
+    j.round_code(new, fn)
     j_old, j_new = j.round(old), j.round(new)
     old_of_new = _old_label_of_new_units(j_old, j_new, combine)
     new_label, _ = j_new.combined(combine)

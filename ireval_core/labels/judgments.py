@@ -46,9 +46,9 @@ which every number computed from them states.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -67,6 +67,8 @@ from .labelmap import LabelMap, detect_label_map
 
 __all__ = ["COMBINE_RULES", "CONFLICT_RULES", "DEFAULT_SYSTEM", "Combine", "Conflicts",
            "Judgments", "file_rounds", "read_judgments"]
+
+T = TypeVar("T")  # a value Judgments.cached keeps
 
 Combine = Literal["mean", "median", "majority"]
 COMBINE_RULES: dict[str, str] = {
@@ -476,7 +478,12 @@ several systems' lists: one label each, the mean of the rater's labels of the do
 
     # ------------------------------------------------------------------ views
 
-    def _round_code(self, name: str, function: str) -> int:
+    def round_code(self, name: str, function: str) -> int:
+        """The code of round ``name`` (its index in ``round_names``, as in ``group_round``).
+
+        A round these judgments do not hold raises an invalid-parameter error that names
+        ``function`` and the rounds there are.
+        """
         hit = np.flatnonzero(self.round_names == str(name))
         if hit.size == 0 or str(name) not in self.rounds:
             raise invalid_parameter("round", function, str(Options(self.rounds)), name)
@@ -520,8 +527,20 @@ several systems' lists: one label each, the mean of the rater's labels of the do
 
     def round(self, name: str) -> Judgments:
         """The view on one round (what :meth:`to_qrels` and :meth:`to_runs` need)."""
-        self._round_code(name, "Judgments.round")
+        self.round_code(name, "Judgments.round")
         return self.select(rounds=[name])
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The value kept with these judgments under ``key``, computed by ``compute()``
+        the first time it is asked for.
+
+        The analyses of one page share what they compute from the same judgments this
+        way (a view from :meth:`select` starts with nothing kept). The caller keeps the
+        value read-only and makes ``key`` name everything the value depends on.
+        """
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return cast(T, self._cache[key])
 
     # ------------------------------------------------------------------ labels
 

@@ -99,13 +99,13 @@ def plan_next_round(j: Judgments, round: str | None = None, *, delta: float, k: 
     rounds = j.rounds
     if round is None:
         round = rounds[-1]
-    j._round_code(round, fn)
+    j.round_code(round, fn)
     prev = rounds[rounds.index(round) - 1] if rounds.index(round) > 0 else None
     # per-query DCG of every list, kept with the judgments (the trend's own): a round's
     # lists are its rows, in the order of a view on the round
     pq = per_query_dcg(j, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
-    in_round = j.group_round == j._round_code(round, fn)
-    in_prev = j.group_round == j._round_code(prev, fn) if prev is not None else None
+    in_round = j.group_round == j.round_code(round, fn)
+    in_prev = j.group_round == j.round_code(prev, fn) if prev is not None else None
     rows = []
     for code in np.flatnonzero(np.bincount(j.group_system[in_round],
                                            minlength=len(j.system_names))):
@@ -161,7 +161,7 @@ def next_batch(j: Judgments, round: str, *, k: int | None = None,
     [['m1', 'default', 'q', 'b', 2, '', '']]
     """
     fn = "next_batch"
-    j._round_code(round, fn)
+    j.round_code(round, fn)
     if k is not None:
         k = check(k, "k", fn, POSITIVE_INT)
     jr = j.round(round) if systems is None else j.select(rounds=[round], systems=systems)

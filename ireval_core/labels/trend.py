@@ -108,9 +108,15 @@ def per_query_dcg(j: Judgments, *, k: int = 10, gain: Gain = "linear",
     ``shown_label`` the result is kept with the judgments (read-only arrays): the
     analyses of one page (trend, rater noise, planning) compute it once.
     """
-    cache_key = ("per_query_dcg", k, gain, combine, idcg_zero)
-    if shown_label is None and cache_key in j._cache:
-        return j._cache[cache_key]
+    if shown_label is None:
+        return j.cached(("per_query_dcg", k, gain, combine, idcg_zero),
+                        lambda: _per_query_dcg(j, k, gain, combine, idcg_zero, None))
+    return _per_query_dcg(j, k, gain, combine, idcg_zero, shown_label)
+
+
+def _per_query_dcg(j: Judgments, k: int, gain: Gain, combine: Combine, idcg_zero: str,
+                   shown_label: np.ndarray | None) -> PerQuery:
+    """:func:`per_query_dcg`, computed (read-only arrays without ``shown_label``)."""
     unit_label, _ = j.combined(combine)
     label = unit_label[j.shown_unit] if shown_label is None else shown_label
     pos = j.shown_position
@@ -143,12 +149,10 @@ def per_query_dcg(j: Judgments, *, k: int = 10, gain: Gain = "linear",
     fill = 0.0 if idcg_zero == "zero" else np.nan
     ndcg = np.full(n, fill)
     np.divide(dcg, idcg, out=ndcg, where=idcg > 0)
-    out = PerQuery(dcg, idcg, ndcg, shown, labeled)
     if shown_label is None:
         for a in (dcg, idcg, ndcg, shown, labeled):
             a.setflags(write=False)
-        j._cache[cache_key] = out
-    return out
+    return PerQuery(dcg, idcg, ndcg, shown, labeled)
 
 
 def _wmean(x: np.ndarray, w: np.ndarray) -> float:

@@ -15,14 +15,14 @@ import numpy as np
 
 from ..data import Ranked
 from ..options import EvalOptions
-from ._segments import (
+from .registry import Measure
+from .segments import (
     safe_div,
     seg_count,
     seg_first,
     seg_reverse_cummax,
     seg_sum,
 )
-from .registry import Measure
 
 
 def relevant_mask(r: Ranked, m: Measure, o: EvalOptions) -> np.ndarray:

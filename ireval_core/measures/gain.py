@@ -19,9 +19,9 @@ import numpy as np
 
 from ..data import Ranked, descending_within
 from ..options import EvalOptions
-from ._segments import safe_div, seg_sum
 from .binary import group_starts
 from .registry import Measure
+from .segments import safe_div, seg_sum
 
 
 def gains(grade: np.ndarray, spec: str) -> np.ndarray:

@@ -25,7 +25,6 @@ import numpy as np
 
 from ..data import Ranked
 from ..options import EvalOptions
-from ._segments import safe_div, seg_count, seg_sum
 from .binary import average_precision, bpref, group_starts, relevant_mask
 from .gain import gain_table, gains, powers
 from .registry import (
@@ -38,6 +37,7 @@ from .registry import (
     parse_gain,
     register,
 )
+from .segments import safe_div, seg_count, seg_sum
 
 __all__ = ["MIN_GEO_MEAN", "bin_g", "g_measure", "geometric_mean", "inf_ap", "ndcg_rel",
            "rbp_residual", "relative_p", "rndcg", "set_ap", "unjudged", "utility"]

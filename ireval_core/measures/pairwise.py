@@ -36,8 +36,8 @@ from ..data import Ranked, Run, doc_code_map, id_positions, pick_segments
 from ..errors import invalid_parameter
 from ..options import EvalOptions
 from ..params import POSITIVE_INT, check
-from ._segments import safe_div
 from .registry import Family, Measure, Param, finite_float, register
+from .segments import safe_div
 
 if TYPE_CHECKING:
     import pandas as pd

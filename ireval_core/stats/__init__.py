@@ -25,7 +25,7 @@ Layers
   :func:`queries_needed`, and :func:`mean_ci` for one system's mean.
 
 Result types, constants, parameter constraints and input checks shared by all of them
-are in :mod:`._base`; the t and bootstrap interval kernels, which the result types use
+are in :mod:`.base`; the t and bootstrap interval kernels, which the result types use
 too, are in :mod:`ireval_core.intervals`, below this package and the evaluation. The
 kernels a module shares with another (``t_many``, ``bootstrap_means``, ...) are public
 names of the module that defines them, but not part of this package's API.
@@ -35,7 +35,7 @@ Seed 001 (table 8-6) is the worked example used throughout the docstrings.
 
 from __future__ import annotations
 
-from ._base import (
+from .base import (
     ALTERNATIVES,
     BOOTSTRAP_METHODS,
     CORRECTIONS,

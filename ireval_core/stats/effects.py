@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..intervals import t_kernel
 from ..params import Interval, Options, check, validate_params
-from ._base import CORRECTIONS, FloatArray, paired_diff
+from .base import CORRECTIONS, FloatArray, paired_diff
 
 CORRECTION = Options(CORRECTIONS)
 TOLERANCE = Interval(Real, 0, None, closed="both")

@@ -8,7 +8,7 @@ from scipy import special, stats
 
 from ..intervals import t_kernel
 from ..params import check
-from ._base import ALTERNATIVE, Alternative, FloatArray, TestResult, paired_diff
+from .base import ALTERNATIVE, Alternative, FloatArray, TestResult, paired_diff
 
 # ------------------------------------------------------------------------ t kernel
 

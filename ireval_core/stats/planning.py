@@ -13,7 +13,7 @@ from scipy import optimize, stats
 from ..errors import invalid_parameter
 from ..intervals import bootstrap_interval, t_interval, t_kernel
 from ..params import Interval, Options, check
-from ._base import (
+from .base import (
     ALTERNATIVE,
     CONFIDENCE_LEVEL,
     EPS,

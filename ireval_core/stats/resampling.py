@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from ..params import Options, check
-from ._base import (
+from .base import (
     ALTERNATIVE,
     BOOTSTRAP_METHODS,
     CONFIDENCE_LEVEL,

@@ -14,7 +14,7 @@ from scipy import stats
 from ..errors import invalid_parameter
 from ..intervals import bootstrap_interval, t_interval, t_kernel
 from ..params import Options, check, validate_params
-from ._base import (
+from .base import (
     ALTERNATIVE,
     CONFIDENCE_LEVEL,
     FAMILIES,
