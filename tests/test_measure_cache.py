@@ -202,6 +202,11 @@ def _iprec_every_row(r, m, o, levels):  # noqa: ANN001, ANN202
     out = np.zeros(need.shape)
     idx = rel_start[:-1, None] + need - 1
     out[ok] = best_below[rel_rows[idx[ok]]]
+    # the undefined levels (trec_eval's 0 / 0): those needing no relevant document of a
+    # ranking that is empty (-J left no judged document), as the kernel states them
+    empty = (r.n_retrieved == 0) & (r.in_run | ((o.trec_eval == "10.0") & o.judged_only))
+    cut = (levels[None, :] * n_rel[:, None] + 0.9).astype(np.int64)
+    out[empty[:, None] & (cut == 0)] = np.nan
     return out
 
 
