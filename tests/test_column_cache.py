@@ -324,3 +324,54 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("IREVAL_CACHE_MAX", "lots")
     with pytest.raises(ValueError, match="IREVAL_CACHE_MAX"):
         CacheSettings.from_env()
+
+
+def test_the_app_maps_a_file_read_before_after_its_memory_is_cleared(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The app's reads (an upload, a saved dataset's bytes, a folder's file) go through the
+    column cache: once the process has forgotten them (a restart: its shared cache
+    cleared), the same bytes are mapped, not parsed, and give the parsed bits."""
+    from ireval_app import cache as app_cache
+    from ireval_app.shared_cache import SHARED
+
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(tmp_path / "columns"))
+    qname, qbytes, rname, rbytes = _files("msmarco", "trec")
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / qname).write_bytes(qbytes)
+    (folder / rname).write_bytes(rbytes)
+
+    def forget() -> None:  # what a restart forgets
+        SHARED.clear()
+        with app_cache._RESIDENT_LOCK:
+            app_cache._RESIDENT.clear()
+
+    forget()
+    first_q = app_cache.load_qrels(qname, qbytes)  # an upload (or a saved dataset's bytes)
+    first_r = app_cache.load_runs(rname, rbytes)
+    first_folder = app_cache.load_folder(folder)  # a data folder: entries of the same bytes
+    assert first_folder is not None
+    assert len(list((tmp_path / "columns").glob("*.arrow"))) == 2
+    forget()
+    with caplog.at_level(logging.DEBUG, logger="ireval.cache"):
+        again_q = app_cache.load_qrels(qname, qbytes)
+        again_r = app_cache.load_runs(rname, rbytes)
+        assert sum("mapped" in r.getMessage() for r in caplog.records) == 2
+        forget()  # else the folder's files are the uploads just read (same names, bytes)
+        again_folder = app_cache.load_folder(folder)
+    assert sum("mapped" in r.getMessage() for r in caplog.records) == 4
+    assert again_folder is not None
+    for q in (again_q.qrels, first_folder.qrels.qrels, again_folder.qrels.qrels):
+        assert first_q.qrels is not None and q is not None
+        _same_qrels(first_q.qrels, q)
+    for runs in (again_r.runs, first_folder.runs[0].runs, again_folder.runs[0].runs):
+        _same_runs(list(first_r.runs), list(runs))
+    monkeypatch.setenv("IREVAL_CACHE", "off")  # one setting turns it off
+    forget()
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="ireval.cache"):
+        off = app_cache.load_runs(rname, rbytes)
+    assert not [r for r in caplog.records if r.name == "ireval.cache"]
+    _same_runs(list(first_r.runs), list(off.runs))
+    forget()

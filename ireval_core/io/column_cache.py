@@ -10,7 +10,7 @@ and nothing is parsed.
 Keys
 ----
 An entry is named by the SHA-256 of the input's bytes (as given: a ``.gz`` file by its
-compressed bytes) and of everything else that changes what is read (:func:`entry_key`):
+compressed bytes) and by everything else that changes what is read (:func:`entry_key`):
 :data:`READER_VERSION`, what is read (qrels or runs), the format asked for, the name's
 extensions (format detection looks at them), trec_eval 10.0's comment rule, ``one_run``
 and the decompression limits. Names are not part of it: the file name is put back into
@@ -135,12 +135,15 @@ def parse_size(text: str, what: str) -> int:
 
 def entry_key(content_sha256: str, *, kind: str, format: str, name: str, comments: bool,
               one_run: bool, limits: ReadLimits) -> str:
-    """The entry name of an input: its content hash and the reading rule, hashed."""
+    """The key of an input's entry: its content hash, then the reading rule (as JSON).
+
+    The entry's file is named by the content hash and the rule's CRC-32; the whole key
+    is written in the entry and compared when it is read (no second hash of anything).
+    """
     rule = {"reader": READER_VERSION, "kind": kind, "format": format,
             "extensions": _extensions(name), "comments": comments, "one_run": one_run,
-            "limits": [limits.max_inflated_bytes, limits.max_gzip_ratio],
-            "content": content_sha256}
-    return hashlib.sha256(json.dumps(rule, sort_keys=True).encode()).hexdigest()
+            "limits": [limits.max_inflated_bytes, limits.max_gzip_ratio]}
+    return f"{content_sha256}:{json.dumps(rule, sort_keys=True)}"
 
 
 def _extensions(name: str) -> str:
@@ -215,7 +218,8 @@ class ColumnCache:
     # ------------------------------------------------------------------ entries
 
     def _path(self, key: str) -> Path:
-        return self.directory / f"{key}.arrow"
+        content, _, rule = key.partition(":")
+        return self.directory / f"{content}-{zlib.crc32(rule.encode()):08x}.arrow"
 
     def load(self, key: str) -> tuple[pa.RecordBatch, dict[str, object]] | None:
         """The entry's columns (memory-mapped) and metadata, or ``None`` (absent, or
@@ -243,6 +247,7 @@ class ColumnCache:
         except OSError:
             pass
         self.hits += 1
+        log.debug("ireval cache: mapped %s", path)
         return batch, meta
 
     def store(self, key: str, columns: dict[str, pa.Array], meta: dict[str, object]) -> None:

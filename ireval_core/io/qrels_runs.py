@@ -47,7 +47,9 @@ T = TypeVar("T")
 
 def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
                format: Format = "auto", limits: ReadLimits | None = None,
-               comments: bool = False, cache: ColumnCache | None = None) -> Qrels:
+               comments: bool = False, cache: ColumnCache | None = None,
+               content_sha256: str | None = None,
+               content_stamp: tuple[int, int, int] | None = None) -> Qrels:
     """Read relevance judgments.
 
     Parameters
@@ -71,6 +73,14 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
         A :class:`~.column_cache.ColumnCache`: a path or bytes read before under the same
         rule are mapped from it instead of parsed (the same numbers, bit for bit), and a
         new read is stored in it.
+    content_sha256:
+        The SHA-256 (hex) of ``source``'s bytes when the caller has it (then the cache
+        does not hash them again); only used with ``cache``.
+    content_stamp:
+        For a path with ``content_sha256``: the file's (size, modification time in ns,
+        inode) when it was hashed. A read is stored only when the file still has its
+        stamp afterwards (taken as the read starts when not given), so a file changed
+        meanwhile is never cached under the hash of its old bytes.
 
     Returns
     -------
@@ -95,18 +105,33 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_qrels", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
-    key = _cache_key(cache, source, name, "qrels", format, limits, comments, False)
+    stamp = content_stamp or _stamp(source) if cache is not None else None
+    key = _cache_key(cache, source, name, "qrels", format, limits, comments, False,
+                     content_sha256)
     if key is not None and cache is not None:
         hit = cache.qrels(key, _display_name(source, name))
         if hit is not None:
             return hit
     outcome = guarded(_read_qrels, source, name, format, limits, comments)
+    source_path = source if isinstance(source, str | os.PathLike) else None
     del source
     if isinstance(outcome, FormatError):
         raise outcome
-    if key is not None and cache is not None:
+    if key is not None and cache is not None and _stamp(source_path) == stamp:
         cache.store_qrels(key, outcome)
     return outcome
+
+
+def _stamp(source: object) -> tuple[int, int, int] | None:
+    """A path's size, modification time (ns) and inode (``None`` for other sources): a
+    file that changed while it was read is not cached under the hash taken before."""
+    if not isinstance(source, str | os.PathLike):
+        return None
+    try:
+        st = os.stat(source)
+    except OSError:
+        return (-1, -1, -1)
+    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def _display_name(source: object, name: str | None) -> str:
@@ -119,15 +144,15 @@ def _display_name(source: object, name: str | None) -> str:
 
 
 def _cache_key(cache: ColumnCache | None, source: object, name: str | None, kind: str,
-               format: Format, limits: ReadLimits, comments: bool, one_run: bool
-               ) -> str | None:
+               format: Format, limits: ReadLimits, comments: bool, one_run: bool,
+               content_sha256: str | None = None) -> str | None:
     """The cache entry of a path or bytes read under this rule; ``None`` without a cache,
     for other sources, or when the file cannot be hashed (the read then says why)."""
     if cache is None or not isinstance(source, str | os.PathLike | bytes | bytearray
                                        | memoryview):
         return None
     try:
-        digest = cache.content_hash(source)
+        digest = content_sha256 or cache.content_hash(source)
     except OSError:
         return None
     if digest is None:
@@ -175,7 +200,9 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
               format: Format = "auto",
               taken_names: Iterable[str] | Mapping[str, str] = (),
               limits: ReadLimits | None = None, one_run: bool = False,
-              comments: bool = False, cache: ColumnCache | None = None) -> list[Run]:
+              comments: bool = False, cache: ColumnCache | None = None,
+              content_sha256: str | None = None,
+              content_stamp: tuple[int, int, int] | None = None) -> list[Run]:
     """Read a run file, which may hold several systems (one per tag).
 
     Each system is named by its tag; by the file name when there is no tag column
@@ -188,7 +215,7 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     last line, as trec_eval reads a run. ``comments``: skip lines whose first
     non-blank character is ``#``, as trec_eval 10.0's run reader does. ``cache``: as
     :func:`read_qrels`'s (the systems are cached before they are named, so names still
-    follow ``taken_names``).
+    follow ``taken_names``), and so are ``content_sha256`` and ``content_stamp``.
 
     Examples
     --------
@@ -200,18 +227,21 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_runs", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
-    key = _cache_key(cache, source, name, "runs", format, limits, comments, one_run)
+    stamp = content_stamp or _stamp(source) if cache is not None else None
+    key = _cache_key(cache, source, name, "runs", format, limits, comments, one_run,
+                     content_sha256)
     display = _display_name(source, name)
     if key is not None and cache is not None:
         hit = cache.runs(key, display)
         if hit is not None:
             return _named_runs(hit, display, Source(display, b"").stem, taken_names)
     outcome = guarded(_parse_runs, source, name, format, limits, one_run, comments)
+    source_path = source if isinstance(source, str | os.PathLike) else None
     del source
     if isinstance(outcome, FormatError):
         raise outcome
     src_name, stem, parsed = outcome
-    if key is not None and cache is not None:
+    if key is not None and cache is not None and _stamp(source_path) == stamp:
         cache.store_runs(key, parsed)
     return _named_runs(parsed, src_name, stem, taken_names)
 
