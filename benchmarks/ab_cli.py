@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -137,6 +138,7 @@ def main() -> int:
                       f"| {rnd + 1} | {name} | {fig['wall']:.2f} | {fig['user']:.2f} "
                       f"| {fig['sys']:.2f} | {fig['user'] + fig['sys']:.2f} "
                       f"| {fig['rss_kib'] / 1024:.0f} | {fig['load']:.1f} |", flush=True)
+    shutil.rmtree(cache_dir, ignore_errors=True)
     return 0
 
 
