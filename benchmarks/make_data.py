@@ -35,6 +35,14 @@ Query ids look like ``q123456``; document ids like ``clueweb-01234567``, drawn
 from a corpus of 2,000,000 ids. Everything is vectorised (numpy + pyarrow
 compute); the 7M run is written in a few seconds.
 
+Real distinct counts (``--corpus real``; files in ``benchmarks/data/<size>-<shape>-real/``):
+2,000,000 documents make a 7M-line run retrieve about 1.9M distinct ones, far fewer than
+real collections do. With ``--corpus real`` the documents are drawn from the corpus size of
+the collection each shape imitates: MS MARCO passage's 8,841,823 for ``msmarco`` (about
+4.8M distinct documents in 7M lines, ids ``0`` to ``8841822``), ClueWeb-style 50,000,000
+for the others (about 6.5M distinct in 7M lines). Only the documents retrieved or judged
+get an id. The default corpus (2M) keeps its files and seeds unchanged.
+
 Id shapes (``--shape``; tie-heavy scores as ``ties``, the same documents retrieved and
 judged, only the ids written differ; files in ``benchmarks/data/<size>-<shape>/``):
 
@@ -78,12 +86,26 @@ SEED = 20240611
 TAG = "bm25-synth"
 
 
+CORPORA = {"default": None, "real": None}  # "real": REAL_CORPUS of the shape
+REAL_CORPUS = {"msmarco": 8_841_823}  # MS MARCO passage; every other shape: ClueWeb-style
+CLUEWEB_CORPUS = 50_000_000
+
+
+def corpus_size(shape: str, corpus: str = "default") -> int:
+    """How many documents the run and the qrels draw from."""
+    if corpus == "default":
+        return CORPUS
+    return REAL_CORPUS.get(shape, CLUEWEB_CORPUS)
+
+
 SHAPES = ("clean", "ties", "msmarco", "prefixed", "uuid", "mixed")
 ID_SHAPES = ("msmarco", "prefixed", "uuid", "mixed")  # tie-heavy, ids of real collections
 
 
-def paths(size: str, shape: str = "clean") -> dict[str, Path]:
+def paths(size: str, shape: str = "clean", corpus: str = "default") -> dict[str, Path]:
     d = DATA_DIR / (size if shape == "clean" else f"{size}-{shape}")
+    if corpus != "default":
+        d = d.with_name(f"{d.name}-{corpus}")
     return {"qrels": d / "qrels.txt", "run": d / "run.txt", "shuffled": d / "run.shuffled.txt"}
 
 
@@ -156,6 +178,10 @@ def _pick(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
 def _robust_clueweb(rng: np.random.Generator, n: int) -> pa.Array:
     """``n`` distinct ids in Robust04's and ClueWeb12's forms, in random order."""
     kinds = rng.choice(4, size=n, p=[0.1, 0.15, 0.05, 0.7])
+    for kind, room in enumerate((2 * 199_999, 34 * 20_000, 12 * 31 * 2 * 400)):
+        extra = int((kinds == kind).sum()) - room  # more than the form has ids: ClueWeb12's
+        if extra > 0:
+            kinds[rng.choice(np.flatnonzero(kinds == kind), extra, replace=False)] = 3
     out = np.empty(n, dtype=object)
     parts = []
     # FBIS3-10082 / FBIS4-1: source number, then an unpadded number
@@ -231,9 +257,11 @@ def _distinct_rows(rng: np.random.Generator, n_rows: int, n_cols: int, high: int
 
 
 def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
-             shape: str = "clean") -> dict[str, int]:
+             shape: str = "clean", corpus: str = "default") -> dict[str, int]:
     n_q = SIZES[size]
-    rng = np.random.default_rng([seed, n_q])
+    rng = np.random.default_rng([seed, n_q] + ([1 + list(CORPORA).index(corpus)]
+                                               if corpus != "default" else []))
+    n_corpus = corpus_size(shape, corpus)
     n_extra = max(1, n_q // 100)  # judged queries that the run does not cover
 
     # query ids: distinct 6-digit numbers, in file (= string) order
@@ -241,11 +269,11 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
     in_run = np.ones(n_q + n_extra, dtype=bool)
     in_run[rng.choice(n_q + n_extra, n_extra, replace=False)] = False
     run_q = np.flatnonzero(in_run)
-    # corpus: 2M distinct 8-digit document numbers
-    corpus = np.sort(rng.choice(100_000_000, CORPUS, replace=False))
+    if corpus == "default":  # corpus: 2M distinct 8-digit document numbers
+        numbers = np.sort(rng.choice(100_000_000, CORPUS, replace=False))
 
     # ----- run: 1,000 distinct documents per query, scores descending
-    doc_idx = _distinct_rows(rng, n_q, DEPTH, CORPUS)
+    doc_idx = _distinct_rows(rng, n_q, DEPTH, n_corpus)
     rng.permuted(doc_idx, axis=1, out=doc_idx)  # retrieval order unrelated to doc id
     if shape != "clean":  # 3 decimals over ~0.6: most lines tie with a neighbour
         step = rng.exponential(0.0006, size=(n_q, DEPTH))
@@ -278,9 +306,9 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
     p_rel = 0.6 * np.exp(-p_rank / 150.0) + 0.05
     # outside the run: random corpus documents not retrieved for that query
     o_q = np.repeat(np.arange(n_all), n_outside)
-    o_doc = rng.integers(0, CORPUS, size=len(o_q))
-    run_key = np.sort((run_q[:, None] * CORPUS + doc_idx).ravel())
-    o_key = o_q * CORPUS + o_doc
+    o_doc = rng.integers(0, n_corpus, size=len(o_q))
+    run_key = np.sort((run_q[:, None] * n_corpus + doc_idx).ravel())
+    o_key = o_q * n_corpus + o_doc
     o_key, first = np.unique(o_key, return_index=True)
     keep = ~np.isin(o_key, run_key, assume_unique=True)
     o_q, o_doc = o_q[first][keep], o_doc[first][keep]
@@ -295,17 +323,28 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
     j_q, j_doc, grade = j_q[order], j_doc[order], grade[order]
 
     # ----- write
-    out = paths(size, shape)
+    out = paths(size, shape, corpus)
+    n_ids = n_corpus
+    if corpus != "default":  # ids only for the documents used, numbered in corpus order
+        used = np.unique(np.concatenate([doc_idx.ravel(), j_doc]))
+        n_ids = len(used)
+        doc_idx = np.searchsorted(used, doc_idx)
+        j_doc = np.searchsorted(used, j_doc)
     if shape in ID_SHAPES:  # the same queries and documents, other ids (own seed)
         id_rng = np.random.default_rng([seed, n_q, 2])
         qid_str = _shaped_ids(id_rng, shape, n_all, 1_200_000 if shape != "prefixed"
                               else 700_000, "query")
-        doc_str = _shaped_ids(id_rng, shape, CORPUS, 8_841_822, "doc")
+        if shape == "msmarco" and corpus != "default":  # the passage numbers themselves
+            doc_str = _str(used)
+        else:
+            doc_str = _shaped_ids(id_rng, shape, n_ids, 8_841_822, "doc")
         order = np.argsort(to_sort_key(qid_str)[j_q], kind="stable")  # qrels by query
         j_q, j_doc, grade = j_q[order], j_doc[order], grade[order]
     else:
         qid_str = _prefixed("q", qnum)
-        doc_str = _prefixed("clueweb-", corpus, 8)
+        if corpus != "default":  # distinct 8-digit numbers, sorted like the corpus order
+            numbers = np.sort(rng.choice(100_000_000, n_ids, replace=False))
+        doc_str = _prefixed("clueweb-", numbers, 8)
     _write_lines(out["qrels"], [qid_str.take(pa.array(j_q)), "0",
                                 doc_str.take(pa.array(j_doc)), _str(grade)])
     r_q = np.repeat(run_q, DEPTH)
@@ -318,6 +357,7 @@ def generate(size: str, *, shuffled: bool = False, seed: int = SEED,
         _write_lines(out["shuffled"], [c if isinstance(c, str) else c.take(perm)
                                        for c in run_cols])
     return {"queries": n_q, "run_lines": n_q * DEPTH, "qrels_lines": len(j_q),
+            "distinct_run_docs": int(len(np.unique(doc_idx))),
             "relevant": int((grade > 0).sum()), "ties": int((step[:, 1:] == 0).sum())}
 
 
@@ -329,15 +369,15 @@ def to_sort_key(ids: pa.Array) -> np.ndarray:
 
 
 def ensure(sizes: list[str], *, shuffled: bool = False, force: bool = False,
-           quiet: bool = False, shape: str = "clean") -> None:
+           quiet: bool = False, shape: str = "clean", corpus: str = "default") -> None:
     """Generate the files of ``sizes`` that are missing (all of them with ``force``)."""
     for size in sizes:
-        p = paths(size, shape)
+        p = paths(size, shape, corpus)
         wanted = [p["qrels"], p["run"]] + ([p["shuffled"]] if shuffled else [])
         if not force and all(f.exists() for f in wanted):
             continue
         t = time.perf_counter()
-        info = generate(size, shuffled=shuffled, shape=shape)
+        info = generate(size, shuffled=shuffled, shape=shape, corpus=corpus)
         if not quiet:
             print(f"[make_data] {size}: {info} in {time.perf_counter() - t:.1f} s",
                   file=sys.stderr)
@@ -386,8 +426,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--shape", choices=SHAPES, default="clean",
                     help="ties: 3-decimal scores, most lines tied; msmarco, prefixed, uuid, "
                          "mixed: tie-heavy with the ids of real collections (module docstring)")
+    ap.add_argument("--corpus", choices=list(CORPORA), default="default",
+                    help="real: documents drawn from the corpus size of the shape's "
+                         "collection (MS MARCO 8.8M, ClueWeb-style 50M), not 2M")
     args = ap.parse_args(argv)
-    ensure(args.sizes, shuffled=args.shuffled, force=args.force, shape=args.shape)
+    ensure(args.sizes, shuffled=args.shuffled, force=args.force, shape=args.shape,
+           corpus=args.corpus)
 
 
 if __name__ == "__main__":

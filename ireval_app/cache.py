@@ -32,6 +32,7 @@ from ireval_core.data import Qrels, Run
 from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
 from ireval_core.io import read_qrels, read_runs, shared_tag_names
+from ireval_core.io.column_cache import ColumnCache
 from ireval_core.options import EvalOptions
 
 from .shared_cache import release_free_memory, shared
@@ -448,8 +449,9 @@ def dataset_for(files: LoadedFiles | None) -> Dataset | None:
 def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path,
                 _sha256: str = "", _stamp: _Stamp | None = None) -> LoadedFile:
     return _read_file(name, data_digest, "qrels", comments, _data, _sha256, _stamp,
-                      lambda file: replace(file, qrels=read_qrels(_data, name=name,
-                                                                  comments=comments)))
+                      lambda file: replace(file, qrels=read_qrels(
+                          _data, name=name, comments=comments, cache=column_cache(),
+                          content_sha256=file.sha256, content_stamp=_stamp_of(_data, _stamp))))
 
 
 @shared()
@@ -459,7 +461,9 @@ def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], 
     return _read_file(name, data_digest, "run", comments, _data, _sha256, _stamp,
                       lambda file: replace(file, runs=tuple(read_runs(
                           _data, name=name, taken_names=dict(taken_names),
-                          comments=comments))))
+                          comments=comments, cache=column_cache(),
+                          content_sha256=file.sha256,
+                          content_stamp=_stamp_of(_data, _stamp)))))
 
 
 def _read_file(name: str, data_digest: str, kind: str, comments: bool, data: bytes | Path,
@@ -484,6 +488,24 @@ def _read_file(name: str, data_digest: str, kind: str, comments: bool, data: byt
 @shared()
 def _build_dataset(key: str, _qrels: Qrels, _runs: tuple[Run, ...]) -> Dataset:
     return Dataset(_qrels, _runs)
+
+
+def column_cache() -> ColumnCache | None:
+    """The parsed-column cache every read of the app goes through
+    (:mod:`ireval_core.io.column_cache`: a file read before, uploaded again, reopened from
+    the workspace or found in a folder after a restart, is mapped instead of parsed);
+    ``None`` when ``IREVAL_CACHE=off``. Entries are keyed by the SHA-256 the app has
+    already computed for the file; a folder file changed after it was hashed is not
+    stored (its stamp is compared after the read)."""
+    return ColumnCache.from_env()
+
+
+
+
+def _stamp_of(data: bytes | Path, stamp: _Stamp | None) -> _Stamp | None:
+    """A folder file's stamp from when it was hashed (the column cache keeps its read only
+    if the file still has it); ``None`` for bytes."""
+    return stamp if isinstance(data, Path) else None
 
 
 def _size_and_sha256(data: bytes | Path, sha256: str) -> tuple[int, str]:

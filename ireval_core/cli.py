@@ -14,10 +14,12 @@ import argparse
 import csv
 import json
 import math
+import os
 import re
 import sys
 import textwrap
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TextIO, cast
 
 import numpy as np
@@ -34,6 +36,7 @@ from .io import (
     read_runs,
     shared_tag_names,
 )
+from .io.column_cache import CacheSettings, ColumnCache
 from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
@@ -129,6 +132,7 @@ def _build_parser() -> argparse.ArgumentParser:
                     "utility's d coefficient (documents neither relevant nor retrieved; "
                     "default 0, as trec_eval)")
     ev.add_argument("--one-run", action="store_true", help=_ONE_RUN)
+    ev.add_argument("--cache", choices=("yes", "no", "hash"), default=None, help=_CACHE)
     ev.add_argument("-R", dest="rel_format", choices=("qrels", "qrels_jg", "prefs",
                                                       "qrels_prefs"), default="qrels",
                     help="trec_eval's -R: the judgments' format; qrels_jg: 'qid jg docid rel' "
@@ -288,9 +292,29 @@ def _expand(names: Sequence[str] | None, trec_eval: str = "9.0.8",
     return [n for name in given for n in sets.get(name.strip(), [name])]
 
 
+_CACHE = ("keep the parsed columns of every file read in a cache folder and map them "
+          "when the same file is read again (the same numbers, not parsed again): yes "
+          "knows a file again by its path, size, modification time and inode; hash by "
+          "its content's SHA-256 every time; no: off (default: IREVAL_CACHE, else no). "
+          "IREVAL_CACHE_DIR (default ~/.cache/ireval/columns) and IREVAL_CACHE_MAX "
+          "(default 4G, least recently used out) place and bound it")
+
+
+def column_cache(choice: str | None) -> ColumnCache | None:
+    """The cache ``--cache`` asks for (``None``: ``IREVAL_CACHE``, else off)."""
+    choice = (choice or os.environ.get("IREVAL_CACHE", "no")).strip().lower()
+    if choice in ("no", "off", "0", "false", ""):
+        return None
+    if choice not in ("yes", "on", "1", "true", "hash"):
+        raise ValueError(f"--cache / IREVAL_CACHE: expected yes, no or hash, got {choice!r}")
+    settings = CacheSettings.from_env()
+    return ColumnCache(replace(settings, enabled=True), "hash" if choice == "hash" else "stat")
+
+
 def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *,
           one_run: bool = False, comments: bool = False,
-          complete: bool | None = None) -> tuple[Qrels, list[Run]]:
+          complete: bool | None = None,
+          cache: ColumnCache | None = None) -> tuple[Qrels, list[Run]]:
     """Read the inputs (a run named ``-`` from standard input, as trec_eval 10.0 reads
     one; ``comments``: skip ``#`` comment lines, as trec_eval 10.0; ``complete``: whether
     ``-c`` is on, as the warning about judged queries a run misses says). ``notes`` gets
@@ -305,8 +329,9 @@ def _load(qrels_path: str, run_paths: Sequence[str], notes: list[DataWarning], *
     stage(f"reading {qrels_path}")
     # the qrels on a second core while the runs are read (errors as if read first)
     qrels, runs = read_qrels_alongside(
-        qrels_path, lambda: _load_runs(run_paths, notes, one_run=one_run, comments=comments),
-        comments=comments)
+        qrels_path, lambda: _load_runs(run_paths, notes, one_run=one_run, comments=comments,
+                                       cache=cache),
+        comments=comments, cache=cache)
     stage("checking")
     # the app's warnings about how runs and qrels fit (queries left out of the means, short
     # rankings); not the share of unjudged documents in the top 10, which nearly every real
@@ -324,7 +349,7 @@ def _one_stdin(run_paths: Sequence[str]) -> None:
 
 
 def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: bool,
-               comments: bool) -> list[Run]:
+               comments: bool, cache: ColumnCache | None = None) -> list[Run]:
     """The runs of :func:`_load`, and its notes about them."""
     _one_stdin(run_paths)
     runs: list[Run] = []
@@ -332,7 +357,8 @@ def _load_runs(run_paths: Sequence[str], notes: list[DataWarning], *, one_run: b
         stage(f"reading {p}")
         source = sys.stdin.buffer if p == "-" else p
         got = read_runs(source, name="stdin" if p == "-" else None, one_run=one_run,
-                        taken_names={r.name: r.source for r in runs}, comments=comments)
+                        taken_names={r.name: r.source for r in runs}, comments=comments,
+                        cache=None if p == "-" else cache)
         if len(got) > 1:
             shown = ", ".join(r.name for r in got[:3]) + (", ..." if len(got) > 3 else "")
             notes.append(DataWarning(
@@ -439,7 +465,8 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
         qrels, runs = _load(args.qrels, args.runs, notes, one_run=args.one_run,
-                            comments=options.trec_eval == "10.0", complete=options.complete)
+                            comments=options.trec_eval == "10.0", complete=options.complete,
+                            cache=column_cache(args.cache))
         # a trec_eval gain map (ndcg.1=3) leaves the qrels' other grades at their value
         cols = with_collection_size(columns(names, parse_measure, grades=np.unique(qrels.grade),
                                             trec_order=trec_order), args.num_docs)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,10 @@ if TYPE_CHECKING:
 _WORKSPACE = Path(tempfile.mkdtemp(prefix="ireval-test-workspace-")) / "workspace.db"
 os.environ["IREVAL_WORKSPACE"] = str(_WORKSPACE)
 os.environ.pop("IREVAL_DATA_DIR", None)  # the app opens the bundled sample in tests
+# the parsed-column cache of the session's reads: a fresh folder, never ~/.cache
+os.environ["IREVAL_CACHE_DIR"] = _COLUMNS = tempfile.mkdtemp(prefix="ireval-test-columns-")
+atexit.register(shutil.rmtree, _COLUMNS, ignore_errors=True)
+os.environ.pop("IREVAL_CACHE", None)
 
 # the shared helpers' asserts show their values, as a test module's do
 pytest.register_assert_rewrite("_apps", "_param_cases", "browser_support")

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from ireval_core import evaluate
 from ireval_core.data import DuplicateEntryError, Qrels, Run, dictionary_codes, join
 from ireval_core.options import EvalOptions
 
@@ -315,23 +316,82 @@ def test_ties_by_code_sorts_codes_as_order_ties_moves_rows(seed: int) -> None:
     assert _ties_by_code(untied, score, dcode, ids, byte_ranked=True) is dcode
 
 
-@pytest.mark.parametrize("form", ["padded", "numbers", "prefix"])
-def test_doc_codes_of_short_ids_are_byte_ranks(form: str) -> None:
+@pytest.mark.parametrize(("form", "rows", "high", "hashed"), [
+    *((form, 30_000, 9_000_000, True)  # fewer rows than the sample: hashed
+      for form in ("padded", "numbers", "prefix")),  # prefix: too long for keys
+    *((form, 70_000, high, high < 10_000)  # few distinct: hashed; nearly all: sorted
+      for form in ("padded", "numbers") for high in (5_000, 9_000_000)),
+])
+def test_doc_codes_of_short_ids_are_byte_ranks(form: str, rows: int, high: int,
+                                               hashed: bool) -> None:
     """Ids that become integer keys are coded by hashing the keys, then ranking the
-    distinct ones: the codes must be the byte ranks of the ids, as np.unique gives them."""
-    from ireval_core.data import _doc_codes_of
+    distinct ones, or by sorting them all, whichever the estimated share of distinct
+    ones says: the codes must be the byte ranks of the ids, as np.unique gives them."""
+    from ireval_core._arrow import byte_order_keys_and_prefix
+    from ireval_core.data import _doc_codes_of, few_distinct
 
     rng = np.random.default_rng(7)
-    numbers = rng.integers(0, 9_000_000, size=30_000)
+    numbers = rng.integers(0, high, size=rows)
     ids = {"padded": [f"clueweb-{x:08d}" for x in numbers],
            "numbers": [str(x) for x in numbers],
            "prefix": [f"FT{x % 977}-{x}" for x in numbers]}[form]
+    if form != "prefix":
+        keyed = byte_order_keys_and_prefix(pa.array(ids))
+        assert keyed is not None and few_distinct(keyed[0]) is hashed
     codes, distinct, ranked_ = _doc_codes_of([pa.array(ids)])
     as_bytes = np.array([s.encode() for s in ids], dtype=object)
     uniq, inverse = np.unique(as_bytes, return_inverse=True)
     assert ranked_ and codes.dtype == np.int32
     assert [s.encode() for s in distinct.to_pylist()] == uniq.tolist()
     assert np.array_equal(codes, inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("keys", ["many", "few", "edges"])
+def test_key_coding_by_hash_and_by_sort_give_the_same_bits(keys: str) -> None:
+    """Both ways of coding integer keys give the same codes and distinct keys, exactly."""
+    from ireval_core.data import _key_codes_by_hash, _key_codes_by_sort
+
+    rng = np.random.default_rng(3)
+    values = {"many": rng.integers(0, 2**63, size=200_000, dtype=np.int64).astype(np.uint64),
+              "few": rng.integers(0, 50, size=200_000).astype(np.uint64) << np.uint64(40),
+              "edges": np.array([2**64 - 1, 0, 1, 2**64 - 1, 2**63, 0], dtype=np.uint64)}[keys]
+    by_hash = _key_codes_by_hash(values.copy())
+    by_sort = _key_codes_by_sort(values.copy())
+    uniq, inverse = np.unique(values, return_inverse=True)
+    for codes, distinct in (by_hash, by_sort):
+        assert codes.dtype == np.int32 and distinct.dtype == np.uint64
+        assert np.array_equal(codes, inverse.reshape(-1)) and np.array_equal(distinct, uniq)
+
+
+def test_run_of_mostly_distinct_ids_is_the_same_either_way(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose documents are nearly all distinct (as MS MARCO's are) gives the same
+    columns bit for bit whether its keys are hashed or sorted, and the same measures."""
+    from ireval_core import data
+
+    rng = np.random.default_rng(11)
+    n_q, depth = 80, 1_000
+    qids = np.repeat([f"q{i}" for i in range(n_q)], depth)
+    docs = np.array([str(x) for x in rng.choice(8_841_823, n_q * depth, replace=False)])
+    src, moved = docs.copy(), np.arange(0, len(docs), 7)
+    docs[moved] = src[(moved + depth) % len(docs)]  # some retrieved for two queries
+    scores = np.round(rng.random(n_q * depth), 2)  # many ties: ordered by code
+    qrels = Qrels.from_arrays(qids[::9], docs[::9], rng.integers(0, 3, len(docs[::9])))
+
+    def build() -> tuple[Run, object]:
+        run = Run.from_arrays(qids, docs, scores, name="r")
+        return run, evaluate(qrels, run, ["AP", "nDCG@10", "P@10", "bpref"])
+
+    assert not data.few_distinct(docs.astype(np.uint64))  # as many distinct: sorted by default
+    base, base_res = build()
+    monkeypatch.setattr(data, "HASH_DISTINCT_RATIO", 1.0)  # every share: hashed
+    other, other_res = build()
+    for name in ("query_ids", "qcode", "dcode", "score", "offsets"):
+        assert np.array_equal(getattr(base, name), getattr(other, name)), name
+    assert base.doc_ids.equals(other.doc_ids)
+    for m in ("AP", "nDCG@10", "P@10", "bpref"):
+        a, b = base_res.per_query("r", m), other_res.per_query("r", m)
+        assert np.array_equal(a.to_numpy(), b.to_numpy()), m
 
 
 @pytest.mark.parametrize("duplicate", [False, True])

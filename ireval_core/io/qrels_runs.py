@@ -27,6 +27,7 @@ from ..data import DuplicateEntryError, Qrels, Run, dictionary_codes
 from ..errors import DataWarning, FormatError, invalid_parameter
 from ..progress import stage
 from .checks import numeric
+from .column_cache import ColumnCache, ParsedRun, entry_key
 from .columns import MISSING_TAGS, TREC_COLUMNS, Kind
 from .delimited import diagnose_delimited, read_delimited
 from .detect import FORMATS, Format, detect_format, is_workbook, refuse_unreadable
@@ -47,7 +48,9 @@ T = TypeVar("T")
 
 def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
                format: Format = "auto", limits: ReadLimits | None = None,
-               comments: bool = False) -> Qrels:
+               comments: bool = False, cache: ColumnCache | None = None,
+               content_sha256: str | None = None,
+               content_stamp: tuple[int, int, int] | None = None) -> Qrels:
     """Read relevance judgments.
 
     Parameters
@@ -67,6 +70,18 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
         whose first character is ``#``, unless the line before was one (see
         :func:`~.trec.skip_comments`), with a ``comment-lines`` warning. trec_eval 9.0.8
         reads them as data, and so does the default.
+    cache:
+        A :class:`~.column_cache.ColumnCache`: a path or bytes read before under the same
+        rule are mapped from it instead of parsed (the same numbers, bit for bit), and a
+        new read is stored in it.
+    content_sha256:
+        The SHA-256 (hex) of ``source``'s bytes when the caller has it (then the cache
+        does not hash them again); only used with ``cache``.
+    content_stamp:
+        For a path with ``content_sha256``: the file's (size, modification time in ns,
+        inode) when it was hashed. A read is stored only when the file still has its
+        stamp afterwards (taken as the read starts when not given), so a file changed
+        meanwhile is never cached under the hash of its old bytes.
 
     Returns
     -------
@@ -91,17 +106,67 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_qrels", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
+    stamp = content_stamp or _stamp(source) if cache is not None else None
+    key = _cache_key(cache, source, name, "qrels", format, limits, comments, False,
+                     content_sha256)
+    if key is not None and cache is not None:
+        hit = cache.qrels(key, _display_name(source, name))
+        if hit is not None:
+            return hit
     outcome = guarded(_read_qrels, source, name, format, limits, comments)
+    source_path = source if isinstance(source, str | os.PathLike) else None
     del source
     if isinstance(outcome, FormatError):
         raise outcome
+    if key is not None and cache is not None and _stamp(source_path) == stamp:
+        cache.store_qrels(key, outcome)
     return outcome
+
+
+def _stamp(source: object) -> tuple[int, int, int] | None:
+    """A path's size, modification time (ns) and inode (``None`` for other sources): a
+    file that changed while it was read is not cached under the hash taken before."""
+    if not isinstance(source, str | os.PathLike):
+        return None
+    try:
+        st = os.stat(source)
+    except OSError:
+        return (-1, -1, -1)
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _display_name(source: object, name: str | None) -> str:
+    """The name a read of ``source`` gives its result (as :meth:`Source.of` names it)."""
+    if isinstance(source, Source):
+        return source.name
+    if isinstance(source, str | os.PathLike):
+        return str(name or os.path.basename(os.fspath(source)))
+    return str(name or getattr(source, "name", None) or "<input>")
+
+
+def _cache_key(cache: ColumnCache | None, source: object, name: str | None, kind: str,
+               format: Format, limits: ReadLimits, comments: bool, one_run: bool,
+               content_sha256: str | None = None) -> str | None:
+    """The cache entry of a path or bytes read under this rule; ``None`` without a cache,
+    for other sources, or when the file cannot be hashed (the read then says why)."""
+    if cache is None or not isinstance(source, str | os.PathLike | bytes | bytearray
+                                       | memoryview):
+        return None
+    try:
+        digest = content_sha256 or cache.content_hash(source)
+    except OSError:
+        return None
+    if digest is None:
+        return None
+    return entry_key(digest, kind=kind, format=format, name=_display_name(source, name),
+                     comments=comments, one_run=one_run, limits=limits)
 
 
 def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
                          name: str | None = None, format: Format = "auto",
                          limits: ReadLimits | None = None,
-                         comments: bool = False) -> tuple[Qrels, T]:
+                         comments: bool = False,
+                         cache: ColumnCache | None = None) -> tuple[Qrels, T]:
     """:func:`read_qrels` on a second thread while ``work()`` (reading the runs) runs on
     this one: ``(qrels, work())``.
 
@@ -122,7 +187,7 @@ def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
     context = contextvars.copy_context()  # the caller's progress reporter
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as pool:
         pending = pool.submit(context.run, read_qrels, source, name=name, format=format,
-                              limits=limits, comments=comments)
+                              limits=limits, comments=comments, cache=cache)
         del source
         try:
             other = work()
@@ -136,7 +201,9 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
               format: Format = "auto",
               taken_names: Iterable[str] | Mapping[str, str] = (),
               limits: ReadLimits | None = None, one_run: bool = False,
-              comments: bool = False) -> list[Run]:
+              comments: bool = False, cache: ColumnCache | None = None,
+              content_sha256: str | None = None,
+              content_stamp: tuple[int, int, int] | None = None) -> list[Run]:
     """Read a run file, which may hold several systems (one per tag).
 
     Each system is named by its tag; by the file name when there is no tag column
@@ -147,7 +214,9 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     warning. Returns one :class:`Run` per system, in order of first appearance.
     ``one_run``: the whole file is one system whatever its tags, named by the tag of its
     last line, as trec_eval reads a run. ``comments``: skip lines whose first
-    non-blank character is ``#``, as trec_eval 10.0's run reader does.
+    non-blank character is ``#``, as trec_eval 10.0's run reader does. ``cache``: as
+    :func:`read_qrels`'s (the systems are cached before they are named, so names still
+    follow ``taken_names``), and so are ``content_sha256`` and ``content_stamp``.
 
     Examples
     --------
@@ -159,12 +228,23 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     """
     _check_arguments("read_runs", source, format, limits)
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
-    outcome = guarded(_read_runs, source, name, format, taken_names, limits, one_run,
-                      comments)
+    stamp = content_stamp or _stamp(source) if cache is not None else None
+    key = _cache_key(cache, source, name, "runs", format, limits, comments, one_run,
+                     content_sha256)
+    display = _display_name(source, name)
+    if key is not None and cache is not None:
+        hit = cache.runs(key, display)
+        if hit is not None:
+            return _named_runs(hit, display, Source(display, b"").stem, taken_names)
+    outcome = guarded(_parse_runs, source, name, format, limits, one_run, comments)
+    source_path = source if isinstance(source, str | os.PathLike) else None
     del source
     if isinstance(outcome, FormatError):
         raise outcome
-    return outcome
+    src_name, stem, parsed = outcome
+    if key is not None and cache is not None and _stamp(source_path) == stamp:
+        cache.store_runs(key, parsed)
+    return _named_runs(parsed, src_name, stem, taken_names)
 
 
 def read_run(source: PathOrBytes | Source, *, name: str | None = None,
@@ -252,6 +332,16 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                taken_names: Iterable[str] | Mapping[str, str],
                limits: ReadLimits | None, one_run: bool = False,
                comments: bool = False) -> list[Run]:
+    """The systems of a run file, named (:func:`_parse_runs`, :func:`_named_runs`)."""
+    src_name, stem, parsed = _parse_runs(source, name, format, limits, one_run, comments)
+    return _named_runs(parsed, src_name, stem, taken_names)
+
+
+def _parse_runs(source: PathOrBytes | Source, name: str | None, format: Format,
+                limits: ReadLimits | None, one_run: bool = False, comments: bool = False
+                ) -> tuple[str, str, list[ParsedRun]]:
+    """The file's name, its stem, and its systems as read, before they are named: each
+    run named by its tag (empty without one) and holding the reading's warnings."""
     src, note = _without_comments(Source.of(source, name, limits=limits), format, comments,
                                   "run")
     src, table, warnings = decoded_columns(src, "run", format)
@@ -261,9 +351,6 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
         last = table.column("tag")[-1].as_py() if table.num_rows else None
         last_tag = [None if last is None or last in MISSING_TAGS else str(last)]
         table = table.drop_columns(["tag"])
-    owners = dict(taken_names) if isinstance(taken_names, Mapping) else dict.fromkeys(
-        taken_names, "")
-    taken = set(owners)
     scores = numeric(table.column("score"))
     tag_codes: np.ndarray | None = None
     tag_names: list[str | None] = last_tag
@@ -283,33 +370,50 @@ def _read_runs(source: PathOrBytes | Source, name: str | None, format: Format,
                   "docid": table.column("docid").filter(bool_array(np.equal(tag_codes, i)))}
                  for i in range(len(tag_names))]
         del table
-    runs = []
+    parsed = []
     for i, tag in enumerate(tag_names):
         part_scores = scores if len(tag_names) == 1 else scores[tag_codes == i]
-        run_name = unique_name(tag, src.stem, taken)
-        taken.add(run_name)
-        run_warnings = list(warnings)
-        if tag and run_name != tag:
-            other = owners.get(tag, "")
-            where = f"the run {tag!r} of {other}" if other else f"the run name {tag!r}"
-            run_warnings.append(DataWarning(
-                "run-renamed", f"tag {tag!r} is already {where}: this run is named "
-                f"{run_name!r}", source=src.name, count=1))
-        if tag is None and missing_lines:
-            shown = ", ".join(repr(m) for m in missing_markers)
-            run_warnings.append(DataWarning(
-                "tag-missing", f"{missing_lines} line(s) have no tag ({shown}); they are the "
-                f"run named {run_name!r}, after the file", source=src.name,
-                count=missing_lines))
         try:
-            runs.append(Run.from_columns(parts[i], part_scores, name=run_name,
-                                         source=src.name, warnings=run_warnings, tag=tag))
+            run = Run.from_columns(parts[i], part_scores, name=tag or "", source=src.name,
+                                   warnings=warnings, tag=tag)
         except DuplicateEntryError as exc:
             if tag_codes is not None and len(tag_names) > 1:
                 first, second = np.flatnonzero(tag_codes == i)[list(exc.rows)]
                 exc.rows = (int(first), int(second))
             raise _duplicate_error(src, "run", format, exc) from None
         parts[i] = {}
+        parsed.append(ParsedRun(tag, run, missing_lines if tag is None else 0,
+                                missing_markers if tag is None else ()))
+    return src.name, src.stem, parsed
+
+
+def _named_runs(parsed: list[ParsedRun], source: str, stem: str,
+                taken_names: Iterable[str] | Mapping[str, str]) -> list[Run]:
+    """Name every system: by its tag, else by the file (``stem``), numbered when the name
+    is taken, with the ``run-renamed`` and ``tag-missing`` warnings."""
+    owners = dict(taken_names) if isinstance(taken_names, Mapping) else dict.fromkeys(
+        taken_names, "")
+    taken = set(owners)
+    runs = []
+    for p in parsed:
+        tag, run = p.tag, p.run
+        run_name = unique_name(tag, stem, taken)
+        taken.add(run_name)
+        run_warnings = list(run.warnings)
+        if tag and run_name != tag:
+            other = owners.get(tag, "")
+            where = f"the run {tag!r} of {other}" if other else f"the run name {tag!r}"
+            run_warnings.append(DataWarning(
+                "run-renamed", f"tag {tag!r} is already {where}: this run is named "
+                f"{run_name!r}", source=source, count=1))
+        if tag is None and p.missing_lines:
+            shown = ", ".join(repr(m) for m in p.missing_markers)
+            run_warnings.append(DataWarning(
+                "tag-missing", f"{p.missing_lines} line(s) have no tag ({shown}); they are "
+                f"the run named {run_name!r}, after the file", source=source,
+                count=p.missing_lines))
+        runs.append(Run(run_name, run.query_ids, run.doc_ids, run.qcode, run.dcode,
+                        run.score, run.offsets, source, tuple(run_warnings), tag))
     return runs
 
 

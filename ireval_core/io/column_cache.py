@@ -1,0 +1,501 @@
+"""Parsed columns kept on disk: a file read once is mapped, not parsed, when read again.
+
+:func:`~.qrels_runs.read_qrels` and :func:`~.qrels_runs.read_runs` given a
+:class:`ColumnCache` look the input up first. An entry holds exactly what the reader
+built (:class:`~ireval_core.data.Qrels`' or every :class:`~ireval_core.data.Run`'s codes,
+offsets, ids, grades or scores in ranking order, and the reading warnings) as one Arrow
+IPC file, so a hit memory-maps the columns: the numbers are the parsed ones, bit for bit,
+and nothing is parsed.
+
+Keys
+----
+An entry is named by the SHA-256 of the input's bytes (as given: a ``.gz`` file by its
+compressed bytes) and by everything else that changes what is read (:func:`entry_key`):
+:data:`READER_VERSION`, what is read (qrels or runs), the format asked for, the name's
+extensions (format detection looks at them), trec_eval 10.0's comment rule, ``one_run``
+and the decompression limits. Names are not part of it: the file name is put back into
+the result (``source``, each warning's file) on a hit, and runs are named (tags, files
+already read) after the lookup. A path can skip the hash: :meth:`ColumnCache.key_of_path`
+keeps the content key of a path by its size, modification time, inode and device (``stat``
+mode), trusted while those are unchanged; ``hash`` mode hashes the file every time.
+
+Entries
+-------
+``<key>.arrow``: the IPC file, then a 48-byte trailer (``IRVCACHE``, the IPC length, the
+CRC-32 of the IPC bytes, :data:`ENTRY_FORMAT`, zero padding). An entry is used only when
+the trailer is whole, its length and checksum match, and the IPC schema names this reader
+version and this key; any other entry (truncated, corrupted, written by another version)
+is deleted with a log line and the input parsed again. Entries are written to a temporary
+file in the folder and renamed into place (atomic: a concurrent reader sees the old entry,
+none, or the new one, never part of one; two processes writing the same key both write
+whole files). A hit updates the entry's modification time; after a write, the oldest
+entries are deleted until the folder is within ``max_bytes`` (least recently used out).
+
+Settings (:meth:`CacheSettings.from_env`): ``IREVAL_CACHE`` (``off`` turns the cache off),
+``IREVAL_CACHE_DIR`` (default ``$XDG_CACHE_HOME/ireval/columns``, else
+``~/.cache/ireval/columns``), ``IREVAL_CACHE_MAX`` (bytes, or with ``K``/``M``/``G``;
+default 4G).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pyarrow as pa
+
+from ..data import Qrels, Run
+from ..errors import DataWarning, invalid_parameter
+from .source import ReadLimits
+
+__all__ = ["ENTRY_FORMAT", "READER_VERSION", "CacheSettings", "ColumnCache", "ParsedRun",
+           "entry_key"]
+
+log = logging.getLogger("ireval.cache")
+
+READER_VERSION = "2026.11.28-1"
+"""Changes whenever what a reader builds from the same bytes changes (codes, order,
+warnings): entries of another version are never used."""
+
+ENTRY_FORMAT = 1
+"""The layout of an entry file (trailer and IPC fields)."""
+
+_MAGIC = b"IRVCACHE"
+_TRAILER = struct.Struct("<8sQIIQQQ")  # magic, IPC length, CRC-32, format, padding
+_HASH_BLOCK = 1 << 22
+DEFAULT_MAX_BYTES = 4 << 30
+
+CacheMode = Literal["stat", "hash"]
+
+
+@dataclass(frozen=True)
+class ParsedRun:
+    """One system of a run file as the reader built it, before it is named: its tag
+    (``None``: the lines without one), the run (named by its tag, with the reading's
+    warnings), and the lines whose tag was a missing-value marker, with those markers."""
+
+    tag: str | None
+    run: Run
+    missing_lines: int = 0
+    missing_markers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """Where the cache lives, its bound in bytes, and whether it is used at all."""
+
+    directory: Path
+    max_bytes: int = DEFAULT_MAX_BYTES
+    enabled: bool = True
+
+    @classmethod
+    def from_env(cls) -> CacheSettings:
+        """``IREVAL_CACHE`` (``off``/``no``/``0``: off), ``IREVAL_CACHE_DIR``,
+        ``IREVAL_CACHE_MAX`` (``500M``, ``2G``, or bytes)."""
+        enabled = os.environ.get("IREVAL_CACHE", "on").strip().lower() not in (
+            "off", "no", "0", "false")
+        where = os.environ.get("IREVAL_CACHE_DIR")
+        if where:
+            directory = Path(where)
+        else:
+            base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+                os.path.expanduser("~"), ".cache")
+            directory = Path(base) / "ireval" / "columns"
+        return cls(directory, parse_size(os.environ.get("IREVAL_CACHE_MAX", "4G"),
+                                         "IREVAL_CACHE_MAX"), enabled)
+
+
+def parse_size(text: str, what: str) -> int:
+    """``"4G"``, ``"500M"``, ``"64K"`` or a number of bytes, as an int.
+
+    >>> parse_size("1.5K", "x"), parse_size("2G", "x"), parse_size("100", "x")
+    (1536, 2147483648, 100)
+    """
+    t = text.strip().upper().removesuffix("B")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    number = t[:-1] if scale > 1 else t
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value != value:
+        raise invalid_parameter(what, "CacheSettings", "a size such as 4G, 500M or bytes",
+                                text)
+    return int(value * scale)
+
+
+def entry_key(content_sha256: str, *, kind: str, format: str, name: str, comments: bool,
+              one_run: bool, limits: ReadLimits) -> str:
+    """The key of an input's entry: its content hash, then the reading rule (as JSON).
+
+    The entry's file is named by the content hash and the rule's CRC-32; the whole key
+    is written in the entry and compared when it is read (no second hash of anything).
+    """
+    rule = {"reader": READER_VERSION, "kind": kind, "format": format,
+            "extensions": _extensions(name), "comments": comments, "one_run": one_run,
+            "limits": [limits.max_inflated_bytes, limits.max_gzip_ratio]}
+    return f"{content_sha256}:{json.dumps(rule, sort_keys=True)}"
+
+
+def _extensions(name: str) -> str:
+    """The lower-cased extensions of a name (``Run.TSV.gz`` -> ``.tsv.gz``)."""
+    base = os.path.basename(name).lower()
+    return "".join(Path(base).suffixes[-2:]) if "." in base else ""
+
+
+def sha256_of_file(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(_HASH_BLOCK):
+            h.update(block)
+    return h.hexdigest()
+
+
+class ColumnCache:
+    """A folder of parsed columns (module docstring); safe to share between processes."""
+
+    def __init__(self, settings: CacheSettings, mode: CacheMode = "stat") -> None:
+        if mode not in ("stat", "hash"):
+            raise invalid_parameter("mode", "ColumnCache", "'stat' or 'hash'", mode)
+        self.settings = settings
+        self.mode = mode
+        self.hits = 0
+        self.misses = 0
+        self.dropped = 0
+
+    @classmethod
+    def from_env(cls, mode: CacheMode = "stat") -> ColumnCache | None:
+        """The cache the environment asks for, or ``None`` when it is turned off."""
+        settings = CacheSettings.from_env()
+        return cls(settings, mode) if settings.enabled else None
+
+    @property
+    def directory(self) -> Path:
+        return self.settings.directory
+
+    # ------------------------------------------------------------------ keys
+
+    def content_hash(self, source: object) -> str | None:
+        """SHA-256 of a path's or bytes' content (``None`` for other sources: file
+        objects are read once and not cached). A path in ``stat`` mode is looked up by its
+        ``stat`` first (:meth:`key_of_path`)."""
+        if isinstance(source, bytes | bytearray | memoryview):
+            return hashlib.sha256(source).hexdigest()
+        if isinstance(source, str | os.PathLike):
+            return self.key_of_path(source)
+        return None
+
+    def key_of_path(self, path: str | os.PathLike[str]) -> str:
+        """The content hash of a file; in ``stat`` mode taken from the path's record
+        while its size, modification time, inode and device are those recorded."""
+        st = os.stat(path)
+        ident = [os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev]
+        record = self.directory / "paths" / (
+            hashlib.sha256(json.dumps(ident[:1]).encode()).hexdigest() + ".json")
+        if self.mode == "stat":
+            try:
+                saved = json.loads(record.read_text())
+                if saved.get("stat") == ident and isinstance(saved.get("sha256"), str):
+                    return str(saved["sha256"])
+            except (OSError, ValueError):
+                pass
+        digest = sha256_of_file(path)
+        after = os.stat(path)
+        if (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns):
+            _write_atomic(record, json.dumps({"stat": ident, "sha256": digest}).encode())
+        return digest
+
+    # ------------------------------------------------------------------ entries
+
+    def _path(self, key: str) -> Path:
+        content, _, rule = key.partition(":")
+        return self.directory / f"{content}-{zlib.crc32(rule.encode()):08x}.arrow"
+
+    def load(self, key: str) -> tuple[pa.RecordBatch, dict[str, object]] | None:
+        """The entry's columns (memory-mapped) and metadata, or ``None`` (absent, or
+        invalid: then deleted, with a log line)."""
+        path = self._path(key)
+        try:
+            mapped = pa.memory_map(str(path), "r")
+        except (FileNotFoundError, NotADirectoryError):
+            self.misses += 1
+            return None
+        except OSError as exc:
+            log.warning("ireval cache: cannot open %s (%s); parsing the file", path, exc)
+            self.misses += 1
+            return None
+        try:
+            batch, meta = _validated(mapped.read_buffer(), key)
+        except _Invalid as exc:
+            log.warning("ireval cache: dropped %s: %s; parsing the file again", path, exc)
+            self.dropped += 1
+            self.misses += 1
+            _unlink(path)
+            return None
+        try:
+            os.utime(path)  # recently used
+        except OSError:
+            pass
+        self.hits += 1
+        log.debug("ireval cache: mapped %s", path)
+        return batch, meta
+
+    def store(self, key: str, columns: dict[str, pa.Array], meta: dict[str, object]) -> None:
+        """Write an entry (atomically), then evict the least recently used beyond the
+        bound. A failure to write (disk full, read-only folder) is logged, not raised."""
+        fields, arrays = [], []
+        for name, values in columns.items():
+            arrays.append(_one_row_list(values))
+            fields.append(pa.field(name, arrays[-1].type))
+        schema = pa.schema(fields, metadata={
+            b"ireval.reader": READER_VERSION.encode(), b"ireval.key": key.encode(),
+            b"ireval.meta": json.dumps(meta).encode()})
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, schema) as writer:
+            writer.write_batch(pa.record_batch(arrays, schema=schema))
+        ipc = sink.getvalue()
+        crc = zlib.crc32(memoryview(ipc))
+        trailer = _TRAILER.pack(_MAGIC, ipc.size, crc, ENTRY_FORMAT, 0, 0, 0)
+        try:
+            _write_atomic(self._path(key), memoryview(ipc), trailer)
+        except OSError as exc:
+            log.warning("ireval cache: could not write %s (%s)", self._path(key), exc)
+            return
+        self.evict()
+
+    def evict(self) -> None:
+        """Delete the least recently used entries until the folder is within the bound."""
+        entries = []
+        try:
+            with os.scandir(self.directory) as it:
+                for e in it:
+                    if e.name.endswith(".arrow") and e.is_file():
+                        try:
+                            st = e.stat()
+                        except OSError:
+                            continue
+                        entries.append((st.st_mtime_ns, st.st_size, e.path))
+        except OSError:
+            return
+        total = sum(size for _, size, _ in entries)
+        for _, size, path in sorted(entries):
+            if total <= self.settings.max_bytes:
+                break
+            _unlink(Path(path))
+            total -= size
+
+    # ------------------------------------------------------------------ qrels and runs
+
+    def qrels(self, key: str, name: str) -> Qrels | None:
+        """The cached :class:`Qrels` of ``key``, named ``name``, or ``None``."""
+        got = self.load(key)
+        if got is None:
+            return None
+        batch, meta = got
+        try:
+            return _qrels_from(batch, meta, name)
+        except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+            self._drop(key, exc)
+            return None
+
+    def runs(self, key: str, name: str) -> list[ParsedRun] | None:
+        """The cached systems of ``key`` (before naming), or ``None``."""
+        got = self.load(key)
+        if got is None:
+            return None
+        batch, meta = got
+        try:
+            return _runs_from(batch, meta, name)
+        except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+            self._drop(key, exc)
+            return None
+
+    def _drop(self, key: str, exc: Exception) -> None:
+        log.warning("ireval cache: dropped %s: %s; parsing the file again", self._path(key),
+                    exc)
+        self.dropped += 1
+        self.hits -= 1
+        self.misses += 1
+        _unlink(self._path(key))
+
+    def store_qrels(self, key: str, qrels: Qrels) -> None:
+        cols = {"query_ids": pa.array(list(qrels.query_ids), pa.string()),
+                "doc_ids": qrels.doc_ids, "qcode": pa.array(qrels.qcode),
+                "dcode": pa.array(qrels.dcode), "grade": pa.array(qrels.grade),
+                "offsets": pa.array(qrels.offsets)}
+        if qrels.groups is not None:
+            cols["groups"] = qrels.groups
+        self.store(key, cols, {"kind": "qrels", "warnings": _warnings_out(qrels.warnings)})
+
+    def store_runs(self, key: str, parsed: list[ParsedRun]) -> None:
+        cols: dict[str, pa.Array] = {}
+        systems = []
+        for i, p in enumerate(parsed):
+            r = p.run
+            cols.update({f"{i}.query_ids": pa.array(list(r.query_ids), pa.string()),
+                         f"{i}.doc_ids": r.doc_ids, f"{i}.qcode": pa.array(r.qcode),
+                         f"{i}.dcode": pa.array(r.dcode), f"{i}.score": pa.array(r.score),
+                         f"{i}.offsets": pa.array(r.offsets)})
+            systems.append({"tag": p.tag, "name": r.name, "missing_lines": p.missing_lines,
+                            "missing_markers": list(p.missing_markers),
+                            "warnings": _warnings_out(r.warnings)})
+        self.store(key, cols, {"kind": "runs", "systems": systems})
+
+
+class _Invalid(Exception):
+    """An entry that must not be used."""
+
+
+def _validated(buf: pa.Buffer, key: str) -> tuple[pa.RecordBatch, dict[str, object]]:
+    size = buf.size
+    if size < _TRAILER.size:
+        raise _Invalid(f"truncated ({size} bytes)")
+    magic, length, crc, fmt, *_ = _TRAILER.unpack(buf.slice(size - _TRAILER.size).to_pybytes())
+    if magic != _MAGIC:
+        raise _Invalid("no trailer (truncated or not an entry)")
+    if fmt != ENTRY_FORMAT:
+        raise _Invalid(f"entry format {fmt}, this version reads {ENTRY_FORMAT}")
+    if length + _TRAILER.size != size:
+        raise _Invalid(f"truncated ({size} bytes, {length + _TRAILER.size} written)")
+    ipc = buf.slice(0, length)
+    if zlib.crc32(memoryview(ipc)) != crc:
+        raise _Invalid("checksum mismatch")
+    try:
+        reader = pa.ipc.open_file(pa.BufferReader(ipc))
+        schema_meta = reader.schema.metadata or {}
+        version = schema_meta.get(b"ireval.reader", b"").decode()
+        if version != READER_VERSION:
+            raise _Invalid(f"reader version {version!r}, this one is {READER_VERSION!r}")
+        if schema_meta.get(b"ireval.key", b"").decode() != key:
+            raise _Invalid("written for another key")
+        if reader.num_record_batches != 1:
+            raise _Invalid(f"{reader.num_record_batches} record batches, expected 1")
+        batch = reader.get_batch(0)
+        meta = json.loads(schema_meta[b"ireval.meta"])
+    except (pa.ArrowException, ValueError, KeyError) as exc:
+        raise _Invalid(f"unreadable ({exc})") from None
+    if not isinstance(meta, dict):
+        raise _Invalid("metadata is not an object")
+    return batch, meta
+
+
+def _one_row_list(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``values`` as the single row of a large list (fields of one record batch can then
+    have any length)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return pa.LargeListArray.from_arrays(pa.array([0, len(values)], pa.int64()), values)
+
+
+def _column(batch: pa.RecordBatch, name: str) -> pa.Array:
+    col = batch.column(name)
+    if len(col) != 1:
+        raise ValueError(f"column {name!r} has {len(col)} rows, expected 1")
+    return col.flatten()
+
+
+def _numbers(batch: pa.RecordBatch, name: str, dtype: type) -> np.ndarray:
+    values = _column(batch, name)
+    out = values.to_numpy(zero_copy_only=True)
+    if out.dtype != np.dtype(dtype):
+        raise TypeError(f"column {name!r} is {out.dtype}, expected {np.dtype(dtype)}")
+    return out
+
+
+def _query_ids(batch: pa.RecordBatch, name: str) -> np.ndarray:
+    return np.asarray(_column(batch, name).to_pylist(), dtype=object)
+
+
+def _check_layout(n_queries: int, n_docs: int, qcode: np.ndarray, dcode: np.ndarray,
+                  values: np.ndarray, offsets: np.ndarray) -> None:
+    """The invariants every reader's result holds (cheap ones: lengths and bounds)."""
+    n = len(values)
+    if not (len(qcode) == len(dcode) == n) or len(offsets) != n_queries + 1:
+        raise ValueError("column lengths do not agree")
+    if n and (int(offsets[0]) != 0 or int(offsets[-1]) != n):
+        raise ValueError("offsets do not cover the entries")
+    if n and (int(qcode.max()) >= n_queries or int(dcode.max()) >= n_docs
+              or int(qcode.min()) < 0 or int(dcode.min()) < 0):
+        raise ValueError("codes out of range")
+
+
+def _qrels_from(batch: pa.RecordBatch, meta: dict[str, object], name: str) -> Qrels:
+    if meta.get("kind") != "qrels":
+        raise ValueError(f"an entry of {meta.get('kind')!r}, not qrels")
+    qids = _query_ids(batch, "query_ids")
+    docs = _column(batch, "doc_ids")
+    qcode, dcode = _numbers(batch, "qcode", np.int32), _numbers(batch, "dcode", np.int32)
+    grade, offsets = _numbers(batch, "grade", np.float64), _numbers(batch, "offsets", np.int64)
+    _check_layout(len(qids), len(docs), qcode, dcode, grade, offsets)
+    groups = _column(batch, "groups") if "groups" in batch.schema.names else None
+    return Qrels(qids, docs, qcode, dcode, grade, offsets, name,
+                 _warnings_in(meta.get("warnings"), name), groups)
+
+
+def _runs_from(batch: pa.RecordBatch, meta: dict[str, object], name: str) -> list[ParsedRun]:
+    systems = meta.get("systems")
+    if meta.get("kind") != "runs" or not isinstance(systems, list):
+        raise ValueError(f"an entry of {meta.get('kind')!r}, not runs")
+    out = []
+    for i, s in enumerate(systems):
+        qids = _query_ids(batch, f"{i}.query_ids")
+        docs = _column(batch, f"{i}.doc_ids")
+        qcode = _numbers(batch, f"{i}.qcode", np.int32)
+        dcode = _numbers(batch, f"{i}.dcode", np.int32)
+        score = _numbers(batch, f"{i}.score", np.float64)
+        offsets = _numbers(batch, f"{i}.offsets", np.int64)
+        _check_layout(len(qids), len(docs), qcode, dcode, score, offsets)
+        run = Run(str(s["name"]), qids, docs, qcode, dcode, score, offsets, name,
+                  _warnings_in(s["warnings"], name))
+        tag = s["tag"]
+        out.append(ParsedRun(None if tag is None else str(tag), run,
+                             int(s["missing_lines"]),
+                             tuple(str(m) for m in s["missing_markers"])))
+    return out
+
+
+def _warnings_out(warnings: tuple[DataWarning, ...]) -> list[dict[str, object]]:
+    return [{"code": w.code, "message": w.message, "count": w.count,
+             "examples": list(w.examples), "of_file": w.source is not None}
+            for w in warnings]
+
+
+def _warnings_in(saved: object, name: str) -> tuple[DataWarning, ...]:
+    """The reading's warnings, about the file now named ``name``."""
+    if not isinstance(saved, list):
+        raise ValueError("warnings are not a list")
+    return tuple(DataWarning(str(w["code"]), str(w["message"]),
+                             name if w["of_file"] else None, int(w["count"]),
+                             tuple(str(x) for x in w["examples"])) for w in saved)
+
+
+def _write_atomic(path: Path, *parts: memoryview | bytes) -> None:
+    """Write ``parts`` to ``path`` through a temporary file in its folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for p in parts:
+                fh.write(p)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(Path(tmp))
+        raise
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+

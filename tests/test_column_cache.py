@@ -1,0 +1,377 @@
+"""The parsed-column cache (:mod:`ireval_core.io.column_cache`) never changes a number.
+
+Every reader (TREC text, gzip, CSV, TSV, Parquet, JSON, Excel) on every id shape gives
+the same columns, bit for bit, from a cached entry as from a parse; an entry that is
+truncated, corrupted, of another reader version or not an entry at all is dropped and the
+file parsed again, with a log line; two processes filling the same cache at once leave
+valid entries; the bound evicts the least recently used; the CLI prints the same output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from test_id_shapes import SHAPES, make_data
+
+from ireval_core import Qrels, Run, evaluate, read_qrels, read_runs
+from ireval_core.io import column_cache
+from ireval_core.io.column_cache import CacheSettings, ColumnCache
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASURES = ["AP", "nDCG", "nDCG@10", "P@10", "RR", "bpref", "Rprec"]
+FORMATS = ["trec", "trec.gz", "csv", "tsv", "parquet", "json", "xlsx"]
+
+
+def _cache(tmp_path: Path, max_bytes: int = 1 << 30, mode: str = "stat") -> ColumnCache:
+    return ColumnCache(CacheSettings(tmp_path / "cache", max_bytes), mode)  # type: ignore[arg-type]
+
+
+def _files(shape: str, fmt: str, seed: int = 0) -> tuple[str, bytes, str, bytes]:
+    """(qrels name, bytes, run name, bytes) of a tie-heavy two-system run in ``fmt``."""
+    qrels, run = make_data(shape, seed, 60)
+    q_rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    r_rows = [(q, d, s, tag) for tag in ("bm25", "dense") for q, docs in run.items()
+              for d, s in docs.items()]
+    if fmt in ("trec", "trec.gz"):
+        qb = "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in q_rows).encode()
+        rb = "".join(f"{q} Q0 {d} 1 {s!r} {t}\n" for q, d, s, t in r_rows).encode()
+        if fmt == "trec.gz":
+            return "qrels.txt.gz", gzip.compress(qb), "run.txt.gz", gzip.compress(rb)
+        return "qrels.txt", qb, "run.txt", rb
+    if fmt in ("csv", "tsv"):
+        sep = "," if fmt == "csv" else "\t"
+        qb = ("qid,docid,rel\n".replace(",", sep)
+              + "".join(f"{q}{sep}{d}{sep}{int(g)}\n" for q, d, g in q_rows)).encode()
+        rb = ("qid,docid,score,tag\n".replace(",", sep)
+              + "".join(f"{q}{sep}{d}{sep}{s!r}{sep}{t}\n" for q, d, s, t in r_rows)).encode()
+        return f"qrels.{fmt}", qb, f"run.{fmt}", rb
+    if fmt == "parquet":
+        def table(rows: list[tuple[object, ...]], names: list[str]) -> bytes:
+            cols = list(zip(*rows, strict=True))
+            buf = io.BytesIO()
+            pq.write_table(pa.table({n: list(c) for n, c in zip(names, cols, strict=True)}),
+                           buf)
+            return buf.getvalue()
+        return ("qrels.parquet", table(q_rows, ["qid", "docid", "rel"]), "run.parquet",
+                table(r_rows, ["qid", "docid", "score", "tag"]))
+    if fmt == "json":  # one system per JSON file
+        return ("qrels.json", json.dumps(qrels).encode(), "run.json",
+                json.dumps(run).encode())
+    assert fmt == "xlsx"
+    openpyxl = pytest.importorskip("openpyxl")
+
+    def book(header: list[str], rows: list[tuple[object, ...]]) -> bytes:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(header)
+        for r in rows:
+            ws.append(list(r))
+        buf = io.BytesIO()
+        wb.save(buf)
+        return buf.getvalue()
+    return ("qrels.xlsx", book(["qid", "docid", "rel"], q_rows), "run.xlsx",
+            book(["qid", "docid", "score", "tag"], r_rows))
+
+
+def _same_qrels(a: Qrels, b: Qrels) -> None:
+    assert list(a.query_ids) == list(b.query_ids) and a.doc_ids.equals(b.doc_ids)
+    for f in ("qcode", "dcode", "grade", "offsets"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), f
+    assert (a.groups is None) == (b.groups is None)
+    assert a.groups is None or b.groups is None or a.groups.equals(b.groups)
+    assert a.source == b.source and a.warnings == b.warnings
+
+
+def _same_runs(a: list[Run], b: list[Run]) -> None:
+    assert [r.name for r in a] == [r.name for r in b]
+    for x, y in zip(a, b, strict=True):
+        assert list(x.query_ids) == list(y.query_ids) and x.doc_ids.equals(y.doc_ids)
+        for f in ("qcode", "dcode", "score", "offsets"):
+            u, v = getattr(x, f), getattr(y, f)
+            assert u.dtype == v.dtype and u.tobytes() == v.tobytes(), f
+        assert x.source == y.source and x.warnings == y.warnings
+
+
+def _same_measures(qa: Qrels, ra: list[Run], qb: Qrels, rb: list[Run]) -> None:
+    ea, eb = evaluate(qa, ra, MEASURES), evaluate(qb, rb, MEASURES)
+    for r in ra:
+        for m in MEASURES:
+            x, y = ea.per_query(r.name, m).to_numpy(), eb.per_query(r.name, m).to_numpy()
+            assert x.tobytes() == y.tobytes(), (r.name, m)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_cached_reads_give_the_parsed_bits(tmp_path: Path, shape: str, fmt: str) -> None:
+    qname, qbytes, rname, rbytes = _files(shape, fmt)
+    (tmp_path / qname).write_bytes(qbytes)
+    (tmp_path / rname).write_bytes(rbytes)
+    qp, rp = str(tmp_path / qname), str(tmp_path / rname)
+    parsed_q, parsed_r = read_qrels(qp), read_runs(rp)
+    cache = _cache(tmp_path)
+    first_q, first_r = read_qrels(qp, cache=cache), read_runs(rp, cache=cache)
+    assert (cache.hits, cache.misses) == (0, 2)
+    for source_q, source_r in ((qp, rp), (qbytes, rbytes)):  # by path, then by bytes
+        name_q, name_r = (None, None) if isinstance(source_q, str) else (qname, rname)
+        cached_q = read_qrels(source_q, name=name_q, cache=cache)
+        cached_r = read_runs(source_r, name=name_r, cache=cache)
+        for q in (first_q, cached_q):
+            _same_qrels(parsed_q, q)
+        for r in (first_r, cached_r):
+            _same_runs(parsed_r, r)
+        _same_measures(parsed_q, parsed_r, cached_q, cached_r)
+    assert (cache.hits, cache.misses, cache.dropped) == (4, 2, 0)
+
+
+def test_a_hit_is_named_as_the_file_read_now(tmp_path: Path) -> None:
+    """Names are not cached: the same bytes under another name carry that name, and runs
+    are renamed against the names already taken, as a parse does."""
+    _, _, _, rbytes = _files("msmarco", "trec")
+    rbytes += b"q_extra Q0 dx 1 1.0 NA\n"  # lines without a tag: a system named by the file
+    cache = _cache(tmp_path)
+    read_runs(rbytes, name="first.txt", cache=cache)
+    taken = {"bm25": "other.txt"}
+    got = read_runs(rbytes, name="second.txt", taken_names=taken, cache=cache)
+    want = read_runs(rbytes, name="second.txt", taken_names=taken)
+    assert cache.hits == 1
+    _same_runs(want, got)
+    assert [r.name for r in got] == ["second:bm25", "dense", "second"]
+    assert {w.code for r in got for w in r.warnings} >= {"run-renamed", "tag-missing"}
+
+
+def _entries(cache: ColumnCache) -> list[Path]:
+    return sorted(cache.directory.glob("*.arrow"))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "foreign", "garbage", "empty",
+                                    "other-key"])
+def test_a_bad_entry_is_dropped_and_the_file_parsed_again(
+        tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    qname, qbytes, rname, rbytes = _files("mixed", "trec")
+    cache = _cache(tmp_path)
+    parsed = read_runs(rbytes, name=rname)
+    foreign = b""
+    if damage == "foreign":  # an entry another reader version wrote
+        monkeypatch.setattr(column_cache, "READER_VERSION", "0-older")
+        read_runs(rbytes, name=rname, cache=cache)
+        monkeypatch.undo()
+        (older,) = _entries(cache)
+        foreign = older.read_bytes()
+        older.unlink()
+    read_runs(rbytes, name=rname, cache=cache)
+    (entry,) = _entries(cache)
+    data = entry.read_bytes()
+    if damage == "truncated":
+        entry.write_bytes(data[: len(data) // 2])
+    elif damage == "flipped":  # one bit in the middle of the columns
+        mid = len(data) // 2
+        entry.write_bytes(data[:mid] + bytes([data[mid] ^ 0x10]) + data[mid + 1:])
+    elif damage == "garbage":
+        entry.write_bytes(os.urandom(len(data)))
+    elif damage == "foreign":  # under this version's name
+        entry.write_bytes(foreign)
+    elif damage == "empty":
+        entry.write_bytes(b"")
+    elif damage == "other-key":  # a whole entry, but of other bytes, under this name
+        other = _cache(tmp_path / "other")
+        read_qrels(qbytes, name=qname, cache=other)
+        entry.write_bytes(_entries(other)[0].read_bytes())
+    with caplog.at_level(logging.WARNING, logger="ireval.cache"):
+        got = read_runs(rbytes, name=rname, cache=cache)
+    _same_runs(parsed, got)
+    assert cache.dropped == 1 and cache.hits == 0
+    assert any("dropped" in r.getMessage() and entry.name in r.getMessage()
+               for r in caplog.records)
+    again = read_runs(rbytes, name=rname, cache=cache)  # the parse stored a good entry
+    _same_runs(parsed, again)
+    assert cache.hits == 1
+
+
+def test_the_bound_evicts_the_least_recently_used(tmp_path: Path) -> None:
+    sizes = []
+    probe = _cache(tmp_path / "probe")
+    blobs = [_files(shape, "trec")[3] for shape in ("msmarco", "uuid", "prefixed")]
+    for b in blobs:
+        read_runs(b, name="r.txt", cache=probe)
+    sizes = [p.stat().st_size for p in _entries(probe)]
+    bound = sum(sorted(sizes)[-2:]) + 10  # room for two entries, not three
+    cache = _cache(tmp_path, max_bytes=bound)
+    read_runs(blobs[0], name="r.txt", cache=cache)
+    time.sleep(0.02)
+    read_runs(blobs[1], name="r.txt", cache=cache)
+    time.sleep(0.02)
+    read_runs(blobs[0], name="r.txt", cache=cache)  # a hit: blobs[0] is now the most recent
+    assert cache.hits == 1
+    time.sleep(0.02)
+    read_runs(blobs[2], name="r.txt", cache=cache)  # over the bound: blobs[1] goes
+    assert len(_entries(cache)) == 2
+    assert sum(p.stat().st_size for p in _entries(cache)) <= bound
+    hits = cache.hits
+    read_runs(blobs[0], name="r.txt", cache=cache)
+    read_runs(blobs[2], name="r.txt", cache=cache)
+    assert cache.hits == hits + 2
+    read_runs(blobs[1], name="r.txt", cache=cache)
+    assert cache.hits == hits + 2  # evicted: parsed again
+
+
+def test_a_changed_file_is_read_again_in_stat_and_hash_modes(tmp_path: Path) -> None:
+    _, _, rname, rbytes = _files("msmarco", "trec")
+    path = tmp_path / rname
+    path.write_bytes(rbytes)
+    for mode in ("stat", "hash"):
+        cache = _cache(tmp_path / mode, mode=mode)
+        read_runs(str(path), cache=cache)
+        assert read_runs(str(path), cache=cache) and cache.hits == 1
+    changed = rbytes.replace(b" 1 3.0 ", b" 1 7.0 ", 1)
+    assert changed != rbytes
+    path.write_bytes(changed)
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+    want = read_runs(str(path))
+    for mode in ("stat", "hash"):
+        cache = _cache(tmp_path / mode, mode=mode)
+        _same_runs(want, read_runs(str(path), cache=cache))
+        assert cache.hits == 0
+
+
+_FILL = """
+import sys
+from pathlib import Path
+from ireval_core import read_qrels, read_runs
+from ireval_core.io.column_cache import CacheSettings, ColumnCache
+cache = ColumnCache(CacheSettings(Path(sys.argv[1]), 1 << 30))
+start = float(sys.argv[4])
+import time
+while time.time() < start:
+    time.sleep(0.001)
+for _ in range(int(sys.argv[5])):
+    q = read_qrels(sys.argv[2], cache=cache)
+    r = read_runs(sys.argv[3], cache=cache)
+print(cache.hits, cache.misses, cache.dropped)
+"""
+
+
+def test_two_processes_fill_the_same_cache_at_once(tmp_path: Path) -> None:
+    """Two real processes read the same files into one cache folder at the same moment
+    (each writes its entry through a temporary file and a rename): neither ever reads a
+    partial entry, and the entries left are whole and give the parsed bits."""
+    qname, qbytes, rname, rbytes = _files("uuid", "trec")
+    (tmp_path / qname).write_bytes(qbytes)
+    (tmp_path / rname).write_bytes(rbytes)
+    folder = tmp_path / "shared"
+    start = time.time() + 1.5  # both past their imports
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen(
+        [sys.executable, "-c", _FILL, str(folder), str(tmp_path / qname),
+         str(tmp_path / rname), str(start), "10"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err
+        hits, misses, dropped = map(int, out.split())
+        assert dropped == 0 and hits + misses == 20 and hits >= 16
+    assert not list(folder.glob(".tmp-*"))
+    cache = _cache(tmp_path)
+    cache.settings = CacheSettings(folder, 1 << 30)
+    _same_qrels(read_qrels(str(tmp_path / qname)), read_qrels(str(tmp_path / qname),
+                                                              cache=cache))
+    _same_runs(read_runs(str(tmp_path / rname)), read_runs(str(tmp_path / rname), cache=cache))
+    assert (cache.hits, cache.dropped) == (2, 0)
+
+
+def test_cli_prints_the_same_with_and_without_the_cache(tmp_path: Path) -> None:
+    qname, qbytes, rname, rbytes = _files("prefixed", "trec")
+    (tmp_path / qname).write_bytes(qbytes)
+    (tmp_path / rname).write_bytes(rbytes)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), IREVAL_CACHE_DIR=str(tmp_path / "c"))
+    env.pop("IREVAL_CACHE", None)
+
+    def cli(*extra: str) -> str:
+        p = subprocess.run([sys.executable, "-m", "ireval_core", "eval",
+                            str(tmp_path / qname), str(tmp_path / rname), "-q",
+                            "--format", "json", *extra], capture_output=True, text=True,
+                           env=env, check=True)
+        return p.stdout + p.stderr
+
+    plain = cli()  # default: off
+    assert not (tmp_path / "c").exists()
+    assert cli("--cache", "yes") == plain  # fills
+    assert len(list((tmp_path / "c").glob("*.arrow"))) == 2
+    assert cli("--cache", "hash") == plain  # maps (after hashing the files)
+
+
+def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch,
+                                       tmp_path: Path) -> None:
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("IREVAL_CACHE_MAX", "1.5M")
+    monkeypatch.delenv("IREVAL_CACHE", raising=False)
+    s = CacheSettings.from_env()
+    assert (s.directory, s.max_bytes, s.enabled) == (tmp_path, 1_572_864, True)
+    monkeypatch.setenv("IREVAL_CACHE", "off")
+    assert ColumnCache.from_env() is None
+    monkeypatch.setenv("IREVAL_CACHE_MAX", "lots")
+    with pytest.raises(ValueError, match="IREVAL_CACHE_MAX"):
+        CacheSettings.from_env()
+
+
+def test_the_app_maps_a_file_read_before_after_its_memory_is_cleared(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The app's reads (an upload, a saved dataset's bytes, a folder's file) go through the
+    column cache: once the process has forgotten them (a restart: its shared cache
+    cleared), the same bytes are mapped, not parsed, and give the parsed bits."""
+    from ireval_app import cache as app_cache
+    from ireval_app.shared_cache import SHARED
+
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(tmp_path / "columns"))
+    qname, qbytes, rname, rbytes = _files("msmarco", "trec")
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / qname).write_bytes(qbytes)
+    (folder / rname).write_bytes(rbytes)
+
+    def forget() -> None:  # what a restart forgets
+        SHARED.clear()
+        with app_cache._RESIDENT_LOCK:
+            app_cache._RESIDENT.clear()
+
+    forget()
+    first_q = app_cache.load_qrels(qname, qbytes)  # an upload (or a saved dataset's bytes)
+    first_r = app_cache.load_runs(rname, rbytes)
+    first_folder = app_cache.load_folder(folder)  # a data folder: entries of the same bytes
+    assert first_folder is not None
+    assert len(list((tmp_path / "columns").glob("*.arrow"))) == 2
+    forget()
+    with caplog.at_level(logging.DEBUG, logger="ireval.cache"):
+        again_q = app_cache.load_qrels(qname, qbytes)
+        again_r = app_cache.load_runs(rname, rbytes)
+        assert sum("mapped" in r.getMessage() for r in caplog.records) == 2
+        forget()  # else the folder's files are the uploads just read (same names, bytes)
+        again_folder = app_cache.load_folder(folder)
+    assert sum("mapped" in r.getMessage() for r in caplog.records) == 4
+    assert again_folder is not None
+    for q in (again_q.qrels, first_folder.qrels.qrels, again_folder.qrels.qrels):
+        assert first_q.qrels is not None and q is not None
+        _same_qrels(first_q.qrels, q)
+    for runs in (again_r.runs, first_folder.runs[0].runs, again_folder.runs[0].runs):
+        _same_runs(list(first_r.runs), list(runs))
+    monkeypatch.setenv("IREVAL_CACHE", "off")  # one setting turns it off
+    forget()
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="ireval.cache"):
+        off = app_cache.load_runs(rname, rbytes)
+    assert not [r for r in caplog.records if r.name == "ireval.cache"]
+    _same_runs(list(first_r.runs), list(off.runs))
+    forget()
