@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import cache, dask_glue, frame, state, widgets, workspace_glue
+from ireval_app import cache, dask_glue, fit, frame, state, widgets, workspace_glue
 from ireval_app.keys import data as keys
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
@@ -48,13 +48,13 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
                    f"{q['documents']:,} distinct "
                    f"documents; {q['min judgments']:,} to {q['max judgments']:,} judgments per "
                    f"query (median {q['median judgments']:g}).")
-        st.dataframe(summary.grades, hide_index=True, column_config=widgets.GRADE_COLUMNS)
+        fit.dataframe(summary.grades, column_config=widgets.GRADE_COLUMNS)
 
     # ------------------------------------------------------------------------- runs
     st.subheader("Runs")
     if dataset.runs:
-        st.dataframe(summary.runs, hide_index=True, column_order=widgets.RUN_OVERVIEW_COLUMNS,
-                     column_config=widgets.RUN_SUMMARY_COLUMNS)
+        fit.dataframe(summary.runs, column_order=widgets.RUN_OVERVIEW_COLUMNS,
+                      column_config=widgets.RUN_SUMMARY_COLUMNS)
     else:
         st.info("No runs loaded yet.", icon=":material/info:")
 

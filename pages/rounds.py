@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from ireval_app import cache, evaluation, frame, state, views, widgets
+from ireval_app import cache, evaluation, fit, frame, state, views, widgets
 from ireval_app import rounds_glue as rg
 from ireval_app.keys import rounds as keys
 from ireval_core import charts
@@ -153,8 +153,8 @@ with frame.page("rounds"):
     st.caption(f"Judged@{k}: judged documents (grade ≥ 0) in the top {k} / min({k}, retrieved), "
                f"mean over the queries the run shares with the qrels. Unjudged: not in the qrels "
                f"or graded negative ({UNJUDGED_LABEL}); they count as non-relevant.")
-    st.dataframe(cov, hide_index=True,
-                 column_config={f"Judged@{k}": st.column_config.NumberColumn(format="percent")})
+    fit.dataframe(cov, column_config={
+        f"Judged@{k}": st.column_config.NumberColumn(format="percent")})
 
     st.subheader("To label next")
     n_pending = len(pending)

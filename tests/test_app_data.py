@@ -59,6 +59,18 @@ def test_first_visit_shows_sample_data() -> None:
         "bm25": 0, "narrow_recall": 59, "neural_rerank": 0}
     grades = at.dataframe[0].value
     assert grades["judgments"].tolist() == [9, 2286, 391, 222, 110]
+    # shares as every share of the app: x100, one decimal (ireval_core.formats)
+    from _apps import read_sample
+
+    from ireval_core import formats
+    from ireval_core.dataset import Dataset
+
+    summary = Dataset(*read_sample()).summary()
+    assert grades["share"].tolist() == (summary.grades["share"] * 100).tolist()
+    assert runs["judged in top 10"].to_dict() == (
+        summary.runs.set_index("run")["judged in top 10"] * 100).to_dict()
+    assert formats.PERCENT_GRID in at.dataframe[0].proto.columns
+    assert formats.PERCENT_GRID in at.dataframe[1].proto.columns
     [box] = at.warning
     assert "q060" in box.value and "q031" in box.value
     assert not at.error

@@ -73,3 +73,21 @@ def test_broken_second_round_shows_error() -> None:
     at.run()
     assert not at.exception
     assert any("bad.qrels" in e.value for e in at.error)
+
+
+def test_judged_share_reads_as_the_format_policy_says() -> None:
+    """Judged@k is a share: shown ×100 with one decimal (formats.PERCENT_GRID), as every
+    share of the app, not Streamlit's "percent" (97% beside 96.53%); the value is the
+    core's coverage."""
+    from ireval_core import formats
+    from ireval_core.rounds import coverage
+
+    at = _rounds_page()
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    expected = coverage(qrels, runs, k=10).set_index("run")["Judged@10"]
+    shown = at.dataframe[0]
+    table = shown.value.set_index("run")
+    for run, share in expected.items():
+        assert table.loc[run, "Judged@10"] == share * 100
+    assert shown.proto.columns and formats.PERCENT_GRID in shown.proto.columns
