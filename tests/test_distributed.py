@@ -28,7 +28,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, get_worker
+from fsspec.implementations.local import LocalFileSystem
 from sklearn.metrics import roc_auc_score
 
 from ireval_core import EvalOptions, Evaluation, FormatError, IrevalError, Qrels, Run, evaluate
@@ -644,29 +645,26 @@ def _grouped_qrels(qrels: pd.DataFrame, again: list[tuple[int, str]], end: str =
     return end.join(lines) + end
 
 
-@pytest.mark.parametrize(("again", "groups", "end", "gz", "piece"), [
+@pytest.mark.parametrize(("again", "groups", "end", "gz", "blocksize"), [
     ([(40, "1")], True, "\r\n", False, None),
     ([(40, "0")], False, "\n", True, None),
     ([(40, "1")], True, "\r", False, None),
-    ([(40, "B")], True, "\r\n", False, 61),  # searched 61 bytes at a time: CRLF split
+    ([(40, "B")], True, "\r\n", False, 1000),  # in blocks: the line numbers add up
 ])
-def test_a_duplicate_judgment_is_named_as_in_memory(client, files, tmp_path, monkeypatch,
-                                                   again, groups, end, gz, piece):
-    """The Dask engine finds a duplicate after the shuffle, where lines are lost: it looks
-    its two lines up in the files and says what the in-memory reader says, with the
+def test_a_duplicate_judgment_is_named_as_in_memory(client, files, tmp_path, again, groups,
+                                                   end, gz, blocksize):
+    """The Dask engine finds a duplicate after the shuffle, where lines are lost: it
+    numbers the lines of every block and says what the in-memory reader says, with the
     judgment-group explanation when their second columns differ (LF, CRLF, CR line ends,
-    gzip, the file searched in pieces)."""
-    from ireval_core import distributed
-
-    if piece is not None:
-        monkeypatch.setattr(distributed, "_SCAN_PIECE", piece)
+    gzip, the file read in small blocks)."""
     text = _grouped_qrels(files["qrels_df"], again, end).encode()
     path = tmp_path / ("qrels.txt.gz" if gz else "qrels.txt")
     path.write_bytes(gzip.compress(text) if gz else text)
     with pytest.raises(FormatError) as memory:
         read_qrels(path, name=str(path))
+    qrels = path if blocksize is None else read_qrels_dask(path, blocksize=blocksize)
     with pytest.raises(FormatError) as dask_error:
-        evaluate_dask(path, files["trec"], ["P@5"], client=client)
+        evaluate_dask(qrels, files["trec"], ["P@5"], client=client)
     assert str(dask_error.value) == str(memory.value)
     assert dask_error.value.line == len(files["qrels_df"]) + 2  # the blank line counts
     qid, docid = files["qrels_df"].qid[40], files["qrels_df"].docid[40]
@@ -927,3 +925,159 @@ def test_csv_blocks_of_blank_lines_read_as_in_memory(client, tmp_path, blank_lin
     assert (dask_error.value.message, dask_error.value.line) == (
         in_memory.value.message, in_memory.value.line)
     assert dask_error.value.source == str(empty)  # Dask names files by their path
+
+
+# ----------------------------------------------------------------------------- error order
+
+
+class SlowFileSystem(LocalFileSystem):
+    """Local files whose reads starting at chosen places wait ``delay`` seconds, in a Dask
+    worker only (the client reads at full speed): the task reading there finishes long
+    after the others, so a later block or file fails first.
+
+    ``slow`` holds ``(file name, byte offset)`` pairs: the offset where a block's lines
+    start (the block's one data read begins there; the reads that look for a block's
+    ends begin a byte before a line start), or ``0`` with a whole file read as one block.
+    """
+
+    protocol = ("slowfile",)
+
+    def __init__(self, slow: tuple[tuple[str, int], ...] = (), delay: float = 1.5,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.slow = frozenset(slow)
+        self.delay = delay
+
+    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Any:
+        return _SlowReads(super()._open(path, mode, **kwargs), Path(path).name, self)
+
+
+fsspec.register_implementation("slowfile", SlowFileSystem, clobber=True)
+
+
+class _SlowReads:
+    def __init__(self, fh: Any, name: str, fs: SlowFileSystem) -> None:
+        self.fh, self.name, self.fs = fh, name, fs
+
+    def read(self, n: int = -1) -> bytes:
+        if (self.name, self.fh.tell()) in self.fs.slow and _in_worker():
+            time.sleep(self.fs.delay)
+        return self.fh.read(n)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.fh, attr)
+
+    def __enter__(self) -> _SlowReads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.fh.close()
+
+
+def _in_worker() -> bool:
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _slow_url(path: Path) -> str:
+    return f"slowfile://{path}"
+
+
+def _line_start(path: Path, line: int) -> int:
+    """Byte offset where ``line`` (1-based) of ``path`` starts."""
+    return sum(len(x) for x in path.read_bytes().splitlines(keepends=True)[: line - 1])
+
+
+@pytest.mark.parametrize("slow", ["qrels", "run", None])
+def test_the_qrels_error_comes_first_whichever_task_fails_first(client, tmp_path, slow):
+    """Both files malformed (comment lines read as data under trec_eval 9.0.8): the qrels'
+    error, as the in-memory reader gives it, whichever file's task fails first (the other
+    file's read is slowed)."""
+    qrels, runs = make_data(4, n_queries=15)
+    qtext = qrels.assign(iter=0)[["qid", "iter", "docid", "rel"]].astype({"rel": int})
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text(_with_comments(qtext.to_csv(sep=" ", header=False, index=False), 40,
+                                    "# judged by rater A"))
+    rpath = tmp_path / "run.txt"
+    rpath.write_text(_with_comments(runs.to_csv(sep=" ", header=False, index=False), 70,
+                                    "  # run notes"))
+    with pytest.raises(FormatError) as memory:
+        read_qrels(qpath, name=str(qpath))
+    assert memory.value.count > 1  # several comment lines: "and N more problems"
+    options = {"slow": ((f"{slow}.txt", 0),)} if slow else {}
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(_slow_url(qpath), _slow_url(rpath), ["P@5"], client=client,
+                      storage_options=options)
+    assert str(got.value) == str(memory.value)
+    assert got.value.problems == memory.value.problems
+    assert got.value.report() == memory.value.report()
+
+
+def _bad_run(tmp_path: Path, files: dict[str, Any], name: str = "run.txt") -> Path:
+    """The test run with 130 bad lines from line 300 on (past the 100 an error keeps), a
+    line given twice across blocks and a bad number at line 1,200."""
+    lines = files["trec"].read_text().splitlines()
+    for i in range(299, 299 + 2 * 130, 2):
+        lines[i] = lines[i].rsplit(" ", 1)[0]  # 5 columns
+    lines[1199] = lines[1199].replace(" Q0 ", " Q0 ", 1).rsplit(" ", 2)[0] + " high bm25"
+    lines.insert(1500, lines[10])  # a duplicate, far from the first
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("slow_line", [300, 1200, None])
+def test_a_files_first_bad_line_comes_first_across_blocks(client, files, tmp_path, slow_line):
+    """Bad lines in several blocks of one run: the error of the in-memory reader (first
+    bad line, the first 100 problems, how many in all, the duplicate across blocks),
+    whichever block's task fails first (the block holding ``slow_line`` is slowed)."""
+    path = _bad_run(tmp_path, files)
+    with pytest.raises(FormatError) as memory:
+        read_runs(path, name=str(path))
+    assert memory.value.count == 132 and memory.value.line == 300
+    blocksize = 4000
+    starts = [_line_start(path, slow_line)] if slow_line else []
+    # the block holding slow_line starts at the first line start at or after a multiple
+    # of the block size: slow that place
+    data = path.read_bytes()
+    slow = tuple((path.name, data.index(b"\n", (s // blocksize) * blocksize - 1) + 1
+                  if s >= blocksize else 0) for s in starts)
+    runs = read_runs_dask(_slow_url(path), blocksize=blocksize, storage_options={"slow": slow})
+    assert runs.npartitions > 5
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(files["qrels"], runs, ["P@5"], client=client)
+    assert str(got.value) == str(memory.value)
+    assert got.value.problems == memory.value.problems
+    with pytest.raises(FormatError) as by_path:  # the same through paths (one block)
+        evaluate_dask(files["qrels"], path, ["P@5"], client=client)
+    assert by_path.value.problems == memory.value.problems
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv"])
+def test_duplicates_across_blocks_are_counted_as_in_memory(client, files, tmp_path, fmt):
+    """Several (query, document) pairs given again, in other blocks than their first
+    line, and in other judgment groups: the in-memory reader's error, every duplicate
+    line in order and how many, whatever partition finds them after the shuffle."""
+    qrels = files["qrels_df"]
+    again = [(i, "1" if i % 2 else "0") for i in range(3, 300, 7)]
+    if fmt == "trec":
+        text = _grouped_qrels(qrels, again, "\n")
+    else:
+        rows = [f"{q},{d},{int(r)}" for q, d, r in qrels.itertuples(index=False)]
+        rows += [f"{qrels.qid[i]},{qrels.docid[i]},1" for i, _ in again]
+        text = "qid,docid,rel\n" + "\n".join(rows) + "\n"
+    path = tmp_path / f"qrels.{'txt' if fmt == 'trec' else 'csv'}"
+    path.write_text(text)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(path, name=str(path))
+    assert memory.value.count == len(again)
+    for blocksize in (None, 1500):
+        frame = read_qrels_dask(path, blocksize=blocksize)
+        with pytest.raises(FormatError) as got:
+            evaluate_dask(frame, files["trec"], ["P@5"], client=client, npartitions=4)
+        assert str(got.value) == str(memory.value), blocksize
+        assert got.value.problems == memory.value.problems, blocksize
+    assert has_judgment_groups(got.value) is (fmt == "trec")
