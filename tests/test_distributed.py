@@ -15,6 +15,7 @@ import os
 import re
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from distributed import Client, LocalCluster, get_worker
+from distributed import Client, Event, LocalCluster, get_worker
 from fsspec.implementations.local import LocalFileSystem
 from sklearn.metrics import roc_auc_score
 
@@ -522,8 +523,22 @@ def test_gzip_text_is_inflated_within_the_read_limits(client, files, tmp_path, m
 # ----------------------------------------------------------------------------- failures
 
 
-def _slow(i: int, part: pd.DataFrame) -> pd.DataFrame:
-    time.sleep(0.25)
+_READS_HERE = [0]  # partitions this worker process started to read
+
+
+def _held(victim: str, busy: str, part: pd.DataFrame) -> pd.DataFrame:
+    """A partition read in an order the test sets, however fast or loaded the machine: the
+    worker at ``victim`` reads one partition, then starts a second and holds it until the
+    worker is killed; the other workers read only once the victim holds that one (the
+    distributed Event ``busy``). So the victim surely holds a partition and runs a task
+    when it is killed, and the job cannot end before."""
+    if get_worker().address == victim:
+        _READS_HERE[0] += 1
+        if _READS_HERE[0] > 1:
+            Event(busy).set()
+            time.sleep(600)  # held: the process is killed meanwhile
+    else:
+        Event(busy).wait(timeout=300)
     return part
 
 
@@ -541,14 +556,17 @@ def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
     partition that kills every worker reading it ends in a clear error."""
     rows = make_clicks(5, n_sessions=600)
     pieces = [rows.iloc[k::12] for k in range(12)]
-    data = dd.from_delayed([dask.delayed(_slow)(i, p) for i, p in enumerate(pieces)],
-                           meta=rows.iloc[:0], verify_meta=False)
     qrels = Qrels.from_arrays(rows["session"], rows["item"], rows["label"])
     want = evaluate(qrels, Run.from_arrays(rows["session"], rows["item"], rows["score"],
                                            name="score"), ["GAUC", "PNR", "nDCG@10"])
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
             Client(cluster) as c:
+        victim = cluster.workers[0]
+        addr = victim.worker_address
+        busy = f"victim-busy-{uuid.uuid4().hex}"
+        data = dd.from_delayed([dask.delayed(_held)(addr, busy, p) for p in pieces],
+                               meta=rows.iloc[:0], verify_meta=False)
         out: dict[str, Any] = {}
 
         def job() -> None:
@@ -559,10 +577,9 @@ def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
 
         thread = threading.Thread(target=job)
         thread.start()
-        victim = cluster.workers[0]
-        deadline = time.monotonic() + 20
-        addr = victim.worker_address
-        # wait until worker 0 holds results (partitions read, shuffle under way) and runs more
+        # wait until worker 0 holds a result and runs a task: a state the job reaches and
+        # stays in (see _held), however slowly it gets there
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not (c.has_what().get(addr)
                                                    and c.processing().get(addr)):
             time.sleep(0.02)
