@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -947,8 +948,8 @@ def _diagnose_input(frame: dd.DataFrame, client: Client | None) -> FormatError |
         return _first_partition_error(frame, client)
     tasks = [dask.delayed(_diagnose_block, nout=2)(block, f, b)
              for f, (_, blocks) in enumerate(plan.files) for b, block in enumerate(blocks)]
-    if len(tasks) == 1:  # one block: its lines are all together already
-        shuffled = [tasks[0][1]]
+    if sum(blocks[0].size for _, blocks in plan.files) <= _ONE_SEARCH:  # a small input
+        shuffled = [dask.delayed(pd.concat)([t[1] for t in tasks], ignore_index=True)]
     else:
         keys = dd.from_delayed([t[1] for t in tasks], meta=_keys_frame([], 0, 0),
                                verify_meta=False)
@@ -975,6 +976,11 @@ def _diagnose_input(frame: dd.DataFrame, client: Client | None) -> FormatError |
         if error is not None:
             return error
     return None
+
+
+_ONE_SEARCH = DEFAULT_BLOCKSIZE // 8
+"""Bytes of files (as stored) up to which one task searches all of an input's good lines
+for duplicates; larger inputs are shuffled by query first."""
 
 
 def _first_error(inputs: Sequence[dd.DataFrame], client: Client | None) -> FormatError | None:
@@ -1020,10 +1026,17 @@ def _file_error(plan: _Plan, f: int, path: str, reports: Sequence[_BlockReport],
         return FormatError.of(found[:MAX_PROBLEMS], count=count, shown=MAX_PROBLEMS)
     if fatal is None:
         return None
-    if fatal.line is None or stop == 0:
+    if stop == 0:
         return fatal.fresh()
-    return FormatError(fatal.message, source=path, text=fatal.text,
-                       line=fatal.line - reports[stop].header_lines + starts[f][stop])
+    # the block's lines were numbered from its start: so is a line its message names
+    # ("byte 0xe9 at line 18 is not GB18030")
+    shift = starts[f][stop] - reports[stop].header_lines
+    message = _LINE_IN_MESSAGE.sub(lambda m: f"line {int(m[1]) + shift}", fatal.message)
+    return FormatError(message, source=path, text=fatal.text, hint=fatal.hint,
+                       line=None if fatal.line is None else fatal.line + shift)
+
+
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 
 
 def _first_partition_error(frame: dd.DataFrame, client: Client | None) -> FormatError | None:
