@@ -306,7 +306,7 @@ def transition_heatmap(table: pd.DataFrame, *,
         hovertemplate=(_t(y_label) + " %{y}, " + _t(x_label) + " %{x}: %{z:,.0f} "
                        + _t(unit) + "<extra></extra>"),
         colorbar=dict(title=_t(unit))))
-    for label in set(x) & set(y):
+    for label in [c for c in x if c in set(y)]:  # in column order: the same figure every run
         fig.add_shape(type="rect", xref="x", yref="y", line=dict(color="#d62728", width=2),
                       x0=x.index(label) - 0.5, x1=x.index(label) + 0.5,
                       y0=y.index(label) - 0.5, y1=y.index(label) + 0.5)

@@ -33,6 +33,10 @@ How the numbers stay the in-memory ones
   rows: CSV id cells as written (``007``, ``NA``), Parquet as above.
 * ERR's default top grade is the highest grade of the whole qrels: it is found
   first and given to every partition.
+* Errors are the in-memory engine's, in its order: the qrels' before the runs', a
+  file's first bad line before its later ones, and for TREC and CSV/TSV text the same
+  message and "and N more problems" count, whichever task failed first
+  (:func:`_diagnose_input` reads the input again on failure, block by block).
 * Before an :class:`~ireval_core.evaluate.Evaluation` is returned, the rows that
   reached the evaluation are counted against the rows read and every query must
   come from one partition only; a failed job (a worker lost beyond Dask's retries)
@@ -74,7 +78,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 import dask
@@ -86,10 +90,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .data import DuplicateEntryError, Qrels, Run, join, read_only
-from .errors import DataWarning, FormatError, IrevalError, invalid_parameter
+from .errors import DataWarning, FormatError, IrevalError, Problem, invalid_parameter, shorten
 from .evaluate import Evaluation, evaluate
 from .io import ReadLimits, Source
-from .io.checks import dup_message
+from .io.checks import MAX_PROBLEMS, dup_message
+from .io.delimited import check_delimited_rows
 from .io.detect import detect_format, is_workbook
 from .io.partitions import (
     NO_TAG,
@@ -102,7 +107,7 @@ from .io.partitions import (
 )
 from .io.qrels_runs import empty_file_error, read_columns, unique_name
 from .io.source import inflate
-from .io.trec import GROUPS_EXPLAINED, GROUPS_NOTE
+from .io.trec import check_first_line, check_trec_lines, groups_note, trec_key
 from .measures import Measure, parse_measures
 from .measures.binary import num_rel as binary_num_rel
 from .measures.binary import num_rel_aggregate, num_rel_terms, sum_aggregate
@@ -399,9 +404,43 @@ def _head(fs: Any, path: str, size: int = 1 << 16) -> bytes:
     return bytes(data)
 
 
+@dataclass(frozen=True)
+class _Block:
+    """One read task of a text file: the lines starting in ``[offset, offset + length)``
+    (``length`` None: the whole file), and how they are read."""
+
+    fs: Any
+    path: str
+    size: int
+    offset: int
+    length: int | None
+    kind: Kind
+    fmt: str
+    header: bytes | None  # a CSV/TSV file's header line, put before a later block's lines
+    tag: str
+    limits: ReadLimits
+    comments: bool
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How a text input was cut into read tasks: its files in order, each with its blocks
+    in order (the partitions of the frame, in that order)."""
+
+    kind: Kind
+    files: tuple[tuple[str, tuple[_Block, ...]], ...]
+
+
+_PLANS: dict[str, _Plan] = {}
+"""The plans of the text frames this module built, by the frame's name (a hash of its
+tasks): :func:`evaluate_dask` diagnoses a failed read with them. Kept for the last
+:data:`_MAX_PLANS` frames."""
+_MAX_PLANS = 256
+
+
 def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
                 blocksize: int | None, limits: ReadLimits, comments: bool) -> dd.DataFrame:
-    parts: list[Any] = []
+    plan: list[tuple[str, tuple[_Block, ...]]] = []
     for path in files:
         size = fs.size(path)
         if not size:
@@ -420,10 +459,14 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
                 raise empty_file_error(path, kind)  # each block alone would read as empty
             if header is not None and not _has_row_after_header(fs, path):
                 raise FormatError(f"no {kind} rows after the header", source=path, line=1)
-        parts.extend(dask.delayed(_read_text_block)(fs, path, size, off, length, kind, fmt,
-                                                    header, tag, limits, comments)
-                     for off, length in spans)
-    return dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
+        plan.append((path, tuple(_Block(fs, path, size, off, length, kind, fmt, header, tag,
+                                        limits, comments) for off, length in spans)))
+    parts = [dask.delayed(_read_text_block)(block) for _, blocks in plan for block in blocks]
+    frame = dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
+    while len(_PLANS) >= _MAX_PLANS:
+        del _PLANS[next(iter(_PLANS))]
+    _PLANS[frame._name] = _Plan(kind, tuple(plan))
+    return frame
 
 
 def _has_data_line(fs: Any, path: str, kind: Kind, comments: bool) -> bool:
@@ -467,51 +510,65 @@ def _has_row_after_header(fs: Any, path: str) -> bool:
     return False
 
 
-def _read_text_block(fs: Any, path: str, size: int, offset: int, length: int | None,
-                     kind: Kind, fmt: str, header: bytes | None, tag: str,
-                     limits: ReadLimits, comments: bool = False) -> pd.DataFrame:
-    """The lines starting in ``[offset, offset + length)`` of a file, read by ireval's parser.
+def _read_text_block(block: _Block) -> pd.DataFrame:
+    """The lines of ``block``, read by ireval's parser (:func:`_block_source`).
 
-    A gzip file (always one block) is inflated in a stream within ``limits``, as
-    :mod:`ireval_core.io` does: past them, a :class:`FormatError` names the file and
-    the limit, and no more than the limit was held. Errors keep the file's own line
-    numbers: lines before the block are counted (only on failure). ``comments``: TREC
-    text read with trec_eval 10.0's comment rule (:func:`block_without_comments`; for a
-    qrels block starting with ``#``, the ``#`` lines right before it say whether it is
-    read as data).
+    Errors keep the file's own line numbers: lines before the block are counted (only
+    on failure). Which error :func:`evaluate_dask` reports when several blocks fail is
+    decided by :func:`_diagnose_input`, not by which of these tasks fails first.
+    """
+    src, start, header_lines, _ = _block_source(block)
+    if src is None:
+        return _meta(block.kind)
+    try:
+        table, _ = read_columns(src, block.kind, block.fmt)  # type: ignore[arg-type]
+    except FormatError as exc:
+        if exc.line is None or start == 0:
+            raise
+        before = _count_lines(block.fs, block.path, start)
+        raise FormatError(exc.message, source=block.path, line=exc.line + before - header_lines,
+                          text=exc.text) from None
+    return _canonical(table, block.kind, block.tag, block.path)
+
+
+def _block_source(block: _Block) -> tuple[Source | None, int, int, int]:
+    """The text a block's lines are read from (None: no row in it), where its lines
+    start in the file, how many lines of that text come before them (a CSV/TSV header
+    put first: 0 or 1), and how many line ends the block's own bytes hold.
+
+    A gzip file (always one block) is inflated in a stream within the block's limits,
+    as :mod:`ireval_core.io` does: past them, a :class:`FormatError` names the file and
+    the limit, and no more than the limit was held. With ``comments``, TREC text is read
+    with trec_eval 10.0's comment rule (:func:`block_without_comments`; for a qrels block
+    starting with ``#``, the ``#`` lines right before it say whether it is read as data).
     """
     prefix = b""
-    with fs.open(path, "rb") as fh:
+    kind, size, offset, length = block.kind, block.size, block.offset, block.length
+    with block.fs.open(block.path, "rb") as fh:
         if length is None:  # a whole file
             compressed, start = fh.read(2) == _GZIP, 0
             fh.seek(0)
-            src = Source(path, data=inflate(fh, size, path, limits) if compressed
-                         else fh.read(), limits=limits)
+            src = Source(block.path, data=inflate(fh, size, block.path, block.limits)
+                         if compressed else fh.read(), limits=block.limits)
+            lines = 0  # no block after it
         else:
             data, start = _line_block(fh, size, offset, length)
+            lines = _lines_in(data)
             rows = data
-            if header is not None and start == 0:  # the first block starts with the header
+            if block.header is not None and start == 0:  # the first block starts with it
                 rows = data.split(b"\n", 1)[1] if b"\n" in data else b""
             if not rows.strip() and not (start == 0 and offset + length >= size):
-                return _meta(kind)  # no row in this block (blank lines, or the header)
-            prefix = header if header is not None and start > 0 else b""
-            src = Source(path, data=prefix + data, limits=limits)
-        if comments:
+                return None, start, 0, lines  # no row in this block (blank lines, the header)
+            prefix = block.header if block.header is not None and start > 0 else b""
+            src = Source(block.path, data=prefix + data, limits=block.limits)
+        if block.comments:
             after = (kind != "run" and start > 0 and src.data.startswith(b"#")
                      and _comment_lines_before(fh, start) % 2 == 1)
             src = block_without_comments(src, kind, after_comment=after)
             whole = start == 0 and (length is None or offset + length >= size)
             if not whole and not src.data.strip():  # comment lines only: no rows here
-                return _meta(kind)
-    try:
-        table, _ = read_columns(src, kind, fmt)  # type: ignore[arg-type]
-    except FormatError as exc:
-        if exc.line is None or start == 0:
-            raise
-        before = _count_lines(fs, path, start)
-        raise FormatError(exc.message, source=path,
-                          line=exc.line + before - (1 if prefix else 0), text=exc.text) from None
-    return _canonical(table, kind, tag, path)
+                return None, start, 0, lines
+    return src, start, 1 if prefix else 0, lines
 
 
 def _line_block(fh: IO[bytes], size: int, offset: int, length: int) -> tuple[bytes, int]:
@@ -757,104 +814,256 @@ def _build(kind: Kind, q: pd.Series | pa.ChunkedArray, d: pd.Series | pa.Chunked
         message = (f"duplicate {kind} entry for query {exc.query_id!r}, document "
                    f"{exc.doc_id!r}; each (query, document) may appear once")
         if kind == "run":
-            raise FormatError(f"{message} per run (run {name!r})", source=source) from None
-        error = _DuplicateQrels(message, source=source)
-        error.query_id, error.doc_id = exc.query_id, exc.doc_id
-        raise error from None
+            message = f"{message} per run (run {name!r})"
+        raise FormatError(message, source=source) from None
 
 
-class _DuplicateQrels(FormatError):
-    """A (query, document) judged twice, found in a partition after the shuffle, where the
-    lines are no longer known: :func:`evaluate_dask` looks them up in the qrels files."""
-
-    query_id: str = ""
-    doc_id: str = ""
+# ----------------------------------------------------------------------------- diagnosis
 
 
-_SCAN_PIECE = 1 << 24
-"""Bytes of a qrels file searched at a time for the lines of a duplicate."""
+@dataclass(frozen=True)
+class _BlockReport:
+    """What the line-by-line pass found in one block: its bad lines (the first
+    :data:`~ireval_core.io.checks.MAX_PROBLEMS`, numbered within the block's own bytes)
+    and how many, or an error that stops the reading of the file there (``fatal``);
+    and the block's line ends, to number the next blocks' lines."""
+
+    lines: int
+    problems: tuple[Problem, ...] = ()
+    count: int = 0
+    fatal: FormatError | None = None
+    header_lines: int = 0  # lines of the fatal error's text before the block's own
 
 
-def _duplicate_lines(qrels: Sources, storage_options: Mapping[str, Any] | None,
-                     qid: str, docid: str) -> FormatError | None:
-    """The error the in-memory reader gives for ``(qid, docid)`` judged twice in TREC qrels
-    text: both lines, and when their second columns differ, that the file looks like
-    judgment groups (:data:`~ireval_core.io.trec.GROUPS_NOTE`). None for other formats,
-    or when the two lines are not found (a file not UTF-8).
+_KEYS = {"qid": _STR, "docid": _STR, "tag": _STR, "group": _STR, "text": _STR,
+         "file": np.int32, "block": np.int32, "line": np.int64}
+"""Columns of the good lines a block sends to the duplicate search: the fields that may
+not repeat (``tag``: a run line's tag key, else empty), a TREC qrels line's judgment
+group, the line as written (TREC) and where it is."""
 
-    The files are searched in order, in pieces of whole lines, only until the second line:
-    nothing is read for a file without duplicates, and no more than a piece is held.
+
+def _keys_frame(rows: list[tuple[str, str, str, str, str | None, int]], file: int,
+                block: int) -> pd.DataFrame:
+    cols = list(zip(*rows, strict=True)) if rows else [()] * 6
+    table = pa.table({"qid": pa.array(cols[0], pa.string()),
+                      "docid": pa.array(cols[1], pa.string()),
+                      "tag": pa.array(cols[2], pa.string()),
+                      "group": pa.array(cols[3], pa.string()),
+                      "text": pa.array(cols[4], pa.string()),
+                      "file": pa.array(np.full(len(rows), file, np.int32)),
+                      "block": pa.array(np.full(len(rows), block, np.int32)),
+                      "line": pa.array(np.asarray(cols[5], dtype=np.int64))})
+    return table.to_pandas(types_mapper={pa.string(): _STR}.get)
+
+
+def _diagnose_block(block: _Block, file: int, index: int) -> tuple[_BlockReport, pd.DataFrame]:
+    """Every line of a block checked as the in-memory reader checks a file on failure
+    (:func:`~ireval_core.io.trec.check_trec_lines`,
+    :func:`~ireval_core.io.delimited.check_delimited_rows`): its report, and its good
+    lines for the duplicate search. Never raises a :class:`FormatError`: an error that
+    is not a bad line (gzip past the limits, a run given as qrels, a bad header, text
+    the reader cannot decode) is the report's ``fatal``."""
+    empty = _keys_frame([], file, index)
+    try:
+        src, start, header_lines, lines = _block_source(block)
+    except FormatError as exc:
+        return _BlockReport(0, fatal=exc), empty
+    if src is None:
+        return _BlockReport(lines), empty
+    kind = block.kind
+    kept: list[Problem] = []
+    count = 0
+    rows: list[tuple[str, str, str, str, str | None, int]] = []
+    try:
+        if block.fmt == "trec":
+            if start == 0:
+                check_first_line(src, kind)
+            for line in check_trec_lines(src, kind, first_line=1 - header_lines):
+                if line.problem is not None:
+                    count += 1
+                    if len(kept) < MAX_PROBLEMS:
+                        kept.append(Problem(block.path, line.line, "", line.problem,
+                                            shorten(line.text)))
+                    continue
+                key = trec_key(kind, line.fields)
+                rows.append((key[0], key[1], key[2] if kind == "run" else "",
+                             line.fields[1] if kind == "qrels" else "", line.text, line.line))
+        else:
+            delimiter = "," if block.fmt == "csv" else "\t"
+            for row in check_delimited_rows(src, kind, delimiter, first_line=1 - header_lines):
+                if row.problem is not None:
+                    count += 1
+                    if len(kept) < MAX_PROBLEMS:
+                        kept.append(Problem(block.path, row.line, "", row.problem,
+                                            None if row.text is None else shorten(row.text)))
+                    continue
+                rows.append((row.key[0], row.key[1], row.key[2] if len(row.key) > 2 else "",
+                             "", None, row.line))
+    except FormatError:  # a bad header, a run given as qrels, a line not UTF-8, ...
+        rows, count = [], 0
+    if not count:  # no bad line: what else the reader refuses, as the read task does
+        try:
+            read_columns(src, kind, block.fmt)  # type: ignore[arg-type]
+        except FormatError as exc:
+            return _BlockReport(lines, fatal=exc, header_lines=header_lines), empty
+    return _BlockReport(lines, tuple(kept), count), _keys_frame(rows, file, index)
+
+
+_DUPS = {**_KEYS, "first_file": np.int32, "first_block": np.int32, "first_line": np.int64,
+         "first_group": _STR}
+
+
+def _duplicates_of(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[int, int], int]]:
+    """The lines of a partition (shuffled by query) that give a key again, each with the
+    first line giving it, as the in-memory reader pairs them: the first
+    :data:`~ireval_core.io.checks.MAX_PROBLEMS` in file order, and how many per (file,
+    block)."""
+    key = ["qid", "docid", "tag"]
+    df = df.sort_values(["file", "block", "line"], kind="stable")
+    again = df.duplicated(key, keep="first").to_numpy()
+    if not again.any():
+        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in _DUPS.items()}), {}
+    firsts = df[~again][key + ["file", "block", "line", "group"]].rename(
+        columns={c: f"first_{c}" for c in ("file", "block", "line", "group")})
+    dups = df[again].merge(firsts, on=key, how="left", sort=False)
+    counts = dups.groupby(["file", "block"]).size()
+    dups = dups.sort_values(["file", "block", "line"], kind="stable").head(MAX_PROBLEMS)
+    return dups, {(int(f), int(b)): int(n) for (f, b), n in counts.items()}
+
+
+def _diagnose_input(frame: dd.DataFrame, client: Client | None) -> FormatError | None:
+    """The error the in-memory reader gives for the first file of an input that has one
+    (None when none has), whichever task failed first.
+
+    For text this module read (a :class:`_Plan`), every block is checked line by line
+    (:func:`_diagnose_block`) and the good lines are shuffled by query to find the ones
+    giving a (query, document) again (:func:`_duplicates_of`); then, file by file in
+    order, the bad lines and the duplicates are numbered as the file's lines and merged
+    in line order: the first :data:`~ireval_core.io.checks.MAX_PROBLEMS` kept, all
+    counted. Other frames (Parquet, a Dask DataFrame): the error of the first partition
+    in order that has one.
     """
-    fs, files = _files(qrels, storage_options)
-    if not files or detect_format(Source(files[0], data=_head(fs, files[0]))) != "trec":
+    plan = _PLANS.get(frame._name)
+    if plan is None:
+        return _first_partition_error(frame, client)
+    tasks = [dask.delayed(_diagnose_block, nout=2)(block, f, b)
+             for f, (_, blocks) in enumerate(plan.files) for b, block in enumerate(blocks)]
+    if sum(blocks[0].size for _, blocks in plan.files) <= _ONE_SEARCH:  # a small input
+        shuffled = [dask.delayed(pd.concat)([t[1] for t in tasks], ignore_index=True)]
+    else:
+        keys = dd.from_delayed([t[1] for t in tasks], meta=_keys_frame([], 0, 0),
+                               verify_meta=False)
+        shuffled = keys.shuffle(on="qid", npartitions=len(tasks)).to_delayed()
+    found = _compute(client, *[t[0] for t in tasks],
+                     *[dask.delayed(_duplicates_of, nout=2)(p) for p in shuffled])
+    reports: list[_BlockReport] = list(found[: len(tasks)])
+    dup_parts = found[len(tasks):]
+    dups = pd.concat([d for d, _ in dup_parts], ignore_index=True)
+    dup_counts: dict[tuple[int, int], int] = {}
+    for _, counts in dup_parts:
+        for k, n in counts.items():
+            dup_counts[k] = dup_counts.get(k, 0) + n
+    starts: list[list[int]] = []  # the line before each block of each file
+    at = 0
+    for _, blocks in plan.files:
+        mine = reports[at: at + len(blocks)]
+        starts.append(np.concatenate([[0], np.cumsum([r.lines for r in mine])]).tolist())
+        at += len(blocks)
+    at = 0
+    for f, (path, blocks) in enumerate(plan.files):
+        mine, at = reports[at: at + len(blocks)], at + len(blocks)
+        error = _file_error(plan, f, path, mine, starts, dups[dups["file"] == f], dup_counts)
+        if error is not None:
+            return error
+    return None
+
+
+_ONE_SEARCH = DEFAULT_BLOCKSIZE // 8
+"""Bytes of files (as stored) up to which one task searches all of an input's good lines
+for duplicates; larger inputs are shuffled by query first."""
+
+
+def _first_error(inputs: Sequence[dd.DataFrame], client: Client | None) -> FormatError | None:
+    """The error of the first input that has one (qrels first, then the runs in order), as
+    the in-memory engine reports it; inputs are diagnosed one after the other."""
+    for frame in inputs:
+        error = _diagnose_input(frame, client)
+        if error is not None:
+            return error
+    return None
+
+
+def _file_error(plan: _Plan, f: int, path: str, reports: Sequence[_BlockReport],
+                starts: Sequence[Sequence[int]], dups: pd.DataFrame,
+                dup_counts: Mapping[tuple[int, int], int]) -> FormatError | None:
+    """The error of file ``f`` from its blocks' reports and duplicates (None: none): its
+    bad lines up to the first block that stops the reading, else that block's error."""
+    stop, fatal = next(((b, r.fatal) for b, r in enumerate(reports) if r.fatal is not None),
+                       (len(reports), None))
+    found: list[Problem] = [replace(p, line=p.line + starts[f][b])
+                            for b, r in enumerate(reports[:stop]) for p in r.problems
+                            if p.line is not None]
+    count = sum(r.count for r in reports[:stop])
+    count += sum(n for (file, b), n in dup_counts.items() if file == f and b < stop)
+    explained = False  # the first line judging a document in another group says what that is
+    src = Source(path, data=b"")
+    mine = dups[dups["block"] < stop].sort_values(["block", "line"], kind="stable")
+    for row in mine.itertuples(index=False):
+        first: int | str = int(row.first_line) + starts[row.first_file][row.first_block]
+        if row.first_file != f:
+            first = f"{first} of {plan.files[row.first_file][0]}"
+        note = ""
+        if plan.kind == "qrels" and row.first_group != row.group:
+            note = groups_note(str(row.first_group), first, str(row.group),
+                               explain=not explained)
+            explained = True
+        text = None if pd.isna(row.text) else str(row.text)
+        error = dup_message(src, plan.kind, first, int(row.line) + starts[f][row.block],
+                            str(row.qid), str(row.docid), text, note=note)
+        found.append(Problem(path, error.line, "", error.message, error.text))
+    if count:
+        found.sort(key=lambda p: p.line or 0)
+        return FormatError.of(found[:MAX_PROBLEMS], count=count, shown=MAX_PROBLEMS)
+    if fatal is None:
         return None
-    line = re.compile(rb"[ \t]*" + re.escape(qid.encode()) + rb"[ \t]+([^ \t\r\n]+)[ \t]+"
-                      + re.escape(docid.encode()) + rb"[ \t]+[^ \t\r\n]+[ \t]*")
-    found: list[tuple[str, int, str, str]] = []  # file, line, group, text
-    for path in files:
-        before = 0  # lines of the file before the piece
-        for piece in _line_pieces(fs, path):
-            for at, raw in _lines_with(piece, docid.encode()):
-                match = line.fullmatch(raw)
-                if match is not None:
-                    found.append((path, before + at, match.group(1).decode("utf-8", "replace"),
-                                  raw.decode("utf-8", "replace")))
-                    if len(found) == 2:
-                        break
-            if len(found) == 2:
-                break
-            before += _lines_in(piece)
-        if len(found) == 2:
-            break
-    if len(found) < 2:
+    if stop == 0:
+        return fatal.fresh()
+    # the block's lines were numbered from its start: so is a line its message names
+    # ("byte 0xe9 at line 18 is not GB18030")
+    shift = starts[f][stop] - reports[stop].header_lines
+    message = _LINE_IN_MESSAGE.sub(lambda m: f"line {int(m[1]) + shift}", fatal.message)
+    return FormatError(message, source=path, text=fatal.text, hint=fatal.hint,
+                       line=None if fatal.line is None else fatal.line + shift)
+
+
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+
+
+def _first_partition_error(frame: dd.DataFrame, client: Client | None) -> FormatError | None:
+    """The error of the first partition of ``frame`` (in order) that has one: every
+    partition is read to its end (a task counting its rows, so nothing is held), then
+    they are looked at in order."""
+    sizes = [dask.delayed(len)(p) for p in frame.to_delayed()]
+    if client is None:
+        for size in sizes:  # one at a time, in order: the first to fail is the first
+            try:
+                dask.compute(size)
+            except FormatError as exc:
+                return exc.fresh()
         return None
-    (path1, line1, group1, _), (path2, line2, group2, text) = found
-    first: int | str = line1 if path1 == path2 else f"{line1} of {path1}"
-    note = ("" if group1 == group2 else
-            GROUPS_NOTE.format(first=group1, line=first, second=group2) + GROUPS_EXPLAINED)
-    return dup_message(Source(path2, data=b""), "qrels", first, line2, qid, docid, text,
-                       note=note)
+    from distributed import wait
 
-
-def _line_pieces(fs: Any, path: str) -> Iterator[bytes]:
-    """The bytes of ``path`` in pieces of whole lines (a gzip file inflated whole, within
-    the client's :class:`~ireval_core.io.ReadLimits`, as a worker reads it)."""
-    size = fs.size(path)
-    with fs.open(path, "rb") as fh:
-        if fh.read(2) == _GZIP:
-            fh.seek(0)
-            yield inflate(fh, size, path, ReadLimits.from_env()).to_pybytes()
-            return
-        fh.seek(0)
-        tail = b""
-        while True:
-            chunk = fh.read(_SCAN_PIECE)
-            data = tail + chunk
-            if not chunk:
-                if data:
-                    yield data
-                return
-            end = len(data) - 1 if data.endswith(b"\r") else len(data)  # CR, maybe CRLF
-            cut = max(data.rfind(b"\n", 0, end), data.rfind(b"\r", 0, end)) + 1
-            if cut:
-                yield data[:cut]
-            tail = data[cut:]
-
-
-def _lines_with(piece: bytes, needle: bytes) -> Iterator[tuple[int, bytes]]:
-    """The lines of ``piece`` (whole lines) holding ``needle``, each once, with their
-    1-based number in the piece: a search for the bytes, then a look at their line only,
-    so a piece costs about one pass whatever the number of lines."""
-    end_of_line = b"\n" if b"\n" in piece else b"\r"  # LF or CRLF; CR alone
-    pos = last = 0
-    lineno = 1
-    while (hit := piece.find(needle, pos)) >= 0:
-        start = piece.rfind(end_of_line, last, hit) + 1 or last
-        end = piece.find(end_of_line, hit)
-        end = len(piece) if end < 0 else end
-        lineno += _lines_in(piece[last:start])
-        last, pos = start, end + 1
-        yield lineno, piece[start:end].removesuffix(b"\r")
+    futures = client.compute(sizes)
+    try:
+        wait(futures)
+        for fut in futures:
+            if fut.status == "error":
+                error = fut.exception()
+                if isinstance(error, FormatError):
+                    return error.fresh()
+    finally:
+        client.cancel(futures)
+    return None
 
 
 def _lines_in(data: bytes) -> int:
@@ -938,10 +1147,15 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
     ------
     FormatError
         Input that cannot be read (file and line when there is one), or a duplicate
-        (query, document) pair. A duplicate in TREC qrels text given as paths is named as
-        the in-memory reader names it (both lines, and that the file looks like
-        judgment groups when their second columns differ): found after the shuffle, its
-        lines are then looked up in the files, only on this failure.
+        (query, document) pair: the error of the first input that has one (the qrels,
+        then the runs in order), and of its first file that has one, whichever task
+        failed first. For TREC and CSV/TSV text read by this module, it is the error the
+        in-memory reader gives for that file: its bad lines and duplicates in line order
+        (the first 100, and how many in all), a duplicate named by both its lines (and as
+        judgment groups when their second columns differ). On such a failure the input
+        is read once more, every block line by line, and its good lines shuffled by query
+        to pair the duplicates (:func:`_diagnose_input`). Parquet and Dask DataFrames: the
+        error of their first partition that has one.
     DistributedError
         The job stopped (e.g. workers lost beyond Dask's retries) or its result is
         incomplete.
@@ -954,27 +1168,26 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
     names = [_name_of(r, "run") for r in run_inputs]
     r_frames = [read_runs_dask(r, storage_options=storage_options, comments=comments)
                 for r in run_inputs]
-    top = None
-    if _needs_top_grade(specs):
-        (top,) = _compute(client, q_frame["value"].max())
-        top = max(float(top), 0.0) if top == top else 0.0  # empty qrels: 0, as join does
-    eval_specs = _with_global_grade(specs, top)
-    union = dd.concat(
-        [q_frame.assign(tag="", run=np.int16(-1))[list(_meta("union").columns)]]
-        + [f.assign(run=np.int16(i))[list(_meta("union").columns)]
-           for i, f in enumerate(r_frames)])
-    union = union.astype({"tag": _STR, "run": np.int16})
-    shuffled, counts, firsts = _shuffled(union, "qid", npartitions, _meta("union"),
-                                         _systems_in)
-    sources = [_name_of(qrels, "qrels"), *names]
-    tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources)
-             for p in shuffled]
+    inputs = [q_frame, *r_frames]
     try:
+        top = None
+        if _needs_top_grade(specs):
+            (top,) = _compute(client, q_frame["value"].max())
+            top = max(float(top), 0.0) if top == top else 0.0  # empty qrels: 0, as join does
+        eval_specs = _with_global_grade(specs, top)
+        union = dd.concat(
+            [q_frame.assign(tag="", run=np.int16(-1))[list(_meta("union").columns)]]
+            + [f.assign(run=np.int16(i))[list(_meta("union").columns)]
+               for i, f in enumerate(r_frames)])
+        union = union.astype({"tag": _STR, "run": np.int16})
+        shuffled, counts, firsts = _shuffled(union, "qid", npartitions, _meta("union"),
+                                             _systems_in)
+        sources = [_name_of(qrels, "qrels"), *names]
+        tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources)
+                 for p in shuffled]
         *parts, total, firsts = _compute(client, *tasks, counts, firsts, progress=progress)
-    except _DuplicateQrels as exc:  # its lines, from the files (only on this failure)
-        located = None if isinstance(qrels, dd.DataFrame) else _duplicate_lines(
-            qrels, storage_options, exc.query_id, exc.doc_id)
-        raise (located or exc.fresh()) from None
+    except FormatError as exc:  # the first input's first error, whichever task failed first
+        raise (_first_error(inputs, client) or exc.fresh()) from None
     keys = list(dict.fromkeys(k for found in firsts for k in found))  # first appearance
     if set(keys) != {k for p in parts for k in p.systems}:
         raise DistributedError("incomplete result: the systems read and the systems "

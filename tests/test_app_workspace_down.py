@@ -16,6 +16,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from pg import PostgresServer, own_postgres_server  # noqa: F401  (the fixture)
@@ -233,12 +234,16 @@ def test_a_failure_is_tried_again_after_a_few_seconds(tmp_path, monkeypatch) -> 
     broken = _garbage(tmp_path)
     monkeypatch.setenv("IREVAL_WORKSPACE", broken.url)
     monkeypatch.setattr(workspace_glue, "RETRY_SECONDS", 0.5)
+    # the module's clock, stopped: "at once" is at once however slow the machine is
+    now = [time.monotonic()]
+    monkeypatch.setattr(workspace_glue, "time", SimpleNamespace(monotonic=lambda: now[0]))
     problem = workspace_glue.workspace_or_problem()
     assert isinstance(problem, workspace_glue.WorkspaceProblem)
     assert problem.where == broken.place and problem.reason == "file is not a database"
     Path(broken.url).rename(tmp_path / "broken.db")  # moved away, as the message says
+    now[0] += 0.49
     assert workspace_glue.workspace_or_problem() is problem  # not tried again at once
-    time.sleep(0.6)
+    now[0] += 0.02
     ws = workspace_glue.workspace_or_problem()
     assert isinstance(ws, Workspace) and ws.list_datasets() == []  # a new, empty workspace
 

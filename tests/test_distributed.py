@@ -15,6 +15,7 @@ import os
 import re
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, Event, LocalCluster, get_worker
+from fsspec.implementations.local import LocalFileSystem
 from sklearn.metrics import roc_auc_score
 
 from ireval_core import EvalOptions, Evaluation, FormatError, IrevalError, Qrels, Run, evaluate
@@ -523,8 +525,22 @@ def test_gzip_text_is_inflated_within_the_read_limits(client, files, tmp_path, m
 # ----------------------------------------------------------------------------- failures
 
 
-def _slow(i: int, part: pd.DataFrame) -> pd.DataFrame:
-    time.sleep(0.25)
+_READS_HERE = [0]  # partitions this worker process started to read
+
+
+def _held(victim: str, busy: str, part: pd.DataFrame) -> pd.DataFrame:
+    """A partition read in an order the test sets, however fast or loaded the machine: the
+    worker at ``victim`` reads one partition, then starts a second and holds it until the
+    worker is killed; the other workers read only once the victim holds that one (the
+    distributed Event ``busy``). So the victim surely holds a partition and runs a task
+    when it is killed, and the job cannot end before."""
+    if get_worker().address == victim:
+        _READS_HERE[0] += 1
+        if _READS_HERE[0] > 1:
+            Event(busy).set()
+            time.sleep(600)  # held: the process is killed meanwhile
+    else:
+        Event(busy).wait(timeout=300)
     return part
 
 
@@ -542,14 +558,17 @@ def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
     partition that kills every worker reading it ends in a clear error."""
     rows = make_clicks(5, n_sessions=600)
     pieces = [rows.iloc[k::12] for k in range(12)]
-    data = dd.from_delayed([dask.delayed(_slow)(i, p) for i, p in enumerate(pieces)],
-                           meta=rows.iloc[:0], verify_meta=False)
     qrels = Qrels.from_arrays(rows["session"], rows["item"], rows["label"])
     want = evaluate(qrels, Run.from_arrays(rows["session"], rows["item"], rows["score"],
                                            name="score"), ["GAUC", "PNR", "nDCG@10"])
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
             Client(cluster) as c:
+        victim = cluster.workers[0]
+        addr = victim.worker_address
+        busy = f"victim-busy-{uuid.uuid4().hex}"
+        data = dd.from_delayed([dask.delayed(_held)(addr, busy, p) for p in pieces],
+                               meta=rows.iloc[:0], verify_meta=False)
         out: dict[str, Any] = {}
 
         def job() -> None:
@@ -560,10 +579,9 @@ def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
 
         thread = threading.Thread(target=job)
         thread.start()
-        victim = cluster.workers[0]
-        deadline = time.monotonic() + 20
-        addr = victim.worker_address
-        # wait until worker 0 holds results (partitions read, shuffle under way) and runs more
+        # wait until worker 0 holds a result and runs a task: a state the job reaches and
+        # stays in (see _held), however slowly it gets there
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not (c.has_what().get(addr)
                                                    and c.processing().get(addr)):
             time.sleep(0.02)
@@ -646,29 +664,26 @@ def _grouped_qrels(qrels: pd.DataFrame, again: list[tuple[int, str]], end: str =
     return end.join(lines) + end
 
 
-@pytest.mark.parametrize(("again", "groups", "end", "gz", "piece"), [
+@pytest.mark.parametrize(("again", "groups", "end", "gz", "blocksize"), [
     ([(40, "1")], True, "\r\n", False, None),
     ([(40, "0")], False, "\n", True, None),
     ([(40, "1")], True, "\r", False, None),
-    ([(40, "B")], True, "\r\n", False, 61),  # searched 61 bytes at a time: CRLF split
+    ([(40, "B")], True, "\r\n", False, 1000),  # in blocks: the line numbers add up
 ])
-def test_a_duplicate_judgment_is_named_as_in_memory(client, files, tmp_path, monkeypatch,
-                                                   again, groups, end, gz, piece):
-    """The Dask engine finds a duplicate after the shuffle, where lines are lost: it looks
-    its two lines up in the files and says what the in-memory reader says, with the
+def test_a_duplicate_judgment_is_named_as_in_memory(client, files, tmp_path, again, groups,
+                                                   end, gz, blocksize):
+    """The Dask engine finds a duplicate after the shuffle, where lines are lost: it
+    numbers the lines of every block and says what the in-memory reader says, with the
     judgment-group explanation when their second columns differ (LF, CRLF, CR line ends,
-    gzip, the file searched in pieces)."""
-    from ireval_core import distributed
-
-    if piece is not None:
-        monkeypatch.setattr(distributed, "_SCAN_PIECE", piece)
+    gzip, the file read in small blocks)."""
     text = _grouped_qrels(files["qrels_df"], again, end).encode()
     path = tmp_path / ("qrels.txt.gz" if gz else "qrels.txt")
     path.write_bytes(gzip.compress(text) if gz else text)
     with pytest.raises(FormatError) as memory:
         read_qrels(path, name=str(path))
+    qrels = path if blocksize is None else read_qrels_dask(path, blocksize=blocksize)
     with pytest.raises(FormatError) as dask_error:
-        evaluate_dask(path, files["trec"], ["P@5"], client=client)
+        evaluate_dask(qrels, files["trec"], ["P@5"], client=client)
     assert str(dask_error.value) == str(memory.value)
     assert dask_error.value.line == len(files["qrels_df"]) + 2  # the blank line counts
     qid, docid = files["qrels_df"].qid[40], files["qrels_df"].docid[40]
@@ -929,3 +944,196 @@ def test_csv_blocks_of_blank_lines_read_as_in_memory(client, tmp_path, blank_lin
     assert (dask_error.value.message, dask_error.value.line) == (
         in_memory.value.message, in_memory.value.line)
     assert dask_error.value.source == str(empty)  # Dask names files by their path
+
+
+# ----------------------------------------------------------------------------- error order
+
+
+class SlowFileSystem(LocalFileSystem):
+    """Local files whose reads starting at chosen places wait ``delay`` seconds, in a Dask
+    worker only (the client reads at full speed): the task reading there finishes long
+    after the others, so a later block or file fails first.
+
+    ``slow`` holds ``(file name, byte offset)`` pairs: the offset where a block's lines
+    start (the block's one data read begins there; the reads that look for a block's
+    ends begin a byte before a line start), or ``0`` with a whole file read as one block.
+    """
+
+    protocol = ("slowfile",)
+
+    def __init__(self, slow: tuple[tuple[str, int], ...] = (), delay: float = 1.5,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.slow = frozenset(slow)
+        self.delay = delay
+
+    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Any:
+        return _SlowReads(super()._open(path, mode, **kwargs), Path(path).name, self)
+
+
+fsspec.register_implementation("slowfile", SlowFileSystem, clobber=True)
+
+
+class _SlowReads:
+    def __init__(self, fh: Any, name: str, fs: SlowFileSystem) -> None:
+        self.fh, self.name, self.fs = fh, name, fs
+
+    def read(self, n: int = -1) -> bytes:
+        if (self.name, self.fh.tell()) in self.fs.slow and _in_worker():
+            time.sleep(self.fs.delay)
+        return self.fh.read(n)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.fh, attr)
+
+    def __enter__(self) -> _SlowReads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.fh.close()
+
+
+def _in_worker() -> bool:
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _slow_url(path: Path) -> str:
+    return f"slowfile://{path}"
+
+
+def _line_start(path: Path, line: int) -> int:
+    """Byte offset where ``line`` (1-based) of ``path`` starts."""
+    return sum(len(x) for x in path.read_bytes().splitlines(keepends=True)[: line - 1])
+
+
+@pytest.mark.parametrize("slow", ["qrels", "run"])
+def test_the_qrels_error_comes_first_whichever_task_fails_first(client, tmp_path, slow):
+    """Both files malformed (comment lines read as data under trec_eval 9.0.8): the qrels'
+    error, as the in-memory reader gives it, whichever file's task fails first (the other
+    file's read is slowed)."""
+    qrels, runs = make_data(4, n_queries=15)
+    qtext = qrels.assign(iter=0)[["qid", "iter", "docid", "rel"]].astype({"rel": int})
+    qpath = tmp_path / "qrels.txt"
+    qpath.write_text(_with_comments(qtext.to_csv(sep=" ", header=False, index=False), 40,
+                                    "# judged by rater A"))
+    rpath = tmp_path / "run.txt"
+    rpath.write_text(_with_comments(runs.to_csv(sep=" ", header=False, index=False), 70,
+                                    "  # run notes"))
+    with pytest.raises(FormatError) as memory:
+        read_qrels(qpath, name=str(qpath))
+    assert memory.value.count > 1  # several comment lines: "and N more problems"
+    options = {"slow": ((f"{slow}.txt", 0),)} if slow else {}
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(_slow_url(qpath), _slow_url(rpath), ["P@5"], client=client,
+                      storage_options=options)
+    assert str(got.value) == str(memory.value)
+    assert got.value.problems == memory.value.problems
+    assert got.value.report() == memory.value.report()
+
+
+def _bad_run(tmp_path: Path, files: dict[str, Any], name: str = "run.txt") -> Path:
+    """The test run with 130 bad lines from line 300 on (past the 100 an error keeps), a
+    line given twice across blocks and a bad number at line 1,200."""
+    lines = files["trec"].read_text().splitlines()
+    for i in range(299, 299 + 2 * 130, 2):
+        lines[i] = lines[i].rsplit(" ", 1)[0]  # 5 columns
+    lines[1199] = lines[1199].replace(" Q0 ", " Q0 ", 1).rsplit(" ", 2)[0] + " high bm25"
+    lines.insert(1500, lines[10])  # a duplicate, far from the first
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("slow_line", [300, 1200])
+def test_a_files_first_bad_line_comes_first_across_blocks(client, files, tmp_path, slow_line):
+    """Bad lines in several blocks of one run: the error of the in-memory reader (first
+    bad line, the first 100 problems, how many in all, the duplicate across blocks),
+    whichever block's task fails first (the block holding ``slow_line`` is slowed)."""
+    path = _bad_run(tmp_path, files)
+    with pytest.raises(FormatError) as memory:
+        read_runs(path, name=str(path))
+    assert memory.value.count == 132 and memory.value.line == 300
+    blocksize = 4000
+    # the block holding slow_line starts at the first line start at or after a multiple
+    # of the block size: slow that place
+    at = _line_start(path, slow_line)
+    slow = ((path.name, path.read_bytes().index(b"\n", (at // blocksize) * blocksize - 1) + 1),)
+    runs = read_runs_dask(_slow_url(path), blocksize=blocksize, storage_options={"slow": slow})
+    assert runs.npartitions > 5
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(files["qrels"], runs, ["P@5"], client=client)
+    assert str(got.value) == str(memory.value)
+    assert got.value.problems == memory.value.problems
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv"])
+def test_duplicates_across_blocks_are_counted_as_in_memory(client, files, tmp_path, fmt,
+                                                          monkeypatch):
+    """Several (query, document) pairs given again, in other blocks than their first
+    line, and in other judgment groups: the in-memory reader's error, every duplicate
+    line in order and how many, whatever partition finds them after the shuffle (the
+    good lines are shuffled by query, as for an input too large for one search task)."""
+    from ireval_core import distributed
+
+    monkeypatch.setattr(distributed, "_ONE_SEARCH", 0)
+    qrels = files["qrels_df"]
+    again = [(i, "1" if i % 2 else "0") for i in range(3, 300, 7)]
+    if fmt == "trec":
+        text = _grouped_qrels(qrels, again, "\n")
+    else:
+        rows = [f"{q},{d},{int(r)}" for q, d, r in qrels.itertuples(index=False)]
+        rows += [f"{qrels.qid[i]},{qrels.docid[i]},1" for i, _ in again]
+        text = "qid,docid,rel\n" + "\n".join(rows) + "\n"
+    path = tmp_path / f"qrels.{'txt' if fmt == 'trec' else 'csv'}"
+    path.write_text(text)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(path, name=str(path))
+    assert memory.value.count == len(again)
+    for blocksize in (1500,) if fmt == "trec" else (None, 1500):
+        frame = read_qrels_dask(path, blocksize=blocksize)
+        with pytest.raises(FormatError) as got:
+            evaluate_dask(frame, files["trec"], ["P@5"], client=client, npartitions=4)
+        assert str(got.value) == str(memory.value), blocksize
+        assert got.value.problems == memory.value.problems, blocksize
+    assert has_judgment_groups(got.value) is (fmt == "trec")
+
+
+def _malformed(case: str, tmp_path: Path) -> tuple[Path, bool]:
+    """A malformed qrels file of ``case``, and whether it is read with 10.0's comments."""
+    lines = [f"q{i // 20} 0 d{i % 20} {i % 3}" for i in range(600)]
+    if case == "comments":  # comment lines, and bad lines in several blocks
+        lines = [("# rater A\n" if i % 37 == 0 else "") + (line if i % 101 else line[:-2])
+                 for i, line in enumerate(lines)]
+    elif case == "csv":  # a bad grade late, a line given again across blocks
+        lines = ["qid,docid,rel"] + [line.replace(" 0 ", ",").replace(" ", ",")
+                                     for line in lines]
+        lines[450] = "q22,d10,high"
+        lines.append(lines[3])
+    elif case == "not-utf8":  # a Latin-1 byte in a late block: not UTF-8, not GB18030
+        lines[500] = "q25 0 d\xe9 1"
+    elif case == "a-run":  # a run given as qrels: said by the first line's shape
+        lines = [f"q{i // 20} Q0 d{i % 20} {i} {1 / (i + 1):.4f} s" for i in range(600)]
+    path = tmp_path / f"{case}.{'csv' if case == 'csv' else 'txt'}"
+    path.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    return path, case == "comments"
+
+
+@pytest.mark.parametrize("case", ["comments", "csv", "not-utf8", "a-run"])
+def test_malformed_text_in_blocks_gives_the_in_memory_error(client, files, tmp_path, case):
+    """Bad lines, duplicates, comment lines (10.0), a line not UTF-8, a run given as qrels,
+    read in blocks: the error is the in-memory reader's, its line numbers the file's
+    (also inside its message)."""
+    path, comments = _malformed(case, tmp_path)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(path, name=str(path), comments=comments)
+    frame = read_qrels_dask(path, blocksize=1200, comments=comments)
+    assert frame.npartitions >= 4
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(frame, files["trec"], ["P@5"], client=client,
+                      options=EvalOptions(trec_eval="10.0" if comments else "9.0.8"))
+    assert str(got.value) == str(memory.value)
+    assert got.value.problems == memory.value.problems

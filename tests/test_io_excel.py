@@ -315,9 +315,9 @@ def _declare(data: bytes, member: str, size: int) -> bytes:
 
 
 def test_a_workbook_bomb_is_refused_by_its_declared_sizes(bomb) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: other processes' load does not count
     err = _refused(("bomb.xlsx", bomb))
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert re.fullmatch(
         r"the Excel \.xlsx workbook expands more than 200 times its [0-9.]+ KiB \(past "
         r"[0-9.]+ MiB\): a compression bomb\? The limit is ReadLimits\.max_gzip_ratio "
@@ -349,12 +349,12 @@ def test_a_bomb_whose_directory_lies_is_stopped_while_inflating(bomb, tmp_path,
         "import openpyxl\n"
         f"data = open({str(path)!r}, 'rb').read()\n"
         "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "start = time.perf_counter()\n"
+        "start = time.process_time()\n"
         "try:\n"
         "    read_judgments(('bomb.xlsx', data))\n"
         "except FormatError as exc:\n"
         "    print(exc)\n"
-        "print(time.perf_counter() - start)\n"
+        "print(time.process_time() - start)\n"
         "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024)\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, check=True)

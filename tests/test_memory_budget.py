@@ -133,7 +133,11 @@ def test_a_key_is_computed_once_however_many_threads_ask() -> None:
     def slow() -> np.ndarray:
         calls.append(1)
         started.set()
-        time.sleep(0.3)
+        # finish only once all four askers wait for this key (however slowly the other
+        # threads start on a loaded machine): else a late one would compute it again
+        deadline = time.monotonic() + 60
+        while c._computing["k"][1] < len(threads) and time.monotonic() < deadline:
+            time.sleep(0.005)
         return np.arange(10)
 
     def ask() -> None:

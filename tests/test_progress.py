@@ -49,13 +49,19 @@ def test_terminal_status_draws_the_stage_then_clears_the_line() -> None:
     import time
 
     err = io.StringIO()
+
+    def drawn(what: str) -> None:  # the drawing thread's next line shows it
+        deadline = time.monotonic() + 60
+        while what not in err.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.005)
+
     with progress.TerminalStatus(err, delay=0, interval=0.01) as status, \
             progress.reporting(status):
         status.label = "run.txt"
         progress.stage("parsing")
-        time.sleep(0.1)
+        drawn("run.txt: parsing (")
         progress.stage("ordering ties")
-        time.sleep(0.1)
+        drawn("run.txt: ordering ties (")
     text = err.getvalue()
     assert "\r\x1b[Krun.txt: parsing (" in text and "run.txt: ordering ties (" in text
     assert text.endswith(" s)\r\x1b[K")  # the last thing written clears the line

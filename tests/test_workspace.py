@@ -732,11 +732,11 @@ def test_a_sqlite_writer_waits_then_says_the_workspace_is_busy(
 def test_unreachable_server_is_a_clear_error() -> None:
     import socket
 
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
+    with socket.socket() as s:  # a port held, never listened on: refused, and nobody
+        s.bind(("127.0.0.1", 0))  # else (another test's server) can take it meanwhile
         port = s.getsockname()[1]
-    with pytest.raises(WorkspaceError) as caught:
-        Workspace.open(f"postgresql://ana:secret@127.0.0.1:{port}/ireval")
+        with pytest.raises(WorkspaceError) as caught:
+            Workspace.open(f"postgresql://ana:secret@127.0.0.1:{port}/ireval")
     message = str(caught.value)
     assert message.startswith(f"cannot read the schema version in workspace "
                               f"postgresql+psycopg://ana:***@127.0.0.1:{port}/ireval: ")

@@ -17,7 +17,7 @@ import csv as _pycsv
 import io as _io
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -52,8 +52,8 @@ from .table import RawTable, missing_error, pick
 if TYPE_CHECKING:
     from _csv import Reader as _CsvReader  # what csv.reader returns
 
-__all__ = ["diagnose_delimited", "read_delimited", "read_delimited_table", "read_header",
-           "read_text_columns"]
+__all__ = ["RowCheck", "check_delimited_rows", "diagnose_delimited", "read_delimited",
+           "read_delimited_table", "read_header", "read_text_columns"]
 
 
 # ----------------------------------------------------------------------------- qrels and runs
@@ -160,36 +160,45 @@ def _data_rows(reader: _CsvReader) -> Iterator[tuple[int, list[str]]]:
         yield start, row
 
 
-def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError | None:
-    """Slow pass with Python's csv module naming the bad lines (only on failure).
+class RowCheck(NamedTuple):
+    """What the row-by-row pass finds on one data row of a CSV/TSV file: ``problem`` (what
+    is wrong, or None), and for a good row the fields that may not repeat (``key``:
+    query, document [, tag key]). A row the csv module cannot read ends the pass with a
+    last check without ``text``."""
 
-    Every bad line up to :data:`~.checks.MAX_PROBLEMS` is kept (wrong field count, bad
-    number, bad id, a (query, document) given again), the rest counted; a line the csv
-    module cannot read (a quote left open) ends the pass.
-    """
+    line: int
+    text: str | None
+    problem: str | None
+    key: tuple[str, ...]
+
+
+def check_delimited_rows(src: Source, kind: Kind, delimiter: str, *,
+                         first_line: int = 1) -> Iterator[RowCheck]:
+    """The data rows of CSV/TSV text with a header, each checked as
+    :func:`diagnose_delimited` checks it (field count, number, ids), lines numbered from
+    ``first_line``. A bad header raises its :class:`FormatError` before any row."""
     names, header_line = _header(src, delimiter)
     chosen, warnings = choose_columns(names, src, kind, header_line)
     index = {k: names.index(col) for k, col in chosen.items()}
     value_key = VALUE_KEY[kind]
     word = "rank" if from_rank(warnings) else VALUE_WORD[value_key]
-    seen: dict[tuple[str, ...], int] = {}
     reader = _pycsv.reader(_text_lines(src), delimiter=delimiter)
     rows = _data_rows(reader)
-    problems = Problems(src)
+    shift = first_line - 1
     while True:
         try:
             got = next(rows, None)
         except _pycsv.Error as exc:
-            problems.add(reader.line_num, f"malformed {'CSV' if delimiter == ',' else 'TSV'} "
-                         f"({one_line(str(exc))})")
-            return problems.error()
+            yield RowCheck(reader.line_num + shift, None, f"malformed "
+                           f"{'CSV' if delimiter == ',' else 'TSV'} ({one_line(str(exc))})", ())
+            return
         if got is None:
-            return problems.error()
+            return
         start, row = got
         text = delimiter.join(row)
         if len(row) != len(names):
-            problems.add(start, f"expected {len(names)} fields ({shorten(delimiter.join(names))}), "
-                         f"got {len(row)}", text)
+            yield RowCheck(start + shift, text, f"expected {len(names)} fields "
+                           f"({shorten(delimiter.join(names))}), got {len(row)}", ())
             continue
         problem = None
         for key in TEXT_KEYS:
@@ -197,16 +206,31 @@ def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError |
                 problem = text_problem(row[index[key]], key, edges=True)
         if problem is None:
             problem = value_problem(row[index[value_key]], word, repr(chosen[value_key]))
-        if problem is not None:
-            problems.add(start, problem, text)
-            continue
-        key_fields = (row[index["qid"]], row[index["docid"]]) + (
+        key_fields = () if problem is not None else (row[index["qid"]], row[index["docid"]]) + (
             (tag_key(row[index["tag"]]),) if "tag" in index else ())
-        if key_fields in seen:
-            problems.add_error(dup_message(src, kind, seen[key_fields], start,
-                                           row[index["qid"]], row[index["docid"]], None))
+        yield RowCheck(start + shift, text, problem, key_fields)
+
+
+def diagnose_delimited(src: Source, kind: Kind, delimiter: str) -> FormatError | None:
+    """Slow pass with Python's csv module naming the bad lines (only on failure).
+
+    Rows are checked by :func:`check_delimited_rows`. Every bad line up to
+    :data:`~.checks.MAX_PROBLEMS` is kept (wrong field count, bad number, bad id, a
+    (query, document) given again), the rest counted; a line the csv module cannot read
+    (a quote left open) ends the pass.
+    """
+    seen: dict[tuple[str, ...], int] = {}
+    problems = Problems(src)
+    for check in check_delimited_rows(src, kind, delimiter):
+        if check.problem is not None:
+            problems.add(check.line, check.problem, check.text)
             continue
-        seen[key_fields] = start
+        if check.key in seen:
+            problems.add_error(dup_message(src, kind, seen[check.key], check.line,
+                                           check.key[0], check.key[1], None))
+            continue
+        seen[check.key] = check.line
+    return problems.error()
 
 
 # ----------------------------------------------------------------------------- labeling tables

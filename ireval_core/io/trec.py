@@ -11,7 +11,8 @@ trec_eval does, with a warning.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -35,9 +36,10 @@ from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
 from .source import Source, arrow_copy, one_line
 
-__all__ = ["COMMENT_HINT", "GROUPS_EXPLAINED", "GROUPS_NOTE", "diagnose_fields", "diagnose_trec",
-           "fields_malformed", "has_comment_lines", "has_judgment_groups", "read_fields",
-           "read_trec", "skip_comments"]
+__all__ = ["COMMENT_HINT", "GROUPS_EXPLAINED", "GROUPS_NOTE", "LineCheck", "check_first_line",
+           "check_trec_lines", "diagnose_fields", "diagnose_trec", "fields_malformed",
+           "groups_note", "has_comment_lines", "has_judgment_groups", "read_fields",
+           "read_trec", "skip_comments", "trec_key"]
 
 _RUN_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
 _QRELS_COMMENT = re.compile(rb"(?m)^#[^\r\n]*(?:\r\n|\r|\n)?")
@@ -132,7 +134,7 @@ def skip_comments(src: Source, kind: str = "run") -> tuple[Source, DataWarning |
 
 def read_trec(src: Source, kind: Kind) -> tuple[pa.Table, list[DataWarning]]:
     """Qrels or a run from TREC text: columns qid, docid, rel|score (+ tag), and warnings."""
-    _check_first_line(src, kind)
+    check_first_line(src, kind)
     warnings: list[DataWarning] = []
     delimiter = _sniff_delimiter(src.head())
     if delimiter is not None:
@@ -233,8 +235,9 @@ def _col_keys(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple({"Q0": "q0", "iter": "iter"}.get(n, n) for n in names)
 
 
-def _check_first_line(src: Source, kind: Kind) -> None:
-    """Say early, by shape, when qrels were given as a run or the reverse."""
+def check_first_line(src: Source, kind: Kind) -> None:
+    """Say early, by shape, when qrels were given as a run or the reverse (from the first
+    non-blank line; before any other check of the file)."""
     head = src.head()
     for lineno, raw in enumerate(head.splitlines()[:-1] or [head], start=1):
         fields = raw.split()
@@ -250,25 +253,36 @@ def _check_first_line(src: Source, kind: Kind) -> None:
         return
 
 
-def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
-    """Slow line-by-line pass naming the bad lines (only used on failure).
+class LineCheck(NamedTuple):
+    """What the line-by-line pass finds on one non-blank line of a TREC file.
 
-    Fields are split exactly as the fast path splits them (runs of spaces and tabs;
-    lines end with LF, CRLF or CR). Returns the error (or None) and the number of
-    run lines with extra columns, which trec_eval ignores and so do we, with a
-    warning. The error holds every bad line up to :data:`~.checks.MAX_PROBLEMS`
-    (wrong column count, bad number, bad id, a (query, document) given again) and
-    counts the rest. A line that is not UTF-8 stops the pass (:class:`~.encoding.NotUtf8`:
-    the file is decoded again as a whole).
+    ``problem`` is what is wrong with the line (with :data:`COMMENT_HINT` when it starts
+    with ``#``), or None for a good line, whose ``fields`` are then its columns (the first
+    six of a run line with more; ``extra`` says it had more). Whether a good line gives a
+    (query, document) again is the caller's to check: :func:`diagnose_trec` does it for a
+    whole file, :mod:`ireval_core.distributed` across the blocks of a partitioned one.
+    """
+
+    line: int
+    text: str
+    problem: str | None
+    fields: tuple[str, ...]
+    extra: bool
+
+
+def check_trec_lines(src: Source, kind: Kind, *, first_line: int = 1) -> Iterator[LineCheck]:
+    """The non-blank lines of TREC text, each checked as :func:`diagnose_trec` checks it
+    (column count, number, ids), numbered from ``first_line``.
+
+    Fields are split exactly as the fast path splits them (runs of spaces and tabs; lines
+    end with LF, CRLF or CR). A line that is not UTF-8 stops the pass
+    (:class:`~.encoding.NotUtf8`).
     """
     names = TREC_COLUMNS[kind]
     value_col = names.index(VALUE_KEY[kind] if kind == "run" else "rel")
     word = VALUE_WORD[VALUE_KEY[kind]]
-    seen: dict[tuple[str, ...], tuple[int, str]] = {}  # line, and a qrels line's group
-    extra = 0
-    explained = False  # whether a problem said the file looks like judgment groups
-    problems = Problems(src)
     for lineno, raw in iter_lines(src.data):
+        lineno += first_line - 1
         raw = raw.rstrip(b"\r\n")
         if not raw.strip(b" \t"):
             continue
@@ -277,34 +291,68 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
         except UnicodeDecodeError as exc:
             raise not_utf8(src, lineno, raw, exc.start) from None
         fields = re.split(r"[ \t]+", text.strip(" \t"))
-        if kind == "run" and len(fields) > len(names):
-            extra += 1
+        extra = kind == "run" and len(fields) > len(names)
+        if extra:
             fields = fields[: len(names)]
         hint = COMMENT_HINT if fields[0].startswith("#") else ""
         if len(fields) != len(names):
-            problems.add(lineno, f"expected {len(names)} columns ({' '.join(names)}), "
-                         f"got {len(fields)}{hint}", text)
+            yield LineCheck(lineno, text, f"expected {len(names)} columns ({' '.join(names)}), "
+                            f"got {len(fields)}{hint}", tuple(fields), extra)
             continue
         problem = value_problem(fields[value_col], word, str(value_col + 1))
         for key, i in (("qid", 0), ("docid", 2)) + ((("tag", 5),) if kind == "run" else ()):
             problem = problem or text_problem(fields[i], key, edges=False)
-        if problem is not None:
-            problems.add(lineno, problem + hint, text)
+        yield LineCheck(lineno, text, None if problem is None else problem + hint,
+                        tuple(fields), extra)
+
+
+def trec_key(kind: Kind, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields of a good TREC line that may not repeat: (query, document), and a run
+    line's tag (tags meaning "no tag" are one, :func:`~.checks.tag_key`)."""
+    return (fields[0], fields[2]) if kind == "qrels" else (fields[0], fields[2],
+                                                           tag_key(fields[5]))
+
+
+def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
+    """Slow line-by-line pass naming the bad lines (only used on failure).
+
+    Lines are checked by :func:`check_trec_lines`. Returns the error (or None) and the
+    number of run lines with extra columns, which trec_eval ignores and so do we, with a
+    warning. The error holds every bad line up to :data:`~.checks.MAX_PROBLEMS`
+    (wrong column count, bad number, bad id, a (query, document) given again) and
+    counts the rest. A line that is not UTF-8 stops the pass (:class:`~.encoding.NotUtf8`:
+    the file is decoded again as a whole).
+    """
+    seen: dict[tuple[str, ...], tuple[int, str]] = {}  # line, and a qrels line's group
+    extra = 0
+    explained = False  # whether a problem said the file looks like judgment groups
+    problems = Problems(src)
+    for check in check_trec_lines(src, kind):
+        extra += check.extra
+        if check.problem is not None:
+            problems.add(check.line, check.problem, check.text)
             continue
-        key_fields = ((fields[0], fields[2]) if kind == "qrels"
-                      else (fields[0], fields[2], tag_key(fields[5])))
+        fields = check.fields
+        key_fields = trec_key(kind, fields)
         if key_fields in seen:
             first, group = seen[key_fields]
             note = ""
             if kind == "qrels" and group != fields[1]:  # what such a file is: said once
-                note = GROUPS_NOTE.format(first=group, line=first, second=fields[1])
-                note += "" if explained else GROUPS_EXPLAINED
+                note = groups_note(group, first, fields[1], explain=not explained)
                 explained = True
-            problems.add_error(dup_message(src, kind, first, lineno, fields[0], fields[2],
-                                           text, note=note))
+            problems.add_error(dup_message(src, kind, first, check.line, fields[0], fields[2],
+                                           check.text, note=note))
             continue
-        seen[key_fields] = (lineno, fields[1])
+        seen[key_fields] = (check.line, fields[1])
     return problems.error(), extra
+
+
+def groups_note(first: str, line: int | str, second: str, *, explain: bool) -> str:
+    """What a qrels line judging a document again in another judgment group adds to its
+    message: :data:`GROUPS_NOTE`, and :data:`GROUPS_EXPLAINED` when ``explain`` (the first
+    such line of an error)."""
+    note = GROUPS_NOTE.format(first=first, line=line, second=second)
+    return note + (GROUPS_EXPLAINED if explain else "")
 
 
 def read_fields(src: Source, columns: tuple[str, ...]) -> pa.Table:
