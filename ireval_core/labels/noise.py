@@ -705,49 +705,58 @@ def _changes(table: pd.DataFrame, level: float, alpha: float, z_mdc: float,
     two-stage standard errors, the drop flag, and the anchor check."""
     z = _sps.norm.ppf(0.5 + level / 2.0)
     pairs = anchors.pairs.set_index(["round_from", "round_to"]) if anchors is not None else None
-    out = []
+    # consecutive rounds of each system from plain lists (rows in time order already),
+    # then every p value of the table from one call of the normal tail
+    steps = []
     for system, part in table.groupby("system", sort=True):
-        part = part.reset_index(drop=True)  # rows in time order already
-        for i in range(1, len(part)):
-            a, b = part.iloc[i - 1], part.iloc[i]
-            delta = float(b["dcg"] - a["dcg"])
-            se = math.sqrt(float(a["se"]) ** 2 + float(b["se"]) ** 2)
+        rounds, dcg, se_of = part["round"].tolist(), part["dcg"].tolist(), part["se"].tolist()
+        mass = part["_mass"].tolist()
+        for i in range(1, len(rounds)):
+            delta = dcg[i] - dcg[i - 1]
+            se = math.sqrt(se_of[i - 1] ** 2 + se_of[i] ** 2)
             ok = math.isfinite(se) and se > 0
-            p = float(2.0 * _sps.norm.sf(abs(delta) / se)) if ok else math.nan
-            significant = bool(ok and p < alpha)
-            drop = significant and delta < 0
-            row = {"system": system, "round_from": a["round"], "round_to": b["round"],
-                   "mean_from": float(a["dcg"]), "mean_to": float(b["dcg"]), "delta": delta,
-                   "se": se, "ci_low": delta - z * se if ok else math.nan,
-                   "ci_high": delta + z * se if ok else math.nan, "p": p,
-                   "significant": significant, "drop": drop,
-                   "mdc": z_mdc * se if ok else math.nan, "anchor_shift": math.nan,
-                   "anchor_ci_low": math.nan, "anchor_ci_high": math.nan,
-                   "anchor_drift": False, "drift_dcg": math.nan}
-            drift_text = ""
-            if pairs is not None and (a["round"], b["round"]) in pairs.index:
-                pr = pairs.loc[(a["round"], b["round"])]
-                row.update(anchor_shift=float(pr["shift"]), anchor_ci_low=float(pr["ci_low"]),
-                           anchor_ci_high=float(pr["ci_high"]), anchor_drift=bool(pr["drift"]))
-                if gain == "linear":
-                    row["drift_dcg"] = float(pr["shift"]) * float(b["_mass"])
-                if row["anchor_drift"]:
-                    part_of = (f": about {row['drift_dcg']:+.2f} of DCG@{k} may be the "
-                               "raters', not the system's" if gain == "linear" else "")
-                    drift_text = (f" The anchor items drifted {pr['shift']:+.2f} grade "
-                                  f"({pr['ci_low']:+.2f} to {pr['ci_high']:+.2f}) between "
-                                  f"these rounds{part_of}.")
-            verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
-            verdict = ("a significant drop" if drop else "a significant rise" if significant
-                       else "within noise" if ok else "no test possible")
-            p_text = ("p undefined" if not ok else "p < 0.001" if p < 0.001
-                      else f"p = {p:.3f}")
-            row["sentence"] = (
-                f"{system}, {a['round']} → {b['round']}: DCG@{k} {verb} from "
-                f"{a['dcg']:.3f} to {b['dcg']:.3f} ({delta:+.3f}"
-                + (f", {level:.0%} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f} "
-                   "over queries and raters" if ok else "")
-                + f"), {p_text}: {verdict}." + drift_text)
-            out.append(row)
+            steps.append((system, rounds[i - 1], rounds[i], dcg[i - 1], dcg[i], mass[i],
+                          delta, se, ok))
+    tails = _sps.norm.sf(np.array([abs(st[6]) / st[7] if st[8] else 0.0 for st in steps],
+                                  dtype=np.float64)).tolist() if steps else []
+    out = []
+    for (system, r_from, r_to, m_from, m_to, mass_to, delta, se, ok), tail in zip(
+            steps, tails, strict=True):
+        p = float(2.0 * tail) if ok else math.nan
+        significant = bool(ok and p < alpha)
+        drop = significant and delta < 0
+        row = {"system": system, "round_from": r_from, "round_to": r_to,
+               "mean_from": m_from, "mean_to": m_to, "delta": delta,
+               "se": se, "ci_low": delta - z * se if ok else math.nan,
+               "ci_high": delta + z * se if ok else math.nan, "p": p,
+               "significant": significant, "drop": drop,
+               "mdc": z_mdc * se if ok else math.nan, "anchor_shift": math.nan,
+               "anchor_ci_low": math.nan, "anchor_ci_high": math.nan,
+               "anchor_drift": False, "drift_dcg": math.nan}
+        drift_text = ""
+        if pairs is not None and (r_from, r_to) in pairs.index:
+            pr = pairs.loc[(r_from, r_to)]
+            row.update(anchor_shift=float(pr["shift"]), anchor_ci_low=float(pr["ci_low"]),
+                       anchor_ci_high=float(pr["ci_high"]), anchor_drift=bool(pr["drift"]))
+            if gain == "linear":
+                row["drift_dcg"] = float(pr["shift"]) * mass_to
+            if row["anchor_drift"]:
+                part_of = (f": about {row['drift_dcg']:+.2f} of DCG@{k} may be the "
+                           "raters', not the system's" if gain == "linear" else "")
+                drift_text = (f" The anchor items drifted {pr['shift']:+.2f} grade "
+                              f"({pr['ci_low']:+.2f} to {pr['ci_high']:+.2f}) between "
+                              f"these rounds{part_of}.")
+        verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
+        verdict = ("a significant drop" if drop else "a significant rise" if significant
+                   else "within noise" if ok else "no test possible")
+        p_text = ("p undefined" if not ok else "p < 0.001" if p < 0.001
+                  else f"p = {p:.3f}")
+        row["sentence"] = (
+            f"{system}, {r_from} → {r_to}: DCG@{k} {verb} from "
+            f"{m_from:.3f} to {m_to:.3f} ({delta:+.3f}"
+            + (f", {level:.0%} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f} "
+               "over queries and raters" if ok else "")
+            + f"), {p_text}: {verdict}." + drift_text)
+        out.append(row)
     frame = pd.DataFrame(out, columns=list(CHANGE_COLUMNS))
     return frame.astype({"significant": bool, "drop": bool, "anchor_drift": bool})
