@@ -48,6 +48,7 @@ from .kernels import (
     Weights,
     alpha_many,
     kappa_many,
+    one_blas_thread,
     percentile_interval,
     records,
     resample_counts,
@@ -248,6 +249,7 @@ def check_judge_work(j: Judgments, n_resamples: int, max_work: int | None = JUDG
             maximum=int(max_work))
 
 
+@one_blas_thread
 def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = None,
                  k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
                  weights: Weights = "quadratic", level: Level = "ordinal",

@@ -69,7 +69,7 @@ from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, any_of, check
 from .anchors import AnchorDrift
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine
-from .kernels import percentile_interval, records, weighted_combine
+from .kernels import one_blas_thread, percentile_interval, records, weighted_combine
 from .trend import (
     GAIN,
     Gain,
@@ -481,6 +481,7 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
     return theta, queries, by_outcome[outcome]
 
 
+@one_blas_thread
 def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
                 exclude: Sequence[str] = (), confidence_level: float = 0.95,
                 n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
