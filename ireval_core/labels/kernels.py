@@ -200,6 +200,24 @@ def _weight_matrix(k: int, weights: Weights) -> FloatArray:
     return np.abs(diff) if weights == "linear" else diff ** 2
 
 
+def _exact(c: FloatArray, n: FloatArray, factor: float) -> bool:
+    """Whether the confusion matrices ``c`` hold whole counts (finite, >= 0) whose
+    totals ``n`` bound every product and partial sum, times ``factor``, below 2^53:
+    then sums of them are exact whatever their order."""
+    return bool(c.size and np.all(c >= 0) and float(n.max()) ** 2 * factor < 2.0 ** 53
+                and np.array_equal(c, np.rint(c)))
+
+
+def _margin_matrix(k: int) -> FloatArray:
+    """(k², 2k) 0/1 matrix: a flattened (k, k) matrix times it gives its row sums, then
+    its column sums."""
+    m = np.zeros((k * k, 2 * k))
+    cells = np.arange(k * k)
+    m[cells, cells // k] = 1.0
+    m[cells, k + cells % k] = 1.0
+    return m
+
+
 def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
                ) -> FloatArray:
     """Cohen's kappa of each ``(k, k)`` confusion matrix of ``counts`` (shape ``(B, k, k)``).
@@ -212,9 +230,16 @@ def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
     """
     c = np.asarray(counts, dtype=np.float64)
     w = _weight_matrix(c.shape[-1], weights)
+    k = c.shape[-1]
     n = c.sum(axis=(1, 2))
     observed = np.einsum("bij,ij->b", c, w)
-    expected = np.einsum("bi,bj,ij->b", c.sum(axis=2), c.sum(axis=1), w)
+    if _exact(c, n, float(np.abs(w).max()) * k * k):
+        # whole counts: every product and partial sum below is an integer under 2^53,
+        # exact in any order -- the einsum's bits, without its slow three-operand loop
+        margins = c.reshape(len(c), k * k) @ _margin_matrix(k)
+        expected = ((margins[:, :k] @ w) * margins[:, k:]) @ np.ones(k)
+    else:
+        expected = np.einsum("bi,bj,ij->b", c.sum(axis=2), c.sum(axis=1), w)
     out = np.full(len(n), np.nan)
     ok = (n > 0) & (expected > 0)
     out[ok] = 1.0 - n[ok] * observed[ok] / expected[ok]
@@ -232,10 +257,13 @@ def alpha_many(counts: NDArray[np.float64] | NDArray[np.int64], scale: FloatArra
     NaN when there is no pair or every value is the same.
     """
     c = np.asarray(counts, dtype=np.float64)
+    k = c.shape[-1]
+    fast = _alpha_exact(c, scale, level)
+    if fast is not None:
+        return fast
     o = c + c.transpose(0, 2, 1)
     n_v = o.sum(axis=2)
     n = n_v.sum(axis=1)
-    k = c.shape[-1]
     idx = np.arange(k)
     if level == "nominal":
         d2 = np.broadcast_to((idx[:, None] != idx[None, :]).astype(np.float64), o.shape)
@@ -249,6 +277,54 @@ def alpha_many(counts: NDArray[np.float64] | NDArray[np.int64], scale: FloatArra
         d2 = (between - (n_v[:, lo] + n_v[:, hi]) / 2.0) ** 2
     observed = np.einsum("bij,bij->b", o, d2)
     expected = np.einsum("bi,bj,bij->b", n_v, n_v, d2)
+    out = np.full(len(n), np.nan)
+    ok = (n > 1) & (expected > 1e-12 * np.maximum(n, 1.0))
+    out[ok] = 1.0 - (n[ok] - 1.0) * observed[ok] / expected[ok]
+    return out
+
+
+def _alpha_exact(c: FloatArray, scale: FloatArray, level: Level) -> FloatArray | None:
+    """:func:`alpha_many` of whole counts, pair by pair of grades, or None when the sums
+    might not be exact.
+
+    With whole counts every quantity of the formula is an integer or, for the ordinal
+    δ², a multiple of 1/4, and every sum stays below 2^53 (checked from the largest
+    total): each is exact whatever the order of its terms, so this gives the bits of the
+    general formula. δ² is 0 on the diagonal and symmetric, so Σ o δ² and
+    Σ n_c n_k δ² are twice their sums over the pairs c < k.
+    """
+    k = c.shape[-1]
+    if level == "interval":
+        s = np.asarray(scale, dtype=np.float64)
+        fixed = (s[:, None] - s[None, :]) ** 2
+        if not np.array_equal(fixed, np.rint(fixed)):
+            return None
+        top = float(fixed.max()) if fixed.size else 0.0
+    n_c = c.sum(axis=(1, 2)) if c.size else np.zeros(len(c))
+    # coincidences sum to 2 n_c; ordinal δ² is at most (2 n_c)², in quarters
+    bound = 4.0 * (2.0 * float(n_c.max()) if len(n_c) else 0.0) ** 2
+    if level == "ordinal":
+        bound *= (2.0 * float(n_c.max()) if len(n_c) else 0.0) ** 2
+    elif level == "interval":
+        bound *= max(top, 1.0)
+    if not (len(c) and k >= 2 and bound * k * k < 2.0 ** 53 and np.all(c >= 0)
+            and np.array_equal(c, np.rint(c))):
+        return None
+    flat = c.reshape(len(c), k * k)
+    margins = flat @ _margin_matrix(k)
+    n_v = margins[:, :k] + margins[:, k:]
+    n = n_v @ np.ones(k)
+    lo, hi = np.triu_indices(k, 1)
+    o = flat[:, lo * k + hi] + flat[:, hi * k + lo]
+    if level == "nominal":
+        d2 = np.ones(len(lo))
+    elif level == "interval":
+        d2 = fixed[lo, hi]
+    else:
+        cum = np.cumsum(n_v, axis=1)
+        d2 = (cum[:, hi] - cum[:, lo] + n_v[:, lo] - (n_v[:, lo] + n_v[:, hi]) / 2.0) ** 2
+    observed = 2.0 * ((o * d2) @ np.ones(len(lo)))
+    expected = 2.0 * ((n_v[:, lo] * n_v[:, hi] * d2) @ np.ones(len(lo)))
     out = np.full(len(n), np.nan)
     ok = (n > 1) & (expected > 1e-12 * np.maximum(n, 1.0))
     out[ok] = 1.0 - (n[ok] - 1.0) * observed[ok] / expected[ok]
