@@ -1,7 +1,8 @@
 """Kappa and alpha of many confusion matrices: the whole-count fast paths give the bits
 of the general formulas they skip (kept in ``tests/_reference_kernels.py`` as of
 3f3c733), compared with ``tobytes`` (NaN where undefined included), on whole counts
-(where the fast paths run) and on fractional or very large counts (where they do not).
+(where the fast paths run) and on fractional or very large counts (where they do not);
+and the bootstrap intervals computed together are each one's own.
 """
 
 from __future__ import annotations
@@ -10,7 +11,13 @@ import numpy as np
 import pytest
 from _reference_kernels import alpha_many_3f3c733, kappa_many_3f3c733
 
-from ireval_core.labels.kernels import _alpha_exact, alpha_many, kappa_many
+from ireval_core.labels.kernels import (
+    _alpha_exact,
+    alpha_many,
+    kappa_many,
+    percentile_interval,
+    percentile_intervals,
+)
 
 
 def matrices(k: int, high: int, seed: int) -> np.ndarray:
@@ -55,3 +62,24 @@ def test_alpha_is_the_general_formula_to_the_bit(k: int, high: int, level: str,
         assert _alpha_exact(c, scale, level) is not None
     if level == "ordinal" and high >= 5000:
         assert _alpha_exact(c, scale, level) is None
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99])
+def test_intervals_at_once_are_each_ones_interval(level: float) -> None:
+    """percentile_intervals (rows of one length through np.quantile together, in blocks)
+    gives percentile_interval of each array, to the bit."""
+    rng = np.random.default_rng(int(level * 100))
+    thetas: list[np.ndarray] = []
+    for length in (0, 1, 2, 3, 17, 2000, 70_000):
+        for _ in range(12 if length < 70_000 else 9):
+            x = rng.normal(size=length)
+            if length and rng.random() < 0.3:
+                x = np.round(x, 1)  # ties
+            if length > 2 and rng.random() < 0.2:
+                x[rng.integers(0, length, 2)] = np.nan
+            thetas.append(x)
+    thetas += [np.broadcast_to(np.float64(np.nan), (50,)),
+               np.broadcast_to(np.float64(0.25), (2000,))]
+    got = percentile_intervals(thetas, level)
+    want = [percentile_interval(t, level) for t in thetas]
+    assert np.array(got).tobytes() == np.array(want).tobytes()

@@ -8,7 +8,7 @@
 * :func:`kappa_many`, :func:`alpha_many` -- Cohen's weighted kappa and Krippendorff's
   alpha of two coders from many confusion matrices at once;
 * :func:`tau_b_many` -- Kendall's tau-b between two score vectors, per resample;
-* :func:`snap`, :func:`percentile_interval`;
+* :func:`snap`, :func:`percentile_interval`, :func:`percentile_intervals`;
 * :func:`one_blas_thread` -- a function's matrix products on one BLAS thread.
 
 Every function takes arrays and returns arrays: no Python loop over units, queries or
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
@@ -37,8 +37,9 @@ from threadpoolctl import ThreadpoolController
 
 from .trend import resample_indices
 
-__all__ = ["alpha_many", "kappa_many", "one_blas_thread", "percentile_interval", "records",
-           "resample_counts", "snap", "tau_b_many", "weighted_combine"]
+__all__ = ["alpha_many", "kappa_many", "one_blas_thread", "percentile_interval",
+           "percentile_intervals", "records", "resample_counts", "snap", "tau_b_many",
+           "weighted_combine"]
 
 FloatArray = NDArray[np.float64]
 Weights = Literal[None, "linear", "quadratic"]
@@ -470,6 +471,33 @@ def percentile_interval(theta: FloatArray, level: float) -> tuple[float, float]:
     a = (1.0 - level) / 2.0
     low, high = np.quantile(ok, [a, 1.0 - a])
     return float(low), float(high)
+
+
+_INTERVAL_BLOCK = 1 << 19  # values per block of percentile_intervals (4 MB)
+
+
+def percentile_intervals(thetas: Sequence[FloatArray], level: float
+                         ) -> list[tuple[float, float]]:
+    """:func:`percentile_interval` of each array, the same numbers: the arrays without
+    NaN of one length (two or more) go through ``np.quantile`` a block of rows at a
+    time (it computes each row of a 2-D block as it computes that row alone); the
+    others one by one."""
+    out: list[tuple[float, float]] = [(math.nan, math.nan)] * len(thetas)
+    by_length: dict[int, list[int]] = {}
+    for i, theta in enumerate(thetas):
+        if len(theta) >= 2 and not np.isnan(theta).any():
+            by_length.setdefault(len(theta), []).append(i)
+        else:
+            out[i] = percentile_interval(theta, level)
+    a = (1.0 - level) / 2.0
+    for length, which in by_length.items():
+        step = max(1, _INTERVAL_BLOCK // length)
+        for lo in range(0, len(which), step):  # blocks of rows bound memory
+            rows = which[lo:lo + step]
+            q = np.quantile(np.stack([thetas[i] for i in rows]), [a, 1.0 - a], axis=1)
+            for i, low, high in zip(rows, q[0].tolist(), q[1].tolist(), strict=True):
+                out[i] = (low, high)
+    return out
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:

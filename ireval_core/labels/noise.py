@@ -69,7 +69,7 @@ from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, any_of, check
 from .anchors import AnchorDrift
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine
-from .kernels import one_blas_thread, percentile_interval, records, weighted_combine
+from .kernels import one_blas_thread, percentile_intervals, records, weighted_combine
 from .trend import (
     GAIN,
     Gain,
@@ -613,6 +613,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             jobs.append((rname, sname, g, local, codes, draws, big_n, big_l, sums))
     # the query stage of every group, groups of one size side by side
     summed = _query_sums(columns, n_resamples, seed, cache)
+    bands: list[np.ndarray] = []  # theta and queries of each row, in turn
     for at, (rname, sname, g, local, codes, draws, big_n, big_l, sums) in enumerate(jobs):
         # each group's sums are let go once used: a pass's array is freed with its last
         raw, summed[at] = summed[at], None
@@ -635,13 +636,12 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
         var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
         var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
-        low, high = percentile_interval(theta, level)
-        qlow, qhigh = percentile_interval(queries, level)
+        bands += [theta, queries]  # their intervals: all at once below
         total = var_q + var_r
         rows.append({
             "round": rname, "system": sname, "queries": n, "raters": len(codes),
-            "dcg": mean, "ci_low": low, "ci_high": high, "ci_low_queries": qlow,
-            "ci_high_queries": qhigh,
+            "dcg": mean, "ci_low": math.nan, "ci_high": math.nan,
+            "ci_low_queries": math.nan, "ci_high_queries": math.nan,
             "se": float(np.nanstd(theta, ddof=1)) if n >= 2 else math.nan,
             "sd_between": sd, "n_eff": n_eff, "var_queries": var_q, "var_raters": var_r,
             "rater_share": var_r / total if total > 0 else math.nan,
@@ -650,6 +650,10 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
             else float(mass_all[g].mean()) if n else math.nan,
         })
+    intervals = percentile_intervals(bands, level)
+    for row, (low, high), (qlow, qhigh) in zip(rows, intervals[::2], intervals[1::2],
+                                               strict=True):
+        row.update(ci_low=low, ci_high=high, ci_low_queries=qlow, ci_high_queries=qhigh)
     table = pd.DataFrame(rows, columns=[*TABLE_COLUMNS, "_mass"])
     changes = _changes(table, level, alpha, z_mdc, anchors, gain, k)
     table = table.drop(columns="_mass")
