@@ -9,7 +9,8 @@ after it learnt to take the trend's query sums); the two differ, and each test c
 with the one it was written against. ``judge._order`` and ``kernels.tau_b_many`` are kept
 as of commit 97762a0, when the tau-b interval still listed every pair of points; their
 helpers (``J.``, ``K.``: ``judge._permutation``, ``kernels.percentile_interval``,
-``judge.ORDER_COLUMNS``) are the modules' own, unchanged.
+``judge.ORDER_COLUMNS``) are the modules' own, unchanged. ``kernels.kappa_many`` and
+``alpha_many`` are kept as of 3f3c733, before their whole-count fast paths.
 
 Not a test module: ``tests/test_labels_noise_reuse.py``,
 ``tests/test_labels_trend_gathers.py`` and ``tests/test_labels_judge_order.py`` import it.
@@ -236,3 +237,44 @@ def order_97762a0(pt: Any, jt: Any, seed: int, conf: float) -> pd.DataFrame:
                      "ci_high": high, "same_order": bool(tau == 1.0)})
     return pd.DataFrame(rows, columns=list(J.ORDER_COLUMNS)).astype({"same_order": bool})
 
+
+def kappa_many_3f3c733(counts: np.ndarray, weights: Any) -> np.ndarray:
+    """``kernels.kappa_many`` as of 3f3c733 (one three-operand einsum for the
+    expected disagreement): the reference of its whole-count fast path."""
+    c = np.asarray(counts, dtype=np.float64)
+    w = K._weight_matrix(c.shape[-1], weights)
+    n = c.sum(axis=(1, 2))
+    observed = np.einsum("bij,ij->b", c, w)
+    expected = np.einsum("bi,bj,ij->b", c.sum(axis=2), c.sum(axis=1), w)
+    out = np.full(len(n), np.nan)
+    ok = (n > 0) & (expected > 0)
+    out[ok] = 1.0 - n[ok] * observed[ok] / expected[ok]
+    return out
+
+
+def alpha_many_3f3c733(counts: np.ndarray, scale: np.ndarray, level: str = "ordinal"
+                       ) -> np.ndarray:
+    """``kernels.alpha_many`` as of 3f3c733 (the general formula on (k, k)
+    arrays): the reference of its whole-count fast path."""
+    c = np.asarray(counts, dtype=np.float64)
+    o = c + c.transpose(0, 2, 1)
+    n_v = o.sum(axis=2)
+    n = n_v.sum(axis=1)
+    k = c.shape[-1]
+    idx = np.arange(k)
+    if level == "nominal":
+        d2 = np.broadcast_to((idx[:, None] != idx[None, :]).astype(np.float64), o.shape)
+    elif level == "interval":
+        s = np.asarray(scale, dtype=np.float64)
+        d2 = np.broadcast_to((s[:, None] - s[None, :]) ** 2, o.shape)
+    else:
+        lo, hi = np.minimum(idx[:, None], idx[None, :]), np.maximum(idx[:, None], idx[None, :])
+        cum = np.concatenate((np.zeros((len(n), 1)), np.cumsum(n_v, axis=1)), axis=1)
+        between = cum[:, hi + 1] - cum[:, lo]
+        d2 = (between - (n_v[:, lo] + n_v[:, hi]) / 2.0) ** 2
+    observed = np.einsum("bij,bij->b", o, d2)
+    expected = np.einsum("bi,bj,bij->b", n_v, n_v, d2)
+    out = np.full(len(n), np.nan)
+    ok = (n > 1) & (expected > 1e-12 * np.maximum(n, 1.0))
+    out[ok] = 1.0 - (n[ok] - 1.0) * observed[ok] / expected[ok]
+    return out

@@ -49,6 +49,7 @@ from .judgments import COMBINE_RULES, Combine, check_combine
 from .kernels import (
     Weights,
     kappa_many,
+    one_blas_thread,
     percentile_interval,
     records,
     resample_counts,
@@ -264,6 +265,7 @@ def _shift_interval(d: np.ndarray, level: float, n_resamples: int, seed: int
     return percentile_interval(bootstrap_means(d[:, None], n_resamples, seed)[:, 0], level)
 
 
+@one_blas_thread
 def anchor_drift(table: pd.DataFrame, *, combine: Combine = "mean",
                  threshold: float = DRIFT_SHIFT, weights: Weights = "quadratic",
                  confidence_level: float = 0.95, n_resamples: int = 2000,

@@ -48,6 +48,7 @@ from .kernels import (
     Weights,
     alpha_many,
     kappa_many,
+    one_blas_thread,
     percentile_interval,
     records,
     resample_counts,
@@ -92,7 +93,7 @@ JUDGE_MAX_WORK = 10_000_000
 """The largest bootstrap :func:`judge_report` takes by default: (round, system) points x
 resamples. Its memory and time grow with this product (two rater-noise trends keep every
 resample of every point; each round's agreement and bias intervals take every resample):
-about 46 bytes and 2.5 µs of CPU per point and resample with two people (``benchmarks/
+about 46 bytes and 1.1-1.5 µs of CPU per point and resample with two people (``benchmarks/
 README.md``, section "Model judge and the other labeling bootstraps"), so this limit
 keeps one report within about 0.5 GB above the process's own."""
 
@@ -248,6 +249,7 @@ def check_judge_work(j: Judgments, n_resamples: int, max_work: int | None = JUDG
             maximum=int(max_work))
 
 
+@one_blas_thread
 def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = None,
                  k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
                  weights: Weights = "quadratic", level: Level = "ordinal",

@@ -70,7 +70,7 @@ from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, any_of, check
 from .anchors import AnchorDrift
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine
-from .kernels import percentile_interval, records, weighted_combine
+from .kernels import one_blas_thread, percentile_intervals, records, weighted_combine
 from .trend import (
     GAIN,
     Gain,
@@ -482,6 +482,7 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
     return theta, queries, by_outcome[outcome]
 
 
+@one_blas_thread
 def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine = "mean",
                 exclude: Sequence[str] = (), confidence_level: float = 0.95,
                 n_resamples: int = 2000, seed: int = 0, alpha: float = 0.05,
@@ -613,6 +614,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             jobs.append((rname, sname, g, local, codes, draws, big_n, big_l, sums))
     # the query stage of every group, groups of one size side by side
     summed = _query_sums(columns, n_resamples, seed, cache)
+    bands: list[np.ndarray] = []  # theta and queries of each row, in turn
     for at, (rname, sname, g, local, codes, draws, big_n, big_l, sums) in enumerate(jobs):
         # each group's sums are let go once used: a pass's array is freed with its last
         raw, summed[at] = summed[at], None
@@ -635,13 +637,12 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
         var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
         var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
-        low, high = percentile_interval(theta, level)
-        qlow, qhigh = percentile_interval(queries, level)
+        bands += [theta, queries]  # their intervals: all at once below
         total = var_q + var_r
         rows.append({
             "round": rname, "system": sname, "queries": n, "raters": len(codes),
-            "dcg": mean, "ci_low": low, "ci_high": high, "ci_low_queries": qlow,
-            "ci_high_queries": qhigh,
+            "dcg": mean, "ci_low": math.nan, "ci_high": math.nan,
+            "ci_low_queries": math.nan, "ci_high_queries": math.nan,
             "se": float(np.nanstd(theta, ddof=1)) if n >= 2 else math.nan,
             "sd_between": sd, "n_eff": n_eff, "var_queries": var_q, "var_raters": var_r,
             "rater_share": var_r / total if total > 0 else math.nan,
@@ -650,6 +651,10 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
             else float(mass_all[g].mean()) if n else math.nan,
         })
+    intervals = percentile_intervals(bands, level)
+    for row, (low, high), (qlow, qhigh) in zip(rows, intervals[::2], intervals[1::2],
+                                               strict=True):
+        row.update(ci_low=low, ci_high=high, ci_low_queries=qlow, ci_high_queries=qhigh)
     table = pd.DataFrame(rows, columns=[*TABLE_COLUMNS, "_mass"])
     changes = _changes(table, level, alpha, z_mdc, anchors, gain, k)
     table = table.drop(columns="_mass")
@@ -706,48 +711,57 @@ def _changes(table: pd.DataFrame, level: float, alpha: float, z_mdc: float,
     two-stage standard errors, the drop flag, and the anchor check."""
     z = _sps.norm.ppf(0.5 + level / 2.0)
     pairs = anchors.pairs.set_index(["round_from", "round_to"]) if anchors is not None else None
-    out = []
+    # consecutive rounds of each system from plain lists (rows in time order already),
+    # then every p value of the table from one call of the normal tail
+    steps = []
     for system, part in table.groupby("system", sort=True):
-        part = part.reset_index(drop=True)  # rows in time order already
-        for i in range(1, len(part)):
-            a, b = part.iloc[i - 1], part.iloc[i]
-            delta = float(b["dcg"] - a["dcg"])
-            se = math.sqrt(float(a["se"]) ** 2 + float(b["se"]) ** 2)
+        rounds, dcg, se_of = part["round"].tolist(), part["dcg"].tolist(), part["se"].tolist()
+        mass = part["_mass"].tolist()
+        for i in range(1, len(rounds)):
+            delta = dcg[i] - dcg[i - 1]
+            se = math.sqrt(se_of[i - 1] ** 2 + se_of[i] ** 2)
             ok = math.isfinite(se) and se > 0
-            p = float(2.0 * _sps.norm.sf(abs(delta) / se)) if ok else math.nan
-            significant = bool(ok and p < alpha)
-            drop = significant and delta < 0
-            row = {"system": system, "round_from": a["round"], "round_to": b["round"],
-                   "mean_from": float(a["dcg"]), "mean_to": float(b["dcg"]), "delta": delta,
-                   "se": se, "ci_low": delta - z * se if ok else math.nan,
-                   "ci_high": delta + z * se if ok else math.nan, "p": p,
-                   "significant": significant, "drop": drop,
-                   "mdc": z_mdc * se if ok else math.nan, "anchor_shift": math.nan,
-                   "anchor_ci_low": math.nan, "anchor_ci_high": math.nan,
-                   "anchor_drift": False, "drift_dcg": math.nan}
-            drift_text = ""
-            if pairs is not None and (a["round"], b["round"]) in pairs.index:
-                pr = pairs.loc[(a["round"], b["round"])]
-                row.update(anchor_shift=float(pr["shift"]), anchor_ci_low=float(pr["ci_low"]),
-                           anchor_ci_high=float(pr["ci_high"]), anchor_drift=bool(pr["drift"]))
-                if gain == "linear":
-                    row["drift_dcg"] = float(pr["shift"]) * float(b["_mass"])
-                if row["anchor_drift"]:
-                    part_of = (f": about {row['drift_dcg']:+.2f} of DCG@{k} may be the "
-                               "raters', not the system's" if gain == "linear" else "")
-                    drift_text = (f" The anchor items drifted {pr['shift']:+.2f} grade "
-                                  f"({pr['ci_low']:+.2f} to {pr['ci_high']:+.2f}) between "
-                                  f"these rounds{part_of}.")
-            verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
-            verdict = ("a significant drop" if drop else "a significant rise" if significant
-                       else "within noise" if ok else "no test possible")
-            p_words = p_text(p) if ok else "p undefined"
-            row["sentence"] = (
-                f"{system}, {a['round']} → {b['round']}: DCG@{k} {verb} from "
-                f"{a['dcg']:.3f} to {b['dcg']:.3f} ({delta:+.3f}"
-                + (f", {level:.0%} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f} "
-                   "over queries and raters" if ok else "")
-                + f"), {p_words}: {verdict}." + drift_text)
-            out.append(row)
+            steps.append((system, rounds[i - 1], rounds[i], dcg[i - 1], dcg[i], mass[i],
+                          delta, se, ok))
+    tails = _sps.norm.sf(np.array([abs(st[6]) / st[7] if st[8] else 0.0 for st in steps],
+                                  dtype=np.float64)).tolist() if steps else []
+    out = []
+    for (system, r_from, r_to, m_from, m_to, mass_to, delta, se, ok), tail in zip(
+            steps, tails, strict=True):
+        p = float(2.0 * tail) if ok else math.nan
+        significant = bool(ok and p < alpha)
+        drop = significant and delta < 0
+        row = {"system": system, "round_from": r_from, "round_to": r_to,
+               "mean_from": m_from, "mean_to": m_to, "delta": delta,
+               "se": se, "ci_low": delta - z * se if ok else math.nan,
+               "ci_high": delta + z * se if ok else math.nan, "p": p,
+               "significant": significant, "drop": drop,
+               "mdc": z_mdc * se if ok else math.nan, "anchor_shift": math.nan,
+               "anchor_ci_low": math.nan, "anchor_ci_high": math.nan,
+               "anchor_drift": False, "drift_dcg": math.nan}
+        drift_text = ""
+        if pairs is not None and (r_from, r_to) in pairs.index:
+            pr = pairs.loc[(r_from, r_to)]
+            row.update(anchor_shift=float(pr["shift"]), anchor_ci_low=float(pr["ci_low"]),
+                       anchor_ci_high=float(pr["ci_high"]), anchor_drift=bool(pr["drift"]))
+            if gain == "linear":
+                row["drift_dcg"] = float(pr["shift"]) * mass_to
+            if row["anchor_drift"]:
+                part_of = (f": about {row['drift_dcg']:+.2f} of DCG@{k} may be the "
+                           "raters', not the system's" if gain == "linear" else "")
+                drift_text = (f" The anchor items drifted {pr['shift']:+.2f} grade "
+                              f"({pr['ci_low']:+.2f} to {pr['ci_high']:+.2f}) between "
+                              f"these rounds{part_of}.")
+        verb = "fell" if delta < 0 else "rose" if delta > 0 else "stayed"
+        verdict = ("a significant drop" if drop else "a significant rise" if significant
+                   else "within noise" if ok else "no test possible")
+        p_words = p_text(p) if ok else "p undefined"
+        row["sentence"] = (
+            f"{system}, {r_from} → {r_to}: DCG@{k} {verb} from "
+            f"{m_from:.3f} to {m_to:.3f} ({delta:+.3f}"
+            + (f", {level:.0%} interval {row['ci_low']:+.3f} to {row['ci_high']:+.3f} "
+               "over queries and raters" if ok else "")
+            + f"), {p_words}: {verdict}." + drift_text)
+        out.append(row)
     frame = pd.DataFrame(out, columns=list(CHANGE_COLUMNS))
     return frame.astype({"significant": bool, "drop": bool, "anchor_drift": bool})
