@@ -432,8 +432,9 @@ class _Plan:
 
 
 _PLANS: dict[str, _Plan] = {}
-"""The plans of the text frames this module built, by the frame's name (a hash of its
-tasks): :func:`evaluate_dask` diagnoses a failed read with them. Kept for the last
+"""The plans of the text frames this module built, by the frame's token
+(``dask.base.tokenize``: a hash of its tasks): :func:`evaluate_dask` diagnoses a failed
+read with them. Kept for the last
 :data:`_MAX_PLANS` frames."""
 _MAX_PLANS = 256
 
@@ -465,7 +466,7 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
     frame = dd.from_delayed(parts, meta=_meta(kind), verify_meta=False)
     while len(_PLANS) >= _MAX_PLANS:
         del _PLANS[next(iter(_PLANS))]
-    _PLANS[frame._name] = _Plan(kind, tuple(plan))
+    _PLANS[dask.base.tokenize(frame)] = _Plan(kind, tuple(plan))
     return frame
 
 
@@ -943,7 +944,7 @@ def _diagnose_input(frame: dd.DataFrame, client: Client | None) -> FormatError |
     counted. Other frames (Parquet, a Dask DataFrame): the error of the first partition
     in order that has one.
     """
-    plan = _PLANS.get(frame._name)
+    plan = _PLANS.get(dask.base.tokenize(frame))
     if plan is None:
         return _first_partition_error(frame, client)
     tasks = [dask.delayed(_diagnose_block, nout=2)(block, f, b)
