@@ -1,0 +1,235 @@
+"""Prediction-powered inference (PPI++) for means: a model's labels corrected by a few
+people's labels, with an interval that stays valid when the model is biased.
+
+Two forms of the same estimator, both vectorised over leading axes:
+
+* :func:`ppi_mean` -- the textbook form (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic,
+  *Science* 2023; the tuned weight of PPI++, Angelopoulos, Duchi & Zrnic 2023): ``n``
+  items with a person's label ``y`` and the model's ``f``, and ``N`` items with the
+  model's label only. With a weight λ,
+
+      θ̂(λ) = mean_N(λ f̃) + mean_n(y − λ f),
+      var  = λ² var(f̃) / N + var(y − λ f) / n,
+      λ̂   = cov(y, f) / ((1 + n/N) var(f))    (the variance's minimum, in [0, 1]),
+
+  and the interval θ̂ ± z·√var. λ = 0 is the people-only mean; λ = 1 is plain PPI.
+* :func:`ppi_clusters` -- the design-based form used for search measures, where the
+  unit of sampling for the interval is a *query* (a cluster of labeled results) and
+  each result was given to people with a known inclusion probability π (Zrnic &
+  Candès, "Active statistical inference", 2024, write PPI this way). For a linear
+  measure Σ c·label of a query (DCG@K: c = the discount of the shown position; a
+  difference of two systems: the difference of their discounts), the query's value is
+
+      Z_q(λ) = P_q + λ (A_q − H_q),
+      P_q = Σ c ξ y / π   (people, Horvitz–Thompson),
+      A_q = Σ c f         (the model, every result),
+      H_q = Σ c ξ f / π   (the model, on the people's results),
+
+  ξ = 1 when people labeled the result. E[Z_q] is the query's value under the people's
+  labels for every λ (E[ξ/π] = 1), so the mean of Z over the queries is unbiased
+  whatever the model's bias; its variance over the queries holds both the sampling of
+  queries and the sampling of the results people labeled. λ̂ = −cov(P, D)/var(D),
+  D = A − H, minimises it (PPI++).
+
+Weights of the queries (sampling weights) make the mean Σ w Z / Σ w and its variance
+the ratio's linearisation Σ w² (Z − θ̂)² / (Σ w)² · m/(m − 1), m the queries of weight
+> 0. Everything here is numpy; nothing runs a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats as _sps
+
+__all__ = ["ClusterEstimate", "PPIMean", "ppi_bootstrap", "ppi_clusters", "ppi_mean",
+           "tau_ap", "tau_ap_many"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class PPIMean:
+    """The textbook PPI++ mean (:func:`ppi_mean`): estimate, standard error, interval and
+    the weight λ used."""
+
+    estimate: float
+    se: float
+    low: float
+    high: float
+    lam: float
+
+
+def ppi_mean(y: FloatArray, f: FloatArray, f_unlabeled: FloatArray, *, level: float = 0.95,
+             lam: float | None = None, clip: bool = True) -> PPIMean:
+    """PPI++ estimate of the mean of ``y`` with its normal interval.
+
+    ``y`` and ``f`` are the people's and the model's labels of the ``n`` labeled items,
+    ``f_unlabeled`` the model's labels of ``N`` other items. ``lam=None`` tunes the
+    weight: λ̂ = cov(y, f) / ((1 + n/N) var(f ∪ f̃)), 0 when the model's labels are
+    constant, clipped to [0, 1] unless ``clip=False``; ``lam=1`` is the original PPI,
+    ``lam=0`` the people-only mean. The conventions are those of the authors' reference
+    implementation (``ppi_py.ppi_mean_ci``): cov(y, f) and the two standard deviations
+    of the interval divide by the count, var(f ∪ f̃) by the count − 1.
+
+    >>> r = ppi_mean(np.array([1.0, 2, 3]), np.array([1.5, 2, 2.5]), np.array([2.0, 3, 4, 3]))
+    >>> round(r.lam, 6), round(r.estimate, 6)
+    (0.271186, 2.271186)
+    """
+    y, f, fu = (np.asarray(a, dtype=np.float64) for a in (y, f, f_unlabeled))
+    n, big_n = len(y), len(fu)
+    if n < 2 or big_n < 2:
+        raise ValueError(f"ppi_mean needs at least 2 labeled and 2 unlabeled items, got "
+                         f"{n} and {big_n}")
+    if lam is None:
+        var_f = float(np.var(np.concatenate([f, fu]), ddof=1))
+        cov = float(np.mean((y - y.mean()) * (f - f.mean())))
+        lam = cov / ((1.0 + n / big_n) * var_f) if var_f > 0 else 0.0
+        if clip:
+            lam = min(max(lam, 0.0), 1.0)
+    estimate = float(np.mean(y - lam * f) + lam * np.mean(fu))
+    var = lam ** 2 * float(np.var(fu)) / big_n + float(np.var(y - lam * f)) / n
+    se = float(np.sqrt(var))
+    z = float(_sps.norm.ppf(0.5 + level / 2.0))
+    return PPIMean(estimate, se, estimate - z * se, estimate + z * se, float(lam))
+
+
+@dataclass(frozen=True)
+class ClusterEstimate:
+    """:func:`ppi_clusters` per target (arrays over the leading axes): the PPI++
+    estimate with its normal interval and weight λ, the people-only (λ = 0) and the
+    model-only mean with theirs, and the queries used."""
+
+    estimate: FloatArray
+    se: FloatArray
+    low: FloatArray
+    high: FloatArray
+    lam: FloatArray
+    people: FloatArray
+    people_se: FloatArray
+    people_low: FloatArray
+    people_high: FloatArray
+    model: FloatArray
+    model_se: FloatArray
+    model_low: FloatArray
+    model_high: FloatArray
+    queries: NDArray[np.int64]
+
+
+def _moments(w: FloatArray, x: FloatArray, y: FloatArray
+             ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Weighted means of x and y along the last axis and the variance-of-the-mean
+    covariance Σ w²(x − x̄)(y − ȳ)/(Σ w)² · m/(m − 1) (NaN with m < 2)."""
+    total = w.sum(axis=-1)
+    m = (w > 0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = (w * x).sum(axis=-1) / total
+        my = (w * y).sum(axis=-1) / total
+        cov = ((w ** 2) * (x - mx[..., None]) * (y - my[..., None])).sum(axis=-1) / total ** 2
+        cov = np.where(m >= 2, cov * m / np.maximum(m - 1, 1), np.nan)
+    return mx, my, cov
+
+
+def ppi_clusters(people: FloatArray, model: FloatArray, model_sampled: FloatArray,
+                 weight: FloatArray, *, level: float = 0.95,
+                 lam: FloatArray | float | None = None) -> ClusterEstimate:
+    """PPI++ over queries from the per-query sums P, A, H (module docstring).
+
+    All four arrays have the queries on the last axis (``weight`` broadcasts; weight 0
+    leaves a query out of a target). ``lam=None`` tunes λ per target
+    (λ̂ = −cov(P, D)/var(D), 0 when var(D) is 0); a number or array fixes it.
+    """
+    p, a, h = (np.asarray(x, dtype=np.float64) for x in (people, model, model_sampled))
+    w = np.broadcast_to(np.asarray(weight, dtype=np.float64), p.shape)
+    d = a - h
+    mp, md, c_pd = _moments(w, p, d)
+    _, _, v_d = _moments(w, d, d)
+    _, _, v_p = _moments(w, p, p)
+    ma, _, v_a = _moments(w, a, a)
+    if lam is None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lam_ = np.where(v_d > 0, -c_pd / np.where(v_d > 0, v_d, 1.0), 0.0)
+    else:
+        lam_ = np.broadcast_to(np.asarray(lam, dtype=np.float64), mp.shape).copy()
+    est = mp + lam_ * md
+    var = np.maximum(v_p + 2 * lam_ * c_pd + lam_ ** 2 * v_d, 0.0)
+    z = float(_sps.norm.ppf(0.5 + level / 2.0))
+    se, se_p, se_a = np.sqrt(var), np.sqrt(np.maximum(v_p, 0)), np.sqrt(np.maximum(v_a, 0))
+    return ClusterEstimate(est, se, est - z * se, est + z * se, lam_, mp, se_p, mp - z * se_p,
+                           mp + z * se_p, ma, se_a, ma - z * se_a, ma + z * se_a,
+                           (w > 0).sum(axis=-1))
+
+
+def ppi_bootstrap(people: FloatArray, model: FloatArray, model_sampled: FloatArray,
+                  weight: FloatArray, counts: FloatArray) -> tuple[FloatArray, FloatArray,
+                                                                   FloatArray]:
+    """The PPI++ estimate (λ tuned again in each resample), the people-only and the
+    model-only mean of every bootstrap resample of the queries.
+
+    ``people``, ``model``, ``model_sampled``, ``weight``: ``(T, m)`` (T targets over the
+    same m queries, weight 0 where a target leaves a query out); ``counts``: ``(B, m)``,
+    how often each query is drawn (:func:`~ireval_core.labels.kernels.resample_counts`).
+    A query drawn twice counts as two queries of its weight. Returns three ``(B, T)``
+    arrays; all sums are matrix products.
+    """
+    p, a, h = (np.asarray(x, dtype=np.float64) for x in (people, model, model_sampled))
+    w = np.broadcast_to(np.asarray(weight, dtype=np.float64), p.shape)
+    d = a - h
+    c = np.asarray(counts, dtype=np.float64)
+    w1, w2 = c @ w.T, c @ (w ** 2).T  # (B, T)
+
+    def s1(x: FloatArray) -> FloatArray:
+        return c @ (w * x).T
+
+    def s2(x: FloatArray, y: FloatArray) -> FloatArray:
+        return c @ (w ** 2 * x * y).T
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mp, md, ma = s1(p) / w1, s1(d) / w1, s1(a) / w1
+        c_pd = s2(p, d) - md * s2(p, np.ones_like(p)) - mp * s2(d, np.ones_like(d)) + mp * md * w2
+        v_d = s2(d, d) - 2 * md * s2(d, np.ones_like(d)) + md ** 2 * w2
+        lam = np.where(v_d > 1e-12 * np.maximum(s2(d, d), 1e-300), -c_pd / v_d, 0.0)
+    return mp + lam * md, mp, ma
+
+
+def tau_ap(estimated: FloatArray, truth: FloatArray) -> float:
+    """Yilmaz, Aslam & Robertson's AP correlation τ_AP (SIGIR 2008) of one ranking
+    against the truth (higher value = ranked higher).
+
+    Order the items by ``estimated`` (best first); for the item at rank i ≥ 2, C(i) is
+    how many of the i − 1 items above it also lie above it in ``truth``:
+
+        τ_AP = 2/(N − 1) · Σ_{i=2..N} C(i)/(i − 1) − 1.
+
+    Errors at the top cost more than Kendall's τ charges; τ_AP = τ when errors are
+    spread evenly. Not symmetric. Ties in ``estimated`` are broken by ``truth``
+    (favourably), ties in ``truth`` count as not above. NaN with fewer than 2 items.
+
+    >>> tau_ap(np.array([3.0, 2, 1]), np.array([3.0, 2, 1]))
+    1.0
+    >>> round(tau_ap(np.array([3.0, 2, 1]), np.array([2.0, 3, 1])), 4)
+    0.0
+    """
+    return float(tau_ap_many(np.asarray(estimated)[None, :], np.asarray(truth)[None, :])[0])
+
+
+def tau_ap_many(estimated: FloatArray, truth: FloatArray) -> FloatArray:
+    """:func:`tau_ap` of each row of ``estimated`` against the same row of ``truth``
+    (both ``(B, N)``); NaN rows give NaN."""
+    e = np.atleast_2d(np.asarray(estimated, dtype=np.float64))
+    t = np.atleast_2d(np.asarray(truth, dtype=np.float64))
+    rows, n = e.shape
+    out = np.full(rows, np.nan)
+    if n < 2:
+        return out
+    order = np.lexsort((-t, -e), axis=-1)  # by estimated desc, ties by truth desc
+    ts = np.take_along_axis(t, order, axis=-1)
+    above = ts[:, :, None] > ts[:, None, :]  # [b, j, i]: item j above item i in truth
+    upper = np.triu(np.ones((n, n), dtype=bool), k=1)  # j < i in estimated order
+    c = (above & upper[None]).sum(axis=1)[:, 1:]  # C(i), i = 2..N
+    value = 2.0 / (n - 1) * (c / np.arange(1, n)).sum(axis=1) - 1.0
+    bad = np.isnan(e).any(axis=1) | np.isnan(t).any(axis=1)
+    out[~bad] = value[~bad]
+    return out
