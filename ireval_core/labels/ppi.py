@@ -399,12 +399,12 @@ def _advice(target: float, ppi_n: float, people_n: float, saved: float, too_weak
     if not math.isfinite(people_n):
         return (f"for an interval {target:.3g} wide: about {ppi_n:.0f} people's labels with "
                 f"the judge; without it not even all {n_units} results labeled by people "
-                "reach it with these queries; " + DORNER_BOUND)
+                "reach it with these queries")
     if too_weak:
         return (f"the judge is too weak to save people's labels here: about {ppi_n:.0f} "
                 f"with it, {people_n:.0f} without; " + DORNER_BOUND)
     return (f"for an interval {target:.3g} wide: about {ppi_n:.0f} people's labels with "
-            f"the judge, {people_n:.0f} without it ({saved:.0%} saved); " + DORNER_BOUND)
+            f"the judge, {people_n:.0f} without it ({saved:.0%} saved)")
 
 
 def _ranking(systems: pd.DataFrame, boots: list[tuple[np.ndarray, np.ndarray]],
@@ -481,8 +481,12 @@ def _definitions(k: int, gain: str, combine: str, design: str, level: float,
         "ranking": "Kendall's τ_b and τ_AP (Yilmaz, Aslam & Robertson 2008) of the judge's "
                    "model-only (round, system) means against the people-only means; "
                    "intervals: the same bootstrap resamples",
-        "plan": "people's labels for the target width of the difference's interval, with "
-                "the judge and without, the query part of the variance kept; " + DORNER_BOUND,
+        "plan": "people's labels for the target width of the difference's interval (default: "
+                "the PPI interval's width now), with the judge and without, the part of the "
+                "variance between queries kept; counted over the results whose label moves "
+                "the difference (not those both systems show at the same position); the judge "
+                "is too weak when its gains' correlation with the people's is below 0.32 "
+                "(it explains under a tenth of their variance); " + DORNER_BOUND,
         "ndcg": "nDCG@K is not estimated: its ideal comes from the labels, so it is not "
                 "linear in them",
     }
