@@ -12,11 +12,15 @@ The estimator is :func:`~ireval_core.stats.ppi.ppi_clusters` with the query as t
 DCG@K is linear in the gains of the shown results (c = 1/log2(position + 1) at positions
 <= K), so a query's people part P, model part A and the model on the people's results H
 are sums over its shown results, and a difference of two systems is the difference of
-their sums over the same queries. The interval over queries holds the sampling of the
-queries and the sampling of the results people labeled (each with its inclusion
-probability π). The people-only estimate is the same with λ = 0 (Horvitz–Thompson: the
-people's gains divided by π), so it differs from the trend's mean DCG, which counts an
-unlabeled result as gain 0; the model-only mean uses the judge's labels alone.
+their sums over the same queries. A second control variate, the discounts of the
+results people did not label (N − M), fills those with a constant λ₀: it centres the
+estimator, so that the judge is credited only with what it knows beyond the people's
+mean gain. The interval over queries holds the sampling of the queries and the sampling
+of the results people labeled (each with its inclusion probability π). The people-only
+estimate uses that constant alone (no judge: a regression estimator of the design); it
+estimates DCG as if people had labeled every shown result, so it differs from the trend's
+mean DCG, which counts an unlabeled result as gain 0. The model-only mean uses the
+judge's labels alone.
 
 Inclusion probabilities: by default the people's results are taken as a simple random
 subset of each round's shown results at positions <= K (π = the share people labeled);
@@ -52,13 +56,13 @@ __all__ = ["PAIR_COLUMNS", "PLAN_COLUMNS", "SYSTEM_COLUMNS", "DORNER_BOUND", "PP
 Design = Literal["random", "nonrandom"]
 
 SYSTEM_COLUMNS = ("round", "system", "queries", "n_people", "n_model", "people_share",
-                  "estimate", "low", "high", "boot_low", "boot_high", "lam", "people_only",
-                  "people_low", "people_high", "model_only", "model_low", "model_high",
-                  "width_ratio")
+                  "estimate", "low", "high", "boot_low", "boot_high", "lam", "lam0",
+                  "people_only", "people_low", "people_high", "model_only", "model_low",
+                  "model_high", "width_ratio")
 """Columns of :attr:`PPIReport.systems` (one row per round and system)."""
 PAIR_COLUMNS = ("round", "system_a", "system_b", "queries", "n_people", "n_model",
-                "estimate", "low", "high", "boot_low", "boot_high", "lam", "people_only",
-                "people_low", "people_high", "model_only", "model_low", "model_high",
+                "estimate", "low", "high", "boot_low", "boot_high", "lam", "lam0",
+                "people_only", "people_low", "people_high", "model_only", "model_low", "model_high",
                 "width_ratio", "verdict", "people_verdict", "judge_verdict", "judge_agrees",
                 "judge_equals_ppi")
 """Columns of :attr:`PPIReport.pairs` (difference = system_b − system_a)."""
@@ -142,6 +146,8 @@ class _Round:
     p: np.ndarray
     a: np.ndarray
     h: np.ndarray
+    n: np.ndarray
+    m: np.ndarray
     w: np.ndarray
     coef: np.ndarray
     unit_query: np.ndarray
@@ -250,14 +256,14 @@ def _round_sums(j: Judgments, name: str, judge: str, people: tuple[str, ...], k:
     none = np.nan if not xu.any() else 0.0  # no people's labels: no estimate but the model's
     return _Round(name, tuple(str(j.system_names[s]) for s in sys_codes),
                   per_query(xu * yu / pi) + none, per_query(fu), per_query(xu * fu / pi) + none,
-                  w, coef,
+                  per_query(np.ones(n_u)), per_query(xu / pi), w, coef,
                   unit_query, yu, fu, sampled[units], judged[units], pi)
 
 
-def _targets(rd: _Round) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray, np.ndarray,
-                                  np.ndarray, np.ndarray]:
-    """The pairs (a, b) of the round and the stacked (systems, then pairs) P, A, H,
-    weights and per-unit coefficients."""
+def _targets(rd: _Round) -> tuple[list[tuple[int, int]], dict[str, np.ndarray], np.ndarray,
+                                  np.ndarray]:
+    """The pairs (a, b) of the round, the stacked (systems, then pairs) sums P, A, H, N,
+    M by name, the weights and the per-unit coefficients."""
     n_s = len(rd.systems)
     pairs = [(a, b) for a in range(n_s) for b in range(a + 1, n_s)]
     ia = np.array([a for a, _ in pairs], dtype=np.int64)
@@ -267,8 +273,9 @@ def _targets(rd: _Round) -> tuple[list[tuple[int, int]], np.ndarray, np.ndarray,
         return np.concatenate([x, x[ib] - x[ia]]) if pairs else x
 
     both = np.where((rd.w[ia] > 0) & (rd.w[ib] > 0), rd.w[ia], 0.0) if pairs else rd.w[:0]
-    return pairs, stack(rd.p), stack(rd.a), stack(rd.h), np.concatenate([rd.w, both]), \
-        stack(rd.coef)
+    sums = {"people": stack(rd.p), "model": stack(rd.a), "model_sampled": stack(rd.h),
+            "count": stack(rd.n), "count_sampled": stack(rd.m)}
+    return pairs, sums, np.concatenate([rd.w, both]), stack(rd.coef)
 
 
 def _round_tables(rd: _Round, counts: np.ndarray, level: float, target_width: float | None
@@ -276,15 +283,15 @@ def _round_tables(rd: _Round, counts: np.ndarray, level: float, target_width: fl
                              tuple[np.ndarray, np.ndarray]]:
     """The system rows, pair rows and plan rows of one round, and the bootstrap
     people-only and model-only means of its systems ``(B, S)``."""
-    pairs, p, a, h, w, coef = _targets(rd)
-    est = ppi_clusters(p, a, h, w, level=level)
-    boot, boot_p, boot_a = ppi_bootstrap(p, a, h, w, counts)
+    pairs, sums, w, coef = _targets(rd)
+    est = ppi_clusters(weight=w, level=level, **sums)
+    boot, boot_p, boot_a = ppi_bootstrap(weight=w, counts=counts, **sums)
     n_s = len(rd.systems)
     in_target = (coef != 0) | _shown_units(rd, pairs)
     n_people = (in_target & rd.sampled).sum(axis=1)
     n_model = (in_target & rd.judged).sum(axis=1)
     system_rows, pair_rows, plan_rows = [], [], []
-    for t in range(len(p)):
+    for t in range(len(w)):
         low, high = percentile_interval(boot[:, t], level)
         base = _numbers(est, t) | {"boot_low": low, "boot_high": high,
                                    "n_people": int(n_people[t]), "n_model": int(n_model[t])}
@@ -321,18 +328,20 @@ def _numbers(est: ClusterEstimate, t: int) -> dict[str, Any]:
     width, width_p = est.high[t] - est.low[t], est.people_high[t] - est.people_low[t]
     return {"queries": int(est.queries[t]), "estimate": float(est.estimate[t]),
             "low": float(est.low[t]), "high": float(est.high[t]), "lam": float(est.lam[t]),
+            "lam0": float(est.lam0[t]),
             "people_only": float(est.people[t]), "people_low": float(est.people_low[t]),
             "people_high": float(est.people_high[t]), "model_only": float(est.model[t]),
             "model_low": float(est.model_low[t]), "model_high": float(est.model_high[t]),
             "width_ratio": float(width / width_p) if width_p > 0 else math.nan}
 
 
-def _label_variance(rd: _Round, coef: np.ndarray, w: np.ndarray, lam: float) -> float:
+def _label_variance(rd: _Round, coef: np.ndarray, w: np.ndarray, lam: float,
+                    lam0: float) -> float:
     """The part of the estimate's variance that comes from sampling the people's
     results: Σ_q w_q² Σ_u c_u² r_u² (1 − π)/π over the people's results (weighted by
-    1/π), r = y − λ f, over (Σ w)²."""
+    1/π), r = y − λ f − λ₀, over (Σ w)²."""
     wq = w[rd.unit_query]
-    r = rd.y - lam * rd.f
+    r = rd.y - lam * rd.f - lam0
     terms = np.where(rd.sampled, wq ** 2 * coef ** 2 * r ** 2 * (1 - rd.pi) / rd.pi ** 2, 0.0)
     total = w.sum()
     return float(terms.sum() / total ** 2) if total > 0 else math.nan
@@ -348,10 +357,11 @@ def _plan(rd: _Round, coef: np.ndarray, w: np.ndarray, est: ClusterEstimate, t: 
     target = target_width if target_width is not None else width_now
     n_units = int((coef != 0).sum())
     pi0 = float(rd.pi.mean()) if len(rd.pi) else 1.0
-    needed = [_labels_for(se ** 2, _label_variance(rd, coef, w, lam), pi0,
+    needed = [_labels_for(se ** 2, _label_variance(rd, coef, w, lam, lam0), pi0,
                           (target / (2 * z)) ** 2, n_units)
-              for lam, se in ((float(est.lam[t]), float(est.se[t])),
-                              (0.0, float(est.people_se[t])))]
+              for lam, lam0, se in (
+                  (float(est.lam[t]), float(est.lam0[t]), float(est.se[t])),
+                  (0.0, float(est.people_lam0[t]), float(est.people_se[t])))]
     ppi_n, people_n = needed
     shown = (coef != 0) & rd.sampled
     corr = (float(np.corrcoef(rd.y[shown], rd.f[shown])[0, 1])
@@ -462,17 +472,18 @@ def _definitions(k: int, gain: str, combine: str, design: str, level: float,
         "design": designs[design].format(k=k),
         "estimate": f"PPI++ estimate of mean DCG@{k} ({gain} gain; people's label: "
                     f"{COMBINE_RULES[combine]}): per query, the people's gains divided by "
-                    "their inclusion probability plus λ × (the judge's gains on every shown "
+                    "their inclusion probability, plus λ × (the judge's gains on every shown "
                     "result − the judge's gains on the people's results divided by their "
-                    "probability); λ minimises the variance; mean over queries (weighted by "
-                    "the query weight)",
+                    "probability), plus λ₀ × (the same with gain 1); λ and λ₀ minimise the "
+                    "variance; mean over queries (weighted by the query weight)",
         "low/high": f"{level:.0%} normal interval over the queries (the sampling of queries "
                     "and of the people's results both in it)",
         "boot_low/boot_high": f"{level:.0%} percentile interval of {n_resamples} bootstrap "
                               f"resamples of the round's queries (seed {seed}), λ tuned "
                               "again in each",
-        "people_only": "the same estimate with λ = 0: the people's labels alone, each "
-                       "divided by its inclusion probability",
+        "people_only": "the same estimate without the judge (λ = 0, λ₀ tuned): the "
+                       "people's labels alone, the results they did not label counted at "
+                       "the people's mean gain",
         "model_only": "mean DCG from the judge's labels alone (its bias included)",
         "width_ratio": "PPI interval width / people-only interval width",
         "verdict": "b − a: 'b better than a' when the interval is above 0, 'b worse than "

@@ -29,7 +29,10 @@ Two forms of the same estimator, both vectorised over leading axes:
   labels for every λ (E[ξ/π] = 1), so the mean of Z over the queries is unbiased
   whatever the model's bias; its variance over the queries holds both the sampling of
   queries and the sampling of the results people labeled. λ̂ = −cov(P, D)/var(D),
-  D = A − H, minimises it (PPI++).
+  D = A − H, minimises it (PPI++). A second control variate D₀ = N − M, N = Σ c and
+  M = Σ c ξ/π (the model "every gain is 1"), centres the estimator: Z = P + λ D + λ₀ D₀
+  with (λ, λ₀) from the 2 × 2 normal equations. Without the model (λ = 0) this is the
+  people-only regression estimator; without D₀, Horvitz–Thompson.
 
 Weights of the queries (sampling weights) make the mean Σ w Z / Σ w and its variance
 the ratio's linearisation Σ w² (Z − θ̂)² / (Σ w)² · m/(m − 1), m the queries of weight
@@ -99,18 +102,21 @@ def ppi_mean(y: FloatArray, f: FloatArray, f_unlabeled: FloatArray, *, level: fl
 @dataclass(frozen=True)
 class ClusterEstimate:
     """:func:`ppi_clusters` per target (arrays over the leading axes): the PPI++
-    estimate with its normal interval and weight λ, the people-only (λ = 0) and the
-    model-only mean with theirs, and the queries used."""
+    estimate with its normal interval and weights (λ for the model, λ₀ for the count),
+    the people-only estimate (no model: λ = 0, λ₀ tuned) and the model-only mean with
+    theirs, and the queries used."""
 
     estimate: FloatArray
     se: FloatArray
     low: FloatArray
     high: FloatArray
     lam: FloatArray
+    lam0: FloatArray
     people: FloatArray
     people_se: FloatArray
     people_low: FloatArray
     people_high: FloatArray
+    people_lam0: FloatArray
     model: FloatArray
     model_se: FloatArray
     model_low: FloatArray
@@ -132,66 +138,104 @@ def _moments(w: FloatArray, x: FloatArray, y: FloatArray
     return mx, my, cov
 
 
+def _weights(s1: FloatArray, s0: FloatArray, a: FloatArray, b: FloatArray, c: FloatArray,
+             lam: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    """(λ, λ₀) minimising var(P + λ D + λ₀ D₀) from s1 = cov(P, D), s0 = cov(P, D₀),
+    a = var(D), b = cov(D, D₀), c = var(D₀); ``lam`` fixes λ (λ₀ then tuned alone). A
+    control variate of variance 0 gets weight 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c_ok = c > 1e-12 * np.maximum(np.abs(c) + np.abs(a), 1e-300)
+        a_ok = a > 1e-12 * np.maximum(np.abs(c) + np.abs(a), 1e-300)
+        if lam is None:
+            det = a * c - b * b
+            both = a_ok & c_ok & (det > 1e-12 * np.maximum(a * c, 1e-300))
+            l1 = np.where(both, -(c * s1 - b * s0) / np.where(both, det, 1.0),
+                          np.where(a_ok, -s1 / np.where(a_ok, a, 1.0), 0.0))
+            l0 = np.where(both, -(a * s0 - b * s1) / np.where(both, det, 1.0),
+                          np.where(~a_ok & c_ok, -s0 / np.where(c_ok, c, 1.0), 0.0))
+            return l1, l0
+        l1 = np.broadcast_to(np.asarray(lam, dtype=np.float64), s1.shape).copy()
+        l0 = np.where(c_ok, -(s0 + l1 * b) / np.where(c_ok, c, 1.0), 0.0)
+        return l1, l0
+
+
 def ppi_clusters(people: FloatArray, model: FloatArray, model_sampled: FloatArray,
-                 weight: FloatArray, *, level: float = 0.95,
+                 weight: FloatArray, *, count: FloatArray | None = None,
+                 count_sampled: FloatArray | None = None, level: float = 0.95,
                  lam: FloatArray | float | None = None) -> ClusterEstimate:
     """PPI++ over queries from the per-query sums P, A, H (module docstring).
 
-    All four arrays have the queries on the last axis (``weight`` broadcasts; weight 0
-    leaves a query out of a target). ``lam=None`` tunes λ per target
-    (λ̂ = −cov(P, D)/var(D), 0 when var(D) is 0); a number or array fixes it.
+    All arrays have the queries on the last axis (``weight`` broadcasts; weight 0 leaves
+    a query out of a target). ``count`` and ``count_sampled`` (N = Σ c, M = Σ c ξ/π)
+    add D₀ = N − M as a second control variate: it fills the results people did not
+    label with a constant (λ₀), which centres the estimator (a regression estimator);
+    without them λ₀ = 0 (Horvitz–Thompson). ``lam=None`` tunes λ (and λ₀) to minimise
+    the variance; a number or array fixes λ. The people-only estimate uses D₀ alone.
     """
     p, a, h = (np.asarray(x, dtype=np.float64) for x in (people, model, model_sampled))
     w = np.broadcast_to(np.asarray(weight, dtype=np.float64), p.shape)
     d = a - h
-    mp, md, c_pd = _moments(w, p, d)
+    d0 = (np.zeros_like(p) if count is None or count_sampled is None else
+          np.asarray(count, dtype=np.float64) - np.asarray(count_sampled, dtype=np.float64))
+    mp, md, s1 = _moments(w, p, d)
+    _, md0, s0 = _moments(w, p, d0)
     _, _, v_d = _moments(w, d, d)
+    _, _, b = _moments(w, d, d0)
+    _, _, v_0 = _moments(w, d0, d0)
     _, _, v_p = _moments(w, p, p)
     ma, _, v_a = _moments(w, a, a)
-    if lam is None:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lam_ = np.where(v_d > 0, -c_pd / np.where(v_d > 0, v_d, 1.0), 0.0)
-    else:
-        lam_ = np.broadcast_to(np.asarray(lam, dtype=np.float64), mp.shape).copy()
-    est = mp + lam_ * md
-    var = np.maximum(v_p + 2 * lam_ * c_pd + lam_ ** 2 * v_d, 0.0)
+    lam_ = None if lam is None else np.asarray(lam, dtype=np.float64)
+    l1, l0 = _weights(s1, s0, v_d, b, v_0, lam_)
+    est = mp + l1 * md + l0 * md0
+    var = np.maximum(v_p + 2 * (l1 * s1 + l0 * s0) + l1 ** 2 * v_d + 2 * l1 * l0 * b
+                     + l0 ** 2 * v_0, 0.0)
+    _, p0 = _weights(s1, s0, v_d, b, v_0, np.zeros_like(s1))
+    people_est = mp + p0 * md0
+    var_p = np.maximum(v_p + 2 * p0 * s0 + p0 ** 2 * v_0, 0.0)
     z = float(_sps.norm.ppf(0.5 + level / 2.0))
-    se, se_p, se_a = np.sqrt(var), np.sqrt(np.maximum(v_p, 0)), np.sqrt(np.maximum(v_a, 0))
-    return ClusterEstimate(est, se, est - z * se, est + z * se, lam_, mp, se_p, mp - z * se_p,
-                           mp + z * se_p, ma, se_a, ma - z * se_a, ma + z * se_a,
-                           (w > 0).sum(axis=-1))
+    se, se_p, se_a = np.sqrt(var), np.sqrt(var_p), np.sqrt(np.maximum(v_a, 0))
+    return ClusterEstimate(est, se, est - z * se, est + z * se, l1, l0, people_est, se_p,
+                           people_est - z * se_p, people_est + z * se_p, p0, ma, se_a,
+                           ma - z * se_a, ma + z * se_a, (w > 0).sum(axis=-1))
 
 
 def ppi_bootstrap(people: FloatArray, model: FloatArray, model_sampled: FloatArray,
-                  weight: FloatArray, counts: FloatArray) -> tuple[FloatArray, FloatArray,
-                                                                   FloatArray]:
-    """The PPI++ estimate (λ tuned again in each resample), the people-only and the
+                  weight: FloatArray, counts: FloatArray, *, count: FloatArray | None = None,
+                  count_sampled: FloatArray | None = None
+                  ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The PPI++ estimate (λ, λ₀ tuned again in each resample), the people-only and the
     model-only mean of every bootstrap resample of the queries.
 
-    ``people``, ``model``, ``model_sampled``, ``weight``: ``(T, m)`` (T targets over the
-    same m queries, weight 0 where a target leaves a query out); ``counts``: ``(B, m)``,
-    how often each query is drawn (:func:`~ireval_core.labels.kernels.resample_counts`).
-    A query drawn twice counts as two queries of its weight. Returns three ``(B, T)``
-    arrays; all sums are matrix products.
+    ``people``, ``model``, ``model_sampled``, ``weight`` (and ``count``,
+    ``count_sampled``): ``(T, m)`` (T targets over the same m queries, weight 0 where a
+    target leaves a query out); ``counts``: ``(B, m)``, how often each query is drawn
+    (:func:`~ireval_core.labels.kernels.resample_counts`). A query drawn twice counts as
+    two queries of its weight. Returns three ``(B, T)`` arrays; every sum is a matrix
+    product.
     """
     p, a, h = (np.asarray(x, dtype=np.float64) for x in (people, model, model_sampled))
     w = np.broadcast_to(np.asarray(weight, dtype=np.float64), p.shape)
     d = a - h
+    d0 = (np.zeros_like(p) if count is None or count_sampled is None else
+          np.asarray(count, dtype=np.float64) - np.asarray(count_sampled, dtype=np.float64))
     c = np.asarray(counts, dtype=np.float64)
     w1, w2 = c @ w.T, c @ (w ** 2).T  # (B, T)
 
-    def s1(x: FloatArray) -> FloatArray:
-        return c @ (w * x).T
+    def mean(x: FloatArray) -> FloatArray:
+        return (c @ (w * x).T) / w1
 
-    def s2(x: FloatArray, y: FloatArray) -> FloatArray:
-        return c @ (w ** 2 * x * y).T
+    def cov(x: FloatArray, y: FloatArray, mx: FloatArray, my: FloatArray) -> FloatArray:
+        # Σ n w² (x − x̄)(y − ȳ), expanded into sums over the queries
+        return (c @ (w ** 2 * x * y).T - my * (c @ (w ** 2 * x).T)
+                - mx * (c @ (w ** 2 * y).T) + mx * my * w2)
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        mp, md, ma = s1(p) / w1, s1(d) / w1, s1(a) / w1
-        c_pd = s2(p, d) - md * s2(p, np.ones_like(p)) - mp * s2(d, np.ones_like(d)) + mp * md * w2
-        v_d = s2(d, d) - 2 * md * s2(d, np.ones_like(d)) + md ** 2 * w2
-        lam = np.where(v_d > 1e-12 * np.maximum(s2(d, d), 1e-300), -c_pd / v_d, 0.0)
-    return mp + lam * md, mp, ma
+        mp, md, md0, ma = mean(p), mean(d), mean(d0), mean(a)
+        s1, s0 = cov(p, d, mp, md), cov(p, d0, mp, md0)
+        v_d, b, v_0 = cov(d, d, md, md), cov(d, d0, md, md0), cov(d0, d0, md0, md0)
+        l1, l0 = _weights(s1, s0, v_d, b, v_0, None)
+        _, p0 = _weights(s1, s0, v_d, b, v_0, np.zeros_like(s1))
+    return mp + l1 * md + l0 * md0, mp + p0 * md0, ma
 
 
 def tau_ap(estimated: FloatArray, truth: FloatArray) -> float:
