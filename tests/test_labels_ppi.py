@@ -361,6 +361,17 @@ def test_cli_labels_ppi_json() -> None:
     assert set(doc["ranking"]["tau_ap"]) == {"value", "low", "high"}
 
 
+def test_cli_ppi_text_section() -> None:
+    from ireval_core.cli_labels import _ppi_section
+
+    rep = ppi_report(_judgments(_frame()), "llm", k=5, n_resamples=50)
+    text = "\n".join(_ppi_section(rep))
+    assert "## Model + people (PPI++)" in text and rep.memo in text
+    assert "Kendall's tau-b" in text and "tau_AP" in text
+    assert rep.plan["advice"].iloc[0] in text
+    assert f"{rep.systems['estimate'].iloc[0]:.3f}" in text
+
+
 def test_cli_ppi_needs_a_judge() -> None:
     from ireval_core.cli_labels import labels_rows
 
