@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from ireval_core.labels import Judgments
-from ireval_core.labels.ppi import DORNER_BOUND, ppi_report
+from ireval_core.labels.ppi import DORNER_BOUND, inclusion_of, people_sample, ppi_report
 from ireval_core.measures.gain import discounts
 from ireval_core.stats.ppi import ppi_bootstrap, ppi_clusters, ppi_mean, tau_ap, tau_ap_many
 
@@ -318,6 +318,29 @@ def test_stated_inclusion_and_nonrandom_design() -> None:
     assert same.pairs["high"].tolist() == pytest.approx(default.pairs["high"].tolist())
     with pytest.raises(ValueError, match="inclusion"):
         ppi_report(j, "llm", inclusion=0.0)
+
+
+def test_people_sample_is_the_design_ppi_reads() -> None:
+    frame = _frame(share=1.0)  # people labeled everything; the design keeps 25%
+    j = _judgments(frame)
+    design = people_sample(j, "m1", 0.25, k=5, seed=3)
+    assert set(design.columns) >= {"round", "query", "doc", "position", "for_people",
+                                   "inclusion"}
+    per_doc = design.groupby("doc")["for_people"].nunique()
+    assert (per_doc == 1).all()  # a result shown by both systems is drawn once
+    share = design.drop_duplicates("doc")["for_people"].mean()
+    assert 0.15 < share < 0.35
+    assert design.equals(people_sample(j, "m1", 0.25, k=5, seed=3))  # seeded
+    kept = set(design.loc[design["for_people"], "doc"])
+    thin = frame[(frame["rater"] != "ann") | frame["doc"].isin(kept)]
+    jt = _judgments(thin)
+    pi = inclusion_of(jt, design)
+    shown = np.isfinite(pi)
+    assert shown.any() and np.all(pi[shown] == 0.25)
+    rep = ppi_report(jt, "llm", k=5, n_resamples=50, inclusion=pi)
+    assert rep.design == "stated"
+    assert rep.systems["n_people"].sum() == design.loc[design["for_people"]].shape[0]
+    assert rep.systems["estimate"].notna().all()
 
 
 def test_planner_says_when_the_judge_is_too_weak() -> None:

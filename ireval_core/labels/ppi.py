@@ -46,12 +46,13 @@ from ..measures.gain import discounts, gains
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, check
 from ..stats.ppi import ClusterEstimate, ppi_bootstrap, ppi_clusters, tau_ap_many
 from .agreement import ordered_rounds
-from .judgments import COMBINE_RULES, Combine, Judgments, check_combine
+from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
 from .kernels import percentile_interval, records, resample_counts, tau_b_many
+from .planning import next_batch
 from .trend import Gain
 
 __all__ = ["PAIR_COLUMNS", "PLAN_COLUMNS", "SYSTEM_COLUMNS", "DORNER_BOUND", "PPIReport",
-           "ppi_report", "verdict"]
+           "inclusion_of", "people_sample", "ppi_report", "verdict"]
 
 Design = Literal["random", "nonrandom"]
 
@@ -209,12 +210,52 @@ def ppi_report(j: Judgments, judge: str, *, k: int = 10, gain: Gain = "linear",
                                                          seed))
 
 
+def people_sample(j: Judgments, round: str, share: float, *, k: int = 10,
+                  seed: int = 0) -> pd.DataFrame:
+    """The design of a round's people's labels: each shown result (a query's document at
+    positions <= ``k``, whatever system showed it) goes to people with probability
+    ``share``, independently (seeded).
+
+    Returns the round's batch (:func:`~ireval_core.labels.planning.next_batch`'s
+    layout) with two more columns: ``for_people`` (drawn for people) and ``inclusion``
+    (its probability, the π that :func:`inclusion_of` reads back for
+    :func:`ppi_report`). The judge labels every row; people the rows ``for_people``.
+    """
+    check(share, "share", "people_sample", OPEN_UNIT)
+    check(seed, "seed", "people_sample", SEED)
+    batch = next_batch(j, round, k=k)
+    keys = (batch["query"].astype(str) + "\x1f" + batch["doc"].astype(str)).to_numpy(
+        dtype=object)
+    units = np.unique(keys)  # sorted: the draw does not depend on the row order
+    chosen = np.random.default_rng(seed).random(len(units)) < share
+    return batch.assign(for_people=chosen[np.searchsorted(units, keys)],
+                        inclusion=float(share))
+
+
+def inclusion_of(j: Judgments, design: pd.DataFrame) -> np.ndarray:
+    """Per unit of ``j``: the inclusion probability of a design table (columns
+    ``round``, ``query``, ``doc``, ``inclusion``; e.g. :func:`people_sample`'s), NaN for
+    units the table does not name (their round then uses the default design)."""
+    missing = {"round", "query", "doc", "inclusion"} - set(design.columns)
+    if missing:
+        raise ValueError("inclusion_of: the design table needs the columns round, query, "
+                         f"doc, inclusion (missing: {', '.join(sorted(missing))})")
+    units = pd.DataFrame({
+        "round": text_column(j.round_names, j.unit_round),
+        "query": text_column(j.query_ids, j.unit_query),
+        "doc": text_column(j.doc_ids, j.unit_doc)}).astype(str)
+    table = design[["round", "query", "doc", "inclusion"]].astype(
+        {"round": str, "query": str, "doc": str}).drop_duplicates(["round", "query", "doc"])
+    merged = units.merge(table, on=["round", "query", "doc"], how="left")
+    return merged["inclusion"].to_numpy(dtype=np.float64)
+
+
 def _inclusion(j: Judgments, inclusion: np.ndarray | float | None) -> np.ndarray | None:
-    """Per unit π (None: each round's share, found later)."""
+    """Per unit π (None: each round's share, found later; NaN: a unit no design names)."""
     if inclusion is None:
         return None
     pi = np.broadcast_to(np.asarray(inclusion, dtype=np.float64), (j.n_units,)).copy()
-    if not np.all((pi > 0) & (pi <= 1)):
+    if not np.all(((pi > 0) & (pi <= 1)) | np.isnan(pi)):
         raise ValueError("ppi_report: every inclusion probability must be in (0, 1]")
     return pi
 
@@ -235,11 +276,14 @@ def _round_sums(j: Judgments, name: str, judge: str, people: tuple[str, ...], k:
     q_of = np.searchsorted(q_codes, j.shown_query[rows])
     units = np.unique(j.shown_unit[rows])
     u_of = np.searchsorted(units, j.shown_unit[rows])
-    if pi_unit is None:
+    pi = None if pi_unit is None else pi_unit[units]
+    if pi is not None and np.isnan(pi).any() and not np.isnan(pi).all():
+        raise ValueError(f"ppi_report: the design gives an inclusion probability to some "
+                         f"of round {name}'s shown results but not to "
+                         f"{int(np.isnan(pi).sum())} of them")
+    if pi is None or np.isnan(pi).all():  # the default: the share people labeled
         share = float(sampled[units].mean()) if len(units) else 0.0
         pi = np.full(len(units), share if share > 0 else 1.0)
-    else:
-        pi = pi_unit[units]
     n_s, n_q, n_u = len(sys_codes), len(q_codes), len(units)
     c = discounts(j.shown_position[rows], "log2")
     coef = np.bincount(s_of * n_u + u_of, weights=c, minlength=n_s * n_u).reshape(n_s, n_u)
