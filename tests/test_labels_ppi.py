@@ -343,6 +343,19 @@ def test_people_sample_is_the_design_ppi_reads() -> None:
     assert rep.systems["estimate"].notna().all()
 
 
+def test_a_round_the_judge_did_not_label() -> None:
+    one, two = _frame(seed=4), _frame(seed=5)
+    two["round"] = "m2"
+    two = two[two["rater"] != "llm"]  # m2: people only
+    rep = ppi_report(_judgments(pd.concat([one, two])), "llm", k=5, n_resamples=50)
+    m2 = rep.systems[rep.systems["round"] == "m2"]
+    assert m2["model_only"].isna().all() and (m2["n_model"] == 0).all()
+    assert m2["estimate"].tolist() == pytest.approx(m2["people_only"].tolist())
+    pair = rep.pairs[rep.pairs["round"] == "m2"].iloc[0]
+    assert pair["judge_verdict"] == "no verdict"
+    assert rep.ranking["points"] == 2  # m1's two systems only
+
+
 def test_planner_says_when_the_judge_is_too_weak() -> None:
     frame = _frame(share=0.3)
     rng = np.random.default_rng(0)

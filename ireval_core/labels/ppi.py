@@ -339,6 +339,8 @@ def _round_tables(rd: _Round, counts: np.ndarray, level: float, target_width: fl
         low, high = percentile_interval(boot[:, t], level)
         base = _numbers(est, t) | {"boot_low": low, "boot_high": high,
                                    "n_people": int(n_people[t]), "n_model": int(n_model[t])}
+        if not n_model[t]:  # the judge labeled none of these results: no model-only mean
+            base.update(model_only=math.nan, model_low=math.nan, model_high=math.nan)
         if t < n_s:
             share = float(rd.sampled.mean()) if len(rd.pi) else math.nan
             system_rows.append({"round": rd.name, "system": rd.systems[t],
@@ -464,7 +466,8 @@ def _advice(target: float, ppi_n: float, people_n: float, saved: float, too_weak
 def _ranking(systems: pd.DataFrame, boots: list[tuple[np.ndarray, np.ndarray]],
              level: float) -> dict[str, Any]:
     """τ_b and τ_AP of the judge's (round, system) means against the people's."""
-    keep = np.isfinite(systems["people_only"].to_numpy(dtype=np.float64))
+    keep = (np.isfinite(systems["people_only"].to_numpy(dtype=np.float64))
+            & np.isfinite(systems["model_only"].to_numpy(dtype=np.float64)))
     people = systems["people_only"].to_numpy(dtype=np.float64)[keep]
     model = systems["model_only"].to_numpy(dtype=np.float64)[keep]
     out: dict[str, Any] = {"points": int(keep.sum()), "truth": "people_only",
