@@ -318,6 +318,10 @@ def test_stated_inclusion_and_nonrandom_design() -> None:
     assert same.pairs["high"].tolist() == pytest.approx(default.pairs["high"].tolist())
     with pytest.raises(ValueError, match="inclusion"):
         ppi_report(j, "llm", inclusion=0.0)
+    with pytest.raises(ValueError, match="target_width"):
+        ppi_report(j, "llm", target_width=-0.1)
+    with pytest.raises(ValueError, match="not a rater"):
+        ppi_report(j, "gpt", n_resamples=50)
 
 
 def test_people_sample_is_the_design_ppi_reads() -> None:

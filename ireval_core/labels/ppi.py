@@ -43,7 +43,7 @@ import pandas as pd
 from scipy import stats as _sps
 
 from ..measures.gain import discounts, gains
-from ..params import OPEN_UNIT, POSITIVE_INT, SEED, check
+from ..params import OPEN_UNIT, POSITIVE, POSITIVE_INT, SEED, check
 from ..stats.ppi import ClusterEstimate, ppi_bootstrap, ppi_clusters, tau_ap_many
 from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
@@ -179,6 +179,8 @@ def ppi_report(j: Judgments, judge: str, *, k: int = 10, gain: Gain = "linear",
     check(confidence_level, "confidence_level", "ppi_report", OPEN_UNIT)
     check(n_resamples, "n_resamples", "ppi_report", POSITIVE_INT)
     check(seed, "seed", "ppi_report", SEED)
+    if target_width is not None:
+        check(target_width, "target_width", "ppi_report", POSITIVE)
     if judge not in j.raters:
         raise ValueError(f"ppi_report: the judge {judge!r} is not a rater of the labels "
                          f"(raters: {', '.join(map(repr, j.raters))})")
