@@ -24,8 +24,13 @@ pytestmark = pytest.mark.skipif(not (LABELS / "judge_llm.csv").exists(),
 
 
 @pytest.fixture(scope="module")
-def report():
-    j = read_judgments([*sorted(LABELS.glob("labels_*.csv")), LABELS / "judge_llm.csv"])
+def judgments():
+    return read_judgments([*sorted(LABELS.glob("labels_*.csv")), LABELS / "judge_llm.csv"])
+
+
+@pytest.fixture(scope="module")
+def report(judgments):
+    j = judgments
     return judge_report(j, "llm", gsb=read_gsb(LABELS / "gsb.csv"),
                         gsb_systems=("control", "treatment"))
 
@@ -74,9 +79,8 @@ def test_confusion_matrix_axes_say_judge_and_people(page: AppTest, report) -> No
     assert shown.tolist() == report.confusion("2026-10").to_numpy().tolist()
 
 
-def test_model_plus_people_is_the_cores(page: AppTest) -> None:
-    j = read_judgments([*sorted(LABELS.glob("labels_*.csv")), LABELS / "judge_llm.csv"])
-    want = ppi_report(j, "llm")
+def test_model_plus_people_is_the_cores(page: AppTest, judgments) -> None:
+    want = ppi_report(judgments, "llm")
     shown = _frame(page, "boot_low")
     assert list(shown["estimate"]) == pytest.approx(list(want.systems["estimate"]))
     assert list(shown["boot_high"]) == pytest.approx(list(want.systems["boot_high"]))

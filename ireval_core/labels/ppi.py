@@ -47,7 +47,7 @@ from ..params import OPEN_UNIT, POSITIVE, POSITIVE_INT, SEED, check
 from ..stats.ppi import ClusterEstimate, ppi_bootstrap, ppi_clusters, tau_ap_many
 from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
-from .kernels import percentile_interval, records, resample_counts, tau_b_many
+from .kernels import one_blas_thread, percentile_interval, records, resample_counts, tau_b_many
 from .planning import next_batch
 from .trend import Gain
 
@@ -159,6 +159,7 @@ class _Round:
     pi: np.ndarray
 
 
+@one_blas_thread
 def ppi_report(j: Judgments, judge: str, *, k: int = 10, gain: Gain = "linear",
                combine: Combine = "mean", confidence_level: float = 0.95,
                n_resamples: int = 2000, seed: int = 0,
@@ -190,7 +191,9 @@ def ppi_report(j: Judgments, judge: str, *, k: int = 10, gain: Gain = "linear",
     if not people:
         raise ValueError(f"ppi_report: no people's labels besides the judge {judge!r}")
     pi_unit = _inclusion(j, inclusion)
-    rounds = [_round_sums(j, name, judge, people, k, gain, combine, pi_unit)
+    cp, _ = j.select(raters=list(people)).combined(combine)
+    cj, _ = j.select(raters=[judge]).combined("mean")
+    rounds = [_round_sums(j, name, cp, cj, k, gain, pi_unit)
               for name in ordered_rounds(j.rounds)]
     rows, pair_rows, plan_rows, boots = [], [], [], []
     for i, rd in enumerate(rounds):
@@ -262,12 +265,11 @@ def _inclusion(j: Judgments, inclusion: np.ndarray | float | None) -> np.ndarray
     return pi
 
 
-def _round_sums(j: Judgments, name: str, judge: str, people: tuple[str, ...], k: int,
-                gain: Gain, combine: Combine, pi_unit: np.ndarray | None) -> _Round:
-    """P, A, H per system and query of one round, and what the planner needs."""
+def _round_sums(j: Judgments, name: str, cp: np.ndarray, cj: np.ndarray, k: int,
+                gain: Gain, pi_unit: np.ndarray | None) -> _Round:
+    """P, A, H, N, M per system and query of one round, and what the planner needs
+    (``cp``, ``cj``: the people's combined and the judge's label of every unit)."""
     r = j.round_code(name, "ppi_report")
-    cp, _ = j.select(raters=list(people)).combined(combine)
-    cj, _ = j.select(raters=[judge]).combined("mean")
     sampled, judged = np.isfinite(cp), np.isfinite(cj)
     y, f = gains(np.where(sampled, cp, 0.0), gain), gains(np.where(judged, cj, 0.0), gain)
     rows = np.flatnonzero((j.shown_round == r) & (j.shown_position <= k))

@@ -213,26 +213,32 @@ def ppi_bootstrap(people: FloatArray, model: FloatArray, model_sampled: FloatArr
     two queries of its weight. Returns three ``(B, T)`` arrays; every sum is a matrix
     product.
     """
-    p, a, h = (np.asarray(x, dtype=np.float64) for x in (people, model, model_sampled))
+    p, a, h = (np.atleast_2d(np.asarray(x, dtype=np.float64))
+               for x in (people, model, model_sampled))
     w = np.broadcast_to(np.asarray(weight, dtype=np.float64), p.shape)
     d = a - h
     d0 = (np.zeros_like(p) if count is None or count_sampled is None else
-          np.asarray(count, dtype=np.float64) - np.asarray(count_sampled, dtype=np.float64))
-    c = np.asarray(counts, dtype=np.float64)
-    w1, w2 = c @ w.T, c @ (w ** 2).T  # (B, T)
+          np.atleast_2d(np.asarray(count, dtype=np.float64)
+                        - np.asarray(count_sampled, dtype=np.float64)))
+    w2_ = w ** 2
+    terms = [w, w2_, w * p, w * d, w * d0, w * a, w2_ * p, w2_ * d, w2_ * d0, w2_ * p * d,
+             w2_ * p * d0, w2_ * d * d, w2_ * d * d0, w2_ * d0 * d0]
+    n_t = p.shape[0]
+    # every sum over the queries of every resample in one matrix product: (B, 14 T)
+    sums = np.asarray(counts, dtype=np.float64) @ np.concatenate(terms).T
+    (w1, w2, sp, sd, sd0, sa, qp, qd, qd0, qpd, qpd0, qdd, qdd0, qd0d0) = (
+        sums[:, i * n_t:(i + 1) * n_t] for i in range(len(terms)))
 
-    def mean(x: FloatArray) -> FloatArray:
-        return (c @ (w * x).T) / w1
-
-    def cov(x: FloatArray, y: FloatArray, mx: FloatArray, my: FloatArray) -> FloatArray:
+    def cov(sxy: FloatArray, sx: FloatArray, sy: FloatArray, mx: FloatArray, my: FloatArray
+            ) -> FloatArray:
         # Σ n w² (x − x̄)(y − ȳ), expanded into sums over the queries
-        return (c @ (w ** 2 * x * y).T - my * (c @ (w ** 2 * x).T)
-                - mx * (c @ (w ** 2 * y).T) + mx * my * w2)
+        return sxy - my * sx - mx * sy + mx * my * w2
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        mp, md, md0, ma = mean(p), mean(d), mean(d0), mean(a)
-        s1, s0 = cov(p, d, mp, md), cov(p, d0, mp, md0)
-        v_d, b, v_0 = cov(d, d, md, md), cov(d, d0, md, md0), cov(d0, d0, md0, md0)
+        mp, md, md0, ma = sp / w1, sd / w1, sd0 / w1, sa / w1
+        s1, s0 = cov(qpd, qp, qd, mp, md), cov(qpd0, qp, qd0, mp, md0)
+        v_d, b = cov(qdd, qd, qd, md, md), cov(qdd0, qd, qd0, md, md0)
+        v_0 = cov(qd0d0, qd0, qd0, md0, md0)
         l1, l0 = _weights(s1, s0, v_d, b, v_0, None)
         _, p0 = _weights(s1, s0, v_d, b, v_0, np.zeros_like(s1))
     return mp + l1 * md + l0 * md0, mp + p0 * md0, ma
