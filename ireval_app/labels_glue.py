@@ -44,6 +44,7 @@ from ireval_core.labels import (
 from ireval_core.labels.agreement import RaterReport, rater_report
 from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
 from ireval_core.labels.judge import JUDGE_MAX_WORK, check_judge_work
+from ireval_core.labels.ppi import PPIReport, ppi_report
 from ireval_core.workspace import DatasetVersion, FileRounds
 
 from .cache import without_traceback
@@ -52,7 +53,7 @@ from .shared_cache import shared
 __all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
            "changes_cached", "decomposition_cached", "file_rounds_cached", "gsb_cached",
            "JUDGE_LIMIT_VAR", "JUDGE_RESAMPLES", "judge_cached", "judge_limit",
-           "judge_refusal", "load_gsb", "load_judgments", "noise_trend_cached",
+           "judge_refusal", "load_gsb", "ppi_cached", "load_judgments", "noise_trend_cached",
            "offline_online_cached", "people_cached", "plan_cached", "raters_cached",
            "sample_anchors", "sample_files", "trend_cached", "versions_table",
            "workspace_id"]
@@ -349,3 +350,12 @@ def judge_cached(key: str, _j: Judgments, judge: str, k: int, gain: str, combine
     return judge_report(_j, judge, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
                         gsb=_gsb, gsb_systems=gsb_systems if _gsb is not None else None,
                         n_resamples=JUDGE_RESAMPLES, max_work=judge_limit())
+
+
+@shared(copy=True, show_spinner="Correcting the judge's labels with the people's…")
+def ppi_cached(key: str, _j: Judgments, judge: str, k: int, gain: str, combine: str
+               ) -> PPIReport:
+    """:func:`ireval_core.labels.ppi.ppi_report` (model + people estimates) of ``judge``,
+    cached by the files' key, the judge and the settings (the judge page's resamples)."""
+    return ppi_report(_j, judge, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
+                      n_resamples=JUDGE_RESAMPLES)

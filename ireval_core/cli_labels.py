@@ -93,6 +93,19 @@ def add_parsers(sub: Any) -> None:
                      help="with --judge: the largest (round, system) points x resamples the "
                           "judge report takes, checked before computing (default 10,000,000, "
                           "about 0.5 GB; 0: no limit)")
+    lab.add_argument("--ppi", action="store_true",
+                     help="with --judge: model + people estimates (prediction-powered "
+                          "inference, PPI++): mean DCG@k per round and system and the "
+                          "difference of each pair from the judge's labels corrected by the "
+                          "people's, with intervals, verdicts, the judge's ranking against "
+                          "the people's, and how many people's labels a target width needs")
+    lab.add_argument("--ppi-width", type=float, default=None, metavar="W",
+                     help="with --ppi: the planner's target width of a difference's "
+                          "interval (default: the PPI interval's width now)")
+    lab.add_argument("--ppi-design", choices=("random", "nonrandom"), default="random",
+                     help="with --ppi: how the people's results were chosen: a simple "
+                          "random subset (default) or not at random (then stated with every "
+                          "number: the interval covers only what it can)")
     lab.add_argument("--anchors", action="append", default=None, metavar="FILE",
                      help="anchor items (round, query, doc, label[, rater][, anchor flag]) "
                           "labeled every month: their drift between months is checked first "
@@ -132,7 +145,8 @@ def run(args: argparse.Namespace, out: TextIO,
                                   alpha=args.alpha, power=args.power, judge=args.judge,
                                   judge_limit=args.judge_limit, anchors=args.anchors, gsb=args.gsb,
                                   gsb_systems=args.gsb_systems, extra=extra,
-                                  warnings=warnings)
+                                  warnings=warnings, ppi=args.ppi, ppi_width=args.ppi_width,
+                                  ppi_design=args.ppi_design)
         write_rows(rows, LABELS_COLUMNS, args.format, out, notes, extra=extra)
         return 0
     if args.command == "gsb":
@@ -151,7 +165,8 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 gsb: Sequence[str] | None = None,
                 gsb_systems: str | None = None, extra: dict[str, Any] | None = None,
                 conflicts: str = "refuse", round: str | None = None,
-                warnings: list[DataWarning] | None = None
+                warnings: list[DataWarning] | None = None, ppi: bool = False,
+                ppi_width: float | None = None, ppi_design: str = "random"
                 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``labels`` (NaN = empty cell) and the definition lines.
 
@@ -179,6 +194,9 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     if judge is not None and judge not in j_all.raters:
         raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
                          + ", ".join(repr(r) for r in j_all.raters) + ")")
+    if ppi and judge is None:
+        raise ValueError("--ppi needs --judge RATER: the model judge whose labels the "
+                         "people's labels correct")
     max_work = None
     if judge is not None:
         from .labels.judge import JUDGE_MAX_WORK, check_judge_work
@@ -265,6 +283,16 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                                   max_work=max_work)
             extra["judge"] = report.to_dict()
             sections += _judge_section(report)
+            if ppi:
+                from .labels.ppi import ppi_report
+
+                model_people = ppi_report(j_all, judge, k=k, gain=gain,  # type: ignore[arg-type]
+                                          combine=combine,  # type: ignore[arg-type]
+                                          confidence_level=1 - alpha, n_resamples=n_resamples,
+                                          seed=seed, design=ppi_design,  # type: ignore[arg-type]
+                                          target_width=ppi_width)
+                extra["ppi"] = model_people.to_dict()
+                sections += _ppi_section(model_people)
         extra["sections"] = sections
     return rows, notes
 
@@ -333,6 +361,30 @@ def _judge_section(report: Any) -> list[str]:
     lines += _table_lines(report.disagreements.head(20), (
         "round", "query", "doc", "systems", "position", "judge_label", "people_label",
         "difference"))
+    lines += [""] + [f"# {k}: {v}" for k, v in report.definitions.items()]
+    return lines
+
+
+def _ppi_section(report: Any) -> list[str]:
+    lines = ["", f"## Model + people (PPI++): the judge {report.judge!r} corrected by the "
+                 f"people's labels", "", f"- {report.memo}", ""]
+    lines += _table_lines(report.systems, ("round", "system", "queries", "n_people", "n_model",
+                                           "estimate", "low", "high", "people_only",
+                                           "people_low", "people_high", "model_only"))
+    lines += ["", "### Pairs (b − a)", ""]
+    lines += _table_lines(report.pairs, ("round", "system_a", "system_b", "estimate", "low",
+                                         "high", "people_only", "model_only", "verdict",
+                                         "people_verdict", "judge_verdict"))
+    rank = report.ranking
+    if rank.get("kendall_tau", {}).get("value") is not None:
+        lines += ["", "### The judge's ranking against the people's", ""]
+        lines += [f"{name}: {rank[key]['value']:.3f} [{_text_cell(rank[key]['low'])}, "
+                  f"{_text_cell(rank[key]['high'])}] over {rank['points']} (round, system) "
+                  "points" for key, name in (("kendall_tau", "Kendall's tau-b"),
+                                             ("tau_ap", "tau_AP"))]
+    lines += ["", "### How many people's labels", ""]
+    lines += [f"- {rec['round']} {rec['system_a']} vs {rec['system_b']}: {rec['advice']}"
+              for rec in report.plan.to_dict("records")]
     lines += [""] + [f"# {k}: {v}" for k, v in report.definitions.items()]
     return lines
 

@@ -149,6 +149,69 @@ with frame.page("labels_judge"):
         st.caption("No side-by-side (GSB) file for two systems: the GSB verdicts are not "
                    "compared.")
 
+    # ------------------------------------------------------------------------- model + people
+    mp = labels_glue.ppi_cached(key, j, str(judge), k, gain, combine)
+    dp = mp.definitions
+    st.subheader("Model + people estimate")
+    st.markdown("**For the memo**: " + widgets.md_escape(f"{mp.memo}."))
+    st.caption(widgets.md_escape(
+        f"Model + people (PPI++): mean DCG@{k} from {judge}'s labels of every shown result, "
+        f"corrected by the people's labels of the results they labeled; "
+        f"{dp['design']}. People only: the people's labels alone; model only: {judge}'s "
+        "labels alone, its bias included."))
+    fit.dataframe(mp.systems, hide_index=True, column_order=(
+        "round", "system", "queries", "n_people", "n_model", "estimate", "low", "high",
+        "boot_low", "boot_high", "people_only", "people_low", "people_high", "model_only",
+        "width_ratio"), column_config={
+        "round": _TEXT("Round"), "system": _TEXT("System"),
+        "queries": _NUM("Queries", format="%d"),
+        "n_people": _NUM("People's labels", format="%d"),
+        "n_model": _NUM("Judge's labels", format="%d"),
+        "estimate": _NUM("Model + people", format="%.3f", help=dp["estimate"]),
+        "low": _NUM("Low", format="%.3f", help=dp["low/high"]),
+        "high": _NUM("High", format="%.3f"),
+        "boot_low": _NUM("Bootstrap low", format="%.3f", help=dp["boot_low/boot_high"]),
+        "boot_high": _NUM("Bootstrap high", format="%.3f"),
+        "people_only": _NUM("People only", format="%.3f", help=dp["people_only"]),
+        "people_low": _NUM("People low", format="%.3f"),
+        "people_high": _NUM("People high", format="%.3f"),
+        "model_only": _NUM("Model only", format="%.3f", help=dp["model_only"]),
+        "width_ratio": _NUM("Width vs people only", format="%.2f", help=dp["width_ratio"])})
+    st.caption(widgets.md_escape(
+        f"Pairs: the difference b − a of mean DCG@{k} over the queries both showed, model + "
+        "people. Verdict: 'b better than a' when the interval is above 0, 'b worse than a' "
+        "below, else 'no clear difference'; the people's verdict from the people-only "
+        "interval, the judge's from the model-only one."))
+    fit.dataframe(mp.pairs, hide_index=True, column_order=(
+        "round", "system_a", "system_b", "estimate", "low", "high", "people_only",
+        "model_only", "verdict", "people_verdict", "judge_verdict", "judge_agrees"),
+        column_config={
+        "round": _TEXT("Round"), "system_a": _TEXT("a"), "system_b": _TEXT("b"),
+        "estimate": _NUM("b − a, model + people", format="%+.3f", help=dp["estimate"]),
+        "low": _NUM("Low", format="%+.3f"), "high": _NUM("High", format="%+.3f"),
+        "people_only": _NUM("People only", format="%+.3f"),
+        "model_only": _NUM("Model only", format="%+.3f"),
+        "verdict": _TEXT("Verdict (used)"), "people_verdict": _TEXT("People's verdict"),
+        "judge_verdict": _TEXT("Judge's verdict"),
+        "judge_agrees": _CHECK("Judge agrees with people")})
+    rank = mp.ranking
+    if rank["kendall_tau"]["value"] is not None:
+        def _two(v: float | None) -> str:
+            return "–" if v is None else f"{v:.2f}"
+
+        tau, tap = rank["kendall_tau"], rank["tau_ap"]
+        st.caption(widgets.md_escape(
+            f"The judge's ranking of the {rank['points']} (round, system) means against the "
+            f"people's: Kendall's tau-b {_two(tau['value'])} [{_two(tau['low'])}, "
+            f"{_two(tau['high'])}], tau_AP {_two(tap['value'])} [{_two(tap['low'])}, "
+            f"{_two(tap['high'])}] (top-weighted: a swap at the top costs more)."))
+    with st.expander("How many people's labels"):
+        st.caption(widgets.md_escape(dp["plan"][0].upper() + dp["plan"][1:] + "."))
+        st.markdown("\n".join(
+            f"- **{widgets.md_escape(r['round'])}, {widgets.md_escape(r['system_a'])} vs "
+            f"{widgets.md_escape(r['system_b'])}**: {widgets.md_escape(r['advice'])}"
+            for r in mp.plan.to_dict("records")))
+
     # ------------------------------------------------------------------------- disagreements
     n = len(report.disagreements)
     st.subheader(f"Disagreements: {n:,} result{'s' if n != 1 else ''} for people to label")

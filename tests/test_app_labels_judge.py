@@ -17,14 +17,20 @@ from ireval_app.keys import labeling
 from ireval_app.keys import labels_judge as keys
 from ireval_core.labels import judge_report, read_judgments
 from ireval_core.labels.gsb import read_gsb
+from ireval_core.labels.ppi import ppi_report
 
 pytestmark = pytest.mark.skipif(not (LABELS / "judge_llm.csv").exists(),
                                 reason="labeling sample not generated")
 
 
 @pytest.fixture(scope="module")
-def report():
-    j = read_judgments([*sorted(LABELS.glob("labels_*.csv")), LABELS / "judge_llm.csv"])
+def judgments():
+    return read_judgments([*sorted(LABELS.glob("labels_*.csv")), LABELS / "judge_llm.csv"])
+
+
+@pytest.fixture(scope="module")
+def report(judgments):
+    j = judgments
     return judge_report(j, "llm", gsb=read_gsb(LABELS / "gsb.csv"),
                         gsb_systems=("control", "treatment"))
 
@@ -71,6 +77,19 @@ def test_confusion_matrix_axes_say_judge_and_people(page: AppTest, report) -> No
     z = fig["data"][0]["z"]  # plotly's typed array: base64 of float64, "rows, columns"
     shown = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(4, 4)
     assert shown.tolist() == report.confusion("2026-10").to_numpy().tolist()
+
+
+def test_model_plus_people_is_the_cores(page: AppTest, judgments) -> None:
+    want = ppi_report(judgments, "llm")
+    shown = _frame(page, "boot_low")
+    assert list(shown["estimate"]) == pytest.approx(list(want.systems["estimate"]))
+    assert list(shown["boot_high"]) == pytest.approx(list(want.systems["boot_high"]))
+    pairs = _frame(page, "judge_agrees")
+    assert list(pairs["verdict"]) == list(want.pairs["verdict"])
+    text = " ".join(m.value for m in page.markdown).replace("\\", "")
+    assert want.memo in text
+    captions = " ".join(c.value for c in page.caption).replace("\\", "")
+    assert "Model + people (PPI++)" in captions and "tau_AP" in captions
 
 
 def test_disagreements_and_downloads(page: AppTest, report) -> None:

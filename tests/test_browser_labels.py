@@ -27,7 +27,8 @@ def page(browser):
 @pytest.mark.parametrize(("path", "wait", "expected"), [
     ("labels_trend?alpha=0.01&qband=1", "Offline vs online",
      ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α"]),
-    ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label"]),
+    ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label",
+                                       "Model + people estimate", "the PPI verdict is used"]),
     ("labels_raters", "One rater against the others", ["chen against the other raters"]),
     ("labels_data", "Rounds", ["Combine raters by", "File rows", "Labels",
                                "One rater, one document, several lists"]),
