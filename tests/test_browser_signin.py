@@ -37,7 +37,8 @@ require_chromium()
 COOKIE_SECRET = secrets.token_urlsafe(32)
 DATA_MARKERS = ("bm25", "neural_rerank", "narrow_recall", "qrels.txt", "Mean per run")
 """Text that only a page showing the sample's data has."""
-LINK = "/metrics?measures=AP&measures=P%4010&rel=2"
+LINK = "/lab?preset=seed004-ndcg"
+"""A link to a view (a page and its parameter) that costs the server little to draw."""
 
 
 @dataclass
@@ -95,10 +96,10 @@ def _sign_in(pg: Any, user_email: str) -> None:
     pg.get_by_text(f"({user_email})").wait_for(timeout=60_000)
 
 
-def _metrics_shown(pg: Any) -> str:
-    pg.get_by_text("Mean per run").first.wait_for(timeout=60_000)
+def _lab_shown(pg: Any, seed: str) -> None:
+    """The Metric lab showing the worked example of ``seed`` (e.g. "Seed 4")."""
+    pg.locator('[data-testid="stAlert"]').filter(has_text=f"{seed}:").wait_for(timeout=60_000)
     _quiet(pg)
-    return pg.inner_text("body")
 
 
 def test_deep_link_through_the_provider_then_sign_out_and_back(browser: Any,
@@ -110,11 +111,8 @@ def test_deep_link_through_the_provider_then_sign_out_and_back(browser: Any,
         _at_sign_in_screen(pg)
         pg.screenshot(path=str(ARTIFACTS / "signin_screen.png"))
         _sign_in(pg, "alice@example.org")
-        body = _metrics_shown(pg)  # the linked view, with the link's options
-        assert "/metrics?" in pg.url and "rel=2" in pg.url
-        assert "grade ≥ 2" in body
-        table = pg.locator('[data-testid="stTable"]').first.inner_text()
-        assert "AP" in table and "P@10" in table and "nDCG@10" not in table
+        _lab_shown(pg, "Seed 4")  # the link's page and value
+        assert pg.url == signin.url + LINK
         sidebar = pg.locator('[data-testid="stSidebar"]')
         assert "Signed in as Alice Andersen (alice@example.org)" in sidebar.inner_text()
         sidebar.screenshot(path=str(ARTIFACTS / "signin_sidebar.png"))
@@ -134,7 +132,7 @@ def test_deep_link_through_the_provider_then_sign_out_and_back(browser: Any,
         assert signin.provider.logouts == logouts + 1  # the provider's session ended too
         pg.go_back()  # the signed-in view, from history: asked again, shown no more
         _at_sign_in_screen(pg)
-        assert "/metrics" in pg.url
+        assert pg.url == signin.url + LINK
 
 
 def _signed_cookie(secret: str, payload: dict[str, Any], *, age_days: float = 0) -> str:
@@ -166,33 +164,31 @@ def test_forged_and_expired_cookies(browser: Any, signin: Setup, kind: str) -> N
         pg.goto(signin.url + LINK)
         if kind == "right secret":  # the control: only the cookie secret makes a person
             pg.get_by_text("(mallory@example.org)").wait_for(timeout=60_000)
-            _metrics_shown(pg)
+            _lab_shown(pg, "Seed 4")
         else:
             _at_sign_in_screen(pg)
 
 
 def test_two_people_at_once_and_nothing_secret_in_the_log(browser: Any, signin: Setup) -> None:
     with (guarded_page(browser, height=800) as alice, guarded_page(browser, height=800) as bob):
-        alice.goto(signin.url + "/metrics?measures=AP")
-        _at_sign_in_screen(alice)
-        _sign_in(alice, "alice@example.org")
-        bob.goto(signin.url + "/metrics?measures=RR")
-        _at_sign_in_screen(bob)
-        _sign_in(bob, "bob@example.org")
-        _metrics_shown(bob)
-        # alice's session, run again after bob signed in: still hers, with her view
-        alice.reload()
-        for pg, me, other, mine, theirs in ((alice, "alice", "bob", "AP", "RR"),
-                                            (bob, "bob", "alice", "RR", "AP")):
-            _metrics_shown(pg)
+        views = {alice: ("alice", "bob", "seed002-map", "Seed 2"),
+                 bob: ("bob", "alice", "seed004-ndcg", "Seed 4")}
+        for pg, (me, _, preset, _) in views.items():
+            pg.goto(f"{signin.url}/lab?preset={preset}")
+            _at_sign_in_screen(pg)
+            _sign_in(pg, f"{me}@example.org")
+        alice.reload()  # alice's session, run again after bob signed in: still hers
+        for pg, (me, other, preset, title) in views.items():
+            _lab_shown(pg, title)
             sidebar = pg.locator('[data-testid="stSidebar"]').inner_text()
             assert f"({me}@example.org)" in sidebar and f"{other}@example.org" not in sidebar
-            table = pg.locator('[data-testid="stTable"]').first.inner_text()
-            assert mine in table.split() and theirs not in table.split()
-            assert f"measures={mine}" in pg.url
+            assert pg.url.startswith(f"{signin.url}/lab?") and f"preset={preset}" in pg.url, pg.url
+            other_title = views[alice if pg is bob else bob][3]
+            assert f"{other_title}:" not in pg.locator('[data-testid="stMain"]').inner_text()
+            html = pg.content()
             for secret in (COOKIE_SECRET, signin.provider.client_secret,
                            *signin.provider.issued):
-                assert secret not in pg.content()
+                assert secret not in html
     log = signin.log.read_text()
     assert signin.provider.issued  # codes and tokens were issued, and none was logged
     for secret in (COOKIE_SECRET, signin.provider.client_secret, *signin.provider.issued):
