@@ -91,13 +91,12 @@ class Person:
 
 
 def auth_section() -> Mapping[str, Any] | None:
-    """The ``[auth]`` section of the secrets files, or ``None`` when there is none."""
-    from streamlit.runtime.secrets import secrets_singleton
+    """The ``[auth]`` section of the secrets files (``st.secrets``, the object Streamlit's
+    own sign-in reads), or ``None`` when there is none."""
+    import streamlit as st
 
     try:
-        if not secrets_singleton.load_if_toml_exists():
-            return None
-        section = secrets_singleton.get("auth")
+        section = st.secrets.get("auth") if st.secrets.load_if_toml_exists() else None
     except Exception as exc:  # a secrets file that is not TOML: say so, without its text
         raise SignInConfigError(f"{SECRETS_FILE} cannot be read as TOML "
                                 f"({type(exc).__name__}).") from None
@@ -203,7 +202,7 @@ def signed_in_person() -> Person | None:
         section = auth_section()
     except SignInConfigError:
         return None
-    if section is None or not st.user.is_logged_in:
+    if section is None or st.user.get("is_logged_in") is not True:
         return None
     claims = st.user.to_dict()
     email = claims.get("email") or claims.get("preferred_username")
@@ -234,7 +233,7 @@ def gate() -> Person | None:
         if refused is not None:
             _refuse("This server does not serve anyone yet", refused)
         return None
-    if not st.user.is_logged_in:
+    if st.user.get("is_logged_in") is not True:
         _sign_in_screen(providers(section))
     person = signed_in_person()
     if person is None:
