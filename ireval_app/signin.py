@@ -18,8 +18,9 @@ decides what a session may see:
   machines without sign-in.
 
 A deep link survives the round trip through the provider: the sign-in screen keeps the
-link's path and query in the tab's ``sessionStorage``, and the first page after the
-provider sends the tab back there (a path on this server only). No token or secret is
+link's path and query in the tab's ``sessionStorage`` (and a cookie ``ireval_next=1``
+saying one is kept), and the first page after the provider sends the tab back there (a
+path on this server only), drawing nothing of its own meanwhile. No token or secret is
 ever shown, logged or put in a URL by this module: only the e-mail and the name.
 """
 
@@ -43,6 +44,7 @@ MIN_SECRET_LENGTH = 32
 SECRETS_FILE = ".streamlit/secrets.toml"
 _PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 _NEXT_KEY = "ireval.signin.next"  # sessionStorage: the link to open after the provider
+_NEXT_COOKIE = "ireval_next"  # "1" while a link is kept: the landing page draws nothing
 _SESSION_SEEN = "ireval.signin.seen"  # session_state: this session's first run is done
 
 _KEEP_LINK_JS = """<script>
@@ -50,8 +52,10 @@ _KEEP_LINK_JS = """<script>
   const link = window.location.pathname + window.location.search;
   if (link !== "/" && !link.startsWith("/auth/") && !link.startsWith("/oauth2callback")) {
     window.sessionStorage.setItem(%(key)s, link);
+    document.cookie = %(cookie)s + "=1; path=/; max-age=900; samesite=lax";
   } else if (link === "/") {
     window.sessionStorage.removeItem(%(key)s);
+    document.cookie = %(cookie)s + "=; path=/; max-age=0; samesite=lax";
   }
 })();
 </script>"""
@@ -64,10 +68,13 @@ _SIGNED_IN_JS = """<script>
 (() => {
   const link = window.sessionStorage.getItem(%(key)s);
   window.sessionStorage.removeItem(%(key)s);
+  document.cookie = %(cookie)s + "=; path=/; max-age=0; samesite=lax";
   const here = window.location.pathname + window.location.search;
   if (link && link.startsWith("/") && !link.startsWith("//") && !link.includes("\\\\")
       && link !== here) {
     window.location.replace(link);
+  } else if (%(stopped)s) {
+    window.location.reload();
   }
   if (!window.irevalReloadOnRestore) {
     window.irevalReloadOnRestore = true;
@@ -77,7 +84,6 @@ _SIGNED_IN_JS = """<script>
   }
 })();
 </script>"""
-
 
 @dataclass(frozen=True)
 class Person:
@@ -244,8 +250,17 @@ def gate() -> Person | None:
             st.logout()
         st.stop()
     if not st.session_state.get(_SESSION_SEEN):
+        # The first run of a signed-in session: back to a link kept by the sign-in screen.
+        # When one is kept (its cookie), this page is only the way there: nothing of it is
+        # drawn (the browser reloads it if the link is not in this tab after all).
         st.session_state[_SESSION_SEEN] = True
-        st.html(_SIGNED_IN_JS % {"key": json.dumps(_NEXT_KEY)}, unsafe_allow_javascript=True)
+        pending = st.context.cookies.get(_NEXT_COOKIE) == "1"
+        st.html(_SIGNED_IN_JS % {"key": json.dumps(_NEXT_KEY), "cookie": json.dumps(_NEXT_COOKIE),
+                                 "stopped": json.dumps(pending)},
+                unsafe_allow_javascript=True)
+        if pending:
+            st.session_state[_SESSION_SEEN] = False  # a reload here is a first run again
+            st.stop()
     return person
 
 
@@ -271,7 +286,8 @@ def account_line(person: Person | None) -> None:
 def _sign_in_screen(names: list[str]) -> None:
     import streamlit as st
 
-    st.html(_KEEP_LINK_JS % {"key": json.dumps(_NEXT_KEY)}, unsafe_allow_javascript=True)
+    st.html(_KEEP_LINK_JS % {"key": json.dumps(_NEXT_KEY), "cookie": json.dumps(_NEXT_COOKIE)},
+            unsafe_allow_javascript=True)
     st.title("ireval")
     st.subheader("Sign in")
     st.caption("This workbench is shared by a team: sign in to see its datasets. A link you "
