@@ -145,6 +145,9 @@ def config_problem(section: Mapping[str, Any]) -> str | None:
         return (f"{where}: `redirect_uri` must be the app's absolute address ending in "
                 "`/oauth2callback` (e.g. `https://ireval.example.org/oauth2callback`), "
                 "registered with the provider.")
+    if "expose_tokens" in section:
+        return (f"{where}: remove `expose_tokens`: ireval reads only the e-mail and name, and "
+                "the provider's tokens are never handed to the pages.")
     names = providers(section)
     if not names:
         return (f"{where} names no provider: give `client_id`, `client_secret` and "
@@ -272,7 +275,11 @@ def account_line(person: Person | None) -> None:
     from . import widgets
 
     if person is None:
-        st.caption("Local, single-person use: no sign-in (this machine only).")
+        if is_loopback(st.get_option("server.address")):
+            st.caption("Local, single-person use: no sign-in (this machine only).")
+        else:  # IREVAL_ALLOW_ANONYMOUS=1
+            st.caption(f"No sign-in: anyone who reaches this server uses it "
+                       f"({ALLOW_ANONYMOUS}=1).")
         return
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.caption(f"Signed in as **{widgets.md_escape(person.name)}** "

@@ -93,6 +93,8 @@ def test_a_server_beyond_loopback_without_sign_in_is_refused(
     monkeypatch.setenv(signin.ALLOW_ANONYMOUS, "1")  # the risk taken: today's tool
     at = _session("app.py", None)
     assert not at.exception and len(at.dataframe) > 0
+    assert at.sidebar.caption[0].value == ("No sign-in: anyone who reaches this server uses "
+                                           "it (IREVAL_ALLOW_ANONYMOUS=1).")
     assert signin.config_problem(AUTH) is None  # with sign-in the address is no question
 
 
@@ -129,13 +131,14 @@ def test_the_check_before_a_start(monkeypatch: pytest.MonkeyPatch,
     ({"redirect_uri": "/oauth2callback"}, "`redirect_uri` must be the app's absolute"),
     ({"client_secret": ""}, "lacks `client_secret`"),
     ({"cookie_secret": "x" * 31}, "it needs at least 32"),
+    ({"expose_tokens": "id"}, "remove `expose_tokens`"),
 ])
 def test_config_problems_name_the_key_never_the_value(change: dict[str, str],
                                                       expected: str) -> None:
     problem = signin.config_problem({**AUTH, **change})
     assert problem is not None and expected in problem
     for key in ("cookie_secret", "client_secret"):
-        value = change.get(key, AUTH[key])
+        value = str(change.get(key, AUTH[key]))
         assert not value or value not in problem
     named = {k: v for k, v in AUTH.items() if k in ("redirect_uri", "cookie_secret")}
     named["okta"] = {k: AUTH[k] for k in ("client_id", "client_secret", "server_metadata_url")}
