@@ -14,8 +14,9 @@ It speaks the authorization-code flow as Google, Entra or Keycloak do, so that t
 * ``/userinfo``: the user's claims for the bearer access token;
 * ``/logout``: ends the provider's session and returns to ``post_logout_redirect_uri``.
 
-``issued`` keeps every code and token handed out, so a test can check that none of them
-ever shows up in a URL, a page or the app's log. Not a test module.
+``issued`` keeps every code and token handed out (``tokens`` the tokens alone), so a
+test can check that none of them ever shows up in a URL, a page or the app's log. Not a
+test module.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Provider:
     codes: dict[str, dict[str, Any]] = field(default_factory=dict)
     access: dict[str, str] = field(default_factory=dict)  # access token -> user
     issued: list[str] = field(default_factory=list)  # every code and token handed out
+    tokens: list[str] = field(default_factory=list)  # the access tokens and id_tokens
     logouts: int = 0
 
     def discovery(self) -> dict[str, Any]:
@@ -198,6 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
         p.access[access] = grant["user"]
         id_token = p.id_token(grant["user"], grant["nonce"])
         p.issued += [access, id_token]
+        p.tokens += [access, id_token]
         self._json(200, {"access_token": access, "token_type": "Bearer", "expires_in": 600,
                          "id_token": id_token, "scope": "openid email profile"})
 
