@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-# Loopback only by default; ADDRESS=0.0.0.0 serves a team (put authentication in front).
+# Loopback only by default; ADDRESS=0.0.0.0 serves a team, with sign-in configured
+# (README, "Sign-in") or IREVAL_ALLOW_ANONYMOUS=1 (refused otherwise).
 ADDRESS ?= 127.0.0.1
 # make test spreads the suite over this many pytest-xdist workers (the browser tests stay
 # together on one of them); TEST_WORKERS=0 runs it in one process.
@@ -27,6 +28,7 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-scale.txt
 ## run: start the app on the bundled sample data (http://127.0.0.1:$(PORT)); DATA=folder opens
 ## a folder of files instead (its qrels* file and every other file as a run)
 run: $(VENV)/.runtime
+	$(BIN)/python -m ireval_app.signin --address "$(ADDRESS)"
 	IREVAL_DATA_DIR="$(DATA)" $(BIN)/streamlit run app.py --server.port $(PORT) \
 	  --server.address $(ADDRESS)
 

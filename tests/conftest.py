@@ -104,7 +104,7 @@ def browser() -> Iterator[Any]:
 # when pytest-xdist spreads the suite (make test: -n 2 --dist loadgroup): they start
 # servers, measure memory and time clicks, and would otherwise compete for the two cores
 # with each other.
-_SERIAL_MODULES = ("test_browser", "test_server_memory")
+_SERIAL_MODULES = ("test_browser", "test_server_memory")  # test_browser_signin too
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
