@@ -457,7 +457,7 @@ def test_an_old_database_is_migrated(url: str) -> None:
     make_v1_database(url)
     assert count(url, "schema_version") == 1
     with Workspace.open(url) as ws:
-        assert ws.schema_version == SCHEMA_VERSION == 3
+        assert ws.schema_version == SCHEMA_VERSION == 4
         info = ws.get_dataset(V1_DATASET[:12])
         assert (info.name, info.saved_at) == ("january", datetime(2025, 1, 2, 9, 30,
                                                                   tzinfo=UTC))
@@ -508,7 +508,7 @@ def test_a_newer_database_is_refused(url: str) -> None:
         engine.dispose()
     with pytest.raises(WorkspaceError, match=(
             rf"^the database at {re.escape(resolve_url(url).render_as_string(True))} is "
-            r"schema version 7, newer than this ireval \(3\): upgrade ireval to use it$")):
+            r"schema version 7, newer than this ireval \(4\): upgrade ireval to use it$")):
         Workspace.open(url)
 
 

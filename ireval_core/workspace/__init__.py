@@ -53,6 +53,23 @@ What is stored, and the rules:
 * **Notes are append-only.** An edit is a new note that names the one it
   ``supersedes``; nothing is overwritten, and :meth:`Workspace.notes` shows the
   current notes (or, on request, the whole history).
+* **Every write names who does it, and the role decides.** Datasets (labeling sets
+  included) belong to projects (:meth:`Workspace.projects`; a workspace made before
+  projects has them all in :data:`DEFAULT_PROJECT`). A person (:class:`Actor`: e-mail
+  and display name as the sign-in verified them) has a role per project, one of
+  :data:`ROLES`: ``viewer`` reads, ``rater`` also adds labeling rounds, ``editor`` also
+  saves datasets, notes and decisions, ``admin`` also deletes and manages members.
+  Each write takes ``actor=`` and refuses what the role does not allow
+  (:class:`~ireval_core.errors.NotAllowedError`); its record names the actor
+  (:attr:`Actor.label`), never a typed name. Without members (local mode, no sign-in)
+  the default actor, the anonymous local user, may do everything under the names it
+  types, as a single-person tool; once a project has a member, only signed-in people
+  write. :meth:`Workspace.sign_in` admits the people ``IREVAL_ADMINS`` lists as admins
+  (``IREVAL_DEFAULT_ROLE=viewer``: everyone else as a viewer).
+* **Every write is in a tamper-evident log.** :meth:`Workspace.audit` lists who did
+  what, when, to what; each row's SHA-256 chains it to the row before, and
+  :meth:`Workspace.verify_audit` (``python -m ireval_core workspace audit --verify``)
+  names the first row changed or removed with plain SQL.
 * **Sessions do not see each other's uploads.** The workspace keeps no "current"
   dataset: a file one browser session uploads is in that session only until it is
   saved, and a saved dataset appears in another session only when that session
@@ -85,13 +102,34 @@ True
 >>> note = ws.add_note(info.id, Target.query("q1"), "d1 is a duplicate", author="ana")
 >>> [(str(n.target), n.text) for n in ws.notes(info.id)]
 [('query q1', 'd1 is a duplicate')]
+>>> ada = Actor("ada@example.org", "Ada")
+>>> ws.set_role(ada.email, "admin", actor=ANONYMOUS).role  # the first member: team mode
+'admin'
+>>> ws.add_note(info.id, Target.dataset(), "ship it", kind="decision", actor=ada).author
+'Ada <ada@example.org>'
+>>> [(e.action, e.who) for e in ws.audit()][-2:]
+[('role changed', 'local user (not signed in)'), ('decision recorded', 'Ada <ada@example.org>')]
+>>> ws.verify_audit().intact
+True
 >>> ws.close()
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 
+from ._access import (
+    ADMINS_VAR,
+    ANONYMOUS,
+    DEFAULT_PROJECT,
+    DEFAULT_ROLE_VAR,
+    ROLES,
+    Actor,
+    Member,
+    Project,
+)
+from ._audit import BEFORE_SIGN_IN, AuditCheck, AuditEntry
 from ._blobs import CHUNK_SIZE
 from ._datasets import (
     add_to_dataset,
@@ -107,6 +145,17 @@ from ._datasets import (
     versions,
 )
 from ._db import BUSY_TIMEOUT, Store
+from ._members import (
+    audit,
+    create_project,
+    has_members,
+    members,
+    projects,
+    role,
+    set_role,
+    sign_in,
+    verify_audit,
+)
 from ._notes import add_note, select_notes
 from ._schema import MIGRATIONS, SCHEMA_VERSION
 from ._types import (
@@ -131,6 +180,17 @@ from ._types import (
 from ._urls import ENV_VAR, default_url, resolve_url
 
 __all__ = [
+    "ADMINS_VAR",
+    "ANONYMOUS",
+    "BEFORE_SIGN_IN",
+    "DEFAULT_PROJECT",
+    "DEFAULT_ROLE_VAR",
+    "ROLES",
+    "Actor",
+    "AuditCheck",
+    "AuditEntry",
+    "Member",
+    "Project",
     "BUSY_TIMEOUT",
     "CHUNK_SIZE",
     "ENV_VAR",
@@ -208,8 +268,10 @@ class Workspace:
 
     # ------------------------------------------------------------------ datasets
     def save_dataset(self, files: Sequence[tuple[str, str, FileContent]], *, name: str,
-                     note: str = "", saved_by: str,
-                     rounds: Mapping[str, FileRounds] | None = None) -> DatasetInfo:
+                     note: str = "", saved_by: str | None = None,
+                     rounds: Mapping[str, FileRounds] | None = None,
+                     actor: Actor = ANONYMOUS,
+                     project: str = DEFAULT_PROJECT) -> DatasetInfo:
         """Save a set of files as a dataset; the same files again return the saved one.
 
         Parameters
@@ -224,11 +286,20 @@ class Workspace:
         note:
             Free text saved with it.
         saved_by:
-            Who saves it.
+            Who saves it, as typed by a person not signed in (required then); the
+            record of a signed-in ``actor`` names them (:attr:`Actor.label`) instead.
         rounds:
             For a set that will grow by rounds (months of labeling): the rounds and rows
             of each file, by file name (see :class:`FileRounds`). Files left out have
             unknown rounds; :meth:`add_to_dataset` asks for them then.
+        actor:
+            Who acts (see :class:`Actor`): refused with
+            :class:`~ireval_core.errors.NotAllowedError` unless their role in the
+            project allows it: saving needs ``editor``.
+            The default, the anonymous local user, may do everything in a workspace
+            without members (local mode), nothing in one with members.
+        project:
+            The project the dataset joins (see :meth:`projects`).
 
         Returns
         -------
@@ -240,7 +311,7 @@ class Workspace:
             :meth:`find_dataset` first, to tell the user.
         """
         return save_dataset(self._store, files, name=name, note=note, saved_by=saved_by,
-                            rounds=rounds)
+                            rounds=rounds, actor=actor, project=project)
 
     def find_dataset(self, dataset_id: str) -> DatasetInfo | None:
         """The dataset with this id (or unambiguous prefix), or ``None`` if none."""
@@ -269,8 +340,9 @@ class Workspace:
         return versions(self._store, dataset_id)
 
     def add_to_dataset(self, dataset_id: str, files: Sequence[tuple[str, str, FileContent]],
-                       *, rounds: Mapping[str, FileRounds], saved_by: str,
-                       replace: bool = False, note: str = "") -> DatasetInfo:
+                       *, rounds: Mapping[str, FileRounds], saved_by: str | None = None,
+                       replace: bool = False, note: str = "",
+                       actor: Actor = ANONYMOUS) -> DatasetInfo:
         """Add files (e.g. next month's labeling file) to a saved dataset, as its next
         version: same id and name; the earlier versions stay as they were, readable.
 
@@ -284,13 +356,21 @@ class Workspace:
             The rounds and rows of every added file, by name (:class:`FileRounds`); also,
             for a dataset saved without them, those of its files (by name).
         saved_by:
-            Who adds them.
+            Who adds them, as typed by a person not signed in (required then); the
+            record of a signed-in ``actor`` names them instead.
         replace:
             ``False`` (the default): a round the dataset already has is refused. ``True``:
             the files holding those rounds are left out of the new version (they stay in
             the earlier ones); each must hold only rounds the added files bring.
         note:
             Free text kept with the version.
+        actor:
+            Who acts (see :class:`Actor`): refused with
+            :class:`~ireval_core.errors.NotAllowedError` unless their role in the
+            project allows it: adding labeling files only (kinds ``labels``, ``gsb``)
+            needs ``rater``, other files ``editor``.
+            The default, the anonymous local user, may do everything in a workspace
+            without members (local mode), nothing in one with members.
 
         Returns
         -------
@@ -308,7 +388,7 @@ class Workspace:
             ``rounds``), or an added file's name is taken by a file that stays.
         """
         return add_to_dataset(self._store, dataset_id, files, rounds=rounds,
-                              saved_by=saved_by, replace=replace, note=note)
+                              saved_by=saved_by, replace=replace, note=note, actor=actor)
 
     def read_file(self, dataset_id: str, position: int) -> bytes:
         """The bytes of the file at ``position`` (see :attr:`FileInfo.position`).
@@ -317,11 +397,13 @@ class Workspace:
         """
         return read_file(self._store, dataset_id, position)
 
-    def delete_dataset(self, dataset_id: str, *, confirm: str) -> DeletedDataset:
+    def delete_dataset(self, dataset_id: str, *, confirm: str,
+                       actor: Actor = ANONYMOUS) -> DeletedDataset:
         """Delete a dataset, its notes and the file contents no other dataset uses.
 
         Deleting is final. ``confirm`` must repeat the dataset's full id or its short
-        id (:attr:`DatasetInfo.short_id`): a UI asks the user to type it.
+        id (:attr:`DatasetInfo.short_id`): a UI asks the user to type it. ``actor``: who
+        deletes (an ``admin`` of the dataset's project; see :meth:`save_dataset`).
 
         Raises
         ------
@@ -330,11 +412,12 @@ class Workspace:
         DatasetNotFoundError
             No such dataset (perhaps already deleted).
         """
-        return delete_dataset(self._store, dataset_id, confirm=confirm)
+        return delete_dataset(self._store, dataset_id, confirm=confirm, actor=actor)
 
     # ---------------------------------------------------------------------- notes
-    def add_note(self, dataset_id: str, target: Target, text: str, *, author: str,
-                 kind: str = "note", supersedes: int | None = None) -> Note:
+    def add_note(self, dataset_id: str, target: Target, text: str, *,
+                 author: str | None = None, kind: str = "note",
+                 supersedes: int | None = None, actor: Actor = ANONYMOUS) -> Note:
         """Append a note (or a decision) on a dataset, a comparison or a query.
 
         Parameters
@@ -347,16 +430,23 @@ class Workspace:
         text:
             The note, any Unicode, several lines allowed.
         author:
-            Who writes it.
+            Who writes it, as typed by a person not signed in (required then); a
+            signed-in ``actor``'s note names them (:attr:`Actor.label`) instead.
         kind:
             ``"note"`` or ``"decision"``.
         supersedes:
             To edit a note: the id of the note on the same dataset and target that
             this one replaces. The old note is kept (append-only); :meth:`notes`
             shows only the latest version unless asked for the history.
+        actor:
+            Who acts (see :class:`Actor`): refused with
+            :class:`~ireval_core.errors.NotAllowedError` unless their role in the
+            project allows it: a note or a decision needs ``editor``.
+            The default, the anonymous local user, may do everything in a workspace
+            without members (local mode), nothing in one with members.
         """
         return add_note(self._store, dataset_id, target, text, author=author, kind=kind,
-                        supersedes=supersedes)
+                        supersedes=supersedes, actor=actor)
 
     def notes(self, dataset_id: str | None = None, target: Target | None = None, *,
               kind: str | None = None, include_superseded: bool = False) -> list[Note]:
@@ -382,3 +472,61 @@ class Workspace:
     def usage(self) -> WorkspaceUsage:
         """Counts and sizes of what the workspace holds."""
         return usage(self._store)
+
+    # ---------------------------------------------------------- people and roles
+    def sign_in(self, actor: Actor) -> str | None:
+        """Record that ``actor`` signed in; their role in the default project.
+
+        A person not yet a member of the default project joins it as ``admin`` when
+        ``IREVAL_ADMINS`` (comma-separated e-mails) lists them, as ``viewer`` when
+        ``IREVAL_DEFAULT_ROLE=viewer``, else not at all (``None``: no access until an
+        admin adds them). A member keeps the role they have. Joining is in the audit log.
+        """
+        return sign_in(self._store, actor)
+
+    def role(self, actor: Actor, project: str = DEFAULT_PROJECT) -> str | None:
+        """``actor``'s role in ``project`` (one of :data:`ROLES`), ``None`` for no access.
+
+        The anonymous local user is ``admin`` while the workspace has no members (local
+        mode) and has no access once it has (see :meth:`has_members`).
+        """
+        return role(self._store, actor, project)
+
+    def has_members(self) -> bool:
+        """Whether any project has a member: the workspace is then in team mode, where
+        only signed-in people act, each as their role allows."""
+        return has_members(self._store)
+
+    def members(self, project: str = DEFAULT_PROJECT, *, actor: Actor) -> list[Member]:
+        """The members of ``project`` and their roles, by e-mail (``actor``: an admin)."""
+        return members(self._store, project, actor=actor)
+
+    def set_role(self, email: str, role: str | None, *, actor: Actor,
+                 project: str = DEFAULT_PROJECT, name: str = "") -> Member | None:
+        """Add a member to ``project``, change their role, or remove them (``role=None``).
+
+        ``actor`` must be an admin of the project; the last admin cannot be demoted or
+        removed. ``name``: the person's display name (kept from before when empty).
+        Returns the member (``None`` when removed). The change is in the audit log.
+        """
+        return set_role(self._store, email, role, actor=actor, project=project, name=name)
+
+    def projects(self) -> list[Project]:
+        """Every project, the default (:data:`DEFAULT_PROJECT`) first."""
+        return projects(self._store)
+
+    def create_project(self, name: str, *, actor: Actor) -> Project:
+        """A new, empty project; ``actor`` (an admin of the default project) becomes its
+        admin. The creation is in the audit log."""
+        return create_project(self._store, name, actor=actor)
+
+    # ---------------------------------------------------------------- audit log
+    def audit(self, since: str | datetime | None = None) -> list[AuditEntry]:
+        """The audit log, oldest first; ``since``: only the rows at or after that time
+        (a datetime, naive meaning UTC, or ISO 8601 text: ``2026-11-01``)."""
+        return audit(self._store, since)
+
+    def verify_audit(self) -> AuditCheck:
+        """Check the audit log's hash chain: intact, or the first row changed or removed
+        and what is wrong with it."""
+        return verify_audit(self._store)

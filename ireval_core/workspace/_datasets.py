@@ -17,9 +17,11 @@ from sqlalchemy.engine import Connection
 
 from ..errors import invalid_parameter
 from ..params import Options
+from ._access import ANONYMOUS, DEFAULT_PROJECT, Actor, dataset_project, project_id, require
 from ._blobs import lock_for_delete, lock_or_insert, present, read_blob, remove_unused, split_chunks
 from ._db import Store, insert_or_skip
-from ._schema import BLOBS, DATASETS, FILES, NOTES, VERSION_FILES, VERSIONS
+from ._members import check_actor, log, recorded_name
+from ._schema import BLOBS, DATASETS, FILES, NOTES, PROJECTS, VERSION_FILES, VERSIONS
 from ._types import (
     FILE_KINDS,
     SHORT_ID_LENGTH,
@@ -203,14 +205,20 @@ def dataset_id_from_sha256(entries: Sequence[tuple[str, str, str]]) -> str:
 
 
 def save_dataset(store: Store, files: Sequence[tuple[str, str, FileContent]], *, name: str,
-         note: str = "", saved_by: str,
-         rounds: Mapping[str, FileRounds] | None = None) -> DatasetInfo:
+                 note: str = "", saved_by: str | None = None,
+                 rounds: Mapping[str, FileRounds] | None = None, actor: Actor = ANONYMOUS,
+                 project: str = DEFAULT_PROJECT) -> DatasetInfo:
     """Save ``files`` as a dataset (see :meth:`Workspace.save_dataset`)."""
     fn = "Workspace.save_dataset"
     checked = file_tuples(files, fn)
     check_text(name, "name", fn)
     check_text(note, "note", fn, allow_empty=True)
-    check_text(saved_by, "saved_by", fn)
+    check_actor(actor, fn)
+    who = recorded_name(actor, saved_by, "saved_by", fn)
+    check_text(project, "project", fn)
+    with store.transaction("read the roles") as conn:
+        pid = project_id(conn, project, fn)
+        require(conn, actor, pid, "editor", "save a dataset")
     stated = check_rounds(rounds, {n for _, n, _ in checked}, fn)
     hashes = [hashlib.sha256(view).hexdigest() for _, _, view in checked]
     dataset_id = manifest_id([(k, n, h) for (k, n, _), h in zip(checked, hashes,
@@ -226,6 +234,7 @@ def save_dataset(store: Store, files: Sequence[tuple[str, str, FileContent]], *,
                 if sha not in stored}
 
     def work(conn: Connection) -> DatasetInfo:
+        require(conn, actor, pid, "editor", "save a dataset")
         now = utc_now()
         # lock (or create) every content in one global order: no deadlock, and no
         # concurrent delete can remove a content this dataset is about to use
@@ -233,7 +242,8 @@ def save_dataset(store: Store, files: Sequence[tuple[str, str, FileContent]], *,
             lock_or_insert(conn, store.dialect, sha, content[sha], prepared, now)
         inserted = conn.execute(
             insert_or_skip(store.dialect, DATASETS)
-            .values(id=dataset_id, name=name, note=note, saved_by=saved_by, saved_at=now)
+            .values(id=dataset_id, name=name, note=note, saved_by=who, saved_at=now,
+                    project_id=pid)
             .on_conflict_do_nothing(index_elements=["id"])
             .returning(DATASETS.c.id)).first()
         if inserted is not None:  # else a concurrent save of the same files won
@@ -243,11 +253,13 @@ def save_dataset(store: Store, files: Sequence[tuple[str, str, FileContent]], *,
                 for i, ((kind, fname, _), sha) in enumerate(zip(checked, hashes,
                                                                 strict=True))])
             conn.execute(VERSIONS.insert().values(dataset_id=dataset_id, version=1,
-                                                   saved_at=now, saved_by=saved_by,
-                                                   note=note))
+                                                  saved_at=now, saved_by=who, note=note))
             conn.execute(VERSION_FILES.insert(), [
                 member_row(dataset_id, 1, i, True, stated.get(fname))
                 for i, (_, fname, _) in enumerate(checked)])
+            log(conn, store, actor, "dataset saved", project=project, target=dataset_id,
+                who=who, detail={"name": name, "version": 1,
+                                 "files": [fname for _, fname, _ in checked]})
         return infos(conn, DATASETS.c.id == dataset_id)[0]
 
     return store.write(f"save dataset {name!r}", work)
@@ -294,8 +306,10 @@ def latest_version(conn: Connection, full: str) -> int:
 def infos(conn: Connection, where: sa.ColumnElement[bool], *,
            version: int | None = None) -> list[DatasetInfo]:
     """The datasets ``where`` selects, each at ``version`` (``None``: its newest)."""
-    rows = conn.execute(sa.select(DATASETS).where(where).order_by(
-        DATASETS.c.saved_at.desc(), DATASETS.c.id)).all()
+    rows = conn.execute(sa.select(DATASETS, PROJECTS.c.name.label("project"))
+                        .join(PROJECTS, PROJECTS.c.id == DATASETS.c.project_id)
+                        .where(where).order_by(DATASETS.c.saved_at.desc(),
+                                               DATASETS.c.id)).all()
     latest_of = {str(i): int(v) for i, v in conn.execute(
         sa.select(VERSIONS.c.dataset_id, sa.func.max(VERSIONS.c.version))
         .join(DATASETS, DATASETS.c.id == VERSIONS.c.dataset_id)
@@ -317,7 +331,8 @@ def infos(conn: Connection, where: sa.ColumnElement[bool], *,
             files[f.dataset_id].append(file_info(f))
     return [DatasetInfo(id=r.id, name=r.name, note=r.note, saved_by=r.saved_by,
                         saved_at=utc(r.saved_at), files=tuple(files[r.id]),
-                        version=shown[r.id], latest_version=int(latest_of.get(r.id, 1)))
+                        version=shown[r.id], latest_version=int(latest_of.get(r.id, 1)),
+                        project=r.project)
             for r in rows]
 
 
@@ -358,12 +373,14 @@ def versions(store: Store, dataset_id: str) -> list[DatasetVersion]:
 
 def add_to_dataset(store: Store, dataset_id: str,
                    files: Sequence[tuple[str, str, FileContent]], *,
-                   rounds: Mapping[str, FileRounds], saved_by: str, replace: bool = False,
-                   note: str = "") -> DatasetInfo:
+                   rounds: Mapping[str, FileRounds], saved_by: str | None = None,
+                   replace: bool = False, note: str = "",
+                   actor: Actor = ANONYMOUS) -> DatasetInfo:
     """Add ``files`` as the next version (see :meth:`Workspace.add_to_dataset`)."""
     fn = "Workspace.add_to_dataset"
     checked = file_tuples(files, fn)
-    check_text(saved_by, "saved_by", fn)
+    check_actor(actor, fn)
+    who = recorded_name(actor, saved_by, "saved_by", fn)
     check_text(note, "note", fn, allow_empty=True)
     if not isinstance(replace, bool):
         raise invalid_parameter("replace", fn, "a bool", replace, error=TypeError)
@@ -374,8 +391,13 @@ def add_to_dataset(store: Store, dataset_id: str,
         raise invalid_parameter("rounds", fn, "the rounds of every added file (missing: "
                                 + ", ".join(missing) + ")", sorted(stated))
     hashes = [hashlib.sha256(view).hexdigest() for _, _, view in checked]
+    # labeling rounds are a rater's to add; other files an editor's
+    needed = "rater" if all(kind in ("labels", "gsb") for kind, _, _ in checked) else "editor"
+    action = "add labeling rounds" if needed == "rater" else "add files to a dataset"
     with store.transaction("read a dataset") as conn:
         full = store.resolve(conn, dataset_id, fn)
+        pid, project = dataset_project(conn, full)
+        require(conn, actor, pid, needed, action)
         stored = present(conn, hashes)
     content = dict(zip(hashes, (view for _, _, view in checked), strict=True))
     prepared = {sha: split_chunks(view) for sha, view in content.items()
@@ -389,6 +411,7 @@ def add_to_dataset(store: Store, dataset_id: str,
                             .with_for_update()).first()  # one adder at a time
         if head is None:
             raise store.not_found(dataset_id)
+        require(conn, actor, pid, needed, action)
         current = infos(conn, DATASETS.c.id == full)[0]
         kept = {(f.name, f.sha256) for f in current.files}
         if all((n, h) in kept for (_, n, _), h in zip(checked, hashes, strict=True)):
@@ -398,7 +421,7 @@ def add_to_dataset(store: Store, dataset_id: str,
         next_position = int(conn.execute(sa.select(sa.func.count()).where(
             FILES.c.dataset_id == full)).scalar_one())
         conn.execute(VERSIONS.insert().values(dataset_id=full, version=version,
-                                               saved_at=now, saved_by=saved_by, note=note))
+                                              saved_at=now, saved_by=who, note=note))
         members: list[dict[str, object]] = [
             {"dataset_id": full, "version": version, "position": f.position,
              "added": False,
@@ -411,6 +434,10 @@ def add_to_dataset(store: Store, dataset_id: str,
             members.append(member_row(full, version, next_position + i, True, stated[fname]))
         conn.execute(FILES.insert(), new_files)
         conn.execute(VERSION_FILES.insert(), members)
+        log(conn, store, actor, "version added", project=project, target=full, who=who,
+            detail={"name": head.name, "version": version,
+                    "files": [f["name"] for f in new_files], "replace": replace,
+                    "rounds": sorted({r for n in added_names for r in stated[n].rounds})})
         return infos(conn, DATASETS.c.id == full)[0]
 
     return store.write(f"add files to dataset {full[:SHORT_ID_LENGTH]}", work)
@@ -434,11 +461,15 @@ def read_file(store: Store, dataset_id: str, position: int) -> bytes:
                           what=f"file {position} of dataset {full[:SHORT_ID_LENGTH]}")
 
 
-def delete_dataset(store: Store, dataset_id: str, *, confirm: str) -> DeletedDataset:
+def delete_dataset(store: Store, dataset_id: str, *, confirm: str,
+                   actor: Actor = ANONYMOUS) -> DeletedDataset:
     """Delete a dataset (see :meth:`Workspace.delete_dataset`)."""
     fn = "Workspace.delete_dataset"
+    check_actor(actor, fn)
     with store.transaction("read a dataset") as conn:
         full = store.resolve(conn, dataset_id, fn)
+        pid, project = dataset_project(conn, full)
+        require(conn, actor, pid, "admin", "delete a dataset")
     if not isinstance(confirm, str) or confirm.strip().lower() not in (
             full, full[:SHORT_ID_LENGTH]):
         raise invalid_parameter(
@@ -456,6 +487,7 @@ def delete_dataset(store: Store, dataset_id: str, *, confirm: str) -> DeletedDat
                            .with_for_update()).first()  # waits for add_note
         if row is None:
             raise store.not_found(dataset_id)
+        require(conn, actor, pid, "admin", "delete a dataset")
         # (counted with RETURNING: psycopg's rowcount is not reliable through SQLAlchemy)
         n_notes = len(conn.execute(sa.delete(NOTES).where(NOTES.c.dataset_id == full)
                                    .returning(NOTES.c.id)).all())
@@ -465,6 +497,8 @@ def delete_dataset(store: Store, dataset_id: str, *, confirm: str) -> DeletedDat
                                    .returning(FILES.c.position)).all())
         conn.execute(sa.delete(DATASETS).where(DATASETS.c.id == full))  # locked above
         removed, freed = remove_unused(conn, shas)
+        log(conn, store, actor, "dataset deleted", project=project, target=full,
+            detail={"name": row.name, "files": n_files, "notes": n_notes})
         return DeletedDataset(id=full, name=row.name, files=n_files, notes=n_notes,
                               blobs_removed=removed, bytes_freed=freed)
 

@@ -6,30 +6,39 @@ the current notes are those no later note supersedes.
 
 from __future__ import annotations
 
+import hashlib
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ..errors import invalid_parameter
 from ..params import InstanceOf, Options, any_of, check
+from ._access import ANONYMOUS, Actor, dataset_project, require
 from ._db import Store
+from ._members import check_actor, log, recorded_name
 from ._schema import DATASETS, NOTES
 from ._types import NOTE_KINDS, Note, Target, check_text, stored_keys, utc, utc_now
 
 
-def add_note(store: Store, dataset_id: str, target: Target, text: str, *, author: str,
-             kind: str = "note", supersedes: int | None = None) -> Note:
+def add_note(store: Store, dataset_id: str, target: Target, text: str, *,
+             author: str | None = None, kind: str = "note", supersedes: int | None = None,
+             actor: Actor = ANONYMOUS) -> Note:
     """Append a note (see :meth:`Workspace.add_note`)."""
     fn = "Workspace.add_note"
     check(target, "target", fn, InstanceOf(Target))
     check_text(text, "text", fn)
-    check_text(author, "author", fn)
+    check_actor(actor, fn)
+    who = recorded_name(actor, author, "author", fn)
     check(kind, "kind", fn, Options(NOTE_KINDS))
     if supersedes is not None and (isinstance(supersedes, bool)
                                    or not isinstance(supersedes, int)):
         raise invalid_parameter("supersedes", fn, "None or a note id", supersedes,
                                 error=TypeError)
+    action = "record a decision" if kind == "decision" else "add a note"
     with store.transaction("read a dataset") as conn:
         full = store.resolve(conn, dataset_id, fn)
+        pid, project = dataset_project(conn, full)
+        require(conn, actor, pid, "editor", action)
         if supersedes is not None:
             old = conn.execute(sa.select(NOTES).where(NOTES.c.id == supersedes)).first()
             if old is None or (old.dataset_id, old.target_kind, old.target_key) != (
@@ -42,10 +51,16 @@ def add_note(store: Store, dataset_id: str, target: Target, text: str, *, author
         if conn.execute(sa.select(DATASETS.c.id).where(DATASETS.c.id == full)
                         .with_for_update(key_share=True)).first() is None:
             raise store.not_found(dataset_id)
-        return int(conn.execute(NOTES.insert().values(
+        require(conn, actor, pid, "editor", action)
+        note_id = int(conn.execute(NOTES.insert().values(
             dataset_id=full, target_kind=target.kind, target_key=target.key, kind=kind,
-            text=text, author=author, created_at=utc_now(), supersedes=supersedes)
+            text=text, author=who, created_at=utc_now(), supersedes=supersedes)
             .returning(NOTES.c.id)).scalar_one())
+        log(conn, store, actor, "decision recorded" if kind == "decision" else "note added",
+            project=project, target=f"note {note_id}", who=who,
+            detail={"dataset": full, "on": str(target), "supersedes": supersedes,
+                    "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()})
+        return note_id
 
     note_id = store.write("add a note", work)
     with store.transaction("read a note") as conn:

@@ -7,12 +7,16 @@ once released: a change of schema is a new migration and a change of the live ta
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
+from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ._types import WorkspaceError, utc_now
+from ._types import WorkspaceError, utc, utc_now
 
 _PG_LOCK_KEY = 0x1E7A1  # advisory lock held while migrating a PostgreSQL workspace
 
@@ -49,6 +53,7 @@ DATASETS = sa.Table(
     sa.Column("note", sa.Text, nullable=False),
     sa.Column("saved_by", sa.Text, nullable=False),
     sa.Column("saved_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("project_id", sa.Integer, nullable=False),  # PROJECTS.c.id (not enforced)
 )
 FILES = sa.Table(
     "dataset_files", META,
@@ -87,6 +92,41 @@ NOTES = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("supersedes", sa.Integer, sa.ForeignKey("notes.id"), nullable=True),
     sqlite_autoincrement=True,  # never reuse the id of a deleted note
+)
+PROJECTS = sa.Table(
+    "projects", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.Text, nullable=False, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sqlite_autoincrement=True,
+)
+MEMBERS = sa.Table(
+    "members", META,
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), primary_key=True),
+    sa.Column("email", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("added_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("added_by", sa.Text, nullable=False),
+)
+AUDIT_LOG = sa.Table(
+    "audit_log", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("at", sa.String(32), nullable=False),
+    sa.Column("actor_email", sa.Text, nullable=False),
+    sa.Column("actor_name", sa.Text, nullable=False),
+    sa.Column("action", sa.String(32), nullable=False),
+    sa.Column("project", sa.Text, nullable=False),
+    sa.Column("target", sa.Text, nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+    sa.Column("prev_hash", sa.String(64), nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+)
+AUDIT_HEAD = sa.Table(
+    "audit_head", META,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("rows", sa.Integer, nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
 )
 
 
@@ -186,10 +226,89 @@ def _migration_3(conn: Connection) -> None:
         sa.select(files.c.dataset_id, sa.literal(1), files.c.position, sa.true())))
 
 
+def _migration_4(conn: Connection) -> None:
+    """Version 4: projects, members with their roles, and the audit log; every dataset
+    in the project "default", every dataset version and note written before in the log,
+    attributed to "before sign-in", in the order they were written (frozen: never edit)."""
+    meta = sa.MetaData()
+    projects = sa.Table(
+        "projects", meta,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("name", sa.Text, nullable=False, unique=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sqlite_autoincrement=True)
+    sa.Table("members", meta,
+             sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"),
+                       primary_key=True),
+             sa.Column("email", sa.Text, primary_key=True),
+             sa.Column("name", sa.Text, nullable=False),
+             sa.Column("role", sa.String(16), nullable=False),
+             sa.Column("added_at", sa.DateTime(timezone=True), nullable=False),
+             sa.Column("added_by", sa.Text, nullable=False))
+    audit = sa.Table(
+        "audit_log", meta,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("at", sa.String(32), nullable=False),
+        sa.Column("actor_email", sa.Text, nullable=False),
+        sa.Column("actor_name", sa.Text, nullable=False),
+        sa.Column("action", sa.String(32), nullable=False),
+        sa.Column("project", sa.Text, nullable=False),
+        sa.Column("target", sa.Text, nullable=False),
+        sa.Column("detail", sa.Text, nullable=False),
+        sa.Column("prev_hash", sa.String(64), nullable=False),
+        sa.Column("hash", sa.String(64), nullable=False))
+    head = sa.Table("audit_head", meta,
+                    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                    sa.Column("rows", sa.Integer, nullable=False),
+                    sa.Column("hash", sa.String(64), nullable=False))
+    meta.create_all(conn)
+    now = utc_now()
+    pid = int(conn.execute(projects.insert().values(name="default", created_at=now)
+                           .returning(projects.c.id)).scalar_one())
+    conn.execute(sa.text("ALTER TABLE datasets ADD COLUMN project_id INTEGER NOT NULL "
+                         f"DEFAULT {pid}"))
+    rows = _history_before_sign_in(conn)
+    prev = "0" * 64
+    for i, (at, action, target, detail) in enumerate(rows, start=1):
+        stamp = utc(at).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        body = json.dumps(detail, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        content = json.dumps([i, stamp, "", "before sign-in", action, "default", target,
+                              body, prev], ensure_ascii=False, separators=(",", ":"))
+        digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+        conn.execute(audit.insert().values(
+            id=i, at=stamp, actor_email="", actor_name="before sign-in", action=action,
+            project="default", target=target, detail=body, prev_hash=prev, hash=digest))
+        prev = digest
+    if rows:
+        conn.execute(head.insert().values(id=1, rows=len(rows), hash=prev))
+
+
+def _history_before_sign_in(conn: Connection) -> list[tuple[datetime, str, str, dict[str, Any]]]:
+    """``(when, action, target, detail)`` of every dataset version and note of a version 3
+    database, oldest first (frozen with :func:`_migration_4`)."""
+    out: list[tuple[datetime, str, str, dict[str, Any]]] = []
+    for r in conn.execute(sa.text(
+            "SELECT v.dataset_id, v.version, v.saved_at, v.saved_by, d.name "
+            "FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id")).all():
+        action = "dataset saved" if r.version == 1 else "version added"
+        out.append((r.saved_at if isinstance(r.saved_at, datetime)
+                    else datetime.fromisoformat(str(r.saved_at)), action, r.dataset_id,
+                    {"name": r.name, "version": int(r.version), "saved_by": r.saved_by}))
+    for r in conn.execute(sa.text(
+            "SELECT id, dataset_id, kind, author, created_at FROM notes")).all():
+        out.append((r.created_at if isinstance(r.created_at, datetime)
+                    else datetime.fromisoformat(str(r.created_at)),
+                    "decision recorded" if r.kind == "decision" else "note added",
+                    f"note {r.id}", {"dataset": r.dataset_id, "author": r.author}))
+    out.sort(key=lambda e: (utc(e[0]), e[1] != "dataset saved", e[2]))
+    return out
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "datasets: content-addressed files in chunks", _migration_1),
     (2, "notes and decisions on datasets, comparisons and queries", _migration_2),
     (3, "versions of a dataset: files added by rounds, earlier versions kept", _migration_3),
+    (4, "projects, members and roles; the audit log", _migration_4),
 )
 """``(version, description, function)`` applied in order, all in one transaction, by
 :meth:`Workspace.open` to bring an older database up to :data:`SCHEMA_VERSION`."""

@@ -172,6 +172,8 @@ class DatasetInfo:
     """The version these files are (1 = as first saved)."""
     latest_version: int = 1
     """The dataset's newest version: newer than :attr:`version` when this is an old one."""
+    project: str = "default"
+    """The project the dataset is in (see :meth:`Workspace.projects`)."""
 
     @property
     def rounds(self) -> tuple[str, ...]:
