@@ -44,13 +44,15 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if args.verify:
             check = ws.verify_audit()
             if check.intact:
-                out.write(f"audit log intact: {check.rows} rows in {ws.url}\n")
+                rows_word = "row" if check.rows == 1 else "rows"
+                out.write(f"audit log intact: {check.rows} {rows_word} in {ws.url}\n")
                 return 0
             sys.stderr.write(f"audit log broken at row {check.broken_row} in {ws.url}: "
                              f"{check.reason}\n")
             return 1
+        rows = ws.audit(since=args.since)
         out.write("row\tat\twho\taction\tproject\ttarget\tdetail\n")
-        for e in ws.audit(since=args.since):
+        for e in rows:
             out.write(f"{e.id}\t{e.at}\t{_one_line(e.who)}\t{e.action}\t"
                       f"{_one_line(e.project)}\t{_one_line(e.target)}\t{_one_line(e.detail)}\n")
     return 0

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import io
 import re
+import sqlite3
 from contextlib import redirect_stderr
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -164,6 +166,12 @@ def test_a_person_has_a_role_per_project(ws: Workspace, monkeypatch: pytest.Monk
         "viewer", "editor", None)
     info = ws.save_dataset([("run", "r.txt", RUN)], name="s", actor=VIC, project="search")
     assert info.project == "search" and ws.get_dataset(info.id).project == "search"
+    home = ws.save_dataset([("qrels", "q.txt", QRELS)], name="h", actor=EDD)
+    assert [d.name for d in ws.list_datasets(actor=EDD)] == ["h"]  # not a member of search
+    assert [d.name for d in ws.list_datasets(actor=VIC)] == ["h", "s"]
+    assert ws.list_datasets(actor=ANONYMOUS) == []  # team mode: not signed in, no access
+    assert ws.list_datasets(project="search") == [ws.get_dataset(info.id)]
+    assert ws.list_datasets() == [home, ws.get_dataset(info.id)]
     ws.add_note(info.id, Target.query("q1"), "odd", actor=VIC)
     with pytest.raises(NotAllowedError, match="in project 'search'"):
         ws.add_note(info.id, Target.query("q1"), "odd", actor=EDD)
@@ -207,6 +215,10 @@ def test_the_chain_verifies_and_names_an_edited_row(
     assert lines[5].split("\t")[2:4] == ["Edd Editor <edd@example.org>", "dataset saved"]
     status, out, _ = cli("workspace", "--url", url, "audit", "--since", "2999-01-01")
     assert (status, out.count("\n")) == (0, 1)
+    status, out, err = cli("workspace", "--url", url, "audit", "--since", "yesterday")
+    assert (status, out) == (2, "") and err.startswith(
+        "The 'since' parameter of Workspace.audit must be None, a datetime or an ISO 8601 "
+        "date or time")
 
     sql(url, "UPDATE audit_log SET actor_email = 'vic@example.org' WHERE id = 7")
     check = ws.verify_audit()
@@ -241,7 +253,6 @@ def make_v3_workspace(url: str) -> tuple[str, str]:
     the schema its migrations build, rows written with plain SQL as that code wrote them:
     a dataset of two versions, a note, its edit and a decision. Its id and blob hash."""
     if url.startswith("sqlite"):
-        from pathlib import Path
         Path(resolve_url(url).database or "").parent.mkdir(parents=True, exist_ok=True)
     dataset = "e" * 64
     sha = "a" * 64
@@ -304,3 +315,37 @@ def test_a_workspace_of_schema_3_is_migrated_keeping_every_row(
         team(ws, monkeypatch)
         ws.add_note(dataset, Target.dataset(), "signed", actor=EDD)
         assert len(ws.audit()) == 11 and ws.verify_audit().intact
+
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace_v3.sql"
+
+
+def test_a_file_written_by_the_schema_3_code_is_migrated(tmp_path: Path) -> None:
+    """``fixtures/workspace_v3.sql``: the dump of a SQLite workspace that the code of
+    schema version 3 wrote (two datasets, one grown to a second version, a note, its edit
+    and a decision), made a file again and opened by this code."""
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(FIXTURE.read_text(encoding="utf-8"))
+    conn.close()
+    before = {t: sql(f"sqlite:///{path}", f"SELECT * FROM {t}") for t in (
+        "datasets", "dataset_files", "dataset_versions", "version_files", "notes",
+        "blob_chunks")}
+    with Workspace.open(str(path)) as ws:
+        assert ws.schema_version == 4
+        for table, rows in before.items():
+            now = sql(f"sqlite:///{path}", f"SELECT * FROM {table}")
+            assert [r[:len(rows[0])] for r in now] == rows, table  # datasets: + project_id
+        baseline, labels = sorted(ws.list_datasets(), key=lambda d: d.name)
+        assert ws.read_file(baseline.id, 1).startswith(b"q1 Q0 d1 1 2.5 bm25")
+        assert [v.saved_by for v in ws.versions(labels.id)] == ["bo", "cy"]
+        assert labels.rounds == ("2026-09", "2026-10") and labels.project == "default"
+        assert [(n.author, n.kind) for n in ws.notes(baseline.id)] == [
+            ("bo", "note"), ("di", "decision")]
+        log = ws.audit()
+        assert [(e.action, e.who) for e in log] == [
+            ("dataset saved", BEFORE_SIGN_IN), ("dataset saved", BEFORE_SIGN_IN),
+            ("version added", BEFORE_SIGN_IN), ("note added", BEFORE_SIGN_IN),
+            ("note added", BEFORE_SIGN_IN), ("decision recorded", BEFORE_SIGN_IN)]
+        assert [e.target for e in log[:3]] == [baseline.id, labels.id, labels.id]
+        assert ws.verify_audit().intact

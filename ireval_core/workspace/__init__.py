@@ -326,9 +326,15 @@ class Workspace:
         """
         return get_dataset(self._store, dataset_id, version)
 
-    def list_datasets(self) -> list[DatasetInfo]:
-        """Every dataset, the most recently saved first."""
-        return list_datasets(self._store)
+    def list_datasets(self, *, actor: Actor | None = None,
+                      project: str | None = None) -> list[DatasetInfo]:
+        """Every dataset, the most recently saved first.
+
+        ``actor``: only the datasets of the projects where they have a role (every one for
+        the anonymous local user in local mode, none once the workspace has members);
+        ``project``: only that project's.
+        """
+        return list_datasets(self._store, actor=actor, project=project)
 
     def files(self, dataset_id: str) -> tuple[FileInfo, ...]:
         """The files of a dataset, in their order (see :meth:`read_file`)."""

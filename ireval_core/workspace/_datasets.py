@@ -17,7 +17,15 @@ from sqlalchemy.engine import Connection
 
 from ..errors import invalid_parameter
 from ..params import Options
-from ._access import ANONYMOUS, DEFAULT_PROJECT, Actor, dataset_project, project_id, require
+from ._access import (
+    ANONYMOUS,
+    DEFAULT_PROJECT,
+    Actor,
+    dataset_project,
+    project_id,
+    require,
+    role_of,
+)
 from ._blobs import lock_for_delete, lock_or_insert, present, read_blob, remove_unused, split_chunks
 from ._db import Store, insert_or_skip
 from ._members import check_actor, log, recorded_name
@@ -292,10 +300,21 @@ def get_dataset(store: Store, dataset_id: str, version: int | None = None) -> Da
     return found[0]
 
 
-def list_datasets(store: Store) -> list[DatasetInfo]:
-    """Every dataset, the most recently saved first."""
+def list_datasets(store: Store, *, actor: Actor | None = None,
+                  project: str | None = None) -> list[DatasetInfo]:
+    """The datasets (see :meth:`Workspace.list_datasets`), the most recently saved first."""
+    fn = "Workspace.list_datasets"
+    if actor is not None:
+        check_actor(actor, fn)
     with store.transaction("list datasets") as conn:
-        return infos(conn, sa.true())
+        where: list[sa.ColumnElement[bool]] = []
+        if project is not None:
+            where.append(DATASETS.c.project_id == project_id(conn, project, fn))
+        if actor is not None:
+            readable = [p for p in conn.execute(sa.select(PROJECTS.c.id)).scalars()
+                        if role_of(conn, actor, int(p)) is not None]
+            where.append(DATASETS.c.project_id.in_(readable))
+        return infos(conn, sa.and_(sa.true(), *where))
 
 
 def latest_version(conn: Connection, full: str) -> int:
