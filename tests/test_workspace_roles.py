@@ -349,3 +349,34 @@ def test_a_file_written_by_the_schema_3_code_is_migrated(tmp_path: Path) -> None
             ("note added", BEFORE_SIGN_IN), ("decision recorded", BEFORE_SIGN_IN)]
         assert [e.target for e in log[:3]] == [baseline.id, labels.id, labels.id]
         assert ws.verify_audit().intact
+
+
+def test_concurrent_writers_keep_one_chain(ws: Workspace, url: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four sessions (each its own Workspace, its own connections) write notes at once:
+    the log has every write once, numbered without a gap, and its chain verifies."""
+    import threading
+
+    team(ws, monkeypatch)
+    info = ws.save_dataset([("qrels", "q.txt", QRELS)], name="d", actor=EDD)
+    errors: list[BaseException] = []
+
+    def session(i: int) -> None:
+        try:
+            with Workspace.open(url) as mine:
+                for j in range(5):
+                    mine.add_note(info.id, Target.query(f"q{i}"), f"note {j}", actor=EDD)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=session, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    log = ws.audit()
+    assert [e.id for e in log] == list(range(1, 26))  # 4 set-up + 1 save + 20 notes
+    assert sorted(e.target for e in log if e.action == "note added") == sorted(
+        f"note {n.id}" for n in ws.notes(info.id))
+    assert ws.verify_audit().intact
