@@ -6,8 +6,9 @@ PORT   ?= 8501
 # Loopback only by default; ADDRESS=0.0.0.0 serves a team, with sign-in configured
 # (README, "Sign-in") or IREVAL_ALLOW_ANONYMOUS=1 (refused otherwise).
 ADDRESS ?= 127.0.0.1
-# make test spreads the suite over this many pytest-xdist workers (the browser tests stay
-# together on one of them); TEST_WORKERS=0 runs it in one process.
+# make test spreads the suite over this many pytest-xdist workers (the browser tests run in
+# two groups, one module at a time in each: tests/conftest.py); TEST_WORKERS=0 runs it in one
+# process. IREVAL_FULL_GRID=1 runs the full parameter grids and fuzz searches (tests/README.md).
 TEST_WORKERS ?= 2
 
 .PHONY: run test lint bench sample browser tex postgres clean

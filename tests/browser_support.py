@@ -201,3 +201,21 @@ def no_exception(pg: Any) -> None:
     """No exception box and no traceback on the page."""
     assert pg.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in pg.inner_text("body")
+
+
+_CHARTS_DRAWN = """() => {
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+  return charts.length > 0 && charts.every(c => {
+    const plot = c.querySelector('.js-plotly-plot');
+    return plot && plot._fullLayout && plot._fullData && plot.querySelector('.main-svg');
+  });
+}"""
+
+
+def charts_drawn(pg: Any) -> None:
+    """Wait until the page shows at least one Plotly chart and plotly.js has drawn every
+    chart on it (its figure laid out, its SVG made), then until the page is unchanged for
+    half a second. Call after :func:`settle`: the script has sent every chart by then, and
+    they are made together once the browser has loaded plotly's code."""
+    pg.wait_for_function(_CHARTS_DRAWN)
+    pg.evaluate(_QUIET, 500)
