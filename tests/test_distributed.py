@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import logging
 import os
 import re
@@ -653,6 +654,43 @@ def test_duplicates_and_unreadable_inputs_are_format_errors(client, files, tmp_p
         evaluate_labeled(dd.from_pandas(rows, npartitions=2), ["AUC"], client=client)
 
 
+def test_every_format_declares_how_the_dask_engine_reads_it():
+    """A format of the readers without a Dask reading in io/detect.py would fall into no
+    reader: each one has an entry, and only the four ways the engine knows."""
+    from ireval_core.io.detect import DASK_READING, FORMATS, RUN_FORMATS, SIGNATURES
+
+    assert set(DASK_READING) == set(FORMATS) - {"auto"}
+    assert set(RUN_FORMATS) | {fmt for fmt, _ in SIGNATURES} <= set(DASK_READING)
+    assert set(DASK_READING.values()) <= {"lines", "dataset", "file", "memory"}
+
+
+def test_the_dask_reading_of_a_format_is_the_one_io_detect_declares(client, files, tmp_path,
+                                                                    monkeypatch):
+    """The Dask engine reads a format as io/detect.py's DASK_READING says, with no chain of
+    its own: JSON declared "file" is read whole by the in-memory reader, one partition per
+    file, and gives the in-memory numbers; TREC text declared "memory" is refused."""
+    from ireval_core.io import detect
+
+    runs = files["runs_df"]
+    paths = []
+    for tag in ("bm25", "neural"):
+        rows = runs[runs["tag"] == tag]
+        doc = {q: dict(zip(g["docid"], g["score"], strict=True))
+               for q, g in rows.groupby("qid", sort=False)}
+        paths.append(tmp_path / f"{tag}.json")
+        paths[-1].write_text(json.dumps(doc))
+    monkeypatch.setitem(detect.DASK_READING, "json", "file")
+    assert read_runs_dask(paths[0]).npartitions == 1
+    got = evaluate_dask(files["qrels"], paths, ["AP", "nDCG@10", "NumRet"], client=client)
+    pooled = pa.concat_tables([pq.read_table(p) for p in sorted(files["qrels"].iterdir())])
+    want = evaluate(Qrels.from_arrays(pooled["qid"], pooled["docid"], pooled["rel"]),
+                    [read_runs(p)[0] for p in paths], ["AP", "nDCG@10", "NumRet"])
+    assert_same(got, want)
+    monkeypatch.setitem(detect.DASK_READING, "trec", "memory")
+    with pytest.raises(FormatError, match="trec input is read in memory only"):
+        read_runs_dask(files["trec"])
+
+
 def _grouped_qrels(qrels: pd.DataFrame, again: list[tuple[int, str]], end: str = "\r\n"
                    ) -> str:
     """TREC qrels text of ``qrels`` in group 0, then the rows ``again`` once more, each in
@@ -1077,9 +1115,9 @@ def test_duplicates_across_blocks_are_counted_as_in_memory(client, files, tmp_pa
     line, and in other judgment groups: the in-memory reader's error, every duplicate
     line in order and how many, whatever partition finds them after the shuffle (the
     good lines are shuffled by query, as for an input too large for one search task)."""
-    from ireval_core import distributed
+    from ireval_core.io import dask as io_dask
 
-    monkeypatch.setattr(distributed, "_ONE_SEARCH", 0)
+    monkeypatch.setattr(io_dask, "_ONE_SEARCH", 0)
     qrels = files["qrels_df"]
     again = [(i, "1" if i % 2 else "0") for i in range(3, 300, 7)]
     if fmt == "trec":
