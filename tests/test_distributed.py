@@ -1175,3 +1175,51 @@ def test_malformed_text_in_blocks_gives_the_in_memory_error(client, files, tmp_p
                       options=EvalOptions(trec_eval="10.0" if comments else "9.0.8"))
     assert str(got.value) == str(memory.value)
     assert got.value.problems == memory.value.problems
+
+
+def _bad_clicks(tmp_path: Path) -> tuple[list[Path], int]:
+    """Two CSV files of labeled rows: ``a.csv`` with an infinite score at row 5 and an
+    empty session at row 9, ``b.csv`` with a NaN score at its row 2 and a judged (session,
+    item) pair of ``a.csv``'s row 3 given again at its row 4; and how many rows a.csv has."""
+    rows = make_clicks(5, n_sessions=20).astype({"session": str, "item": str})
+    a, b = rows.iloc[:60].copy(), rows.iloc[60:].copy()
+    a.loc[a.index[4], "score"] = np.inf
+    a.loc[a.index[8], "session"] = ""
+    a.loc[a.index[2], "label"] = 1
+    b.loc[b.index[1], "score"] = np.nan
+    b.loc[b.index[1], "label"] = 0
+    b.loc[b.index[3], ["session", "item", "label"]] = [a["session"].iloc[2], a["item"].iloc[2],
+                                                       1]
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    a.to_csv(paths[0], index=False)
+    b.to_csv(paths[1], index=False)
+    return paths, len(a)
+
+
+@pytest.mark.parametrize("slow", ["a.csv", "b.csv"])
+def test_labeled_rows_errors_come_in_row_order_whichever_task_fails_first(client, tmp_path,
+                                                                         slow):
+    """Bad rows in both files of labeled rows: the first bad row's error and how many,
+    numbered as rows of the whole input, whichever file's task fails first (the other's
+    read is slowed); for evaluate_labeled (every row and the duplicate pair) and
+    pooled_auc_dask (the judged rows' scores)."""
+    paths, n_a = _bad_clicks(tmp_path)
+    first = pd.read_csv(paths[0], dtype=str).iloc[2]
+    urls = [_slow_url(p) for p in paths]
+    options = {"slow": ((slow, 0),)}
+    with pytest.raises(FormatError) as got:
+        evaluate_labeled(urls, ["AUC"], client=client, storage_options=options)
+    assert got.value.count == 4
+    assert [(p.where, p.message) for p in got.value.problems] == [
+        ("row 5", "expected finite scores in column 'score', got inf"),
+        ("row 9", "no 'session' value"),
+        (f"row {n_a + 2}", "expected finite scores in column 'score', got nan"),
+        (f"row {n_a + 4}", f"duplicate qrels entry for session {first['session']!r}, item "
+         f"{first['item']!r} (rows 3 and {n_a + 4}); each (session, item) may appear once")]
+    assert str(got.value).endswith(
+        "row 5: expected finite scores in column 'score', got inf; and 3 more problems "
+        "(4 in all)")
+    with pytest.raises(FormatError) as pooled:
+        pooled_auc_dask(urls, client=client, storage_options=options)
+    assert pooled.value.count == 2
+    assert [p.where for p in pooled.value.problems] == ["row 5", f"row {n_a + 2}"]

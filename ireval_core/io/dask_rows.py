@@ -291,4 +291,5 @@ def _pair_duplicates(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[int, in
     """:func:`duplicates_of` on (group, item) alone, the judged mark of both rows kept."""
     marks = df["tag"]
     dups, counts = duplicates_of(df.assign(tag="", group=marks))
-    return dups.rename(columns={"group": "tag", "first_group": "first_tag"}), counts
+    return dups.drop(columns=["tag"]).rename(
+        columns={"group": "tag", "first_group": "first_tag"}), counts
