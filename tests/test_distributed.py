@@ -1223,3 +1223,36 @@ def test_labeled_rows_errors_come_in_row_order_whichever_task_fails_first(client
         pooled_auc_dask(urls, client=client, storage_options=options)
     assert pooled.value.count == 2
     assert [p.where for p in pooled.value.problems] == ["row 5", f"row {n_a + 2}"]
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_a_parquet_duplicate_is_named_by_its_rows_as_in_memory(client, files, tmp_path,
+                                                               npartitions):
+    """Duplicates in both files of a Parquet qrels dataset: the first file's, named by
+    its rows as the in-memory reader names it, whatever partition of the shuffle meets a
+    duplicate first (several layouts of the shuffle); a run's too."""
+    qrels = files["qrels_df"]
+    folder = tmp_path / "qrels"
+    folder.mkdir()
+    first, second = qrels.iloc[:200], qrels.iloc[200:400]
+    first = pd.concat([first.iloc[:150], first.iloc[[140]], first.iloc[150:]])  # row 151
+    second = pd.concat([second.iloc[:5], second.iloc[[2]], second.iloc[5:]])  # row 6
+    paths = [folder / "part-0.parquet", folder / "part-1.parquet"]
+    for df, path in zip((first, second), paths, strict=True):
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(paths[0], name=str(paths[0]))
+    assert "(rows 141 and 151)" in str(memory.value)
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(folder, files["trec"], ["P@5"], client=client, npartitions=npartitions)
+    assert str(got.value) == str(memory.value)
+    runs = files["runs_df"][["qid", "docid", "score", "tag"]]
+    runs = pd.concat([runs.iloc[:30], runs.iloc[[12]], runs.iloc[30:]])
+    run_path = tmp_path / "run.parquet"
+    pq.write_table(pa.Table.from_pandas(runs, preserve_index=False), run_path)
+    with pytest.raises(FormatError) as memory:
+        read_runs(run_path, name=str(run_path))
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(files["qrels"], run_path, ["P@5"], client=client,
+                      npartitions=npartitions)
+    assert str(got.value) == str(memory.value) and "(rows 13 and 31)" in str(got.value)

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..errors import DistributedError, FormatError, IrevalError, Problem, invalid_parameter, shorten
 from .checks import MAX_PROBLEMS, dup_message
@@ -247,7 +248,9 @@ def _read(source: Sources | dd.DataFrame, kind: Kind, tag: str | None,
         ids_as_text(empty_like(probe._meta), kind, name)  # a float id column: now
         frame = dd.read_parquet(urls, columns=cols, storage_options=storage_options,
                                 dtype_backend="pyarrow")
-        return frame.map_partitions(_canonical_pandas, kind, tag, name, meta=frame_meta(kind))
+        frame = frame.map_partitions(_canonical_pandas, kind, tag, name, meta=frame_meta(kind))
+        _remember(frame, _TablePlan(kind, fs, tuple(files), tuple(cols), tag))
+        return frame
     return _text_frame(fs, files, kind, fmt, tag, blocksize, limits,
                        comments and fmt == "trec")
 
@@ -338,8 +341,20 @@ class _Plan:
     files: tuple[tuple[str, tuple[_Block, ...]], ...]
 
 
-_PLANS: dict[str, _Plan] = {}
-"""The plans of the text frames this module built, by the frame's token
+@dataclass(frozen=True)
+class _TablePlan:
+    """A Parquet input: its files in order (its frame's partitions follow them), the
+    columns read and the tag of rows without one."""
+
+    kind: Kind
+    fs: Any
+    files: tuple[str, ...]
+    columns: tuple[str, ...]
+    tag: str
+
+
+_PLANS: dict[str, _Plan | _TablePlan] = {}
+"""The plans of the text and Parquet frames this module built, by the frame's token
 (``dask.base.tokenize``: a hash of its tasks): :func:`evaluate_dask` diagnoses a failed
 read with them. Kept for the last
 :data:`_MAX_PLANS` frames."""
@@ -371,10 +386,14 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
                                         limits, comments) for off, length in spans)))
     parts = [dask.delayed(_read_text_block)(block) for _, blocks in plan for block in blocks]
     frame = dd.from_delayed(parts, meta=frame_meta(kind), verify_meta=False)
+    _remember(frame, _Plan(kind, tuple(plan)))
+    return frame
+
+
+def _remember(frame: dd.DataFrame, plan: _Plan | _TablePlan) -> None:
     while len(_PLANS) >= _MAX_PLANS:
         del _PLANS[next(iter(_PLANS))]
-    _PLANS[dask.base.tokenize(frame)] = _Plan(kind, tuple(plan))
-    return frame
+    _PLANS[dask.base.tokenize(frame)] = plan
 
 
 def _has_data_line(fs: Any, path: str, kind: Kind, comments: bool) -> bool:
@@ -695,11 +714,14 @@ def _diagnose_input(frame: dd.DataFrame, client: Client | None) -> FormatError |
     order, the bad lines and the duplicates are numbered as the file's lines and merged
     in line order: the first :data:`~ireval_core.io.checks.MAX_PROBLEMS` kept, all
     counted. Other frames (Parquet, a Dask DataFrame): the error of the first partition
-    in order that has one.
+    in order that has one; for Parquet this module read, else the first duplicate
+    (:func:`_table_duplicate`).
     """
     plan = _PLANS.get(dask.base.tokenize(frame))
     if plan is None:
         return _first_partition_error(frame, client)
+    if isinstance(plan, _TablePlan):
+        return _first_partition_error(frame, client) or _table_duplicate(plan, client)
     tasks = [dask.delayed(_diagnose_block, nout=2)(block, f, b)
              for f, (_, blocks) in enumerate(plan.files) for b, block in enumerate(blocks)]
     if sum(blocks[0].size for _, blocks in plan.files) <= _ONE_SEARCH:  # a small input
@@ -730,6 +752,47 @@ def _diagnose_input(frame: dd.DataFrame, client: Client | None) -> FormatError |
         if error is not None:
             return error
     return None
+
+
+def _table_duplicate(plan: _TablePlan, client: Client | None) -> FormatError | None:
+    """The duplicate of a Parquet input the in-memory reader names (None: none): of the
+    first file having one, the (query, document) whose second row comes first, named by
+    both its rows (1-based rows of the file; the first in an earlier file: of that file).
+    The files' keys are shuffled by query to find them, as for text."""
+    tasks = [dask.delayed(_table_keys)(plan, f) for f in range(len(plan.files))]
+    if sum(plan.fs.size(path) for path in plan.files) <= _ONE_SEARCH:
+        shuffled = [dask.delayed(pd.concat)(tasks, ignore_index=True)]
+    else:
+        keys = dd.from_delayed(tasks, meta=keys_frame([], 0, 0), verify_meta=False)
+        shuffled = keys.shuffle(on="qid", npartitions=len(tasks)).to_delayed()
+    found = compute(client, *[dask.delayed(duplicates_of, nout=2)(p) for p in shuffled])
+    dups = pd.concat([d for d, _ in found], ignore_index=True)
+    if not len(dups):
+        return None
+    row = dups.sort_values(["file", "line"], kind="stable").iloc[0]
+    at, first, f = int(row["line"]), int(row["first_line"]), int(row["file"])
+    rows = (f"rows {first} and {at}" if int(row["first_file"]) == f else
+            f"row {first} of {plan.files[int(row['first_file'])]} and row {at}")
+    return FormatError(f"duplicate {plan.kind} entry for query {row['qid']!r}, document "
+                       f"{row['docid']!r} ({rows})", source=plan.files[f])
+
+
+def _table_keys(plan: _TablePlan, f: int) -> pd.DataFrame:
+    """The keys of every row of file ``f`` of a Parquet input, numbered from 1."""
+    path = plan.files[f]
+    with plan.fs.open(path, "rb") as fh:
+        table = pq.read_table(fh, columns=list(plan.columns))
+    name = Source(path, data=b"")
+    table = ids_as_text(table, plan.kind, path)
+    table, _ = columns_by_alias(table, name, plan.kind, header_line=None)
+    rows = _canonical(table, plan.kind, plan.tag, path)
+    n = len(rows)
+    return pd.DataFrame({
+        "qid": rows["qid"], "docid": rows["docid"],
+        "tag": rows["tag"] if plan.kind == "run" else pd.Series([""] * n, dtype=TEXT),
+        "group": pd.Series([""] * n, dtype=TEXT), "text": pd.Series([None] * n, dtype=TEXT),
+        "file": np.full(n, f, np.int32), "block": np.zeros(n, np.int32),
+        "line": np.arange(1, n + 1, dtype=np.int64)})
 
 
 _ONE_SEARCH = DEFAULT_BLOCKSIZE // 8
