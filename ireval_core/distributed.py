@@ -36,7 +36,14 @@ How the numbers stay the in-memory ones
 * Errors are the in-memory engine's, in its order: the qrels' before the runs', a
   file's first bad line before its later ones, and for TREC and CSV/TSV text the same
   message and "and N more problems" count, whichever task failed first
-  (:func:`_diagnose_input` reads the input again on failure, block by block).
+  (:func:`~ireval_core.io.dask.first_error` reads the input again on failure, block by
+  block; a Parquet duplicate is named by its rows). Labeled rows: the first bad rows in
+  row order, numbered as rows of the whole input
+  (:func:`~ireval_core.io.dask_rows.labeled_error`).
+* Reading is :mod:`ireval_core.io.dask` and :mod:`ireval_core.io.dask_rows`; how each
+  format is read, :data:`ireval_core.io.detect.DASK_READING`. An aggregate that is not
+  a mean is made over partitions as its family declares
+  (:attr:`~ireval_core.measures.registry.Family.parts`).
 * Before an :class:`~ireval_core.evaluate.Evaluation` is returned, the rows that
   reached the evaluation are counted against the rows read and every query must
   come from one partition only; a failed job (a worker lost beyond Dask's retries)
@@ -335,8 +342,9 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
         (the first 100, and how many in all), a duplicate named by both its lines (and as
         judgment groups when their second columns differ). On such a failure the input
         is read once more, every block line by line, and its good lines shuffled by query
-        to pair the duplicates (:func:`_diagnose_input`). Parquet and Dask DataFrames: the
-        error of their first partition that has one.
+        to pair the duplicates (:func:`~ireval_core.io.dask.first_error`). Parquet and
+        Dask DataFrames: the error of their first partition that has one; a Parquet
+        input's duplicate as the in-memory reader names it (both rows).
     DistributedError
         The job stopped (e.g. workers lost beyond Dask's retries) or its result is
         incomplete.
