@@ -158,7 +158,10 @@ def labeled_error(frame: dd.DataFrame, client: Client | None, *, source: str,
     tasks = [dask.delayed(_labeled_rows, nout=2)(p, i, source, tuple(ids), label,
                                                  tuple(scores), judged_scores_only)
              for i, p in enumerate(frame.to_delayed())]
-    outcomes = _outcomes(client, [t[0] for t in tasks])
+    try:
+        outcomes = _outcomes(client, [t[0] for t in tasks])
+    except Exception:  # a partition failed otherwise (a lost worker): the job's error stands
+        return None
     found: list[tuple[int, str, str | None]] = []
     count, start = 0, 0
     for outcome in outcomes:
