@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar, overload
 
-__all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "NotAllowedError",
-           "Problem", "Remedy", "TooLargeError", "UnknownMeasureError", "invalid_parameter",
-           "parameter_message", "shorten"]
+__all__ = ["PROBLEM_COLUMNS", "DataWarning", "DistributedError", "FormatError", "IrevalError",
+           "NotAllowedError", "Problem", "Remedy", "TooLargeError", "UnknownMeasureError",
+           "invalid_parameter", "parameter_message", "shorten"]
 
 _MAX_LINE_SHOWN = 80
 
@@ -117,6 +117,10 @@ def invalid_parameter(param: str, function: str, constraint: str, got: object, *
 
 class IrevalError(Exception):
     """Base class of every error ireval raises on purpose."""
+
+
+class DistributedError(IrevalError):
+    """The Dask job did not give a complete result; no partial table is returned."""
 
 
 @dataclass(frozen=True)

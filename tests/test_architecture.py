@@ -264,6 +264,8 @@ def test_no_private_module_imported_from_outside_its_package() -> None:
 
 ALLOWED_MEMBERS: dict[str, str] = {
     # name: the one-line reason it may be used on another module's object
+    "_meta": "a Dask DataFrame's empty pandas frame of its columns and dtypes: Dask's own "
+             "name for it (the meta= of its API), with no public accessor",
 }
 
 
@@ -362,6 +364,22 @@ def test_import_contracts() -> None:
     done = subprocess.run([exe, "--no-cache"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+DASK_MODULES = {"ireval_core.distributed", "ireval_core.io.dask", "ireval_core.io.dask_rows"}
+"""The Dask engine and its readers: the only modules that import Dask."""
+
+
+def test_only_the_dask_engine_and_its_readers_import_dask() -> None:
+    """Dask is read in io/dask.py and io/dask_rows.py and run in distributed.py, nowhere
+    else; and the in-memory path never imports them (only the CLI's and the app's Dask
+    engine do), so it stays free of Dask."""
+    importing = {m for m in MODULES for target, _, _ in _imports(m)
+                 if target.split(".")[0] in ("dask", "distributed")}
+    assert importing == DASK_MODULES
+    users = {m for m in MODULES if GRAPH[m] & DASK_MODULES} - DASK_MODULES
+    assert all(u in ("ireval_core.cli", "ireval_core.__main__") or u.startswith("ireval_app")
+               for u in users), sorted(users)
 
 
 # ----------------------------------------------------------------------------- pages on top

@@ -28,7 +28,7 @@ from ireval_core.decisions import (
     judgment_debt,
     judgment_holes,
 )
-from ireval_core.decisions.holes import _take_rows, _window_of
+from ireval_core.decisions.labelings import _take_rows, window_of
 from ireval_core.labels import read_judgments
 from ireval_core.measures import FAMILIES, parse_measure
 
@@ -72,7 +72,7 @@ def _ranking(scores: dict[str, float]) -> list[str]:
 def _ref_holes(qrels: dict, run: dict, m: str, options: EvalOptions) -> dict[tuple, int]:
     """{(query, doc): rank} of the unjudged documents in the run's window."""
     spec = parse_measure(m)
-    k = _window_of(spec)
+    k = window_of(spec)
     queries = set(qrels) if options.complete else set(qrels) & set(run)
     out = {}
     for q in queries:
@@ -172,14 +172,14 @@ def test_prefix_families_read_only_the_top_k():
         joined = join(q, r)
         for name in sorted(PREFIX_FAMILIES):
             spec = parse_measure(f"{name}@2")
-            if _window_of(spec) is None:
+            if window_of(spec) is None:
                 continue
             cut = _take_rows(joined, np.flatnonzero(joined.pos <= 2))
             o = EvalOptions()
             np.testing.assert_array_equal(spec.family.kernel(cut, spec, o),
                                           spec.family.kernel(joined, spec, o), err_msg=name)
-    assert _window_of(parse_measure("nDCG(ideal=run)@10")) is None
-    assert _window_of(parse_measure("AP")) is None
+    assert window_of(parse_measure("nDCG(ideal=run)@10")) is None
+    assert window_of(parse_measure("AP")) is None
     assert PREFIX_FAMILIES <= set(FAMILIES) and MONOTONE_FAMILIES <= PREFIX_FAMILIES
 
 

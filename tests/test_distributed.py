@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import logging
 import os
 import re
@@ -653,6 +654,43 @@ def test_duplicates_and_unreadable_inputs_are_format_errors(client, files, tmp_p
         evaluate_labeled(dd.from_pandas(rows, npartitions=2), ["AUC"], client=client)
 
 
+def test_every_format_declares_how_the_dask_engine_reads_it():
+    """A format of the readers without a Dask reading in io/detect.py would fall into no
+    reader: each one has an entry, and only the four ways the engine knows."""
+    from ireval_core.io.detect import DASK_READING, FORMATS, RUN_FORMATS, SIGNATURES
+
+    assert set(DASK_READING) == set(FORMATS) - {"auto"}
+    assert set(RUN_FORMATS) | {fmt for fmt, _ in SIGNATURES} <= set(DASK_READING)
+    assert set(DASK_READING.values()) <= {"lines", "dataset", "file", "memory"}
+
+
+def test_the_dask_reading_of_a_format_is_the_one_io_detect_declares(client, files, tmp_path,
+                                                                    monkeypatch):
+    """The Dask engine reads a format as io/detect.py's DASK_READING says, with no chain of
+    its own: JSON declared "file" is read whole by the in-memory reader, one partition per
+    file, and gives the in-memory numbers; TREC text declared "memory" is refused."""
+    from ireval_core.io import detect
+
+    runs = files["runs_df"]
+    paths = []
+    for tag in ("bm25", "neural"):
+        rows = runs[runs["tag"] == tag]
+        doc = {q: dict(zip(g["docid"], g["score"], strict=True))
+               for q, g in rows.groupby("qid", sort=False)}
+        paths.append(tmp_path / f"{tag}.json")
+        paths[-1].write_text(json.dumps(doc))
+    monkeypatch.setitem(detect.DASK_READING, "json", "file")
+    assert read_runs_dask(paths[0]).npartitions == 1
+    got = evaluate_dask(files["qrels"], paths, ["AP", "nDCG@10", "NumRet"], client=client)
+    pooled = pa.concat_tables([pq.read_table(p) for p in sorted(files["qrels"].iterdir())])
+    want = evaluate(Qrels.from_arrays(pooled["qid"], pooled["docid"], pooled["rel"]),
+                    [read_runs(p)[0] for p in paths], ["AP", "nDCG@10", "NumRet"])
+    assert_same(got, want)
+    monkeypatch.setitem(detect.DASK_READING, "trec", "memory")
+    with pytest.raises(FormatError, match="trec input is read in memory only"):
+        read_runs_dask(files["trec"])
+
+
 def _grouped_qrels(qrels: pd.DataFrame, again: list[tuple[int, str]], end: str = "\r\n"
                    ) -> str:
     """TREC qrels text of ``qrels`` in group 0, then the rows ``again`` once more, each in
@@ -1077,9 +1115,9 @@ def test_duplicates_across_blocks_are_counted_as_in_memory(client, files, tmp_pa
     line, and in other judgment groups: the in-memory reader's error, every duplicate
     line in order and how many, whatever partition finds them after the shuffle (the
     good lines are shuffled by query, as for an input too large for one search task)."""
-    from ireval_core import distributed
+    from ireval_core.io import dask as io_dask
 
-    monkeypatch.setattr(distributed, "_ONE_SEARCH", 0)
+    monkeypatch.setattr(io_dask, "_ONE_SEARCH", 0)
     qrels = files["qrels_df"]
     again = [(i, "1" if i % 2 else "0") for i in range(3, 300, 7)]
     if fmt == "trec":
@@ -1137,3 +1175,84 @@ def test_malformed_text_in_blocks_gives_the_in_memory_error(client, files, tmp_p
                       options=EvalOptions(trec_eval="10.0" if comments else "9.0.8"))
     assert str(got.value) == str(memory.value)
     assert got.value.problems == memory.value.problems
+
+
+def _bad_clicks(tmp_path: Path) -> tuple[list[Path], int]:
+    """Two CSV files of labeled rows: ``a.csv`` with an infinite score at row 5 and an
+    empty session at row 9, ``b.csv`` with a NaN score at its row 2 and a judged (session,
+    item) pair of ``a.csv``'s row 3 given again at its row 4; and how many rows a.csv has."""
+    rows = make_clicks(5, n_sessions=20).astype({"session": str, "item": str})
+    a, b = rows.iloc[:60].copy(), rows.iloc[60:].copy()
+    a.loc[a.index[4], "score"] = np.inf
+    a.loc[a.index[8], "session"] = ""
+    a.loc[a.index[2], "label"] = 1
+    b.loc[b.index[1], "score"] = np.nan
+    b.loc[b.index[1], "label"] = 0
+    b.loc[b.index[3], ["session", "item", "label"]] = [a["session"].iloc[2], a["item"].iloc[2],
+                                                       1]
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    a.to_csv(paths[0], index=False)
+    b.to_csv(paths[1], index=False)
+    return paths, len(a)
+
+
+@pytest.mark.parametrize("slow", ["a.csv", "b.csv"])
+def test_labeled_rows_errors_come_in_row_order_whichever_task_fails_first(client, tmp_path,
+                                                                         slow):
+    """Bad rows in both files of labeled rows: the first bad row's error and how many,
+    numbered as rows of the whole input, whichever file's task fails first (the other's
+    read is slowed); for evaluate_labeled (every row and the duplicate pair) and
+    pooled_auc_dask (the judged rows' scores)."""
+    paths, n_a = _bad_clicks(tmp_path)
+    first = pd.read_csv(paths[0], dtype=str).iloc[2]
+    urls = [_slow_url(p) for p in paths]
+    options = {"slow": ((slow, 0),)}
+    with pytest.raises(FormatError) as got:
+        evaluate_labeled(urls, ["AUC"], client=client, storage_options=options)
+    assert got.value.count == 4
+    assert [(p.where, p.message) for p in got.value.problems] == [
+        ("row 5", "expected finite scores in column 'score', got inf"),
+        ("row 9", "no 'session' value"),
+        (f"row {n_a + 2}", "expected finite scores in column 'score', got nan"),
+        (f"row {n_a + 4}", f"duplicate qrels entry for session {first['session']!r}, item "
+         f"{first['item']!r} (rows 3 and {n_a + 4}); each (session, item) may appear once")]
+    assert str(got.value).endswith(
+        "row 5: expected finite scores in column 'score', got inf; and 3 more problems "
+        "(4 in all)")
+    with pytest.raises(FormatError) as pooled:
+        pooled_auc_dask(urls, client=client, storage_options=options)
+    assert pooled.value.count == 2
+    assert [p.where for p in pooled.value.problems] == ["row 5", f"row {n_a + 2}"]
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_a_parquet_duplicate_is_named_by_its_rows_as_in_memory(client, files, tmp_path,
+                                                               npartitions):
+    """Duplicates in both files of a Parquet qrels dataset: the first file's, named by
+    its rows as the in-memory reader names it, whatever partition of the shuffle meets a
+    duplicate first (several layouts of the shuffle); a run's too."""
+    qrels = files["qrels_df"]
+    folder = tmp_path / "qrels"
+    folder.mkdir()
+    first, second = qrels.iloc[:200], qrels.iloc[200:400]
+    first = pd.concat([first.iloc[:150], first.iloc[[140]], first.iloc[150:]])  # row 151
+    second = pd.concat([second.iloc[:5], second.iloc[[2]], second.iloc[5:]])  # row 6
+    paths = [folder / "part-0.parquet", folder / "part-1.parquet"]
+    for df, path in zip((first, second), paths, strict=True):
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
+    with pytest.raises(FormatError) as memory:
+        read_qrels(paths[0], name=str(paths[0]))
+    assert "(rows 141 and 151)" in str(memory.value)
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(folder, files["trec"], ["P@5"], client=client, npartitions=npartitions)
+    assert str(got.value) == str(memory.value)
+    runs = files["runs_df"][["qid", "docid", "score", "tag"]]
+    runs = pd.concat([runs.iloc[:30], runs.iloc[[12]], runs.iloc[30:]])
+    run_path = tmp_path / "run.parquet"
+    pq.write_table(pa.Table.from_pandas(runs, preserve_index=False), run_path)
+    with pytest.raises(FormatError) as memory:
+        read_runs(run_path, name=str(run_path))
+    with pytest.raises(FormatError) as got:
+        evaluate_dask(files["qrels"], run_path, ["P@5"], client=client,
+                      npartitions=npartitions)
+    assert str(got.value) == str(memory.value) and "(rows 13 and 31)" in str(got.value)

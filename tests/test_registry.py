@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from ireval_core import Qrels, Run, UnknownMeasureError, evaluate, parse_measure
-from ireval_core.measures import FAMILIES, Measure, families
+from ireval_core.measures import FAMILIES, Family, Measure, families
 from ireval_core.options import EvalOptions
 
 Nested = dict[str, dict[str, float]]
@@ -365,3 +365,45 @@ def test_recall_and_hits_grow_with_k(seed: int) -> None:
     assert (np.diff(np.round(hits), axis=0) >= 0).all()
     np.testing.assert_allclose(hits, np.round(hits), atol=1e-9)  # P@k * k counts documents
     assert recall[-1].max() > 0 and hits[-1].max() >= 1  # the data has hits
+
+
+# ----------------------------------------------------------------------------- declared facts
+
+
+def test_a_family_must_declare_its_facts():
+    """prefix, monotone and explained have no default: a family without them is refused,
+    and an aggregate without its form over partitions (or the reverse) too."""
+    ap = FAMILIES["AP"]
+    with pytest.raises(TypeError, match="prefix"):
+        Family("New", ap.kernel, "new", monotone=False, explained=False)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="aggregate and its form over partitions"):
+        Family("New", ap.kernel, "new", aggregate=FAMILIES["NumRet"].aggregate, prefix=False,
+               monotone=False, explained=False)
+    with pytest.raises(ValueError, match="aggregate and its form over partitions"):
+        Family("New", ap.kernel, "new", parts=FAMILIES["NumRet"].parts, prefix=False,
+               monotone=False, explained=False)
+
+
+def test_every_family_with_an_aggregate_has_its_form_over_partitions():
+    for name, fam in FAMILIES.items():
+        assert (fam.aggregate is None) == (fam.parts is None), name
+
+
+def test_the_lab_explains_exactly_the_families_that_declare_it():
+    from ireval_core.lab import EXPLAINED_FAMILIES
+    from ireval_core.lab.steps import EXPLAINERS
+
+    declared = {n for n, f in FAMILIES.items() if f.explained}
+    assert set(EXPLAINERS) == declared == set(EXPLAINED_FAMILIES)
+
+
+def test_holes_reads_the_declared_prefix_and_monotone_facts():
+    from ireval_core.decisions.holes import MONOTONE_FAMILIES, PREFIX_FAMILIES
+    from ireval_core.decisions.labelings import window_of
+
+    assert PREFIX_FAMILIES == {n for n, f in FAMILIES.items() if f.prefix}
+    assert MONOTONE_FAMILIES == {n for n, f in FAMILIES.items() if f.monotone}
+    assert MONOTONE_FAMILIES <= PREFIX_FAMILIES
+    for name, fam in FAMILIES.items():
+        if fam.cutoff in ("optional", "required") and fam.judgments == "qrels":
+            assert window_of(parse_measure(f"{name}@5")) == (5 if fam.prefix else None), name

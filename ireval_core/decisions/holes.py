@@ -76,8 +76,7 @@ from ..data import JoinCache, Qrels, Ranked, Run
 from ..errors import invalid_parameter
 from ..evaluate import Evaluation, evaluate
 from ..formats import p_text
-from ..idcodes import dictionary_codes
-from ..measures import Measure, parse_measures
+from ..measures import FAMILIES, Measure, parse_measures
 from ..measures.segments import safe_div, seg_cumcount, seg_sum
 from ..options import EvalOptions
 from ..params import check
@@ -90,6 +89,7 @@ from ..stats import (
     wilcoxon_test,
 )
 from ..stats.base import N_RESAMPLES, PROBABILITY, RngLike, check_rng
+from .labelings import Holes, Worlds, run_windows, window_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,19 +97,18 @@ if TYPE_CHECKING:
 __all__ = ["BATCH_COLUMNS", "MONOTONE_FAMILIES", "PREFIX_FAMILIES", "HolesResult",
            "inferred_ap", "inferred_ndcg", "judgment_debt", "judgment_holes"]
 
-PREFIX_FAMILIES = frozenset({
-    "P", "R", "F", "Fallout", "Accuracy", "Success", "Judged", "AP", "RR", "NumRet",
-    "NumRelRet", "NumNonRelRet", "CG", "DCG", "nDCG", "ERR", "RBP"})
+PREFIX_FAMILIES = frozenset(n for n, f in FAMILIES.items() if f.prefix)
 """Families whose value at cutoff k reads only the top k of the ranking (and counts
-from the qrels): their holes are the unjudged documents of the top k. nDCG with
-``ideal=run`` reads the whole ranking (its ideal is built from it) and is not one of
-them. Any other family (including those registered later) reads the whole evaluated
-ranking, so its holes are every unjudged document of it."""
+from the qrels), as each declares (:attr:`~ireval_core.measures.registry.Family.prefix`):
+their holes are the unjudged documents of the top k. nDCG with ``ideal=run`` reads the
+whole ranking (its ideal is built from it) and is then read whole. Any other family reads
+the whole evaluated ranking, so its holes are every unjudged document of it."""
 
-MONOTONE_FAMILIES = frozenset({"P", "Success", "RR", "CG", "DCG", "ERR", "RBP", "NumRelRet"})
+MONOTONE_FAMILIES = frozenset(n for n, f in FAMILIES.items() if f.monotone)
 """Families whose value never decreases when one of the system's own documents gets a
-higher grade and that read no other judgment (with the linear or exp gain, and without
-judged-only rankings): labeling every hole non-relevant, then relevant, gives the
+higher grade and that read no other judgment, as each declares
+(:attr:`~ireval_core.measures.registry.Family.monotone`; with the linear or exp gain, and
+without judged-only rankings): labeling every hole non-relevant, then relevant, gives the
 extremes over all labelings, so ``holds`` means "for any labeling"."""
 
 BATCH_COLUMNS = ("round", "system", "query", "doc", "position", "rater", "label")
@@ -533,19 +532,6 @@ def _check_test(test: str, fn: str) -> str:
     return test
 
 
-@dataclass
-class _Holes:
-    """One run's window for one measure: the (possibly cut) join and its holes."""
-
-    base: Ranked  # the join without judged-only rankings, cut to the window when it can be
-    rows: np.ndarray  # rows of ``base`` that are holes
-    gquery: np.ndarray  # global query index of each hole
-    key: np.ndarray  # (global query, global document) key of each hole
-    docs: pa.Array  # document id of each hole
-    local: np.ndarray  # global query index -> row of base.query_ids (-1: absent)
-    counts: dict[tuple[float, bool], np.ndarray] = field(default_factory=dict)
-
-
 def run_pairs(runs: Sequence[Run], baseline: str | None, fn: str) -> list[tuple[str, str]]:
     """The pairs ``(a, b)`` of run names the decision evidence compares: each run against
     ``baseline``, or every pair in run order (``a`` first). ``ValueError`` naming ``fn``
@@ -588,16 +574,16 @@ def debt_for_pair(qrels: Qrels, runs: list[Run], specs: list[Measure], pairs: li
     systems = [r.name for r in runs]
     tester = _Tester(test, n_resamples, rng)
 
-    windows: dict[tuple[str, int | None], _Holes] = {}
+    windows: dict[tuple[str, int | None], Holes] = {}
     out: list[HolesResult] = []
     for m in specs:
-        window = _window_of(m)
+        window = window_of(m)
         if (systems[0], window) not in windows:
-            windows.update(_windows(full, by_name, window, options.judged_only, gqueries))
+            windows.update(run_windows(full, by_name, window, options.judged_only, gqueries))
         label = _relevant_label(m, options, qrels)
         common, values = aligned_scores(res, m, systems)
         common = common.astype(str)
-        worlds = _Worlds(m, options, label, {s: windows[(s, window)] for s in systems},
+        worlds = Worlds(m, options, label, {s: windows[(s, window)] for s in systems},
                          common)
         inferred = _inferred(m, options, full, common) if (
             _inferred_name(m) and bool((qrels.grade < 0).any())) else None
@@ -605,17 +591,6 @@ def debt_for_pair(qrels: Qrels, runs: list[Run], specs: list[Measure], pairs: li
             out.append(_pair_result(a, b, m, window, values, worlds, tester, alpha,
                                     options, inferred))
     return out
-
-
-def _window_of(m: Measure) -> int | None:
-    """The top k the measure reads, ``None`` for the whole evaluated ranking."""
-    if m.name not in PREFIX_FAMILIES or m.cutoff is None:
-        return None
-    if m.family.cutoff not in ("optional", "required"):
-        return None
-    if m.name == "nDCG" and m.get("ideal") == "run":
-        return None
-    return m.k
 
 
 def _relevant_label(m: Measure, options: EvalOptions, qrels: Qrels) -> float:
@@ -628,262 +603,6 @@ def _relevant_label(m: Measure, options: EvalOptions, qrels: Qrels) -> float:
     return top if top > 0 else max(t, 1.0)
 
 
-def _windows(full: dict[str, Ranked], runs: dict[str, Run], k: int | None,
-             judged_only: bool, gqueries: np.ndarray) -> dict[tuple[str, int | None], _Holes]:
-    """Every run's window of the top ``k`` and its holes, documents coded together."""
-    parts: dict[str, tuple[Ranked, np.ndarray, pa.Array, np.ndarray, np.ndarray]] = {}
-    for name, r in full.items():
-        judged = r.grade >= 0
-        if k is None:
-            base = r
-        else:
-            if judged_only:  # the condensed top k: every row above the k-th judged one
-                above = seg_cumcount(judged, r.offsets, r.qidx) - judged
-                keep = above < k
-            else:
-                keep = r.pos <= k
-            base = _take_rows(r, np.flatnonzero(keep))
-        rows = np.flatnonzero(~(base.grade >= 0))
-        local_q = base.qidx[rows]
-        run = runs[name]
-        run_q = np.searchsorted(run.query_ids.astype(str), base.query_ids.astype(str))
-        run_rows = run.offsets[np.minimum(run_q, max(len(run.query_ids) - 1, 0))][local_q] + (
-            base.pos[rows].astype(np.int64) - 1)
-        docs = run.doc_ids.take(pa.array(run.dcode[run_rows])).cast(pa.string())
-        gq_of_local = np.searchsorted(gqueries, base.query_ids.astype(str))
-        local = np.full(len(gqueries), -1, dtype=np.int64)
-        local[gq_of_local] = np.arange(len(base.query_ids))
-        parts[name] = (base, rows, docs, gq_of_local[local_q], local)
-    chunks = [p[2] for p in parts.values()]
-    codes, distinct = dictionary_codes(pa.chunked_array(chunks, type=pa.string()))
-    n_docs = max(len(distinct), 1)
-    out: dict[tuple[str, int | None], _Holes] = {}
-    start = 0
-    for name, (base, rows, docs, gq, local) in parts.items():
-        c = codes[start:start + len(rows)].astype(np.int64)
-        start += len(rows)
-        out[(name, k)] = _Holes(base, rows, gq, gq.astype(np.int64) * n_docs + c, docs, local)
-    return out
-
-
-def _take_rows(r: Ranked, rows: np.ndarray) -> Ranked:
-    """``r`` with only ``rows`` (a prefix of every query's ranking) kept."""
-    qidx = r.qidx[rows]
-    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
-    np.cumsum(np.bincount(qidx, minlength=r.n_queries), out=offsets[1:])
-    return Ranked(r.query_ids, offsets, qidx, r.pos[rows], r.grade[rows], r.score[rows],
-                  r.ideal_offsets, r.ideal_grade, r.in_run, r.max_grade)
-
-
-def _ideal_top(r: Ranked, k: int) -> Ranked:
-    """``r`` with only the ``k`` highest ideal grades of each query."""
-    within = np.arange(len(r.ideal_grade)) - r.ideal_offsets[r.ideal_qidx]
-    keep = within < k
-    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
-    np.cumsum(np.minimum(np.diff(r.ideal_offsets), k), out=offsets[1:])
-    return Ranked(r.query_ids, r.offsets, r.qidx, r.pos, r.grade, r.score, offsets,
-                  r.ideal_grade[keep], r.in_run, r.max_grade)
-
-
-def _labeled(base: Ranked, rows: np.ndarray, row_labels: np.ndarray, extra_q: np.ndarray,
-             extra_grade: np.ndarray, extra_label: float, *, condense: bool,
-             cut: int | None, counts: dict[tuple[float, bool], np.ndarray]) -> Ranked:
-    """``base`` as :func:`~ireval_core.data.join` would give it with the qrels plus
-    ``rows`` graded ``row_labels`` and the (query, original grade) entries ``extra_*``
-    graded ``extra_label`` (documents outside this ranking's window: only the ideal
-    changes).
-
-    ``condense``: drop the still unjudged rows and rank again (judged-only), then keep
-    the top ``cut``.
-    """
-    grade = base.grade.copy()
-    grade[rows] = row_labels
-    qidx, pos, score, offsets = base.qidx, base.pos, base.score, base.offsets
-    if condense:
-        keep = grade >= 0
-        qidx, grade, score = qidx[keep], grade[keep], score[keep]
-        offsets = np.zeros(base.n_queries + 1, dtype=np.int64)
-        np.cumsum(np.bincount(qidx, minlength=base.n_queries), out=offsets[1:])
-        pos = (np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1).astype(np.int32)
-        if cut is not None:
-            first = np.flatnonzero(pos <= cut)
-            qidx, grade, score, pos = qidx[first], grade[first], score[first], pos[first]
-            np.cumsum(np.bincount(qidx, minlength=base.n_queries), out=offsets[1:])
-    q_new = np.concatenate([base.qidx[rows].astype(np.int64), extra_q.astype(np.int64)])
-    original = np.concatenate([base.grade[rows], extra_grade])
-    labels = np.concatenate([row_labels, np.full(len(extra_q), extra_label)])
-    ideal_offsets, ideal_grade = _ideal_with(base, q_new, original, labels, counts)
-    top = max(base.max_grade, float(labels.max())) if len(labels) else base.max_grade
-    return Ranked(base.query_ids, offsets, qidx, pos, grade, score, ideal_offsets,
-                  ideal_grade, base.in_run, top)
-
-
-def _ideal_with(r: Ranked, q: np.ndarray, original: np.ndarray, labels: np.ndarray,
-                counts: dict[tuple[float, bool], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The ideal grades (descending within each query) with a judgment per entry:
-    an entry whose original grade is negative (pooled, unjudged) replaces one such
-    grade of its query; one absent from the qrels (NaN) is added. ``labels`` are >= 0.
-    Linear passes, no sort of the ideal; ``counts`` keeps the per-query
-    counts of ``r``'s ideal grades for the next labeling of the same join."""
-    nq = r.n_queries
-    if len(q) == 0:
-        return r.ideal_offsets, r.ideal_grade
-    grade, offsets = r.ideal_grade, r.ideal_offsets
-    kept, kept_offsets = grade, offsets
-    pooled = ~np.isnan(original)
-    if pooled.any():
-        qi = r.ideal_qidx
-        keep = np.ones(len(grade), dtype=bool)
-        for v in np.unique(original[pooled]):  # usually one value, -1
-            count = np.bincount(q[pooled & (original == v)], minlength=nq)
-            start = offsets[:-1] + _count_within(r, v, strict=True, kept=counts)
-            at = np.flatnonzero(grade == v)
-            within = at - start[qi[at]]
-            keep[at[within < count[qi[at]]]] = False
-        kept = grade[keep]
-        kept_offsets = offsets.copy()  # fewer removed where a cut ideal lacks the grades
-        kept_offsets[1:] -= np.cumsum(np.bincount(qi[~keep], minlength=nq))
-    # each new grade goes after the kept grades >= it in its query (the removed grades
-    # are negative, so those counts are the original ideal's), the higher label first.
-    # No sort: the kept grades move down by the new grades placed before them, and the
-    # free places take the new grades in (query, label descending) order.
-    lo, hi = float(labels.min()), float(labels.max())
-    values = ([hi, lo] if hi != lo else [hi]) if bool(((labels == lo) | (labels == hi)).all()) \
-        else sorted(set(labels.tolist()), reverse=True)
-    per_query = np.stack([np.bincount(q[labels == v], minlength=nq) for v in values], axis=1)
-    before = np.zeros(len(kept) + 1, dtype=np.int64)
-    for j, v in enumerate(values):
-        at = kept_offsets[:-1] + _count_within(r, v, strict=False, kept=counts)
-        before += np.bincount(at, weights=per_query[:, j], minlength=len(kept) + 1
-                              ).astype(np.int64)
-    new_grade = np.empty(len(kept) + len(labels), dtype=np.float64)
-    free = np.ones(len(new_grade), dtype=bool)
-    moved = np.arange(len(kept)) + np.cumsum(before)[:len(kept)]
-    new_grade[moved] = kept
-    free[moved] = False
-    new_grade[free] = np.repeat(np.tile(np.asarray(values, dtype=np.float64), nq),
-                                per_query.ravel())
-    new_offsets = kept_offsets.copy()
-    new_offsets[1:] += np.cumsum(per_query.sum(axis=1))
-    return new_offsets, new_grade
-
-
-def _count_within(r: Ranked, v: float, *, strict: bool,
-                  kept: dict[tuple[float, bool], np.ndarray]) -> np.ndarray:
-    """Ideal grades ``> v`` (``strict``) or ``>= v`` per query, kept in ``kept`` (the
-    same join serves every labeling of a run)."""
-    key = (float(v), strict)
-    if key not in kept:
-        g = r.ideal_grade
-        mask = g > v if strict else g >= v
-        kept[key] = np.bincount(r.ideal_qidx[mask], minlength=r.n_queries).astype(np.int64)
-    return kept[key]
-
-
-class _Worlds:
-    """Per-query values of each system under the labelings the verdicts need, each
-    computed once (the two per-system labelings are shared by every pair)."""
-
-    def __init__(self, m: Measure, options: EvalOptions, label: float,
-                 holes: dict[str, _Holes], common: np.ndarray) -> None:
-        self.m, self.options, self.label = m, options, label
-        if m.name == "nDCG" and m.get("ideal") == "qrels" and m.cutoff is not None:
-            # nDCG@k reads the ideal's top k only: labelings keep the top k exact (an
-            # entry removed is a pooled-unjudged grade, which gains 0 as any below it)
-            holes = {s: replace(h, base=_ideal_top(h.base, int(m.cutoff)), counts={})
-                     for s, h in holes.items()}
-        self.holes = holes
-        self.common = common
-        self.cut = m.k if _window_of(m) is not None else None
-        self._compared: dict[str, np.ndarray] = {}
-        self._at: dict[str, np.ndarray] = {}
-        self._only: dict[tuple[str, str], np.ndarray] = {}
-        self._sorted: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._match: dict[tuple[str, str], np.ndarray] = {}
-        self._values: dict[tuple[str, float, str | None, float, str | None], np.ndarray] = {}
-
-    def compared(self, s: str) -> np.ndarray:
-        """Mask of the holes of ``s`` whose query is compared."""
-        if s not in self._compared:
-            h = self.holes[s]
-            asked = np.isin(h.base.query_ids.astype(str), self.common)  # one per query
-            self._compared[s] = asked[h.base.qidx[h.rows]]
-        return self._compared[s]
-
-    def at(self, s: str) -> np.ndarray:
-        """Rows of the compared queries in the values of ``s``."""
-        if s not in self._at:
-            self._at[s] = np.searchsorted(self.holes[s].base.query_ids.astype(str),
-                                          self.common)
-        return self._at[s]
-
-    def only(self, other: str, s: str) -> np.ndarray:
-        """Mask of the holes of ``other`` that are not holes of ``s`` (on queries ``s``
-        was evaluated on)."""
-        if (other, s) not in self._only:
-            h, o = self.holes[s], self.holes[other]
-            self._only[(other, s)] = (self.match(other, s) < 0) & (h.local[o.gquery] >= 0)
-        return self._only[(other, s)]
-
-    def sorted_keys(self, s: str) -> tuple[np.ndarray, np.ndarray]:
-        """The hole keys of ``s``, sorted, and the order that sorts them."""
-        if s not in self._sorted:
-            order = np.argsort(self.holes[s].key)
-            self._sorted[s] = (self.holes[s].key[order], order)
-        return self._sorted[s]
-
-    def match(self, s: str, other: str) -> np.ndarray:
-        """For each hole of ``s``, the index of the same (query, document) among the holes
-        of ``other``, -1 when ``other`` did not retrieve it in its window."""
-        if (s, other) not in self._match:
-            keys, order = self.sorted_keys(other)
-            x = self.holes[s].key
-            if len(keys):
-                at = np.minimum(np.searchsorted(keys, x), len(keys) - 1)
-                self._match[(s, other)] = np.where(keys[at] == x, order[at], -1)
-            else:
-                self._match[(s, other)] = np.full(len(x), -1, dtype=np.int64)
-        return self._match[(s, other)]
-
-    def values(self, s: str, own: float, other: str | None = None,
-               other_label: float = 0.0, against: str | None = None) -> np.ndarray:
-        """Values of ``s`` on the compared queries, its holes graded ``own`` and the
-        holes of ``other`` it does not share graded ``other_label``.
-
-        ``against`` (one of the pair): the holes both retrieved are graded the same in
-        both systems' worlds, relevant where the system that is not ``against`` ranks
-        them strictly higher (least favourable to ``against`` for a measure adding up
-        rank-discounted gains), else non-relevant.
-        """
-        key = (s, own, other, other_label if other is not None else 0.0, against)
-        hit = self._values.get(key)
-        if hit is not None:
-            return hit
-        h = self.holes[s]
-        row_labels = np.full(len(h.rows), own)
-        if other is None:
-            extra_q = np.zeros(0, dtype=np.int64)
-            extra_grade = np.zeros(0)
-        else:
-            o = self.holes[other]
-            only = self.only(other, s)
-            extra_q = h.local[o.gquery[only]]
-            extra_grade = o.base.grade[o.rows[only]]
-            if against is not None:
-                match = self.match(s, other)
-                both = np.flatnonzero(match >= 0)
-                mine = h.base.pos[h.rows[both]]
-                theirs = o.base.pos[o.rows[match[both]]]
-                favoured_higher = theirs < mine if s == against else mine < theirs
-                row_labels[both] = np.where(favoured_higher, self.label, 0.0)
-        world = _labeled(h.base, h.rows, row_labels, extra_q, extra_grade, other_label,
-                         condense=self.options.judged_only, cut=self.cut, counts=h.counts)
-        v = np.asarray(self.m.family.kernel(world, self.m, self.options), dtype=np.float64)
-        out = v[self.at(s)]
-        self._values[key] = out
-        return out
-
-
 def _member(x: np.ndarray, sorted_y: np.ndarray) -> np.ndarray:
     """``np.isin(x, sorted_y)`` for int64 keys, by binary search (no hashing)."""
     if not len(sorted_y):
@@ -894,7 +613,7 @@ def _member(x: np.ndarray, sorted_y: np.ndarray) -> np.ndarray:
 
 def _monotone(m: Measure, options: EvalOptions) -> bool:
     """The two per-system labelings are the extremes (:data:`MONOTONE_FAMILIES`)."""
-    if m.name not in MONOTONE_FAMILIES or options.judged_only:
+    if not m.family.monotone or options.judged_only:
         return False
     return m.name not in ("CG", "DCG") or m.get("gain") in ("linear", "exp")
 
@@ -932,7 +651,7 @@ class _Tester:
         return bootstrap_test(zeros, d, n_resamples=self.n_resamples, rng=self.rng).pvalue
 
 
-def _worst_for(w: str, other: str, worlds: _Worlds, monotone: bool
+def _worst_for(w: str, other: str, worlds: Worlds, monotone: bool
                ) -> tuple[np.ndarray, np.ndarray]:
     """Per-query values of ``w`` and ``other`` under the labeling least favourable to
     ``w``: its holes non-relevant, the other's relevant (also in ``w``'s qrels), the
@@ -952,7 +671,7 @@ _p_text = p_text
 
 
 def _pair_result(a: str, b: str, m: Measure, window: int | None,
-                 values: dict[str, np.ndarray], worlds: _Worlds, tester: _Tester,
+                 values: dict[str, np.ndarray], worlds: Worlds, tester: _Tester,
                  alpha: float, options: EvalOptions, inferred: dict[str, np.ndarray] | None
                  ) -> HolesResult:
     va, vb = values[a], values[b]
@@ -1069,7 +788,7 @@ def _means(low: np.ndarray, high: np.ndarray) -> tuple[float, float]:
     return float(np.nanmean(low)), float(np.nanmean(high))
 
 
-def _batch_rows(a: str, b: str, ha: _Holes, hb: _Holes, in_a: np.ndarray, in_b: np.ndarray
+def _batch_rows(a: str, b: str, ha: Holes, hb: Holes, in_a: np.ndarray, in_b: np.ndarray
                 ) -> dict[str, Any]:
     """Which holes make the batch, one per distinct (query, document): shown by the
     system ranking it higher (a on ties)."""

@@ -131,7 +131,11 @@ one column-alias table:
                  :func:`shared_tag_names` (a tag of several files: named after each file)
 ``labels``       :func:`read_table` (labeling and GSB tables)
 ``metadata``     :func:`read_metadata` (query metadata)
-``partitions``   what :mod:`ireval_core.distributed` needs to read Dask partitions
+``partitions``   checks of a partition's columns and ids, for the Dask readers
+``dask``         :func:`~.dask.read_qrels_dask`, :func:`~.dask.read_runs_dask` (Dask
+                 DataFrames; each format read as :data:`~.detect.DASK_READING` says), and
+                 the error of a failed read in the in-memory engine's order
+``dask_rows``    labeled rows as Dask DataFrames, and their errors in row order
 ================ ==========================================================================
 
 Importing this package loads the qrels and run readers only; the table and metadata

@@ -17,7 +17,8 @@ Every reader asks :func:`detect_format`, naming the formats it reads:
    tabs than commas, CSV otherwise.
 
 Adding an input format means a line in :data:`SIGNATURES` or :data:`EXTENSIONS`, its
-name in the readers' format tuples, and its reading module.
+name in the readers' format tuples and in :data:`DASK_READING` (how the Dask engine reads
+it), and its reading module.
 
 >>> from ireval_core.io import Source
 >>> detect_format(Source("run", b"q1 Q0 d1 1 2.5 bm25\\n"))
@@ -36,7 +37,8 @@ from ..errors import FormatError
 from .columns import ALIASES, LABEL_ALIASES
 from .source import ZIP_MAGIC, Source
 
-__all__ = ["EXTENSIONS", "FORMATS", "LABEL_FORMATS", "METADATA_FORMATS", "RUN_FORMATS",
+__all__ = ["DASK_READING", "EXTENSIONS", "FORMATS", "LABEL_FORMATS", "MEMORY_ONLY_WORDS",
+           "METADATA_FORMATS", "RUN_FORMATS",
            "SIGNATURES", "TABLE_FORMATS", "TEXT_SIGNATURES", "Format", "detect_format",
            "is_workbook", "refuse_unreadable"]
 
@@ -53,6 +55,19 @@ LABEL_FORMATS = (*TABLE_FORMATS, "labelstudio", "quepid")
 Quepid's ratings CSV)."""
 METADATA_FORMATS = ("csv", "tsv", "parquet")
 """What query metadata may be written in."""
+
+DaskReading = Literal["lines", "dataset", "file", "memory"]
+DASK_READING: dict[str, DaskReading] = {
+    "trec": "lines", "csv": "lines", "tsv": "lines", "parquet": "dataset", "json": "memory",
+    "xlsx": "memory"}
+"""How the Dask engine (:mod:`~ireval_core.io.dask`) reads each format of qrels and runs:
+``lines``, text cut into blocks of whole lines, each read by the format's parser;
+``dataset``, by Dask's Parquet reader (row groups); ``file``, each file whole in one
+partition by the in-memory reader; ``memory``, not at all (a
+:class:`~ireval_core.errors.FormatError` says it is read in memory only). Every format
+of :data:`FORMATS` but ``auto`` has an entry (a test checks it)."""
+MEMORY_ONLY_WORDS = {"json": "JSON input is", "xlsx": "Excel workbooks are"}
+"""The subject of the Dask engine's "... read in memory only" error, per format."""
 
 
 def _is_parquet(src: Source) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..data import Ranked
 from ..options import EvalOptions
-from .registry import Measure
+from .registry import Measure, PartAggregate
 from .segments import (
     safe_div,
     seg_count,
@@ -297,3 +297,21 @@ def num_rel_terms(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> 
 def sum_aggregate(r: Ranked, m: Measure, o: EvalOptions, values: np.ndarray) -> float:
     """Counts are summed over queries, as trec_eval prints them."""
     return float(np.nansum(values))
+
+
+def _sum_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return float(np.nansum(values))  # the rule of sum_aggregate
+
+
+def _num_rel_partials(r: Ranked, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
+    return (num_rel_terms(r, m, o, num_rel(r, m, o)),)
+
+
+def _num_rel_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return float(np.nansum(partials[0]))  # the rule of num_rel_aggregate
+
+
+SUM_PARTS = PartAggregate(_sum_combine)
+""":func:`sum_aggregate` over partitions: the sum of every query's value."""
+NUM_REL_PARTS = PartAggregate(_num_rel_combine, _num_rel_partials)
+""":func:`num_rel_aggregate` over partitions: each query's :func:`num_rel_terms`, summed."""

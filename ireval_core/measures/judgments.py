@@ -16,7 +16,7 @@ import numpy as np
 from ..data import Ranked
 from ..errors import UnknownMeasureError
 from ..options import EvalOptions
-from .binary import sum_aggregate
+from .binary import SUM_PARTS, sum_aggregate
 from .registry import FAMILIES, REL, Family, Measure, register
 
 __all__ = ["not_from_a_ranking", "refusal"]
@@ -72,10 +72,11 @@ for _name, _trec, _text, _count in _PREFS:  # in the order of trec_eval's all_pr
     register(Family(
         _name, not_from_a_ranking, _text + _PREFS_DEPTH, cutoff="none", binary=False,
         bounds=(0.0, None) if _count else (0.0, 1.0),
-        aggregate=sum_aggregate if _count else None,
+        aggregate=sum_aggregate if _count else None, parts=SUM_PARTS if _count else None,
         aggregate_rule=("summed over queries" if _count else
                         "arithmetic mean over the judged queries evaluated"),
-        trec=_trec, aliases=(_trec,), judgments="prefs"))
+        trec=_trec, aliases=(_trec,), judgments="prefs",
+                    prefix=False, monotone=False, explained=False))
 
 # ----------------------------------------------------------------------------- judgment groups
 
@@ -84,11 +85,14 @@ _PER_GROUP = ("against each judgment group's judgments alone (R, the relevance l
               "value a group leaves undefined counts 0)")
 register(Family("APAvgJG", not_from_a_ranking, "AP (relevant: {rel}), " + _PER_GROUP,
                 cutoff="none", params=(REL,), trec="map_avgjg", judgments="qrels_jg",
-                base="AP"))
+                base="AP",
+                prefix=False, monotone=False, explained=False))
 register(Family("PAvgJG", not_from_a_ranking, "P@{k} (relevant: {rel}), " + _PER_GROUP,
                 cutoff="required", params=(REL,), trec="P_avgjg_k", judgments="qrels_jg",
-                base="P"))
+                base="P",
+                prefix=False, monotone=False, explained=False))
 register(Family("RprecAvgJG", not_from_a_ranking, "Rprec(mult={mult}), the precision at rank "
                 "(long)(mult·R + 0.9) (relevant: {rel}), " + _PER_GROUP, cutoff="none",
                 params=FAMILIES["Rprec"].params, trec="Rprec_mult_avgjg_x",
-                judgments="qrels_jg", base="Rprec"))
+                judgments="qrels_jg", base="Rprec",
+                prefix=False, monotone=False, explained=False))

@@ -33,6 +33,7 @@ from .registry import (
     Family,
     Measure,
     Param,
+    PartAggregate,
     finite_float,
     parse_gain,
     register,
@@ -356,26 +357,40 @@ _GEOMETRIC = ("geometric mean over queries, each value floored at 1e-5 (trec_eva
               "without a ranking under -c counts as 1e-5)")
 _NUMBER = "a finite number"
 
+def _gm_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    return floored_geometric_mean(values)  # the rule of geometric_mean
+
+
+GEOMETRIC_PARTS = PartAggregate(_gm_combine)
+""":func:`geometric_mean` over partitions: the floored geometric mean of every query's value."""
+
+
 register(Family("GMAP", average_precision, "AP per query (Σ over relevant ({rel}) ranks r "
                 "of P@r, / R); the mean is geometric, rewarding runs that fail no query",
-                cutoff="none", params=(REL,), aggregate=geometric_mean,
+                cutoff="none", params=(REL,), aggregate=geometric_mean, parts=GEOMETRIC_PARTS,
                 aggregate_rule=_GEOMETRIC, trec="gm_map", aliases=("gm_map", "GM_AP"),
-                perfect_is_one=True))
+                perfect_is_one=True,
+                prefix=False, monotone=False, explained=False))
 register(Family("GMbpref", bpref, "bpref per query (as bpref, relevant: {rel}, form {form}); "
                 "the mean is geometric", cutoff="none", params=(REL, _FORM),
-                aggregate=geometric_mean, aggregate_rule=_GEOMETRIC, trec="gm_bpref",
-                aliases=("gm_bpref",), perfect_is_one=True))
+                aggregate=geometric_mean, parts=GEOMETRIC_PARTS, aggregate_rule=_GEOMETRIC,
+                trec="gm_bpref",
+                aliases=("gm_bpref",), perfect_is_one=True,
+                prefix=False, monotone=False, explained=False))
 register(Family("BinG", bin_g, "(1/R) Σ over relevant ({rel}) retrieved documents of "
                 "1 / log2(2 + documents not relevant above it) (trec_eval's binary G)",
                 cutoff="none", params=(REL,), trec="binG", aliases=("binG",),
-                perfect_is_one=True))
+                perfect_is_one=True,
+                prefix=False, monotone=False, explained=False))
 register(Family("SetAP", set_ap, "relevant ({rel}) retrieved² / (retrieved · R): set precision "
                 "times set recall, 0 when nothing is retrieved or R = 0", cutoff="none",
-                params=(REL,), trec="set_map", aliases=("set_map",)))
+                params=(REL,), trec="set_map", aliases=("set_map",),
+                prefix=False, monotone=False, explained=False))
 register(Family("RelativeP", relative_p, "relevant ({rel}) in the top {k} / min({k}, R): "
                 "precision up to rank R, recall after it; 0 when R = 0",
                 params=(REL,), trec="relative_P_k / set_relative_P",
-                aliases=("RelP", "SetRelP"), perfect_is_one=True))
+                aliases=("RelP", "SetRelP"), perfect_is_one=True,
+                prefix=False, monotone=False, explained=False))
 register(Family("Utility", utility, "a·(relevant retrieved) + b·(other retrieved) + "
                 "c·(relevant not retrieved) + d·(others not retrieved, of a collection of "
                 "{docs} documents), a = {a}, b = {b}, c = {c}, d = {d}, relevant: {rel}; "
@@ -393,15 +408,18 @@ register(Family("Utility", utility, "a·(relevant retrieved) + b·(other retriev
                                              "(trec_eval -N), used by d",
                                              kind=finite_float, check=lambda v: v >= 0,
                                              rule="a finite number >= 0")),
-                bounds=(None, None), trec="utility", aliases=("utility",)))
+                bounds=(None, None), trec="utility", aliases=("utility",),
+                prefix=False, monotone=False, explained=False))
 register(Family("Unjudged", unjudged, "unjudged documents (not in the qrels, or graded "
                 "negative) in the top {k} / {k}: the share of the ranking the labels miss",
-                cutoff="required", binary=False, trec="unj_k", aliases=("unj",)))
+                cutoff="required", binary=False, trec="unj_k", aliases=("unj",),
+                prefix=False, monotone=False, explained=False))
 register(Family("RBPResid", rbp_residual, "how much RBP(p = {p}) could rise if every unjudged "
                 "retrieved document were relevant: p^n + (1 − p)·Σ over unjudged ranks i of "
                 "p^(i−1), n = retrieved; 0 when none is unjudged", cutoff="none",
                 params=(Param("p", 0.9, "persistence", **PROBABILITY),), binary=False,
-                trec="rbp_resid", aliases=("rbp_resid",)))
+                trec="rbp_resid", aliases=("rbp_resid",),
+                prefix=False, monotone=False, explained=False))
 _TREC_GAIN = Param("gain", "linear", "gain of a grade: linear = the grade (trec_eval's "
                    "default), exp = 2^g - 1, or a map {grade:gain,...} (trec_eval's "
                    "-m G.1=3,2=9)", choices=("linear", "exp"), kind=parse_gain,
@@ -412,18 +430,22 @@ _TREC_GAINS = ("gains: {gain} (grades <= 0, unjudged documents, grades absent fr
 register(Family("G", g_measure, "Σ over gaining retrieved documents of gain / log2(2 + cost − "
                 "gained), cost = Σ over the ranks so far of max(ideal gain, 1), gained = Σ of "
                 "the run's gains so far; / Σ ideal gains (trec_eval's experimental G); "
-                + _TREC_GAINS, cutoff="none", params=(_TREC_GAIN,), binary=False, trec="G"))
+                + _TREC_GAINS, cutoff="none", params=(_TREC_GAIN,), binary=False, trec="G",
+                prefix=False, monotone=False, explained=False))
 register(Family("nDCGRel", ndcg_rel, "nDCG averaged over the documents with a gain in the "
                 "ideal ranking: a retrieved one at its rank (IDCG over min(rank, P) positions), "
                 "a missed one at the end of the ranking (trec_eval's ndcg_rel); "
                 + _TREC_GAINS, cutoff="none", params=(_TREC_GAIN,), binary=False,
-                trec="ndcg_rel", aliases=("ndcg_rel",), perfect_is_one=True))
+                trec="ndcg_rel", aliases=("ndcg_rel",), perfect_is_one=True,
+                prefix=False, monotone=False, explained=False))
 register(Family("RnDCG", rndcg, "nDCG averaged at the R levels: the ranks where the ideal gain "
                 "drops (after the documents of each gain), and the end of the ranking when "
                 "it is longer; 0 when no document is relevant ({rel}) (trec_eval's Rndcg); "
                 + _TREC_GAINS, cutoff="none", params=(REL, _TREC_GAIN), trec="Rndcg",
-                aliases=("Rndcg",), perfect_is_one=True))
+                aliases=("Rndcg",), perfect_is_one=True,
+                prefix=False, monotone=False, explained=False))
 register(Family("infAP", inf_ap, "inferred AP (Yilmaz & Aslam): AP estimated from a judged "
                 "sample of the pool; negative grades are pooled but unjudged, documents "
                 "absent from the qrels unpooled; relevant: {rel}", cutoff="none",
-                params=(REL,), trec="infAP", aliases=("InfAP",)))
+                params=(REL,), trec="infAP", aliases=("InfAP",),
+                prefix=False, monotone=False, explained=False))

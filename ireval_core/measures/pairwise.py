@@ -37,7 +37,7 @@ from ..errors import invalid_parameter
 from ..idcodes import doc_code_map, id_positions
 from ..options import EvalOptions
 from ..params import POSITIVE_INT, check
-from .registry import Family, Measure, Param, finite_float, register
+from .registry import Family, Measure, Param, PartAggregate, finite_float, register
 from .segments import safe_div
 
 if TYPE_CHECKING:
@@ -344,19 +344,49 @@ _AUC_TEXT = ("P(score of a relevant ({rel}) document > score of a judged non-rel
              "among the judged documents retrieved within {k}, score ties count ½; "
              "undefined for a query lacking either class; unjudged documents ignored")
 
+def _gauc_partials(r: Ranked, m: Measure, o: EvalOptions) -> tuple[np.ndarray, ...]:
+    w = gauc_weights(r, m, o)  # impressions or clicks per query
+    return () if w is None else (w,)
+
+
+def _gauc_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    # the rule of gauc_aggregate, over all queries
+    ok = ~np.isnan(values)
+    if not ok.any():
+        return float("nan")
+    if partials:  # weighted: impressions or clicks
+        w = partials[0][ok]
+        return float(np.dot(w, values[ok]) / w.sum())
+    return float(values[ok].mean())
+
+
+def _pnr_combine(m: Measure, values: np.ndarray, partials: tuple[np.ndarray, ...]) -> float:
+    # the rule of pnr_aggregate: Σ concordant / Σ discordant over all queries
+    conc, disc = partials or (np.zeros(0), np.zeros(0))
+    return float(pnr_ratio(np.array([conc.sum()]), np.array([disc.sum()]))[0])
+
+
+GAUC_PARTS = PartAggregate(_gauc_combine, _gauc_partials)
+""":func:`gauc_aggregate` over partitions: each query's weight (:func:`gauc_weights`)."""
+PNR_PARTS = PartAggregate(_pnr_combine, pnr_counts)
+""":func:`pnr_aggregate` over partitions: each query's concordant and discordant pairs."""
+
 register(Family("AUC", auc, _AUC_TEXT, params=(REL,),
                 perfect_is_one=True,
                 aggregate_rule="arithmetic mean over queries having both classes",
-                aliases=("ROC_AUC",)))
+                aliases=("ROC_AUC",),
+                prefix=False, monotone=False, explained=True))
 register(Family("GAUC", auc, _AUC_TEXT + "; query weight: {weight}", params=(REL, WEIGHT),
-                aggregate=gauc_aggregate, perfect_is_one=True,
+                aggregate=gauc_aggregate, parts=GAUC_PARTS, perfect_is_one=True,
                 aggregate_rule="mean of per-query AUC over queries having both classes: "
                 "plain (weight=none), weighted by impressions = judged retrieved documents "
                 "(weight=impressions) or by clicks = relevant judged retrieved documents "
-                "(weight=clicks)"))
+                "(weight=clicks)",
+                prefix=False, monotone=False, explained=False))
 register(Family("PNR", pnr, "concordant / discordant pairs of judged documents retrieved "
                 "within {k} with different grades (higher grade scored higher / lower; equal "
                 "scores excluded); inf when none is discordant", binary=False,
-                bounds=(0.0, None), aggregate=pnr_aggregate,
+                bounds=(0.0, None), aggregate=pnr_aggregate, parts=PNR_PARTS,
                 aggregate_rule="Σ concordant / Σ discordant over queries (not a mean of "
-                "ratios)"))
+                "ratios)",
+                prefix=False, monotone=False, explained=True))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 import numpy as np
@@ -28,13 +28,30 @@ from ..data import Ranked
 from ..errors import UnknownMeasureError, invalid_parameter
 from ..options import EvalOptions
 
-__all__ = ["Family", "Measure", "Param", "ParamValue", "FAMILIES", "JUDGMENTS", "Judgments",
+__all__ = ["Combine", "Family", "Measure", "Param", "PartAggregate", "Partials", "ParamValue",
+           "FAMILIES", "JUDGMENTS", "Judgments",
            "families", "parse_measure", "parse_measures", "register", "measure_names"]
 
 
 Kernel = Callable[[Ranked, "Measure", EvalOptions], np.ndarray]
 """A per-query kernel: the joined data, the measure and the evaluation options."""
 Aggregator = Callable[[Ranked, "Measure", EvalOptions, np.ndarray], float]
+Partials = Callable[[Ranked, "Measure", EvalOptions], tuple[np.ndarray, ...]]
+"""What a partition sends beside its per-query values for an aggregate: arrays aligned
+with the queries of the joined data (the partition's)."""
+Combine = Callable[["Measure", np.ndarray, tuple[np.ndarray, ...]], float]
+"""The aggregate from every query's value and partials (concatenated in one order)."""
+
+
+@dataclass(frozen=True)
+class PartAggregate:
+    """A family's aggregate made over partitions (the Dask engine), equal to its
+    ``aggregate`` over the whole data: ``partials`` (None: nothing but the values) is what
+    each partition sends beside its per-query values, ``combine`` makes the aggregate from
+    all of them."""
+
+    combine: Combine
+    partials: Partials | None = None
 
 Judgments = Literal["qrels", "prefs", "qrels_jg"]
 """What a family is computed from, by trec_eval's ``-R`` name: ``qrels`` (a run joined with
@@ -161,6 +178,25 @@ class Family:
         (their kernel refuses), and ``evaluate`` refuses them.
     base:
         A ``"qrels_jg"`` family: the family it evaluates within each judgment group.
+    parts:
+        With an ``aggregate``: the same aggregate made over partitions
+        (:class:`PartAggregate`), as :mod:`ireval_core.distributed` computes it. A family
+        with an aggregate and no ``parts`` (or the reverse) is refused.
+
+    Three facts every family declares (no default; a family without them is refused):
+
+    prefix:
+        Its value at cutoff k reads only the top k of the ranking (and counts from the
+        qrels), so the holes of a labeling (:mod:`ireval_core.decisions.holes`) are the
+        unjudged documents of the top k; otherwise every unjudged document of the ranking.
+    monotone:
+        Its value never decreases when one of the system's own documents gets a higher
+        grade, and it reads no other judgment (with the linear or exp gain, without
+        judged-only rankings): labeling every hole non-relevant, then relevant, gives the
+        extremes over all labelings.
+    explained:
+        The lab (:func:`ireval_core.lab.explain`) explains it step by step (a test checks
+        the lab has an explainer for exactly these families).
     """
 
     name: str
@@ -177,6 +213,15 @@ class Family:
     aliases: tuple[str, ...] = ()
     judgments: Judgments = "qrels"
     base: str | None = None
+    parts: PartAggregate | None = None
+    prefix: bool = field(kw_only=True)
+    monotone: bool = field(kw_only=True)
+    explained: bool = field(kw_only=True)
+
+    def __post_init__(self) -> None:
+        if (self.aggregate is None) != (self.parts is None):
+            raise ValueError(f"family {self.name}: an aggregate and its form over partitions "
+                             "(parts) go together; give both or neither")
 
     @property
     def needs(self) -> str:
