@@ -394,39 +394,58 @@ def _replaced(q: np.ndarray, d: np.ndarray, labels: dict[tuple[str, str], float]
 
 def _hole_table(qrels: Qrels, runs: list[Run], window: int | None, options: EvalOptions
                 ) -> _Table:
-    """The holes of every run's window, with the rank in each run and a prior."""
+    """The holes of every run's window, with the rank in each run and a prior.
+
+    A hole's prior is its system's share at its rank (:func:`_prior`, the mean over the
+    systems ranking it) times its query's factor, times the factor of the number of
+    systems whose window holds it: documents several systems retrieve are relevant more
+    often (the same ratio among the judged documents of the windows)."""
     plain = replace(options, judged_only=False)
-    qs, ds, sys_i, pos_i, priors = [], [], [], [], []
+    qs, ds, sys_i, pos_i, grades, priors = [], [], [], [], [], []
     for s, run in enumerate(runs):
         r = join(qrels, run, options=plain)
         in_window = np.ones(len(r.pos), dtype=bool) if window is None else r.pos <= window
         judged = in_window & (r.grade >= 0)
-        prior = _prior(r, judged)
-        rows = np.flatnonzero(in_window & ~(r.grade >= 0))
+        by_rank, by_query = _prior(r, judged)
+        rows = np.flatnonzero(in_window)
         run_q = np.searchsorted(run.query_ids.astype(str), r.query_ids.astype(str))
         run_q = np.minimum(run_q, max(run.n_queries - 1, 0))
         local = r.qidx[rows]
         run_rows = run.offsets[run_q][local] + r.pos[rows].astype(np.int64) - 1
-        docs = run.doc_ids.take(pa.array(run.dcode[run_rows])).cast(pa.string())
+        ds.append(run.doc_ids.take(pa.array(run.dcode[run_rows])).cast(pa.string()))
         qs.append(np.asarray(r.query_ids, dtype=object)[local])
-        ds.append(docs)
         sys_i.append(np.full(len(rows), s, dtype=np.int64))
         pos_i.append(r.pos[rows].astype(np.int64))
-        priors.append(prior[0][np.minimum(r.pos[rows], len(prior[0]) - 1)]
-                      * prior[1][r.qidx[rows]])
+        grades.append(r.grade[rows])
+        priors.append(np.minimum(by_rank[np.minimum(r.pos[rows], len(by_rank) - 1)]
+                                 * by_query[local], 1.0))
     query = np.concatenate(qs) if qs else np.zeros(0, dtype=object)
     dcodes, ddict = dictionary_codes(pa.chunked_array(ds, type=pa.string()))
     qnames, qcodes = np.unique(query.astype(str), return_inverse=True)
     key = qcodes.astype(np.int64) * max(len(ddict), 1) + dcodes.astype(np.int64)
     uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    s_all, p_all = np.concatenate(sys_i), np.concatenate(pos_i)
+    grade = np.concatenate(grades)
+    hole = ~(np.bincount(inverse, weights=grade >= 0, minlength=len(uniq)) > 0)
+    systems = np.bincount(inverse, minlength=len(uniq))
+    g = np.where(grade >= 0, np.clip(grade, 0.0, None), 0.0)
+    g = g / max(float(g.max()) if len(g) else 1.0, 1.0)
+    judged_key = ~hole
+    rel = np.bincount(inverse, weights=g, minlength=len(uniq))  # sum over the runs' rows
+    per_key = rel / np.maximum(systems, 1)
+    overall = (per_key[judged_key].sum() + 1.0) / (judged_key.sum() + 2.0)
+    m_max = len(runs) + 1
+    n_m = np.bincount(systems[judged_key], minlength=m_max).astype(np.float64)
+    rel_m = np.bincount(systems[judged_key], weights=per_key[judged_key], minlength=m_max)
+    by_systems = (rel_m + 2.0 * overall) / (n_m + 2.0) / overall
     rank = np.zeros((len(uniq), len(runs)), dtype=np.int64)
+    s_all, p_all = np.concatenate(sys_i), np.concatenate(pos_i)
     rank[inverse, s_all] = p_all
-    prior_sum = np.bincount(inverse, weights=np.concatenate(priors), minlength=len(uniq))
-    count = np.bincount(inverse, minlength=len(uniq))
+    prior = np.bincount(inverse, weights=np.concatenate(priors), minlength=len(uniq)) / (
+        np.maximum(systems, 1)) * by_systems[systems]
     docs_all = np.asarray(ddict.to_pylist(), dtype=object)
-    return _Table(qnames.astype(object)[qcodes[first]], docs_all[dcodes[first]], rank,
-                  np.minimum(prior_sum / np.maximum(count, 1), 1.0))
+    keep = np.flatnonzero(hole)
+    return _Table(qnames.astype(object)[qcodes[first[keep]]], docs_all[dcodes[first[keep]]],
+                  rank[keep], np.minimum(prior[keep], 1.0))
 
 
 def _prior(r: Ranked, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
