@@ -208,12 +208,11 @@ class JudgeQueue:
         self._start = {(r.system_a, r.system_b): r.winner for r in first}
         self._runs = [_cut(r, self.window) if self.window is not None
                       and not self.options.judged_only else r for r in runs]
-        q = qrels.query_ids[qrels.qcode] if len(qrels) else np.zeros(0, dtype=object)
-        self._base = (np.asarray(q, dtype=object),
-                      np.asarray(qrels.doc_ids.take(pa.array(qrels.dcode)).to_pylist(),
-                                 dtype=object) if len(qrels) else np.zeros(0, dtype=object),
+        self._original = qrels
+        self._base = (pa.array(qrels.query_ids.astype(str), type=pa.string()).take(
+                          pa.array(qrels.qcode)),
+                      qrels.doc_ids.cast(pa.string()).take(pa.array(qrels.dcode)),
                       np.asarray(qrels.grade, dtype=np.float64))
-        self._source = qrels.source
         self._labels: dict[tuple[str, str], float] = {}
         self.qrels = qrels
         self._recompute(first)
@@ -264,15 +263,16 @@ class JudgeQueue:
     # ----------------------------------------------------------------- the work
 
     def _current_qrels(self) -> Qrels:
+        """The original qrels, each labeled document's entry replaced by its label."""
         q, d, g = self._base
-        new_q = np.array([k[0] for k in self._labels], dtype=object)
-        new_d = np.array([k[1] for k in self._labels], dtype=object)
+        new_q = pa.array([k[0] for k in self._labels], type=pa.string())
+        new_d = pa.array([k[1] for k in self._labels], type=pa.string())
         new_g = np.fromiter(self._labels.values(), dtype=np.float64, count=len(self._labels))
-        if len(q):  # a label replaces the entry of its document (pooled, or relabeled)
-            keep = ~_replaced(q, d, self._labels)
-            q, d, g = q[keep], d[keep], g[keep]
-        return Qrels.from_arrays(np.concatenate([q, new_q]), np.concatenate([d, new_d]),
-                                 np.concatenate([g, new_g]), source=self._source)
+        keep = ~_replaced(self._original, new_q, new_d)
+        mask = pa.array(keep)
+        return Qrels.from_arrays(pa.concat_arrays([q.filter(mask), new_q]),
+                                 pa.concat_arrays([d.filter(mask), new_d]),
+                                 np.concatenate([g[keep], new_g]), source=self._original.source)
 
     def _recompute(self, debt: list[HolesResult] | None) -> None:
         if debt is None:
@@ -378,17 +378,24 @@ def _cut(run: Run, k: int) -> Run:
                run.score[rows], offsets, run.source, run.warnings, run.tag)
 
 
-def _replaced(q: np.ndarray, d: np.ndarray, labels: dict[tuple[str, str], float]
-              ) -> np.ndarray:
-    """Mask of the qrels entries ``(q, d)`` a label replaces."""
-    out = np.zeros(len(q), dtype=bool)
-    if not labels:
+def _replaced(qrels: Qrels, query: pa.Array, doc: pa.Array) -> np.ndarray:
+    """Mask of the entries of ``qrels`` whose (query, document) is one of the pairs."""
+    import pyarrow.compute as pc
+
+    out = np.zeros(len(qrels), dtype=bool)
+    if not len(query) or not len(qrels):
         return out
-    queries = {k[0] for k in labels}
-    maybe = np.flatnonzero(np.isin(q, np.array(sorted(queries), dtype=object)))
-    for i in maybe:
-        if (q[i], d[i]) in labels:
-            out[i] = True
+    qi = np.asarray(pc.index_in(query, value_set=pa.array(qrels.query_ids.astype(str),
+                                                           type=pa.string())
+                                ).fill_null(-1), dtype=np.int64)
+    di = np.asarray(pc.index_in(doc, value_set=qrels.doc_ids.cast(pa.string())
+                                ).fill_null(-1), dtype=np.int64)
+    found = (qi >= 0) & (di >= 0)
+    n_docs = max(len(qrels.doc_ids), 1)
+    keys = qrels.qcode.astype(np.int64) * n_docs + qrels.dcode  # sorted (from_arrays)
+    want = qi[found] * n_docs + di[found]
+    at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+    out[at[keys[at] == want]] = True
     return out
 
 
