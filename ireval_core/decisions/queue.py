@@ -78,7 +78,7 @@ from typing import Any, Literal
 import numpy as np
 import pyarrow as pa
 
-from ..data import Qrels, Ranked, Run, dictionary_codes, join
+from ..data import JoinCache, Qrels, Ranked, Run, dictionary_codes
 from ..errors import invalid_parameter
 from ..measures import Measure, parse_measures
 from ..options import EvalOptions
@@ -275,12 +275,13 @@ class JudgeQueue:
                                  np.concatenate([g[keep], new_g]), source=self._original.source)
 
     def _recompute(self, debt: list[HolesResult] | None) -> None:
+        joins = JoinCache()  # the verdicts' joins serve the hole table
         if debt is None:
             debt = judgment_debt(self.qrels, self._runs, self.measure,
-                                 baseline=self.baseline,
+                                 baseline=self.baseline, joins=joins,
                                  **self._debt_args)  # type: ignore[arg-type]
         self._debt = debt
-        self._table = _hole_table(self.qrels, self._runs, self.window, self.options)
+        self._table = _hole_table(self.qrels, self._runs, self.window, self.options, joins)
         t = self._table
         n = len(t.query)
         score = np.zeros(n)
@@ -362,7 +363,8 @@ class _Table:
 
 def _cut(run: Run, k: int) -> Run:
     """``run`` with each query's top ``k`` and the rows whose float32 score equals the
-    k-th's (so that the top k under either trec_eval version's ties is in it)."""
+    k-th's (so that the top k under either trec_eval version's ties is in it), its id
+    dictionary cut to the ids kept (in the same order, so ties still break the same)."""
     depth = np.diff(run.offsets)
     nq = run.n_queries
     if not nq or int(depth.max()) <= k:
@@ -374,8 +376,11 @@ def _cut(run: Run, k: int) -> Run:
     rows = np.flatnonzero(keep)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(qidx[rows], minlength=nq), out=offsets[1:])
-    return Run(run.name, run.query_ids, run.doc_ids, run.qcode[rows], run.dcode[rows],
-               run.score[rows], offsets, run.source, run.warnings, run.tag)
+    # only the kept documents' ids: every join maps the run's whole id dictionary
+    used, dcode = np.unique(run.dcode[rows], return_inverse=True)
+    return Run(run.name, run.query_ids, run.doc_ids.take(pa.array(used)),
+               run.qcode[rows], dcode.astype(run.dcode.dtype), run.score[rows], offsets,
+               run.source, run.warnings, run.tag)
 
 
 def _replaced(qrels: Qrels, query: pa.Array, doc: pa.Array) -> np.ndarray:
@@ -399,8 +404,8 @@ def _replaced(qrels: Qrels, query: pa.Array, doc: pa.Array) -> np.ndarray:
     return out
 
 
-def _hole_table(qrels: Qrels, runs: list[Run], window: int | None, options: EvalOptions
-                ) -> _Table:
+def _hole_table(qrels: Qrels, runs: list[Run], window: int | None, options: EvalOptions,
+                joins: JoinCache) -> _Table:
     """The holes of every run's window, with the rank in each run and a prior.
 
     A hole's prior is its system's share at its rank (:func:`_prior`, the mean over the
@@ -410,7 +415,7 @@ def _hole_table(qrels: Qrels, runs: list[Run], window: int | None, options: Eval
     plain = replace(options, judged_only=False)
     qs, ds, sys_i, pos_i, grades, priors = [], [], [], [], [], []
     for s, run in enumerate(runs):
-        r = join(qrels, run, options=plain)
+        r = joins.ranked(qrels, run, plain)
         in_window = np.ones(len(r.pos), dtype=bool) if window is None else r.pos <= window
         judged = in_window & (r.grade >= 0)
         by_rank, by_query = _prior(r, judged)

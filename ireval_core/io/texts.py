@@ -378,7 +378,7 @@ def _tsv_error(src: _Input, problems: list[Any], exc: Exception) -> FormatError:
         import gzip
 
         opener = gzip.open if src.gzip else open
-        with opener(src.path, "rb") as fh:  # type: ignore[operator]
+        with opener(src.path, "rb") as fh:
             for n, raw in enumerate(fh, 1):
                 line = raw.rstrip(b"\r\n")
                 tabs = line.count(b"\t")
@@ -416,7 +416,7 @@ def _json_error(src: _Input, exc: Exception) -> FormatError:
         import gzip
 
         opener = gzip.open if src.gzip else open
-        with opener(src.path, "rb") as fh:  # type: ignore[operator]
+        with opener(src.path, "rb") as fh:
             for n, raw in enumerate(fh, 1):
                 if not raw.strip():
                     continue
