@@ -80,6 +80,8 @@ __all__ = [
     "options_from_widgets",
     "options_to_widgets",
     "pop_upload_changed",
+    "refuse_dataset_param",
+    "refused_dataset_param",
     "prefill",
     "restore_author",
     "set_author",
@@ -236,6 +238,19 @@ def dataset_param() -> str | None:
     """The dataset id a link carries (the URL's ``ds``), or ``None``."""
     value = st.query_params.get(DATASET_PARAM)
     return value or None
+
+
+_DATASET_NOT_APPLIED = "ireval.dataset.not_applied"  # (text, why) of a refused ?ds=
+
+
+def refuse_dataset_param(text: str, why: str) -> None:
+    """The URL's dataset ``text`` was not applied, because ``why``."""
+    st.session_state[_DATASET_NOT_APPLIED] = (text, why)
+
+
+def refused_dataset_param() -> tuple[str, str] | None:
+    """``(text, why)`` of the URL's dataset when it was not applied, else ``None``."""
+    return st.session_state.get(_DATASET_NOT_APPLIED)
 
 
 def url_dataset_pending() -> bool:

@@ -15,7 +15,16 @@ import numpy as np
 import streamlit as st
 
 from ireval_app import compare_glue as cg
-from ireval_app import evaluation, fit, frame, state, views, widgets, workspace_glue
+from ireval_app import (
+    evaluation,
+    fit,
+    frame,
+    state,
+    views,
+    widgets,
+    workspace_glue,
+    workspace_widgets,
+)
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
 from ireval_core import charts, formats
@@ -438,7 +447,7 @@ def _record(dataset_id: str, target: Target, decision: str, author: str,
         st.error(widgets.md_escape(str(exc)), icon=":material/error:")
         return
     if isinstance(saved, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(saved, lead="The decision was not recorded. ")
+        workspace_widgets.workspace_problem(saved, lead="The decision was not recorded. ")
         return
     state.set_author(author)
     st.success("Recorded, with the evidence above; it opens the meeting report.",
@@ -512,5 +521,5 @@ with frame.page("compare"):
     a, b, m = pair
     target = Target.comparison(a, b, str(m))
     _record_box(evidence, settings, target, pair)
-    widgets.notes_panel(target, title=f"Notes and decisions: {b} vs {a} on {m}")
+    workspace_widgets.notes_panel(target, title=f"Notes and decisions: {b} vs {a} on {m}")
     _planning(aligned[b] - aligned[a], settings, pair)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, state, views, widgets, workspace_glue
+from ireval_app import (
+    files_widgets,
+    frame,
+    labels_glue,
+    labels_widgets,
+    state,
+    views,
+    widgets,
+    workspace_glue,
+    workspace_widgets,
+)
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import FormatError
@@ -17,9 +27,6 @@ from ireval_core.workspace import (
     Workspace,
 )
 
-_TRIED = "ireval.labels.saved_tried"  # the set this session last tried to open
-_ADDS = "ireval.labels.adds"  # adds made this session: a new add uploader after each
-
 
 def _saved_sets() -> None:
     """Open a labeling set saved in the workspace, at any of its versions; add this month's
@@ -27,7 +34,7 @@ def _saved_sets() -> None:
     what to do."""
     listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets())
     if isinstance(listed, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(listed)
+        workspace_widgets.workspace_problem(listed)
         return
     sets = {i.short_id: i for i in listed if i.files_of_kind("labels")}
     if not sets:
@@ -36,21 +43,18 @@ def _saved_sets() -> None:
         return
     shown = labels_widgets.opened()
     views.bind_view(keys.SAVED_PICK, "", choices=list(sets))
-    if st.session_state[keys.SAVED_PICK] not in sets:
-        st.session_state[keys.SAVED_PICK] = next(iter(sets))
+    state.keep_choice(keys.SAVED_PICK, list(sets), next(iter(sets)))
     left, right = st.columns([3, 2])
     pick = left.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
-        on_change=lambda: labels_widgets.choose_saved(st.session_state[keys.SAVED_PICK]),
+        on_change=lambda: labels_widgets.choose_saved(str(state.widget_value(keys.SAVED_PICK))),
         format_func=lambda i: (f"{sets[i].name}  ·  {_count(sets[i])}  ·  version "
                                f"{sets[i].latest_version}  ·  id {i}"))
     if shown is None or shown.info.short_id != pick:
-        if st.session_state.get(_TRIED) != pick:  # open it (once: a failure is shown above)
-            st.session_state[_TRIED] = pick
-            labels_widgets.choose_saved(pick)
+        if labels_widgets.open_once(pick):  # once: a failure is shown above
             st.rerun()
         return
-    st.session_state.pop(_TRIED, None)
+    labels_widgets.shown_as_chosen()
     numbers = [v.version for v in reversed(shown.versions)]
     views.bind_view(keys.SAVED_VERSION, 0, choices=numbers)
     right.selectbox("Version", numbers, key=keys.SAVED_VERSION,
@@ -86,7 +90,7 @@ def _stated(kind: str, name: str, data: bytes) -> FileRounds | None:
     got = labels_glue.file_rounds_cached(kind, name, data,
                                          str(labels_widgets.settings()["round"]))
     if isinstance(got, FormatError):
-        widgets.show_format_error(got, hint=labels_widgets.conflict_hint(got))
+        files_widgets.show_format_error(got, hint=labels_widgets.conflict_hint(got))
         return None
     return got
 
@@ -97,7 +101,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     newest = shown.versions[-1]
     added = st.file_uploader(f"Add labeling files to {info.name} (e.g. this month's round)",
                              type=None, accept_multiple_files=True,
-                             key=keys.add_uploader(st.session_state.get(_ADDS, 0)))
+                             key=keys.add_uploader(labels_widgets.added()))
     if not added:
         return
     files = [("labels", f.name, f.getvalue()) for f in added]
@@ -111,7 +115,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
         return latest, [(f.kind, f.name, ws.read_file(info.id, f.position)) for f in unknown]
     got = workspace_glue.with_workspace(newest_rounds)
     if isinstance(got, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(got, lead="Cannot add: ")
+        workspace_widgets.workspace_problem(got, lead="Cannot add: ")
         return
     latest, unknown = got
     for kind, name, data in unknown:
@@ -159,7 +163,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
         except (RoundsInSetError, FileNameTakenError) as exc:  # said in this form's terms
             return exc
 
-    grown = widgets.write_to_workspace(add, lead="Not added: ")
+    grown = workspace_widgets.write_to_workspace(add, lead="Not added: ")
     if isinstance(grown, RoundsInSetError):
         st.error(_refused_words(grown, info.name), icon=":material/error:")
         return
@@ -175,7 +179,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     st.toast(f"Added to {grown.name}: version {grown.version}")
     labels_widgets.choose_saved(grown.short_id, grown.version)
     # a new uploader, empty: the next month is added alone (the old one kept this file)
-    st.session_state[_ADDS] = st.session_state.get(_ADDS, 0) + 1
+    labels_widgets.count_add()
     st.rerun()
 
 
@@ -204,7 +208,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
     files_id = labels_glue.workspace_id(f"{labels.key}|{gsb.key}", tuple(files))
     existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
     if isinstance(existing, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(existing, lead="Not saved: ")
+        workspace_widgets.workspace_problem(existing, lead="Not saved: ")
         return
     if existing is not None:
         st.success(f"These files are saved in the workspace as "
@@ -224,7 +228,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             stated = {n: _stated(k, n, d) for k, n, d in files}
             if any(v is None for v in stated.values()):
                 return
-            info = widgets.write_to_workspace(lambda ws: ws.save_dataset(
+            info = workspace_widgets.write_to_workspace(lambda ws: ws.save_dataset(
                 files, name=name.strip(), saved_by=author,
                 rounds={n: v for n, v in stated.items() if v is not None}), lead="Not saved: ")
             if info is None:
@@ -364,11 +368,11 @@ with frame.page("labels_data"):
     st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
                f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
                f"{labels_widgets.names(list(j.rounds))}.")
-    widgets.show_warnings(j.warnings)  # encoding read, hidden sheets, mixed rounds, ...
+    files_widgets.show_warnings(j.warnings)  # encoding read, hidden sheets, mixed rounds, ...
     if loaded_gsb is not None:
         if loaded_gsb.error is not None:
-            widgets.show_format_error(loaded_gsb.error)
+            files_widgets.show_format_error(loaded_gsb.error)
         elif loaded_gsb.gsb is not None:
             st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
                        f"{labels_widgets.names(list(loaded_gsb.names))}.")
-            widgets.show_warnings(loaded_gsb.gsb.warnings)
+            files_widgets.show_warnings(loaded_gsb.gsb.warnings)

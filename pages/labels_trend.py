@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import findings, fit, frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import (
+    files_widgets,
+    findings,
+    fit,
+    frame,
+    labels_glue,
+    labels_widgets,
+    views,
+    widgets,
+)
 from ireval_app.keys import labels_trend as keys
 from ireval_core import charts, formats
 from ireval_core.labels import export_batch, next_batch
@@ -118,7 +127,7 @@ with frame.page("labels_trend"):
     t = labels_glue.trend_cached(key, j, k, gain, combine)
     a = labels_widgets.anchors()
     if a is not None and a.error is not None:
-        widgets.show_format_error(a.error)
+        files_widgets.show_format_error(a.error)
     drift = a.drift if a is not None else None
     nt = labels_glue.noise_trend_cached(key, j, k, gain, combine, (), float(alpha), float(power),
                                         labels_widgets.anchors_key(a, s), drift)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import evaluation, frame, state, views, widgets, workspace_widgets
 from ireval_app import queries_glue as qg
 from ireval_app.keys import queries as keys
 from ireval_core.queries import means_note, wins_ties_losses
@@ -105,7 +105,7 @@ with frame.page("queries"):
                          help="Ordered as the table above")
     row = diffs.set_index("query").loc[query]
     st.subheader(widgets.md_escape(f"Query {query}"))
-    widgets.notes_panel(Target.query(str(query)), title=f"Notes on query {query}")
+    workspace_widgets.notes_panel(Target.query(str(query)), title=f"Notes on query {query}")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(widgets.md_escape(f"{measure} of {a}"), f"{row['a']:.4f}")
     if not single:

@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from ireval_app import cache, evaluation, fit, frame, state, views, widgets
+from ireval_app import cache, evaluation, files_widgets, fit, frame, state, views, widgets
 from ireval_app import rounds_glue as rg
 from ireval_app.keys import rounds as keys
 from ireval_core import charts
@@ -39,7 +39,7 @@ with frame.page("rounds"):
         loaded = cache.load_qrels(upload.name, upload.getvalue(),
                                   comments=cache.reads_comments(state.get_options()))
         if loaded.error is not None:
-            widgets.show_format_error(loaded.error)
+            files_widgets.show_format_error(loaded.error)
         else:
             other = loaded
 
