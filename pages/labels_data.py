@@ -18,7 +18,7 @@ from ireval_app import (
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import FormatError
-from ireval_core.labels import BUILTIN_LABEL_MAPS
+from ireval_core.labels import BUILTIN_LABEL_MAPS, Judgments
 from ireval_core.workspace import (
     DatasetInfo,
     FileNameTakenError,
@@ -239,60 +239,49 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             st.rerun()
 
 
-with frame.page("labels_data"):
-    st.title("Labeling data")
-    st.caption("Every month people label the top K results that real searches showed. One row per "
-               "labeled shown result: round (month), query, doc, position, label; optional rater, "
-               "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
-               "every month's file.")
+def _uploads() -> None:
+    """The uploaders of labeling, side-by-side and anchor files, and the form saving them to
+    the workspace once every file can be read."""
+    left, right = st.columns(2)
+    labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
+                                accept_multiple_files=True, key=keys.UPLOADER,
+                                help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
+    gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
+                              accept_multiple_files=True, key=keys.GSB_UPLOADER,
+                              help="Columns round, query, judgment (G/S/B, good/same/bad, "
+                                   "better/same/worse), optional rater")
+    if labels:
+        labels_widgets.set_files(labels=[(f.name, f.getvalue()) for f in labels])
+    if gsb:
+        labels_widgets.set_files(gsb=[(f.name, f.getvalue()) for f in gsb])
+    kept, kept_gsb = labels_widgets.get_files()
+    if (kept and not labels) or (kept_gsb and not gsb):
+        st.caption("Still loaded from an earlier upload: "
+                   + labels_widgets.names([*kept.names, *kept_gsb.names])
+                   + ". Uploading new files replaces them.")
+    anchors = st.file_uploader("Anchor items (optional)", type=None,
+                               accept_multiple_files=True, key=keys.ANCHOR_UPLOADER,
+                               help="Query–document pairs re-labeled every month: columns "
+                                    "round, query, doc, label, optional rater (or the "
+                                    "labeling file's rows with an anchor column 1/0)")
+    if anchors:
+        labels_widgets.set_anchor_files([(f.name, f.getvalue()) for f in anchors])
+    s = labels_widgets.settings()
+    failed = (bool(kept) and labels_glue.load_judgments(
+        kept, str(s["label_map"]), str(s["conflicts"]), str(s["round"])).error is not None
+    ) or (bool(kept_gsb) and labels_glue.load_gsb(kept_gsb).error is not None)
+    if failed:
+        st.caption(":material/block: Saving is offered once every file can be read (the "
+                   "problems are listed below).")
+    if kept and not failed:  # no Save form for a file that could not be read
+        _save_form(kept, kept_gsb,
+                   "Save these files to the workspace (next month, open the set under "
+                   "Saved labeling sets and add the new round to it)")
 
-    views.bind_view(keys.SOURCE, "sample", choices=keys.SOURCES)
-    source = st.radio("Labeling files", keys.SOURCES, key=keys.SOURCE,
-                      horizontal=True, label_visibility="collapsed",
-                      format_func={"sample": "Use the bundled sample",
-                                   "upload": "Upload labeling files",
-                                   "saved": "Saved labeling sets"}.__getitem__)
 
-    if source == "upload":
-        left, right = st.columns(2)
-        labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
-                                    accept_multiple_files=True, key=keys.UPLOADER,
-                                    help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
-        gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
-                                  accept_multiple_files=True, key=keys.GSB_UPLOADER,
-                                  help="Columns round, query, judgment (G/S/B, good/same/bad, "
-                                       "better/same/worse), optional rater")
-        if labels:
-            labels_widgets.set_files(labels=[(f.name, f.getvalue()) for f in labels])
-        if gsb:
-            labels_widgets.set_files(gsb=[(f.name, f.getvalue()) for f in gsb])
-        kept, kept_gsb = labels_widgets.get_files()
-        if (kept and not labels) or (kept_gsb and not gsb):
-            st.caption("Still loaded from an earlier upload: "
-                       + labels_widgets.names([*kept.names, *kept_gsb.names])
-                       + ". Uploading new files replaces them.")
-        anchors = st.file_uploader("Anchor items (optional)", type=None,
-                                   accept_multiple_files=True, key=keys.ANCHOR_UPLOADER,
-                                   help="Query–document pairs re-labeled every month: columns "
-                                        "round, query, doc, label, optional rater (or the "
-                                        "labeling file's rows with an anchor column 1/0)")
-        if anchors:
-            labels_widgets.set_anchor_files([(f.name, f.getvalue()) for f in anchors])
-        s = labels_widgets.settings()
-        failed = (bool(kept) and labels_glue.load_judgments(
-            kept, str(s["label_map"]), str(s["conflicts"]), str(s["round"])).error is not None
-        ) or (bool(kept_gsb) and labels_glue.load_gsb(kept_gsb).error is not None)
-        if failed:
-            st.caption(":material/block: Saving is offered once every file can be read (the "
-                       "problems are listed below).")
-        if kept and not failed:  # no Save form for a file that could not be read
-            _save_form(kept, kept_gsb,
-                       "Save these files to the workspace (next month, open the set under "
-                       "Saved labeling sets and add the new round to it)")
-    elif source == "saved":
-        _saved_sets()
-
-    # ------------------------------------------------------------------------- settings
+def _settings() -> None:
+    """The labeling settings every labeling page uses: label map, how raters combine, K, gain,
+    the conflict rule, the round of tool exports."""
     st.subheader("Settings")
     c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
     views.bind_view(labeling.MAP, labeling.DEFAULTS[labeling.MAP])
@@ -329,18 +318,10 @@ with frame.page("labels_data"):
                        "a round key: those exports name none. Files with a round column keep "
                        "theirs.")
 
-    # ------------------------------------------------------------------------- what was read
-    loaded, loaded_gsb, sample = labels_widgets.current()
-    if sample:
-        st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
-                "(control, treatment), three raters with overlap, segments and model scores. Two "
-                "events are planted: one month where recall breaks for treatment, and one month "
-                "where a rater drifts. See the Trend and Raters pages.",
-                icon=":material/science:")
-    if loaded is None:
-        st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
-        st.stop()
-    _, j = labels_widgets.require_judgments(loaded, link=False)
+
+def _rounds(loaded: labels_glue.Loaded, loaded_gsb: labels_glue.Loaded | None,
+            j: Judgments) -> None:
+    """What was read: rounds, systems, raters, rows and labels, the files and their warnings."""
     st.subheader("Rounds")
     m = st.columns(6)
     m[0].metric("Rounds", f"{len(j.rounds):,}")
@@ -376,3 +357,40 @@ with frame.page("labels_data"):
             st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
                        f"{labels_widgets.names(list(loaded_gsb.names))}.")
             files_widgets.show_warnings(loaded_gsb.gsb.warnings)
+
+
+with frame.page("labels_data"):
+    st.title("Labeling data")
+    st.caption("Every month people label the top K results that real searches showed. One row per "
+               "labeled shown result: round (month), query, doc, position, label; optional rater, "
+               "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
+               "every month's file.")
+
+    views.bind_view(keys.SOURCE, "sample", choices=keys.SOURCES)
+    source = st.radio("Labeling files", keys.SOURCES, key=keys.SOURCE,
+                      horizontal=True, label_visibility="collapsed",
+                      format_func={"sample": "Use the bundled sample",
+                                   "upload": "Upload labeling files",
+                                   "saved": "Saved labeling sets"}.__getitem__)
+
+    if source == "upload":
+        _uploads()
+    elif source == "saved":
+        _saved_sets()
+
+    # ------------------------------------------------------------------------- settings
+    _settings()
+
+    # ------------------------------------------------------------------------- what was read
+    loaded, loaded_gsb, sample = labels_widgets.current()
+    if sample:
+        st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
+                "(control, treatment), three raters with overlap, segments and model scores. Two "
+                "events are planted: one month where recall breaks for treatment, and one month "
+                "where a rater drifts. See the Trend and Raters pages.",
+                icon=":material/science:")
+    if loaded is None:
+        st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
+        st.stop()
+    _, j = labels_widgets.require_judgments(loaded, link=False)
+    _rounds(loaded, loaded_gsb, j)
