@@ -68,8 +68,7 @@ COLUMNS = {
                                                  help=cg.COLUMN_HELP["effect size"]),
     "W/T/L": st.column_config.Column(help=cg.COLUMN_HELP["W/T/L"]),
     "n": st.column_config.NumberColumn(help=cg.COLUMN_HELP["n"]),
-}
-"""The results table's columns."""
+}  # the results table's columns (a string here would be drawn: Streamlit's magic)
 
 
 def _settings_panel(dataset: Dataset) -> tuple[list[str], cg.Settings]:

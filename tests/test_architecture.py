@@ -450,3 +450,16 @@ def test_page_bodies_functions_and_modules_are_short() -> None:
                  for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
                  if (n := f.end_lineno - f.lineno + 1) > FUNCTION_MAX]  # type: ignore[operator]
     assert not long, "\n".join(long)
+
+
+def test_no_string_left_bare_in_a_page_body() -> None:
+    """A string standing alone in a page's module-level code (a docstring under a constant,
+    say) is drawn on the page by Streamlit's magic: only the module's own docstring may."""
+    bare = []
+    for path in PAGE_FILES:
+        body = _tree(path).body
+        stmts = [*body[1:], *(s for w in body if isinstance(w, ast.With) for s in w.body)]
+        bare += [f"{path.relative_to(ROOT)}:{s.lineno}" for s in stmts
+                 if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                 and isinstance(s.value.value, str)]
+    assert not bare, "\n".join(bare)
