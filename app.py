@@ -12,6 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ireval_app import cache, dask_glue, fit, frame, state, widgets, workspace_glue
+from ireval_app import files_widgets as fw
+from ireval_app import workspace_widgets as ww
 from ireval_app.keys import data as keys
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
@@ -66,7 +68,7 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
                      column_config=widgets.RUN_SUMMARY_COLUMNS)
     warnings = dataset.warnings(complete=state.get_options().complete)
     if warnings:
-        widgets.show_warnings(warnings)
+        fw.show_warnings(warnings)
     if files.errors:
         st.error(f"{len(files.errors)} file(s) could not be read (see above): the checks cover "
                  "only the files that were read.", icon=":material/error:")
@@ -83,7 +85,7 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
         st.warning(widgets.md_escape(str(exc)), icon=":material/warning:")
         return None, None
     if isinstance(picked, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(picked)
+        ww.workspace_problem(picked)
         return None, None
     return picked
 
@@ -98,8 +100,7 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
         return None, None
     by_id = {i.id: i for i in infos}
     current = state.get_dataset_id()
-    if st.session_state.get(keys.SAVED_PICK) not in by_id:
-        st.session_state[keys.SAVED_PICK] = current if current in by_id else infos[0].id
+    state.keep_choice(keys.SAVED_PICK, list(by_id), current if current in by_id else infos[0].id)
     pick = st.selectbox(
         "Saved dataset", list(by_id), key=keys.SAVED_PICK,
         format_func=lambda i: (f"{by_id[i].name}  ·  {len(by_id[i].files)} files  ·  saved "
@@ -131,8 +132,7 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
                     raise  # the workspace failed: _saved_block says so
                 st.error(widgets.md_escape(str(exc)), icon=":material/error:")
             else:
-                st.session_state.pop(keys.SAVED_PICK, None)
-                st.session_state.pop(keys.DELETE_CONFIRM, None)
+                state.forget(keys.SAVED_PICK, keys.DELETE_CONFIRM)
                 state.set_loaded(None, None)
                 st.toast(f"Deleted {gone.name} ({gone.files} files, {gone.notes} notes)")
                 st.rerun()
@@ -153,7 +153,7 @@ def _save_block() -> None:
     files_id = workspace_glue.dataset_id(files, state.get_uploaded())
     existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
     if isinstance(existing, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(existing, lead=_NOT_SAVED)
+        ww.workspace_problem(existing, lead=_NOT_SAVED)
         return
     if existing is not None:
         state.set_dataset_id(existing.id)
@@ -176,7 +176,7 @@ def _save_block() -> None:
             if not name.strip() or not author:
                 st.error("A saved dataset needs a name and your name.", icon=":material/error:")
                 return
-            info = widgets.write_to_workspace(lambda ws: ws.save_dataset(
+            info = ww.write_to_workspace(lambda ws: ws.save_dataset(
                 files, name=name.strip(), note=note.strip(), saved_by=author), lead=_NOT_SAVED)
             if info is None:
                 return
@@ -189,7 +189,7 @@ with frame.page("data"):
     # ------------------------------------------------------------------------- source
     st.title("Data")
     st.caption("Relevance judgments (qrels) and the runs to evaluate with them.")
-    source = widgets.source_choice()
+    source = fw.source_choice()
     folder = cache.data_dir()
     if source == "sample" and folder is not None:
         files = (cache.load_folder(folder, comments=cache.reads_comments(state.get_options()))
@@ -217,16 +217,16 @@ with frame.page("data"):
         dataset = state.set_loaded(files, cache.dataset_for(files), dataset_id=saved_id)
         state.sync_query_params()  # the link names the dataset picked in this run
     else:
-        files = widgets.upload_block()
+        files = fw.upload_block()
         dataset = state.set_loaded(files, cache.dataset_for(files))
         saving = st.container()  # filled after the summary: the files first, the workspace next
 
     # ------------------------------------------------------------------------- files
     if files is not None and not files.is_empty:
         st.subheader("Files")
-        widgets.show_loaded_files(files)
+        fw.show_loaded_files(files)
         if source == "upload":
-            widgets.show_metadata_upload()
+            fw.show_metadata_upload()
 
     if dataset is None:
         if source == "upload":

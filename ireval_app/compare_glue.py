@@ -3,15 +3,20 @@
 :func:`compare_cached` runs the core comparisons on a cached
 :class:`~ireval_core.evaluate.Evaluation`, keyed by explicit arguments only (the
 dataset key stands for the dataset; the frozen options are part of the key). The
-tables, verdicts and planning numbers are :mod:`ireval_core.compare`'s. Nothing here
-reads widget values or session state.
+tables, verdicts and planning numbers are :mod:`ireval_core.compare`'s.
+:func:`deciding` gathers the evidence a decision is argued on (judgment debt, margin
+tests, ranking, risk) for one pair and measure, and :func:`record_decision` keeps a
+decision with that evidence in the workspace. Nothing here reads widget values or
+session state: the page passes what was chosen (:class:`Settings`).
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
@@ -24,18 +29,22 @@ from ireval_core.decisions import (
     MeasureEvidence,
     PairEvidence,
     decision_evidence,
+    equivalence_test,
 )
 from ireval_core.evaluate import Evaluation
+from ireval_core.meeting import DecisionSettings, decision_note
 from ireval_core.options import EvalOptions
 from ireval_core.report import SignificanceTable
 from ireval_core.stats import PairComparison
+from ireval_core.workspace import Note, Target
 
+from . import workspace_glue
 from .shared_cache import shared
 from .text import md_frame
 
-__all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "compare_cached", "download", "evidence_cached",
-           "evidence_sentences", "holes_table", "margin_of", "margin_table", "pair_labels",
-           "report_styler"]
+__all__ = ["COLUMN_HELP", "MEASURE_CHOICES", "Deciding", "Settings", "compare_cached",
+           "deciding", "download", "evidence_cached", "evidence_sentences", "holes_table",
+           "margin_of", "margin_table", "pair_labels", "record_decision", "report_styler"]
 
 MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "bpref", "P@5")
 """Measures offered first; any other measure text can be typed in."""
@@ -55,6 +64,24 @@ COLUMN_HELP = {
     "W/T/L": "Queries where B wins / ties / loses against A",
     "n": "Queries compared: those every selected system has a value for",
 }
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The test settings chosen on the Compare page, shared by its every table, verdict,
+    decision and plan: the runs compared (``baseline`` the system A of every pair, or
+    ``None`` for all pairs), the tests (the first one the decisions and per-segment
+    tests use), the alternative, the correction, the Monte Carlo resamples and seed, and
+    the significance level."""
+
+    systems: tuple[str, ...]
+    baseline: str | None
+    tests: tuple[str, ...]
+    alternative: str
+    correction: str
+    n_resamples: int
+    seed: int
+    alpha: float
 
 
 @shared(session_entries=8)
@@ -179,3 +206,74 @@ def margin_table(*results: MarginResult | None) -> pd.DataFrame:
                      for r in rows],
         "p": [r["p"] for r in rows],
         "verdict": [r["verdict"] for r in rows]})
+
+
+@dataclass(frozen=True)
+class Deciding:
+    """The evidence a decision on one pair (``pair.system_b`` against the baseline
+    ``pair.system_a``) and one measure is argued on: the pair's judgment debt, margin tests
+    and risk, the ranking of every compared run (``None`` with fewer than 3), the
+    equivalence test (``None`` when there are too few queries for the margin tests), the
+    margin (measure units, or ``"P%"`` of A's mean) and why it could not be applied
+    (``margin_error``, e.g. a percentage of a baseline mean of 0; the evidence then has no
+    margin), with the risk settings."""
+
+    pair: PairEvidence
+    ranking: MeasureEvidence | None
+    equivalence: MarginResult | None
+    margin: float | str
+    margin_error: str | None
+    loss_delta: float
+    risk_alpha: float
+
+    def sentences(self) -> list[str]:
+        """The evidence in words (:func:`evidence_sentences`)."""
+        return evidence_sentences(self.pair, self.ranking, self.equivalence)
+
+
+def deciding(dataset_key: str, options: EvalOptions, dataset: Dataset, settings: Settings,
+             pair: tuple[str, str, str], scores: tuple[np.ndarray, np.ndarray], *,
+             margin: float | str, loss_delta: float, risk_alpha: float) -> Deciding:
+    """The :class:`Deciding` evidence of ``pair`` = ``(a, b, measure)`` (``a`` the
+    baseline) over the runs of ``settings``; ``scores`` are the per-query values of ``a``
+    and ``b`` on the compared queries (for the equivalence test). A margin that cannot be
+    applied (a percentage of a baseline mean of 0) is left out and said why."""
+    a, b, measure = pair
+
+    def evidence(applied: float | str | None) -> Evidence:
+        return evidence_cached(
+            dataset_key, options, dataset, settings.systems, a, measure, applied,
+            settings.alpha, settings.tests[0], risk_alpha, loss_delta, settings.n_resamples,
+            settings.seed)
+
+    margin_error = None
+    try:
+        found = evidence(margin)
+    except ValueError as exc:  # a percentage of a baseline mean of 0
+        margin_error = str(exc)
+        found = evidence(None)
+    pe = found.pair(a, b, measure)
+    me = found.measure(measure) if len(settings.systems) >= 3 else None
+    equivalence = (equivalence_test(scores[0], scores[1], margin=margin, alpha=settings.alpha)
+                   if pe.noninferiority is not None else None)
+    return Deciding(pe, me, equivalence, margin, margin_error, loss_delta, risk_alpha)
+
+
+def record_decision(dataset_id: str, target: Target, decision: str, *, author: str,
+                    evidence: Deciding, settings: Settings,
+                    link: str) -> Note | workspace_glue.WorkspaceProblem:
+    """Keep ``decision`` on ``target`` of the saved dataset ``dataset_id`` as a decision
+    note (:func:`ireval_core.meeting.decision_note`): the decision, the evidence sentences,
+    the settings they were computed with and ``link``, the view they were shown on (the
+    meeting report recomputes the evidence from them). A workspace that cannot be used is
+    a :class:`~ireval_app.workspace_glue.WorkspaceProblem`; a text the workspace refuses
+    raises (``IrevalError``, ``ValueError``)."""
+    text = decision_note(
+        decision, evidence.sentences(),
+        DecisionSettings(settings.systems,
+                         None if evidence.pair.noninferiority is None else evidence.margin,
+                         settings.alpha, settings.tests[0], evidence.loss_delta,
+                         evidence.risk_alpha, settings.n_resamples, settings.seed),
+        link)
+    return workspace_glue.with_workspace(
+        lambda ws: ws.add_note(dataset_id, target, text, author=author, kind="decision"))

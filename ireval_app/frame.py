@@ -34,7 +34,7 @@ import streamlit as st
 
 from ireval_core import charts
 
-from . import evaluation, signin, state, views, widgets
+from . import evaluation, loading, signin, state, views, widgets
 from .keys import (
     compare,
     curves,
@@ -186,9 +186,9 @@ def page(name: str) -> Iterator[None]:
         # The options come from the URL on a session's first run, then only from their
         # widgets; the URL is kept in step so that a reload or a copied link restores them.
         state.get_options()
-        widgets.restore_dataset_from_url()  # a link to a saved dataset: open it (first run)
+        loading.restore_dataset_from_url()  # a link to a saved dataset: open it (first run)
         if not info.labeling:
-            widgets.follow_reading_rule()  # the version's rule for '#' lines
+            loading.follow_reading_rule()  # the version's rule for '#' lines
         views.set_page(name, info.params)
         state.sync_query_params()
         if info.labeling:
@@ -196,7 +196,7 @@ def page(name: str) -> Iterator[None]:
 
             labels_widgets.bind_settings()
         elif info.results:
-            widgets.default_dataset()  # the sample, when nothing else is loaded
+            loading.default_dataset()  # the sample, when nothing else is loaded
         show_glance()
         show_link()
         if options is not None:

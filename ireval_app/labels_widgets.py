@@ -24,16 +24,17 @@ from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
 
 from . import fit, labels_glue, views, workspace_glue
+from .files_widgets import show_format_error
 from .keys import labeling
 from .keys import labels_data as keys
 from .text import md_escape
-from .widgets import show_format_error, workspace_problem
+from .workspace_widgets import workspace_problem
 
-__all__ = ["CONFLICT_WORDS", "LABELS_DATA_PAGE", "SavedView", "anchors", "bind_settings",
-           "choose_saved", "conflict_hint", "conflict_words", "current", "get_files",
-           "anchors_key", "header", "judge", "names", "opened", "require_gsb",
-           "require_judgments",
-           "set_anchor_files", "set_files", "set_source", "settings", "source", "table"]
+__all__ = ["CONFLICT_WORDS", "LABELS_DATA_PAGE", "added", "anchors", "anchors_key",
+           "bind_settings", "choose_saved", "conflict_hint", "conflict_words", "count_add",
+           "current", "get_files", "header", "judge", "names", "open_once", "opened",
+           "require_gsb", "require_judgments", "SavedView", "set_anchor_files", "set_files",
+           "set_source", "settings", "shown_as_chosen", "source", "table"]
 
 LABELS_DATA_PAGE = "pages/labels_data.py"
 """Path of the Labeling data page, for ``st.page_link``."""
@@ -50,6 +51,8 @@ _LABEL_FILES = "ireval.labels.files"  # labels_glue.Files of the uploaded labeli
 _GSB_FILES = "ireval.labels.gsb_files"  # labels_glue.Files of the uploaded GSB files
 _ANCHOR_FILES = "ireval.labels.anchor_files"  # labels_glue.Files of the uploaded anchor items
 _OPENED = "ireval.labels.opened"  # SavedView: the saved set (and version) the session shows
+_TRIED = "ireval.labels.saved_tried"  # the set this session last tried to open
+_ADDS = "ireval.labels.adds"  # adds made this session: a new add uploader after each
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,33 @@ def choose_saved(short_id: str | None, version: int = 0) -> None:
     st.session_state.pop(_OPENED, None)
     if "version" in st.query_params:
         del st.query_params["version"]
+
+
+def open_once(short_id: str) -> bool:
+    """Open the saved set ``short_id`` from the next run (:func:`choose_saved`) unless it
+    is the set this session tried last (a set that fails to open says so once, and is not
+    tried again on every run); whether it was chosen now (then rerun)."""
+    if st.session_state.get(_TRIED) == short_id:
+        return False
+    st.session_state[_TRIED] = short_id
+    choose_saved(short_id)
+    return True
+
+
+def shown_as_chosen() -> None:
+    """The set chosen is the one shown: the next one chosen is tried (:func:`open_once`)."""
+    st.session_state.pop(_TRIED, None)
+
+
+def added() -> int:
+    """How many times files were added to a saved set in this session (the add uploader's
+    key counts them: after an add, a new and empty uploader)."""
+    return int(st.session_state.get(_ADDS, 0))
+
+
+def count_add() -> None:
+    """Files were added to a saved set: the next run draws a new, empty add uploader."""
+    st.session_state[_ADDS] = added() + 1
 
 
 def settings() -> dict[str, object]:

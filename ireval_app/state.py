@@ -20,7 +20,10 @@ What lives here
   ``on_change`` callback. A new session takes the options from the URL's query
   parameters, and every run writes them back there, so a reload or a link restores
   them;
-* the measures this session's pages evaluated (evaluated ahead in the background).
+* the measures this session's pages evaluated (evaluated ahead in the background);
+* a widget's value outside its own call, by its key: prefilled before it is drawn
+  (:func:`prefill`), kept among its choices (:func:`keep_choice`), read in a callback
+  (:func:`widget_value`), forgotten after what it named is gone (:func:`forget`).
 
 A page's own selections in the URL are :mod:`ireval_app.views`'s.
 """
@@ -55,6 +58,7 @@ __all__ = [
     "clear_uploads",
     "dataset_param",
     "evaluated_measures",
+    "forget",
     "get_author",
     "get_dataset",
     "get_dataset_id",
@@ -68,6 +72,7 @@ __all__ = [
     "get_upload_ids",
     "get_uploaded",
     "is_sample",
+    "keep_choice",
     "keep_source",
     "mark_upload_changed",
     "note_evaluated",
@@ -75,6 +80,11 @@ __all__ = [
     "options_from_widgets",
     "options_to_widgets",
     "pop_upload_changed",
+    "refuse_dataset_param",
+    "refused_dataset_param",
+    "prefill",
+    "restore_author",
+    "set_author",
     "set_dataset_id",
     "set_loaded",
     "set_metadata_upload",
@@ -86,6 +96,7 @@ __all__ = [
     "set_uploaded",
     "sync_query_params",
     "url_dataset_pending",
+    "widget_value",
 ]
 
 SourceMode = Literal["sample", "upload", "saved"]
@@ -229,6 +240,19 @@ def dataset_param() -> str | None:
     return value or None
 
 
+_DATASET_NOT_APPLIED = "ireval.dataset.not_applied"  # (text, why) of a refused ?ds=
+
+
+def refuse_dataset_param(text: str, why: str) -> None:
+    """The URL's dataset ``text`` was not applied, because ``why``."""
+    st.session_state[_DATASET_NOT_APPLIED] = (text, why)
+
+
+def refused_dataset_param() -> tuple[str, str] | None:
+    """``(text, why)`` of the URL's dataset when it was not applied, else ``None``."""
+    return st.session_state.get(_DATASET_NOT_APPLIED)
+
+
 def url_dataset_pending() -> bool:
     """Whether this session still has to open the dataset its URL names (once)."""
     if st.session_state.get(_RESTORED):
@@ -249,6 +273,11 @@ def get_author() -> str:
         ss[_AUTHOR_KEPT] = typed
         return typed
     return str(ss.get(_AUTHOR_KEPT, "") or "")
+
+
+def set_author(name: str) -> None:
+    """Who writes notes from now on in this session (the name fields show it)."""
+    st.session_state[NOTES_AUTHOR] = name
 
 
 def restore_author() -> None:
@@ -435,4 +464,34 @@ def pop_upload_changed(kind: UploadKind) -> bool:
 def clear_uploads() -> None:
     """Forget every uploaded file (the button next to files kept from an earlier upload)."""
     for key in (_UPLOADED, _UPLOAD_IDS, _UPLOAD_CHANGED, _UPLOAD_BYTES):
+        st.session_state.pop(key, None)
+
+
+# ----------------------------------------------------------------------------- a widget by key
+
+
+def widget_value(key: str, default: object = None) -> object:
+    """The value of the widget keyed ``key`` (``default`` before it was drawn), e.g. in
+    an ``on_change`` callback."""
+    return st.session_state.get(key, default)
+
+
+def prefill(key: str, value: object) -> None:
+    """Give the widget keyed ``key`` ``value`` when the session has none for it yet (before
+    the widget is drawn; what the person types afterwards stays)."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def keep_choice(key: str, choices: Sequence[object], fallback: object) -> None:
+    """Before drawing a select keyed ``key`` over ``choices``: when its value is not one of
+    them (nothing chosen yet, or a choice that is gone), make it ``fallback``."""
+    if st.session_state.get(key) not in choices:
+        st.session_state[key] = fallback
+
+
+def forget(*keys: str) -> None:
+    """Drop the values of the widgets (or entries) ``keys``: drawn again, they start from
+    their defaults."""
+    for key in keys:
         st.session_state.pop(key, None)

@@ -36,6 +36,8 @@ from ireval_core.workspace import (
     ENV_VAR,
     DatasetInfo,
     DatasetNotFoundError,
+    Note,
+    Target,
     Workspace,
     WorkspaceError,
     dataset_id_from_sha256,
@@ -44,7 +46,8 @@ from ireval_core.workspace import (
 
 from . import cache
 
-__all__ = ["DEFAULT_PATH", "RETRY_SECONDS", "WorkspaceProblem", "dataset_files", "dataset_id",
+__all__ = ["DEFAULT_PATH", "RETRY_SECONDS", "WorkspaceProblem", "add_note", "dataset_files",
+           "dataset_id",
            "files_of_kind", "open_dataset", "with_workspace", "workspace_failed",
            "workspace_or_problem", "workspace_url"]
 
@@ -274,3 +277,16 @@ def dataset_id(files: Sequence[tuple[str, str, bytes]], read: cache.LoadedFiles)
     return dataset_id_from_sha256([
         (kind, name, known.get((kind, name, len(data))) or hashlib.sha256(data).hexdigest())
         for kind, name, data in files])
+
+
+def add_note(dataset_id: str, target: Target, text: str, *, author: str, kind: str,
+             link: str) -> Note | WorkspaceProblem:
+    """Keep a note (``kind`` ``"note"`` or ``"decision"``) on ``target`` of the saved
+    dataset ``dataset_id``, with ``link``, the view it was written on
+    (:func:`ireval_core.meeting.note_text`); a :class:`WorkspaceProblem` when the workspace
+    cannot be used. A text the workspace refuses raises (``IrevalError``, ``ValueError``)."""
+    from ireval_core.meeting import note_text  # imports scipy: when a note is added
+
+    kept = note_text(text, link)
+    return with_workspace(lambda ws: ws.add_note(dataset_id, target, kept, author=author,
+                                                 kind=kind))

@@ -1,13 +1,30 @@
-"""Compare page: paired significance tests between runs, verdicts, and planning the next round."""
+"""Compare page: paired significance tests between runs, verdicts, and planning the next round.
+
+The page draws, top to bottom: the settings, the results of every test, the table for the
+report, the per-query differences of one pair and measure, the evidence for deciding on
+that pair (judgment debt, not worse or equivalent, the ranking, who gets hurt), the form
+recording a decision and the planning of the next labeling round. The numbers are
+:mod:`ireval_app.compare_glue`'s (cached) and :mod:`ireval_core.compare`'s.
+"""
 
 from __future__ import annotations
 
 import functools
 
+import numpy as np
 import streamlit as st
 
 from ireval_app import compare_glue as cg
-from ireval_app import evaluation, fit, frame, state, views, widgets, workspace_glue
+from ireval_app import (
+    evaluation,
+    fit,
+    frame,
+    state,
+    views,
+    widgets,
+    workspace_glue,
+    workspace_widgets,
+)
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import compare as keys
 from ireval_core import charts, formats
@@ -20,29 +37,42 @@ from ireval_core.compare import (
     query_set_note,
     verdicts,
 )
-from ireval_core.decisions import equivalence_test
+from ireval_core.dataset import Dataset
+from ireval_core.decisions import HolesResult, MeasureEvidence, RiskProfile
 from ireval_core.errors import IrevalError
-from ireval_core.meeting import DecisionSettings, decision_note
+from ireval_core.evaluate import Evaluation
+from ireval_core.options import EvalOptions
 from ireval_core.report import table_from_records
-from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS
+from ireval_core.stats import ALTERNATIVES, CORRECTIONS, TESTS, PairComparison
 from ireval_core.workspace import Target
 
 VERDICT_ICONS = {"significant": ":material/check_circle:", "not significant": ":material/remove:",
                  "cannot tell": ":material/help:"}
 
-with frame.page("compare"):
-    dataset = widgets.require_dataset()
-    widgets.page_header("Compare", "Paired significance tests between runs, query by query: every "
-                        "test pairs the same queries (those all selected runs have), and "
-                        "differences are always B − A.")
-    options = state.get_options()
+COLUMNS = {
+    "system_a": st.column_config.Column("A", help=cg.COLUMN_HELP["system_a"]),
+    "system_b": st.column_config.Column("B", help=cg.COLUMN_HELP["system_b"]),
+    "measure": st.column_config.Column(width=90),
+    "test": st.column_config.Column(),
+    "mean_a": st.column_config.NumberColumn("mean A", format="%.4f",
+                                            help=cg.COLUMN_HELP["mean_a"]),
+    "mean_b": st.column_config.NumberColumn("mean B", format="%.4f",
+                                            help=cg.COLUMN_HELP["mean_b"]),
+    "mean_diff": st.column_config.NumberColumn("B − A", format="%+.4f",
+                                               help=cg.COLUMN_HELP["mean_diff"]),
+    "95% CI": st.column_config.Column(help=cg.COLUMN_HELP["95% CI"]),
+    "p": st.column_config.NumberColumn(format=formats.P_GRID, help=cg.COLUMN_HELP["p"]),
+    "corrected p": st.column_config.NumberColumn("adj. p", format=formats.P_GRID,
+                                                 help=cg.COLUMN_HELP["corrected p"]),
+    "effect size": st.column_config.NumberColumn("d_z", format="%+.3f",
+                                                 help=cg.COLUMN_HELP["effect size"]),
+    "W/T/L": st.column_config.Column(help=cg.COLUMN_HELP["W/T/L"]),
+    "n": st.column_config.NumberColumn(help=cg.COLUMN_HELP["n"]),
+}  # the results table's columns (a string here would be drawn: Streamlit's magic)
 
-    if len(dataset.runs) < 2:
-        st.info("Comparing needs at least two runs: add run files on the Data page.",
-                icon=":material/info:")
-        st.stop()
 
-    # ------------------------------------------------------------------------- settings
+def _settings_panel(dataset: Dataset) -> tuple[list[str], cg.Settings]:
+    """The settings box: the measure texts typed or picked, and the other settings."""
     with st.container(border=True):
         c1, c2, c3 = st.columns(3)
         with c1:
@@ -90,27 +120,32 @@ with frame.page("compare"):
             alpha = st.selectbox("Significance level α", keys.ALPHA_CHOICES,
                                  key=keys.ALPHA,
                                  help="Rows with corrected p < α are highlighted")
+    return measure_texts, cg.Settings(
+        tuple(systems), baseline, tuple(tests), str(alternative), str(correction),
+        int(n_resamples), int(seed), float(alpha))
 
+
+def _measures_or_stop(measure_texts: list[str], settings: cg.Settings) -> tuple[str, ...]:
+    """The measures parsed (what cannot be is said); the page stops, saying what is
+    missing, without a measure, two runs and a test."""
     measures, bad = evaluation.parse_specs(measure_texts)
     if bad:
         st.error("Cannot parse: " + "; ".join(widgets.md_escape(b) for b in bad),
                  icon=":material/error:")
     problems = [msg for ok, msg in ((measures, "Choose at least one measure."),
-                                    (len(systems) >= 2, "Choose at least two runs."),
-                                    (tests, "Choose at least one test.")) if not ok]
+                                    (len(settings.systems) >= 2, "Choose at least two runs."),
+                                    (settings.tests, "Choose at least one test.")) if not ok]
     if problems:
         st.info(" ".join(problems), icon=":material/info:")
         st.stop()
+    return measures
 
-    key = state.get_dataset_key() or ""
-    res = evaluation.evaluate_cached(key, dataset, measures, options)
-    with st.spinner(f"Running {len(tests)} test(s) with {int(n_resamples):,} resamples…"):
-        records = cg.compare_cached(
-            key, options, res, measures, tuple(systems), baseline, tuple(tests), alternative,
-            correction, int(n_resamples), int(seed))
 
-    # ------------------------------------------------------------------------- results
+def _results(records: tuple[PairComparison, ...], res: Evaluation, measures: tuple[str, ...],
+             settings: cg.Settings) -> None:
+    """Every test of every pair and measure, the verdicts and the downloads."""
     st.subheader("Results")
+    alpha = settings.alpha
     table = comparison_table(records)
     # Columns that hold one value for every row go to the caption: the table fits the page.
     constant = [c for c in ("measure", "n") if table[c].nunique() == 1]
@@ -118,36 +153,16 @@ with frame.page("compare"):
         table.style.apply(lambda row: ["background-color: #dcfce7" if row["corrected p"] < alpha
                                        else ""] * len(row), axis=1),
         keys=["system_a", "system_b", "test"], budget=800,
-        column_order=[c for c in table.columns if c not in constant],
-        column_config={
-            "system_a": st.column_config.Column("A", help=cg.COLUMN_HELP["system_a"]),
-            "system_b": st.column_config.Column("B", help=cg.COLUMN_HELP["system_b"]),
-            "measure": st.column_config.Column(width=90),
-            "test": st.column_config.Column(),
-            "mean_a": st.column_config.NumberColumn("mean A", format="%.4f",
-                                                    help=cg.COLUMN_HELP["mean_a"]),
-            "mean_b": st.column_config.NumberColumn("mean B", format="%.4f",
-                                                    help=cg.COLUMN_HELP["mean_b"]),
-            "mean_diff": st.column_config.NumberColumn("B − A", format="%+.4f",
-                                                       help=cg.COLUMN_HELP["mean_diff"]),
-            "95% CI": st.column_config.Column(help=cg.COLUMN_HELP["95% CI"]),
-            "p": st.column_config.NumberColumn(format=formats.P_GRID, help=cg.COLUMN_HELP["p"]),
-            "corrected p": st.column_config.NumberColumn("adj. p", format=formats.P_GRID,
-                                                         help=cg.COLUMN_HELP["corrected p"]),
-            "effect size": st.column_config.NumberColumn("d_z", format="%+.3f",
-                                                         help=cg.COLUMN_HELP["effect size"]),
-            "W/T/L": st.column_config.Column(help=cg.COLUMN_HELP["W/T/L"]),
-            "n": st.column_config.NumberColumn(help=cg.COLUMN_HELP["n"]),
-        })
+        column_order=[c for c in table.columns if c not in constant], column_config=COLUMNS)
     same = [f"on {table['measure'].iloc[0]}" if "measure" in constant else "",
             f"over the same {table['n'].iloc[0]:,} queries" if "n" in constant else ""]
     st.caption(widgets.md_escape(
         (f"Every pair is compared {' '.join(x for x in same if x)}. " if any(same) else "")
         + "Means A and B are over the queries all selected runs share. "
-        + f"Green rows: adjusted p < α = {alpha:g} ({CORRECTION_LABELS[correction]}). "
+        + f"Green rows: adjusted p < α = {alpha:g} ({CORRECTION_LABELS[settings.correction]}). "
         "d_z = Cohen's effect size, mean(B − A) / sd(B − A)."))
     for m in measures:
-        note = query_set_note(res, m, systems)
+        note = query_set_note(res, m, list(settings.systems))
         if note:
             st.warning(widgets.md_escape(note), icon=":material/rule:")
         st.caption(f"**{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}")
@@ -162,9 +177,13 @@ with frame.page("compare"):
         st.download_button("Download JSON", cg.download(records, "json"), "comparison.json",
                            "application/json", icon=":material/download:")
 
-    # ------------------------------------------------------------------------- report
+
+def _report_table(records: tuple[PairComparison, ...], res: Evaluation,
+                  settings: cg.Settings) -> None:
+    """The results of one test as the table of a report, with its downloads."""
     st.subheader("Results table for the report")
-    r1, r2 = st.columns([1, 3])
+    r1, _ = st.columns([1, 3])
+    tests = list(settings.tests)
     views.bind_view(keys.REPORT_TEST, tests[0], choices=tests)
     report_test = r1.selectbox("Test", tests, key=keys.REPORT_TEST,
                                format_func=TEST_LABELS.__getitem__,
@@ -172,8 +191,9 @@ with frame.page("compare"):
                                     "and seed as above")
     # the pairs compared above (every pair, or each system with the baseline, as
     # `report --baseline` does): the table reads those records, nothing is run again
-    report = table_from_records(res, [r for r in records if r.test == report_test], systems,
-                                alpha=float(alpha), baseline=baseline)
+    report = table_from_records(res, [r for r in records if r.test == report_test],
+                                list(settings.systems), alpha=settings.alpha,
+                                baseline=settings.baseline)
     st.table(cg.report_styler(report))
     st.caption(widgets.md_escape(report.caption() + " Letters: " + ", ".join(
         f"{letter} = {name}" for name, letter in report.labels.items()) + "."))
@@ -185,36 +205,49 @@ with frame.page("compare"):
         st.download_button("HTML", report.to_html(), "results.html", "text/html",
                            icon=":material/download:")
 
-    # ------------------------------------------------------------------------- per query
+
+def _per_query(records: tuple[PairComparison, ...], res: Evaluation, measures: tuple[str, ...],
+               options: EvalOptions, key: str, settings: cg.Settings
+               ) -> tuple[tuple[str, str, str], dict[str, np.ndarray]]:
+    """The per-query differences of the pair and measure chosen (and its tests per
+    metadata value); that ``(a, b, measure)`` and the compared queries' values per run."""
     st.subheader("Per-query differences")
+    s = settings
     pairs = cg.pair_labels((c.system_a, c.system_b, c.measure) for c in records)
     views.bind_view(keys.PAIR, next(iter(pairs)), choices=list(pairs))
     a, b, m = pairs[st.selectbox("Pair and measure", list(pairs), key=keys.PAIR)]
-    queries, aligned = aligned_scores(res, str(m), systems)
+    queries, aligned = aligned_scores(res, str(m), list(s.systems))
     deltas = aligned[b] - aligned[a]
     st.plotly_chart(charts.per_query_delta(queries, deltas, a=a, b=b, measure=m),
                     config={"displayModeBar": False})
     meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Test again per value of")
     if column is not None and meta is not None:
         seg = mg.compare_by_segment_cached(
-            key, measures, options, meta_key, column, str(m), a, b, tests[0], alternative,
-            correction, float(alpha), int(n_resamples), int(seed), res, meta)
+            key, measures, options, meta_key, column, str(m), a, b, s.tests[0], s.alternative,
+            s.correction, s.alpha, s.n_resamples, s.seed, res, meta)
         for row in seg.itertuples():
             st.markdown(f"{VERDICT_ICONS[row.outcome]} {widgets.md_escape(row.verdict)}")
         st.caption(widgets.md_escape(
-            f"{TEST_LABELS[tests[0]]} within each value of {column}, "
-            f"{CORRECTION_LABELS[correction]} over the values; fewer than 5 queries: cannot tell."))
+            f"{TEST_LABELS[s.tests[0]]} within each value of {column}, "
+            f"{CORRECTION_LABELS[s.correction]} over the values; fewer than 5 queries: "
+            "cannot tell."))
     st.caption(widgets.md_escape(
         f"Each bar is one of the {len(deltas)} compared queries: {m} of {b} minus {m} of {a}, "
         f"sorted; bars above 0 are queries where {b} wins."))
+    return (a, b, m), aligned
 
-    # ------------------------------------------------------------------------- decisions
+
+def _deciding(dataset: Dataset, options: EvalOptions, key: str, settings: cg.Settings,
+              pair: tuple[str, str, str], aligned: dict[str, np.ndarray]) -> cg.Deciding:
+    """The heading of the decision evidence, its settings box, and the evidence."""
+    a, b, m = pair
+    s = settings
     st.subheader(f"Deciding: {widgets.md_escape(b)} against {widgets.md_escape(a)} on "
                  f"{widgets.md_escape(m)}")
     st.caption(widgets.md_escape(
         f"The evidence a review meeting argues about, for the pair and measure chosen above "
-        f"(differences {b} − {a}, {a} the baseline), over the {len(deltas)} queries every "
-        f"selected run has; {int(n_resamples):,} resamples, seed {int(seed)}, α = {alpha:g}."))
+        f"(differences {b} − {a}, {a} the baseline), over the {len(aligned[a])} queries every "
+        f"selected run has; {s.n_resamples:,} resamples, seed {s.seed}, α = {s.alpha:g}."))
     with st.container(border=True):
         n1, n2, n3, _ = st.columns([1, 1, 1, 1])
         views.bind_view(keys.MARGIN, keys.MARGIN_DEFAULT)
@@ -236,24 +269,17 @@ with frame.page("compare"):
         risk_alpha = n3.number_input(
             "URisk α (extra weight of a loss)", min_value=0.0, max_value=keys.RISK_ALPHA_MAX,
             step=1.0, format="%g", key=keys.RISK_ALPHA)
-    margin = cg.margin_of(float(margin_number), margin_unit)
-    margin_error = None
-    try:
-        with st.spinner("Judgment debt, non-inferiority, ranking and risk…"):
-            evidence = cg.evidence_cached(
-                key, options, dataset, tuple(systems), a, str(m), margin, float(alpha),
-                tests[0], float(risk_alpha), float(loss_delta), int(n_resamples), int(seed))
-    except ValueError as exc:  # a percentage of a baseline mean of 0
-        margin_error = str(exc)
-        evidence = cg.evidence_cached(
-            key, options, dataset, tuple(systems), a, str(m), None, float(alpha), tests[0],
-            float(risk_alpha), float(loss_delta), int(n_resamples), int(seed))
-    pe = evidence.pair(a, b, str(m))
-    me = evidence.measure(str(m)) if len(systems) >= 3 else None
-    equivalence = (equivalence_test(aligned[a], aligned[b], margin=margin, alpha=float(alpha))
-                   if pe.noninferiority is not None else None)
+    with st.spinner("Judgment debt, non-inferiority, ranking and risk…"):
+        return cg.deciding(key, options, dataset, settings, (a, b, str(m)),
+                           (aligned[a], aligned[b]),
+                           margin=cg.margin_of(float(margin_number), margin_unit),
+                           loss_delta=float(loss_delta), risk_alpha=float(risk_alpha))
 
-    holes = pe.holes
+
+def _holes_box(holes: HolesResult, pair: tuple[str, str, str]) -> None:
+    """Judgment debt: the unjudged documents of each system, the bounds, the verdict, and
+    the next labeling batch to download."""
+    a, b, m = pair
     with st.container(border=True):
         st.markdown("**Judgment debt: does the verdict survive the unjudged documents?**")
         icon = ":material/check_circle:" if holes.verdict == "holds" else ":material/help:"
@@ -294,55 +320,66 @@ with frame.page("compare"):
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             icon=":material/download:", disabled=holes.n_holes == 0, on_click="ignore")
 
+
+def _margin_box(evidence: cg.Deciding, pair: tuple[str, str, str], alpha: float) -> None:
+    """Not worse, or equivalent: the margin tests, in words and as a table."""
+    a, b, m = pair
     with st.container(border=True):
         st.markdown("**Not worse, or equivalent**")
-        if margin_error is not None:
-            st.warning(widgets.md_escape(margin_error), icon=":material/warning:")
-        ni, boot = pe.noninferiority, pe.noninferiority_bootstrap
+        if evidence.margin_error is not None:
+            st.warning(widgets.md_escape(evidence.margin_error), icon=":material/warning:")
+        ni, boot = evidence.pair.noninferiority, evidence.pair.noninferiority_bootstrap
         if ni is None:
             st.info("Not enough queries for the tests.", icon=":material/info:")
-        else:
-            for result in (ni, boot, equivalence):
-                if result is not None:
-                    mark = (":material/check_circle:" if result.conclusive
-                            else ":material/remove:")
-                    st.markdown(f"{mark} {widgets.md_escape(result.sentence(a, b, str(m)))}")
-            st.dataframe(cg.margin_table(ni, boot, equivalence), hide_index=True, column_config={
-                "B − A": st.column_config.NumberColumn(format=formats.DIFFERENCE_GRID),
-                "p": st.column_config.NumberColumn(format=formats.P_GRID)})
-            st.caption(widgets.md_escape(
-                f"Margin M = {ni.margin:.4g} {m}"
-                + (f" ({ni.percent:g}% of {a}'s mean {ni.baseline_mean:.4f})"
-                   if ni.percent is not None else "")
-                + f". Non-inferiority: H0 mean({b} − {a}) ≤ −M, one-sided at α = {alpha:g}; "
-                f"not worse exactly when the {1 - 2 * alpha:.0%} interval lies above −M. "
-                f"Equivalence (TOST): the interval within (−M, M). The bootstrap resamples the "
-                f"{ni.n:,} compared queries. A non-significant difference is not evidence of "
-                f"'not worse'."))
+            return
+        for result in (ni, boot, evidence.equivalence):
+            if result is not None:
+                mark = (":material/check_circle:" if result.conclusive
+                        else ":material/remove:")
+                st.markdown(f"{mark} {widgets.md_escape(result.sentence(a, b, str(m)))}")
+        st.dataframe(cg.margin_table(ni, boot, evidence.equivalence), hide_index=True,
+                     column_config={
+                         "B − A": st.column_config.NumberColumn(format=formats.DIFFERENCE_GRID),
+                         "p": st.column_config.NumberColumn(format=formats.P_GRID)})
+        st.caption(widgets.md_escape(
+            f"Margin M = {ni.margin:.4g} {m}"
+            + (f" ({ni.percent:g}% of {a}'s mean {ni.baseline_mean:.4f})"
+               if ni.percent is not None else "")
+            + f". Non-inferiority: H0 mean({b} − {a}) ≤ −M, one-sided at α = {alpha:g}; "
+            f"not worse exactly when the {1 - 2 * alpha:.0%} interval lies above −M. "
+            f"Equivalence (TOST): the interval within (−M, M). The bootstrap resamples the "
+            f"{ni.n:,} compared queries. A non-significant difference is not evidence of "
+            f"'not worse'."))
 
+
+def _ranking_box(me: MeasureEvidence | None, m: str) -> None:
+    """How sure the ranking of the compared runs is (three runs or more)."""
     with st.container(border=True):
         st.markdown("**How sure the ranking is**")
         if me is None or me.ranking is None:
             st.caption("Needs three or more runs with values on the same queries: choose more "
                        "runs above.")
-        else:
-            st.plotly_chart(charts.rank_probabilities(me.ranking.table(), measure=str(m)),
-                            config={"displayModeBar": False})
-            st.caption(widgets.md_escape(  # right under the chart it explains
-                f"Each of the {me.ranking.n_resamples:,} bootstrap resamples draws the "
-                f"{me.n_queries:,} compared queries with replacement and ranks the "
-                f"{len(me.systems)} runs by their mean {m} on it; a cell is the share of "
-                f"resamples putting the run at that rank, the rank interval the central "
-                f"{me.ranking.confidence_level:.0%}."))
-            for sentence in me.ranking.sentences():
-                st.markdown(f"- {widgets.md_escape(sentence)}")
-            for model in (me.anova, me.mixed):
-                if model is not None:
-                    st.markdown(widgets.md_escape(model.sentence()))
-            st.caption("The two-way model: run × query without interaction (ANOVA) and with "
-                       "a random query effect (linear mixed model, REML).")
+            return
+        st.plotly_chart(charts.rank_probabilities(me.ranking.table(), measure=str(m)),
+                        config={"displayModeBar": False})
+        st.caption(widgets.md_escape(  # right under the chart it explains
+            f"Each of the {me.ranking.n_resamples:,} bootstrap resamples draws the "
+            f"{me.n_queries:,} compared queries with replacement and ranks the "
+            f"{len(me.systems)} runs by their mean {m} on it; a cell is the share of "
+            f"resamples putting the run at that rank, the rank interval the central "
+            f"{me.ranking.confidence_level:.0%}."))
+        for sentence in me.ranking.sentences():
+            st.markdown(f"- {widgets.md_escape(sentence)}")
+        for model in (me.anova, me.mixed):
+            if model is not None:
+                st.markdown(widgets.md_escape(model.sentence()))
+        st.caption("The two-way model: run × query without interaction (ANOVA) and with "
+                   "a random query effect (linear mixed model, REML).")
 
-    risk = pe.risk
+
+def _risk_box(risk: RiskProfile, pair: tuple[str, str, str]) -> None:
+    """Who gets hurt: the losing queries, URisk and TRisk, links to the worst losses."""
+    a, b, m = pair
     with st.container(border=True):
         st.markdown("**Who gets hurt**")
         st.markdown(widgets.md_escape(risk.sentence(a, b, str(m))))
@@ -368,8 +405,12 @@ with frame.page("compare"):
             f"(s/√n), s the standard deviation of the weighted differences (Dinçer et al. "
             f"2014)."))
 
-    # ------------------------------------------------------------------------- record
-    target = Target.comparison(a, b, str(m))
+
+def _record_box(evidence: cg.Deciding, settings: cg.Settings, target: Target,
+                pair: tuple[str, str, str]) -> None:
+    """The form recording a decision on the pair, with the evidence above (a saved
+    dataset only)."""
+    a, b, m = pair
     with st.container(border=True):
         st.markdown("**Record a decision**")
         dataset_id = state.get_dataset_id()
@@ -377,48 +418,45 @@ with frame.page("compare"):
             st.caption("Decisions are kept with a saved dataset: save these files to the "
                        "workspace on the Data page (**Save to the workspace**); the data "
                        "shown now is not saved.")
-        else:
-            if keys.DECISION_AUTHOR not in st.session_state:
-                st.session_state[keys.DECISION_AUTHOR] = state.get_author()
-            with st.form("ireval.compare.decision.form", clear_on_submit=False, border=False):
-                decision = st.text_area(
-                    f"Decision on {b} against {a} on {m}", key=keys.DECISION_TEXT, height=80,
-                    placeholder=f"e.g. ship {b}: not worse than {a} and the win holds")
-                author = st.text_input("Your name", key=keys.DECISION_AUTHOR)
-                if st.form_submit_button("Record the decision", icon=":material/gavel:"):
-                    if not decision.strip() or not author.strip():
-                        st.error("A decision needs a text and your name.",
-                                 icon=":material/error:")
-                    else:
-                        link = views.full_link()  # every selection, defaults too
-                        text = decision_note(
-                            decision, cg.evidence_sentences(pe, me, equivalence),
-                            DecisionSettings(tuple(systems), None if pe.noninferiority is None
-                                             else margin,
-                                             float(alpha), tests[0], float(loss_delta),
-                                             float(risk_alpha), int(n_resamples), int(seed)),
-                            link)
-                        try:
-                            saved = workspace_glue.with_workspace(
-                                lambda ws: ws.add_note(dataset_id, target, text,
-                                                       author=author.strip(),
-                                                       kind="decision"))
-                        except (IrevalError, ValueError) as exc:  # e.g. a NUL character
-                            st.error(widgets.md_escape(str(exc)), icon=":material/error:")
-                        else:
-                            if isinstance(saved, workspace_glue.WorkspaceProblem):
-                                widgets.workspace_problem(
-                                    saved, lead="The decision was not recorded. ")
-                            else:
-                                st.session_state[state.NOTES_AUTHOR] = author.strip()
-                                st.success("Recorded, with the evidence above; it opens the "
-                                           "meeting report.", icon=":material/check:")
-            st.caption("The note keeps the decision, the evidence sentences above, the "
-                       "settings and the link to this view; the meeting report recomputes "
-                       "the evidence from them.")
-    widgets.notes_panel(target, title=f"Notes and decisions: {b} vs {a} on {m}")
+            return
+        state.prefill(keys.DECISION_AUTHOR, state.get_author())
+        with st.form("ireval.compare.decision.form", clear_on_submit=False, border=False):
+            decision = st.text_area(
+                f"Decision on {b} against {a} on {m}", key=keys.DECISION_TEXT, height=80,
+                placeholder=f"e.g. ship {b}: not worse than {a} and the win holds")
+            author = st.text_input("Your name", key=keys.DECISION_AUTHOR)
+            if st.form_submit_button("Record the decision", icon=":material/gavel:"):
+                _record(dataset_id, target, decision, author.strip(), evidence, settings)
+        st.caption("The note keeps the decision, the evidence sentences above, the "
+                   "settings and the link to this view; the meeting report recomputes "
+                   "the evidence from them.")
 
-    # ------------------------------------------------------------------------- planning
+
+def _record(dataset_id: str, target: Target, decision: str, author: str,
+            evidence: cg.Deciding, settings: cg.Settings) -> None:
+    """Record the decision submitted, and say how it went."""
+    if not decision.strip() or not author:
+        st.error("A decision needs a text and your name.", icon=":material/error:")
+        return
+    try:
+        saved = cg.record_decision(dataset_id, target, decision, author=author,
+                                   evidence=evidence, settings=settings,
+                                   link=views.full_link())  # every selection, defaults too
+    except (IrevalError, ValueError) as exc:  # e.g. a NUL character
+        st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+        return
+    if isinstance(saved, workspace_glue.WorkspaceProblem):
+        workspace_widgets.workspace_problem(saved, lead="The decision was not recorded. ")
+        return
+    state.set_author(author)
+    st.success("Recorded, with the evidence above; it opens the meeting report.",
+               icon=":material/check:")
+
+
+def _planning(deltas: np.ndarray, settings: cg.Settings, pair: tuple[str, str, str]) -> None:
+    """Planning the next labeling round from the spread of the pair's differences."""
+    a, b, m = pair
+    alpha, alternative = settings.alpha, settings.alternative
     st.subheader("Planning the next labeling round")
     st.caption(widgets.md_escape(
         f"Paired t-test, power 0.8, α = {alpha:g}, {alternative}; the spread of per-query "
@@ -448,3 +486,39 @@ with frame.page("compare"):
                        "assumed)")
     if plan.note:
         st.warning(widgets.md_escape(plan.note), icon=":material/warning:")
+
+
+with frame.page("compare"):
+    dataset = widgets.require_dataset()
+    widgets.page_header("Compare", "Paired significance tests between runs, query by query: every "
+                        "test pairs the same queries (those all selected runs have), and "
+                        "differences are always B − A.")
+    options = state.get_options()
+    if len(dataset.runs) < 2:
+        st.info("Comparing needs at least two runs: add run files on the Data page.",
+                icon=":material/info:")
+        st.stop()
+
+    measure_texts, settings = _settings_panel(dataset)
+    measures = _measures_or_stop(measure_texts, settings)
+    key = state.get_dataset_key() or ""
+    res = evaluation.evaluate_cached(key, dataset, measures, options)
+    with st.spinner(f"Running {len(settings.tests)} test(s) with {settings.n_resamples:,} "
+                    "resamples…"):
+        records = cg.compare_cached(
+            key, options, res, measures, settings.systems, settings.baseline, settings.tests,
+            settings.alternative, settings.correction, settings.n_resamples, settings.seed)
+    _results(records, res, measures, settings)
+    _report_table(records, res, settings)
+
+    pair, aligned = _per_query(records, res, measures, options, key, settings)
+    evidence = _deciding(dataset, options, key, settings, pair, aligned)
+    _holes_box(evidence.pair.holes, pair)
+    _margin_box(evidence, pair, settings.alpha)
+    _ranking_box(evidence.ranking, pair[2])
+    _risk_box(evidence.pair.risk, pair)
+    a, b, m = pair
+    target = Target.comparison(a, b, str(m))
+    _record_box(evidence, settings, target, pair)
+    workspace_widgets.notes_panel(target, title=f"Notes and decisions: {b} vs {a} on {m}")
+    _planning(aligned[b] - aligned[a], settings, pair)

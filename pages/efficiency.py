@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import evaluation, files_widgets, frame, state, views, widgets
 from ireval_app import metadata_glue as mg
 from ireval_app.keys import efficiency as keys
 from ireval_core import charts
@@ -44,11 +44,11 @@ with frame.page("efficiency"):
         st.stop()
     if loaded.error is not None or loaded.metadata is None:
         if loaded.error is not None:
-            widgets.show_format_error(loaded.error)
+            files_widgets.show_format_error(loaded.error)
         st.stop()
     meta = loaded.metadata
     dataset_key = state.get_dataset_key() or ""
-    st.caption(f"{widgets.md_escape(meta.source)}: {widgets.metadata_summary(meta)}.")
+    st.caption(f"{widgets.md_escape(meta.source)}: {files_widgets.metadata_summary(meta)}.")
     if not meta.has_latency:
         st.info("This file holds no latencies: add a `latency_ms_<run>` column per run.",
                 icon=":material/info:")

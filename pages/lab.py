@@ -97,6 +97,117 @@ def explained(grades: tuple[float, ...], spec: str, options: EvalOptions, *,
         return None
 
 
+def _preset() -> None:
+    """A worked example from the seeds: its explanation, and the seed's numbers recomputed."""
+    titles = {p.key: f"Seed {_seed(p.seed)}: {p.title}" for p in lab.PRESETS}
+    views.bind_view(keys.PRESET, lab.PRESETS[0].key, choices=list(titles))
+    key = st.selectbox("Worked example", list(titles), format_func=titles.__getitem__,
+                       key=keys.PRESET)
+    item = lab.preset(key)
+    st.info(f"**Seed {_seed(item.seed)}**: {widgets.md_escape(item.claim)}",
+            icon=":material/school:")
+    res = lab_glue.preset_cached(item.key)
+    st.caption("Worked examples use trec_eval's default options, as the seeds do; the sidebar "
+               "options apply to typed lists and real queries.")
+    if item.kind == "significance":
+        st.subheader(f"Two systems, {len(item.a)} queries")
+        if res.steps is not None:
+            st.dataframe(res.steps, hide_index=True, column_config={
+                "rank of |B − A|": st.column_config.NumberColumn(
+                    format="%.1f",
+                    help="Zero differences are dropped; ties share the mean rank"),
+                "signed rank": st.column_config.NumberColumn(format="%.1f")})
+        st.subheader("Three paired tests (one-sided: is B better?)")
+        st.dataframe(res.tests_table(), hide_index=True, column_config={
+            "p (one-sided)": st.column_config.NumberColumn(format="%.4f")})
+        st.latex(res.formula)
+        st.markdown(widgets.md_escape(res.text))
+    elif len(res.explanations) == 1:
+        show(res.explanations[0])
+    else:
+        st.metric(item.mean_label or "mean", _value(res.value),
+                  help=f"Arithmetic mean of {item.measure} over the {len(item.queries)} "
+                       "queries")
+        st.latex(res.formula)
+        tabs = st.tabs([q.label for q in item.queries])
+        for tab, ex in zip(tabs, res.explanations, strict=True):
+            with tab:
+                show(ex)
+    st.subheader("The seed's numbers, recomputed")
+    st.dataframe(res.checks, hide_index=True, column_config={
+        "published": st.column_config.NumberColumn(format="%g"),
+        "computed": st.column_config.NumberColumn(format="%.4f"),
+        "reproduced": st.column_config.CheckboxColumn(
+            help="Equal to the published precision ('at most': within the seed's bound)")})
+
+
+def _typed(options: EvalOptions) -> None:
+    """A ranked list typed as grades, explained for the measure picked."""
+    left, right = st.columns(2)
+    views.bind_view(keys.GRADES, "3 2 3 0 1 2")
+    views.bind_view(keys.UNRETRIEVED, "3 2")
+    typed_grades = left.text_input(
+        "Grades of the ranked list, best rank first", key=keys.GRADES,
+        help="Numbers separated by spaces or commas; - (or ?) for a document the judges never "
+             "saw, a negative grade for one that was pooled but not judged")
+    typed_rest = right.text_input(
+        "Judged documents the list does not contain: their grades", key=keys.UNRETRIEVED,
+        help="They count in R (recall, AP, bpref), in bpref's N and in nDCG's ideal ranking")
+    spec = pick_measure()
+    try:
+        grades = lab.parse_grades(typed_grades, source="ranked list")
+        rest = lab.parse_grades(typed_rest, source="not in the list", allow_unjudged=False)
+    except FormatError as exc:
+        st.error(widgets.md_escape(str(exc)), icon=":material/error:")
+        st.stop()
+    if not grades:
+        st.info("Type the grades of the ranked list, e.g. 3 2 3 0 1 2.", icon=":material/info:")
+        st.stop()
+    if spec is not None:
+        ex = explained(grades, spec, options, unretrieved=rest)
+        if ex is not None:
+            show(ex)
+
+
+def _real_query(options: EvalOptions) -> None:
+    """One query of a loaded run, explained for the measure picked, beside the value the whole
+    run's evaluation gives it."""
+    dataset = widgets.require_dataset()
+    widgets.loaded_data_note()
+    widgets.require_runs(dataset)
+    names = list(dataset.run_names)
+    left, right = st.columns(2)
+    views.bind_view(keys.RUN, names[0], choices=names)
+    run_name = left.selectbox("Run", names, key=keys.RUN)
+    queries = list(lab_glue.queries_cached(state.get_dataset_key() or "", run_name,
+                                           dataset))
+    if not queries:
+        st.info(widgets.md_escape(f"{run_name} answers no judged query."),
+                icon=":material/info:")
+        st.stop()
+    views.bind_view(keys.QUERY, queries[0], choices=queries)
+    query = right.selectbox("Query", queries, key=keys.QUERY,
+                            help="Queries of the run that have judgments")
+    spec = pick_measure()
+    lst = lab_glue.query_list_cached(state.get_dataset_key() or "", run_name, query,
+                                     dataset)
+    st.caption(widgets.md_escape(
+        f"{run_name} ranks {len(lst.grades):,} documents for {query}; the qrels judge "
+        f"{len(lst.unretrieved):,} more that it does not rank."))
+    if spec is not None:
+        ex = explained(lst.grades, spec, options, unretrieved=lst.unretrieved,
+                       scores=lst.scores, top_grade=lst.top_grade)
+        if ex is not None:
+            show(ex)
+            res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, (spec,),
+                                             options)
+            whole = res.per_query(run_name, spec)
+            value = float(whole.loc[query]) if query in whole.index else math.nan
+            st.caption(widgets.md_escape(
+                f"Evaluating the whole run gives {query} the same {spec}: {_value(value)}; the "
+                f"Metrics page averages these values over the queries."))
+
+
 with frame.page("lab"):
     widgets.page_header(
         "Metric lab", "One ranked list evaluated step by step: what each rank adds, the formula "
@@ -109,107 +220,12 @@ with frame.page("lab"):
 
     # ------------------------------------------------------------------------- presets
     if source == "preset":
-        titles = {p.key: f"Seed {_seed(p.seed)}: {p.title}" for p in lab.PRESETS}
-        views.bind_view(keys.PRESET, lab.PRESETS[0].key, choices=list(titles))
-        key = st.selectbox("Worked example", list(titles), format_func=titles.__getitem__,
-                           key=keys.PRESET)
-        item = lab.preset(key)
-        st.info(f"**Seed {_seed(item.seed)}**: {widgets.md_escape(item.claim)}",
-                icon=":material/school:")
-        res = lab_glue.preset_cached(item.key)
-        st.caption("Worked examples use trec_eval's default options, as the seeds do; the sidebar "
-                   "options apply to typed lists and real queries.")
-        if item.kind == "significance":
-            st.subheader(f"Two systems, {len(item.a)} queries")
-            if res.steps is not None:
-                st.dataframe(res.steps, hide_index=True, column_config={
-                    "rank of |B − A|": st.column_config.NumberColumn(
-                        format="%.1f",
-                        help="Zero differences are dropped; ties share the mean rank"),
-                    "signed rank": st.column_config.NumberColumn(format="%.1f")})
-            st.subheader("Three paired tests (one-sided: is B better?)")
-            st.dataframe(res.tests_table(), hide_index=True, column_config={
-                "p (one-sided)": st.column_config.NumberColumn(format="%.4f")})
-            st.latex(res.formula)
-            st.markdown(widgets.md_escape(res.text))
-        elif len(res.explanations) == 1:
-            show(res.explanations[0])
-        else:
-            st.metric(item.mean_label or "mean", _value(res.value),
-                      help=f"Arithmetic mean of {item.measure} over the {len(item.queries)} "
-                           "queries")
-            st.latex(res.formula)
-            tabs = st.tabs([q.label for q in item.queries])
-            for tab, ex in zip(tabs, res.explanations, strict=True):
-                with tab:
-                    show(ex)
-        st.subheader("The seed's numbers, recomputed")
-        st.dataframe(res.checks, hide_index=True, column_config={
-            "published": st.column_config.NumberColumn(format="%g"),
-            "computed": st.column_config.NumberColumn(format="%.4f"),
-            "reproduced": st.column_config.CheckboxColumn(
-                help="Equal to the published precision ('at most': within the seed's bound)")})
+        _preset()
 
     # ------------------------------------------------------------------------- a typed list
     elif source == "typed":
-        left, right = st.columns(2)
-        views.bind_view(keys.GRADES, "3 2 3 0 1 2")
-        views.bind_view(keys.UNRETRIEVED, "3 2")
-        typed_grades = left.text_input(
-            "Grades of the ranked list, best rank first", key=keys.GRADES,
-            help="Numbers separated by spaces or commas; - (or ?) for a document the judges never "
-                 "saw, a negative grade for one that was pooled but not judged")
-        typed_rest = right.text_input(
-            "Judged documents the list does not contain: their grades", key=keys.UNRETRIEVED,
-            help="They count in R (recall, AP, bpref), in bpref's N and in nDCG's ideal ranking")
-        spec = pick_measure()
-        try:
-            grades = lab.parse_grades(typed_grades, source="ranked list")
-            rest = lab.parse_grades(typed_rest, source="not in the list", allow_unjudged=False)
-        except FormatError as exc:
-            st.error(widgets.md_escape(str(exc)), icon=":material/error:")
-            st.stop()
-        if not grades:
-            st.info("Type the grades of the ranked list, e.g. 3 2 3 0 1 2.", icon=":material/info:")
-            st.stop()
-        if spec is not None:
-            ex = explained(grades, spec, options, unretrieved=rest)
-            if ex is not None:
-                show(ex)
+        _typed(options)
 
     # ------------------------------------------------------------------------- a real query
     else:
-        dataset = widgets.require_dataset()
-        widgets.loaded_data_note()
-        widgets.require_runs(dataset)
-        names = list(dataset.run_names)
-        left, right = st.columns(2)
-        views.bind_view(keys.RUN, names[0], choices=names)
-        run_name = left.selectbox("Run", names, key=keys.RUN)
-        queries = list(lab_glue.queries_cached(state.get_dataset_key() or "", run_name,
-                                               dataset))
-        if not queries:
-            st.info(widgets.md_escape(f"{run_name} answers no judged query."),
-                    icon=":material/info:")
-            st.stop()
-        views.bind_view(keys.QUERY, queries[0], choices=queries)
-        query = right.selectbox("Query", queries, key=keys.QUERY,
-                                help="Queries of the run that have judgments")
-        spec = pick_measure()
-        lst = lab_glue.query_list_cached(state.get_dataset_key() or "", run_name, query,
-                                         dataset)
-        st.caption(widgets.md_escape(
-            f"{run_name} ranks {len(lst.grades):,} documents for {query}; the qrels judge "
-            f"{len(lst.unretrieved):,} more that it does not rank."))
-        if spec is not None:
-            ex = explained(lst.grades, spec, options, unretrieved=lst.unretrieved,
-                           scores=lst.scores, top_grade=lst.top_grade)
-            if ex is not None:
-                show(ex)
-                res = evaluation.evaluate_cached(state.get_dataset_key() or "", dataset, (spec,),
-                                                 options)
-                whole = res.per_query(run_name, spec)
-                value = float(whole.loc[query]) if query in whole.index else math.nan
-                st.caption(widgets.md_escape(
-                    f"Evaluating the whole run gives {query} the same {spec}: {_value(value)}; the "
-                    f"Metrics page averages these values over the queries."))
+        _real_query(options)

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, labels_glue, labels_widgets, state, views, widgets, workspace_glue
+from ireval_app import (
+    files_widgets,
+    frame,
+    labels_glue,
+    labels_widgets,
+    state,
+    views,
+    widgets,
+    workspace_glue,
+    workspace_widgets,
+)
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import FormatError
-from ireval_core.labels import BUILTIN_LABEL_MAPS
+from ireval_core.labels import BUILTIN_LABEL_MAPS, Judgments
 from ireval_core.workspace import (
     DatasetInfo,
     FileNameTakenError,
@@ -17,9 +27,6 @@ from ireval_core.workspace import (
     Workspace,
 )
 
-_TRIED = "ireval.labels.saved_tried"  # the set this session last tried to open
-_ADDS = "ireval.labels.adds"  # adds made this session: a new add uploader after each
-
 
 def _saved_sets() -> None:
     """Open a labeling set saved in the workspace, at any of its versions; add this month's
@@ -27,7 +34,7 @@ def _saved_sets() -> None:
     what to do."""
     listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets())
     if isinstance(listed, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(listed)
+        workspace_widgets.workspace_problem(listed)
         return
     sets = {i.short_id: i for i in listed if i.files_of_kind("labels")}
     if not sets:
@@ -36,21 +43,18 @@ def _saved_sets() -> None:
         return
     shown = labels_widgets.opened()
     views.bind_view(keys.SAVED_PICK, "", choices=list(sets))
-    if st.session_state[keys.SAVED_PICK] not in sets:
-        st.session_state[keys.SAVED_PICK] = next(iter(sets))
+    state.keep_choice(keys.SAVED_PICK, list(sets), next(iter(sets)))
     left, right = st.columns([3, 2])
     pick = left.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
-        on_change=lambda: labels_widgets.choose_saved(st.session_state[keys.SAVED_PICK]),
+        on_change=lambda: labels_widgets.choose_saved(str(state.widget_value(keys.SAVED_PICK))),
         format_func=lambda i: (f"{sets[i].name}  ·  {_count(sets[i])}  ·  version "
                                f"{sets[i].latest_version}  ·  id {i}"))
     if shown is None or shown.info.short_id != pick:
-        if st.session_state.get(_TRIED) != pick:  # open it (once: a failure is shown above)
-            st.session_state[_TRIED] = pick
-            labels_widgets.choose_saved(pick)
+        if labels_widgets.open_once(pick):  # once: a failure is shown above
             st.rerun()
         return
-    st.session_state.pop(_TRIED, None)
+    labels_widgets.shown_as_chosen()
     numbers = [v.version for v in reversed(shown.versions)]
     views.bind_view(keys.SAVED_VERSION, 0, choices=numbers)
     right.selectbox("Version", numbers, key=keys.SAVED_VERSION,
@@ -86,7 +90,7 @@ def _stated(kind: str, name: str, data: bytes) -> FileRounds | None:
     got = labels_glue.file_rounds_cached(kind, name, data,
                                          str(labels_widgets.settings()["round"]))
     if isinstance(got, FormatError):
-        widgets.show_format_error(got, hint=labels_widgets.conflict_hint(got))
+        files_widgets.show_format_error(got, hint=labels_widgets.conflict_hint(got))
         return None
     return got
 
@@ -97,7 +101,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     newest = shown.versions[-1]
     added = st.file_uploader(f"Add labeling files to {info.name} (e.g. this month's round)",
                              type=None, accept_multiple_files=True,
-                             key=keys.add_uploader(st.session_state.get(_ADDS, 0)))
+                             key=keys.add_uploader(labels_widgets.added()))
     if not added:
         return
     files = [("labels", f.name, f.getvalue()) for f in added]
@@ -111,7 +115,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
         return latest, [(f.kind, f.name, ws.read_file(info.id, f.position)) for f in unknown]
     got = workspace_glue.with_workspace(newest_rounds)
     if isinstance(got, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(got, lead="Cannot add: ")
+        workspace_widgets.workspace_problem(got, lead="Cannot add: ")
         return
     latest, unknown = got
     for kind, name, data in unknown:
@@ -159,7 +163,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
         except (RoundsInSetError, FileNameTakenError) as exc:  # said in this form's terms
             return exc
 
-    grown = widgets.write_to_workspace(add, lead="Not added: ")
+    grown = workspace_widgets.write_to_workspace(add, lead="Not added: ")
     if isinstance(grown, RoundsInSetError):
         st.error(_refused_words(grown, info.name), icon=":material/error:")
         return
@@ -175,7 +179,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     st.toast(f"Added to {grown.name}: version {grown.version}")
     labels_widgets.choose_saved(grown.short_id, grown.version)
     # a new uploader, empty: the next month is added alone (the old one kept this file)
-    st.session_state[_ADDS] = st.session_state.get(_ADDS, 0) + 1
+    labels_widgets.count_add()
     st.rerun()
 
 
@@ -204,7 +208,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
     files_id = labels_glue.workspace_id(f"{labels.key}|{gsb.key}", tuple(files))
     existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
     if isinstance(existing, workspace_glue.WorkspaceProblem):
-        widgets.workspace_problem(existing, lead="Not saved: ")
+        workspace_widgets.workspace_problem(existing, lead="Not saved: ")
         return
     if existing is not None:
         st.success(f"These files are saved in the workspace as "
@@ -224,7 +228,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             stated = {n: _stated(k, n, d) for k, n, d in files}
             if any(v is None for v in stated.values()):
                 return
-            info = widgets.write_to_workspace(lambda ws: ws.save_dataset(
+            info = workspace_widgets.write_to_workspace(lambda ws: ws.save_dataset(
                 files, name=name.strip(), saved_by=author,
                 rounds={n: v for n, v in stated.items() if v is not None}), lead="Not saved: ")
             if info is None:
@@ -235,60 +239,49 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             st.rerun()
 
 
-with frame.page("labels_data"):
-    st.title("Labeling data")
-    st.caption("Every month people label the top K results that real searches showed. One row per "
-               "labeled shown result: round (month), query, doc, position, label; optional rater, "
-               "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
-               "every month's file.")
+def _uploads() -> None:
+    """The uploaders of labeling, side-by-side and anchor files, and the form saving them to
+    the workspace once every file can be read."""
+    left, right = st.columns(2)
+    labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
+                                accept_multiple_files=True, key=keys.UPLOADER,
+                                help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
+    gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
+                              accept_multiple_files=True, key=keys.GSB_UPLOADER,
+                              help="Columns round, query, judgment (G/S/B, good/same/bad, "
+                                   "better/same/worse), optional rater")
+    if labels:
+        labels_widgets.set_files(labels=[(f.name, f.getvalue()) for f in labels])
+    if gsb:
+        labels_widgets.set_files(gsb=[(f.name, f.getvalue()) for f in gsb])
+    kept, kept_gsb = labels_widgets.get_files()
+    if (kept and not labels) or (kept_gsb and not gsb):
+        st.caption("Still loaded from an earlier upload: "
+                   + labels_widgets.names([*kept.names, *kept_gsb.names])
+                   + ". Uploading new files replaces them.")
+    anchors = st.file_uploader("Anchor items (optional)", type=None,
+                               accept_multiple_files=True, key=keys.ANCHOR_UPLOADER,
+                               help="Query–document pairs re-labeled every month: columns "
+                                    "round, query, doc, label, optional rater (or the "
+                                    "labeling file's rows with an anchor column 1/0)")
+    if anchors:
+        labels_widgets.set_anchor_files([(f.name, f.getvalue()) for f in anchors])
+    s = labels_widgets.settings()
+    failed = (bool(kept) and labels_glue.load_judgments(
+        kept, str(s["label_map"]), str(s["conflicts"]), str(s["round"])).error is not None
+    ) or (bool(kept_gsb) and labels_glue.load_gsb(kept_gsb).error is not None)
+    if failed:
+        st.caption(":material/block: Saving is offered once every file can be read (the "
+                   "problems are listed below).")
+    if kept and not failed:  # no Save form for a file that could not be read
+        _save_form(kept, kept_gsb,
+                   "Save these files to the workspace (next month, open the set under "
+                   "Saved labeling sets and add the new round to it)")
 
-    views.bind_view(keys.SOURCE, "sample", choices=keys.SOURCES)
-    source = st.radio("Labeling files", keys.SOURCES, key=keys.SOURCE,
-                      horizontal=True, label_visibility="collapsed",
-                      format_func={"sample": "Use the bundled sample",
-                                   "upload": "Upload labeling files",
-                                   "saved": "Saved labeling sets"}.__getitem__)
 
-    if source == "upload":
-        left, right = st.columns(2)
-        labels = left.file_uploader("Labeled result lists (one or more files)", type=None,
-                                    accept_multiple_files=True, key=keys.UPLOADER,
-                                    help="CSV, TSV, Excel (.xlsx) or Parquet, plain or gzip")
-        gsb = right.file_uploader("Side-by-side judgments (optional)", type=None,
-                                  accept_multiple_files=True, key=keys.GSB_UPLOADER,
-                                  help="Columns round, query, judgment (G/S/B, good/same/bad, "
-                                       "better/same/worse), optional rater")
-        if labels:
-            labels_widgets.set_files(labels=[(f.name, f.getvalue()) for f in labels])
-        if gsb:
-            labels_widgets.set_files(gsb=[(f.name, f.getvalue()) for f in gsb])
-        kept, kept_gsb = labels_widgets.get_files()
-        if (kept and not labels) or (kept_gsb and not gsb):
-            st.caption("Still loaded from an earlier upload: "
-                       + labels_widgets.names([*kept.names, *kept_gsb.names])
-                       + ". Uploading new files replaces them.")
-        anchors = st.file_uploader("Anchor items (optional)", type=None,
-                                   accept_multiple_files=True, key=keys.ANCHOR_UPLOADER,
-                                   help="Query–document pairs re-labeled every month: columns "
-                                        "round, query, doc, label, optional rater (or the "
-                                        "labeling file's rows with an anchor column 1/0)")
-        if anchors:
-            labels_widgets.set_anchor_files([(f.name, f.getvalue()) for f in anchors])
-        s = labels_widgets.settings()
-        failed = (bool(kept) and labels_glue.load_judgments(
-            kept, str(s["label_map"]), str(s["conflicts"]), str(s["round"])).error is not None
-        ) or (bool(kept_gsb) and labels_glue.load_gsb(kept_gsb).error is not None)
-        if failed:
-            st.caption(":material/block: Saving is offered once every file can be read (the "
-                       "problems are listed below).")
-        if kept and not failed:  # no Save form for a file that could not be read
-            _save_form(kept, kept_gsb,
-                       "Save these files to the workspace (next month, open the set under "
-                       "Saved labeling sets and add the new round to it)")
-    elif source == "saved":
-        _saved_sets()
-
-    # ------------------------------------------------------------------------- settings
+def _settings() -> None:
+    """The labeling settings every labeling page uses: label map, how raters combine, K, gain,
+    the conflict rule, the round of tool exports."""
     st.subheader("Settings")
     c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
     views.bind_view(labeling.MAP, labeling.DEFAULTS[labeling.MAP])
@@ -325,18 +318,10 @@ with frame.page("labels_data"):
                        "a round key: those exports name none. Files with a round column keep "
                        "theirs.")
 
-    # ------------------------------------------------------------------------- what was read
-    loaded, loaded_gsb, sample = labels_widgets.current()
-    if sample:
-        st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
-                "(control, treatment), three raters with overlap, segments and model scores. Two "
-                "events are planted: one month where recall breaks for treatment, and one month "
-                "where a rater drifts. See the Trend and Raters pages.",
-                icon=":material/science:")
-    if loaded is None:
-        st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
-        st.stop()
-    _, j = labels_widgets.require_judgments(loaded, link=False)
+
+def _rounds(loaded: labels_glue.Loaded, loaded_gsb: labels_glue.Loaded | None,
+            j: Judgments) -> None:
+    """What was read: rounds, systems, raters, rows and labels, the files and their warnings."""
     st.subheader("Rounds")
     m = st.columns(6)
     m[0].metric("Rounds", f"{len(j.rounds):,}")
@@ -364,11 +349,48 @@ with frame.page("labels_data"):
     st.caption(f"Files: {labels_widgets.names(list(loaded.names))}. Label map: "
                f"{widgets.md_escape(f'{j.label_map.name} ({j.label_map.describe()})')}. Rounds: "
                f"{labels_widgets.names(list(j.rounds))}.")
-    widgets.show_warnings(j.warnings)  # encoding read, hidden sheets, mixed rounds, ...
+    files_widgets.show_warnings(j.warnings)  # encoding read, hidden sheets, mixed rounds, ...
     if loaded_gsb is not None:
         if loaded_gsb.error is not None:
-            widgets.show_format_error(loaded_gsb.error)
+            files_widgets.show_format_error(loaded_gsb.error)
         elif loaded_gsb.gsb is not None:
             st.caption(f"Side-by-side judgments: {len(loaded_gsb.gsb.table):,} rows from "
                        f"{labels_widgets.names(list(loaded_gsb.names))}.")
-            widgets.show_warnings(loaded_gsb.gsb.warnings)
+            files_widgets.show_warnings(loaded_gsb.gsb.warnings)
+
+
+with frame.page("labels_data"):
+    st.title("Labeling data")
+    st.caption("Every month people label the top K results that real searches showed. One row per "
+               "labeled shown result: round (month), query, doc, position, label; optional rater, "
+               "system (bucket), score (model score), segment, weight. Rounds accumulate: upload "
+               "every month's file.")
+
+    views.bind_view(keys.SOURCE, "sample", choices=keys.SOURCES)
+    source = st.radio("Labeling files", keys.SOURCES, key=keys.SOURCE,
+                      horizontal=True, label_visibility="collapsed",
+                      format_func={"sample": "Use the bundled sample",
+                                   "upload": "Upload labeling files",
+                                   "saved": "Saved labeling sets"}.__getitem__)
+
+    if source == "upload":
+        _uploads()
+    elif source == "saved":
+        _saved_sets()
+
+    # ------------------------------------------------------------------------- settings
+    _settings()
+
+    # ------------------------------------------------------------------------- what was read
+    loaded, loaded_gsb, sample = labels_widgets.current()
+    if sample:
+        st.info("**Sample labeling data** (`sample_data/labels/`): six monthly rounds, two systems "
+                "(control, treatment), three raters with overlap, segments and model scores. Two "
+                "events are planted: one month where recall breaks for treatment, and one month "
+                "where a rater drifts. See the Trend and Raters pages.",
+                icon=":material/science:")
+    if loaded is None:
+        st.info("Upload labeling files to see the rounds.", icon=":material/upload_file:")
+        st.stop()
+    _, j = labels_widgets.require_judgments(loaded, link=False)
+    _rounds(loaded, loaded_gsb, j)

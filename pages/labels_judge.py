@@ -9,12 +9,125 @@ from ireval_app import fit, frame, labels_glue, labels_widgets, views, widgets
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_judge as keys
 from ireval_core import charts
-from ireval_core.labels import export_batch
+from ireval_core.labels import JudgeReport, export_batch
 
 _NUM = st.column_config.NumberColumn
 _TEXT = st.column_config.TextColumn
 _CHECK = st.column_config.CheckboxColumn
 _CHART = {"displayModeBar": False}
+
+def _agreement(report: JudgeReport, d: dict[str, str], judge: str, combine: str) -> None:
+    """Agreement with the people: per round, and the confusion matrix of one round."""
+    st.subheader("Agreement with the people")
+    fit.dataframe(report.agreement, hide_index=True, column_config={
+        "round": _TEXT("Round"),
+        "units": _NUM("Results", format="%d", help="Results labeled by the judge and people"),
+        "kappa": _NUM("Weighted kappa", format="%.3f", help=d.get("kappa")),
+        "kappa_ci_low": _NUM("Kappa low", format="%.3f"),
+        "kappa_ci_high": _NUM("Kappa high", format="%.3f"),
+        "alpha": _NUM("Krippendorff's alpha", format="%.3f", help=d.get("alpha")),
+        "alpha_ci_low": _NUM("Alpha low", format="%.3f"),
+        "alpha_ci_high": _NUM("Alpha high", format="%.3f"),
+        "exact_agreement": _NUM("Same label", format="percent"),
+        "mean_judge": _NUM("Judge's mean label", format="%.2f"),
+        "mean_people": _NUM("People's mean label", format="%.2f"),
+        "difference": _NUM("Judge − people", format="%+.2f")})
+    rounds = list(report.agreement["round"])
+    c1, _ = st.columns([1, 3])
+    views.bind_view(keys.ROUND, rounds[-1], choices=rounds)
+    round_ = c1.selectbox("Round of the confusion matrix", rounds, key=keys.ROUND)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(charts.transition_heatmap(
+        report.confusion(round_), title=f"Judge against people, {round_}",
+        x_label="people's consensus label", y_label=f"judge's ({judge}) label", unit="results"),
+        config=_CHART)
+    right.caption(widgets.md_escape(
+        f"Rows: {judge}'s label; columns: the people's consensus ({combine} of their labels, "
+        f"rounded to the nearest grade) of the same results in {round_}. The outlined diagonal "
+        "is agreement; cells above it: the judge rated lower, below it: higher."))
+
+
+def _bias_and_decisions(report: JudgeReport, d: dict[str, str]) -> None:
+    """Bias per system, and whether the judge's labels lead to the same decisions (changes,
+    order, GSB verdicts) as the people's."""
+    st.subheader("Bias per system")
+    fit.dataframe(report.bias, hide_index=True, column_config={
+        "round": _TEXT("Round"), "system": _TEXT("System"),
+        "results": _NUM("Results", format="%d"),
+        "judge_mean": _NUM("Judge's mean label", format="%.3f"),
+        "people_mean": _NUM("People's mean label", format="%.3f"),
+        "bias": _NUM("Bias (judge − people)", format="%+.3f", help=d.get("bias")),
+        "ci_low": _NUM("Low", format="%+.3f"), "ci_high": _NUM("High", format="%+.3f")})
+    fit.dataframe(report.favours, hide_index=True, column_config={
+        "round": _TEXT("Round"), "system": _TEXT("System"),
+        "bias": _NUM("Bias", format="%+.3f"),
+        "others_bias": _NUM("Other systems' bias", format="%+.3f"),
+        "difference": _NUM("Difference", format="%+.3f", help=d.get("favours")),
+        "ci_low": _NUM("Low", format="%+.3f"), "ci_high": _NUM("High", format="%+.3f"),
+        "favours": _CHECK("Favours it", help=d.get("favours"))})
+
+    # ------------------------------------------------------------------------- decisions
+    st.subheader("Same decisions?")
+    fit.dataframe(report.decisions, hide_index=True, column_config={
+        "system": _TEXT("System"), "round_from": _TEXT("From"), "round_to": _TEXT("To"),
+        "people_delta": _NUM("People's change", format="%+.3f"),
+        "judge_delta": _NUM("Judge's change", format="%+.3f"),
+        "same_direction": _CHECK("Same direction", help=d.get("decisions")),
+        "people_drop": _CHECK("People: drop"), "judge_drop": _CHECK("Judge: drop"),
+        "same_drop": _CHECK("Same drop flag"),
+        "people_significant": _CHECK("People: significant"),
+        "judge_significant": _CHECK("Judge: significant")})
+    fit.dataframe(report.order, hide_index=True, column_config={
+        "scope": _TEXT("Rounds"), "points": _NUM("Means", format="%d",
+                                                 help="(round, system) means ordered"),
+        "tau": _NUM("Kendall's tau", format="%.2f", help=d.get("order")),
+        "ci_low": _NUM("Low", format="%.2f"), "ci_high": _NUM("High", format="%.2f"),
+        "same_order": _CHECK("Same order")})
+    if report.gsb is not None:
+        fit.dataframe(report.gsb, hide_index=True, column_config={
+            "round": _TEXT("Round"), "new": _TEXT("New"), "old": _TEXT("Old"),
+            "queries": _NUM("Queries", format="%d"),
+            "people_gsb": _NUM("People's GSB", format="%+.3f"),
+            "people_ci_low": _NUM("Low", format="%+.3f"),
+            "people_ci_high": _NUM("High", format="%+.3f"),
+            "people_verdict": _TEXT("People's verdict"),
+            "judge_gsb": _NUM("Judge's GSB", format="%+.3f", help=d.get("gsb")),
+            "judge_ci_low": _NUM("Low ", format="%+.3f"),
+            "judge_ci_high": _NUM("High ", format="%+.3f"),
+            "judge_verdict": _TEXT("Judge's verdict"),
+            "labels_gsb": _NUM("GSB from people's labels", format="%+.3f"),
+            "labels_verdict": _TEXT("Verdict from people's labels"),
+            "same_verdict": _CHECK("Same verdict")})
+    else:
+        st.caption("No side-by-side (GSB) file for two systems: the GSB verdicts are not "
+                   "compared.")
+
+
+def _disagreements(report: JudgeReport, d: dict[str, str], judge: str) -> None:
+    """The results the judge and the people disagree on most: the batch for people to label,
+    and what the tables mean."""
+    n = len(report.disagreements)
+    st.subheader(f"Disagreements: {n:,} result{'s' if n != 1 else ''} for people to label")
+    st.caption(widgets.md_escape(d.get("disagreements", "")))
+    fit.dataframe(report.disagreements.head(500), hide_index=True, column_config={
+        "round": _TEXT("Round"), "query": _TEXT("Query"), "doc": _TEXT("Doc"),
+        "systems": _TEXT("Shown by"), "position": _NUM("Position", format="%d"),
+        "judge_label": _NUM("Judge's label", format="%g"),
+        "people_label": _NUM("People's label", format="%.2f"),
+        "people_labels": _NUM("People's labels", format="%d", help="How many people labeled it"),
+        "difference": _NUM("Judge − people", format="%+.2f")})
+    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
+    buttons.download_button("Batch to label (CSV)", lambda: export_batch(report.batch(), "csv"),
+                            f"judge_disagreements_{judge}.csv", "text/csv",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Batch to label (Excel)", lambda: export_batch(report.batch(), "xlsx"),
+                            f"judge_disagreements_{judge}.xlsx",
+                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            icon=":material/download:", on_click="ignore")
+    with st.expander("What the tables mean"):
+        st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(t)}"
+                              for c, t in d.items()))
+
 
 with frame.page("labels_judge"):
     loaded, loaded_gsb, sample = labels_widgets.current()
@@ -68,86 +181,10 @@ with frame.page("labels_judge"):
         st.markdown(f"- {widgets.md_escape(sentence)}")
 
     # ------------------------------------------------------------------------- agreement
-    st.subheader("Agreement with the people")
-    fit.dataframe(report.agreement, hide_index=True, column_config={
-        "round": _TEXT("Round"),
-        "units": _NUM("Results", format="%d", help="Results labeled by the judge and people"),
-        "kappa": _NUM("Weighted kappa", format="%.3f", help=d.get("kappa")),
-        "kappa_ci_low": _NUM("Kappa low", format="%.3f"),
-        "kappa_ci_high": _NUM("Kappa high", format="%.3f"),
-        "alpha": _NUM("Krippendorff's alpha", format="%.3f", help=d.get("alpha")),
-        "alpha_ci_low": _NUM("Alpha low", format="%.3f"),
-        "alpha_ci_high": _NUM("Alpha high", format="%.3f"),
-        "exact_agreement": _NUM("Same label", format="percent"),
-        "mean_judge": _NUM("Judge's mean label", format="%.2f"),
-        "mean_people": _NUM("People's mean label", format="%.2f"),
-        "difference": _NUM("Judge − people", format="%+.2f")})
-    rounds = list(report.agreement["round"])
-    c1, _ = st.columns([1, 3])
-    views.bind_view(keys.ROUND, rounds[-1], choices=rounds)
-    round_ = c1.selectbox("Round of the confusion matrix", rounds, key=keys.ROUND)
-    left, right = st.columns([3, 2])
-    left.plotly_chart(charts.transition_heatmap(
-        report.confusion(round_), title=f"Judge against people, {round_}",
-        x_label="people's consensus label", y_label=f"judge's ({judge}) label", unit="results"),
-        config=_CHART)
-    right.caption(widgets.md_escape(
-        f"Rows: {judge}'s label; columns: the people's consensus ({combine} of their labels, "
-        f"rounded to the nearest grade) of the same results in {round_}. The outlined diagonal "
-        "is agreement; cells above it: the judge rated lower, below it: higher."))
+    _agreement(report, d, str(judge), combine)
 
     # ------------------------------------------------------------------------- bias
-    st.subheader("Bias per system")
-    fit.dataframe(report.bias, hide_index=True, column_config={
-        "round": _TEXT("Round"), "system": _TEXT("System"),
-        "results": _NUM("Results", format="%d"),
-        "judge_mean": _NUM("Judge's mean label", format="%.3f"),
-        "people_mean": _NUM("People's mean label", format="%.3f"),
-        "bias": _NUM("Bias (judge − people)", format="%+.3f", help=d.get("bias")),
-        "ci_low": _NUM("Low", format="%+.3f"), "ci_high": _NUM("High", format="%+.3f")})
-    fit.dataframe(report.favours, hide_index=True, column_config={
-        "round": _TEXT("Round"), "system": _TEXT("System"),
-        "bias": _NUM("Bias", format="%+.3f"),
-        "others_bias": _NUM("Other systems' bias", format="%+.3f"),
-        "difference": _NUM("Difference", format="%+.3f", help=d.get("favours")),
-        "ci_low": _NUM("Low", format="%+.3f"), "ci_high": _NUM("High", format="%+.3f"),
-        "favours": _CHECK("Favours it", help=d.get("favours"))})
-
-    # ------------------------------------------------------------------------- decisions
-    st.subheader("Same decisions?")
-    fit.dataframe(report.decisions, hide_index=True, column_config={
-        "system": _TEXT("System"), "round_from": _TEXT("From"), "round_to": _TEXT("To"),
-        "people_delta": _NUM("People's change", format="%+.3f"),
-        "judge_delta": _NUM("Judge's change", format="%+.3f"),
-        "same_direction": _CHECK("Same direction", help=d.get("decisions")),
-        "people_drop": _CHECK("People: drop"), "judge_drop": _CHECK("Judge: drop"),
-        "same_drop": _CHECK("Same drop flag"),
-        "people_significant": _CHECK("People: significant"),
-        "judge_significant": _CHECK("Judge: significant")})
-    fit.dataframe(report.order, hide_index=True, column_config={
-        "scope": _TEXT("Rounds"), "points": _NUM("Means", format="%d",
-                                                 help="(round, system) means ordered"),
-        "tau": _NUM("Kendall's tau", format="%.2f", help=d.get("order")),
-        "ci_low": _NUM("Low", format="%.2f"), "ci_high": _NUM("High", format="%.2f"),
-        "same_order": _CHECK("Same order")})
-    if report.gsb is not None:
-        fit.dataframe(report.gsb, hide_index=True, column_config={
-            "round": _TEXT("Round"), "new": _TEXT("New"), "old": _TEXT("Old"),
-            "queries": _NUM("Queries", format="%d"),
-            "people_gsb": _NUM("People's GSB", format="%+.3f"),
-            "people_ci_low": _NUM("Low", format="%+.3f"),
-            "people_ci_high": _NUM("High", format="%+.3f"),
-            "people_verdict": _TEXT("People's verdict"),
-            "judge_gsb": _NUM("Judge's GSB", format="%+.3f", help=d.get("gsb")),
-            "judge_ci_low": _NUM("Low ", format="%+.3f"),
-            "judge_ci_high": _NUM("High ", format="%+.3f"),
-            "judge_verdict": _TEXT("Judge's verdict"),
-            "labels_gsb": _NUM("GSB from people's labels", format="%+.3f"),
-            "labels_verdict": _TEXT("Verdict from people's labels"),
-            "same_verdict": _CHECK("Same verdict")})
-    else:
-        st.caption("No side-by-side (GSB) file for two systems: the GSB verdicts are not "
-                   "compared.")
+    _bias_and_decisions(report, d)
 
     # ------------------------------------------------------------------------- model + people
     mp = labels_glue.ppi_cached(key, j, str(judge), k, gain, combine)
@@ -213,24 +250,4 @@ with frame.page("labels_judge"):
             for r in mp.plan.to_dict("records")))
 
     # ------------------------------------------------------------------------- disagreements
-    n = len(report.disagreements)
-    st.subheader(f"Disagreements: {n:,} result{'s' if n != 1 else ''} for people to label")
-    st.caption(widgets.md_escape(d.get("disagreements", "")))
-    fit.dataframe(report.disagreements.head(500), hide_index=True, column_config={
-        "round": _TEXT("Round"), "query": _TEXT("Query"), "doc": _TEXT("Doc"),
-        "systems": _TEXT("Shown by"), "position": _NUM("Position", format="%d"),
-        "judge_label": _NUM("Judge's label", format="%g"),
-        "people_label": _NUM("People's label", format="%.2f"),
-        "people_labels": _NUM("People's labels", format="%d", help="How many people labeled it"),
-        "difference": _NUM("Judge − people", format="%+.2f")})
-    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
-    buttons.download_button("Batch to label (CSV)", lambda: export_batch(report.batch(), "csv"),
-                            f"judge_disagreements_{judge}.csv", "text/csv",
-                            icon=":material/download:", on_click="ignore")
-    buttons.download_button("Batch to label (Excel)", lambda: export_batch(report.batch(), "xlsx"),
-                            f"judge_disagreements_{judge}.xlsx",
-                            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                            icon=":material/download:", on_click="ignore")
-    with st.expander("What the tables mean"):
-        st.markdown("\n".join(f"- **{widgets.md_escape(c)}**: {widgets.md_escape(t)}"
-                              for c, t in d.items()))
+    _disagreements(report, d, str(judge))

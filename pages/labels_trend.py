@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import findings, fit, frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import (
+    files_widgets,
+    findings,
+    fit,
+    frame,
+    labels_glue,
+    labels_widgets,
+    views,
+    widgets,
+)
 from ireval_app.keys import labels_trend as keys
 from ireval_core import charts, formats
-from ireval_core.labels import export_batch, next_batch
+from ireval_core.labels import AnchorDrift, Judgments, export_batch, next_batch
 
 _NUM = st.column_config.NumberColumn
 
@@ -86,45 +95,8 @@ def _changes_table(changes, k: int, definitions: dict[str, str]) -> None:
                           help=definitions.get("drift_dcg"))})
 
 
-with frame.page("labels_trend"):
-    loaded, _, sample = labels_widgets.current()
-    labels_widgets.header(
-        "Labeling trend", "Mean DCG@K over the sampled queries of each round: it judges what users "
-        "saw, so it moves with recall and ranking alike. With several raters each band is a 95% "
-        "interval over queries and raters (two-stage bootstrap); with one rater, over queries.",
-        sample=sample)
-    key, j = labels_widgets.require_judgments(loaded)
-    s = labels_widgets.settings()
-    k, gain, combine = int(s["k"]), str(s["gain"]), str(s["combine"])
-
-    c1, c2, c3 = st.columns([1, 1, 3])
-    views.bind_view(keys.ALPHA, keys.ALPHA_DEFAULT)
-    alpha = c1.number_input("Test level α", min_value=keys.ALPHA_MIN, max_value=keys.ALPHA_MAX,
-                            step=0.01,
-                            format="%.3f", key=keys.ALPHA,
-                            help="A drop is a fall with p < α; the minimum detectable change "
-                                 "and the planning use it too")
-    views.bind_view(keys.POWER, keys.POWER_DEFAULT)
-    power = c2.number_input("Power", min_value=keys.POWER_MIN, max_value=keys.POWER_MAX,
-                            step=0.05, format="%.2f",
-                            key=keys.POWER,
-                            help="The chance to detect a true change of the minimum "
-                                 "detectable change's size")
-    views.bind_view(keys.QUERY_BAND, False)
-    query_band = c3.toggle("Query-only band", key=keys.QUERY_BAND,
-                           help="Also draw the interval over queries alone (the raters kept), "
-                                "darker, inside the rater-noise band")
-
-    t = labels_glue.trend_cached(key, j, k, gain, combine)
-    a = labels_widgets.anchors()
-    if a is not None and a.error is not None:
-        widgets.show_format_error(a.error)
-    drift = a.drift if a is not None else None
-    nt = labels_glue.noise_trend_cached(key, j, k, gain, combine, (), float(alpha), float(power),
-                                        labels_widgets.anchors_key(a, s), drift)
-    drops = nt.changes[nt.changes["drop"].astype(bool)]
-
-    # ------------------------------------------------------------------------- anchors first
+def _anchors(a: labels_glue.Anchors | None, drift: AnchorDrift | None) -> None:
+    """The anchor items first: did the raters drift month over month?"""
     if drift is not None:
         for sentence in drift.notes():
             findings.finding(widgets.md_escape(sentence), icon=":material/anchor:")
@@ -153,48 +125,9 @@ with frame.page("labels_trend"):
                    "Labeling data page to tell a drift of the raters from a change of the "
                    "systems.")
 
-    # ------------------------------------------------------------------------- DCG
-    st.plotly_chart(charts.label_trend(
-        nt.table, low="ci_low", high="ci_high", title=f"Mean DCG@{k} per round",
-        y_label=f"mean DCG@{k}", drops=drops,
-        inner=("ci_low_queries", "ci_high_queries") if query_band else None),
-        config={"displayModeBar": False})
-    covers = sorted(set(nt.table["covers"]))
-    st.caption(widgets.md_escape(
-        f"Band: {nt.confidence_level:.0%} interval covering {'; '.join(covers)}"
-        + (". Darker: queries only." if query_band else ".")))
-    for sentence in drops["sentence"]:
-        findings.finding(widgets.md_escape(str(sentence)), icon=":material/trending_down:")
-    if drops.empty:
-        st.success(f"No significant drop from one round to the next (α = {alpha:g}).",
-                   icon=":material/check:")
-    # the band and the drops above are the rater-noise trend's (nt): its definitions, at
-    # this page's α (the query-only trend's definition names another band and test)
-    d = nt.definitions
-    st.caption(widgets.md_escape(
-        f"{d['dcg_definition']}. Mean DCG@{k}: {d['dcg']}. Band: {d['ci_low']}. Month over "
-        f"month: {d['change_ci']}. {t.ndcg_definition}"))
-    with st.expander("Round by round", expanded=True):
-        _round_table(nt.table, t.table, k, nt.definitions)
-        _changes_table(nt.changes, k, nt.definitions)
 
-    left, right = st.columns(2)
-    left.plotly_chart(charts.label_trend(t.table, value="ndcg", low=None, high=None,
-                                         title=f"nDCG@{k} (ideal from the round's labels)",
-                                         y_label=f"nDCG@{k}"), config={"displayModeBar": False})
-    right.plotly_chart(charts.label_trend(t.table, value="coverage", low=None, high=None,
-                                          title=f"Coverage: labeled share of the shown top {k}",
-                                          y_label="coverage", share=True),
-                       config={"displayModeBar": False})
-
-    st.subheader("Labels of what was shown")
-    views.bind_view(keys.GRADE_SYSTEM, j.systems[0], choices=list(j.systems))
-    system = st.radio("System", list(j.systems), horizontal=True, key=keys.GRADE_SYSTEM,
-                      format_func=widgets.md_escape)  # options are Markdown: names shown as text
-    st.plotly_chart(charts.grade_distribution(t.grades, system=system),
-                    config={"displayModeBar": False})
-
-    # ------------------------------------------------------------------------- offline vs online
+def _offline_online(key: str, j: Judgments, k: int, gain: str, combine: str) -> None:
+    """Offline vs online (AUC, GAUC, PNR of the model scores) and the trend per segment."""
     st.subheader("Offline vs online")
     if not j.has_scores:
         st.caption("The files have no model scores: AUC, GAUC and PNR need a score column.")
@@ -218,7 +151,11 @@ with frame.page("labels_trend"):
             fit.dataframe(seg.table, hide_index=True, column_config=_trend_columns(k) | {
                 "segment": st.column_config.TextColumn("Segment")})
 
-    # ------------------------------------------------------------------------- next round
+
+def _planning(key: str, j: Judgments, k: int, gain: str, combine: str, alpha: float,
+              power: float) -> None:
+    """Planning the next round: the queries needed per system and design, and the results of the
+    last round to label next."""
     st.subheader("Planning the next round")
     last = j.rounds[-1]
     views.bind_view(keys.PLAN_DELTA, keys.PLAN_DELTA_DEFAULT)
@@ -265,3 +202,89 @@ with frame.page("labels_trend"):
                             f"to_label_{last}.xlsx",
                             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
                             icon=":material/download:", on_click="ignore")
+
+
+with frame.page("labels_trend"):
+    loaded, _, sample = labels_widgets.current()
+    labels_widgets.header(
+        "Labeling trend", "Mean DCG@K over the sampled queries of each round: it judges what users "
+        "saw, so it moves with recall and ranking alike. With several raters each band is a 95% "
+        "interval over queries and raters (two-stage bootstrap); with one rater, over queries.",
+        sample=sample)
+    key, j = labels_widgets.require_judgments(loaded)
+    s = labels_widgets.settings()
+    k, gain, combine = int(s["k"]), str(s["gain"]), str(s["combine"])
+
+    c1, c2, c3 = st.columns([1, 1, 3])
+    views.bind_view(keys.ALPHA, keys.ALPHA_DEFAULT)
+    alpha = c1.number_input("Test level α", min_value=keys.ALPHA_MIN, max_value=keys.ALPHA_MAX,
+                            step=0.01,
+                            format="%.3f", key=keys.ALPHA,
+                            help="A drop is a fall with p < α; the minimum detectable change "
+                                 "and the planning use it too")
+    views.bind_view(keys.POWER, keys.POWER_DEFAULT)
+    power = c2.number_input("Power", min_value=keys.POWER_MIN, max_value=keys.POWER_MAX,
+                            step=0.05, format="%.2f",
+                            key=keys.POWER,
+                            help="The chance to detect a true change of the minimum "
+                                 "detectable change's size")
+    views.bind_view(keys.QUERY_BAND, False)
+    query_band = c3.toggle("Query-only band", key=keys.QUERY_BAND,
+                           help="Also draw the interval over queries alone (the raters kept), "
+                                "darker, inside the rater-noise band")
+
+    t = labels_glue.trend_cached(key, j, k, gain, combine)
+    a = labels_widgets.anchors()
+    if a is not None and a.error is not None:
+        files_widgets.show_format_error(a.error)
+    drift = a.drift if a is not None else None
+    nt = labels_glue.noise_trend_cached(key, j, k, gain, combine, (), float(alpha), float(power),
+                                        labels_widgets.anchors_key(a, s), drift)
+    drops = nt.changes[nt.changes["drop"].astype(bool)]
+
+    _anchors(a, drift)
+
+    # ------------------------------------------------------------------------- DCG
+    st.plotly_chart(charts.label_trend(
+        nt.table, low="ci_low", high="ci_high", title=f"Mean DCG@{k} per round",
+        y_label=f"mean DCG@{k}", drops=drops,
+        inner=("ci_low_queries", "ci_high_queries") if query_band else None),
+        config={"displayModeBar": False})
+    covers = sorted(set(nt.table["covers"]))
+    st.caption(widgets.md_escape(
+        f"Band: {nt.confidence_level:.0%} interval covering {'; '.join(covers)}"
+        + (". Darker: queries only." if query_band else ".")))
+    for sentence in drops["sentence"]:
+        findings.finding(widgets.md_escape(str(sentence)), icon=":material/trending_down:")
+    if drops.empty:
+        st.success(f"No significant drop from one round to the next (α = {alpha:g}).",
+                   icon=":material/check:")
+    # the band and the drops above are the rater-noise trend's (nt): its definitions, at
+    # this page's α (the query-only trend's definition names another band and test)
+    d = nt.definitions
+    st.caption(widgets.md_escape(
+        f"{d['dcg_definition']}. Mean DCG@{k}: {d['dcg']}. Band: {d['ci_low']}. Month over "
+        f"month: {d['change_ci']}. {t.ndcg_definition}"))
+    with st.expander("Round by round", expanded=True):
+        _round_table(nt.table, t.table, k, nt.definitions)
+        _changes_table(nt.changes, k, nt.definitions)
+
+    left, right = st.columns(2)
+    left.plotly_chart(charts.label_trend(t.table, value="ndcg", low=None, high=None,
+                                         title=f"nDCG@{k} (ideal from the round's labels)",
+                                         y_label=f"nDCG@{k}"), config={"displayModeBar": False})
+    right.plotly_chart(charts.label_trend(t.table, value="coverage", low=None, high=None,
+                                          title=f"Coverage: labeled share of the shown top {k}",
+                                          y_label="coverage", share=True),
+                       config={"displayModeBar": False})
+
+    st.subheader("Labels of what was shown")
+    views.bind_view(keys.GRADE_SYSTEM, j.systems[0], choices=list(j.systems))
+    system = st.radio("System", list(j.systems), horizontal=True, key=keys.GRADE_SYSTEM,
+                      format_func=widgets.md_escape)  # options are Markdown: names shown as text
+    st.plotly_chart(charts.grade_distribution(t.grades, system=system),
+                    config={"displayModeBar": False})
+
+    _offline_online(key, j, k, gain, combine)
+
+    _planning(key, j, k, gain, combine, float(alpha), float(power))

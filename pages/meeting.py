@@ -6,7 +6,16 @@ import functools
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, meeting_glue, state, views, widgets, workspace_glue
+from ireval_app import (
+    evaluation,
+    frame,
+    meeting_glue,
+    state,
+    views,
+    widgets,
+    workspace_glue,
+    workspace_widgets,
+)
 from ireval_app.keys import meeting as keys
 from ireval_core.meeting import ReportInput, ReportNote
 from ireval_core.workspace import Target
@@ -81,8 +90,8 @@ with frame.page("meeting"):
         st.caption("Notes are kept with a saved dataset: save these files to the workspace on the "
                    "Data page to attach notes to the dataset, a comparison or a query.")
     elif problem is not None:  # the report above is made without the notes
-        widgets.workspace_problem(problem, lead="The notes cannot be read, and the report has "
-                                                "none of them. ")
+        workspace_widgets.workspace_problem(
+            problem, lead="The notes cannot be read, and the report has none of them. ")
     else:
         st.caption(f"Every note and decision on this dataset ({len(notes)}), newest last; they "
                    "are in the report. Add them here, beside a comparison on the Compare page or "
@@ -94,5 +103,5 @@ with frame.page("meeting"):
                 st.markdown(f"**Note** on {widgets.md_escape(str(n.target))}: "
                             f"{widgets.md_escape(n.text)}")
             st.caption(f"{widgets.md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
-            widgets.live_view(n.text)
-        widgets.notes_panel(Target.dataset(), title="Add a note on the whole dataset")
+            workspace_widgets.live_view(n.text)
+        workspace_widgets.notes_panel(Target.dataset(), title="Add a note on the whole dataset")

@@ -9,10 +9,11 @@ from ireval_app.keys import metrics as keys
 from ireval_core import charts
 from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
+from ireval_core.evaluate import Evaluation
 from ireval_core.measures import JUDGMENTS
 from ireval_core.options import EvalOptions
 from ireval_core.preferences import PreferenceError
-from ireval_core.tables import per_query_workbook
+from ireval_core.tables import MetricsTable, per_query_workbook
 
 DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
@@ -50,6 +51,66 @@ def _judgment_sections(key: str, dataset: Dataset, by_kind: dict[str, tuple[str,
                 f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
                 for m in table.mean.columns))
             st.caption(f"Options: {widgets.md_escape(res.options.describe())}.")
+
+
+def _segments(key: str, measures: tuple[str, ...], options: EvalOptions, res: Evaluation) -> None:
+    """The means split by a column of the query metadata (traffic-weighted when it has
+    weights)."""
+    meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Split the means by")
+    if column is not None and meta is not None:
+        weighted = False
+        if meta.weight_column:
+            views.bind_view(keys.WEIGHTED, False)
+            weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
+                                 key=keys.WEIGHTED)
+        from ireval_app import metadata_glue  # imports scipy: only when a split is shown
+
+        split = metadata_glue.by_segment_cached(key, measures, options, meta_key, column,
+                                                weighted, res, meta)
+        for m in split["measure"].unique():
+            part = split[split["measure"] == m]
+            st.markdown(f"**{widgets.md_escape(m)}** by {widgets.md_escape(column)}")
+            wide = part.pivot_table(index="segment", columns="system", values="mean", sort=False)
+            counts = part.pivot_table(index="segment", columns="system", values="queries",
+                                      sort=False)
+            st.dataframe(wide.style.format("{:.4f}"), column_config={
+                s: st.column_config.NumberColumn(s, format="%.4f") for s in wide.columns})
+            st.caption(widgets.md_escape(
+                "Queries per segment: " + "; ".join(
+                    f"{seg} {int(counts.loc[seg].max()):,}" for seg in counts.index)
+                + ". " + str(split.attrs.get("average", ""))))
+
+
+def _per_query_values(res: Evaluation, table: MetricsTable) -> None:
+    """The per-query values of one measure, one point per query."""
+    st.subheader("Per-query values")
+    names = list(table.mean.columns)
+    views.bind_view(keys.DISTRIBUTION, "nDCG@10" if "nDCG@10" in names else names[0],
+                    choices=names)
+    shown = st.selectbox("Measure", names, key=keys.DISTRIBUTION)
+    # the shown measure only, not the whole tidy table
+    values = evaluation.measure_values(res, shown)
+    st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})
+    st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line: mean. "
+                                 f"{shown}: {res.definition(shown)}."))
+
+
+def _downloads(res: Evaluation, table: MetricsTable) -> None:
+    """The downloads: per-query values (CSV, Excel) and the aggregate table."""
+    # Built when clicked (21,000 rows per measure on three 7,000-query runs), not on every run.
+    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
+    buttons.download_button("Per-query values (CSV)",
+                            lambda: csv_frame(res.tidy()).to_csv(index=False),
+                            file_name="ireval_per_query.csv", mime="text/csv",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Per-query values (Excel, a sheet per measure)",
+                            lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
+                            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            icon=":material/download:", on_click="ignore")
+    buttons.download_button("Aggregate table (CSV)",
+                            lambda: csv_frame(table.to_long(res)).to_csv(index=False),
+                            file_name="ireval_metrics.csv", mime="text/csv",
+                            icon=":material/download:", on_click="ignore")
 
 
 with frame.page("metrics"):
@@ -116,58 +177,14 @@ with frame.page("metrics"):
     _judgment_sections(key, dataset, by_kind, options)
 
     # ------------------------------------------------------------------------- segments
-    meta, column, meta_key = widgets.split_choice(keys.SPLIT, "Split the means by")
-    if column is not None and meta is not None:
-        weighted = False
-        if meta.weight_column:
-            views.bind_view(keys.WEIGHTED, False)
-            weighted = st.toggle(f"Traffic-weighted means ({meta.weight_column})",
-                                 key=keys.WEIGHTED)
-        from ireval_app import metadata_glue  # imports scipy: only when a split is shown
-
-        split = metadata_glue.by_segment_cached(key, measures, options, meta_key, column,
-                                                weighted, res, meta)
-        for m in split["measure"].unique():
-            part = split[split["measure"] == m]
-            st.markdown(f"**{widgets.md_escape(m)}** by {widgets.md_escape(column)}")
-            wide = part.pivot_table(index="segment", columns="system", values="mean", sort=False)
-            counts = part.pivot_table(index="segment", columns="system", values="queries",
-                                      sort=False)
-            st.dataframe(wide.style.format("{:.4f}"), column_config={
-                s: st.column_config.NumberColumn(s, format="%.4f") for s in wide.columns})
-            st.caption(widgets.md_escape(
-                "Queries per segment: " + "; ".join(
-                    f"{seg} {int(counts.loc[seg].max()):,}" for seg in counts.index)
-                + ". " + str(split.attrs.get("average", ""))))
+    _segments(key, measures, options, res)
 
     # ------------------------------------------------------------------------- charts
     st.plotly_chart(charts.metric_bars(table.mean, table.low, table.high),
                     config={"displayModeBar": False})
     st.caption("Bars: means; error bars: 95% t-intervals over queries (definitions above).")
 
-    st.subheader("Per-query values")
-    names = list(table.mean.columns)
-    views.bind_view(keys.DISTRIBUTION, "nDCG@10" if "nDCG@10" in names else names[0],
-                    choices=names)
-    shown = st.selectbox("Measure", names, key=keys.DISTRIBUTION)
-    # the shown measure only, not the whole tidy table
-    values = evaluation.measure_values(res, shown)
-    st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})
-    st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line: mean. "
-                                 f"{shown}: {res.definition(shown)}."))
+    _per_query_values(res, table)
 
     # ------------------------------------------------------------------------- downloads
-    # Built when clicked (21,000 rows per measure on three 7,000-query runs), not on every run.
-    buttons = st.container(horizontal=True)  # as wide as their labels, never cut short
-    buttons.download_button("Per-query values (CSV)",
-                            lambda: csv_frame(res.tidy()).to_csv(index=False),
-                            file_name="ireval_per_query.csv", mime="text/csv",
-                            icon=":material/download:", on_click="ignore")
-    buttons.download_button("Per-query values (Excel, a sheet per measure)",
-                            lambda: per_query_workbook(res), file_name="ireval_per_query.xlsx",
-                            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                            icon=":material/download:", on_click="ignore")
-    buttons.download_button("Aggregate table (CSV)",
-                            lambda: csv_frame(table.to_long(res)).to_csv(index=False),
-                            file_name="ireval_metrics.csv", mime="text/csv",
-                            icon=":material/download:", on_click="ignore")
+    _downloads(res, table)

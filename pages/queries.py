@@ -2,13 +2,87 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from ireval_app import evaluation, frame, state, views, widgets
+from ireval_app import evaluation, frame, state, views, widgets, workspace_widgets
 from ireval_app import queries_glue as qg
 from ireval_app.keys import queries as keys
+from ireval_core.dataset import Dataset
+from ireval_core.evaluate import Evaluation
+from ireval_core.options import EvalOptions
 from ireval_core.queries import means_note, wins_ties_losses
 from ireval_core.workspace import Target
+
+
+def _differences(diffs: pd.DataFrame, res: Evaluation, measure: str, a: str, b: str,
+                 single: bool) -> None:
+    """The table of per-query values (or differences B − A) and, beside it, what they add up
+    to."""
+    st.subheader(widgets.md_escape(f"{a} on {measure}, query by query" if single
+                                    else f"{b} − {a} on {measure}"))
+    left, right = st.columns([3, 2])
+    with left:
+        st.dataframe(
+            diffs, hide_index=True, height=320,
+            column_config={
+                "query": st.column_config.Column("query"),
+                "a": st.column_config.NumberColumn(a, format="%.4f",
+                                                   help=widgets.md_escape(f"{measure} of {a}")),
+                "b": st.column_config.NumberColumn(b, format="%.4f",
+                                                   help=widgets.md_escape(f"{measure} of {b}")),
+                "diff": st.column_config.NumberColumn("B − A", format="%+.4f",
+                                                      help=widgets.md_escape(
+                                                          f"{measure} of {b} minus {a}")),
+            },
+            column_order=["query", "a"] if single else None)
+    with right:
+        n = len(diffs)
+        if single:
+            st.caption(widgets.md_escape(f"{n:,} queries of {a} with a value, the lowest first. "
+                                         "Pick two different runs to see where they differ."))
+        else:
+            wins, ties, losses = wins_ties_losses(diffs)
+            st.metric(widgets.md_escape(f"Queries where {b} wins / ties / loses"),
+                      f"{wins} / {ties} / {losses}",
+                      help="Per-query comparison of the measure, ties exact")
+            st.caption(f"{n:,} queries that both runs have, sorted by B − A: the queries where B "
+                       "loses most come first.")
+        st.caption(widgets.md_escape(means_note(res, diffs, str(measure), a, b)))
+        st.caption(f"**{widgets.md_escape(measure)}**: "
+                   f"{widgets.md_escape(res.definition(measure))}.")
+
+
+def _rankings(key: str, options: EvalOptions, query: str, dataset: Dataset, a: str,
+              b: str, single: bool, depth: int) -> None:
+    """The runs' rankings of the query side by side, grades beside every document, and the
+    relevant documents a run misses."""
+    shown = [a] if single else [a, b]
+    columns = st.columns(len(shown))
+    for col, name in zip(columns, shown, strict=True):
+        table, missed = qg.ranking_cached(key, options, str(query), name,
+                                          None if single else (b if name == a else a),
+                                          int(depth), dataset)
+        with col:
+            st.markdown(f"**{widgets.md_escape(name)}**: top {len(table)} of "
+                        f"{widgets.md_escape(query)}")
+            st.dataframe(qg.style_ranking(table, options.rel_level), hide_index=True,
+                         height=qg.table_height(len(table)),
+                         column_config={c: st.column_config.Column(help=h)
+                                        for c, h in qg.RANKING_HELP.items()})
+            if missed.empty:
+                st.caption(widgets.md_escape(f"{name} ranks every relevant document of {query}."))
+            else:
+                with st.expander(widgets.md_escape(
+                        f"{len(missed):,} relevant document(s) {name} does not rank")):
+                    st.dataframe(missed, hide_index=True)
+    st.caption(f"Rows: green = relevant (grade ≥ {options.rel_level:g}, darker = higher grade), "
+               "grey = not judged or pooled but unjudged (both count as non-relevant"
+               + (", and are removed: judged-only rankings" if options.judged_only else "")
+               + "), white = judged non-relevant. 'other rank' is the document's rank in the other "
+               "run. Rankings are as the measures see them"
+               + ("" if options.depth is None else f": cut at the top {options.depth}") + ".")
+
 
 with frame.page("queries"):
     dataset = widgets.require_dataset()
@@ -62,38 +136,7 @@ with frame.page("queries"):
         st.stop()
 
     # ------------------------------------------------------------------------- differences
-    st.subheader(widgets.md_escape(f"{a} on {measure}, query by query" if single
-                                    else f"{b} − {a} on {measure}"))
-    left, right = st.columns([3, 2])
-    with left:
-        st.dataframe(
-            diffs, hide_index=True, height=320,
-            column_config={
-                "query": st.column_config.Column("query"),
-                "a": st.column_config.NumberColumn(a, format="%.4f",
-                                                   help=widgets.md_escape(f"{measure} of {a}")),
-                "b": st.column_config.NumberColumn(b, format="%.4f",
-                                                   help=widgets.md_escape(f"{measure} of {b}")),
-                "diff": st.column_config.NumberColumn("B − A", format="%+.4f",
-                                                      help=widgets.md_escape(
-                                                          f"{measure} of {b} minus {a}")),
-            },
-            column_order=["query", "a"] if single else None)
-    with right:
-        n = len(diffs)
-        if single:
-            st.caption(widgets.md_escape(f"{n:,} queries of {a} with a value, the lowest first. "
-                                         "Pick two different runs to see where they differ."))
-        else:
-            wins, ties, losses = wins_ties_losses(diffs)
-            st.metric(widgets.md_escape(f"Queries where {b} wins / ties / loses"),
-                      f"{wins} / {ties} / {losses}",
-                      help="Per-query comparison of the measure, ties exact")
-            st.caption(f"{n:,} queries that both runs have, sorted by B − A: the queries where B "
-                       "loses most come first.")
-        st.caption(widgets.md_escape(means_note(res, diffs, str(measure), a, b)))
-        st.caption(f"**{widgets.md_escape(measure)}**: "
-                   f"{widgets.md_escape(res.definition(measure))}.")
+    _differences(diffs, res, measure, a, b, single)
 
     # ------------------------------------------------------------------------- one query
     shown_value = diffs["a"] if single else diffs["diff"]
@@ -105,7 +148,7 @@ with frame.page("queries"):
                          help="Ordered as the table above")
     row = diffs.set_index("query").loc[query]
     st.subheader(widgets.md_escape(f"Query {query}"))
-    widgets.notes_panel(Target.query(str(query)), title=f"Notes on query {query}")
+    workspace_widgets.notes_panel(Target.query(str(query)), title=f"Notes on query {query}")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(widgets.md_escape(f"{measure} of {a}"), f"{row['a']:.4f}")
     if not single:
@@ -116,28 +159,4 @@ with frame.page("queries"):
     m4.metric("Judged documents", f"{judged:,}",
               help="Grade ≥ 0 (negative grades: pooled, not judged)")
 
-    shown = [a] if single else [a, b]
-    columns = st.columns(len(shown))
-    for col, name in zip(columns, shown, strict=True):
-        table, missed = qg.ranking_cached(key, options, str(query), name,
-                                          None if single else (b if name == a else a),
-                                          int(depth), dataset)
-        with col:
-            st.markdown(f"**{widgets.md_escape(name)}**: top {len(table)} of "
-                        f"{widgets.md_escape(query)}")
-            st.dataframe(qg.style_ranking(table, options.rel_level), hide_index=True,
-                         height=qg.table_height(len(table)),
-                         column_config={c: st.column_config.Column(help=h)
-                                        for c, h in qg.RANKING_HELP.items()})
-            if missed.empty:
-                st.caption(widgets.md_escape(f"{name} ranks every relevant document of {query}."))
-            else:
-                with st.expander(widgets.md_escape(
-                        f"{len(missed):,} relevant document(s) {name} does not rank")):
-                    st.dataframe(missed, hide_index=True)
-    st.caption(f"Rows: green = relevant (grade ≥ {options.rel_level:g}, darker = higher grade), "
-               "grey = not judged or pooled but unjudged (both count as non-relevant"
-               + (", and are removed: judged-only rankings" if options.judged_only else "")
-               + "), white = judged non-relevant. 'other rank' is the document's rank in the other "
-               "run. Rankings are as the measures see them"
-               + ("" if options.depth is None else f": cut at the top {options.depth}") + ".")
+    _rankings(key, options, str(query), dataset, a, b, single, int(depth))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state, widgets
+from ireval_app import files_widgets, state
 from ireval_app.keys import metrics as metrics_keys
 from ireval_core import EvalOptions, evaluate
 from ireval_core.io import read_qrels, read_runs
@@ -55,7 +55,7 @@ def test_comment_lines_follow_the_sidebar_version_both_ways() -> None:
     assert _counts(at)["Judgments"] == "5"
     [error, _] = at.error
     assert "r.txt:4`**: expected a numeric score in column 5, got 'd9'" in error.value
-    assert widgets.COMMENTS_HOW in error.value
+    assert files_widgets.COMMENTS_HOW in error.value
     _version(at, "10.0")
     assert not at.error
     assert _counts(at)["Queries in qrels"] == "2"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state, widgets
+from ireval_app import files_widgets, state
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SAMPLE_QRELS = Path(__file__).resolve().parents[1] / "sample_data" / "qrels.txt"
@@ -201,15 +201,15 @@ def test_a_document_judged_in_two_judgment_groups_says_what_the_app_does() -> No
     assert ("jg.txt:4`**: duplicate qrels entry for query 'q1', document 'd1' (first at "
             "line 1)") in error.value
     assert "second column ('A' at line 1, 'B' here)" in error.value
-    assert error.value.endswith(widgets.GROUPS_HOW)
-    assert "python -m ireval_core eval -R qrels_jg" in widgets.GROUPS_HOW
+    assert error.value.endswith(files_widgets.GROUPS_HOW)
+    assert "python -m ireval_core eval -R qrels_jg" in files_widgets.GROUPS_HOW
     _upload(at, ("jg2.txt", grouped + b"q2 B d4 0\n"))  # two lines in another group
     [error] = at.error
     assert error.value.startswith("**Could not read `jg2.txt`: 2 problems.** All of them:")
     assert error.value.count("the file looks like judgment groups") == 1  # said once
     assert "second column ('A' at line 3, 'B' here)" in error.value
-    assert error.value.endswith(widgets.GROUPS_HOW)
+    assert error.value.endswith(files_widgets.GROUPS_HOW)
     _upload(at, ("dup.txt", grouped.replace(b"q1 B d1 0", b"q1 A d1 0")))
     [error] = at.error
     assert "dup.txt:4`**: duplicate qrels entry" in error.value
-    assert widgets.GROUPS_HOW not in error.value and "second column" not in error.value
+    assert files_widgets.GROUPS_HOW not in error.value and "second column" not in error.value

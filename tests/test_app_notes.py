@@ -1,4 +1,4 @@
-"""The notes panel (``widgets.notes_panel``): the author is asked once per session, then
+"""The notes panel (``workspace_widgets.notes_panel``): the author is asked once per session, then
 remembered (also across pages without a name field), and a collapsed panel counts its
 notes in its label."""
 
@@ -8,7 +8,7 @@ import pytest
 from _apps import APP, NEEDS_SAMPLE, sample_files
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state, widgets
+from ireval_app import state, workspace_widgets
 from ireval_app.keys import queries as queries_keys
 from ireval_core.workspace import Target, Workspace
 
@@ -32,7 +32,7 @@ def test_author_once_and_the_count_on_the_collapsed_panel(ws: Workspace) -> None
     at.switch_page("pages/queries.py").run()
     assert not at.exception
     query = at.selectbox(key=queries_keys.QUERY).value
-    key = widgets.notes_key(Target.query(str(query)))
+    key = workspace_widgets.notes_key(Target.query(str(query)))
     assert _expander(at, f"Notes on query {query}").label == f"Notes on query {query}"
     at.text_area(key=key + ".text").set_value("odd qrels")
     at.text_input(key=state.NOTES_AUTHOR).set_value("bo")

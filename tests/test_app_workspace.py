@@ -8,7 +8,7 @@ import pytest
 from _apps import APP, NEEDS_SAMPLE, SAMPLE, sample_files
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import state, widgets
+from ireval_app import state, workspace_widgets
 from ireval_app.keys import compare as compare_keys
 from ireval_app.keys import data as data_keys
 from ireval_app.keys import labels_data as labels_data_keys
@@ -78,7 +78,7 @@ def test_notes_beside_a_comparison_and_a_query_go_into_the_meeting(ws: Workspace
     at.switch_page("pages/compare.py").run()
     at.number_input(key=compare_keys.RESAMPLES).set_value(200).run()
     target = Target.comparison("bm25", "neural_rerank", "nDCG@10")
-    key = widgets.notes_key(target)
+    key = workspace_widgets.notes_key(target)
     # a form: fill every field, then submit (nothing is sent before the click)
     at.text_area(key=key + ".text").set_value("neural wins on head queries")
     at.radio(key=key + ".kind").set_value("decision")

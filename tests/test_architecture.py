@@ -399,3 +399,85 @@ def test_pages_are_the_top_layer() -> None:
                             for a in node.names if _private(a.name)]
     assert not private, "\n".join(private)
     assert len(PAGE_FILES) >= 15  # the Data page and every page of the menu
+
+
+# ----------------------------------------------------------------------------- pages only lay out
+#
+# A page reads and writes what a session keeps through ``ireval_app.state`` (and the glue's
+# own accessors), never ``st.session_state`` itself: the keys and what they hold stay in one
+# place. A page's body (its module-level code) and every function of the app are short
+# enough to read whole, and no module of the app grows past what one reader holds.
+
+PAGE_BODY_MAX = FUNCTION_MAX = 120
+MODULE_MAX = 1000
+
+
+def _session_state_uses(tree: ast.Module, where: str) -> list[str]:
+    """``where:line`` of every mention of ``session_state`` in ``tree``: an attribute
+    (``st.session_state``), a name, an imported name, or the string (``getattr``)."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr == "session_state"
+                or isinstance(node, ast.Name) and node.id == "session_state"
+                or isinstance(node, ast.alias) and node.name == "session_state"
+                or isinstance(node, ast.Constant) and node.value == "session_state"):
+            found.append(f"{where}:{getattr(node, 'lineno', '?')}")
+    return found
+
+
+def test_session_state_detection() -> None:
+    src = """
+import streamlit as st
+from streamlit import session_state
+st.session_state["k"] = 1
+getattr(st, "session_state")
+x = st.query_params
+"""
+    assert sorted(_session_state_uses(ast.parse(src), "p")) == ["p:3", "p:4", "p:5"]
+    assert _session_state_uses(ast.parse("import streamlit as st\nst.title('x')"), "p") == []
+
+
+def test_pages_never_touch_session_state() -> None:
+    """app.py and pages/ go through ireval_app.state (the module saying so)."""
+    uses = [u for path in PAGE_FILES
+            for u in _session_state_uses(_tree(path), str(path.relative_to(ROOT)))]
+    assert not uses, "st.session_state in a page (use ireval_app.state):\n" + "\n".join(uses)
+
+
+def _page_body_lines(tree: ast.Module) -> int:
+    """Lines of a page's module-level code: every statement but functions, classes,
+    imports and the docstring."""
+    return sum(s.end_lineno - s.lineno + 1 for s in tree.body  # type: ignore[operator]
+               if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                                 | ast.Import | ast.ImportFrom)
+               and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)))
+
+
+def test_page_bodies_functions_and_modules_are_short() -> None:
+    """No page body and no function of app.py, pages/ and ireval_app/ over 120 lines, no
+    module over 1,000."""
+    files = [*PAGE_FILES, *sorted((ROOT / "ireval_app").rglob("*.py"))]
+    long = []
+    for path in files:
+        tree, where = _tree(path), path.relative_to(ROOT)
+        if path in PAGE_FILES and (n := _page_body_lines(tree)) > PAGE_BODY_MAX:
+            long.append(f"{where}: page body of {n} lines")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_MAX:
+            long.append(f"{where}: {n} lines")
+        long += [f"{where}:{f.lineno}: {f.name} has {n} lines"
+                 for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                 if (n := f.end_lineno - f.lineno + 1) > FUNCTION_MAX]  # type: ignore[operator]
+    assert not long, "\n".join(long)
+
+
+def test_no_string_left_bare_in_a_page_body() -> None:
+    """A string standing alone in a page's module-level code (a docstring under a constant,
+    say) is drawn on the page by Streamlit's magic: only the module's own docstring may."""
+    bare = []
+    for path in PAGE_FILES:
+        body = _tree(path).body
+        stmts = [*body[1:], *(s for w in body if isinstance(w, ast.With) for s in w.body)]
+        bare += [f"{path.relative_to(ROOT)}:{s.lineno}" for s in stmts
+                 if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                 and isinstance(s.value.value, str)]
+    assert not bare, "\n".join(bare)

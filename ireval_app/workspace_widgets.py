@@ -1,0 +1,115 @@
+"""The workspace on a page: why it cannot be used, the Save and Add buttons' writes, and
+the notes and decisions beside what a page shows.
+
+The workspace itself (opening it, reading and writing datasets and notes) is
+:mod:`ireval_app.workspace_glue`'s; here is what the pages draw of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import TypeVar
+
+import streamlit as st
+
+from ireval_core.errors import IrevalError
+from ireval_core.workspace import Target, Workspace
+
+from . import state, views, workspace_glue
+from .text import md_escape
+
+__all__ = ["live_view", "notes_key", "notes_panel", "workspace_problem", "write_to_workspace"]
+
+def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "") -> None:
+    """The one message saying why the workspace cannot be used, where it is and what to
+    do (:attr:`ireval_app.workspace_glue.WorkspaceProblem.message`), after ``lead``
+    (plain text)."""
+    st.warning(md_escape(lead + problem.message), icon=":material/cloud_off:")
+
+
+_T = TypeVar("_T")
+
+
+def write_to_workspace(work: Callable[[Workspace], _T], *, lead: str = "") -> _T | None:
+    """``work(workspace)`` for a Save or Add button, or ``None`` once it is shown why it did
+    not happen: a name or a text the workspace refuses (an ``IrevalError``, ``ValueError``
+    or ``TypeError``: its message, as an error), or a workspace that cannot be used
+    (:func:`workspace_problem`, after ``lead``)."""
+    try:
+        done = workspace_glue.with_workspace(work)
+    except (IrevalError, ValueError, TypeError) as exc:
+        st.error(md_escape(str(exc)), icon=":material/error:")
+        return None
+    if isinstance(done, workspace_glue.WorkspaceProblem):
+        workspace_problem(done, lead=lead)
+        return None
+    return done
+
+
+def notes_key(target: Target) -> str:
+    """The key prefix of the notes form of ``target`` (stable across runs and processes)."""
+    return state.NOTES_PREFIX + hashlib.sha1(str(target).encode()).hexdigest()[:12]
+
+
+def notes_panel(target: Target, *, title: str) -> None:
+    """Notes and decisions on ``target`` of the current saved dataset, and a form to add
+    one. Notes need a saved dataset. ``title`` is plain text (it names runs and queries):
+    it is shown literally. A note keeps the link to the whole view it was written on
+    (:func:`ireval_app.views.full_link`), opened by its "Live view" link."""
+    dataset_id = state.get_dataset_id()
+    notes = ([] if dataset_id is None
+             else workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target)))
+    count = 0 if isinstance(notes, workspace_glue.WorkspaceProblem) else len(notes)
+    label = md_escape(title) + (f" ({count})" if count else "")  # seen while collapsed
+    with st.expander(label, icon=":material/sticky_note_2:"):
+        if dataset_id is None:
+            st.caption("Notes are kept with a saved dataset: save these files to the "
+                       "workspace on the Data page (**Save to the workspace**).")
+            return
+        if isinstance(notes, workspace_glue.WorkspaceProblem):
+            workspace_problem(notes)
+            return
+        for n in notes:
+            kind = ":green[**Decision**]" if n.kind == "decision" else "**Note**"
+            st.markdown(f"{kind}: {md_escape(n.text)}")
+            st.caption(f"{md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
+            live_view(n.text)
+        key = notes_key(target)
+        with st.form(key + ".form", clear_on_submit=True, border=False):
+            text = st.text_area("Add a note", key=key + ".text", height=80)
+            left, right = st.columns(2)
+            kind = left.radio("Kind", ("note", "decision"), horizontal=True, key=key + ".kind")
+            state.restore_author()
+            known = state.get_author().strip()
+            if known:  # asked once per session: then folded away, prefilled
+                with right.expander(f"As {md_escape(known)}", icon=":material/person:"):
+                    st.text_input("Your name", key=state.NOTES_AUTHOR)
+            else:
+                right.text_input("Your name", key=state.NOTES_AUTHOR)
+            if st.form_submit_button("Add", icon=":material/add:"):
+                author = state.get_author().strip()
+                if not text.strip() or not author:
+                    st.error("A note needs a text and your name.", icon=":material/error:")
+                else:
+                    try:
+                        added = workspace_glue.add_note(  # with the view it was written on
+                            dataset_id, target, text, author=author, kind=kind,
+                            link=views.full_link())
+                    except (IrevalError, ValueError) as exc:  # e.g. a NUL character
+                        st.error(md_escape(str(exc)), icon=":material/error:")
+                    else:
+                        if isinstance(added, workspace_glue.WorkspaceProblem):
+                            workspace_problem(added, lead="The note is not saved. ")
+                        else:
+                            st.rerun()
+
+
+def live_view(text: str) -> None:
+    """A "Live view" link to the view a note or decision was written on (the link it
+    keeps, :func:`ireval_core.meeting.view_link`), when it has one."""
+    from ireval_core.meeting import view_link  # imports scipy: when a note is shown
+
+    if link := view_link(text):
+        st.link_button("Live view", link, icon=":material/open_in_new:", type="tertiary",
+                       help="The page with every selection as when this was written")
