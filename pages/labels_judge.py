@@ -10,6 +10,7 @@ from ireval_app.keys import labeling
 from ireval_app.keys import labels_judge as keys
 from ireval_core import charts
 from ireval_core.labels import JudgeReport, export_batch
+from ireval_core.labels.ppi import PPIReport
 
 _NUM = st.column_config.NumberColumn
 _TEXT = st.column_config.TextColumn
@@ -129,65 +130,9 @@ def _disagreements(report: JudgeReport, d: dict[str, str], judge: str) -> None:
                               for c, t in d.items()))
 
 
-with frame.page("labels_judge"):
-    loaded, loaded_gsb, sample = labels_widgets.current()
-    labels_widgets.header(
-        "Model judge", "A rater whose labels come from a model (e.g. an LLM) checked against the "
-        "people: do they agree, would the judge's labels lead to the same decisions, does it "
-        "favour a system, and which results should people label again. Nothing here runs a "
-        "model: the judge's labels arrive in a labeling file like everyone's.", sample=sample)
-    _, j = labels_widgets.require_judgments(loaded, people=False)
-    raters = list(j.raters)
-    if not j.has_rater or len(raters) < 2:
-        st.info("A model judge is compared with people: the files need a rater column with "
-                "the judge and at least one person.", icon=":material/info:")
-        st.stop()
-    key = loaded.key if loaded is not None else ""
-    # no rater marked (the user's files): none is taken for the judge by default, since
-    # marking one leaves its labels out of every labeling page (a person's, silently)
-    views.bind_view(labeling.JUDGE, labels_widgets.judge(j), choices=[None, *raters])
-    judge = st.selectbox("The model judge", [None, *raters], key=labeling.JUDGE,
-                         format_func=lambda r: "(none marked)" if r is None
-                         else widgets.md_escape(r),
-                         help="The rater whose labels come from a model. Its labels are left "
-                              "out of the people's numbers on every labeling page.")
-    if judge is None:
-        st.info("No rater is marked as a model judge. Pick the rater whose labels come from "
-                "a model (e.g. an LLM): it is then compared with the people here, and its "
-                "labels are left out of the people's numbers on every labeling page.",
-                icon=":material/info:")
-        st.stop()
-    people = [r for r in raters if r != judge]
-    st.caption(widgets.md_escape(f"People: {', '.join(people)}. The judge is compared with "
-                                 "their consensus; the Trend, Raters and Label changes pages "
-                                 f"leave {judge} out."))
-    s = labels_widgets.settings()
-    k, gain, combine = int(s["k"]), str(s["gain"]), str(s["combine"])
-    gsb = loaded_gsb.gsb if loaded_gsb is not None and loaded_gsb.error is None else None
-    gsb_systems = (j.systems[0], j.systems[1]) if gsb is not None and len(j.systems) == 2 else None
-    if gsb_systems is None:
-        gsb = None
-    refusal = labels_glue.judge_refusal(j)
-    if refusal is not None:  # checked before computing: the server's memory is shared
-        st.error(widgets.md_escape(refusal), icon=":material/block:")
-        st.stop()
-    report = labels_glue.judge_cached(key, j, str(judge), k, gain, combine,
-                                      loaded_gsb.key if gsb is not None else "",
-                                      gsb, gsb_systems)
-    d = report.definitions
-
-    st.subheader("Findings")
-    for sentence in report.summary:
-        st.markdown(f"- {widgets.md_escape(sentence)}")
-
-    # ------------------------------------------------------------------------- agreement
-    _agreement(report, d, str(judge), combine)
-
-    # ------------------------------------------------------------------------- bias
-    _bias_and_decisions(report, d)
-
-    # ------------------------------------------------------------------------- model + people
-    mp = labels_glue.ppi_cached(key, j, str(judge), k, gain, combine)
+def _model_and_people(mp: PPIReport, judge: str, k: int) -> None:
+    """The model + people (PPI++) estimates: per round and system, per pair, the judge's
+    ranking against the people's, and how many people's labels a target width needs."""
     dp = mp.definitions
     st.subheader("Model + people estimate")
     st.markdown("**For the memo**: " + widgets.md_escape(f"{mp.memo}."))
@@ -248,6 +193,68 @@ with frame.page("labels_judge"):
             f"- **{widgets.md_escape(r['round'])}, {widgets.md_escape(r['system_a'])} vs "
             f"{widgets.md_escape(r['system_b'])}**: {widgets.md_escape(r['advice'])}"
             for r in mp.plan.to_dict("records")))
+
+
+with frame.page("labels_judge"):
+    loaded, loaded_gsb, sample = labels_widgets.current()
+    labels_widgets.header(
+        "Model judge", "A rater whose labels come from a model (e.g. an LLM) checked against the "
+        "people: do they agree, would the judge's labels lead to the same decisions, does it "
+        "favour a system, and which results should people label again. Nothing here runs a "
+        "model: the judge's labels arrive in a labeling file like everyone's.", sample=sample)
+    _, j = labels_widgets.require_judgments(loaded, people=False)
+    raters = list(j.raters)
+    if not j.has_rater or len(raters) < 2:
+        st.info("A model judge is compared with people: the files need a rater column with "
+                "the judge and at least one person.", icon=":material/info:")
+        st.stop()
+    key = loaded.key if loaded is not None else ""
+    # no rater marked (the user's files): none is taken for the judge by default, since
+    # marking one leaves its labels out of every labeling page (a person's, silently)
+    views.bind_view(labeling.JUDGE, labels_widgets.judge(j), choices=[None, *raters])
+    judge = st.selectbox("The model judge", [None, *raters], key=labeling.JUDGE,
+                         format_func=lambda r: "(none marked)" if r is None
+                         else widgets.md_escape(r),
+                         help="The rater whose labels come from a model. Its labels are left "
+                              "out of the people's numbers on every labeling page.")
+    if judge is None:
+        st.info("No rater is marked as a model judge. Pick the rater whose labels come from "
+                "a model (e.g. an LLM): it is then compared with the people here, and its "
+                "labels are left out of the people's numbers on every labeling page.",
+                icon=":material/info:")
+        st.stop()
+    people = [r for r in raters if r != judge]
+    st.caption(widgets.md_escape(f"People: {', '.join(people)}. The judge is compared with "
+                                 "their consensus; the Trend, Raters and Label changes pages "
+                                 f"leave {judge} out."))
+    s = labels_widgets.settings()
+    k, gain, combine = int(s["k"]), str(s["gain"]), str(s["combine"])
+    gsb = loaded_gsb.gsb if loaded_gsb is not None and loaded_gsb.error is None else None
+    gsb_systems = (j.systems[0], j.systems[1]) if gsb is not None and len(j.systems) == 2 else None
+    if gsb_systems is None:
+        gsb = None
+    refusal = labels_glue.judge_refusal(j)
+    if refusal is not None:  # checked before computing: the server's memory is shared
+        st.error(widgets.md_escape(refusal), icon=":material/block:")
+        st.stop()
+    report = labels_glue.judge_cached(key, j, str(judge), k, gain, combine,
+                                      loaded_gsb.key if gsb is not None else "",
+                                      gsb, gsb_systems)
+    d = report.definitions
+
+    st.subheader("Findings")
+    for sentence in report.summary:
+        st.markdown(f"- {widgets.md_escape(sentence)}")
+
+    # ------------------------------------------------------------------------- agreement
+    _agreement(report, d, str(judge), combine)
+
+    # ------------------------------------------------------------------------- bias
+    _bias_and_decisions(report, d)
+
+    # ------------------------------------------------------------------------- model + people
+    _model_and_people(labels_glue.ppi_cached(key, j, str(judge), k, gain, combine),
+                      str(judge), k)
 
     # ------------------------------------------------------------------------- disagreements
     _disagreements(report, d, str(judge))
