@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import findings, fit, frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import findings, fit, frame, labels_glue, labels_ppi, labels_widgets, views, widgets
 from ireval_app.keys import labels_trend as keys
 from ireval_core import charts, formats
 from ireval_core.labels import export_batch, next_batch
@@ -154,6 +154,9 @@ with frame.page("labels_trend"):
                    "systems.")
 
     # ------------------------------------------------------------------------- DCG
+    if labels_ppi.estimate_choice() == "ppi":
+        labels_ppi.ppi_trend(loaded, k, gain, combine)
+        st.subheader("People's labels")
     st.plotly_chart(charts.label_trend(
         nt.table, low="ci_low", high="ci_high", title=f"Mean DCG@{k} per round",
         y_label=f"mean DCG@{k}", drops=drops,
