@@ -452,6 +452,12 @@ def test_cli_ppi_inclusion_is_the_stated_design(tmp_path: Path) -> None:
     for rec in want.systems.itertuples():
         for col in ("estimate", "low", "high", "n_people"):
             assert got[rec.system][col] == pytest.approx(getattr(rec, col), rel=1e-12)
+    parquet = tmp_path / "design.parquet"  # the same table as Parquet: the same numbers
+    design.to_parquet(parquet, index=False)
+    again = io.StringIO()
+    assert main(["labels", labels, "--judge", "llm", "--ppi", "--ppi-inclusion", str(parquet),
+                 "--k", "5", "--resamples", "50", "--format", "json"], out=again) == 0
+    assert json.loads(again.getvalue())["ppi"]["systems"] == doc["systems"]
     default = ppi_report(j, "llm", k=5, n_resamples=50)  # the share labeled instead
     assert default.design == "random"
     assert list(default.systems["estimate"]) != pytest.approx(
