@@ -3,10 +3,12 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-# Loopback only by default; ADDRESS=0.0.0.0 serves a team (put authentication in front).
+# Loopback only by default; ADDRESS=0.0.0.0 serves a team, with sign-in configured
+# (README, "Sign-in") or IREVAL_ALLOW_ANONYMOUS=1 (refused otherwise).
 ADDRESS ?= 127.0.0.1
-# make test spreads the suite over this many pytest-xdist workers (the browser tests stay
-# together on one of them); TEST_WORKERS=0 runs it in one process.
+# make test spreads the suite over this many pytest-xdist workers (the browser tests run in
+# two groups, one module at a time in each: tests/conftest.py); TEST_WORKERS=0 runs it in one
+# process. IREVAL_FULL_GRID=1 runs the full parameter grids and fuzz searches (tests/README.md).
 TEST_WORKERS ?= 2
 
 .PHONY: run test lint bench sample browser tex postgres clean
@@ -27,6 +29,7 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-scale.txt
 ## run: start the app on the bundled sample data (http://127.0.0.1:$(PORT)); DATA=folder opens
 ## a folder of files instead (its qrels* file and every other file as a run)
 run: $(VENV)/.runtime
+	$(BIN)/python -m ireval_app.signin --address "$(ADDRESS)"
 	IREVAL_DATA_DIR="$(DATA)" $(BIN)/streamlit run app.py --server.port $(PORT) \
 	  --server.address $(ADDRESS)
 

@@ -28,6 +28,7 @@ import make_data  # noqa: E402
 from _worker import MEASURES  # noqa: E402
 
 import ireval_core.data as D  # noqa: E402
+import ireval_core.idcodes as IDC  # noqa: E402
 import ireval_core.io as IO  # noqa: E402
 import ireval_core.io.qrels_runs as IO_READERS  # noqa: E402
 import ireval_core.io.trec as IO_TREC  # noqa: E402
@@ -73,11 +74,12 @@ def _instrument() -> None:
     _wrap(IO_TREC, "_check_first_line")
     _wrap(IO_READERS, "numeric")
     _wrap(IO_READERS, "read_columns", "read_columns (pyarrow csv)")
-    for name in ("_encode_sorted", "_compact", "_check_unique", "ranking_order",
-                 "_query_score_order", "_ties_by_code", "byte_order_keys_and_prefix",
-                 "_order_ties", "_offsets", "_string_numpy", "dictionary_codes", "id_positions",
-                 "doc_code_map", "pick_segments", "_byte_ranked", "_doc_codes_of"):
+    for name in ("encode_sorted", "_check_unique", "ranking_order", "_query_score_order",
+                 "_ties_by_code", "_order_ties", "_offsets", "_string_numpy", "id_positions",
+                 "doc_code_map", "pick_segments", "doc_codes_of"):
         _wrap(D, name)
+    for name in ("_compact", "dictionary_codes", "_byte_ranked", "byte_order_keys_and_prefix"):
+        _wrap(IDC, name)
     _wrap(D.Qrels, "from_arrays", "Qrels.from_arrays")
     _wrap(D.Run, "from_arrays", "Run.from_arrays")
     _wrap(D.Run, "from_columns", "Run.from_columns")

@@ -4,14 +4,17 @@ The app is Streamlit's own multipage layout: ``app.py`` is the Data page (URL ``
 ``pages/<name>.py`` the other pages (URL ``/<name>``), and every script is run on its
 own, so each one draws the frame. :func:`page` does, in this order:
 
-1. the tab (title and the app's own icon, ``st.set_page_config``);
+1. the tab (title and the app's own icon, ``st.set_page_config``), then the sign-in gate
+   (:func:`ireval_app.signin.gate`): a session that may not see the app (not signed in,
+   or a server refused) sees why and nothing else, before anything is read;
 2. the URL: the evaluation options are read from it on a session's first run, a
    linked saved dataset is opened (``?ds=``), only this page's parameters are kept
    (:func:`ireval_app.views.set_page`), and the labeling settings are bound on a
    labeling page; a value that cannot be applied is noted at the top of the page;
 3. the sidebar, *before* the page runs, so that a page stopped by ``st.stop()`` still
-   has it: the menu (:data:`SECTIONS`, one ``st.page_link`` per page, Streamlit's own
-   navigation being hidden by ``client.showSidebarNavigation = false``), the dataset,
+   has it: who is signed in (or that nobody signs in), the menu (:data:`SECTIONS`, one
+   ``st.page_link`` per page, Streamlit's own navigation being hidden by
+   ``client.showSidebarNavigation = false``), the dataset,
    the link to this view (kept up to date while the page changes the URL) and, on the
    results pages, the evaluation options;
 4. the page itself (the body of the ``with`` block);
@@ -31,7 +34,7 @@ import streamlit as st
 
 from ireval_core import charts
 
-from . import evaluation, state, views, widgets
+from . import evaluation, signin, state, views, widgets
 from .keys import (
     compare,
     curves,
@@ -157,8 +160,11 @@ def page(name: str) -> Iterator[None]:
     # request to another host, a broken icon for a team without internet access.
     st.set_page_config(page_title=TAB_TITLE, page_icon=str(FAVICON), layout="wide")
     st.html(LAYOUT_CSS)
+    # Nothing of the page is read or drawn before the gate lets the session through.
+    person = signin.gate()
     notes = st.container()  # top of the page: values of the link that were not applied
     with st.sidebar:
+        signin.account_line(person)
         menu()
         glance, glance_problems = st.empty(), st.empty()
         link = st.expander("Link to this view", icon=":material/link:").empty()

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar, overload
 
-__all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "Problem", "Remedy",
-           "TooLargeError", "UnknownMeasureError", "invalid_parameter", "parameter_message",
-           "shorten"]
+__all__ = ["PROBLEM_COLUMNS", "DataWarning", "FormatError", "IrevalError", "NotAllowedError",
+           "Problem", "Remedy", "TooLargeError", "UnknownMeasureError", "invalid_parameter",
+           "parameter_message", "shorten"]
 
 _MAX_LINE_SHOWN = 80
 
@@ -369,6 +369,26 @@ class TooLargeError(IrevalError, ValueError):
         self.limit = limit
         self.size = size
         self.maximum = maximum
+
+
+class NotAllowedError(IrevalError, PermissionError):
+    """A write refused because the acting person's role does not allow it.
+
+    The message names the person, what they tried, the project, the role they have and
+    the role it needs. ``who`` is the person (an e-mail, or the local user's name),
+    ``action`` what was refused (``"save a dataset"``), ``project`` the project's name,
+    ``role`` the person's role there (``None``: no access) and ``needed`` the least role
+    that allows it.
+    """
+
+    def __init__(self, message: str, *, who: str, action: str, project: str,
+                 role: str | None, needed: str) -> None:
+        super().__init__(message)
+        self.who = who
+        self.action = action
+        self.project = project
+        self.role = role
+        self.needed = needed
 
 
 @dataclass(frozen=True)

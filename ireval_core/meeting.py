@@ -572,8 +572,37 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         if memo is not None)
     parts.extend(memo.html() for memo in memos)
 
-    # inputs and options
-    parts.append("<h2>Inputs</h2>")
+    parts.extend(_inputs_and_options(inputs, options))
+    parts.extend(_results(table, systems, specs, sig, said))
+    section = None
+    if evidence and len(systems) > 1:
+        section = EvidenceSection(decision_evidence(
+            qrels, runs, specs, options=options, margin=margin, alpha=alpha, test=test,
+            risk_alpha=risk_alpha, loss_delta=loss_delta, rank_confidence=rank_confidence,
+            n_resamples=n_resamples, rng=seed, joins=joins, baseline=baseline), margin,
+            n_resamples, seed, baseline)
+        parts.append(section.html("h2"))
+    if charts:
+        parts.extend(_charts(qrels, runs, res, specs, options))
+    parts.extend(_recall_check(flags, recall_k))
+    if labels_trend is not None:
+        parts.extend(_labels_trend(labels_trend, labels_memo))
+    parts.extend(_notes(notes))
+    parts.append("<h2>Definitions</h2><ul>" + "".join(
+        f"<li><b>{e(m)}</b>: {e(res.definition(m))}</li>" for m in specs) + "</ul>")
+
+    script = (f"<script>{offline_plotlyjs()}</script>" if charts else "")
+    html = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{e(title)}</title><style>{_STYLE}</style>{script}</head><body>\n"
+            + "\n".join(parts) + "\n</body></html>\n")
+    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs), memos,
+                         section, title, when, tuple(notes), labels_memo)
+
+
+def _inputs_and_options(inputs: Sequence[ReportInput], options: EvalOptions) -> list[str]:
+    """The report's "Inputs" and "Options" sections (HTML)."""
+    e = html_text
+    parts = ["<h2>Inputs</h2>"]
     if inputs:
         parts.append(_table(["file", "kind", "bytes", "SHA-256"],
                             [[e(i.name), e(i.kind), f"{i.size:,}", f"<code>{i.sha256}</code>"]
@@ -584,9 +613,14 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         f"<li>{e(p)}</li>" for p in options.describe().split("; ")) + "</ul>"
         f"<p class='meta'>trec_eval flags giving the same numbers: "
         f"<code>{e(options.trec_eval_flags() or '(none)')}</code></p>")
+    return parts
 
-    # the numbers
-    parts.append("<h2>Results</h2>")
+
+def _results(table: MetricsTable, systems: Sequence[str], specs: Sequence[str],
+             sig: SignificanceTable | None, said: Sequence[Verdict]) -> list[str]:
+    """The "Results" section: the means with the best marked, then significance and
+    verdicts when there are several runs (HTML)."""
+    e = html_text
     head = ["system", *[e(m) for m in specs]]
     rows = []
     for s in systems:
@@ -595,10 +629,10 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
             cell = e(table.cells.loc[s, m])
             cells.append(f"<span class='best'>{cell}</span>" if table.best.loc[s, m] else cell)
         rows.append(cells)
-    parts.append(_table(head, rows))
-    parts.append(f"<p class='caption'>Mean over queries and its 95% interval (Student t, "
-                 f"clipped to the measure's range); highlighted: the best mean of each "
-                 f"measure. {e(table.queries_caption())}</p>")
+    parts = ["<h2>Results</h2>", _table(head, rows),
+             f"<p class='caption'>Mean over queries and its 95% interval (Student t, "
+             f"clipped to the measure's range); highlighted: the best mean of each "
+             f"measure. {e(table.queries_caption())}</p>"]
     for note in (table.small_note, table.query_note):
         if note:
             parts.append(f"<p class='caption'>{e(note)}</p>")
@@ -608,64 +642,54 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         css = {"significant": "significant", "not significant": "none",
                "cannot tell": "cannot"}
         parts.extend(f"<p class='verdict {css[v.outcome]}'>{e(v.text)}</p>" for v in said)
-    section = None
-    if evidence and len(systems) > 1:
-        section = EvidenceSection(decision_evidence(
-            qrels, runs, specs, options=options, margin=margin, alpha=alpha, test=test,
-            risk_alpha=risk_alpha, loss_delta=loss_delta, rank_confidence=rank_confidence,
-            n_resamples=n_resamples, rng=seed, joins=joins, baseline=baseline), margin,
-            n_resamples, seed, baseline)
-        parts.append(section.html("h2"))
+    return parts
 
-    if charts:
-        parts.extend(_charts(qrels, runs, res, specs, options))
 
-    # recall check
-    parts.append(f"<h2>Recall check (nDCG@{recall_k})</h2>")
-    parts.append(f"<p class='caption'>Queries where nDCG(ideal=run)@{recall_k} exceeds "
-                 f"nDCG@{recall_k} by at least 0.3: the run orders its own candidates well "
-                 "while the qrels know relevant documents it never retrieved (a recall "
-                 "failure nDCG with a run-only ideal hides).</p>")
+def _recall_check(flags: pd.DataFrame, recall_k: int) -> list[str]:
+    """The "Recall check" section: queries whose run-ideal nDCG hides a recall failure."""
+    e = html_text
+    parts = [f"<h2>Recall check (nDCG@{recall_k})</h2>",
+             f"<p class='caption'>Queries where nDCG(ideal=run)@{recall_k} exceeds "
+             f"nDCG@{recall_k} by at least 0.3: the run orders its own candidates well "
+             "while the qrels know relevant documents it never retrieved (a recall "
+             "failure nDCG with a run-only ideal hides).</p>"]
     if flags.empty:
         parts.append("<p>No query is flagged.</p>")
-    else:
-        shown = flags.head(50)
-        parts.append(_table(["system", "query", f"nDCG(ideal=run)@{recall_k}",
-                             f"nDCG@{recall_k}", "gap"],
-                            [[e(r.system), e(r.query), f"{r.ndcg_run_ideal:.4f}",
-                              f"{r.ndcg:.4f}", f"{r.gap:.4f}"]
-                             for r in shown.itertuples()], text_cols=2))
-        if len(flags) > len(shown):
-            parts.append(f"<p class='caption'>The first 50 of {len(flags):,} flagged.</p>")
+        return parts
+    shown = flags.head(50)
+    parts.append(_table(["system", "query", f"nDCG(ideal=run)@{recall_k}",
+                         f"nDCG@{recall_k}", "gap"],
+                        [[e(r.system), e(r.query), f"{r.ndcg_run_ideal:.4f}",
+                          f"{r.ndcg:.4f}", f"{r.gap:.4f}"]
+                         for r in shown.itertuples()], text_cols=2))
+    if len(flags) > len(shown):
+        parts.append(f"<p class='caption'>The first 50 of {len(flags):,} flagged.</p>")
+    return parts
 
-    if labels_trend is not None:
-        parts.append("<h2>Labeling trend</h2>")
-        cols = [str(c) for c in labels_trend.columns]
-        parts.append(_table([e(c) for c in cols], [
-            [e(f"{v:.4f}" if isinstance(v, float) else str(v)) for v in row]
-            for row in labels_trend.itertuples(index=False)], text_cols=2))
-    if labels_memo:
-        parts.append(f"<p><b>Model + people (PPI++)</b>: {e(labels_memo)}.</p>")
 
-    parts.append("<h2>Notes and decisions</h2>")
-    if notes:
-        for n in notes:
-            who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
-            parts.append(f"<div class='note {'decision' if n.kind == 'decision' else ''}'>"
-                         f"<b>{e(n.kind.capitalize())}</b>: {_note_html(n)}"
-                         f"<div class='meta'>{e(who)}</div></div>")
-    else:
+def _labels_trend(labels_trend: pd.DataFrame, memo: str = "") -> list[str]:
+    """The "Labeling trend" section: the trend table as it was given, then the model
+    judge's sentence ``memo`` (when given)."""
+    e = html_text
+    cols = [str(c) for c in labels_trend.columns]
+    return ["<h2>Labeling trend</h2>", _table([e(c) for c in cols], [
+        [e(f"{v:.4f}" if isinstance(v, float) else str(v)) for v in row]
+        for row in labels_trend.itertuples(index=False)], text_cols=2)] + (
+        [f"<p><b>Model + people (PPI++)</b>: {e(memo)}.</p>"] if memo else [])
+
+
+def _notes(notes: Sequence[ReportNote]) -> list[str]:
+    """The "Notes and decisions" section, in the notes' order."""
+    e = html_text
+    parts = ["<h2>Notes and decisions</h2>"]
+    if not notes:
         parts.append("<p class='meta'>No notes.</p>")
-
-    parts.append("<h2>Definitions</h2><ul>" + "".join(
-        f"<li><b>{e(m)}</b>: {e(res.definition(m))}</li>" for m in specs) + "</ul>")
-
-    script = (f"<script>{offline_plotlyjs()}</script>" if charts else "")
-    html = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{e(title)}</title><style>{_STYLE}</style>{script}</head><body>\n"
-            + "\n".join(parts) + "\n</body></html>\n")
-    return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs), memos,
-                         section, title, when, tuple(notes), labels_memo)
+    for n in notes:
+        who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
+        parts.append(f"<div class='note {'decision' if n.kind == 'decision' else ''}'>"
+                     f"<b>{e(n.kind.capitalize())}</b>: {_note_html(n)}"
+                     f"<div class='meta'>{e(who)}</div></div>")
+    return parts
 
 
 def _charts(qrels: Qrels, runs: Sequence[Run], res: Evaluation, specs: Sequence[str],

@@ -33,8 +33,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .data import JoinCache, Qrels, Run, id_positions, run_doc_map, strictly_increasing
+from .data import JoinCache, Qrels, Run, run_doc_map
 from .evaluate import MeasureCache, evaluate
+from .idcodes import id_positions, strictly_increasing
 from .measures import parse_measure
 from .measures.pairwise import system_ranking_tau
 from .options import EvalOptions

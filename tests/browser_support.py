@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -84,19 +84,22 @@ def free_port() -> int:
 
 
 @contextmanager
-def app_server(workspace: Path, **env: str) -> Iterator[str]:
-    """``streamlit run app.py`` on a free loopback port; yields its URL.
+def app_server(workspace: Path, *, port: int | None = None, args: Sequence[str] = (),
+               log: Path | None = None, **env: str) -> Iterator[str]:
+    """``streamlit run app.py`` on a loopback port (``port``, or a free one); yields its URL.
 
-    ``workspace`` is the SQLite file the app saves to; ``env`` more environment
-    variables. The file watcher is off: the server runs the code as it was when it
-    started, whatever else is edited in the repository meanwhile.
+    ``workspace`` is the SQLite file the app saves to; ``args`` more options of
+    ``streamlit run``; ``log``, if given, the file that receives the server's output;
+    ``env`` more environment variables. The file watcher is off: the server runs the
+    code as it was when it started, whatever else is edited in the repository meanwhile.
     """
-    port = free_port()
+    port = free_port() if port is None else port
+    output = log.open("w") if log is not None else subprocess.PIPE
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", *args],
+        cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "IREVAL_WORKSPACE": str(workspace), **env})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -109,7 +112,8 @@ def app_server(workspace: Path, **env: str) -> Iterator[str]:
             time.sleep(0.3)
     else:
         proc.kill()
-        pytest.fail(f"streamlit did not start: {proc.stdout.read() if proc.stdout else ''}")
+        said = proc.stdout.read() if proc.stdout else log.read_text() if log else ""
+        pytest.fail(f"streamlit did not start: {said}")
     try:
         yield url
     finally:
@@ -118,6 +122,8 @@ def app_server(workspace: Path, **env: str) -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        if log is not None:
+            output.close()  # type: ignore[union-attr]
 
 
 class NetworkGuard:
@@ -195,3 +201,21 @@ def no_exception(pg: Any) -> None:
     """No exception box and no traceback on the page."""
     assert pg.locator('[data-testid="stException"]').count() == 0
     assert "Traceback" not in pg.inner_text("body")
+
+
+_CHARTS_DRAWN = """() => {
+  const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
+  return charts.length > 0 && charts.every(c => {
+    const plot = c.querySelector('.js-plotly-plot');
+    return plot && plot._fullLayout && plot._fullData && plot.querySelector('.main-svg');
+  });
+}"""
+
+
+def charts_drawn(pg: Any) -> None:
+    """Wait until the page shows at least one Plotly chart and plotly.js has drawn every
+    chart on it (its figure laid out, its SVG made), then until the page is unchanged for
+    half a second. Call after :func:`settle`: the script has sent every chart by then, and
+    they are made together once the browser has loaded plotly's code."""
+    pg.wait_for_function(_CHARTS_DRAWN)
+    pg.evaluate(_QUIET, 500)

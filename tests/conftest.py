@@ -100,15 +100,21 @@ def browser() -> Iterator[Any]:
         yield launched
 
 
-# The tests that drive a real server and browser run one after the other on one worker
-# when pytest-xdist spreads the suite (make test: -n 2 --dist loadgroup): they start
-# servers, measure memory and time clicks, and would otherwise compete for the two cores
-# with each other.
+# The tests that drive a real server and browser run one module after another in two
+# groups when pytest-xdist spreads the suite (make test: -n 2 --dist loadgroup), one group
+# per worker: they start servers, measure memory and time clicks, and would otherwise
+# compete for the two cores with each other. At most two run at once, each with its own
+# server on its own free port and its own chromium. The groups hold about the same time
+# (junit: about 390 s each); a new browser module joins the first group unless listed in
+# the second.
 _SERIAL_MODULES = ("test_browser", "test_server_memory")
+_SECOND_GROUP = ("test_browser_labels", "test_browser_hostile", "test_browser_layout",
+                 "test_browser_links", "test_server_memory", "test_browser_signin")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)
         if module is not None and module.__name__.startswith(_SERIAL_MODULES):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            group = "browser-2" if module.__name__ in _SECOND_GROUP else "browser"
+            item.add_marker(pytest.mark.xdist_group(group))

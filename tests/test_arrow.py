@@ -134,11 +134,11 @@ def test_strings_from_keys_rebuilds_the_ids(ids: list[str]) -> None:
 
 
 def test_doc_codes_rebuild_the_distinct_ids_in_byte_order() -> None:
-    from ireval_core.data import _doc_codes
+    from ireval_core.idcodes import doc_codes
 
     rng = np.random.default_rng(5)
     ids = [f"d{n}" for n in rng.integers(0, 5000, 20_000)]
-    codes, distinct, byte_ranked = _doc_codes(pa.array(ids))
+    codes, distinct, byte_ranked = doc_codes(pa.array(ids))
     assert byte_ranked
     assert distinct.to_pylist() == sorted(set(ids), key=lambda s: s.encode())
     assert [distinct[c].as_py() for c in codes[:50]] == ids[:50]

@@ -8,6 +8,7 @@ import pytest
 from browser_support import (
     ARTIFACTS,
     NetworkGuard,
+    charts_drawn,
     guarded_page,
     nav,
     no_exception,
@@ -42,10 +43,8 @@ def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: 
     page.goto(f"{server}/{path}")
     page.get_by_text(wait).first.wait_for()
     settle(page)
-    charts = page.locator(".js-plotly-plot")
     if path != "labels_data":
-        charts.first.wait_for()  # the charts drawn, not their placeholders
-    page.wait_for_timeout(1500)
+        charts_drawn(page)  # the charts drawn, not their placeholders
     no_exception(page)
     body = page.inner_text("body")
     for text in expected:
@@ -115,8 +114,7 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     old.goto(link)
     old.get_by_text("Newer months exist").wait_for()
     settle(old)
-    old.locator(".js-plotly-plot").first.wait_for()
-    old.wait_for_timeout(1500)
+    charts_drawn(old)
     no_exception(old)
     body = old.inner_text("body")
     assert "version 2 adds round 2026-07" in body

@@ -1,4 +1,8 @@
-"""The command line, run as a user runs it: a subprocess with real files."""
+"""The command line with real files. A few tests run it as a user does, a subprocess
+(``cli``: the exit status, one line on stderr, a warning, text on a terminal and JSON
+into a pipe); the others check what a command computes and prints and call its entry
+point in the test's process (``call``: :func:`_cli.run`, the same status, stdout and
+stderr without an interpreter's start for each command)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import _cli
 import pytest
 
 from ireval_core import EvalOptions, evaluate, read_qrels, read_runs
@@ -23,6 +28,9 @@ CONFORMANCE = ROOT.parent / "shared" / "conformance" / "trec_eval-9.0.8"
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ireval_core", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
+
+
+call = _cli.run
 
 
 @pytest.fixture
@@ -57,7 +65,7 @@ def test_trec_layout_and_golden_map(seed_files):
 def test_conformance_file_through_cli():
     if not CONFORMANCE.is_dir():
         pytest.skip("shared conformance data not present")
-    out = cli("eval", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test", "-q", "-m",
+    out = call("eval", CONFORMANCE / "qrels.test", CONFORMANCE / "results.test", "-q", "-m",
               "all_trec")
     assert out.returncode == 0, out.stderr
     ours = {tuple(x.strip() for x in line.split("\t")[:2]): line.split("\t")[2]
@@ -72,7 +80,7 @@ def test_conformance_file_through_cli():
 
 
 def test_csv_format_matches_library():
-    out = cli("eval", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", SAMPLE / "run_narrow.txt",
+    out = call("eval", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", SAMPLE / "run_narrow.txt",
               "-m", "nDCG@10", "-m", "P_10", "--format", "csv", "-q")
     assert out.returncode == 0, out.stderr
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
@@ -89,7 +97,7 @@ def test_csv_format_matches_library():
 
 
 def test_json_format_carries_definitions():
-    out = cli("eval", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", "-m", "nDCG(ideal=run)@10",
+    out = call("eval", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", "-m", "nDCG(ideal=run)@10",
               "--format", "json", "-c")
     doc = json.loads(out.stdout)
     entry = doc["runs"]["bm25"]["nDCG(ideal=run)@10"]
@@ -100,7 +108,7 @@ def test_json_format_carries_definitions():
 
 def test_options_change_numbers_like_trec_eval(seed_files):
     qrels, run = seed_files
-    depth = cli("eval", qrels, run, "-m", "num_ret", "-M", "3")
+    depth = call("eval", qrels, run, "-m", "num_ret", "-M", "3")
     assert "num_ret               \tall\t6" in depth.stdout
 
 
@@ -133,7 +141,7 @@ def test_help_lists_every_measure_with_definition():
 
 
 def test_compare_json_records_match_library():
-    out = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+    out = call("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
               SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,randomization",
               "--alternative", "greater", "--resamples", "2000", "--seed", "7")
     assert out.returncode == 0, out.stderr
@@ -152,14 +160,14 @@ def test_compare_json_records_match_library():
         assert rec["pvalue"] == pytest.approx(c.pvalue, rel=1e-12)
         assert rec["mean_diff"] == pytest.approx(c.mean_b - c.mean_a, rel=1e-12)
     assert records[0]["mean_diff"] > 0 and records[0]["pvalue"] < 0.001
-    again = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+    again = call("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
                 SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,randomization",
                 "--alternative", "greater", "--resamples", "2000", "--seed", "7")
     assert again.stdout == out.stdout  # same seed, same p-values
 
 
 def test_compare_csv_and_corrections():
-    out = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+    out = call("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
               SAMPLE / "run_neural.txt", SAMPLE / "run_narrow.txt", "-m", "AP", "--tests",
               "sign", "--correction", "bonferroni", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
@@ -171,9 +179,9 @@ def test_compare_csv_and_corrections():
 def test_judged_only_and_idcg_policy_flags(tmp_path):
     (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 0\n")
     (tmp_path / "r.txt").write_text("q1 Q0 x 1 3 s\nq1 Q0 a 2 2 s\nq2 Q0 c 1 1 s\n")
-    plain = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P_1", "-m", "ndcg")
-    judged = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P_1", "-J")
-    drop = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "ndcg",
+    plain = call("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P_1", "-m", "ndcg")
+    judged = call("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P_1", "-J")
+    drop = call("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "ndcg",
                "--idcg-zero", "drop")
     assert "P_1                   \tall\t0.0000" in plain.stdout  # x (unjudged) is first
     assert "P_1                   \tall\t0.5000" in judged.stdout  # x removed: a is first
@@ -183,7 +191,7 @@ def test_judged_only_and_idcg_policy_flags(tmp_path):
 
 
 def test_measures_subcommand_lists_definitions():
-    out = cli("measures")
+    out = call("measures")
     assert out.returncode == 0
     assert "bpref" in out.stdout and "min(N, R)" in out.stdout
 
@@ -193,7 +201,7 @@ def test_report_renders_the_significance_table(fmt: str) -> None:
     from ireval_core.report import significance_table
 
     runs_files = [SAMPLE / "run_bm25.txt", SAMPLE / "run_narrow.txt", SAMPLE / "run_neural.txt"]
-    out = cli("report", SAMPLE / "qrels.txt", *runs_files, "-m", "nDCG@10", "-m", "AP",
+    out = call("report", SAMPLE / "qrels.txt", *runs_files, "-m", "nDCG@10", "-m", "AP",
               "--test", "wilcoxon", "--correction", "bonferroni", "--alpha", "0.01",
               "--format", fmt, "--no-evidence")  # the evidence: test_decisions_cli
     assert out.returncode == 0, out.stderr
@@ -210,7 +218,7 @@ def test_report_renders_the_significance_table(fmt: str) -> None:
 
 
 def test_report_bad_measure_exits_2() -> None:
-    out = cli("report", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt",
+    out = call("report", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt",
               "-m", "nDCG@x")
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
     assert "Traceback" not in out.stderr
@@ -240,7 +248,7 @@ def test_a_tag_of_several_files_names_every_run_after_its_file(tmp_path, seed_fi
     (tmp_path / "splade.txt").write_text("".join(
         " ".join(line.split()[:4] + [str(-float(line.split()[4])), "rank"]) + "\n"
         for line in lines))
-    done = cli("eval", qrels, tmp_path / "bm25.txt", tmp_path / "splade.txt", run,
+    done = call("eval", qrels, tmp_path / "bm25.txt", tmp_path / "splade.txt", run,
                "-m", "P@5", "--format", "csv")
     assert done.returncode == 0, done.stderr
     rows = [r.split(",") for r in done.stdout.splitlines()[1:]]
@@ -256,12 +264,12 @@ def test_a_tag_of_several_files_names_every_run_after_its_file(tmp_path, seed_fi
 def test_compare_and_report_take_the_eval_options(seed_files):
     qrels, run = seed_files
     flags = ["-J", "--idcg-zero", "drop", "-l", "2", "-M", "3", "-c"]
-    report = cli("report", qrels, run, run, "-m", "P@5", *flags)
+    report = call("report", qrels, run, run, "-m", "P@5", *flags)
     assert report.returncode == 0, report.stderr
     assert "relevant: grade >= 2" in report.stdout and "depth: top 3" in report.stdout
     base = ["compare", qrels, run, run, "-m", "P@5", "--tests", "t", "--format", "json"]
-    plain = json.loads(cli(*base).stdout)
-    strict = json.loads(cli(*base, *flags).stdout)
+    plain = json.loads(call(*base).stdout)
+    strict = json.loads(call(*base, *flags).stdout)
     lib = evaluate(read_qrels(qrels), read_runs(run), ["P@5"],
                    options=EvalOptions(complete=True, rel_level=2, depth=3, judged_only=True,
                                        idcg_zero="drop"))
@@ -272,7 +280,7 @@ def test_compare_and_report_take_the_eval_options(seed_files):
 def test_csv_output_neutralises_formula_names(tmp_path):
     (tmp_path / "q.txt").write_text("q1 0 d1 1\n=cmd 0 d1 1\n")
     (tmp_path / "r.txt").write_text("q1 Q0 d1 1 2.0 @SUM(A1)\n=cmd Q0 d1 1 1.0 @SUM(A1)\n")
-    done = cli("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P@1", "-q",
+    done = call("eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "P@1", "-q",
                "--format", "csv")
     assert done.returncode == 0, done.stderr
     rows = list(csv.reader(io.StringIO(done.stdout)))[1:]
@@ -292,7 +300,7 @@ def _compare_records(tests: list[str]):
 def test_compare_text_has_a_verdict_sentence_per_pair_and_each_test() -> None:
     from ireval_core.compare import verdicts
 
-    done = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+    done = call("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
                SAMPLE / "run_neural.txt", "-m", "nDCG@10", "--tests", "t,sign",
                "--format", "text")
     assert done.returncode == 0, done.stderr
@@ -336,7 +344,7 @@ def test_compare_is_text_on_a_terminal_and_json_into_a_pipe() -> None:
 
 
 def test_compare_tests_are_a_choice() -> None:
-    done = cli("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+    done = call("compare", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
                SAMPLE / "run_neural.txt", "-m", "P@10", "--tests", "t,ttest")
     assert done.returncode == 2
     assert ("argument --tests: invalid choice: 'ttest' (choose from t, wilcoxon, sign, "

@@ -9,7 +9,8 @@ import pyarrow as pa
 import pytest
 
 from ireval_core import evaluate
-from ireval_core.data import DuplicateEntryError, Qrels, Run, dictionary_codes, join
+from ireval_core.data import DuplicateEntryError, Qrels, Run, join
+from ireval_core.idcodes import dictionary_codes
 from ireval_core.options import EvalOptions
 
 DOCS = [f"d{i}" for i in range(30)] + ["é", "B", "ab", "a"]
@@ -276,7 +277,7 @@ def testdescending_within_are_sorted_descending_within_each_query(grades: list[f
 @pytest.mark.parametrize("ids", ["keyed", "long", "unsorted"])
 def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
     """The integer-key path (ids in byte order) and the hash path give the same map."""
-    from ireval_core.data import doc_code_map
+    from ireval_core.idcodes import doc_code_map
 
     rng = np.random.default_rng(3)
     if ids != "long":  # short ids after a shared prefix (in byte order unless "unsorted")
@@ -328,7 +329,7 @@ def test_doc_codes_of_short_ids_are_byte_ranks(form: str, rows: int, high: int,
     distinct ones, or by sorting them all, whichever the estimated share of distinct
     ones says: the codes must be the byte ranks of the ids, as np.unique gives them."""
     from ireval_core._arrow import byte_order_keys_and_prefix
-    from ireval_core.data import _doc_codes_of, few_distinct
+    from ireval_core.idcodes import doc_codes_of, few_distinct
 
     rng = np.random.default_rng(7)
     numbers = rng.integers(0, high, size=rows)
@@ -338,7 +339,7 @@ def test_doc_codes_of_short_ids_are_byte_ranks(form: str, rows: int, high: int,
     if form != "prefix":
         keyed = byte_order_keys_and_prefix(pa.array(ids))
         assert keyed is not None and few_distinct(keyed[0]) is hashed
-    codes, distinct, ranked_ = _doc_codes_of([pa.array(ids)])
+    codes, distinct, ranked_ = doc_codes_of([pa.array(ids)])
     as_bytes = np.array([s.encode() for s in ids], dtype=object)
     uniq, inverse = np.unique(as_bytes, return_inverse=True)
     assert ranked_ and codes.dtype == np.int32
@@ -349,14 +350,14 @@ def test_doc_codes_of_short_ids_are_byte_ranks(form: str, rows: int, high: int,
 @pytest.mark.parametrize("keys", ["many", "few", "edges"])
 def test_key_coding_by_hash_and_by_sort_give_the_same_bits(keys: str) -> None:
     """Both ways of coding integer keys give the same codes and distinct keys, exactly."""
-    from ireval_core.data import _key_codes_by_hash, _key_codes_by_sort
+    from ireval_core.idcodes import key_codes_by_hash, key_codes_by_sort
 
     rng = np.random.default_rng(3)
     values = {"many": rng.integers(0, 2**63, size=200_000, dtype=np.int64).astype(np.uint64),
               "few": rng.integers(0, 50, size=200_000).astype(np.uint64) << np.uint64(40),
               "edges": np.array([2**64 - 1, 0, 1, 2**64 - 1, 2**63, 0], dtype=np.uint64)}[keys]
-    by_hash = _key_codes_by_hash(values.copy())
-    by_sort = _key_codes_by_sort(values.copy())
+    by_hash = key_codes_by_hash(values.copy())
+    by_sort = key_codes_by_sort(values.copy())
     uniq, inverse = np.unique(values, return_inverse=True)
     for codes, distinct in (by_hash, by_sort):
         assert codes.dtype == np.int32 and distinct.dtype == np.uint64
@@ -367,7 +368,7 @@ def test_run_of_mostly_distinct_ids_is_the_same_either_way(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A run whose documents are nearly all distinct (as MS MARCO's are) gives the same
     columns bit for bit whether its keys are hashed or sorted, and the same measures."""
-    from ireval_core import data
+    from ireval_core import idcodes
 
     rng = np.random.default_rng(11)
     n_q, depth = 80, 1_000
@@ -382,9 +383,9 @@ def test_run_of_mostly_distinct_ids_is_the_same_either_way(
         run = Run.from_arrays(qids, docs, scores, name="r")
         return run, evaluate(qrels, run, ["AP", "nDCG@10", "P@10", "bpref"])
 
-    assert not data.few_distinct(docs.astype(np.uint64))  # as many distinct: sorted by default
+    assert not idcodes.few_distinct(docs.astype(np.uint64))  # as many distinct: sorted by default
     base, base_res = build()
-    monkeypatch.setattr(data, "HASH_DISTINCT_RATIO", 1.0)  # every share: hashed
+    monkeypatch.setattr(idcodes, "HASH_DISTINCT_RATIO", 1.0)  # every share: hashed
     other, other_res = build()
     for name in ("query_ids", "qcode", "dcode", "score", "offsets"):
         assert np.array_equal(getattr(base, name), getattr(other, name)), name

@@ -1,13 +1,13 @@
 """``compare --format json`` carries the decision evidence (issue 22, item 6), equal to
-the library's numbers."""
+the library's numbers. The commands run in the test's process (:func:`_cli.run`; the
+subprocess itself is tested in ``tests/test_cli.py``)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+import _cli
 import numpy as np
 import pytest
 
@@ -26,9 +26,7 @@ SAMPLE = ROOT / "sample_data"
 RUNS = [SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt", SAMPLE / "run_narrow.txt"]
 
 
-def cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ireval_core", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+cli = _cli.run
 
 
 @pytest.fixture(scope="module")

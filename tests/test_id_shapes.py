@@ -36,7 +36,7 @@ from ireval_core._arrow import (
     padded_bytes,
     string_array,
 )
-from ireval_core.data import doc_code_map
+from ireval_core.idcodes import doc_code_map
 
 Nested = dict[str, dict[str, float]]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import run as in_process
 
 from ireval_core import EvalOptions, Qrels, Run, UnknownMeasureError, evaluate
 from ireval_core.io.prefs import read_prefs
@@ -142,8 +142,8 @@ def test_judgment_group_measures_equal_the_per_group_means() -> None:
 
 
 def _cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ireval_core", *map(str, args)],
-                          capture_output=True, text=True, check=False, cwd=ROOT)
+    """The command line, in this process (:func:`_cli.run`)."""
+    return in_process(*args)
 
 
 def test_measures_listing_has_a_section_per_kind_of_judgments() -> None:

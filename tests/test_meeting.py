@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli import run as in_process
 
 from ireval_core import EvalOptions, Qrels, Run, evaluate, read_qrels, read_runs
 from ireval_core.compare import compare_evaluation, verdicts
@@ -90,10 +89,9 @@ def test_cli_writes_the_report_with_notes(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("Looked at q039 together.\n\nDecision: ship neural_rerank <now>.\n")
     out = tmp_path / "report.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "ireval_core", "meeting-report", SAMPLE / "qrels.txt",
-         SAMPLE / "run_bm25.txt", SAMPLE / "run_neural.txt", "-m", "AP", "--notes", notes,
-         "-o", out, "--resamples", "200"], cwd=ROOT, capture_output=True, text=True)
+    done = in_process("meeting-report", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+                      SAMPLE / "run_neural.txt", "-m", "AP", "--notes", notes, "-o", out,
+                      "--resamples", "200")
     assert done.returncode == 0, done.stderr
     html = out.read_text()
     assert "Decision</b>: ship neural_rerank &lt;now&gt;." in html
@@ -106,11 +104,9 @@ def test_cli_writes_the_report_with_notes(tmp_path: Path) -> None:
                     reason="labeling sample not generated")
 def test_cli_adds_the_labeling_trend(tmp_path: Path) -> None:
     out = tmp_path / "report.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "ireval_core", "meeting-report", SAMPLE / "qrels.txt",
-         SAMPLE / "run_bm25.txt", "-m", "AP", "--resamples", "200", "-o", out, "--labels",
-         *sorted((SAMPLE / "labels").glob("labels_*.csv"))],
-        cwd=ROOT, capture_output=True, text=True)
+    done = in_process("meeting-report", SAMPLE / "qrels.txt", SAMPLE / "run_bm25.txt",
+                      "-m", "AP", "--resamples", "200", "-o", out, "--labels",
+                      *sorted((SAMPLE / "labels").glob("labels_*.csv")))
     assert done.returncode == 0, done.stderr
     html = out.read_text()
     assert "<h2>Labeling trend</h2>" in html

@@ -20,10 +20,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli import run as in_process
 
 from ireval_core.escape import latex_text
 
@@ -90,11 +90,8 @@ def report_tex(tmp_path_factory: pytest.TempPathFactory) -> str:
             f"{q} Q0 d{(j + s * (i + 1)) % 9} {j + 1} {10 - j} {name}\n"
             for i, q in enumerate(QUERIES) for j in range(8)), encoding="utf-8")
         files.append(run)
-    out = subprocess.run(
-        [sys.executable, "-m", "ireval_core", "report", str(qrels), *map(str, files),
-         "-m", "nDCG@10", "-m", "P@5", "--format", "latex", "--margin", "1%",
-         "--rank-confidence", "--resamples", "200"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = in_process("report", qrels, *files, "-m", "nDCG@10", "-m", "P@5", "--format",
+                     "latex", "--margin", "1%", "--rank-confidence", "--resamples", "200")
     assert out.returncode == 0, out.stderr
     return out.stdout
 

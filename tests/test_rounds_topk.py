@@ -74,7 +74,7 @@ def _random_case(seed: int, n_docs: int, depth: int = 60) -> tuple[Qrels, list[R
 
 
 # 8000 documents, 500 per query: run dictionaries over 4096 ids, matched to the
-# qrels' by integer keys instead of a hash table (ireval_core.data.doc_code_map)
+# qrels' by integer keys instead of a hash table (ireval_core.idcodes.doc_code_map)
 @pytest.mark.parametrize(("seed", "n_docs", "depth"), [(0, 200, 60), (1, 200, 60),
                                                        (2, 8000, 500)])
 @pytest.mark.parametrize("k", [1, 3, 10, 100])

@@ -30,7 +30,6 @@ import pytest
 import sqlalchemy as sa
 
 from ireval_core.errors import IrevalError
-from ireval_core.workspace import _META as LIVE_SCHEMA
 from ireval_core.workspace import (
     CHUNK_SIZE,
     ENV_VAR,
@@ -42,11 +41,12 @@ from ireval_core.workspace import (
     Workspace,
     WorkspaceError,
     WorkspaceUsage,
-    _migrate,
     dataset_id_of,
     default_url,
     resolve_url,
 )
+from ireval_core.workspace._schema import META as LIVE_SCHEMA
+from ireval_core.workspace._schema import migrate
 
 ROOT = Path(__file__).resolve().parents[1]
 MESSAGE = r"^The '{param}' parameter of {function} must be .+\. Got .+ instead\.$"
@@ -319,17 +319,18 @@ def test_a_content_deleted_while_saving_is_stored_again(ws: Workspace, url: str)
     """Another session deletes the only dataset using a content after this save looked
     it up and before it writes: the save stores the content itself."""
     old = ws.save_dataset([("qrels", "qrels.txt", QRELS)], name="old", saved_by="ana")
-    write = ws._write
+    store = ws._store  # the connection the facade writes through
+    write = store.write
 
     def delete_first(doing: str, work: object) -> object:
         with Workspace.open(url) as other:  # another session, its own connections
             assert other.delete_dataset(old.id, confirm=old.id).blobs_removed == 1
         return write(doing, work)  # type: ignore[arg-type]
 
-    ws._write = delete_first  # type: ignore[method-assign]
+    store.write = delete_first  # type: ignore[method-assign]
     new = ws.save_dataset([("qrels", "qrels.txt", QRELS), ("run", "bm25.txt", BM25)],
                           name="new", saved_by="bo")
-    del ws._write
+    del store.write
     assert ws.list_datasets() == [new]
     assert ws.read_file(new.id, 0) == QRELS
     assert count(url, "blobs") == 2
@@ -434,7 +435,7 @@ def make_v1_database(url: str) -> None:
     engine = sa.create_engine(resolve_url(url))
     try:
         with engine.begin() as conn:
-            _migrate(conn, engine.dialect.name, url, target=1)
+            migrate(conn, engine.dialect.name, url, target=1)
             sha = hashlib.sha256(QRELS).hexdigest()
             conn.execute(sa.text(
                 "INSERT INTO blobs (sha256, size, stored_size, n_chunks, created_at) "
@@ -456,7 +457,7 @@ def test_an_old_database_is_migrated(url: str) -> None:
     make_v1_database(url)
     assert count(url, "schema_version") == 1
     with Workspace.open(url) as ws:
-        assert ws.schema_version == SCHEMA_VERSION == 3
+        assert ws.schema_version == SCHEMA_VERSION == 4
         info = ws.get_dataset(V1_DATASET[:12])
         assert (info.name, info.saved_at) == ("january", datetime(2025, 1, 2, 9, 30,
                                                                   tzinfo=UTC))
@@ -507,7 +508,7 @@ def test_a_newer_database_is_refused(url: str) -> None:
         engine.dispose()
     with pytest.raises(WorkspaceError, match=(
             rf"^the database at {re.escape(resolve_url(url).render_as_string(True))} is "
-            r"schema version 7, newer than this ireval \(3\): upgrade ireval to use it$")):
+            r"schema version 7, newer than this ireval \(4\): upgrade ireval to use it$")):
         Workspace.open(url)
 
 
@@ -707,9 +708,9 @@ def test_a_sqlite_writer_waits_then_says_the_workspace_is_busy(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlite3
 
-    import ireval_core.workspace as workspace
+    import ireval_core.workspace._db as database
 
-    monkeypatch.setattr(workspace, "BUSY_TIMEOUT", 0.3)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT", 0.3)
     path = tmp_path / "ws.db"
     with Workspace.open(str(path)) as ws:
         info = ws.save_dataset([("run", "r.txt", BM25)], name="n", saved_by="a")
@@ -761,12 +762,12 @@ def test_a_damaged_file_is_detected(ws: Workspace, url: str) -> None:
 def _open_new_file(path: str, go: Any, out: Any) -> None:  # in a forked process
     import sqlite3
 
-    from ireval_core.workspace import _wal
+    from ireval_core.workspace._db import wal
 
     go.wait()
     conn = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
-        _wal(conn.cursor())
+        wal(conn.cursor())
         out.put("ok")
     except sqlite3.OperationalError as exc:
         out.put(str(exc))

@@ -72,10 +72,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pyarrow as pa
 
-from ..data import JoinCache, Qrels, Ranked, Run, dictionary_codes
+from ..data import JoinCache, Qrels, Ranked, Run
 from ..errors import invalid_parameter
 from ..evaluate import Evaluation, evaluate
 from ..formats import p_text
+from ..idcodes import dictionary_codes
 from ..measures import Measure, parse_measures
 from ..measures.segments import safe_div, seg_cumcount, seg_sum
 from ..options import EvalOptions

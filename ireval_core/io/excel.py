@@ -312,25 +312,9 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                 kinds.append(_round_kind(value, row[i] if i < len(row) else None))
             sheet_of.append(len(sheets) - 1)
             row_of.append(number)
-        if sheets and sheets[-1] == ws.title and unnamed:
-            empty = ", ".join(f"{_letter(i)}{read[-1].header_row}" for i in sorted(unnamed))
-            at = ", ".join(f"{_letter(i)}{r}" for i, r in sorted(unnamed.items()))
-            warnings.append(DataWarning(
-                "unnamed-columns", f"sheet {ws.title!r}: the header cell(s) {empty} are empty "
-                f"over values (first at {at}); those columns are not read: give them a "
-                "name to read them", src.name, len(unnamed)))
-        if kinds and sheets and sheets[-1] == ws.title:
-            found_rounds, as_months = _one_form(cells["round"], start, kinds)
-            if found_rounds:
-                mix = ("text and Excel dates" if "text" in kinds
-                       else "dates shown as months and as days")
-                how = ("; its dates were read as months (YYYY-MM), as the other rounds are "
-                       "written" if as_months else "")
-                warnings.append(DataWarning(
-                    "mixed-rounds", f"sheet {ws.title!r}: the round column "
-                    f"{round_name!r} mixes {mix}{how}. Rounds found: "
-                    f"{', '.join(found_rounds)}", src.name, len(found_rounds),
-                    tuple(found_rounds[:3])))
+        if sheets and sheets[-1] == ws.title:
+            warnings.extend(_sheet_warnings(src.name, ws.title, read[-1].header_row, unnamed,
+                                            cells.get("round"), start, kinds, round_name))
         if first and sheets:
             break
     if hidden_tables:
@@ -350,6 +334,35 @@ def _xlsx_table(src: Source, book: Any, aliases: Mapping[str, Sequence[str]],
                      sheet_rows=(np.asarray(sheet_of), np.asarray(row_of), tuple(sheets)),
                      warnings=tuple(warnings))
     return table, read
+
+
+def _sheet_warnings(source: str, title: str, header_row: int, unnamed: Mapping[int, int],
+                    rounds: list[str] | None, start: int, kinds: list[str],
+                    round_name: str) -> list[DataWarning]:
+    """What a sheet just read warns of: values under empty header cells (``unnamed``:
+    column -> first row), and a round column mixing text and dates (``rounds[start:]``
+    are the sheet's, ``kinds`` their cells' kinds; such cells are made one form here)."""
+    warnings = []
+    if unnamed:
+        empty = ", ".join(f"{_letter(i)}{header_row}" for i in sorted(unnamed))
+        at = ", ".join(f"{_letter(i)}{r}" for i, r in sorted(unnamed.items()))
+        warnings.append(DataWarning(
+            "unnamed-columns", f"sheet {title!r}: the header cell(s) {empty} are empty "
+            f"over values (first at {at}); those columns are not read: give them a "
+            "name to read them", source, len(unnamed)))
+    if kinds and rounds is not None:
+        found_rounds, as_months = _one_form(rounds, start, kinds)
+        if found_rounds:
+            mix = ("text and Excel dates" if "text" in kinds
+                   else "dates shown as months and as days")
+            how = ("; its dates were read as months (YYYY-MM), as the other rounds are "
+                   "written" if as_months else "")
+            warnings.append(DataWarning(
+                "mixed-rounds", f"sheet {title!r}: the round column "
+                f"{round_name!r} mixes {mix}{how}. Rounds found: "
+                f"{', '.join(found_rounds)}", source, len(found_rounds),
+                tuple(found_rounds[:3])))
+    return warnings
 
 
 def _letter(column: int) -> str:

@@ -23,8 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._arrow import bool_array
-from ..data import DuplicateEntryError, Qrels, Run, dictionary_codes
+from ..data import DuplicateEntryError, Qrels, Run
 from ..errors import DataWarning, FormatError, invalid_parameter
+from ..idcodes import dictionary_codes
 from ..progress import stage
 from .checks import numeric
 from .column_cache import ColumnCache, ParsedRun, entry_key

@@ -55,8 +55,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..data import Qrels, Run, dictionary_codes
+from ..data import Qrels, Run
 from ..errors import DataWarning, FormatError, Problem, Remedy, invalid_parameter
+from ..idcodes import dictionary_codes
 from ..io import RawTable, SourceLike, read_table
 from ..io import table_from_arrow as _table_from_arrow
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
@@ -128,7 +129,7 @@ def _time_order(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _run_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """:func:`~ireval_core.data.dictionary_codes` of a column whose equal values often
+    """:func:`~ireval_core.idcodes.dictionary_codes` of a column whose equal values often
     follow each other (the raters' rows of one shown result): only runs are hashed."""
     n = len(values)
     if n < 2 or pa.types.is_dictionary(values.type):

@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..data import Ranked, Run, doc_code_map, id_positions, pick_segments
+from ..data import Ranked, Run, pick_segments
 from ..errors import invalid_parameter
+from ..idcodes import doc_code_map, id_positions
 from ..options import EvalOptions
 from ..params import POSITIVE_INT, check
 from .registry import Family, Measure, Param, finite_float, register

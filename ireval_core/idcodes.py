@@ -1,0 +1,317 @@
+"""Identifiers to integer codes: how query and document ids become the ``qcode`` /
+``dcode`` columns of :mod:`ireval_core.data`, and how two id arrays are matched.
+
+* :func:`dictionary_codes` hashes strings (codes in order of first appearance);
+  :func:`encode_sorted` puts the distinct values in byte order (query ids).
+* :func:`doc_codes` codes document ids so that the codes follow byte order: ids that
+  fit in 8 bytes after a prefix they share become integer keys, hashed when few are
+  distinct and sorted otherwise (:func:`few_distinct`); other ids are hashed and their
+  distinct values ranked once.
+* :func:`doc_code_map` maps a run's document codes to the qrels' by a merge of two
+  byte-ordered arrays where it can, by a hash table otherwise.
+
+Only the speed depends on which path is taken, never the codes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._arrow import (
+    bool_array,
+    byte_order,
+    byte_order_keys,
+    byte_order_keys_and_prefix,
+    from_numpy,
+    padded_bytes,
+    release_unused,
+    string_array,
+    strings_from_keys,
+    to_numpy,
+    to_numpy_filled,
+)
+
+__all__ = ["HASH_DISTINCT_RATIO", "SAMPLE_KEYS", "as_string_array", "dictionary_codes",
+           "doc_code_map", "doc_codes", "doc_codes_of", "encode_sorted", "few_distinct",
+           "id_positions", "key_codes_by_hash", "key_codes_by_sort", "strictly_increasing"]
+
+
+def as_string_array(values: object) -> pa.Array | pa.ChunkedArray:
+    """``values`` as a pyarrow string (or dictionary-of-string) array, chunks kept."""
+    if isinstance(values, pa.Array | pa.ChunkedArray):
+        arr = values
+    else:
+        arr = string_array(np.asarray(values, dtype=object).astype(str))
+    if pa.types.is_dictionary(arr.type):
+        if not pa.types.is_string(arr.type.value_type):
+            arr = arr.cast(pa.dictionary(arr.type.index_type, pa.string()))
+        return arr
+    if not pa.types.is_string(arr.type):
+        arr = arr.cast(pa.string())
+    return arr
+
+
+def dictionary_codes(values: object) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes (int32) and distinct values, in order of first appearance.
+
+    A chunked column is encoded chunk by chunk with one hash table: pyarrow gives
+    every chunk the same final dictionary, so the indices are simply concatenated
+    (no copy of the strings into one chunk, no merging of dictionaries).
+    """
+    arr = as_string_array(values)
+    encoded_here = isinstance(arr, pa.ChunkedArray) and not pa.types.is_dictionary(arr.type)
+    if encoded_here:
+        arr = pc.dictionary_encode(arr)
+    if isinstance(arr, pa.ChunkedArray):  # dictionary chunks
+        if arr.num_chunks == 0:
+            return np.zeros(0, dtype=np.int32), string_array([])
+        if not _shared_dictionary(arr):
+            arr = arr.unify_dictionaries()
+        codes = np.concatenate([to_numpy(c.indices, np.int32) for c in arr.chunks])
+        if encoded_here:  # every value of a dictionary we built is used
+            return codes, arr.chunk(0).dictionary
+        return _compact(codes, arr.chunk(0).dictionary)
+    if pa.types.is_dictionary(arr.type):  # may keep values no row uses: drop them
+        codes = to_numpy(arr.indices, np.int32)
+        return _compact(codes, arr.dictionary)
+    encoded = pc.dictionary_encode(arr)
+    codes = to_numpy(encoded.indices, np.int32)
+    return codes, encoded.dictionary
+
+
+def doc_codes(values: object, *, rank: bool = True) -> tuple[np.ndarray, pa.Array, bool]:
+    """Document codes, the distinct ids, and whether the codes are byte ranks.
+
+    Ids that fit in 8 bytes after the prefix they all share (``clueweb-01234567``,
+    MS MARCO numbers) become integer keys (:func:`~ireval_core._arrow.byte_order_keys`),
+    coded by hashing them when few are distinct, by one sort otherwise
+    (:func:`few_distinct`): faster than hashing the strings, and the codes follow byte
+    order. Other ids are hashed (:func:`dictionary_codes`) and, with
+    ``rank`` (a run: its ties are ordered by code), their distinct values put in byte
+    order once (:func:`~ireval_core._arrow.byte_order`, integer words, not string
+    compares). Qrels skip that ranking: nothing orders their documents, and the join
+    hashes their ids as fast as it would merge ranked ones (measured).
+    """
+    holder = [as_string_array(values)]
+    del values
+    return doc_codes_of(holder, rank=rank)
+
+
+def doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
+                  ) -> tuple[np.ndarray, pa.Array, bool]:
+    """:func:`doc_codes` of the one column in ``holder``, which it empties.
+
+    When the ids become keys, the column is let go before the keys are sorted (only the
+    distinct ids are rebuilt, from their keys): with nobody else holding it, a 7M-line
+    run's id strings (140 MB) are not held at the reading's peak.
+    """
+    arr = holder.pop()
+    keyed = (byte_order_keys_and_prefix(arr) if len(arr) and not pa.types.is_dictionary(arr.type)
+             else None)
+    if keyed is None:
+        codes, dictionary = dictionary_codes(arr)
+        del arr
+        if not rank:
+            return codes, dictionary, False
+        return (*_byte_ranked(codes, dictionary), True)
+    keys, prefix = keyed
+    del arr, keyed
+    release_unused()
+    if few_distinct(keys):
+        codes, distinct_keys = key_codes_by_hash(keys)
+    else:
+        codes, distinct_keys = key_codes_by_sort(keys)
+    del keys
+    distinct = strings_from_keys(distinct_keys, prefix)  # the distinct ids, byte order
+    return codes, distinct, True
+
+
+HASH_DISTINCT_RATIO = 0.25
+"""Integer keys are hashed when at most this share of them is estimated to be distinct,
+sorted otherwise. Measured on 7M uint64 keys (CPU seconds, hash / sort): 20k distinct
+0.13 / 0.83, 1M 0.75 / 1.1, 2M 1.1 / 1.2, 4.8M 1.9 / 1.2, 6.5M 2.5 / 1.0; the hash table
+of millions of entries also stays in Arrow's pool at the reading's peak (+500 MB at 4.8M)."""
+
+
+SAMPLE_KEYS = 1 << 16
+"""How many keys :func:`few_distinct` looks at (evenly spaced rows)."""
+
+
+def few_distinct(keys: np.ndarray) -> bool:
+    """Whether at most :data:`HASH_DISTINCT_RATIO` of ``keys`` are estimated distinct.
+
+    From :data:`SAMPLE_KEYS` evenly spaced rows (about 5 ms on 7M keys): if the ``n``
+    values read have ``p`` pairs of equal ones, a population of ``N`` rows where every
+    distinct value appears ``f`` times gives ``p ≈ n²(f − 1) / 2N``, so the estimate is
+    ``f = 1 + 2Np / n²`` and the distinct share ``1 / f``. Skewed counts (a few values on
+    many rows) raise ``p`` and so lean to hashing, which the hot values make cheap anyway.
+    Only the speed depends on the answer, never the codes.
+    """
+    n_rows = len(keys)
+    if n_rows <= SAMPLE_KEYS:
+        return True  # small: either is fast, and the hash table is small too
+    step = n_rows // SAMPLE_KEYS
+    sample = np.sort(keys[::step][:SAMPLE_KEYS])
+    n = len(sample)
+    pairs = _equal_pairs(sample)
+    repeats = 1.0 + 2.0 * n_rows * pairs / (n * (n - 1))
+    return 1.0 / repeats <= HASH_DISTINCT_RATIO
+
+
+def _equal_pairs(sorted_values: np.ndarray) -> int:
+    """How many pairs of equal values a sorted array holds (a run of ``k``: k(k-1)/2)."""
+    if len(sorted_values) < 2:
+        return 0
+    starts = np.flatnonzero(np.concatenate(
+        ([True], sorted_values[1:] != sorted_values[:-1], [True])))
+    runs = np.diff(starts).astype(np.int64)
+    return int((runs * (runs - 1) // 2).sum())
+
+
+def key_codes_by_hash(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`key_codes_by_sort`'s result by hashing the keys (Arrow's table), then
+    sorting only the distinct ones and renumbering by their rank."""
+    encoded = pc.dictionary_encode(from_numpy(keys))
+    first_seen = to_numpy(encoded.indices)
+    distinct_keys = to_numpy(encoded.dictionary)
+    del encoded
+    order = np.argsort(distinct_keys)
+    byte_rank = np.empty(len(order), dtype=np.int32)
+    byte_rank[order] = np.arange(len(order), dtype=np.int32)
+    codes = byte_rank[first_seen]
+    del first_seen
+    distinct_keys = distinct_keys[order]
+    release_unused()
+    return codes, distinct_keys
+
+
+def key_codes_by_sort(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's rank among the distinct keys (int32), and the distinct keys, sorted.
+    Sorts ``keys`` in place (the caller lets them go).
+
+    One argsort of every key: its cost hardly depends on how many are distinct, where a
+    hash table's grows with them (:data:`HASH_DISTINCT_RATIO`).
+    """
+    order = np.argsort(keys)  # any order of equal keys: they are one id
+    keys.sort()  # a second (vectorised) sort beats gathering; in place: peak memory
+    new = np.empty(len(keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    distinct_keys = keys[new]
+    group = np.cumsum(new, dtype=np.int32)
+    group -= 1
+    del new
+    codes = np.empty(len(order), dtype=np.int32)
+    codes[order] = group
+    return codes, distinct_keys
+
+
+def _byte_ranked(codes: np.ndarray, dictionary: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """``codes`` renumbered so that they index ``dictionary`` put in byte order."""
+    order = byte_order(dictionary)
+    if len(order) and not bool((order[1:] > order[:-1]).all()):
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes = rank[codes]
+        dictionary = dictionary.take(from_numpy(order))
+    return codes, dictionary
+
+
+def _shared_dictionary(arr: pa.ChunkedArray) -> bool:
+    """True when every chunk's dictionary is the very same array (same buffers)."""
+    def ident(d: pa.Array) -> tuple[object, ...]:
+        return (d.offset, len(d), *(b.address if b is not None else 0 for b in d.buffers()))
+    first = ident(arr.chunk(0).dictionary)
+    return all(ident(c.dictionary) == first for c in arr.chunks[1:])
+
+
+def encode_sorted(values: object) -> tuple[np.ndarray, pa.Array]:
+    """Code strings to int32 indices into their byte-wise sorted distinct values.
+
+    Used for query ids (few distinct values): hashing happens on all values,
+    sorting only on the distinct ones.
+    """
+    codes, dictionary = dictionary_codes(values)
+    order = to_numpy(pc.sort_indices(dictionary))
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], dictionary.take(from_numpy(order))
+
+
+def _compact(codes: np.ndarray, dictionary: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Drop dictionary values no row uses (a filtered dictionary column keeps them)."""
+    used = np.bincount(codes, minlength=len(dictionary)) > 0
+    if used.all():
+        return codes, dictionary
+    remap = np.cumsum(used, dtype=np.int32) - 1
+    return remap[codes], dictionary.filter(bool_array(used))
+
+
+def id_positions(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Index of each needle in the sorted string array ``haystack``, -1 when absent."""
+    idx = pc.index_in(string_array(needles.astype(str)),
+                      value_set=string_array(haystack.astype(str)))
+    return _indices(idx)
+
+
+def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
+    """For each run document code, the qrels document code (or -1 when never judged).
+
+    Both id arrays are in byte order (:func:`doc_codes` leaves every qrels' and run's
+    ids so), so they are merged by one binary search over sorted needles, never hashed:
+    as integer keys when the ids fit in 8 bytes after a shared prefix, otherwise as
+    numpy fixed-width bytes (``S<n>``, compared like ``strcmp``; UUIDs, ``FBIS3-10082``,
+    ClueWeb12 ids, a mix). Arrays not in byte order (or ids with a zero byte) are looked
+    up in a hash table of the qrels' ids.
+    """
+    if len(run_docs) >= 4096 and len(qrels_docs) and run_docs.type == qrels_docs.type:
+        keys = byte_order_keys(pa.chunked_array([run_docs, qrels_docs]))
+        if keys is not None:  # one key per id, consistent across the two arrays
+            run_keys, qrels_keys = keys[: len(run_docs)], keys[len(run_docs):]
+            if strictly_increasing(run_keys) and strictly_increasing(qrels_keys):
+                at = np.minimum(np.searchsorted(qrels_keys, run_keys), len(qrels_keys) - 1)
+                return np.where(qrels_keys[at] == run_keys, at, -1)
+        else:
+            found = _merge_sorted_ids(run_docs, qrels_docs)
+            if found is not None:
+                return found
+    return _indices(pc.index_in(run_docs, value_set=qrels_docs))
+
+
+def _merge_sorted_ids(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray | None:
+    """:func:`doc_code_map` of two byte-ordered id arrays as fixed-width bytes, or None."""
+    if not (_strings_increasing(qrels_docs) and _strings_increasing(run_docs)):
+        return None  # e.g. qrels with long ids (in order of first appearance)
+    qrels_bytes = padded_bytes(qrels_docs)
+    if qrels_bytes is None:
+        return None
+    run_bytes = padded_bytes(run_docs, qrels_bytes.dtype.itemsize)
+    if run_bytes is None or run_bytes.dtype != qrels_bytes.dtype:  # a longer run id
+        longer = padded_bytes(qrels_docs, run_bytes.dtype.itemsize) if run_bytes is not None \
+            else None
+        if longer is None or run_bytes is None:
+            return None
+        qrels_bytes = longer
+    if not (strictly_increasing(run_bytes) and strictly_increasing(qrels_bytes)):
+        return None
+    at = np.minimum(np.searchsorted(qrels_bytes, run_bytes), len(qrels_bytes) - 1)
+    return np.where(qrels_bytes[at] == run_bytes, at, -1)
+
+
+def _strings_increasing(ids: pa.Array) -> bool:
+    """Whether a string array is in byte order with no repeat (Arrow compares bytes)."""
+    if len(ids) < 2:
+        return True
+    return bool(pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py())
+
+
+def strictly_increasing(keys: np.ndarray) -> bool:  # numbers or fixed-width bytes
+    """Whether ``keys`` is sorted with no repeat (so ``searchsorted`` finds each once)."""
+    return bool((keys[1:] > keys[:-1]).all())
+
+
+def _indices(found: pa.Array) -> np.ndarray:
+    """int64 positions from ``index_in``; -1 where the value was not found (null)."""
+    return to_numpy_filled(found, -1, np.int64)

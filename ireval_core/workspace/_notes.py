@@ -1,0 +1,103 @@
+"""Notes and decisions on a dataset, a comparison or a query: append-only.
+
+An edit is a new note that names the one it ``supersedes``; nothing is overwritten, and
+the current notes are those no later note supersedes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from ..errors import invalid_parameter
+from ..params import InstanceOf, Options, any_of, check
+from ._access import ANONYMOUS, Actor, dataset_project, require
+from ._db import Store
+from ._members import check_actor, log, recorded_name
+from ._schema import DATASETS, NOTES
+from ._types import NOTE_KINDS, Note, Target, check_text, stored_keys, utc, utc_now
+
+
+def add_note(store: Store, dataset_id: str, target: Target, text: str, *,
+             author: str | None = None, kind: str = "note", supersedes: int | None = None,
+             actor: Actor = ANONYMOUS) -> Note:
+    """Append a note (see :meth:`Workspace.add_note`)."""
+    fn = "Workspace.add_note"
+    check(target, "target", fn, InstanceOf(Target))
+    check_text(text, "text", fn)
+    check_actor(actor, fn)
+    who = recorded_name(actor, author, "author", fn)
+    check(kind, "kind", fn, Options(NOTE_KINDS))
+    if supersedes is not None and (isinstance(supersedes, bool)
+                                   or not isinstance(supersedes, int)):
+        raise invalid_parameter("supersedes", fn, "None or a note id", supersedes,
+                                error=TypeError)
+    action = "record a decision" if kind == "decision" else "add a note"
+    with store.transaction("read a dataset") as conn:
+        full = store.resolve(conn, dataset_id, fn)
+        pid, project = dataset_project(conn, full)
+        require(conn, actor, pid, "editor", action)
+        if supersedes is not None:
+            old = conn.execute(sa.select(NOTES).where(NOTES.c.id == supersedes)).first()
+            if old is None or (old.dataset_id, old.target_kind, old.target_key) != (
+                    full, target.kind, target.key):
+                raise invalid_parameter(
+                    "supersedes", fn, "None or the id of a note on the same dataset "
+                    "and target", supersedes)
+
+    def work(conn: Connection) -> int:
+        if conn.execute(sa.select(DATASETS.c.id).where(DATASETS.c.id == full)
+                        .with_for_update(key_share=True)).first() is None:
+            raise store.not_found(dataset_id)
+        require(conn, actor, pid, "editor", action)
+        note_id = int(conn.execute(NOTES.insert().values(
+            dataset_id=full, target_kind=target.kind, target_key=target.key, kind=kind,
+            text=text, author=who, created_at=utc_now(), supersedes=supersedes)
+            .returning(NOTES.c.id)).scalar_one())
+        log(conn, store, actor, "decision recorded" if kind == "decision" else "note added",
+            project=project, target=f"note {note_id}", who=who,
+            detail={"dataset": full, "on": str(target), "supersedes": supersedes,
+                    "text_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()})
+        return note_id
+
+    note_id = store.write("add a note", work)
+    with store.transaction("read a note") as conn:
+        return note_rows(conn, NOTES.c.id == note_id, include_superseded=True)[0]
+
+
+def select_notes(store: Store, dataset_id: str | None = None,
+                 target: Target | None = None, *, kind: str | None = None,
+                 include_superseded: bool = False) -> list[Note]:
+    """Notes in the order they were added (see :meth:`Workspace.notes`)."""
+    fn = "Workspace.notes"
+    check(target, "target", fn, any_of(None, InstanceOf(Target)))
+    check(kind, "kind", fn, any_of(None, Options(NOTE_KINDS)))
+    with store.transaction("read notes") as conn:
+        where: list[sa.ColumnElement[bool]] = []
+        if dataset_id is not None:
+            where.append(NOTES.c.dataset_id == store.resolve(conn, dataset_id, fn))
+        if target is not None:
+            where += [NOTES.c.target_kind == target.kind,
+                      NOTES.c.target_key.in_(stored_keys(target))]
+        if kind is not None:
+            where.append(NOTES.c.kind == kind)
+        return note_rows(conn, sa.and_(sa.true(), *where),
+                         include_superseded=include_superseded)
+
+
+def note_rows(conn: Connection, where: sa.ColumnElement[bool], *,
+              include_superseded: bool) -> list[Note]:
+    """The notes ``where`` selects, each with the latest note that supersedes it."""
+    newer = NOTES.alias("newer")
+    superseded_by = (sa.select(sa.func.max(newer.c.id))
+                     .where(newer.c.supersedes == NOTES.c.id)
+                     .scalar_subquery().label("superseded_by"))
+    query = sa.select(NOTES, superseded_by).where(where).order_by(NOTES.c.id)
+    rows = conn.execute(query).all()
+    return [Note(id=r.id, dataset_id=r.dataset_id,
+                 target=Target(r.target_kind, r.target_key), kind=r.kind, text=r.text,
+                 author=r.author, created_at=utc(r.created_at), supersedes=r.supersedes,
+                 superseded_by=r.superseded_by)
+            for r in rows if include_superseded or r.superseded_by is None]
