@@ -26,10 +26,9 @@ def page(browser):
 
 
 @pytest.mark.parametrize(("path", "wait", "expected"), [
-    ("labels_trend?alpha=0.01&qband=1", "Offline vs online",
-     ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α"]),
-    ("labels_trend?estimate=ppi", "Offline vs online",
-     ["Model + people estimate", "Model + people (PPI++), mean DCG@10", "People's labels",
+    ("labels_trend?alpha=0.01&qband=1&estimate=ppi", "Offline vs online",
+     ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α",
+      "Model + people estimate", "Model + people (PPI++), mean DCG@10", "People's labels",
       "the PPI verdict is used"]),
     ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label",
                                        "Model + people estimate", "the PPI verdict is used"]),
@@ -50,7 +49,7 @@ def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: 
     for text in expected:
         assert text in body, text
     assert "Go to the Labeling data page" not in body
-    name = path.split("?")[0] + ("_ppi" if "estimate=ppi" in path else "")
+    name = path.split("?")[0]
     page.screenshot(path=str(ARTIFACTS / f"issue18_{name}.png"), full_page=True)
 
 
