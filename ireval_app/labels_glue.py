@@ -53,7 +53,8 @@ from .shared_cache import shared
 __all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
            "changes_cached", "decomposition_cached", "file_rounds_cached", "gsb_cached",
            "JUDGE_LIMIT_VAR", "JUDGE_RESAMPLES", "judge_cached", "judge_limit",
-           "judge_refusal", "load_gsb", "ppi_cached", "load_judgments", "noise_trend_cached",
+           "judge_refusal", "load_gsb", "ppi_cached", "ppi_of", "load_judgments",
+           "noise_trend_cached",
            "offline_online_cached", "people_cached", "plan_cached", "raters_cached",
            "sample_anchors", "sample_files", "trend_cached", "versions_table",
            "workspace_id"]
@@ -359,3 +360,22 @@ def ppi_cached(key: str, _j: Judgments, judge: str, k: int, gain: str, combine: 
     cached by the files' key, the judge and the settings (the judge page's resamples)."""
     return ppi_report(_j, judge, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
                       n_resamples=JUDGE_RESAMPLES)
+
+
+def ppi_of(loaded: Loaded, judge: str | None, k: int, gain: str, combine: str
+           ) -> PPIReport | str:
+    """The model + people report of ``judge`` on every rater's labels of ``loaded`` (the
+    Model judge page's :func:`ppi_cached`, the same cache entry, so both pages show the
+    same numbers), or why there is none, in words."""
+    j = loaded.judgments
+    if j is None:
+        return "no labeling files are loaded"
+    if judge is None or judge not in j.raters:
+        return ("no rater is marked as a model judge: mark the rater whose labels come from "
+                "a model on the Model judge page")
+    if len(j.raters) < 2:
+        return "the files hold no people's labels besides the judge's"
+    refusal = judge_refusal(j)
+    if refusal is not None:
+        return refusal
+    return ppi_cached(loaded.key, j, judge, k, gain, combine)

@@ -202,6 +202,11 @@ def _build_parser() -> argparse.ArgumentParser:
     mr.add_argument("--labels", nargs="+", metavar="FILE",
                     help="labeling files (monthly labeled result lists): the report adds "
                          "the DCG@10 trend per round and system")
+    mr.add_argument("--labels-judge", default=None, metavar="RATER",
+                    help="with --labels: a rater who is a model judge: the trend leaves its "
+                         "labels out (the people's), and the report and its decision memo "
+                         "carry the judge's sentence from the model + people estimates "
+                         "(labels --judge RATER --ppi)")
     mr.add_argument("--title", default="ireval meeting report")
     _one_test_arguments(mr, marks="of the verdicts", after="the verdicts",
                         baseline_sets="the significance table, the verdicts and the "
@@ -663,11 +668,25 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
                 said.append(ReportNote(para.split(":", 1)[1].strip() if decision else para,
                                        target=Path(args.notes).name,
                                        kind="decision" if decision else "note"))
-    labels_trend = None
+    labels_trend, labels_memo = None, ""
+    if args.labels_judge is not None and not args.labels:
+        raise ValueError("--labels-judge needs --labels FILE...: the labeling files the "
+                         "model judge labeled")
     if args.labels:
         from .labels import read_judgments, trend
 
         judged = read_judgments(args.labels)
+        judge = args.labels_judge
+        if judge is not None:
+            from .labels.ppi import ppi_report
+
+            if judge not in judged.raters:
+                raise ValueError(f"--labels-judge {judge!r} is not a rater of the labeling "
+                                 "files (raters: "
+                                 + ", ".join(repr(r) for r in judged.raters) + ")")
+            labels_memo = ppi_report(judged, judge, k=10, confidence_level=1 - args.alpha,
+                                     n_resamples=args.resamples, seed=args.seed).memo
+            judged = judged.select(raters=[r for r in judged.raters if r != judge])
         labels_trend = trend(judged, k=10).table[
             ["round", "system", "queries", "dcg", "dcg_ci_low", "dcg_ci_high", "ndcg",
              "coverage"]]
@@ -675,7 +694,7 @@ def _cmd_meeting_report(args: argparse.Namespace, out: TextIO,
     report = meeting_report(
         qrels, runs, args.measures or ["nDCG@10", "AP", "P@10", "R@100", "RR"],
         options=from_arguments(args), inputs=inputs, notes=said, test=args.test,
-        labels_trend=labels_trend,
+        labels_trend=labels_trend, labels_memo=labels_memo,
         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples,
         seed=args.seed, title=args.title, margin=_margin(args.margin),
         rank_confidence=args.rank_confidence, risk_alpha=args.risk_alpha,

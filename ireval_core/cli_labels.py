@@ -106,6 +106,12 @@ def add_parsers(sub: Any) -> None:
                      help="with --ppi: how the people's results were chosen: a simple "
                           "random subset (default) or not at random (then stated with every "
                           "number: the interval covers only what it can)")
+    lab.add_argument("--ppi-inclusion", default=None, metavar="FILE",
+                     help="with --ppi: the stated design of the people's labels, a CSV/TSV/"
+                          "Excel/Parquet file with columns round, query, doc and inclusion "
+                          "(the probability that people label that shown result; the "
+                          "people_sample table as saved); rounds it does not name use the "
+                          "default (the share labeled)")
     lab.add_argument("--anchors", action="append", default=None, metavar="FILE",
                      help="anchor items (round, query, doc, label[, rater][, anchor flag]) "
                           "labeled every month: their drift between months is checked first "
@@ -146,7 +152,8 @@ def run(args: argparse.Namespace, out: TextIO,
                                   judge_limit=args.judge_limit, anchors=args.anchors, gsb=args.gsb,
                                   gsb_systems=args.gsb_systems, extra=extra,
                                   warnings=warnings, ppi=args.ppi, ppi_width=args.ppi_width,
-                                  ppi_design=args.ppi_design)
+                                  ppi_design=args.ppi_design,
+                                  ppi_inclusion=args.ppi_inclusion)
         write_rows(rows, LABELS_COLUMNS, args.format, out, notes, extra=extra)
         return 0
     if args.command == "gsb":
@@ -166,14 +173,17 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                 gsb_systems: str | None = None, extra: dict[str, Any] | None = None,
                 conflicts: str = "refuse", round: str | None = None,
                 warnings: list[DataWarning] | None = None, ppi: bool = False,
-                ppi_width: float | None = None, ppi_design: str = "random"
+                ppi_width: float | None = None, ppi_design: str = "random",
+                ppi_inclusion: str | None = None
                 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of ``labels`` (NaN = empty cell) and the definition lines.
 
     ``extra`` (when given) receives the JSON-ready ``judge`` report and ``anchors``
     check, and their text sections under ``"sections"``. ``judge_limit``: the judge
     report's largest points x resamples (None: ``JUDGE_MAX_WORK``, 0: no limit), checked
-    right after reading, before any bootstrap.
+    right after reading, before any bootstrap. ``ppi_inclusion``: a design file
+    (:func:`~ireval_core.labels.ppi.read_inclusion`), read and matched to the files'
+    results before any bootstrap too.
     """
     alpha_of: Callable[..., float] | None
     try:
@@ -197,6 +207,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
     if ppi and judge is None:
         raise ValueError("--ppi needs --judge RATER: the model judge whose labels the "
                          "people's labels correct")
+    pi = _stated_design(j_all, ppi_inclusion, ppi, ppi_design)
     max_work = None
     if judge is not None:
         from .labels.judge import JUDGE_MAX_WORK, check_judge_work
@@ -286,15 +297,48 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
             if ppi:
                 from .labels.ppi import ppi_report
 
-                model_people = ppi_report(j_all, judge, k=k, gain=gain,  # type: ignore[arg-type]
-                                          combine=combine,  # type: ignore[arg-type]
-                                          confidence_level=1 - alpha, n_resamples=n_resamples,
-                                          seed=seed, design=ppi_design,  # type: ignore[arg-type]
-                                          target_width=ppi_width)
+                try:
+                    model_people = ppi_report(
+                        j_all, judge, k=k, gain=gain,  # type: ignore[arg-type]
+                        combine=combine,  # type: ignore[arg-type]
+                        confidence_level=1 - alpha, n_resamples=n_resamples, seed=seed,
+                        design=ppi_design,  # type: ignore[arg-type]
+                        target_width=ppi_width, inclusion=pi)
+                except ValueError as exc:
+                    if ppi_inclusion is None or "design" not in str(exc):
+                        raise
+                    raise ValueError(f"--ppi-inclusion {ppi_inclusion}: {exc} (expected "
+                                     "every shown result of a round the design names, at "
+                                     f"positions <= {k})") from None
                 extra["ppi"] = model_people.to_dict()
                 sections += _ppi_section(model_people)
         extra["sections"] = sections
     return rows, notes
+
+
+def _stated_design(j: Any, path: str | None, ppi: bool, design: str) -> Any:
+    """Per unit of ``j``: the inclusion probabilities of the design file ``path`` (None
+    without one); a file that names none of the results is refused with its name (one
+    that covers a round's shown results only in part is refused by ``ppi_report``)."""
+    if path is None:
+        return None
+    if not ppi:
+        raise ValueError("--ppi-inclusion needs --ppi: it states the design of the "
+                         "people's labels for the model + people estimates")
+    if design != "random":
+        raise ValueError("--ppi-inclusion states how the people's results were drawn; it "
+                         f"cannot be combined with --ppi-design {design}")
+    import numpy as np
+
+    from .labels.ppi import inclusion_of, read_inclusion
+
+    table = read_inclusion(path)
+    pi = inclusion_of(j, table)
+    if np.isnan(pi).all():
+        raise ValueError(f"--ppi-inclusion {path}: the design names none of the labeling "
+                         "files' results (expected rows whose round, query and doc are "
+                         "those of the files' shown results)")
+    return pi
 
 
 def _table_lines(frame: Any, columns: Sequence[str]) -> list[str]:

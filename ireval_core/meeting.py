@@ -396,6 +396,8 @@ class MeetingReport:
     title: str = "ireval meeting report"
     written: str = ""
     notes: tuple[ReportNote, ...] = field(default=())
+    labels_memo: str = ""
+    """The model judge's sentence of the labeling part (``""``: no judge)."""
 
     def memo_markdown(self) -> str:
         """The decision memo as Markdown: the title, one section per decision recorded on
@@ -418,6 +420,9 @@ class MeetingReport:
                 who = " · ".join(x for x in (n.author, n.created_at, n.target) if x)
                 out.append(f"- {t(n.text)}" + (f" ({t(who)})" if who else ""))
             out.append("")
+        if self.labels_memo:
+            out += ["## Labeling: the model judge", "",
+                    f"**Model + people (PPI++)**: {t(self.labels_memo)}.", ""]
         if self.evidence is not None:
             out.append(self.evidence.to_markdown())
         return "\n".join(out)
@@ -491,6 +496,7 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
                    notes: Sequence[ReportNote] = (), test: str = "t",
                    correction: str = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
                    seed: int = 0, recall_k: int = 10, labels_trend: pd.DataFrame | None = None,
+                   labels_memo: str = "",
                    title: str = "ireval meeting report", charts: bool = True,
                    now: _dt.datetime | None = None, evidence: bool = True,
                    margin: float | str | None = None, rank_confidence: bool = False,
@@ -514,6 +520,10 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         The cutoff of the recall check (nDCG(ideal=run)@k against nDCG@k).
     labels_trend:
         A labeling trend table (one row per round and system) to include as is.
+    labels_memo:
+        When a model judge labeled the labeling files: its one sentence for the memo
+        (:attr:`ireval_core.labels.ppi.PPIReport.memo`), shown under the labeling trend
+        and in the decision memo (:meth:`MeetingReport.memo_markdown`).
     charts:
         Draw the curves and distributions (``False``: tables only, a small file).
     now:
@@ -576,7 +586,7 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
         parts.extend(_charts(qrels, runs, res, specs, options))
     parts.extend(_recall_check(flags, recall_k))
     if labels_trend is not None:
-        parts.extend(_labels_trend(labels_trend))
+        parts.extend(_labels_trend(labels_trend, labels_memo))
     parts.extend(_notes(notes))
     parts.append("<h2>Definitions</h2><ul>" + "".join(
         f"<li><b>{e(m)}</b>: {e(res.definition(m))}</li>" for m in specs) + "</ul>")
@@ -586,7 +596,7 @@ def meeting_report(qrels: Qrels, runs: Sequence[Run], measures: Sequence[str], *
             f"<title>{e(title)}</title><style>{_STYLE}</style>{script}</head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")
     return MeetingReport(html, res, table, sig, said, flags, options, tuple(inputs), memos,
-                         section, title, when, tuple(notes))
+                         section, title, when, tuple(notes), labels_memo)
 
 
 def _inputs_and_options(inputs: Sequence[ReportInput], options: EvalOptions) -> list[str]:
@@ -657,13 +667,15 @@ def _recall_check(flags: pd.DataFrame, recall_k: int) -> list[str]:
     return parts
 
 
-def _labels_trend(labels_trend: pd.DataFrame) -> list[str]:
-    """The "Labeling trend" section: the trend table as it was given."""
+def _labels_trend(labels_trend: pd.DataFrame, memo: str = "") -> list[str]:
+    """The "Labeling trend" section: the trend table as it was given, then the model
+    judge's sentence ``memo`` (when given)."""
     e = html_text
     cols = [str(c) for c in labels_trend.columns]
     return ["<h2>Labeling trend</h2>", _table([e(c) for c in cols], [
         [e(f"{v:.4f}" if isinstance(v, float) else str(v)) for v in row]
-        for row in labels_trend.itertuples(index=False)], text_cols=2)]
+        for row in labels_trend.itertuples(index=False)], text_cols=2)] + (
+        [f"<p><b>Model + people (PPI++)</b>: {e(memo)}.</p>"] if memo else [])
 
 
 def _notes(notes: Sequence[ReportNote]) -> list[str]:

@@ -10,6 +10,7 @@ from ireval_app import (
     fit,
     frame,
     labels_glue,
+    labels_ppi,
     labels_widgets,
     views,
     widgets,
@@ -245,6 +246,9 @@ with frame.page("labels_trend"):
     _anchors(a, drift)
 
     # ------------------------------------------------------------------------- DCG
+    if labels_ppi.estimate_choice() == "ppi":
+        labels_ppi.ppi_trend(loaded, k, gain, combine)
+        st.subheader("People's labels")
     st.plotly_chart(charts.label_trend(
         nt.table, low="ci_low", high="ci_high", title=f"Mean DCG@{k} per round",
         y_label=f"mean DCG@{k}", drops=drops,

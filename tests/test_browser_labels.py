@@ -26,8 +26,10 @@ def page(browser):
 
 
 @pytest.mark.parametrize(("path", "wait", "expected"), [
-    ("labels_trend?alpha=0.01&qband=1", "Offline vs online",
-     ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α"]),
+    ("labels_trend?alpha=0.01&qband=1&estimate=ppi", "Offline vs online",
+     ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α",
+      "Model + people estimate", "Model + people (PPI++), mean DCG@10", "People's labels",
+      "the PPI verdict is used"]),
     ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label",
                                        "Model + people estimate", "the PPI verdict is used"]),
     ("labels_raters", "One rater against the others", ["chen against the other raters"]),

@@ -417,3 +417,93 @@ def test_cli_ppi_needs_a_judge() -> None:
 
     with pytest.raises(ValueError, match="--ppi needs --judge"):
         labels_rows([str(LABELS / "labels_2026-05.csv")], ppi=True)
+
+
+def _design_files(tmp_path: Path) -> tuple[Judgments, pd.DataFrame, str, str]:
+    """A labeling file whose people labeled the results a seeded design drew (25%), and
+    the design saved as people_sample's table (CSV): (judgments, design, paths)."""
+    from ireval_core.labels import export_batch
+
+    frame = _frame(share=1.0)
+    design = people_sample(_judgments(frame), "m1", 0.25, k=5, seed=3)
+    kept = set(design.loc[design["for_people"], "doc"])
+    thin = frame[(frame["rater"] != "ann") | frame["doc"].isin(kept)]
+    shown = thin[thin["position"].notna()][["round", "system", "query", "doc", "position"]]
+    labels = thin[thin["rater"].notna()][["round", "query", "doc", "rater", "label"]]
+    long = shown.merge(labels, on=["round", "query", "doc"], how="left")
+    long["label"] = long["label"].astype(int)
+    labels_path, design_path = tmp_path / "labels.csv", tmp_path / "design.csv"
+    long.to_csv(labels_path, index=False)
+    design_path.write_bytes(export_batch(design, "csv"))
+    return Judgments.from_frame(long), design, str(labels_path), str(design_path)
+
+
+def test_cli_ppi_inclusion_is_the_stated_design(tmp_path: Path) -> None:
+    from ireval_core.cli import main
+
+    j, design, labels, path = _design_files(tmp_path)
+    out = io.StringIO()
+    assert main(["labels", labels, "--judge", "llm", "--ppi", "--ppi-inclusion", path,
+                 "--k", "5", "--resamples", "50", "--format", "json"], out=out) == 0
+    doc = json.loads(out.getvalue())["ppi"]
+    want = ppi_report(j, "llm", k=5, n_resamples=50, inclusion=inclusion_of(j, design))
+    assert doc["design"] == "stated" and want.design == "stated"
+    got = {s["system"]: s for s in doc["systems"]}
+    for rec in want.systems.itertuples():
+        for col in ("estimate", "low", "high", "n_people"):
+            assert got[rec.system][col] == pytest.approx(getattr(rec, col), rel=1e-12)
+    parquet = tmp_path / "design.parquet"  # the same table as Parquet: the same numbers
+    design.to_parquet(parquet, index=False)
+    again = io.StringIO()
+    assert main(["labels", labels, "--judge", "llm", "--ppi", "--ppi-inclusion", str(parquet),
+                 "--k", "5", "--resamples", "50", "--format", "json"], out=again) == 0
+    assert json.loads(again.getvalue())["ppi"]["systems"] == doc["systems"]
+    default = ppi_report(j, "llm", k=5, n_resamples=50)  # the share labeled instead
+    assert default.design == "random"
+    assert list(default.systems["estimate"]) != pytest.approx(
+        [got[s]["estimate"] for s in default.systems["system"]], rel=1e-9)
+
+
+@pytest.mark.parametrize(("text", "line", "expected"), [
+    (b"round,query,doc,pi\nm1,q1,d1_0,0.25\nm1,q1,d1_1,1.5\n", 3,
+     "expected an inclusion probability in (0, 1] in column 'pi', got 1.5"),
+    (b"round,query,doc,inclusion\nm1,q1,d1_0,0.25\nm1,q1,d1_0,0.5\n", 3,
+     "expected one inclusion probability per result"),
+    (b"round,query,doc,inclusion\nm1,q1,d1_0,\n", 2,
+     "expected an inclusion probability in (0, 1] in column 'inclusion', got an empty cell"),
+    (b"round,query,doc,inclusion\nm1,,d1_0,0.2\n", 2, "expected a query in column 'query'"),
+    (b"round,query,doc,inclusion\nm1,q1,d1_0,lots\n", 2, "expected a number"),
+    (b"round,query,doc\nm1,q1,d1_0\n", 1, "expected inclusion: one of inclusion"),
+])
+def test_cli_ppi_inclusion_errors_name_file_and_line(tmp_path: Path, capsys, text: bytes,
+                                                     line: int, expected: str) -> None:
+    from ireval_core.cli import main
+
+    _, _, labels, _ = _design_files(tmp_path)
+    bad = tmp_path / "bad design.csv"
+    bad.write_bytes(text)
+    code = main(["labels", labels, "--judge", "llm", "--ppi", "--ppi-inclusion", str(bad),
+                 "--k", "5", "--resamples", "20"], out=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"bad design.csv:{line}" in err and expected in err, err
+    assert "Traceback" not in err
+
+
+def test_cli_ppi_inclusion_refusals(tmp_path: Path, capsys) -> None:
+    from ireval_core.cli import main
+
+    j, design, labels, path = _design_files(tmp_path)
+    other = tmp_path / "other.csv"
+    other.write_text("round,query,doc,inclusion\nm9,q1,d1_0,0.25\n", encoding="utf-8")
+    half = tmp_path / "half.csv"
+    design.iloc[: len(design) // 2].to_csv(half, index=False)
+    cases = [([path], "--ppi-inclusion needs --ppi"),
+             ([path, "--ppi", "--ppi-design", "nonrandom"], "cannot be combined"),
+             ([str(other), "--ppi"], f"--ppi-inclusion {other}: the design names none"),
+             ([str(half), "--ppi"], f"--ppi-inclusion {half}: ppi_report: the design gives")]
+    for extra, expected in cases:
+        code = main(["labels", labels, "--judge", "llm", "--k", "5", "--resamples", "20",
+                     "--ppi-inclusion", *extra], out=io.StringIO())
+        err = capsys.readouterr().err
+        assert code == 2 and expected in err, err

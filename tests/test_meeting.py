@@ -114,6 +114,33 @@ def test_cli_adds_the_labeling_trend(tmp_path: Path) -> None:
     assert "labels_2026-08.csv" in html  # the labeling files are listed with their SHA-256
 
 
+@pytest.mark.skipif(not (SAMPLE / "labels" / "judge_llm.csv").exists(),
+                    reason="labeling sample not generated")
+def test_cli_labels_judge_puts_its_sentence_in_the_report_and_the_memo(tmp_path: Path) -> None:
+    from ireval_core.cli import main
+    from ireval_core.labels import read_judgments, trend
+    from ireval_core.labels.ppi import ppi_report
+
+    files = [*sorted((SAMPLE / "labels").glob("labels_*.csv")), SAMPLE / "labels" / "judge_llm.csv"]
+    out, memo = tmp_path / "report.html", tmp_path / "memo.md"
+    code = main(["meeting-report", str(SAMPLE / "qrels.txt"), str(SAMPLE / "run_bm25.txt"),
+                 "-m", "AP", "--resamples", "200", "-o", str(out), "--memo",
+                 str(memo), "--labels", *map(str, files), "--labels-judge", "llm"])
+    assert code == 0
+    judged = read_judgments(files)
+    sentence = ppi_report(judged, "llm", k=10, n_resamples=200).memo
+    html, md = out.read_text(), memo.read_text()
+    assert f"<b>Model + people (PPI++)</b>: {html_text(sentence)}." in html
+    assert "## Labeling: the model judge" in md and sentence in md.replace("\\", "")
+    people = trend(judged.select(raters=["ann", "bo", "chen"]), k=10).table
+    with_judge = trend(judged, k=10).table
+    row = (people["dcg"] - with_judge["dcg"]).abs().idxmax()  # where leaving it out shows
+    assert f"{people['dcg'][row]:.4f}" in html and f"{with_judge['dcg'][row]:.4f}" not in html
+    assert main(["meeting-report", str(SAMPLE / "qrels.txt"), str(SAMPLE / "run_bm25.txt"),
+                 "-o", str(out), "--labels", *map(str, files), "--labels-judge",
+                 "gpt"]) == 2
+
+
 @pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
 def test_decision_memo_numbers_are_the_cores() -> None:
     from ireval_core.compare import TEST_LABELS

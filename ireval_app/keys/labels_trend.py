@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from ireval_core.params import Boolean, Interval
+from ireval_core.params import Boolean, Interval, Options
 
 from ..views import ViewParam
 from .labeling import SETTINGS
@@ -21,6 +21,11 @@ POWER = "ireval.labels.power"
 """Number: the power the minimum detectable change and the planning aim at."""
 QUERY_BAND = "ireval.labels.query_band"
 """Toggle: also draw the query-only band (inside the rater-noise band)."""
+ESTIMATE = "ireval.labels.trend_estimate"
+"""Radio: the trend's estimate, the people's labels (``"people"``) or the model judge's
+labels corrected by the people's (``"ppi"``, PPI++)."""
+ESTIMATES = ("people", "ppi")
+ESTIMATE_DEFAULT = "people"
 
 DELTA_MIN = 0.01
 ALPHA_DEFAULT, POWER_DEFAULT = 0.05, 0.8
@@ -35,6 +40,7 @@ PARAMS = (*SETTINGS,
           ViewParam(ALPHA, "alpha", Interval(Real, ALPHA_MIN, ALPHA_MAX, closed="both")),
           ViewParam(POWER, "power", Interval(Real, POWER_MIN, POWER_MAX, closed="both")),
           ViewParam(QUERY_BAND, "qband", Boolean()),
+          ViewParam(ESTIMATE, "estimate", Options(ESTIMATES)),
           ViewParam(GRADE_SYSTEM, "system", loaded="system"))
 
 LOCAL: dict[str, str] = {}

@@ -40,8 +40,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from scipy import stats as _sps
 
+from ..io import SourceLike, read_table
+from ..io.columns import LABEL_ALIASES
 from ..measures.gain import discounts, gains
 from ..params import OPEN_UNIT, POSITIVE, POSITIVE_INT, SEED, check
 from ..stats.ppi import ClusterEstimate, ppi_bootstrap, ppi_clusters, tau_ap_many
@@ -51,8 +54,9 @@ from .kernels import one_blas_thread, percentile_interval, records, resample_cou
 from .planning import next_batch
 from .trend import Gain
 
-__all__ = ["PAIR_COLUMNS", "PLAN_COLUMNS", "SYSTEM_COLUMNS", "DORNER_BOUND", "PPIReport",
-           "inclusion_of", "people_sample", "ppi_report", "verdict"]
+__all__ = ["INCLUSION_ALIASES", "PAIR_COLUMNS", "PLAN_COLUMNS", "SYSTEM_COLUMNS",
+           "DORNER_BOUND", "PPIReport", "inclusion_of", "people_sample", "ppi_report",
+           "read_inclusion", "verdict"]
 
 Design = Literal["random", "nonrandom"]
 
@@ -253,6 +257,53 @@ def inclusion_of(j: Judgments, design: pd.DataFrame) -> np.ndarray:
         {"round": str, "query": str, "doc": str}).drop_duplicates(["round", "query", "doc"])
     merged = units.merge(table, on=["round", "query", "doc"], how="left")
     return merged["inclusion"].to_numpy(dtype=np.float64)
+
+
+INCLUSION_ALIASES: dict[str, tuple[str, ...]] = {
+    "round": LABEL_ALIASES["round"], "query": LABEL_ALIASES["query"],
+    "doc": LABEL_ALIASES["doc"],
+    "inclusion": ("inclusion", "inclusion_probability", "probability", "pi")}
+"""Accepted column names of a design file (:func:`read_inclusion`), per column."""
+
+
+def read_inclusion(source: SourceLike) -> pd.DataFrame:
+    """A design file (CSV, TSV, Excel or Parquet): one row per shown result with its
+    inclusion probability, columns ``round``, ``query``, ``doc``, ``inclusion`` (other
+    columns ignored, so :func:`people_sample`'s table saved as a file reads as is).
+
+    Returns the table :func:`inclusion_of` takes. Raises
+    :class:`~ireval_core.errors.FormatError` naming the file, the line and what was
+    expected: a missing column, an empty id, a probability that is not a number in
+    (0, 1], or one result given two different probabilities.
+    """
+    t = read_table(source, INCLUSION_ALIASES, required=tuple(INCLUSION_ALIASES),
+                   kind="design", numeric=("inclusion",))
+    pi = t.numbers("inclusion", "inclusion probability")
+    bad = ~((pi > 0) & (pi <= 1))  # NaN (an empty cell) included
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise t.error(row, "expected an inclusion probability in (0, 1] in column "
+                      f"{t.header_name('inclusion')!r}, got "
+                      + ("an empty cell" if np.isnan(pi[row]) else f"{pi[row]:g}"))
+    cols = {key: np.asarray(t.text(key).cast(pa.string()).to_numpy(zero_copy_only=False),
+                            dtype=object) for key in ("round", "query", "doc")}
+    for key, values in cols.items():
+        empty = np.array([v is None or not str(v).strip() for v in values], dtype=bool)
+        if empty.any():
+            raise t.error(int(np.argmax(empty)),
+                          f"expected a {key} in column {t.header_name(key)!r}, got an empty cell")
+    table = pd.DataFrame({**{key: [str(v).strip() for v in values]
+                             for key, values in cols.items()}, "inclusion": pi})
+    keys = ["round", "query", "doc"]
+    first = table.groupby(keys, sort=False)["inclusion"].transform("first")
+    clash = (table["inclusion"] != first).to_numpy()
+    if clash.any():
+        row = int(np.argmax(clash))
+        rec = table.iloc[row]
+        raise t.error(row, f"expected one inclusion probability per result: "
+                      f"{rec['round']}/{rec['query']}/{rec['doc']} has {first.iloc[row]:g} "
+                      f"on an earlier line and {rec['inclusion']:g} here")
+    return table
 
 
 def _inclusion(j: Judgments, inclusion: np.ndarray | float | None) -> np.ndarray | None:
