@@ -264,9 +264,9 @@ def test_excel_problems_name_sheet_and_row(tmp_path):
 
 
 def test_many_problems_are_counted_beyond_those_kept(monkeypatch):
-    import ireval_core.labels.judgments as judgments
+    import ireval_core.labels.reader as reader
 
-    monkeypatch.setattr(judgments, "LABEL_PROBLEMS_KEPT", 50)
+    monkeypatch.setattr(reader, "LABEL_PROBLEMS_KEPT", 50)
     text = "round,query,doc,position,label\n" + "".join(f"r,q,d{i},0,1\n" for i in range(120))
     err = error_of(("many.csv", text.encode()))
     assert err.count == 120 and len(err.problems) == 50

@@ -130,11 +130,11 @@ def label_changes(j: Judgments, old: str, new: str, *, combine: Combine = "mean"
     """Compare the combined labels of the (query, document) pairs labeled in both rounds.
 
     >>> import pandas as pd
-    >>> from ireval_core.labels import Judgments
+    >>> from ireval_core.labels import judgments_from_frame
     >>> df = pd.DataFrame({"round": ["a", "a", "b", "b"], "query": "q",
     ...                    "doc": ["d1", "d2", "d1", "d3"], "position": [1, 2, 1, 2],
     ...                    "label": [2, 1, 3, 0]})
-    >>> ch = label_changes(Judgments.from_frame(df), "a", "b")
+    >>> ch = label_changes(judgments_from_frame(df), "a", "b")
     >>> ch.n_both, ch.n_changed, ch.pairs[["doc", "old", "new"]].values.tolist()
     (1, 1, [['d1', 2.0, 3.0]])
     """
@@ -183,11 +183,11 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
     old label in ``dcg_mixed``, ``relabeled`` those among them whose label changed.
 
     >>> import pandas as pd
-    >>> from ireval_core.labels import Judgments
+    >>> from ireval_core.labels import judgments_from_frame
     >>> df = pd.DataFrame({"round": ["a", "a", "b", "b"], "query": "q",
     ...                    "doc": ["d1", "d2", "d2", "d1"], "position": [1, 2, 1, 2],
     ...                    "label": [3, 1, 1, 2]})
-    >>> d = dcg_decomposition(Judgments.from_frame(df), "a", "b", k=2)
+    >>> d = dcg_decomposition(judgments_from_frame(df), "a", "b", k=2)
     >>> d[["dcg_old", "dcg_mixed", "dcg_new", "from_lists", "from_labels"]].round(4).values
     array([[ 3.6309,  2.8928,  2.2619, -0.7381, -0.6309]])
     """

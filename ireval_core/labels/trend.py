@@ -23,11 +23,11 @@ Everything is vectorised over all rounds, systems and queries at once (one
 ``bincount`` per quantity); the bootstrap sums the groups of one size side by
 side, looping over blocks of draws, and the tests loop over consecutive rounds.
 
->>> from ireval_core.labels import Judgments
+>>> from ireval_core.labels import judgments_from_frame
 >>> import pandas as pd
 >>> df = pd.DataFrame({"round": ["m1"] * 3, "query": ["q"] * 3, "doc": ["a", "b", "c"],
 ...                    "position": [1, 2, 3], "label": [1, 3, None]})
->>> t = trend(Judgments.from_frame(df), k=3)
+>>> t = trend(judgments_from_frame(df), k=3)
 >>> t.table[["round", "queries", "dcg", "ndcg", "coverage"]].round(4).values.tolist()
 [['m1', 1, 2.8928, 0.7967, 0.6667]]
 """

@@ -28,7 +28,7 @@ from ..data import Ranked
 from ..errors import UnknownMeasureError, invalid_parameter
 from ..options import EvalOptions
 
-__all__ = ["Family", "Measure", "Param", "ParamValue", "FAMILIES", "JUDGMENTS", "Judgments",
+__all__ = ["Family", "Measure", "Param", "ParamValue", "FAMILIES", "JUDGMENTS", "JudgmentKind",
            "families", "parse_measure", "parse_measures", "register", "measure_names"]
 
 
@@ -36,7 +36,7 @@ Kernel = Callable[[Ranked, "Measure", EvalOptions], np.ndarray]
 """A per-query kernel: the joined data, the measure and the evaluation options."""
 Aggregator = Callable[[Ranked, "Measure", EvalOptions, np.ndarray], float]
 
-Judgments = Literal["qrels", "prefs", "qrels_jg"]
+JudgmentKind = Literal["qrels", "prefs", "qrels_jg"]
 """What a family is computed from, by trec_eval's ``-R`` name: ``qrels`` (a run joined with
 graded judgments: the kernel's :class:`~ireval_core.data.Ranked`), ``prefs`` (preference
 judgments) or ``qrels_jg`` (judgments in several judgment groups)."""
@@ -48,7 +48,7 @@ JUDGMENTS: dict[str, str] = {
     "qrels_jg": "judgments in judgment groups: -R qrels_jg ('qid jg docid rel', the second "
                 "column naming the group: one assessor or one round)",
 }
-"""Each kind of :data:`Judgments` in words: which judgments a family needs."""
+"""Each kind of :data:`JudgmentKind` in words: which judgments a family needs."""
 
 ParamValue = float | str | None
 """A parameter's value: a number (``kind=finite_float``), a word or a gain map (``str``), or
@@ -155,7 +155,7 @@ class Family:
     aggregate_rule:
         The averaging rule in words.
     judgments:
-        What the values are computed from (:data:`Judgments`): ``"qrels"`` for the kernel
+        What the values are computed from (:data:`JudgmentKind`): ``"qrels"`` for the kernel
         over a joined ranking; ``"prefs"`` and ``"qrels_jg"`` families are computed by
         :mod:`ireval_core.preferences` and :mod:`ireval_core.judgment_groups` instead
         (their kernel refuses), and ``evaluate`` refuses them.
@@ -175,7 +175,7 @@ class Family:
     aggregate_rule: str = "arithmetic mean over queries"
     trec: str | None = None
     aliases: tuple[str, ...] = ()
-    judgments: Judgments = "qrels"
+    judgments: JudgmentKind = "qrels"
     base: str | None = None
 
     @property
@@ -194,7 +194,7 @@ FAMILIES: dict[str, Family] = {}
 _BY_LOWER: dict[str, str] = {}
 
 
-def families(judgments: Judgments = "qrels") -> dict[str, Family]:
+def families(judgments: JudgmentKind = "qrels") -> dict[str, Family]:
     """The registered families computed from ``judgments``, in registration order.
 
     >>> "AP" in families() and "PrefSimp" in families("prefs")
