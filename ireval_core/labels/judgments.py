@@ -47,7 +47,7 @@ import pyarrow as pa
 from ..data import Qrels, Run
 from ..errors import DataWarning, invalid_parameter
 from ..params import Options, check
-from .agreement import LabelCodes
+from .label_table import LabelCodes
 from .labelmap import LabelMap
 
 __all__ = ["COMBINE_RULES", "CONFLICT_RULES", "DEFAULT_SYSTEM", "Combine", "Conflicts",
@@ -207,7 +207,7 @@ class Judgments:
     @property
     def rounds(self) -> tuple[str, ...]:
         """Rounds present, in time order (numbers, then dates such as ``2026-05`` or
-        ``May 2026``, else the text sorted; :func:`~.agreement.ordered_rounds`)."""
+        ``May 2026``, else the text sorted; :func:`~.label_table.ordered_rounds`)."""
         if "rounds" not in self._cache:  # the tables are read-only: found once
             self._cache["rounds"] = _used(self.round_names, self.shown_round)
         return self._cache["rounds"]

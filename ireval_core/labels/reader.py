@@ -49,8 +49,8 @@ from ..io import table_from_arrow as _table_from_arrow
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ..io.guard import clean_errors
 from ..params import InstanceOf, check
-from .agreement import ordered_rounds
 from .judgments import CONFLICTS, DEFAULT_SYSTEM, Conflicts, Judgments
+from .label_table import ordered_rounds
 from .labelmap import LabelMap, detect_label_map
 
 __all__ = ["LABEL_PROBLEMS_KEPT", "file_rounds", "judgments_from_frame", "read_judgments"]
@@ -382,7 +382,7 @@ def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.nd
 
 
 def _time_order(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Recode rounds so that code order is time order (:func:`~ireval_core.labels.agreement.
+    """Recode rounds so that code order is time order (:func:`~ireval_core.labels.label_table.
     ordered_rounds`: numbers, then dates such as ``2026-05`` or ``May 2026``, else text)."""
     ordered = np.asarray(ordered_rounds(names), dtype=object)
     rank = pd.Index(ordered).get_indexer(names).astype(np.int32)
