@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ireval_core.labels import Judgments, read_judgments
+from ireval_core.labels import Judgments, judgments_from_frame, read_judgments
 from ireval_core.labels import agreement as A
 from ireval_core.labels import label_table as T
 from ireval_core.labels.agreement import rater_report
@@ -102,7 +102,7 @@ def random_judgments(seed: int) -> Judgments:
                 if rng.random() < 0.1:
                     rows.append((round_, f"q{q}", f"d{d:03d}", pos, np.nan, "idle"))
     frame = pd.DataFrame(rows, columns=["round", "query", "doc", "position", "label", "rater"])
-    return Judgments.from_frame(frame)
+    return judgments_from_frame(frame)
 
 
 def old_report(table: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, **kw: object

@@ -49,6 +49,7 @@ from ..io import table_from_arrow as _table_from_arrow
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ..io.guard import clean_errors
 from ..params import InstanceOf, check
+from .coding import group_rows, order_rows, run_codes, sorted_codes, time_order
 from .judgments import CONFLICTS, DEFAULT_SYSTEM, Conflicts, Judgments
 from .label_table import ordered_rounds
 from .labelmap import LabelMap, detect_label_map
@@ -324,10 +325,10 @@ def _conflicts_among(rows: np.ndarray, r: tuple[np.ndarray, int], s: tuple[np.nd
     def sub(part: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
         return np.asarray(part[0])[rows], part[1]
 
-    shown, n_shown, _ = _group(sub(r), sub(s), sub(q), sub(d))
-    _, _, lab_first = _group((shown, n_shown), sub(t))
-    unit, n_unit, _ = _group(sub(r), sub(q), sub(d))
-    ur, n_ur, _ = _group((unit, n_unit), sub(t))
+    shown, n_shown, _ = group_rows(sub(r), sub(s), sub(q), sub(d))
+    _, _, lab_first = group_rows((shown, n_shown), sub(t))
+    unit, n_unit, _ = group_rows(sub(r), sub(q), sub(d))
+    ur, n_ur, _ = group_rows((unit, n_unit), sub(t))
     once = np.zeros(len(rows), dtype=bool)
     once[lab_first] = True
     value = label[rows]
@@ -368,116 +369,7 @@ def _by_system(tc: np.ndarray, raters: np.ndarray, sc: np.ndarray, systems: np.n
     return rank[inverse].astype(np.int32), names[order]
 
 
-# ----------------------------------------------------------------------------- coding
-
-
-def _sorted_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """int32 codes into the byte-wise sorted distinct values (an object array)."""
-    codes, dictionary = dictionary_codes(values)
-    order = pc.sort_indices(dictionary).to_numpy()
-    rank = np.empty(len(order), dtype=np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
-    names = np.asarray(dictionary.take(pa.array(order)).to_pylist(), dtype=object)
-    return rank[codes], names
-
-
-def _time_order(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Recode rounds so that code order is time order (:func:`~ireval_core.labels.label_table.
-    ordered_rounds`: numbers, then dates such as ``2026-05`` or ``May 2026``, else text)."""
-    ordered = np.asarray(ordered_rounds(names), dtype=object)
-    rank = pd.Index(ordered).get_indexer(names).astype(np.int32)
-    return rank[codes], ordered
-
-
-def _run_codes(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """:func:`~ireval_core.data.dictionary_codes` of a column whose equal values often
-    follow each other (the raters' rows of one shown result): only runs are hashed."""
-    n = len(values)
-    if n < 2 or pa.types.is_dictionary(values.type):
-        return dictionary_codes(values)
-    same = pc.equal(values.slice(1), values.slice(0, n - 1))
-    if isinstance(same, pa.ChunkedArray):
-        same = same.combine_chunks()
-    change = np.concatenate(([True], ~same.to_numpy(zero_copy_only=False).astype(bool)))
-    starts = np.flatnonzero(change)
-    if len(starts) > 0.7 * n:
-        return dictionary_codes(values)
-    codes, dictionary = dictionary_codes(values.take(pa.array(starts)))
-    return np.repeat(codes, np.diff(np.append(starts, n))), dictionary
-
-
-def _combined_key(parts: Sequence[tuple[np.ndarray, int]]) -> tuple[np.ndarray, int] | None:
-    """One int64 key per row for several code columns (None if it would overflow)."""
-    size = 1
-    for _, n in parts:
-        size *= max(int(n), 1)
-    if size >= 2**62:
-        return None
-    key = parts[0][0].astype(np.int64)
-    for codes, n in parts[1:]:
-        key = key * max(int(n), 1) + codes
-    return key, size
-
-
-def _group(*parts: tuple[np.ndarray, int]) -> tuple[np.ndarray, int, np.ndarray]:
-    """Group rows by several code columns: ``(group id, n groups, first row of each)``.
-
-    A small key space is counted (``bincount``: ids in key order); a large one is
-    hashed (``pandas.factorize``: ids in order of first appearance). No sort either way.
-    """
-    n = len(parts[0][0])
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), 0, np.zeros(0, dtype=np.int64)
-    combined = _combined_key(parts)
-    itype = np.int32 if n < 2**31 else np.int64
-    if combined is not None and combined[1] <= max(8 * n, 1 << 24):
-        key, size = combined
-        present = np.bincount(key, minlength=size) > 0
-        dense = (np.cumsum(present) - 1).astype(itype)
-        del present
-        ids = dense[key]
-        del key, dense
-        n_groups = int(ids.max()) + 1 if len(ids) else 0
-        first = np.full(n_groups, n, dtype=itype)
-        np.minimum.at(first, ids, np.arange(n, dtype=itype))
-        return ids, n_groups, first.astype(np.int64)
-    if combined is not None:
-        key = combined[0]
-    else:  # densify step by step
-        key = parts[0][0].astype(np.int64)
-        size = max(int(parts[0][1]), 1)
-        for codes, m in parts[1:]:
-            m = max(int(m), 1)
-            if size * m >= 2**62:
-                key, uniques = pd.factorize(key)
-                size = max(len(uniques), 1)
-            key = key * m + codes
-            size *= m
-    # rows of a group often follow each other (one row per rater): hash runs, not rows
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(key[1:], key[:-1], out=change[1:])
-    starts = np.flatnonzero(change)
-    del change
-    run_ids, uniques = pd.factorize(key[starts])
-    del key
-    run_ids = run_ids.astype(itype, copy=False)
-    new = np.empty(len(starts), dtype=bool)
-    new[0] = True
-    np.greater(run_ids[1:], np.maximum.accumulate(run_ids)[:-1], out=new[1:])
-    ids = np.repeat(run_ids, np.diff(np.append(starts, n))) if len(starts) < n else run_ids
-    return ids, len(uniques), starts[new]
-
-
-def _order(*parts: tuple[np.ndarray, int]) -> np.ndarray:
-    """Rows sorted by several code columns (first = most significant), stable."""
-    combined = _combined_key(parts)
-    if combined is None:
-        return np.lexsort(tuple(c for c, _ in reversed(parts)))
-    key = combined[0]
-    if len(key) < 2 or bool((key[1:] >= key[:-1]).all()):  # files are often in order
-        return np.arange(len(key))
-    return np.argsort(key, kind="stable")
+# ----------------------------------------------------------------------------- where rows came from
 
 
 class _Origin:
@@ -598,16 +490,16 @@ def _coded_ids(tables: Sequence[RawTable], found: _Found, name_of: dict[str, str
 
     def codes(key: str, default: str, what: str, *, allow_empty: bool
               ) -> tuple[np.ndarray, np.ndarray]:
-        c, names = _sorted_codes(text(key, default))
+        c, names = sorted_codes(text(key, default))
         if not allow_empty and len(names) and names[0] == "":
             found.rows(np.flatnonzero(c == 0),
                        lambda row: f"empty {what} in column {name_of[key]!r}")
         return c, names
 
     out: dict[str, tuple[np.ndarray, np.ndarray | pa.Array]] = {}
-    out["round"] = _time_order(*codes("round", "", "round", allow_empty=False))
+    out["round"] = time_order(*codes("round", "", "round", allow_empty=False))
     out["query"] = codes("query", "", "query id", allow_empty=False)
-    dc, docs = _run_codes(text("doc", ""))
+    dc, docs = run_codes(text("doc", ""))
     if len(docs) and pc.any(pc.equal(docs, "")).as_py():
         empty_doc = int(np.flatnonzero(np.asarray(pc.equal(docs, "")))[0])
         found.rows(np.flatnonzero(dc == empty_doc),
@@ -710,14 +602,14 @@ def _shown_results(rows: _Rows) -> _Shown:
     position of a (round, system, query) holds one document."""
     nr, ns, nq, nd = len(rows.rounds), len(rows.systems), len(rows.queries), len(rows.docs)
     found, origin, position = rows.found, rows.origin, rows.position
-    imp, n_imp, imp_first = _group((rows.rc, nr), (rows.sc, ns), (rows.qc, nq), (rows.dc, nd))
+    imp, n_imp, imp_first = group_rows((rows.rc, nr), (rows.sc, ns), (rows.qc, nq), (rows.dc, nd))
     pos_imp = position[imp_first]
     moved = np.flatnonzero(position != pos_imp[imp])
     found.rows(moved, lambda row: (
         f"{rows.what(row)} is at position {position[row]:g} here and at position "
         f"{pos_imp[imp[row]]:g} at {origin.at(int(imp_first[imp[row]]), relative_to=row)}"
         "; a shown result has one position"))
-    slot, n_slot, slot_first = _group(
+    slot, n_slot, slot_first = group_rows(
         (rows.rc[imp_first], nr), (rows.sc[imp_first], ns), (rows.qc[imp_first], nq),
         (pos_imp.astype(np.int64), int(pos_imp.max()) + 1))
     if n_slot < n_imp:
@@ -775,7 +667,7 @@ class _Keys:
         """(unit, rater) of every row: group ids, their number, the first row of each."""
         if self.n_unit == self.n_shown and as_read:  # no document shown twice: (shown, rater)
             return self.lab, self.n_lab, self.lab_first
-        ur_lab, n_ur, ur_first_lab = _group((self.unit_imp[shown.imp[self.lab_first]],
+        ur_lab, n_ur, ur_first_lab = group_rows((self.unit_imp[shown.imp[self.lab_first]],
                                              self.n_unit), (codes[self.lab_first], n_codes))
         return ur_lab[self.lab], n_ur, self.lab_first[ur_first_lab]
 
@@ -786,7 +678,7 @@ def _keys(rows: _Rows, shown: _Shown, conflicts: Conflicts) -> _Keys:
     ``conflicts`` resolves them)."""
     found, origin, n = rows.found, rows.origin, rows.n
     nr, ns, nq, nd = len(rows.rounds), len(rows.systems), len(rows.queries), len(rows.docs)
-    lab, n_lab, lab_first = _group((shown.imp, shown.n), (rows.tc, len(rows.raters)))
+    lab, n_lab, lab_first = group_rows((shown.imp, shown.n), (rows.tc, len(rows.raters)))
     if n_lab < n:
         is_first = np.zeros(n, dtype=bool)
         is_first[lab_first] = True
@@ -797,8 +689,8 @@ def _keys(rows: _Rows, shown: _Shown, conflicts: Conflicts) -> _Keys:
             f"{rows.what(row)} (first at "
             f"{origin.at(int(lab_first[lab[row]]), relative_to=row)}){fix}"))
     r_i, s_i, q_i = rows.rc[shown.first], rows.sc[shown.first], rows.qc[shown.first]
-    unit_imp, n_unit, unit_first_imp = _group((r_i, nr), (q_i, nq), (rows.dc[shown.first], nd))
-    grp_imp, n_grp, grp_first_imp = _group((r_i, nr), (s_i, ns), (q_i, nq))
+    unit_imp, n_unit, unit_first_imp = group_rows((r_i, nr), (q_i, nq), (rows.dc[shown.first], nd))
+    grp_imp, n_grp, grp_first_imp = group_rows((r_i, nr), (s_i, ns), (q_i, nq))
     keys = _Keys(lab, n_lab, lab_first, unit_imp, n_unit, unit_first_imp, grp_imp, n_grp,
                  grp_first_imp, lab, n_lab, lab_first, lab_first[:0], shown.n)
     keys.ur, keys.n_ur, keys.ur_first = keys.unit_raters(shown, rows.tc, len(rows.raters),
@@ -912,19 +804,19 @@ def _judgments(rows: _Rows, shown: _Shown, keys: _Keys, labels: _Labels,
     nr, ns, nq, nd = len(rows.rounds), len(rows.systems), len(rows.queries), len(rows.docs)
     imp_first, pos_imp = shown.first, shown.position
     grp_first = imp_first[keys.grp_first_imp]
-    g_order = _order((rc[grp_first], nr), (sc[grp_first], ns), (qc[grp_first], nq))
+    g_order = order_rows((rc[grp_first], nr), (sc[grp_first], ns), (qc[grp_first], nq))
     g_new = np.empty(keys.n_grp, dtype=np.int64)
     g_new[g_order] = np.arange(keys.n_grp)
     unit_first = imp_first[keys.unit_first_imp]
-    u_order = _order((rc[unit_first], nr), (qc[unit_first], nq), (dc[unit_first], nd))
+    u_order = order_rows((rc[unit_first], nr), (qc[unit_first], nq), (dc[unit_first], nd))
     u_new = np.empty(keys.n_unit, dtype=np.int64)
     u_new[u_order] = np.arange(keys.n_unit)
-    s_order = _order((rc[imp_first], nr), (sc[imp_first], ns), (qc[imp_first], nq),
+    s_order = order_rows((rc[imp_first], nr), (sc[imp_first], ns), (qc[imp_first], nq),
                      (pos_imp.astype(np.int64), int(pos_imp.max()) + 1))
     sf = imp_first[s_order]
     l_unit = u_new[keys.unit_imp[shown.imp[labels.ur_first]]]
     l_rater = labels.tc[labels.ur_first]
-    l_order = _order((l_unit, keys.n_unit), (l_rater, len(labels.raters)))
+    l_order = order_rows((l_unit, keys.n_unit), (l_rater, len(labels.raters)))
     gf, uf = grp_first[g_order], unit_first[u_order]
     seg_g, segment_names = segments
     return Judgments(
