@@ -23,7 +23,7 @@ SAMPLE = Path(__file__).parents[1] / "sample_data" / "labels"
 # the coding of rater_report before label_codes (commit 4d57c18), verbatim but for its
 # name and the module prefix of the helpers it calls (which this change left as they were)
 def old_code(table: pd.DataFrame, function: str, *, need_rater: bool) -> T.CodedTable:
-    """Validate and code the table (see :class:`_Coded`).
+    """Validate and code the table (see :class:`~ireval_core.labels.label_table.CodedTable`).
 
     With ``need_rater`` the rater column is required and a repeated (round, query, doc,
     rater) is an error; otherwise only query, doc and label are required (a missing
@@ -109,7 +109,7 @@ def old_report(table: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, **kw: objec
                ) -> A.RaterReport:
     """rater_report as it was: the text table, coded by the old coding."""
     with monkeypatch.context() as m:
-        m.setattr(A, "_code", old_code)
+        m.setattr(A, "code_table", old_code)
         return rater_report(table, **kw)  # type: ignore[arg-type]
 
 

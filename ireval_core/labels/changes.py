@@ -140,9 +140,7 @@ def label_changes(j: Judgments, old: str, new: str, *, combine: Combine = "mean"
     """
     fn = "label_changes"
     check_combine(combine, fn)
-    j.round_code(old, fn)
-    j.round_code(new, fn)
-    j_old, j_new = j.round(old), j.round(new)
+    j_old, j_new = j.round(old, function=fn), j.round(new, function=fn)
     new_label, _ = j_new.combined(combine)
     old_label = _old_label_of_new_units(j_old, j_new, combine)
     both = np.isfinite(new_label) & np.isfinite(old_label)
@@ -196,9 +194,7 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
     check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
     opts = options_or_default(options, fn)
-    j.round_code(old, fn)
-    j.round_code(new, fn)
-    j_old, j_new = j.round(old), j.round(new)
+    j_old, j_new = j.round(old, function=fn), j.round(new, function=fn)
     old_of_new = _old_label_of_new_units(j_old, j_new, combine)
     new_label, _ = j_new.combined(combine)
     mixed_unit = np.where(np.isfinite(old_of_new), old_of_new, new_label)

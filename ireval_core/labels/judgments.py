@@ -330,9 +330,13 @@ several systems' lists: one label each, the mean of the rater's labels of the do
             group_query=self.group_query[groups], group_segment=self.group_segment[groups],
             group_weight=self.group_weight[groups], _cache={})
 
-    def round(self, name: str) -> Judgments:
-        """The view on one round (what :meth:`to_qrels` and :meth:`to_runs` need)."""
-        self.round_code(name, "Judgments.round")
+    def round(self, name: str, *, function: str = "Judgments.round") -> Judgments:
+        """The view on one round (what :meth:`to_qrels` and :meth:`to_runs` need).
+
+        A round these judgments do not hold raises the error of :meth:`round_code`,
+        naming ``function`` (an analysis passes its own name).
+        """
+        self.round_code(name, function)
         return self.select(rounds=[name])
 
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
