@@ -108,10 +108,13 @@ def child(args: argparse.Namespace) -> int:
     stage, rounds, systems, b = args.child, args.rounds, args.systems, args.resamples
     work = None
     if stage in ("judge", "noise", "agreement"):
-        from ireval_core.labels import Judgments, judge_report, noise_trend
+        import ireval_core.labels as labels
+        from ireval_core.labels import judge_report, noise_trend
         from ireval_core.labels.agreement import rater_report
 
-        j = Judgments.from_frame(frame(rounds, systems, args.queries, raters=args.raters))
+        # an older tree builds judgments from a frame with Judgments.from_frame
+        from_frame = getattr(labels, "judgments_from_frame", None) or labels.Judgments.from_frame
+        j = from_frame(frame(rounds, systems, args.queries, raters=args.raters))
         if stage == "judge":
             extra = {} if args.tree else {"max_work": None}  # older trees have no limit
 

@@ -37,7 +37,7 @@ from .io import (
     shared_tag_names,
 )
 from .io.column_cache import CacheSettings, ColumnCache
-from .measures import JUDGMENTS, Family, Judgments, Measure, families, parse_measure
+from .measures import JUDGMENTS, Family, JudgmentKind, Measure, families, parse_measure
 from .options import EvalOptions, add_arguments, from_arguments
 from .progress import TerminalStatus, reporting, stage
 from .trec_output import COUNTS as _COUNTS
@@ -64,7 +64,7 @@ def _measure_help() -> str:
                  "relstring (relstring_N: the grades of the first N documents)")
     lines.append("  official   trec_eval's default set: num_ret ... map, gm_map, Rprec, bpref, "
                  "recip_rank, iprec_at_recall, P")
-    sections: tuple[tuple[Judgments, str, str], ...] = (
+    sections: tuple[tuple[JudgmentKind, str, str], ...] = (
         ("prefs", "preference measures", "all_prefs   all of them, in trec_eval's order"),
         ("qrels_jg", "judgment-group measures", "qrels_jg    map_avgjg, P_avgjg (5 ... 1000), "
          "Rprec_mult_avgjg (0.20 ... 2.00)"))

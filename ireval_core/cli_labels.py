@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from .errors import DataWarning
+    from .labels import Judgments, NoiseTrend, OfflineOnline, Trend
 
 __all__ = ["LABELS_COLUMNS", "GSB_COLUMNS", "add_parsers", "run"]
 
@@ -192,7 +193,6 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
         alpha_of = None
     from .labels import offline_online, read_judgments, trend
     from .labels.anchors import anchor_drift, read_anchors
-    from .labels.judgments import COMBINE_RULES
     from .labels.noise import noise_trend
     from .options import EvalOptions
 
@@ -201,23 +201,11 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                            conflicts=conflicts, round=round)  # type: ignore[arg-type]
     if warnings is not None:
         warnings.extend(j_all.warnings)
-    if judge is not None and judge not in j_all.raters:
-        raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
-                         + ", ".join(repr(r) for r in j_all.raters) + ")")
     if ppi and judge is None:
         raise ValueError("--ppi needs --judge RATER: the model judge whose labels the "
                          "people's labels correct")
+    max_work = _judge_work(j_all, judge, judge_limit, n_resamples)
     pi = _stated_design(j_all, ppi_inclusion, ppi, ppi_design)
-    max_work = None
-    if judge is not None:
-        from .labels.judge import JUDGE_MAX_WORK, check_judge_work
-
-        if judge_limit is not None and judge_limit < 0:
-            raise ValueError(f"--judge-limit must be >= 0 (0: no limit), got {judge_limit}")
-        max_work = JUDGE_MAX_WORK if judge_limit is None else judge_limit or None
-        check_judge_work(j_all, n_resamples, max_work, limit="--judge-limit",
-                         hint="use fewer --resamples or the files of fewer rounds, or raise "
-                              "--judge-limit (0: no limit) where the memory allows")
     j = j_all if judge is None else j_all.select(
         raters=[r for r in j_all.raters if r != judge])
     drift = None
@@ -252,23 +240,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
             row.update(auc=math.nan, gauc=math.nan, pnr=math.nan)
         row["alpha"] = kripp[rec["round"]]
         rows.append(row)
-    notes = [
-        f"dcg: {tr.definition.split('. nDCG')[0]}; {tr.table['averaging'].iloc[0]}"
-        if len(tr.table) else "dcg: no rows",
-        f"labels: {j.label_map.name} ({j.label_map.describe()}); combine: "
-        f"{COMBINE_RULES[combine]}" + (f"; {j.conflict_note}" if j.conflict_note else ""),
-        f"dcg_ci_low/high: {tr.definition.split('the band is a ')[1].split('. ')[0]}",
-        f"ndcg: DCG@{k} / DCG@{k} of the round's labeled documents of the query sorted by "
-        "label; coverage: labeled / shown positions <= k",
-        ("auc, gauc, pnr: from the model scores of the labeled shown results; relevant: "
-         f"label >= {rel_level:g}; auc pooled, gauc per query weighted by scored results, "
-         "pnr = concordant / discordant pairs" if scores else
-         "auc, gauc, pnr: empty (no score column)"),
-        f"dcg_ci_raters_low/high: {nt.definitions['ci_low']}",
-        f"mdc: {nt.definitions['mdc']}",
-        "alpha: Krippendorff's alpha (ordinal) of the round's raters; empty with one rater"
-        + (f"; the model judge {judge!r} is left out of every column" if judge else ""),
-        *both.notes, *nt.notes()]
+    notes = _notes(j, tr, nt, both, k=k, combine=combine, rel_level=rel_level, judge=judge)
     if extra is not None:
         sections: list[str] = []
         if drift is not None:
@@ -339,6 +311,51 @@ def _stated_design(j: Any, path: str | None, ppi: bool, design: str) -> Any:
                          "files' results (expected rows whose round, query and doc are "
                          "those of the files' shown results)")
     return pi
+
+
+def _judge_work(j_all: Judgments, judge: str | None, judge_limit: int | None, n_resamples: int
+                ) -> int | None:
+    """The judge report's largest points x resamples (None: no judge, or no limit),
+    checked against the files right after reading (``--judge``, ``--judge-limit``)."""
+    if judge is not None and judge not in j_all.raters:
+        raise ValueError(f"--judge {judge!r} is not a rater of the files (raters: "
+                         + ", ".join(repr(r) for r in j_all.raters) + ")")
+    max_work = None
+    if judge is not None:
+        from .labels.judge import JUDGE_MAX_WORK, check_judge_work
+
+        if judge_limit is not None and judge_limit < 0:
+            raise ValueError(f"--judge-limit must be >= 0 (0: no limit), got {judge_limit}")
+        max_work = JUDGE_MAX_WORK if judge_limit is None else judge_limit or None
+        check_judge_work(j_all, n_resamples, max_work, limit="--judge-limit",
+                         hint="use fewer --resamples or the files of fewer rounds, or raise "
+                              "--judge-limit (0: no limit) where the memory allows")
+    return max_work
+
+
+def _notes(j: Judgments, tr: Trend, nt: NoiseTrend, both: OfflineOnline, *, k: int,
+           combine: str, rel_level: float, judge: str | None) -> list[str]:
+    """The definition lines of ``labels``' columns."""
+    from .labels.judgments import COMBINE_RULES
+
+    scores = j.has_scores
+    return [
+        f"dcg: {tr.definition.split('. nDCG')[0]}; {tr.table['averaging'].iloc[0]}"
+        if len(tr.table) else "dcg: no rows",
+        f"labels: {j.label_map.name} ({j.label_map.describe()}); combine: "
+        f"{COMBINE_RULES[combine]}" + (f"; {j.conflict_note}" if j.conflict_note else ""),
+        f"dcg_ci_low/high: {tr.definition.split('the band is a ')[1].split('. ')[0]}",
+        f"ndcg: DCG@{k} / DCG@{k} of the round's labeled documents of the query sorted by "
+        "label; coverage: labeled / shown positions <= k",
+        ("auc, gauc, pnr: from the model scores of the labeled shown results; relevant: "
+         f"label >= {rel_level:g}; auc pooled, gauc per query weighted by scored results, "
+         "pnr = concordant / discordant pairs" if scores else
+         "auc, gauc, pnr: empty (no score column)"),
+        f"dcg_ci_raters_low/high: {nt.definitions['ci_low']}",
+        f"mdc: {nt.definitions['mdc']}",
+        "alpha: Krippendorff's alpha (ordinal) of the round's raters; empty with one rater"
+        + (f"; the model judge {judge!r} is left out of every column" if judge else ""),
+        *both.notes, *nt.notes()]
 
 
 def _table_lines(frame: Any, columns: Sequence[str]) -> list[str]:

@@ -25,7 +25,7 @@ import numpy as np
 from .data import JoinCache, Qrels, Ranked, Run, join, join_key, read_only
 from .errors import invalid_parameter
 from .measures import Measure, parse_measures
-from .measures.judgments import refusal
+from .measures.prefs_and_groups import refusal
 from .options import EvalOptions
 from .params import OPEN_UNIT, InstanceOf, check
 from .progress import stage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import evaluation, frame, judgments_glue, state, views, widgets
+from ireval_app import evaluation, frame, prefs_and_groups_glue, state, views, widgets
 from ireval_app.keys import metrics as keys
 from ireval_core import charts
 from ireval_core.dataset import Dataset
@@ -18,7 +18,7 @@ from ireval_core.tables import MetricsTable, per_query_workbook
 DEFAULT_MEASURES = list(evaluation.METRICS_DEFAULT)
 MORE_MEASURES = ["nDCG@20", "nDCG", "DCG@10", "nDCG(ideal=run)@10", "P@5", "P@20", "R@10",
                  "R@1000", "RPrec", "ERR@10", "Success@1", "Success@10", "AP@100", "11pt"]
-CHOICES = DEFAULT_MEASURES + MORE_MEASURES + list(judgments_glue.CHOICES)
+CHOICES = DEFAULT_MEASURES + MORE_MEASURES + list(prefs_and_groups_glue.CHOICES)
 BEST_STYLE = "font-weight: 700; background-color: #e8f1fb"
 
 
@@ -26,15 +26,16 @@ def _judgment_sections(key: str, dataset: Dataset, by_kind: dict[str, tuple[str,
                        options: EvalOptions) -> None:
     """A table per kind of judgments besides qrels (preferences, judgment groups) whose
     measures were chosen: means with intervals, the definitions, which judgments."""
-    for kind in judgments_glue.KINDS:
+    for kind in prefs_and_groups_glue.KINDS:
         chosen = by_kind[kind]
         if not chosen:
             continue
-        title, what = judgments_glue.TITLES[kind]
+        title, what = prefs_and_groups_glue.TITLES[kind]
         st.subheader(title)
         st.caption(f"{what} (trec_eval needs {JUDGMENTS[kind]}.)")
         try:
-            res = judgments_glue.evaluate_judgments_cached(key, dataset, kind, chosen, options)
+            res = prefs_and_groups_glue.evaluate_judgments_cached(key, dataset, kind, chosen,
+                                                                  options)
         except PreferenceError as exc:
             st.error(widgets.md_escape(str(exc)), icon=":material/error:")
             continue
@@ -137,7 +138,7 @@ with frame.page("metrics"):
     specs, errors = evaluation.parse_specs([*chosen, *typed.split(";")], judgments=JUDGMENTS)
     for message in errors:
         st.error(message, icon=":material/error:")
-    by_kind = judgments_glue.split_specs(specs)
+    by_kind = prefs_and_groups_glue.split_specs(specs)
     measures = by_kind["qrels"]
     key = state.get_dataset_key() or ""
     if not measures:

@@ -24,9 +24,9 @@ from ireval_core.labels.agreement import (
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,
-    ordered_rounds,
     rater_report,
 )
+from ireval_core.labels.label_table import ordered_rounds
 
 MESSAGE = r"^The '{param}' parameter of {function} must be .+\. Got .+ instead\.$"
 

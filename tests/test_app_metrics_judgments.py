@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ireval_app import evaluation, judgments_glue
+from ireval_app import evaluation, prefs_and_groups_glue
 from ireval_app.keys import metrics as keys
 from ireval_core.io import read_qrels, read_runs
 from ireval_core.io.prefs import read_prefs
@@ -135,5 +135,5 @@ def test_other_pages_refuse_them_saying_where_they_are() -> None:
     specs, errors = evaluation.parse_specs(["AP", "prefs_simp"],
                                            judgments=("qrels", "prefs"))
     assert specs == ("AP", "PrefSimp") and not errors
-    assert judgments_glue.split_specs(specs) == {"qrels": ("AP",), "prefs": ("PrefSimp",),
+    assert prefs_and_groups_glue.split_specs(specs) == {"qrels": ("AP",), "prefs": ("PrefSimp",),
                                                  "qrels_jg": ()}

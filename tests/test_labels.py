@@ -18,6 +18,7 @@ from ireval_core.labels import (
     Judgments,
     LabelMap,
     detect_label_map,
+    judgments_from_frame,
     read_judgments,
 )
 
@@ -100,7 +101,7 @@ def test_combine_rules_by_hand():
                        "position": np.repeat([1, 2, 3, 4], [3, 4, 2, 1]),
                        "rater": ["x", "y", "z", "w", "x", "y", "z", "x", "y", "x"],
                        "label": [0, 1, 3, 2, 2, 3, 3, 1, 2, None]})
-    jj = Judgments.from_frame(df)
+    jj = judgments_from_frame(df)
     mean, count = jj.combined("mean")
     median, _ = jj.combined("median")
     majority, _ = jj.combined("majority")
@@ -250,7 +251,7 @@ def test_excel_workbook_all_sheets_and_dates(tmp_path):
 
 def test_from_frame_matches_reading_the_file(j):
     df = pd.read_csv(io.StringIO(CSV), dtype=str, keep_default_na=False)
-    other = Judgments.from_frame(df)
+    other = judgments_from_frame(df)
     pd.testing.assert_frame_equal(other.label_table(), j.label_table())
     pd.testing.assert_frame_equal(other.shown_table("mean"), j.shown_table("mean"))
 
@@ -305,7 +306,7 @@ def test_a_change_is_one_definition_for_the_count_and_the_transitions() -> None:
     import numpy as np
     import pandas as pd
 
-    from ireval_core.labels import Judgments, label_changes
+    from ireval_core.labels import label_changes
 
     rows = []
     for rnd, labels in (("a", {"d1": (1, 2, 2), "d2": (0.1, 0.2, 0.3)}),
@@ -313,7 +314,7 @@ def test_a_change_is_one_definition_for_the_count_and_the_transitions() -> None:
         for pos, (doc, given) in enumerate(labels.items(), start=1):
             rows += [{"round": rnd, "query": "q", "doc": doc, "position": pos,
                       "rater": r, "label": v} for r, v in zip("xyz", given, strict=True)]
-    ch = label_changes(Judgments.from_frame(pd.DataFrame(rows)), "a", "b")
+    ch = label_changes(judgments_from_frame(pd.DataFrame(rows)), "a", "b")
     t = ch.transitions
     assert (ch.n_both, ch.n_changed) == (2, 1)
     assert int(t.to_numpy().sum() - np.trace(t.to_numpy())) == ch.n_changed

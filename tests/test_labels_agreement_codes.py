@@ -11,25 +11,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ireval_core.labels import Judgments, read_judgments
+from ireval_core.labels import Judgments, judgments_from_frame, read_judgments
 from ireval_core.labels import agreement as A
-from ireval_core.labels.agreement import TABLE_COLUMNS, LabelCodes, rater_report
+from ireval_core.labels import label_table as T
+from ireval_core.labels.agreement import rater_report
+from ireval_core.labels.label_table import TABLE_COLUMNS, LabelCodes
 
 SAMPLE = Path(__file__).parents[1] / "sample_data" / "labels"
 
 
 # the coding of rater_report before label_codes (commit 4d57c18), verbatim but for its
 # name and the module prefix of the helpers it calls (which this change left as they were)
-def old_code(table: pd.DataFrame, function: str, *, need_rater: bool) -> A._Coded:
-    """Validate and code the table (see :class:`_Coded`).
+def old_code(table: pd.DataFrame, function: str, *, need_rater: bool) -> T.CodedTable:
+    """Validate and code the table (see :class:`~ireval_core.labels.label_table.CodedTable`).
 
     With ``need_rater`` the rater column is required and a repeated (round, query, doc,
     rater) is an error; otherwise only query, doc and label are required (a missing
     round or rater column is one round, one rater).
     """
     needed = TABLE_COLUMNS if need_rater else ("query", "doc", "label")
-    table = A._check_table(table, function, needed)
-    label = A._labels(table, function)
+    table = T._check_table(table, function, needed)
+    label = T._labels(table, function)
     keep = ~np.isnan(label)
     sub = table if keep.all() else table.loc[keep]
     label = label[keep]
@@ -38,14 +40,14 @@ def old_code(table: pd.DataFrame, function: str, *, need_rater: bool) -> A._Code
     def column(name: str) -> pd.Series | None:
         return sub[name] if name in sub.columns else None
 
-    r_codes, r_names = A._factorize(column("round"), n)
-    r_order = np.asarray(A._round_sort_key(list(r_names)), dtype=np.int64)
+    r_codes, r_names = T._factorize(column("round"), n)
+    r_order = np.asarray(T._round_sort_key(list(r_names)), dtype=np.int64)
     rank = np.empty(len(r_order), dtype=np.int64)
     rank[r_order] = np.arange(len(r_order), dtype=np.int64)
     r_codes, rounds = rank[r_codes], r_names[r_order]
-    q_codes, q_names = A._factorize(column("query"), n)
-    d_codes, d_names = A._factorize(column("doc"), n)
-    rater_codes, rater_names = A._factorize(column("rater"), n)
+    q_codes, q_names = T._factorize(column("query"), n)
+    d_codes, d_names = T._factorize(column("doc"), n)
+    rater_codes, rater_names = T._factorize(column("rater"), n)
     rater_order = np.argsort(rater_names.astype(str), kind="stable")
     rank = np.empty(len(rater_order), dtype=np.int64)
     rank[rater_order] = np.arange(len(rater_order), dtype=np.int64)
@@ -74,9 +76,9 @@ def old_code(table: pd.DataFrame, function: str, *, need_rater: bool) -> A._Code
     unit = np.cumsum(new_unit, dtype=np.int64) - 1
     start = np.flatnonzero(new_unit)
     if need_rater and n:
-        A._check_unique_raters(unit, rater_codes, start, len(raters), function, rounds,
+        T._check_unique_raters(unit, rater_codes, start, len(raters), function, rounds,
                              r_codes, q_names, q_codes, d_names, d_codes, raters)
-    return A._Coded(
+    return T.CodedTable(
         round=r_codes, unit=unit, rater=rater_codes, label=label, value=value,
         rounds=rounds, raters=raters, scale=scale,
         unit_start=np.append(start, n).astype(np.int64), unit_round=r_codes[start],
@@ -100,14 +102,14 @@ def random_judgments(seed: int) -> Judgments:
                 if rng.random() < 0.1:
                     rows.append((round_, f"q{q}", f"d{d:03d}", pos, np.nan, "idle"))
     frame = pd.DataFrame(rows, columns=["round", "query", "doc", "position", "label", "rater"])
-    return Judgments.from_frame(frame)
+    return judgments_from_frame(frame)
 
 
 def old_report(table: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, **kw: object
                ) -> A.RaterReport:
     """rater_report as it was: the text table, coded by the old coding."""
     with monkeypatch.context() as m:
-        m.setattr(A, "_code", old_code)
+        m.setattr(A, "code_table", old_code)
         return rater_report(table, **kw)  # type: ignore[arg-type]
 
 
@@ -118,7 +120,7 @@ def assert_same_report(a: A.RaterReport, b: A.RaterReport) -> None:
     np.testing.assert_array_equal(a._confusion, b._confusion)
 
 
-def assert_same_coding(a: A._Coded, b: A._Coded) -> None:
+def assert_same_coding(a: T.CodedTable, b: T.CodedTable) -> None:
     for f in fields(a):
         x, y = getattr(a, f.name), getattr(b, f.name)
         assert x.dtype == y.dtype, f.name
@@ -161,8 +163,8 @@ def test_codes_are_coded_as_the_text_table_was(seed: int) -> None:
     with blank labels kept in the table (NaN rows dropped before coding)."""
     j = random_judgments(seed)
     before = old_code(j.label_table(), "rater_report", need_rater=True)
-    assert_same_coding(A._code(j.label_codes(), "rater_report", need_rater=True), before)
-    assert_same_coding(A._code(j.label_table(), "rater_report", need_rater=True), before)
+    assert_same_coding(T.code_table(j.label_codes(), "rater_report", need_rater=True), before)
+    assert_same_coding(T.code_table(j.label_table(), "rater_report", need_rater=True), before)
     with_blanks = j.label_table(labeled_only=False)
     assert with_blanks["label"].isna().any()
     assert_same_coding(old_code(with_blanks, "rater_report", need_rater=True), before)

@@ -11,10 +11,10 @@ from _param_cases import Case, assert_invalid_parameter
 
 from ireval_core import EvalOptions, FormatError
 from ireval_core.labels import (
-    Judgments,
     LabelMap,
     dcg_decomposition,
     export_batch,
+    judgments_from_frame,
     label_changes,
     next_batch,
     offline_online,
@@ -258,7 +258,7 @@ def test_dataframe_errors_name_the_row():
     df = pd.DataFrame({"round": ["r"] * 2, "query": ["q"] * 2, "doc": ["a", "b"],
                        "position": [1, 2], "label": ["high", "meh"]})
     with pytest.raises(FormatError, match=r"^frame: row 2: unknown label 'meh'"):
-        Judgments.from_frame(df)
+        judgments_from_frame(df)
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -274,8 +274,8 @@ CASES: list[Case] = [
                           "label_map": 3}, "label_map", TypeError),
     Case(LabelMap.parse, {"text": "none"}, "text", function="LabelMap.parse"),
     Case(LabelMap.parse, {"text": 3}, "text", TypeError, function="LabelMap.parse"),
-    Case(Judgments.from_frame, {"frame": [1, 2]}, "frame", TypeError,
-         function="Judgments.from_frame"),
+    Case(judgments_from_frame, {"frame": [1, 2]}, "frame", TypeError,
+         function="judgments_from_frame"),
     Case(J.round, {"name": "1999"}, "round", function="Judgments.round"),
     Case(J.select, {"rounds": ["1999"]}, "rounds", function="Judgments.select"),
     Case(J.select, {"systems": ["z"]}, "systems", function="Judgments.select"),

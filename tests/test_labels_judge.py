@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
-from ireval_core.labels import Judgments, read_judgments
+from ireval_core.labels import Judgments, judgments_from_frame, read_judgments
 from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.labels.judge import (
     AGREEMENT_COLUMNS,
@@ -57,7 +57,7 @@ def judged(seed: int = 3, bias: float = 0.6) -> Judgments:
                         rows += [{"round": round_name, "system": s, "query": f"q{q:02d}",
                                   "doc": f"d{q:02d}_{d}", "position": int(pos[0]) + 1,
                                   "rater": t, "label": y_} for t, y_ in labels]
-    return Judgments.from_frame(pd.DataFrame(rows))
+    return judgments_from_frame(pd.DataFrame(rows))
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import pytest
 from _reference_kernels import order_97762a0, tau_b_many_97762a0
 from scipy import stats
 
-from ireval_core.labels import Judgments
+from ireval_core.labels import Judgments, judgments_from_frame
 from ireval_core.labels.judge import _order, judge_report
 from ireval_core.labels.kernels import tau_b_many
 from ireval_core.labels.noise import noise_trend
@@ -115,7 +115,7 @@ def labeled(rounds: int, systems: int, queries: int = 4, shown: int = 3, seed: i
                                      "query": f"q{q}", "doc": f"d{q}_{s}_{p}", "position": p,
                                      "rater": rater, "label": y,
                                      **({"weight": 1.0 + q % 3} if weights else {})})
-    return Judgments.from_frame(pd.DataFrame(rows))
+    return judgments_from_frame(pd.DataFrame(rows))
 
 
 SHAPES = {

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ireval_core.labels import Judgments, trend
+from ireval_core.labels import Judgments, judgments_from_frame, trend
 from ireval_core.labels.noise import (
     CHANGE_COLUMNS,
     TABLE_COLUMNS,
@@ -51,7 +51,7 @@ def small_judgments(seed: int = 5, weights: bool = True) -> Judgments:
     frame = pd.DataFrame(rows)
     if not weights:
         frame = frame.drop(columns="weight")
-    return Judgments.from_frame(frame)
+    return judgments_from_frame(frame)
 
 
 def reference_resamples(j: Judgments, round_name: str, system: str, *, k: int, gain: str,
@@ -181,7 +181,7 @@ def simulated_months(n_months: int, rater_sd: float, seed: int) -> tuple[Judgmen
             "doc": np.repeat(pos, 2).astype(str), "position": np.repeat(pos, 2),
             "rater": who.astype(str), "label": value}))
     truth = float(np.sum(mu * discounts(np.arange(1, k + 1), "log2")))
-    return Judgments.from_frame(pd.concat(parts, ignore_index=True)), truth
+    return judgments_from_frame(pd.concat(parts, ignore_index=True)), truth
 
 
 def test_coverage_on_simulated_months():

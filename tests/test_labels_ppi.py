@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ireval_core.labels import Judgments
+from ireval_core.labels import Judgments, judgments_from_frame
 from ireval_core.labels.ppi import DORNER_BOUND, inclusion_of, people_sample, ppi_report
 from ireval_core.measures.gain import discounts
 from ireval_core.stats.ppi import ppi_bootstrap, ppi_clusters, ppi_mean, tau_ap, tau_ap_many
@@ -254,7 +254,7 @@ def _judgments(frame: pd.DataFrame) -> Judgments:
     shown = frame[frame["position"].notna()][["round", "system", "query", "doc", "position"]]
     labels = frame[frame["rater"].notna()][["round", "query", "doc", "rater", "label"]]
     long = shown.merge(labels, on=["round", "query", "doc"], how="left")
-    return Judgments.from_frame(long)
+    return judgments_from_frame(long)
 
 
 def test_report_equals_the_estimator_on_the_shown_results() -> None:
@@ -435,7 +435,7 @@ def _design_files(tmp_path: Path) -> tuple[Judgments, pd.DataFrame, str, str]:
     labels_path, design_path = tmp_path / "labels.csv", tmp_path / "design.csv"
     long.to_csv(labels_path, index=False)
     design_path.write_bytes(export_batch(design, "csv"))
-    return Judgments.from_frame(long), design, str(labels_path), str(design_path)
+    return judgments_from_frame(long), design, str(labels_path), str(design_path)
 
 
 def test_cli_ppi_inclusion_is_the_stated_design(tmp_path: Path) -> None:

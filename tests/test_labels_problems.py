@@ -20,7 +20,7 @@ import pytest
 
 from ireval_core import FormatError, cli
 from ireval_core.errors import PROBLEM_COLUMNS
-from ireval_core.labels import Judgments, read_judgments
+from ireval_core.labels import Judgments, judgments_from_frame, read_judgments
 from ireval_core.labels.judgments import CONFLICT_RULES
 
 HEAD = "round,system,query,doc,position,rater,label\n"
@@ -202,7 +202,7 @@ def test_conflicts_is_checked_and_from_frame_takes_it():
                                          "'max' instead."):
         small(conflicts="max")
     frame = pd.read_csv(io.StringIO(SMALL), dtype=str)
-    j = Judgments.from_frame(frame, conflicts="latest")
+    j = judgments_from_frame(frame, conflicts="latest")
     assert j.round("r").to_qrels().to_dict()["q"]["d1"] == 1.0
     assert set(CONFLICT_RULES) == {"refuse", "mean", "latest", "separate"}
 
@@ -264,9 +264,9 @@ def test_excel_problems_name_sheet_and_row(tmp_path):
 
 
 def test_many_problems_are_counted_beyond_those_kept(monkeypatch):
-    import ireval_core.labels.judgments as judgments
+    import ireval_core.labels.reader as reader
 
-    monkeypatch.setattr(judgments, "LABEL_PROBLEMS_KEPT", 50)
+    monkeypatch.setattr(reader, "LABEL_PROBLEMS_KEPT", 50)
     text = "round,query,doc,position,label\n" + "".join(f"r,q,d{i},0,1\n" for i in range(120))
     err = error_of(("many.csv", text.encode()))
     assert err.count == 120 and len(err.problems) == 50

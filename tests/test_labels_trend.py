@@ -17,6 +17,7 @@ from ireval_core.labels import (
     Judgments,
     dcg_decomposition,
     export_batch,
+    judgments_from_frame,
     label_changes,
     next_batch,
     offline_online,
@@ -50,7 +51,7 @@ def tiny(weights: bool = False) -> Judgments:
         "position": [1, 2, 3, 1, 2], "label": [3, None, 1, 0, 2]})
     if weights:
         df["weight"] = [3.0, 3.0, 3.0, 1.0, 1.0]
-    return Judgments.from_frame(df)
+    return judgments_from_frame(df)
 
 
 # ----------------------------------------------------------------------------- trend
@@ -85,7 +86,7 @@ def test_weighted_mean_and_its_column():
 def test_idcg_zero_policy():
     df = pd.DataFrame({"round": "m", "query": ["a", "b"], "doc": ["x", "y"],
                        "position": 1, "label": [0, 2]})
-    j = Judgments.from_frame(df)
+    j = judgments_from_frame(df)
     assert trend(j).table["ndcg"].iloc[0] == pytest.approx(0.5)
     assert trend(j, options=EvalOptions(idcg_zero="drop")).table["ndcg"].iloc[0] == 1.0
 
@@ -155,7 +156,7 @@ def test_month_over_month_paired_and_welch_match_scipy():
             grade = float(np.clip(round(1.5 + shift + rng.normal(0, 0.8) + (i % 3) * 0.3),
                                   0, 3))
             rows.append({"round": r, "query": q, "doc": "d", "position": 1, "label": grade})
-    j = Judgments.from_frame(pd.DataFrame(rows))
+    j = judgments_from_frame(pd.DataFrame(rows))
     t = trend(j, k=1, n_resamples=50)
     pq = t.per_query
     ch = t.changes.set_index("round_to")
@@ -275,7 +276,7 @@ def test_dcg_decomposition_by_hand_and_it_adds_up(sample, sample_trend):
     df = pd.DataFrame({"round": ["a", "a", "a", "b", "b", "b"], "query": "q",
                        "doc": ["d1", "d2", "d3", "d2", "d4", "d1"],
                        "position": [1, 2, 3, 1, 2, 3], "label": [3, 1, 0, 2, 1, 3]})
-    d = dcg_decomposition(Judgments.from_frame(df), "a", "b", k=3).iloc[0]
+    d = dcg_decomposition(judgments_from_frame(df), "a", "b", k=3).iloc[0]
     old = 3 + 1 * L2 + 0
     mixed = 1 + 1 * L2 + 3 * L3  # d2 and d1 keep their old labels, d4 is new
     new = 2 + 1 * L2 + 3 * L3
@@ -330,7 +331,7 @@ def _two_sample_power(sd: float, delta: float, n: int) -> float:
 def test_plan_without_spread_says_so():
     df = pd.DataFrame({"round": "m", "query": ["a", "b"], "doc": "d", "position": 1,
                        "label": [2, 2]})
-    plan = plan_next_round(Judgments.from_frame(df), delta=0.1)
+    plan = plan_next_round(judgments_from_frame(df), delta=0.1)
     assert plan["queries_needed"].isna().all()
     assert "no spread" in plan["note"].iloc[0]
 
@@ -355,7 +356,7 @@ def test_next_batch_round_trips_through_csv_and_excel(sample):
 def test_next_batch_unlabeled_only():
     df = pd.DataFrame({"round": "m", "query": "q", "doc": ["a", "b", "c"],
                        "position": [1, 2, 3], "label": [2, None, None]})
-    b = next_batch(Judgments.from_frame(df), "m", unlabeled_only=True)
+    b = next_batch(judgments_from_frame(df), "m", unlabeled_only=True)
     assert b["doc"].tolist() == ["b", "c"]
 
 
@@ -407,7 +408,6 @@ def test_the_offline_online_note_withholds_a_gauc_over_too_few_queries() -> None
     one query, nor print "p undefined"; it says it cannot be told, and why."""
     import pandas as pd
 
-    from ireval_core.labels import Judgments
     from ireval_core.labels.online import MIN_GAUC_QUERIES, offline_online
 
     rows = []
@@ -417,7 +417,7 @@ def test_the_offline_online_note_withholds_a_gauc_over_too_few_queries() -> None
             for pos, label in enumerate(labels, start=1):
                 rows.append({"round": rnd, "query": f"q{q}", "doc": f"d{q}-{pos}-{rnd}",
                              "position": pos, "label": label, "score": 1.0 - pos / 10})
-    oo = offline_online(Judgments.from_frame(pd.DataFrame(rows)), k=3, n_resamples=200)
+    oo = offline_online(judgments_from_frame(pd.DataFrame(rows)), k=3, n_resamples=200)
     gauc = oo.table.set_index("round")["gauc_queries"].to_dict()
     assert gauc == {"2026-01": 12, "2026-02": 1} and MIN_GAUC_QUERIES == 5
     [note] = oo.notes

@@ -23,7 +23,7 @@ from _reference_kernels import bootstrap_sums_513ae8c as old_bootstrap_sums
 from _reference_kernels import two_stage_513ae8c as old_two_stage
 from test_labels_noise import small_judgments
 
-from ireval_core.labels import Judgments, noise_trend, read_judgments
+from ireval_core.labels import Judgments, judgments_from_frame, noise_trend, read_judgments
 from ireval_core.labels import kernels as K
 from ireval_core.labels import noise as N
 from ireval_core.labels import online as O
@@ -361,7 +361,7 @@ def scored_judgments(n_queries: int, seed: int) -> Judgments:
     score[rng.random(len(rows)) < 0.05] = np.nan
     label = rng.integers(0, 4, len(rows)).astype(float)
     label[rng.random(len(rows)) < 0.05] = np.nan
-    return Judgments.from_frame(pd.DataFrame({
+    return judgments_from_frame(pd.DataFrame({
         "round": np.where(rows < n_queries, "2026-01", "2026-02"),
         "query": [f"q{q % n_queries}" for q in rows], "doc": [f"d{i}" for i in position],
         "position": position, "label": label, "score": score}))

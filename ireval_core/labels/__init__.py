@@ -6,9 +6,12 @@ whole chain (recall and ranking). This package reads such files (through
 :func:`ireval_core.io.read_table`, which recognises CSV, TSV, Excel and Parquet) and
 computes:
 
-* :mod:`.judgments` -- the columnar :class:`Judgments` (shown results, units, labels),
-  its reader :func:`read_judgments` and the bridge to the existing model
+* :mod:`.judgments` -- the columnar :class:`Judgments` of labeling rounds (shown
+  results, units, labels), its views and the bridge to the existing model
   (``j.round(r).to_qrels(combine=...)``, ``.to_runs()``);
+* :mod:`.reader` -- reading labeling files into it (:func:`read_judgments`, every rule
+  checked, every problem reported at once), or a DataFrame
+  (:func:`judgments_from_frame`);
 * :mod:`.labelmap` -- label maps (``none=0,low=1,mid=2,high=3``, 无/低/中/高, ...);
 * :mod:`.trend` -- DCG@K and nDCG@K per round and system with bootstrap bands,
   coverage, grade distribution, month-over-month tests, segment breakdown;
@@ -35,18 +38,12 @@ from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from .anchors import AnchorDrift, anchor_drift, read_anchors
 from .changes import LabelChanges, dcg_decomposition, label_changes
 from .judge import JudgeReport, judge_report
-from .judgments import (
-    COMBINE_RULES,
-    DEFAULT_SYSTEM,
-    Combine,
-    Judgments,
-    file_rounds,
-    read_judgments,
-)
+from .judgments import COMBINE_RULES, DEFAULT_SYSTEM, Combine, Judgments
 from .labelmap import BUILTIN_LABEL_MAPS, LabelMap, detect_label_map
 from .noise import NoiseTrend, minimum_detectable_change, noise_trend
 from .online import OfflineOnline, offline_online, score_metrics
 from .planning import export_batch, next_batch, plan_next_round
+from .reader import file_rounds, judgments_from_frame, read_judgments
 from .trend import Trend, compare_rounds, per_query_dcg, trend
 
 __all__ = [
@@ -73,6 +70,7 @@ __all__ = [
     "file_rounds",
     "export_batch",
     "judge_report",
+    "judgments_from_frame",
     "label_changes",
     "minimum_detectable_change",
     "next_batch",

@@ -44,7 +44,6 @@ from ..io import SourceLike, read_table
 from ..io.columns import LABEL_ALIASES
 from ..io.guard import clean_errors
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, Interval, Options, check
-from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, check_combine
 from .kernels import (
     Weights,
@@ -56,6 +55,7 @@ from .kernels import (
     snap,
     weighted_combine,
 )
+from .label_table import ordered_rounds
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
 from .trend import bootstrap_means
 
@@ -335,54 +335,11 @@ def anchor_drift(table: pd.DataFrame, *, combine: Combine = "mean",
                        for c in consensus]})
 
     pairs, per_rater = [], []
-    k = len(scale)
     for r in range(1, n_r):  # consecutive rounds
-        a, b = consensus[r - 1], consensus[r]
-        both = np.isfinite(a) & np.isfinite(b)
-        n = int(both.sum())
-        d = b[both] - a[both]
-        shift = float(d.mean()) if n else float("nan")
-        low, high = _shift_interval(d, level, n_resamples, seed)
-        kappa = k_low = k_high = agreement = float("nan")
-        if n:
-            code = snap(a[both], scale) * k + snap(b[both], scale)
-            onehot = np.zeros((n, k * k))
-            onehot[np.arange(n), code] = 1.0
-            kappa = float(kappa_many(onehot.sum(axis=0).reshape(1, k, k), weights)[0])
-            agreement = float(np.mean(snap(a[both], scale) == snap(b[both], scale)))
-            if n >= 2:
-                boot = (resample_counts(n, n_resamples, seed) @ onehot).reshape(-1, k, k)
-                k_low, k_high = percentile_interval(kappa_many(boot, weights), level)
-        drift = bool(n >= 2 and abs(shift) > threshold + 1e-12
-                     and (low > 0 or high < 0))
-        direction = "stricter" if shift < 0 else "more lenient"
-        sentence = (f"Anchor items {rounds[r - 1]} → {rounds[r]}: mean label "
-                    f"{np.mean(a[both]) if n else float('nan'):.2f} → "
-                    f"{np.mean(b[both]) if n else float('nan'):.2f} ({shift:+.2f} grade, "
-                    f"{level:.0%} interval {low:+.2f} to {high:+.2f}, {n} items; weighted "
-                    f"kappa {kappa:.2f}): "
-                    + (f"the raters labeled {direction} -- a drift; read the trend's "
-                       f"{rounds[r - 1]} → {rounds[r]} change with care." if drift else
-                       "no drift."))
-        pairs.append({"round_from": rounds[r - 1], "round_to": rounds[r], "items": n,
-                      "mean_from": float(np.mean(a[both])) if n else float("nan"),
-                      "mean_to": float(np.mean(b[both])) if n else float("nan"),
-                      "shift": shift, "ci_low": low, "ci_high": high, "kappa": kappa,
-                      "kappa_ci_low": k_low, "kappa_ci_high": k_high,
-                      "agreement": agreement, "drift": drift, "sentence": sentence})
-        for tt in range(n_t):  # a loop over raters
-            ya, yb = cube[r - 1, :, tt], cube[r, :, tt]
-            own = np.isfinite(ya) & np.isfinite(yb)
-            if not own.any():
-                continue
-            dd = yb[own] - ya[own]
-            lo, hi = _shift_interval(dd, level, n_resamples, seed)
-            s = float(dd.mean())
-            per_rater.append({"rater": raters[tt], "round_from": rounds[r - 1],
-                              "round_to": rounds[r], "items": int(own.sum()), "shift": s,
-                              "ci_low": lo, "ci_high": hi,
-                              "drift": bool(own.sum() >= 2 and abs(s) > threshold + 1e-12
-                                            and (lo > 0 or hi < 0))})
+        pairs.append(_pair_row(rounds[r - 1], rounds[r], consensus[r - 1], consensus[r], scale,
+                               weights, level, n_resamples, seed, threshold))
+        per_rater += _rater_shifts(cube[r - 1], cube[r], raters, rounds[r - 1], rounds[r],
+                                   level, n_resamples, seed, threshold)
     definitions = {name: text.format(combine=COMBINE_RULES[combine], level=level,
                                      n_resamples=n_resamples, seed=seed,
                                      weights=weights or "un", threshold=threshold)
@@ -393,3 +350,66 @@ def anchor_drift(table: pd.DataFrame, *, combine: Combine = "mean",
         per_rater=pd.DataFrame(per_rater, columns=list(RATER_COLUMNS)).astype({"drift": bool}),
         threshold=threshold, combine=combine, weights=weights, confidence_level=level,
         n_resamples=n_resamples, seed=seed, definitions=definitions)
+
+
+def _pair_row(old: str, new: str, a: np.ndarray, b: np.ndarray, scale: np.ndarray,
+              weights: Weights, level: float, n_resamples: int, seed: int, threshold: float
+              ) -> dict[str, Any]:
+    """The row of two consecutive rounds (consensus ``a`` then ``b`` per anchor item):
+    the mean shift and its interval, weighted kappa and its interval, the drift flag and
+    the sentence saying it."""
+    k = len(scale)
+    both = np.isfinite(a) & np.isfinite(b)
+    n = int(both.sum())
+    d = b[both] - a[both]
+    shift = float(d.mean()) if n else float("nan")
+    low, high = _shift_interval(d, level, n_resamples, seed)
+    kappa = k_low = k_high = agreement = float("nan")
+    if n:
+        code = snap(a[both], scale) * k + snap(b[both], scale)
+        onehot = np.zeros((n, k * k))
+        onehot[np.arange(n), code] = 1.0
+        kappa = float(kappa_many(onehot.sum(axis=0).reshape(1, k, k), weights)[0])
+        agreement = float(np.mean(snap(a[both], scale) == snap(b[both], scale)))
+        if n >= 2:
+            boot = (resample_counts(n, n_resamples, seed) @ onehot).reshape(-1, k, k)
+            k_low, k_high = percentile_interval(kappa_many(boot, weights), level)
+    drift = bool(n >= 2 and abs(shift) > threshold + 1e-12
+                 and (low > 0 or high < 0))
+    direction = "stricter" if shift < 0 else "more lenient"
+    sentence = (f"Anchor items {old} → {new}: mean label "
+                f"{np.mean(a[both]) if n else float('nan'):.2f} → "
+                f"{np.mean(b[both]) if n else float('nan'):.2f} ({shift:+.2f} grade, "
+                f"{level:.0%} interval {low:+.2f} to {high:+.2f}, {n} items; weighted "
+                f"kappa {kappa:.2f}): "
+                + (f"the raters labeled {direction} -- a drift; read the trend's "
+                   f"{old} → {new} change with care." if drift else
+                   "no drift."))
+    return {"round_from": old, "round_to": new, "items": n,
+            "mean_from": float(np.mean(a[both])) if n else float("nan"),
+            "mean_to": float(np.mean(b[both])) if n else float("nan"),
+            "shift": shift, "ci_low": low, "ci_high": high, "kappa": kappa,
+            "kappa_ci_low": k_low, "kappa_ci_high": k_high,
+            "agreement": agreement, "drift": drift, "sentence": sentence}
+
+
+def _rater_shifts(cube_a: np.ndarray, cube_b: np.ndarray, raters: list[str], old: str,
+                  new: str, level: float, n_resamples: int, seed: int, threshold: float
+                  ) -> list[dict[str, Any]]:
+    """Per rater who labeled anchor items in both rounds (labels ``cube_a`` then
+    ``cube_b``, items x raters): their own mean shift, its interval and drift flag."""
+    out: list[dict[str, Any]] = []
+    for tt in range(len(raters)):  # a loop over raters
+        ya, yb = cube_a[:, tt], cube_b[:, tt]
+        own = np.isfinite(ya) & np.isfinite(yb)
+        if not own.any():
+            continue
+        dd = yb[own] - ya[own]
+        lo, hi = _shift_interval(dd, level, n_resamples, seed)
+        s = float(dd.mean())
+        out.append({"rater": raters[tt], "round_from": old,
+                          "round_to": new, "items": int(own.sum()), "shift": s,
+                          "ci_low": lo, "ci_high": hi,
+                          "drift": bool(own.sum() >= 2 and abs(s) > threshold + 1e-12
+                                        and (lo > 0 or hi < 0))})
+    return out

@@ -130,19 +130,17 @@ def label_changes(j: Judgments, old: str, new: str, *, combine: Combine = "mean"
     """Compare the combined labels of the (query, document) pairs labeled in both rounds.
 
     >>> import pandas as pd
-    >>> from ireval_core.labels import Judgments
+    >>> from ireval_core.labels import judgments_from_frame
     >>> df = pd.DataFrame({"round": ["a", "a", "b", "b"], "query": "q",
     ...                    "doc": ["d1", "d2", "d1", "d3"], "position": [1, 2, 1, 2],
     ...                    "label": [2, 1, 3, 0]})
-    >>> ch = label_changes(Judgments.from_frame(df), "a", "b")
+    >>> ch = label_changes(judgments_from_frame(df), "a", "b")
     >>> ch.n_both, ch.n_changed, ch.pairs[["doc", "old", "new"]].values.tolist()
     (1, 1, [['d1', 2.0, 3.0]])
     """
     fn = "label_changes"
     check_combine(combine, fn)
-    j.round_code(old, fn)
-    j.round_code(new, fn)
-    j_old, j_new = j.round(old), j.round(new)
+    j_old, j_new = j.round(old, function=fn), j.round(new, function=fn)
     new_label, _ = j_new.combined(combine)
     old_label = _old_label_of_new_units(j_old, j_new, combine)
     both = np.isfinite(new_label) & np.isfinite(old_label)
@@ -183,11 +181,11 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
     old label in ``dcg_mixed``, ``relabeled`` those among them whose label changed.
 
     >>> import pandas as pd
-    >>> from ireval_core.labels import Judgments
+    >>> from ireval_core.labels import judgments_from_frame
     >>> df = pd.DataFrame({"round": ["a", "a", "b", "b"], "query": "q",
     ...                    "doc": ["d1", "d2", "d2", "d1"], "position": [1, 2, 1, 2],
     ...                    "label": [3, 1, 1, 2]})
-    >>> d = dcg_decomposition(Judgments.from_frame(df), "a", "b", k=2)
+    >>> d = dcg_decomposition(judgments_from_frame(df), "a", "b", k=2)
     >>> d[["dcg_old", "dcg_mixed", "dcg_new", "from_lists", "from_labels"]].round(4).values
     array([[ 3.6309,  2.8928,  2.2619, -0.7381, -0.6309]])
     """
@@ -196,9 +194,7 @@ def dcg_decomposition(j: Judgments, old: str, new: str, *, k: int = 10,
     check(gain, "gain", fn, GAIN)
     check_combine(combine, fn)
     opts = options_or_default(options, fn)
-    j.round_code(old, fn)
-    j.round_code(new, fn)
-    j_old, j_new = j.round(old), j.round(new)
+    j_old, j_new = j.round(old, function=fn), j.round(new, function=fn)
     old_of_new = _old_label_of_new_units(j_old, j_new, combine)
     new_label, _ = j_new.combined(combine)
     mixed_unit = np.where(np.isfinite(old_of_new), old_of_new, new_label)

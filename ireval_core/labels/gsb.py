@@ -55,7 +55,7 @@ from ..io import RawTable, SourceLike, read_table, table_from_arrow
 from ..io.columns import LABEL_ALIASES
 from ..io.guard import clean_errors
 from ..params import OPEN_UNIT, InstanceOf, check
-from .agreement import ordered_rounds
+from .label_table import ordered_rounds
 
 __all__ = [
     "GSB_ALIASES",
@@ -141,7 +141,7 @@ class GsbJudgments:
 
     @property
     def rounds(self) -> tuple[str, ...]:
-        """The rounds, in time order (:func:`~ireval_core.labels.agreement.ordered_rounds`)."""
+        """The rounds, in time order (:func:`~ireval_core.labels.label_table.ordered_rounds`)."""
         return tuple(ordered_rounds(self.round))
 
     @property

@@ -320,20 +320,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     opts = options_or_default(options, fn)
     check(max_work, "max_work", fn, any_of(None, POSITIVE_INT))
     check_judge_work(j, n_resamples, max_work)
-    if people is None:
-        people = [r for r in raters if r != judge]
-    people = [str(p) for p in ([people] if isinstance(people, str) else people)]
-    if not people or judge in people or any(p not in raters for p in people):
-        raise invalid_parameter("people", fn, "raters of the data other than the judge",
-                                list(people))
-    if gsb is not None:
-        from .gsb import GsbJudgments
-
-        check(gsb, "gsb", fn, InstanceOf(GsbJudgments, "GsbJudgments (from read_gsb)"))
-        if (not isinstance(gsb_systems, tuple | list) or len(gsb_systems) != 2
-                or any(s not in j.systems for s in gsb_systems)):
-            raise invalid_parameter("gsb_systems", fn, "(old, new): two systems of the data "
-                                    "(" + ", ".join(map(repr, j.systems)) + ")", gsb_systems)
+    people = _checked_people(raters, judge, people, fn)
+    _check_gsb(j, gsb, gsb_systems, fn)
 
     others = [r for r in raters if r not in people]
     boot = dict(k=k, gain=gain, combine=combine, confidence_level=conf,
@@ -345,10 +333,78 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     cj, _ = jj.combined("mean")
     finite = np.isfinite(j.label_value)
     scale = np.unique(j.label_value[finite]) if finite.any() else np.zeros(1)
-    n_scale = len(scale)
     both = np.isfinite(cp) & np.isfinite(cj)
 
-    # ------------------------------------------------------------ per round
+    agreement_t, bias_t, favours_t, confusion = _agreement_and_bias(
+        j, cj, cp, both, scale, k, weights, level, n_resamples, seed, conf)
+    trend_t = _trend_table(j, jj, pt, jt, k, gain, opts)
+    decisions_t = _decisions_table(pt, jt)
+
+    # ------------------------------------------------------------ order
+    order_t = _order(pt, jt, seed, conf)
+
+    # ------------------------------------------------------------ GSB
+    gsb_t = None
+    if gsb is not None and gsb_systems is not None:
+        pair = (str(gsb_systems[0]), str(gsb_systems[1]))
+        gsb_t = _gsb_table(gsb, j, jp, jj, pair, k, gain, combine, gsb_tie, conf,
+                           opts.idcg_zero)
+
+    # ------------------------------------------------------------ disagreements
+    dis_t, batch = _disagreements(j, cj, cp, n_people, both, min_gap)
+
+    definitions = {name: text.format(combine=COMBINE_RULES[combine], weights=weights or "un",
+                                     level=conf, n_resamples=n_resamples, seed=seed,
+                                     alpha_level=level, k=k, alpha=alpha, tie=gsb_tie,
+                                     gap=min_gap)
+                   for name, text in _DEFINITIONS.items()}
+    summary = _summary(judge, people, agreement_t, decisions_t, order_t, gsb_t, bias_t,
+                       favours_t, dis_t, min_gap, conf)
+    return JudgeReport(judge=judge, people=tuple(people), agreement=agreement_t,
+                       trend=trend_t, decisions=decisions_t, order=order_t, gsb=gsb_t,
+                       bias=bias_t, favours=favours_t, disagreements=dis_t,
+                       summary=tuple(summary), definitions=definitions,
+                       scale=tuple(float(v) for v in scale), k=k, combine=combine,
+                       weights=weights, confidence_level=conf, _confusion=confusion,
+                       _batch=batch)
+
+
+def _checked_people(raters: tuple[str, ...], judge: str, people: Sequence[str] | None,
+                    fn: str) -> list[str]:
+    """The raters the judge is compared with (default: every other rater), checked."""
+    if people is None:
+        people = [r for r in raters if r != judge]
+    people = [str(p) for p in ([people] if isinstance(people, str) else people)]
+    if not people or judge in people or any(p not in raters for p in people):
+        raise invalid_parameter("people", fn, "raters of the data other than the judge",
+                                list(people))
+    return people
+
+
+def _check_gsb(j: Judgments, gsb: Any, gsb_systems: tuple[str, str] | None, fn: str) -> None:
+    """Side-by-side judgments, when given, are GsbJudgments of two systems of ``j``."""
+    if gsb is None:
+        return
+    from .gsb import GsbJudgments
+
+    check(gsb, "gsb", fn, InstanceOf(GsbJudgments, "GsbJudgments (from read_gsb)"))
+    if (not isinstance(gsb_systems, tuple | list) or len(gsb_systems) != 2
+            or any(s not in j.systems for s in gsb_systems)):
+        raise invalid_parameter("gsb_systems", fn, "(old, new): two systems of the data "
+                                "(" + ", ".join(map(repr, j.systems)) + ")", gsb_systems)
+
+
+def _agreement_and_bias(j: Judgments, cj: np.ndarray, cp: np.ndarray, both: np.ndarray,
+                        scale: np.ndarray, k: int, weights: Weights, level: Level,
+                        n_resamples: int, seed: int, conf: float
+                        ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame,
+                                   dict[str, np.ndarray]]:
+    """Per round, then pooled (``"all"``): the judge's agreement with the people's
+    consensus ``cp`` (kappa, alpha and their bootstrap intervals, from one confusion
+    matrix per query resampled) and its bias and favour per system (the differences
+    ``cj - cp`` of the shown results in the top ``k``, resampled with the same queries).
+    Returns the agreement, bias and favours tables and each round's confusion matrix."""
+    n_scale = len(scale)
     agreement, bias_rows, favours_rows = [], [], []
     confusion: dict[str, np.ndarray] = {}
     pooled: dict[str, list[np.ndarray]] = {"sum": [], "cnt": []}
@@ -438,8 +494,13 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     bias_t = pd.DataFrame(bias_rows, columns=list(BIAS_COLUMNS))
     favours_t = pd.DataFrame(favours_rows, columns=list(FAVOURS_COLUMNS)).astype(
         {"favours": bool})
+    return agreement_t, bias_t, favours_t, confusion
 
-    # ------------------------------------------------------------ decisions
+
+def _trend_table(j: Judgments, jj: Judgments, pt: NoiseTrend, jt: NoiseTrend, k: int,
+                 gain: Gain, opts: EvalOptions) -> pd.DataFrame:
+    """Per (round, system): the people's and the judge's DCG with their intervals, the
+    difference and the judge's coverage of the shown results."""
     pq_j = per_query_dcg(jj, k=k, gain=gain, combine="mean", idcg_zero=opts.idcg_zero)
     cov = pd.DataFrame({"round": jj.group_round, "system": jj.group_system,
                         "shown": pq_j.shown, "labeled": pq_j.labeled}).groupby(
@@ -458,10 +519,16 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
         columns=list(TREND_COLUMNS))
     trend_t["difference"] = trend_t["judge_dcg"] - trend_t["people_dcg"]
     trend_t["judge_coverage"] = [coverage.get(key, math.nan) for key in p_tab.index]
+    return trend_t
+
+
+def _decisions_table(pt: NoiseTrend, jt: NoiseTrend) -> pd.DataFrame:
+    """Per system and pair of consecutive rounds: the people's and the judge's change,
+    drop flag and significance side by side."""
     on = ["system", "round_from", "round_to"]
     merged = pt.changes[[*on, "delta", "drop", "significant"]].merge(
         jt.changes[[*on, "delta", "drop", "significant"]], on=on, suffixes=("_p", "_j"))
-    decisions_t = pd.DataFrame({
+    return pd.DataFrame({
         "system": merged["system"], "round_from": merged["round_from"],
         "round_to": merged["round_to"], "people_delta": merged["delta_p"],
         "judge_delta": merged["delta_j"],
@@ -470,34 +537,6 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
         "same_drop": merged["drop_p"] == merged["drop_j"],
         "people_significant": merged["significant_p"],
         "judge_significant": merged["significant_j"]}, columns=list(DECISION_COLUMNS))
-
-    # ------------------------------------------------------------ order
-    order_t = _order(pt, jt, seed, conf)
-
-    # ------------------------------------------------------------ GSB
-    gsb_t = None
-    if gsb is not None and gsb_systems is not None:
-        pair = (str(gsb_systems[0]), str(gsb_systems[1]))
-        gsb_t = _gsb_table(gsb, j, jp, jj, pair, k, gain, combine, gsb_tie, conf,
-                           opts.idcg_zero)
-
-    # ------------------------------------------------------------ disagreements
-    dis_t, batch = _disagreements(j, cj, cp, n_people, both, min_gap)
-
-    definitions = {name: text.format(combine=COMBINE_RULES[combine], weights=weights or "un",
-                                     level=conf, n_resamples=n_resamples, seed=seed,
-                                     alpha_level=level, k=k, alpha=alpha, tie=gsb_tie,
-                                     gap=min_gap)
-                   for name, text in _DEFINITIONS.items()}
-    summary = _summary(judge, people, agreement_t, decisions_t, order_t, gsb_t, bias_t,
-                       favours_t, dis_t, min_gap, conf)
-    return JudgeReport(judge=judge, people=tuple(people), agreement=agreement_t,
-                       trend=trend_t, decisions=decisions_t, order=order_t, gsb=gsb_t,
-                       bias=bias_t, favours=favours_t, disagreements=dis_t,
-                       summary=tuple(summary), definitions=definitions,
-                       scale=tuple(float(v) for v in scale), k=k, combine=combine,
-                       weights=weights, confidence_level=conf, _confusion=confusion,
-                       _batch=batch)
 
 
 def _bias_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum: np.ndarray,

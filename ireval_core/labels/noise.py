@@ -40,11 +40,11 @@ C(2R − 1, R) of them: 35 for four raters), then per (round, system) a gather o
 (queries x draws) index matrix. No Python loop over resamples or queries.
 
 >>> import pandas as pd
->>> from ireval_core.labels import Judgments
+>>> from ireval_core.labels import judgments_from_frame
 >>> df = pd.DataFrame({"round": "m1", "query": ["q1", "q1", "q2", "q2", "q3", "q3"],
 ...                    "doc": "d", "position": 1, "rater": ["ann", "bo"] * 3,
 ...                    "label": [3, 2, 1, 1, 2, 3]})
->>> nt = noise_trend(Judgments.from_frame(df), n_resamples=200)
+>>> nt = noise_trend(judgments_from_frame(df), n_resamples=200)
 >>> nt.table[["round", "queries", "raters", "dcg"]].values.tolist()
 [['m1', 3, 2, 2.0]]
 >>> nt.table["covers"].iloc[0]
@@ -74,6 +74,7 @@ from .kernels import one_blas_thread, percentile_intervals, records, weighted_co
 from .trend import (
     GAIN,
     Gain,
+    PerQuery,
     Trend,
     bootstrap_columns,
     bootstrap_sums,
@@ -535,26 +536,8 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     check(anchors, "anchors", fn, any_of(None, InstanceOf(AnchorDrift, "AnchorDrift (from "
                                                                        "anchor_drift)")))
     opts = options_or_default(options, fn)
-    check(trend_result, "trend_result", fn, any_of(None, InstanceOf(Trend, "Trend (from trend)")))
-    if trend_result is not None and (
-            trend_result.k, trend_result.gain, trend_result.combine, trend_result.by,
-            trend_result.n_resamples, trend_result.seed) != (
-            k, gain, combine, None, n_resamples, seed):
-        raise invalid_parameter("trend_result", fn, f"a trend with k={k}, gain={gain!r}, "
-                                f"combine={combine!r}, by=None, n_resamples={n_resamples} "
-                                f"and seed={seed}", trend_result.definition)
-    if isinstance(exclude, str):
-        exclude = (exclude,)
-    exclude = tuple(str(x) for x in exclude)
-    known = set(map(str, j.rater_names))
-    unknown = [x for x in exclude if x not in known]
-    if unknown:
-        raise invalid_parameter("exclude", fn, "raters of the data (" + ", ".join(
-            repr(str(r)) for r in j.rater_names) + ")", list(exclude))
-    people = [r for r in j.raters if r not in exclude]
-    if exclude and not people:
-        raise invalid_parameter("exclude", fn, "some of the raters, not all of them",
-                                list(exclude))
+    _check_trend_result(trend_result, k, gain, combine, n_resamples, seed, fn)
+    exclude, people = _people(j, exclude, fn)
     jp = j.select(raters=people) if exclude else j
     reuse = {} if exclude or trend_result is None else trend_result.query_sums
     pq = per_query_dcg(jp, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
@@ -567,11 +550,76 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
         in_k & np.isfinite(label[jp.shown_unit]), discounts(jp.shown_position, "log2"), 0.0),
         minlength=jp.n_groups)
 
-    rows: list[dict[str, Any]] = []
-    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    draws_of: dict[str, RaterDraws] = {}
     cache: dict[tuple[int, int, int], list[np.ndarray]] = {}
     z_mdc = _sps.norm.ppf(1.0 - alpha / 2.0) + _sps.norm.ppf(power)
+    jobs, columns, draws_of = _groups_to_resample(jp, pq, w_all, mass_all, reuse, k, gain,
+                                                  combine, n_resamples, seed)
+    # the query stage of every group, groups of one size side by side
+    summed = _query_sums(columns, n_resamples, seed, cache)
+    rows, resamples, bands = _group_rows(jobs, summed, pq, w_all, mass_all, weighted,
+                                         n_resamples, seed, cache, z_mdc)
+    intervals = percentile_intervals(bands, level)
+    for row, (low, high), (qlow, qhigh) in zip(rows, intervals[::2], intervals[1::2],
+                                               strict=True):
+        row.update(ci_low=low, ci_high=high, ci_low_queries=qlow, ci_high_queries=qhigh)
+    table = pd.DataFrame(rows, columns=[*TABLE_COLUMNS, "_mass"])
+    changes = _changes(table, level, alpha, z_mdc, anchors, gain, k)
+    table = table.drop(columns="_mass")
+    averaging = "weighted by the query weight" if weighted else "mean over queries"
+    definitions = {name: text.format(k=k, averaging=averaging, combine=COMBINE_RULES[combine],
+                                     level=level, n_resamples=n_resamples, seed=seed,
+                                     alpha=alpha, power=power)
+                   for name, text in _DEFINITIONS.items()}
+    definitions["dcg_definition"] = dcg_definition(k, gain, combine)
+    if j.conflict_note:  # how the labels were read is part of every number's definition
+        for name in ("dcg", "dcg_definition"):
+            definitions[name] += f"; {j.conflict_note}"
+    return NoiseTrend(table, changes, anchors, definitions, k, gain, combine, level, alpha,
+                      power, n_resamples, seed, tuple(people), exclude, resamples, draws_of)
+
+
+def _check_trend_result(trend_result: Trend | None, k: int, gain: Gain, combine: Combine,
+                        n_resamples: int, seed: int, fn: str) -> None:
+    """A trend to reuse is one with these settings (``by=None``)."""
+    check(trend_result, "trend_result", fn, any_of(None, InstanceOf(Trend, "Trend (from trend)")))
+    if trend_result is not None and (
+            trend_result.k, trend_result.gain, trend_result.combine, trend_result.by,
+            trend_result.n_resamples, trend_result.seed) != (
+            k, gain, combine, None, n_resamples, seed):
+        raise invalid_parameter("trend_result", fn, f"a trend with k={k}, gain={gain!r}, "
+                                f"combine={combine!r}, by=None, n_resamples={n_resamples} "
+                                f"and seed={seed}", trend_result.definition)
+
+
+def _people(j: Judgments, exclude: Sequence[str] | str, fn: str
+            ) -> tuple[tuple[str, ...], list[str]]:
+    """The raters left out (checked: raters of the data, not all of them) and the others."""
+    if isinstance(exclude, str):
+        exclude = (exclude,)
+    exclude = tuple(str(x) for x in exclude)
+    known = set(map(str, j.rater_names))
+    unknown = [x for x in exclude if x not in known]
+    if unknown:
+        raise invalid_parameter("exclude", fn, "raters of the data (" + ", ".join(
+            repr(str(r)) for r in j.rater_names) + ")", list(exclude))
+    people = [r for r in j.raters if r not in exclude]
+    if exclude and not people:
+        raise invalid_parameter("exclude", fn, "some of the raters, not all of them",
+                                list(exclude))
+    return exclude, people
+
+
+def _groups_to_resample(jp: Judgments, pq: PerQuery, w_all: np.ndarray, mass_all: np.ndarray,
+                        reuse: dict[tuple[str, str], np.ndarray], k: int, gain: Gain,
+                        combine: Combine, n_resamples: int, seed: int
+                        ) -> tuple[list[tuple[Any, ...]], list[np.ndarray | None],
+                                   dict[str, RaterDraws]]:
+    """One job per (round, system): its query lists, the round's raters and their draws,
+    the rater stage's outcome sums, the trend's query sums when reused; and the columns
+    the query stage resamples (None: nothing to resample here). Returns the jobs, the
+    columns and each round's rater draws."""
+    weighted = jp.has_weight
+    draws_of: dict[str, RaterDraws] = {}
     # what every round needs, from one pass over each table: its groups, its shown
     # results <= k, its units, its raters (sorted by name) and their labels
     n_rounds = len(jp.round_names)
@@ -612,8 +660,19 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
                 x, wx, mass_all[g], sums is not None) if len(codes) >= 2 else
                 bootstrap_columns(x, wx) if sums is None else None)
             jobs.append((rname, sname, g, local, codes, draws, big_n, big_l, sums))
-    # the query stage of every group, groups of one size side by side
-    summed = _query_sums(columns, n_resamples, seed, cache)
+    return jobs, columns, draws_of
+
+
+def _group_rows(jobs: list[tuple[Any, ...]], summed: list[Any], pq: PerQuery, w_all: np.ndarray,
+                mass_all: np.ndarray, weighted: bool, n_resamples: int, seed: int,
+                cache: dict[tuple[int, int, int], list[np.ndarray]], z_mdc: float
+                ) -> tuple[list[dict[str, Any]],
+                           dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]],
+                           list[np.ndarray]]:
+    """Per job: the two-stage resampled means (or the query bootstrap with one rater),
+    the table's row (intervals left to fill) and the two bands whose intervals fill it."""
+    rows: list[dict[str, Any]] = []
+    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     bands: list[np.ndarray] = []  # theta and queries of each row, in turn
     for at, (rname, sname, g, local, codes, draws, big_n, big_l, sums) in enumerate(jobs):
         # each group's sums are let go once used: a pass's array is freed with its last
@@ -651,24 +710,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
             "_mass": float(np.dot(wq, mass_all[g]) / wq.sum()) if weighted
             else float(mass_all[g].mean()) if n else math.nan,
         })
-    intervals = percentile_intervals(bands, level)
-    for row, (low, high), (qlow, qhigh) in zip(rows, intervals[::2], intervals[1::2],
-                                               strict=True):
-        row.update(ci_low=low, ci_high=high, ci_low_queries=qlow, ci_high_queries=qhigh)
-    table = pd.DataFrame(rows, columns=[*TABLE_COLUMNS, "_mass"])
-    changes = _changes(table, level, alpha, z_mdc, anchors, gain, k)
-    table = table.drop(columns="_mass")
-    averaging = "weighted by the query weight" if weighted else "mean over queries"
-    definitions = {name: text.format(k=k, averaging=averaging, combine=COMBINE_RULES[combine],
-                                     level=level, n_resamples=n_resamples, seed=seed,
-                                     alpha=alpha, power=power)
-                   for name, text in _DEFINITIONS.items()}
-    definitions["dcg_definition"] = dcg_definition(k, gain, combine)
-    if j.conflict_note:  # how the labels were read is part of every number's definition
-        for name in ("dcg", "dcg_definition"):
-            definitions[name] += f"; {j.conflict_note}"
-    return NoiseTrend(table, changes, anchors, definitions, k, gain, combine, level, alpha,
-                      power, n_resamples, seed, tuple(people), exclude, resamples, draws_of)
+    return rows, resamples, bands
 
 
 def _covers(n_raters: int, n: int) -> str:

@@ -79,10 +79,10 @@ def plan_next_round(j: Judgments, round: str | None = None, *, delta: float, k: 
     Examples
     --------
     >>> import pandas as pd
-    >>> from ireval_core.labels import Judgments
+    >>> from ireval_core.labels import judgments_from_frame
     >>> df = pd.DataFrame({"round": "m1", "query": ["q1", "q2", "q3", "q4"], "doc": "d",
     ...                    "position": 1, "label": [0, 1, 2, 3]})
-    >>> plan = plan_next_round(Judgments.from_frame(df), delta=0.5)
+    >>> plan = plan_next_round(judgments_from_frame(df), delta=0.5)
     >>> plan[["design", "sd", "queries_needed"]].round(4).values.tolist()
     [['new sample', 1.291, 107]]
     """
@@ -154,10 +154,10 @@ def next_batch(j: Judgments, round: str, *, k: int | None = None,
     ``unlabeled_only``: only the results nobody has labeled yet.
 
     >>> import pandas as pd
-    >>> from ireval_core.labels import Judgments
+    >>> from ireval_core.labels import judgments_from_frame
     >>> df = pd.DataFrame({"round": "m1", "query": "q", "doc": ["a", "b"],
     ...                    "position": [1, 2], "label": [2, None]})
-    >>> next_batch(Judgments.from_frame(df), "m1", unlabeled_only=True).values.tolist()
+    >>> next_batch(judgments_from_frame(df), "m1", unlabeled_only=True).values.tolist()
     [['m1', 'default', 'q', 'b', 2, '', '']]
     """
     fn = "next_batch"

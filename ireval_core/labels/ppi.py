@@ -48,9 +48,9 @@ from ..io.columns import LABEL_ALIASES
 from ..measures.gain import discounts, gains
 from ..params import OPEN_UNIT, POSITIVE, POSITIVE_INT, SEED, check
 from ..stats.ppi import ClusterEstimate, ppi_bootstrap, ppi_clusters, tau_ap_many
-from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
 from .kernels import one_blas_thread, percentile_interval, records, resample_counts, tau_b_many
+from .label_table import ordered_rounds
 from .planning import next_batch
 from .trend import Gain
 

@@ -23,11 +23,11 @@ Everything is vectorised over all rounds, systems and queries at once (one
 ``bincount`` per quantity); the bootstrap sums the groups of one size side by
 side, looping over blocks of draws, and the tests loop over consecutive rounds.
 
->>> from ireval_core.labels import Judgments
+>>> from ireval_core.labels import judgments_from_frame
 >>> import pandas as pd
 >>> df = pd.DataFrame({"round": ["m1"] * 3, "query": ["q"] * 3, "doc": ["a", "b", "c"],
 ...                    "position": [1, 2, 3], "label": [1, 3, None]})
->>> t = trend(Judgments.from_frame(df), k=3)
+>>> t = trend(judgments_from_frame(df), k=3)
 >>> t.table[["round", "queries", "dcg", "ndcg", "coverage"]].round(4).values.tolist()
 [['m1', 1, 2.8928, 0.7967, 0.6667]]
 """
@@ -48,8 +48,8 @@ from ..measures.gain import discounts, gains
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, Options, any_of, check
 from ..stats import paired_t_test
-from .agreement import ordered_rounds
 from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_column
+from .label_table import ordered_rounds
 
 __all__ = ["TABLE_COLUMNS", "CHANGE_COLUMNS", "Trend", "bootstrap_columns", "bootstrap_means",
            "bootstrap_sums", "compare_rounds", "dcg_definition", "gather_sums",
@@ -419,6 +419,37 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
 
     pq = per_query_dcg(j, k=k, gain=gain, combine=combine, idcg_zero=opts.idcg_zero)
     weighted = j.has_weight
+    averaging = ("weighted by the query weight" if weighted else "mean over queries")
+    table, query_sums = _trend_table(j, pq, by, level, n_resamples, seed)
+    per_query = _per_query_table(j, pq)
+
+    changes = compare_rounds(per_query, by=by, alpha=alpha, confidence_level=level,
+                             pairing=pairing, k=k, weighted=weighted)
+    ndcg = (f"nDCG@{k} = DCG@{k} / the DCG@{k} of the round's labeled documents of the "
+            "query sorted by label "
+            f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
+            f"Coverage = labeled / shown positions <= {k}.")
+    definition = (f"{dcg_definition(k, gain, combine)}. nDCG@{k} = DCG@{k} / the DCG@{k} of "
+                  "the round's labeled documents of the query sorted by label "
+                  f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
+                  f"Averages: {averaging} per round and system; the band is a "
+                  f"{level:.0%} bootstrap percentile interval over queries ({n_resamples} "
+                  f"resamples, seed {seed}). Coverage = labeled / shown positions <= {k}. "
+                  "Month over month: paired t over the queries both rounds share when they are "
+                  "at least half of each round, else Welch's t over all queries, on the "
+                  f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
+                  + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
+    return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
+                 combine, by, opts, n_resamples, seed, query_sums, ndcg)
+
+
+def _trend_table(j: Judgments, pq: PerQuery, by: Literal["segment"] | None, level: float,
+                 n_resamples: int, seed: int
+                 ) -> tuple[pd.DataFrame, dict[tuple[str, str], np.ndarray]]:
+    """The trend's table, one row per (round, system[, segment]): queries, mean DCG
+    (weighted when the files have weights) with its bootstrap band, nDCG, coverage; and
+    each (round, system)'s resampled query sums (``by=None`` only), kept for reuse."""
+    weighted = j.has_weight
     w = j.group_weight
     seg = j.group_segment if by == "segment" else np.zeros(j.n_groups, dtype=np.int32)
     names = ["round", "system"] + (["segment"] if by else [])
@@ -469,33 +500,20 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
         dcg_ci_high=high, dcg_unweighted=dcg_u, ndcg=ndcg,
         coverage=np.where(shown > 0, labeled / np.maximum(shown, 1), np.nan),
         shown=shown.astype(np.int64), labeled=labeled.astype(np.int64), averaging=averaging)
+    return table, query_sums
 
-    per_query = pd.DataFrame({
+
+def _per_query_table(j: Judgments, pq: PerQuery) -> pd.DataFrame:
+    """One row per (round, system, query): segment, weight, DCG, IDCG, nDCG, shown and
+    labeled positions."""
+    w = j.group_weight
+    return pd.DataFrame({
         "round": text_column(j.round_names, j.group_round),
         "system": text_column(j.system_names, j.group_system),
         "query": text_column(j.query_ids, j.group_query),
         "segment": text_column(j.segment_names, j.group_segment),
         "weight": np.asarray(w), "dcg": pq.dcg, "idcg": pq.idcg, "ndcg": pq.ndcg,
         "shown": pq.shown.astype(np.int64), "labeled": pq.labeled.astype(np.int64)})
-
-    changes = compare_rounds(per_query, by=by, alpha=alpha, confidence_level=level,
-                             pairing=pairing, k=k, weighted=weighted)
-    ndcg = (f"nDCG@{k} = DCG@{k} / the DCG@{k} of the round's labeled documents of the "
-            "query sorted by label "
-            f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
-            f"Coverage = labeled / shown positions <= {k}.")
-    definition = (f"{dcg_definition(k, gain, combine)}. nDCG@{k} = DCG@{k} / the DCG@{k} of "
-                  "the round's labeled documents of the query sorted by label "
-                  f"({'0 when that is 0' if opts.idcg_zero == 'zero' else 'left out when 0'}). "
-                  f"Averages: {averaging} per round and system; the band is a "
-                  f"{level:.0%} bootstrap percentile interval over queries ({n_resamples} "
-                  f"resamples, seed {seed}). Coverage = labeled / shown positions <= {k}. "
-                  "Month over month: paired t over the queries both rounds share when they are "
-                  "at least half of each round, else Welch's t over all queries, on the "
-                  f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
-                  + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
-    return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
-                 combine, by, opts, n_resamples, seed, query_sums, ndcg)
 
 
 def _whole_levels(grade: np.ndarray) -> np.ndarray:

@@ -29,7 +29,7 @@ from ..errors import UnknownMeasureError, invalid_parameter
 from ..options import EvalOptions
 
 __all__ = ["Combine", "Family", "Measure", "Param", "PartAggregate", "Partials", "ParamValue",
-           "FAMILIES", "JUDGMENTS", "Judgments",
+           "FAMILIES", "JUDGMENTS", "JudgmentKind",
            "families", "parse_measure", "parse_measures", "register", "measure_names"]
 
 
@@ -53,7 +53,7 @@ class PartAggregate:
     combine: Combine
     partials: Partials | None = None
 
-Judgments = Literal["qrels", "prefs", "qrels_jg"]
+JudgmentKind = Literal["qrels", "prefs", "qrels_jg"]
 """What a family is computed from, by trec_eval's ``-R`` name: ``qrels`` (a run joined with
 graded judgments: the kernel's :class:`~ireval_core.data.Ranked`), ``prefs`` (preference
 judgments) or ``qrels_jg`` (judgments in several judgment groups)."""
@@ -65,7 +65,7 @@ JUDGMENTS: dict[str, str] = {
     "qrels_jg": "judgments in judgment groups: -R qrels_jg ('qid jg docid rel', the second "
                 "column naming the group: one assessor or one round)",
 }
-"""Each kind of :data:`Judgments` in words: which judgments a family needs."""
+"""Each kind of :data:`JudgmentKind` in words: which judgments a family needs."""
 
 ParamValue = float | str | None
 """A parameter's value: a number (``kind=finite_float``), a word or a gain map (``str``), or
@@ -172,7 +172,7 @@ class Family:
     aggregate_rule:
         The averaging rule in words.
     judgments:
-        What the values are computed from (:data:`Judgments`): ``"qrels"`` for the kernel
+        What the values are computed from (:data:`JudgmentKind`): ``"qrels"`` for the kernel
         over a joined ranking; ``"prefs"`` and ``"qrels_jg"`` families are computed by
         :mod:`ireval_core.preferences` and :mod:`ireval_core.judgment_groups` instead
         (their kernel refuses), and ``evaluate`` refuses them.
@@ -211,7 +211,7 @@ class Family:
     aggregate_rule: str = "arithmetic mean over queries"
     trec: str | None = None
     aliases: tuple[str, ...] = ()
-    judgments: Judgments = "qrels"
+    judgments: JudgmentKind = "qrels"
     base: str | None = None
     parts: PartAggregate | None = None
     prefix: bool = field(kw_only=True)
@@ -239,7 +239,7 @@ FAMILIES: dict[str, Family] = {}
 _BY_LOWER: dict[str, str] = {}
 
 
-def families(judgments: Judgments = "qrels") -> dict[str, Family]:
+def families(judgments: JudgmentKind = "qrels") -> dict[str, Family]:
     """The registered families computed from ``judgments``, in registration order.
 
     >>> "AP" in families() and "PrefSimp" in families("prefs")
