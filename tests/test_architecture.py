@@ -381,3 +381,70 @@ def test_pages_are_the_top_layer() -> None:
                             for a in node.names if _private(a.name)]
     assert not private, "\n".join(private)
     assert len(PAGE_FILES) >= 15  # the Data page and every page of the menu
+
+
+# --- room sizes: no module over 1,000 lines, no function over 120 -------------------------
+# A page's module-level code counts as one function (its body). An exception is allowed only
+# when ARCHITECTURE.md's section "Kept whole" names it (a bullet starting with the path, or
+# path:function) with a sentence saying why it is better whole.
+
+MAX_MODULE_LINES = 1_000
+MAX_FUNCTION_LINES = 120
+SIZED = [p for root in ("ireval_core", "ireval_app") for p in sorted((ROOT / root).rglob("*.py"))]
+
+
+def _kept_whole() -> set[str]:
+    """The rooms ARCHITECTURE.md's "Kept whole" section names, each with a reason."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    if "## Kept whole" not in text:
+        return set()
+    section = text.split("## Kept whole", 1)[1].split("\n## ", 1)[0]
+    kept = set()
+    for line in section.splitlines():
+        if line.startswith("- `"):
+            name, _, why = line[3:].partition("`")
+            assert len(why.strip(" :")) > 20, f"ARCHITECTURE.md: {name} kept whole, no reason"
+            kept.add(name)
+    return kept
+
+
+def _page_body_lines(tree: ast.Module) -> int:
+    """Lines from a page's first to its last module-level statement that is not an import,
+    a definition or the docstring."""
+    body = [s for s in tree.body if not isinstance(
+        s, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef)
+        and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not body:
+        return 0
+    return (body[-1].end_lineno or body[-1].lineno) - body[0].lineno + 1
+
+
+def _oversized() -> list[str]:
+    found = []
+    for path in [*SIZED, *PAGE_FILES]:
+        rel = path.relative_to(ROOT).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES:
+            found.append(rel)
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES:
+                    found.append(f"{rel}:{node.name}")
+        if path in PAGE_FILES and _page_body_lines(tree) > MAX_FUNCTION_LINES:
+            found.append(f"{rel}:<page body>")
+    return found
+
+
+def test_page_body_measure() -> None:
+    tree = ast.parse('"""doc"""\nimport x\n\ndef f():\n    pass\n\na = 1\nb = 2\n\nc = 3\n')
+    assert _page_body_lines(tree) == 4
+
+
+def test_no_room_too_big_to_read_unless_kept_whole_for_a_reason() -> None:
+    kept = _kept_whole()
+    over = [f for f in _oversized() if f not in kept]
+    assert not over, ("over 1,000 lines (module) or 120 lines (function, page body), and "
+                      "not in ARCHITECTURE.md's 'Kept whole' with a reason: " + ", ".join(over))
+    stale = kept - set(_oversized())
+    assert not stale, "ARCHITECTURE.md keeps whole what is no longer too big: " + ", ".join(stale)
