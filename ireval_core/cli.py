@@ -109,6 +109,38 @@ makes that measure's 'all' '-nan'. --format csv and json compute all_trec withou
 the defined values. See docs/semantics.md."""
 
 
+def _meeting_report_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``meeting-report`` command's arguments."""
+    mr = sub.add_parser("meeting-report", help="one self-contained HTML file for a review "
+                                               "meeting (opens offline)")
+    mr.add_argument("qrels")
+    mr.add_argument("runs", nargs="+", metavar="RUN")
+    mr.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                    help="measure, repeatable (default: nDCG@10, AP, P@10, R@100, RR)")
+    mr.add_argument("--notes", metavar="FILE",
+                    help="a UTF-8 text file of notes, one per paragraph; a paragraph "
+                         "starting with 'Decision:' is a decision")
+    mr.add_argument("--labels", nargs="+", metavar="FILE",
+                    help="labeling files (monthly labeled result lists): the report adds "
+                         "the DCG@10 trend per round and system")
+    mr.add_argument("--labels-judge", default=None, metavar="RATER",
+                    help="with --labels: a rater who is a model judge: the trend leaves its "
+                         "labels out (the people's), and the report and its decision memo "
+                         "carry the judge's sentence from the model + people estimates "
+                         "(labels --judge RATER --ppi)")
+    mr.add_argument("--title", default="ireval meeting report")
+    _one_test_arguments(mr, marks="of the verdicts", after="the verdicts",
+                        baseline_sets="the significance table, the verdicts and the "
+                                      "decision evidence")
+    add_arguments(mr)
+    mr.add_argument("-o", "--output", required=True, metavar="FILE",
+                    help="where to write the HTML file")
+    mr.add_argument("--memo", metavar="FILE.md",
+                    help="also write the decision memo as Markdown: one section per "
+                         "decision recorded on a comparison, then the decision evidence")
+    return mr
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m ireval_core",
@@ -190,33 +222,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_arguments(rep)
     rep.add_argument("--format", choices=("markdown", "latex", "html"), default="markdown")
 
-    mr = sub.add_parser("meeting-report", help="one self-contained HTML file for a review "
-                                               "meeting (opens offline)")
-    mr.add_argument("qrels")
-    mr.add_argument("runs", nargs="+", metavar="RUN")
-    mr.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                    help="measure, repeatable (default: nDCG@10, AP, P@10, R@100, RR)")
-    mr.add_argument("--notes", metavar="FILE",
-                    help="a UTF-8 text file of notes, one per paragraph; a paragraph "
-                         "starting with 'Decision:' is a decision")
-    mr.add_argument("--labels", nargs="+", metavar="FILE",
-                    help="labeling files (monthly labeled result lists): the report adds "
-                         "the DCG@10 trend per round and system")
-    mr.add_argument("--labels-judge", default=None, metavar="RATER",
-                    help="with --labels: a rater who is a model judge: the trend leaves its "
-                         "labels out (the people's), and the report and its decision memo "
-                         "carry the judge's sentence from the model + people estimates "
-                         "(labels --judge RATER --ppi)")
-    mr.add_argument("--title", default="ireval meeting report")
-    _one_test_arguments(mr, marks="of the verdicts", after="the verdicts",
-                        baseline_sets="the significance table, the verdicts and the "
-                                      "decision evidence")
-    add_arguments(mr)
-    mr.add_argument("-o", "--output", required=True, metavar="FILE",
-                    help="where to write the HTML file")
-    mr.add_argument("--memo", metavar="FILE.md",
-                    help="also write the decision memo as Markdown: one section per "
-                         "decision recorded on a comparison, then the decision evidence")
+    mr = _meeting_report_parser(sub)
 
     jq = cli_queue.add_parser(sub)
     add_arguments(jq)

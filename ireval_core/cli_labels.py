@@ -220,26 +220,7 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
                      anchors=drift, options=options)
     both = offline_online(j, k=k, gain=gain, combine=combine,  # type: ignore[arg-type]
                           options=options, trend_result=tr)
-    kripp: dict[str, float] = {}
-    for r in j.rounds:
-        table = j.label_table(r)
-        kripp[r] = (alpha_of(table, level="ordinal")
-                    if alpha_of is not None and table["rater"].nunique() >= 2 else math.nan)
-    scores = j.has_scores
-    coverage = tr.table.set_index(["round", "system"])["coverage"]
-    noise = nt.table.set_index(["round", "system"])
-    rows = []
-    for rec in both.table.to_dict("records"):
-        row = {c: rec.get(c, math.nan) for c in LABELS_COLUMNS}
-        row["coverage"] = float(coverage.loc[(rec["round"], rec["system"])])
-        key = (rec["round"], rec["system"])
-        row.update(dcg_ci_raters_low=float(noise.loc[key, "ci_low"]),
-                   dcg_ci_raters_high=float(noise.loc[key, "ci_high"]),
-                   mdc=float(noise.loc[key, "mdc"]))
-        if not scores:
-            row.update(auc=math.nan, gauc=math.nan, pnr=math.nan)
-        row["alpha"] = kripp[rec["round"]]
-        rows.append(row)
+    rows = _rows(j, tr, nt, both, alpha_of)
     notes = _notes(j, tr, nt, both, k=k, combine=combine, rel_level=rel_level, judge=judge)
     if extra is not None:
         sections: list[str] = []
@@ -267,25 +248,62 @@ def labels_rows(files: Sequence[str], *, k: int = 10, gain: str = "linear",
             extra["judge"] = report.to_dict()
             sections += _judge_section(report)
             if ppi:
-                from .labels.ppi import ppi_report
-
-                try:
-                    model_people = ppi_report(
-                        j_all, judge, k=k, gain=gain,  # type: ignore[arg-type]
-                        combine=combine,  # type: ignore[arg-type]
-                        confidence_level=1 - alpha, n_resamples=n_resamples, seed=seed,
-                        design=ppi_design,  # type: ignore[arg-type]
-                        target_width=ppi_width, inclusion=pi)
-                except ValueError as exc:
-                    if ppi_inclusion is None or "design" not in str(exc):
-                        raise
-                    raise ValueError(f"--ppi-inclusion {ppi_inclusion}: {exc} (expected "
-                                     "every shown result of a round the design names, at "
-                                     f"positions <= {k})") from None
+                model_people = _model_people(j_all, judge, k, gain, combine, alpha, n_resamples,
+                                             seed, ppi_design, ppi_width, pi, ppi_inclusion)
                 extra["ppi"] = model_people.to_dict()
                 sections += _ppi_section(model_people)
         extra["sections"] = sections
     return rows, notes
+
+
+def _rows(j: Judgments, tr: Trend, nt: NoiseTrend, both: OfflineOnline,
+          alpha_of: Callable[..., float] | None) -> list[dict[str, Any]]:
+    """One row per round and system: the offline/online table with the trend's coverage,
+    the rater-noise interval and MDC, and the round's Krippendorff's alpha."""
+    kripp: dict[str, float] = {}
+    for r in j.rounds:
+        table = j.label_table(r)
+        kripp[r] = (alpha_of(table, level="ordinal")
+                    if alpha_of is not None and table["rater"].nunique() >= 2 else math.nan)
+    scores = j.has_scores
+    coverage = tr.table.set_index(["round", "system"])["coverage"]
+    noise = nt.table.set_index(["round", "system"])
+    rows = []
+    for rec in both.table.to_dict("records"):
+        row = {c: rec.get(c, math.nan) for c in LABELS_COLUMNS}
+        row["coverage"] = float(coverage.loc[(rec["round"], rec["system"])])
+        key = (rec["round"], rec["system"])
+        row.update(dcg_ci_raters_low=float(noise.loc[key, "ci_low"]),
+                   dcg_ci_raters_high=float(noise.loc[key, "ci_high"]),
+                   mdc=float(noise.loc[key, "mdc"]))
+        if not scores:
+            row.update(auc=math.nan, gauc=math.nan, pnr=math.nan)
+        row["alpha"] = kripp[rec["round"]]
+        rows.append(row)
+    return rows
+
+
+def _model_people(j_all: Judgments, judge: str, k: int, gain: str, combine: str, alpha: float,
+                  n_resamples: int, seed: int, design: str, width: float | None, pi: Any,
+                  inclusion_file: str | None) -> Any:
+    """The model + people estimates (``--ppi``); a stated design that does not cover a
+    round is refused naming the design file."""
+    from .labels.ppi import ppi_report
+
+    try:
+        model_people = ppi_report(
+            j_all, judge, k=k, gain=gain,  # type: ignore[arg-type]
+            combine=combine,  # type: ignore[arg-type]
+            confidence_level=1 - alpha, n_resamples=n_resamples, seed=seed,
+            design=design,  # type: ignore[arg-type]
+            target_width=width, inclusion=pi)
+    except ValueError as exc:
+        if inclusion_file is None or "design" not in str(exc):
+            raise
+        raise ValueError(f"--ppi-inclusion {inclusion_file}: {exc} (expected "
+                         "every shown result of a round the design names, at "
+                         f"positions <= {k})") from None
+    return model_people
 
 
 def _stated_design(j: Any, path: str | None, ppi: bool, design: str) -> Any:
