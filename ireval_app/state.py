@@ -31,12 +31,13 @@ A page's own selections in the URL are :mod:`ireval_app.views`'s.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Literal, cast
 
 import streamlit as st
 
 from ireval_core.dataset import Dataset
-from ireval_core.options import EvalOptions, TrecEvalVersion
+from ireval_core.options import EvalOptions
 
 from . import cache
 
@@ -131,14 +132,7 @@ keys made from it: ``<key>.<more>``)."""
 
 # evaluation options: widgets in the sidebar of every results page that show the canonical
 # EvalOptions (see get_options)
-OPTION_KEYS: dict[str, str] = {
-    "complete": "ireval.opt.complete",
-    "rel_level": "ireval.opt.rel_level",
-    "depth": "ireval.opt.depth",
-    "judged_only": "ireval.opt.judged_only",
-    "idcg_zero": "ireval.opt.idcg_zero",
-    "trec_eval": "ireval.opt.trec_eval",
-}
+OPTION_KEYS: dict[str, str] = {f.name: f"ireval.opt.{f.name}" for f in fields(EvalOptions)}
 """Widget key of each :class:`EvalOptions` field (``depth`` shows 0 for the whole ranking)."""
 
 # plain keys
@@ -355,30 +349,40 @@ def options_to_widgets() -> None:
     """Before the option widgets are drawn: make them show the current options."""
     options = get_options()
     ss = st.session_state
-    ss[OPTION_KEYS["complete"]] = options.complete
-    ss[OPTION_KEYS["rel_level"]] = options.rel_level
-    ss[OPTION_KEYS["depth"]] = options.depth or 0
-    ss[OPTION_KEYS["judged_only"]] = options.judged_only
-    ss[OPTION_KEYS["idcg_zero"]] = options.idcg_zero
-    ss[OPTION_KEYS["trec_eval"]] = options.trec_eval
+    for name, key in OPTION_KEYS.items():
+        value = getattr(options, name)
+        ss[key] = 0 if name == "depth" and value is None else value  # 0: the whole ranking
+
+
+def _option_value(name: str, value: object) -> object:
+    """A widget's value as the :class:`EvalOptions` field ``name`` takes it: of the type
+    of the field's default (a number input may give an int for a float), ``depth`` 0 the
+    whole ranking (None)."""
+    if name == "depth":
+        return int(cast(int, value)) or None
+    default = getattr(_DEFAULT_OPTIONS, name)
+    if isinstance(default, bool):
+        return bool(value)
+    if isinstance(default, float):
+        return float(cast(float, value))
+    return value
+
+
+_DEFAULT_OPTIONS = EvalOptions()
 
 
 def options_from_widgets() -> None:
     """``on_change`` of every option widget: their values become the options.
 
-    A value :class:`EvalOptions` refuses leaves the options as they were and is
-    listed by :func:`option_problems`.
+    A widget not drawn (None) leaves its field at the default. A value
+    :class:`EvalOptions` refuses leaves the options as they were and is listed by
+    :func:`option_problems`.
     """
     ss = st.session_state
-    get = {name: ss.get(key) for name, key in OPTION_KEYS.items()}
+    values = {name: _option_value(name, ss.get(key)) for name, key in OPTION_KEYS.items()
+              if ss.get(key) is not None}
     try:
-        options = EvalOptions(
-            complete=bool(get["complete"]), judged_only=bool(get["judged_only"]),
-            rel_level=float(cast(float, get["rel_level"])) if get["rel_level"] is not None
-            else 1.0,
-            depth=int(cast(int, get["depth"])) or None if get["depth"] is not None else None,
-            idcg_zero=cast(Literal["zero", "drop"], get["idcg_zero"] or "zero"),
-            trec_eval=cast(TrecEvalVersion, get["trec_eval"] or "9.0.8"))
+        options = EvalOptions(**values)  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         ss[_OPTION_PROBLEMS] = [str(exc)]
         return
