@@ -207,7 +207,7 @@ with frame.page("data"):
         else:
             # Not "**Upload**": until the browser has loaded the radio's code (a grey box for
             # up to seconds on a busy server), a bold "Upload" here is the only one on screen, and
-            # a click on it, which looks like the way to upload, did nothing (issue 13).
+            # a click on it, which looks like the way to upload, did nothing.
             st.caption("Synthetic sample from `sample_data/`: one qrels file and three runs "
                        "(a baseline, a stronger reranker and a short, high-precision run). "
                        "Choose Upload above to evaluate your own files.")

@@ -1,4 +1,4 @@
-"""Evidence for decisions a review meeting can defend (issue 22).
+"""Evidence for decisions a review meeting can defend.
 
 A meeting does not decide "is p < 0.05"; it decides "do we ship B", "can the cheaper B
 replace A", "which candidate goes to the online test". This package answers the
