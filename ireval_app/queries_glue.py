@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from ireval_core import formats
 from ireval_core.dataset import Dataset
 from ireval_core.evaluate import Evaluation
 from ireval_core.options import EvalOptions
@@ -73,7 +74,7 @@ def style_ranking(table: pd.DataFrame, rel_level: float) -> Styler:
         shown["other rank"] = ["–" if pd.isna(r) else str(r) for r in table["other rank"]]
     rows = [css(g) for g in grades]
     return (shown.style.apply(lambda col: rows, axis=0)
-            .format("{:.4f}", subset=["score"]))
+            .format(formats.measure, subset=["score"]))
 
 
 def table_height(rows: int, *, max_rows: int = 25) -> int:

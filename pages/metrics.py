@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import evaluation, frame, prefs_and_groups_glue, state, views, widgets
 from ireval_app.keys import metrics as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
 from ireval_core.evaluate import Evaluation
@@ -74,7 +74,7 @@ def _segments(key: str, measures: tuple[str, ...], options: EvalOptions, res: Ev
             wide = part.pivot_table(index="segment", columns="system", values="mean", sort=False)
             counts = part.pivot_table(index="segment", columns="system", values="queries",
                                       sort=False)
-            st.dataframe(wide.style.format("{:.4f}"), column_config={
+            st.dataframe(wide.style.format(formats.measure), column_config={
                 s: st.column_config.NumberColumn(s, format="%.4f") for s in wide.columns})
             st.caption(widgets.md_escape(
                 "Queries per segment: " + "; ".join(

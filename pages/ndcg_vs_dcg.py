@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import evaluation, frame, state, views, widgets
 from ireval_app.keys import ndcg_vs_dcg as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.ideal import ideal_measures, toy_example
 
 with frame.page("ndcg_vs_dcg"):
@@ -42,7 +42,7 @@ with frame.page("ndcg_vs_dcg"):
         title=f"DCG@{k}, absolute", showlegend=False), config={"displayModeBar": False})
     st.caption(f"Left: the three measures in [0, 1]; right: DCG@{k}, on its own scale (not "
                "bounded by 1: it grows with the grades and k). Definitions below.")
-    st.dataframe(table.style.format("{:.4f}"), key=keys.TABLE)
+    st.dataframe(table.style.format(formats.measure), key=keys.TABLE)  # NaN: "–"
     st.caption(widgets.md_escape(
         evaluation.table_cached(key, measures, options, res).queries_caption()))
     st.markdown("\n".join(f"- **{widgets.md_escape(m)}**: {widgets.md_escape(res.definition(m))}"
