@@ -24,7 +24,7 @@ from typing import Any, TextIO, cast
 
 import numpy as np
 
-from . import cli_labels, cli_workspace
+from . import cli_labels, cli_queue, cli_workspace
 from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError, Remedy
 from .escape import csv_row
@@ -213,7 +213,10 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="also write the decision memo as Markdown: one section per "
                          "decision recorded on a comparison, then the decision evidence")
 
-    for command in (ev, cmp_, rep, mr):
+    jq = cli_queue.add_parser(sub)
+    add_arguments(jq)
+
+    for command in (ev, cmp_, rep, mr, jq):
         command.add_argument(
             "--progress", choices=("auto", "always", "never"), default="auto",
             help="a status line on stderr (stage and seconds so far) for work longer "
@@ -625,6 +628,13 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]
     return 0
 
 
+def _cmd_judge_queue(args: argparse.Namespace, out: TextIO,
+                     notes: list[DataWarning]) -> int:
+    options = from_arguments(args)
+    qrels, runs = _load(args.qrels, args.runs, notes, complete=options.complete)
+    return cli_queue.run(args, out, qrels, runs, options)
+
+
 def _margin(text: str | None) -> float | str | None:
     """``--margin``: a number, or the text as given (``"1%"``; checked by the library)."""
     if text is None or text.strip().endswith("%"):
@@ -820,7 +830,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             status = cli_workspace.run(args, out)
         else:
             commands = {"eval": _cmd_eval, "report": _cmd_report, "compare": _cmd_compare,
-                        "meeting-report": _cmd_meeting_report}
+                        "meeting-report": _cmd_meeting_report,
+                        "judge-queue": _cmd_judge_queue}
             with _status_line(args) as line, reporting(line):  # cleared before what follows
                 status = commands[args.command](args, cast(TextIO, _StopsStatus(out, line)),
                                                 notes)

@@ -114,7 +114,7 @@ def test_every_cli_subcommand_has_the_same_option_flags() -> None:
     expected = _option_dests(reference)
     assert set(expected) == {"complete", "rel_level", "depth", "judged_only", "idcg_zero",
                              "trec_eval"}
-    for name in ("eval", "compare", "report", "meeting-report"):
+    for name in ("eval", "compare", "report", "meeting-report", "judge-queue"):
         assert _option_dests(subs.choices[name]) == expected, name
 
 
