@@ -59,6 +59,8 @@ __all__ = [
     "get_dataset",
     "get_dataset_id",
     "get_dataset_version",
+    "get_judging",
+    "set_judging",
     "dataset_version_param",
     "get_dataset_key",
     "get_loaded_files",
@@ -254,6 +256,19 @@ def url_dataset_pending() -> bool:
         return False
     st.session_state[_RESTORED] = True
     return dataset_param() is not None and get_dataset() is None
+
+
+_JUDGING = "ireval.judging.session"  # the Judging page's session (judging_glue.Session)
+
+
+def get_judging() -> object | None:
+    """The Judging page's session in this browser session (see
+    :class:`ireval_app.judging_glue.Session`), or ``None`` before the first label."""
+    return st.session_state.get(_JUDGING)
+
+
+def set_judging(session: object | None) -> None:
+    st.session_state[_JUDGING] = session
 
 
 _AUTHOR_KEPT = "ireval.notes.author_kept"  # the name, kept while no name field is drawn
