@@ -1,0 +1,75 @@
+"""Real browser: judge by keyboard on the Judging page, reload mid-batch, lose nothing;
+Compare on the new version shows the new verdict, a link to the first version the old one."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
+from test_app_judging import judged_rows, small_files
+
+from ireval_core.workspace import Workspace
+
+require_chromium()
+
+
+@pytest.fixture(scope="module")
+def dataset(server_workspace: Path) -> str:
+    with Workspace.open(str(server_workspace)) as ws:
+        return ws.save_dataset(small_files(), name="holes", saved_by="ana").short_id
+
+
+def _start(pg, url: str) -> None:
+    pg.goto(url)
+    settle(pg)
+    pg.get_by_label("Your name (the rater)", exact=True).fill("ana")
+    pg.get_by_label("Your name (the rater)", exact=True).press("Enter")
+    pg.get_by_text("Batch 1:").wait_for()
+    settle(pg)
+    pg.locator("h1").first.click()  # the keys go to the page, not to the name field
+
+
+def _key(pg, key: str, rows: int, ws: Workspace, ds: str) -> None:
+    pg.keyboard.press(key)
+    deadline = time.monotonic() + 10
+    while len(judged_rows(ws, ds)) != rows and time.monotonic() < deadline:
+        time.sleep(0.05)
+    settle(pg)
+
+
+def _verdict(pg, url: str) -> str:
+    pg.goto(url)
+    settle(pg)
+    box = pg.get_by_text("Judgment debt: does the verdict survive")
+    box.wait_for()
+    return re.search(r"(holds|depends): [^\n]+", pg.inner_text("body")).group(0)
+
+
+def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str,
+                                              server_workspace: Path) -> None:
+    ws = Workspace.open(str(server_workspace))
+    page = f"{server}/judging?ds={dataset}&measure=P%405&baseline=base.txt&candidate=cand.txt"
+    with guarded_page(browser, height=800, width=1280, timeout=60_000) as pg:
+        _start(pg, page)
+        for n, key in enumerate(("1", "0", "1"), start=1):
+            _key(pg, key, n, ws, dataset)
+        assert "Batch 1: 3 of" in pg.inner_text("body")
+        _key(pg, "u", 2, ws, dataset)  # undo, written at once
+        pg.screenshot(path=str(ARTIFACTS / "judging_1280x800.png"))
+        no_exception(pg)
+        pg.reload()  # mid-batch: a closed browser loses nothing
+        _start(pg, page)
+        assert len(judged_rows(ws, dataset)) == 2
+        for n, key in enumerate(("0", "1"), start=3):
+            _key(pg, key, n, ws, dataset)
+        rows = judged_rows(ws, dataset)
+        assert [r.grade for r in rows] == [1.0, 0.0, 0.0, 1.0]
+        assert len({(r.query, r.doc) for r in rows}) == 4
+        newest = ws.get_dataset(dataset).version
+        compare = (f"{server}/compare?ds={dataset}&measures=P%405&runs=base.txt&runs=cand.txt")
+        old, new = _verdict(pg, compare + "&dsv=1"), _verdict(pg, compare + f"&dsv={newest}")
+        assert "24 unjudged" in old and "20 unjudged" in new, (old, new)
+    ws.close()
