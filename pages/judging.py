@@ -25,7 +25,7 @@ with frame.page("judging"):
                 "back.", icon=":material/info:")
         st.stop()
     names = list(dataset.run_names)
-    c = st.columns(3)
+    c = st.columns([2, 2, 3, 3])
     views.bind_view(keys.MEASURE, jg.MEASURE_CHOICES[0])
     measure = c[0].selectbox("Measure", jg.MEASURE_CHOICES, key=keys.MEASURE,
                              accept_new_options=True, help="The verdicts the labels settle")
@@ -35,9 +35,10 @@ with frame.page("judging"):
     views.bind_view(keys.CANDIDATES, others[:1], choices=others)
     candidates = c[2].multiselect("Candidates", others, key=keys.CANDIDATES,
                                   help="Each is compared with the baseline; one queue serves all")
-    typed = "" if jg.signin.signed_in_person() else st.text_input(
+    typed = "" if jg.signin.signed_in_person() else c[3].text_input(
         "Your name (the rater)", key=keys.RATER, help="Kept with every label you give")
     rater, actor = jg.rater_name(typed or "")
+    area = st.container()  # the judging area, drawn below once the files are known
     with st.expander("Texts to judge: topics and documents files"):
         t_up = st.file_uploader("Topics (TREC topics, qid<TAB>text, CSV)", key=keys.TOPICS)
         d_up = st.file_uploader("Documents (docid<TAB>text, JSON lines, Parquet)",
@@ -47,7 +48,7 @@ with frame.page("judging"):
         st.markdown(notes or f"No guidelines yet: a dataset note whose first line is "
                     f"*{jg.GUIDELINES_TITLE}* is shown here, as markdown.")
     if not rater or not candidates or not measure:
-        st.info("Give your name and choose the candidates to start.", icon=":material/info:")
+        area.info("Give your name and choose the candidates to start.", icon=":material/info:")
         st.stop()
     runs = [r for r in dataset.runs if r.name in (baseline, *candidates)]
     try:
@@ -84,7 +85,7 @@ with frame.page("judging"):
                         + (f": {widgets.md_escape(query)}" if query else ""))
             wanted = tuple(sorted({i.doc for i in session.batch}))
             doc = jg.documents(d_up.name, d_up.getvalue(), wanted).get(item.doc) if d_up else None
-            with st.container(border=True, height=260):
+            with st.container(border=True, height=180):
                 st.markdown(f"**Document** `{widgets.md_escape(item.doc)}`")
                 if doc is not None:
                     st.markdown(f"**{widgets.md_escape(doc[0])}**" if doc[0] else "")
@@ -107,4 +108,5 @@ with frame.page("judging"):
                        "→ skip · u or ← undo. The document's system, rank and score are not "
                        "shown; documents of a query come in a random order.")
 
-    judging_area()
+    with area:
+        judging_area()

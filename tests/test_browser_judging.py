@@ -69,7 +69,8 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
         assert [r.grade for r in rows] == [1.0, 0.0, 0.0, 1.0]
         assert len({(r.query, r.doc) for r in rows}) == 4
         newest = ws.get_dataset(dataset).version
-        compare = (f"{server}/compare?ds={dataset}&measures=P%405&runs=base.txt&runs=cand.txt")
+        compare = (f"{server}/compare?ds={dataset}&measures=P%405&runs=base.txt&runs=cand.txt"
+                   "&tests=t&resamples=100")
         old, new = _verdict(pg, compare + "&dsv=1"), _verdict(pg, compare + f"&dsv={newest}")
         assert "24 unjudged" in old and "20 unjudged" in new, (old, new)
     ws.close()
