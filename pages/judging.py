@@ -87,8 +87,9 @@ with frame.page("judging"):
             doc = jg.documents(d_up.name, d_up.getvalue(), wanted).get(item.doc) if d_up else None
             with st.container(border=True, height=180):
                 st.markdown(f"**Document** `{widgets.md_escape(item.doc)}`")
+                if doc is not None and doc[0]:
+                    st.markdown(f"**{widgets.md_escape(doc[0])}**")
                 if doc is not None:
-                    st.markdown(f"**{widgets.md_escape(doc[0])}**" if doc[0] else "")
                     st.text(doc[1])
             cols = st.columns(len(grades) + 3)
             for col, g in zip(cols, grades, strict=False):

@@ -54,6 +54,19 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
     page = f"{server}/judging?ds={dataset}&measure=P%405&baseline=base.txt&candidate=cand.txt"
     with guarded_page(browser, height=800, width=1280, timeout=60_000) as pg:
         _start(pg, page)
+        inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
+        topics = "".join(f"q{i}\tthe question of query {i}\n" for i in range(8)).encode()
+        docs = "".join(f"d{i}\tthe text of document {i}\n" for i in range(5)).encode()
+        inputs.nth(0).set_input_files([{"name": "topics.tsv", "mimeType": "text/plain",
+                                        "buffer": topics}])
+        settle(pg)
+        inputs.nth(1).set_input_files([{"name": "docs.tsv", "mimeType": "text/plain",
+                                        "buffer": docs}])
+        pg.get_by_text("the text of document").wait_for()
+        body = pg.inner_text("body")
+        assert re.search(r"Query q\d: the question of query \d", body), body
+        assert "base" not in body.split("Batch 1")[1]  # blind: no system name by the document
+        pg.locator("h1").first.click()
         for n, key in enumerate(("1", "0", "1"), start=1):
             _key(pg, key, n, ws, dataset)
         assert "Batch 1: 3 of" in pg.inner_text("body")
