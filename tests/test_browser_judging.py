@@ -32,12 +32,16 @@ def _start(pg, url: str) -> None:
     pg.locator("h1").first.click()  # the keys go to the page, not to the name field
 
 
-def _key(pg, key: str, rows: int, ws: Workspace, ds: str) -> None:
+def _key(pg, key: str, rows: int, ws: Workspace, ds: str, position: int) -> None:
+    """Press ``key``; wait until the workspace holds ``rows`` labels and the judging area
+    shows ``position`` documents of the batch done."""
     pg.keyboard.press(key)
     deadline = time.monotonic() + 10
     while len(judged_rows(ws, ds)) != rows and time.monotonic() < deadline:
         time.sleep(0.05)
-    settle(pg)
+    pg.get_by_text(f"Batch 1: {position} of").wait_for()
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
 
 def _verdict(pg, url: str) -> str:
@@ -68,16 +72,16 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
         assert "base" not in body.split("Batch 1")[1]  # blind: no system name by the document
         pg.locator("h1").first.click()
         for n, key in enumerate(("1", "0", "1"), start=1):
-            _key(pg, key, n, ws, dataset)
+            _key(pg, key, n, ws, dataset, n)
         assert "Batch 1: 3 of" in pg.inner_text("body")
-        _key(pg, "u", 2, ws, dataset)  # undo, written at once
+        _key(pg, "u", 2, ws, dataset, 2)  # undo, written at once
         pg.screenshot(path=str(ARTIFACTS / "judging_1280x800.png"))
         no_exception(pg)
         pg.reload()  # mid-batch: a closed browser loses nothing
         _start(pg, page)
         assert len(judged_rows(ws, dataset)) == 2
         for n, key in enumerate(("0", "1"), start=3):
-            _key(pg, key, n, ws, dataset)
+            _key(pg, key, n, ws, dataset, n - 2)
         rows = judged_rows(ws, dataset)
         assert [r.grade for r in rows] == [1.0, 0.0, 0.0, 1.0]
         assert len({(r.query, r.doc) for r in rows}) == 4
