@@ -189,14 +189,19 @@ def _advance(session: Session) -> None:
 
 
 def record(ws: Workspace, session: Session, grade: int) -> None:
-    """Grade the current document: written to the workspace before anything else."""
+    """Grade the current document: written to the workspace first; when the write fails
+    (the workspace down, a role that may not add labels) nothing changes and it raises."""
     item = session.current
     if item is None:
         return
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     session.rows.append(judging.Judgment(item.query, item.doc, float(grade),
                                          session.rater, now))
-    _write(ws, session)
+    try:
+        _write(ws, session)
+    except BaseException:
+        session.rows.pop()  # not written: the document is still the one to judge
+        raise
     session.queue.add([(item.query, item.doc, float(grade))])
     session.done.add((item.query, item.doc))
     _advance(session)
@@ -216,7 +221,11 @@ def undo(ws: Workspace, session: Session) -> str | None:
     if not session.rows:
         return None
     last = session.rows.pop()
-    _write(ws, session)
+    try:
+        _write(ws, session)
+    except BaseException:
+        session.rows.append(last)  # not written: the label stands
+        raise
     files = state.get_loaded_files()  # the version just written
     qrels = files.qrels.qrels if files is not None and files.qrels is not None else None
     if qrels is not None:  # a queue cannot forget a label: made again without it

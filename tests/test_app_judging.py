@@ -87,3 +87,18 @@ def test_a_link_to_a_version_keeps_its_qrels(app_ws: Workspace, dataset: str) ->
         assert not page.exception
         qrels = page.session_state["ireval.dataset"].qrels.to_dict()
         assert (row.doc in qrels[row.query]) is has
+
+
+def test_a_refused_write_changes_nothing(app_ws: Workspace, dataset: str) -> None:
+    """A workspace with members refuses the anonymous local user: the page says why, the
+    dataset keeps its version, and the document is still the one to judge."""
+    from ireval_core.workspace import ANONYMOUS
+
+    app_ws.set_role("ada@example.org", "admin", actor=ANONYMOUS)  # team mode from now on
+    at = judging_session(dataset)
+    first = shown_doc(at)
+    at.button(key=f"{keys.GRADE}1").click().run()
+    assert not at.exception
+    assert any("rater" in e.value or "sign" in e.value for e in at.error), at.error
+    assert app_ws.get_dataset(dataset).version == 1 and judged_rows(app_ws, dataset) == []
+    assert shown_doc(at) == first
