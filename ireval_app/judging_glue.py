@@ -40,8 +40,8 @@ from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace, Works
 from . import cache, signin, state, workspace_glue
 
 __all__ = ["DEFAULT_GRADES", "GUIDELINES_TITLE", "MEASURE_CHOICES", "Session", "act",
-           "documents", "grade_scale", "guidelines", "rater_name", "record", "session_for",
-           "skip", "start", "topics", "undo", "verdict_line"]
+           "documents", "grade_scale", "guidelines", "rater_name", "record", "run_pending",
+           "session_for", "skip", "start", "topics", "undo", "verdict_line"]
 
 MEASURE_CHOICES = ("nDCG@10", "P@10", "AP", "RR", "nDCG@5", "P@5")
 """Measures offered on the page (any measure the holes analysis supports can be typed)."""
@@ -73,6 +73,7 @@ class Session:
     batch_number: int = 0
     version: int | None = None
     error: str | None = None
+    pending: Callable[[], object] | None = None
 
     @property
     def current(self) -> QueueItem | None:
@@ -137,8 +138,18 @@ def session_for(ws: Workspace, dataset_id: str, runs: list[Run], measure: str,
 
 
 def act(session: Session, work: Callable[[], object]) -> None:
-    """Run a button's work; a refusal or failure of the workspace is kept in
-    :attr:`Session.error` for the page to show (nothing was written then)."""
+    """A button's ``on_click``: keep its work for :func:`run_pending` (the work reads and
+    writes the workspace and may show a spinner, which a callback must not)."""
+    session.pending = work
+
+
+def run_pending(session: Session) -> None:
+    """Run the work a button asked for, at the start of the judging area's run; a
+    refusal or failure of the workspace is kept in :attr:`Session.error` for the page to
+    show (nothing was written then)."""
+    work, session.pending = session.pending, None
+    if work is None:
+        return
     session.error = None
     try:
         work()

@@ -61,6 +61,7 @@ with frame.page("judging"):
 
     @st.fragment
     def judging_area() -> None:
+        jg.run_pending(session)
         side, main = st.columns([1, 3])
         with side:
             st.progress(session.position / max(len(session.batch), 1),
