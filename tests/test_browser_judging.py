@@ -40,8 +40,7 @@ def _key(pg, key: str, rows: int, ws: Workspace, ds: str, position: int) -> None
     while len(judged_rows(ws, ds)) != rows and time.monotonic() < deadline:
         time.sleep(0.05)
     pg.get_by_text(f"Batch 1: {position} of").wait_for()
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
+    settle(pg)  # the buttons drawn again hold the shortcuts of the next key
 
 
 def _verdict(pg, url: str) -> str:
