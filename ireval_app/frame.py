@@ -40,6 +40,7 @@ from .keys import (
     curves,
     data,
     efficiency,
+    judging,
     lab,
     labels_changes,
     labels_data,
@@ -104,6 +105,7 @@ SECTIONS: dict[str, tuple[PageInfo, ...]] = {
                  rounds.PARAMS),
         PageInfo("ndcg_vs_dcg", "pages/ndcg_vs_dcg.py", "nDCG vs DCG", ":material/balance:",
                  ndcg_vs_dcg.PARAMS),
+        PageInfo("judging", "pages/judging.py", "Judging", ":material/rule:", judging.PARAMS),
     ),
     "Monthly labeling": (
         PageInfo("labels_data", "pages/labels_data.py", "Labeling data",

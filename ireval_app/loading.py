@@ -79,11 +79,13 @@ def follow_reading_rule() -> None:
 
         try:
             opened = workspace_glue.with_workspace(
-                lambda ws: workspace_glue.open_dataset(ws, dataset_id, comments=comments))
+                lambda ws: workspace_glue.open_dataset(ws, dataset_id, comments=comments,
+                                                       version=state.get_dataset_version()))
         except (IrevalError, ValueError):  # the dataset was deleted meanwhile
             return
         if not isinstance(opened, workspace_glue.WorkspaceProblem):
-            state.set_loaded(opened[1], cache.dataset_for(opened[1]), dataset_id=dataset_id)
+            state.set_loaded(opened[1], cache.dataset_for(opened[1]), dataset_id=dataset_id,
+                             dataset_version=state.get_dataset_version())
     elif source == "upload":
         files = state.get_uploaded()
         state.set_loaded(files, cache.dataset_for(files))
@@ -111,7 +113,8 @@ def restore_dataset_from_url() -> None:
             try:
                 opened = workspace_glue.with_workspace(
                     lambda ws: workspace_glue.open_dataset(
-                        ws, text.strip(), comments=cache.reads_comments(state.get_options())))
+                        ws, text.strip(), comments=cache.reads_comments(state.get_options()),
+                        version=state.dataset_version_param()))
             except (IrevalError, ValueError) as exc:  # an unknown id
                 why = f"the saved dataset cannot be opened: {exc}"
             else:
@@ -120,7 +123,8 @@ def restore_dataset_from_url() -> None:
                 else:
                     info, files = opened
                     state.set_source_value("saved")
-                    state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id)
+                    state.set_loaded(files, cache.dataset_for(files), dataset_id=info.id,
+                                     dataset_version=info.version)
                     return
         state.refuse_dataset_param(text, why)
     refused = state.refused_dataset_param()

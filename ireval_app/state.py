@@ -63,6 +63,10 @@ __all__ = [
     "get_author",
     "get_dataset",
     "get_dataset_id",
+    "get_dataset_version",
+    "get_judging",
+    "set_judging",
+    "dataset_version_param",
     "get_dataset_key",
     "get_loaded_files",
     "get_metadata_bytes",
@@ -145,6 +149,7 @@ _FILES = "ireval.dataset.files"  # the LoadedFiles behind the dataset
 _METADATA = "ireval.upload.metadata.loaded"  # LoadedMetadata of the uploaded metadata file
 _METADATA_BYTES = "ireval.upload.metadata.bytes"  # (name, bytes) of that file
 _DATASET_ID = "ireval.dataset.id"  # workspace id of the dataset, None when not saved
+_DATASET_VERSION = "ireval.dataset.version"  # its version when a link must name it
 _UPLOAD_BYTES = "ireval.upload.bytes"  # UploadKind -> [(name, bytes)], kept until saved
 _RESTORED = "ireval.dataset.restored"  # the URL's dataset was looked up this session
 _DATASET_SAMPLE = "ireval.dataset.sample"  # bool: the dataset is the bundled sample
@@ -202,15 +207,18 @@ def get_dataset_key() -> str | None:
 
 
 def set_loaded(files: cache.LoadedFiles | None, dataset: Dataset | None, *,
-               sample: bool = False, dataset_id: str | None = None) -> Dataset | None:
+               sample: bool = False, dataset_id: str | None = None,
+               dataset_version: int | None = None) -> Dataset | None:
     """Make ``files`` and their ``dataset`` the current data; returns the dataset.
 
     The caller reads the dataset (:func:`ireval_app.cache.dataset_for`): this module
     holds what the session uses, it computes nothing. ``sample``: the files are the
     bundled sample (every page then says so); ``dataset_id``: they are a dataset saved
-    in the workspace (links then carry it).
+    in the workspace (links then carry it); ``dataset_version``: they are that version of
+    it (links then carry the version too, and keep showing its numbers).
     """
     st.session_state[_DATASET_ID] = dataset_id
+    st.session_state[_DATASET_VERSION] = dataset_version if dataset_id else None
     st.session_state[_DATASET] = dataset
     st.session_state[_FILES] = files
     st.session_state[_DATASET_KEY] = None if dataset is None or files is None else files.key
@@ -226,6 +234,19 @@ def get_dataset_id() -> str | None:
 def set_dataset_id(dataset_id: str | None) -> None:
     """Mark the current data as the saved dataset ``dataset_id`` (after saving it)."""
     st.session_state[_DATASET_ID] = dataset_id
+    st.session_state[_DATASET_VERSION] = None
+
+
+def get_dataset_version() -> int | None:
+    """The version of the saved dataset in use, when it was opened at a version."""
+    return st.session_state.get(_DATASET_VERSION)
+
+
+def dataset_version_param() -> int | None:
+    """The dataset version a link carries (the URL's ``dsv``), or ``None`` (the newest,
+    also for a value that is not a positive integer)."""
+    value = st.query_params.get(DATASET_VERSION_PARAM) or ""
+    return int(value) if value.isdigit() and int(value) >= 1 else None
 
 
 def dataset_param() -> str | None:
@@ -253,6 +274,19 @@ def url_dataset_pending() -> bool:
         return False
     st.session_state[_RESTORED] = True
     return dataset_param() is not None and get_dataset() is None
+
+
+_JUDGING = "ireval.judging.session"  # the Judging page's session (judging_glue.Session)
+
+
+def get_judging() -> object | None:
+    """The Judging page's session in this browser session (see
+    :class:`ireval_app.judging_glue.Session`), or ``None`` before the first label."""
+    return st.session_state.get(_JUDGING)
+
+
+def set_judging(session: object | None) -> None:
+    st.session_state[_JUDGING] = session
 
 
 _AUTHOR_KEPT = "ireval.notes.author_kept"  # the name, kept while no name field is drawn
@@ -412,6 +446,9 @@ def sync_query_params(extra: dict[str, str] | None = None) -> None:
     dataset_id = get_dataset_id()
     if dataset_id:
         wanted[DATASET_PARAM] = dataset_id[:12]
+        version = get_dataset_version()
+        if version is not None:
+            wanted[DATASET_VERSION_PARAM] = str(version)
     params = st.query_params
     for name in SHARED_PARAMS | wanted.keys():
         if name in wanted:
@@ -428,7 +465,11 @@ OPTION_PARAMS = frozenset(EvalOptions(complete=True, rel_level=2.0, depth=1, jud
 DATASET_PARAM = "ds"
 """The URL parameter naming the saved dataset of a link."""
 
-SHARED_PARAMS = OPTION_PARAMS | {DATASET_PARAM}
+DATASET_VERSION_PARAM = "dsv"
+"""The URL parameter naming the version of the saved dataset of a link (absent: the
+newest)."""
+
+SHARED_PARAMS = OPTION_PARAMS | {DATASET_PARAM, DATASET_VERSION_PARAM}
 """The URL parameters every page keeps: the options and the dataset."""
 
 

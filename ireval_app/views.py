@@ -313,14 +313,16 @@ def full_link() -> str:
     every evaluation option and every parameter of the page bound so far in this run,
     each with its value *also when it is the default* (the link opens the same view
     after a default of the app changed), then the page's parameters not bound yet as the
-    URL has them, and the dataset (``ds``). Without the browser's address (in tests) the
-    path and query alone (``/compare?...``)."""
+    URL has them, and the dataset (``ds``, its version ``dsv``). Without the browser's
+    address (in tests) the path and query alone (``/compare?...``)."""
     ss = st.session_state
     drawing_ = _DRAWING.get()
     bound = drawing_.bound if drawing_ is not None else {}
     pairs = list(state.get_options().to_query_params(every=True).items())
     if (dataset := st.query_params.get(state.DATASET_PARAM)):
         pairs.append((state.DATASET_PARAM, dataset))
+        if (version := st.query_params.get(state.DATASET_VERSION_PARAM)):
+            pairs.append((state.DATASET_VERSION_PARAM, version))
     params: dict[str, ViewParam] = ss.get(_PARAMS, {})
     for key, view in params.items():
         if key in bound:

@@ -32,6 +32,7 @@ from typing import TypeVar
 
 import streamlit as st
 
+from ireval_core.decisions import judging
 from ireval_core.workspace import (
     ENV_VAR,
     DatasetInfo,
@@ -230,24 +231,34 @@ def _problem(url: str, setting: str, error: BaseException) -> WorkspaceProblem:
     return WorkspaceProblem(where, reason, fix)
 
 
-def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False
-                 ) -> tuple[DatasetInfo, cache.LoadedFiles]:
-    """A saved dataset and its qrels and runs read through the app's cached readers
-    (``comments``: with trec_eval 10.0's comment rule, :func:`~ireval_app.cache.reads_comments`).
+def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
+                 version: int | None = None) -> tuple[DatasetInfo, cache.LoadedFiles]:
+    """A saved dataset (``version``: one of its versions, ``None`` the newest) and its qrels
+    and runs read through the app's cached readers (``comments``: with trec_eval 10.0's
+    comment rule, :func:`~ireval_app.cache.reads_comments`).
 
-    Files of other kinds (labeling files, metadata) are not part of
-    :class:`~ireval_app.cache.LoadedFiles` and are left to the pages that use them.
-    Raises :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
+    The qrels are the qrels file with the documents graded on the Judging page added
+    (the version's judging files, :func:`ireval_core.decisions.judging.with_judgments`),
+    read as one TREC qrels file named after the qrels file. Files of other kinds
+    (labeling files, metadata) are not part of :class:`~ireval_app.cache.LoadedFiles`
+    and are left to the pages that use them. Raises
+    :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
     """
-    info = ws.get_dataset(dataset_id)
+    info = ws.get_dataset(dataset_id, version)
     qrels = None
     runs: list[tuple[str, bytes]] = []
+    judged: list[judging.Judgment] = []
     for f in info.files:
         if f.kind == "qrels":
             qrels = cache.load_qrels(f.name, ws.read_file(info.id, f.position),
                                      comments=comments)
         elif f.kind == "run":
             runs.append((f.name, ws.read_file(info.id, f.position)))
+        elif f.kind == "labels" and judging.is_judging_file(f.name):
+            judged += judging.read_judgments_file(ws.read_file(info.id, f.position), f.name)
+    if judged and qrels is not None and qrels.qrels is not None:
+        merged = judging.with_judgments(qrels.qrels, judged)
+        qrels = cache.load_qrels(qrels.name, judging.trec_qrels(merged), comments=comments)
     return info, cache.LoadedFiles(qrels, cache.load_run_files(runs, comments=comments))
 
 

@@ -284,6 +284,9 @@ def _holes_box(holes: HolesResult, pair: tuple[str, str, str]) -> None:
         st.markdown("**Judgment debt: does the verdict survive the unjudged documents?**")
         icon = ":material/check_circle:" if holes.verdict == "holds" else ":material/help:"
         st.markdown(f"{icon} **{holes.verdict}**: {widgets.md_escape(holes.text)}")
+        if holes.verdict == "depends":  # label the documents it depends on
+            st.page_link("pages/judging.py", label="Judge these documents", icon=":material/rule:",
+                         query_params={"measure": str(m), "baseline": a, "candidate": b})
         st.dataframe(
             cg.holes_table(holes), hide_index=True,
             column_config={

@@ -1,0 +1,279 @@
+"""The Judging page's work: its queue, the labels written to the workspace, the texts.
+
+A **judging session** (:class:`Session`) is one rater judging one saved dataset on one
+measure and set of pairs, in one browser session. Its queue is a
+:class:`~ireval_core.decisions.queue.JudgeQueue` on the dataset's qrels with every label
+given so far (in this session and in the judging files of the dataset's newest version:
+a reloaded page loses nothing). It shows a **batch** of documents at a time: the next
+documents of the impact order, grouped by query and shuffled within each query (a
+seeded order, so that the rank does not show through the order).
+
+**Every label is written when it is given**: the session's labels are one judging file
+(:mod:`ireval_core.decisions.judging`, its own round) that each label (and each undo)
+writes again as the dataset's next version (:meth:`~ireval_core.workspace.Workspace.add_to_dataset`,
+replacing the session's previous file). Each version is a complete, readable state;
+an earlier version (and a link to it, ``?ds=...&dsv=N``) keeps its numbers. After a
+write the session's data is that new version (its qrels with the judged documents), so
+every page and link of the session shows the new numbers.
+
+"Skip" and "can't tell" write nothing: the document stays a hole, offered again in a
+later batch or session.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from ireval_core.data import Run
+from ireval_core.decisions import judging
+from ireval_core.decisions.queue import JudgeQueue, PairVerdict, QueueItem
+from ireval_core.errors import IrevalError
+from ireval_core.io.texts import read_documents, read_topics
+from ireval_core.options import EvalOptions
+from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace, WorkspaceError
+
+from . import cache, signin, state, workspace_glue
+
+__all__ = ["DEFAULT_GRADES", "GUIDELINES_TITLE", "MEASURE_CHOICES", "Session", "act",
+           "documents", "grade_scale", "guidelines", "rater_name", "record", "run_pending",
+           "session_for", "skip", "start", "topics", "undo", "verdict_line"]
+
+MEASURE_CHOICES = ("nDCG@10", "P@10", "AP", "RR", "nDCG@5", "P@5")
+"""Measures offered on the page (any measure the holes analysis supports can be typed)."""
+
+DEFAULT_GRADES = (0, 1, 2, 3)
+"""The grades offered when the qrels do not say (more than 10 distinct grades, or none)."""
+
+GUIDELINES_TITLE = "Judging guidelines"
+"""The first line of the dataset note that holds the team's judging guidelines."""
+
+BATCH = 10
+"""Documents per batch."""
+
+
+@dataclass
+class Session:
+    """One rater judging one dataset in this browser session."""
+
+    key: tuple[object, ...]
+    dataset_id: str
+    rater: str
+    actor: Actor
+    round: str
+    queue: JudgeQueue
+    runs: list[Run]
+    rows: list[judging.Judgment] = field(default_factory=list)
+    batch: list[QueueItem] = field(default_factory=list)
+    done: set[tuple[str, str]] = field(default_factory=set)
+    batch_number: int = 0
+    version: int | None = None
+    error: str | None = None
+    pending: Callable[[], object] | None = None
+
+    @property
+    def current(self) -> QueueItem | None:
+        """The document to judge now (``None`` when the batch is done)."""
+        return next((i for i in self.batch if (i.query, i.doc) not in self.done), None)
+
+    @property
+    def position(self) -> int:
+        """Documents of the batch done (judged, skipped or can't tell)."""
+        return sum((i.query, i.doc) in self.done for i in self.batch)
+
+
+def rater_name(typed: str) -> tuple[str, Actor]:
+    """Who judges: the signed-in person, or the name typed (the anonymous local user)."""
+    person = signin.signed_in_person()
+    if person is not None:
+        return person.name, Actor(person.email, person.name)
+    return typed.strip(), ANONYMOUS
+
+
+def grade_scale(qrels_grades: list[float]) -> tuple[int, ...]:
+    """The grades to offer: the qrels' grades from 0 to their largest (0–3 by default)."""
+    top = max((g for g in qrels_grades if g >= 0), default=3)
+    return tuple(range(int(top) + 1)) if 1 <= top <= 9 else DEFAULT_GRADES
+
+
+def _newest_judgments(ws: Workspace, dataset_id: str) -> list[judging.Judgment]:
+    info = ws.get_dataset(dataset_id)
+    return [j for f in info.files if f.kind == "labels" and judging.is_judging_file(f.name)
+            for j in judging.read_judgments_file(ws.read_file(info.id, f.position), f.name)]
+
+
+def start(ws: Workspace, key: tuple[object, ...], dataset_id: str, runs: list[Run],
+          measure: str, baseline: str | None, options: EvalOptions,
+          rater: str, actor: Actor) -> Session:
+    """A new judging session: the queue on the loaded qrels with the labels of the
+    dataset's newest version added, and its first batch."""
+    files = state.get_loaded_files()
+    loaded = files.qrels.qrels if files is not None and files.qrels is not None else None
+    if loaded is None:
+        raise ValueError("the dataset has no qrels")
+    qrels = judging.with_judgments(loaded, _newest_judgments(ws, dataset_id))
+    queue = JudgeQueue(qrels, runs, measure, baseline=baseline, options=options)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    session = Session(key, dataset_id, rater, actor, f"{now} {rater}", queue, runs)
+    _next_batch(session)
+    return session
+
+
+def session_for(ws: Workspace, dataset_id: str, runs: list[Run], measure: str,
+                baseline: str | None, options: EvalOptions, rater: str,
+                actor: Actor) -> Session:
+    """This browser session's judging session for these choices: the one under way, or
+    a new one (:func:`start`) when a choice changed."""
+    key = (dataset_id, measure, baseline, tuple(r.name for r in runs), options, rater)
+    current = state.get_judging()
+    if isinstance(current, Session) and current.key == key:
+        return current
+    session = start(ws, key, dataset_id, runs, measure, baseline, options, rater, actor)
+    state.set_judging(session)
+    return session
+
+
+def act(session: Session, work: Callable[[], object]) -> None:
+    """A button's ``on_click``: keep its work for :func:`run_pending` (the work reads and
+    writes the workspace and may show a spinner, which a callback must not)."""
+    session.pending = work
+
+
+def run_pending(session: Session) -> None:
+    """Run the work a button asked for, at the start of the judging area's run; a
+    refusal or failure of the workspace is kept in :attr:`Session.error` for the page to
+    show (nothing was written then)."""
+    work, session.pending = session.pending, None
+    if work is None:
+        return
+    session.error = None
+    try:
+        work()
+    except (IrevalError, WorkspaceError, ValueError) as exc:
+        session.error = str(exc)
+
+
+def _next_batch(session: Session) -> None:
+    """The next documents of the queue, grouped by query, shuffled within each."""
+    items = session.queue.next(BATCH) if len(session.queue) else []
+    by_query: dict[str, list[QueueItem]] = {}
+    for item in items:
+        by_query.setdefault(item.query, []).append(item)
+    rng = random.Random(f"{session.round}|{session.batch_number}")
+    session.batch = []
+    for group in by_query.values():
+        rng.shuffle(group)
+        session.batch += group
+    session.done = set()
+    session.batch_number += 1
+
+
+def _write(ws: Workspace, session: Session) -> None:
+    """The session's judging file as the dataset's next version; the session's data
+    becomes that version."""
+    name = judging.round_file_name(session.round)
+    info = ws.get_dataset(session.dataset_id)
+    rounds = {f.name: FileRounds((), 0) for f in info.files if f.rounds is None}
+    rounds[name] = FileRounds((judging.FILE_PREFIX + session.round,), len(session.rows))
+    new = ws.add_to_dataset(
+        session.dataset_id,
+        [("labels", name, judging.judgments_file(judging.FILE_PREFIX + session.round,
+                                                 session.rows))],
+        rounds=rounds, replace=True, note=f"judged on the Judging page by {session.rater}",
+        saved_by=session.rater if session.actor == ANONYMOUS else None,
+        actor=session.actor)
+    session.version = new.version
+    comments = cache.reads_comments(state.get_options())
+    _, loaded = workspace_glue.open_dataset(ws, session.dataset_id, comments=comments,
+                                            version=new.version)
+    state.set_loaded(loaded, cache.dataset_for(loaded), dataset_id=new.id,
+                     dataset_version=new.version)
+
+
+def _advance(session: Session) -> None:
+    if session.current is None:
+        _next_batch(session)
+
+
+def record(ws: Workspace, session: Session, grade: int) -> None:
+    """Grade the current document: written to the workspace first; when the write fails
+    (the workspace down, a role that may not add labels) nothing changes and it raises."""
+    item = session.current
+    if item is None:
+        return
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    session.rows.append(judging.Judgment(item.query, item.doc, float(grade),
+                                         session.rater, now))
+    try:
+        _write(ws, session)
+    except BaseException:
+        session.rows.pop()  # not written: the document is still the one to judge
+        raise
+    session.queue.add([(item.query, item.doc, float(grade))])
+    session.done.add((item.query, item.doc))
+    _advance(session)
+
+
+def skip(session: Session) -> None:
+    """Leave the current document unjudged ("skip" and "can't tell")."""
+    item = session.current
+    if item is not None:
+        session.done.add((item.query, item.doc))
+        _advance(session)
+
+
+def undo(ws: Workspace, session: Session) -> str | None:
+    """Take back this session's last label (the version written without it); the
+    document is the next to judge again. Returns the document undone."""
+    if not session.rows:
+        return None
+    last = session.rows.pop()
+    try:
+        _write(ws, session)
+    except BaseException:
+        session.rows.append(last)  # not written: the label stands
+        raise
+    files = state.get_loaded_files()  # the version just written
+    qrels = files.qrels.qrels if files is not None and files.qrels is not None else None
+    if qrels is not None:  # a queue cannot forget a label: made again without it
+        q = session.queue
+        session.queue = JudgeQueue(qrels, session.runs, q.measure, baseline=q.baseline,
+                                   options=q.options)
+    key = (last.query, last.doc)
+    item = next((i for i in session.batch if (i.query, i.doc) == key),
+                QueueItem(last.query, last.doc, (), (), "undone", 0.0))
+    session.batch = [item] + [i for i in session.batch if i is not item]
+    session.done.discard(key)
+    return f"{last.query} / {last.doc}"
+
+
+def verdict_line(number: int, v: PairVerdict) -> str:
+    """A pair's state without its systems' names (the judging stays blind)."""
+    if v.verdict == "depends":
+        return (f"Pair {number}: depends on {v.remaining_holes:,} document"
+                f"{'s' if v.remaining_holes != 1 else ''} (about {v.estimate:,} more labels)")
+    return f"Pair {number}: settled: {v.verdict}"
+
+
+def guidelines(ws: Workspace, dataset_id: str) -> str | None:
+    """The newest dataset note titled :data:`GUIDELINES_TITLE`, without its title line."""
+    notes = [n for n in ws.notes(dataset_id) if n.target.kind == "dataset"
+             and n.text.splitlines()[:1] == [GUIDELINES_TITLE]]
+    return "\n".join(notes[-1].text.splitlines()[1:]).strip() if notes else None
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the topics…")
+def topics(name: str, data: bytes) -> dict[str, str]:
+    """The query texts of a topics file."""
+    return read_topics(data, name=name)
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the documents the queue needs…")
+def documents(name: str, data: bytes, wanted: tuple[str, ...]
+              ) -> dict[str, tuple[str, str]]:
+    """``(title, text)`` of the ``wanted`` documents found in a documents file."""
+    return {k: (d.title, d.text) for k, d in read_documents(data, wanted, name=name).items()}

@@ -1,0 +1,92 @@
+"""Real browser: judge by keyboard on the Judging page, reload mid-batch, lose nothing;
+Compare on the new version shows the new verdict, a link to the first version the old one."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
+from test_app_judging import judged_rows, small_files
+
+from ireval_core.workspace import Workspace
+
+require_chromium()
+
+
+@pytest.fixture(scope="module")
+def dataset(server_workspace: Path) -> str:
+    with Workspace.open(str(server_workspace)) as ws:
+        return ws.save_dataset(small_files(), name="holes", saved_by="ana").short_id
+
+
+def _start(pg, url: str) -> None:
+    pg.goto(url)
+    settle(pg)
+    pg.get_by_label("Your name (the rater)", exact=True).fill("ana")
+    pg.get_by_label("Your name (the rater)", exact=True).press("Enter")
+    pg.get_by_text("Batch 1:").wait_for()
+    settle(pg)
+    pg.locator("h1").first.click()  # the keys go to the page, not to the name field
+
+
+def _key(pg, key: str, rows: int, ws: Workspace, ds: str, position: int) -> None:
+    """Press ``key``; wait until the workspace holds ``rows`` labels and the judging area
+    shows ``position`` documents of the batch done."""
+    pg.keyboard.press(key)
+    deadline = time.monotonic() + 10
+    while len(judged_rows(ws, ds)) != rows and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pg.get_by_text(f"Batch 1: {position} of").wait_for()
+    settle(pg)  # the buttons drawn again hold the shortcuts of the next key
+
+
+def _verdict(pg, url: str) -> str:
+    pg.goto(url)
+    settle(pg)
+    box = pg.get_by_text("Judgment debt: does the verdict survive")
+    box.wait_for()
+    return re.search(r"(holds|depends): [^\n]+", pg.inner_text("body")).group(0)
+
+
+def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str,
+                                              server_workspace: Path) -> None:
+    ws = Workspace.open(str(server_workspace))
+    page = f"{server}/judging?ds={dataset}&measure=P%405&baseline=base.txt&candidate=cand.txt"
+    with guarded_page(browser, height=800, width=1280, timeout=60_000) as pg:
+        _start(pg, page)
+        inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
+        topics = "".join(f"q{i}\tthe question of query {i}\n" for i in range(8)).encode()
+        docs = "".join(f"d{i}\tthe text of document {i}\n" for i in range(5)).encode()
+        inputs.nth(0).set_input_files([{"name": "topics.tsv", "mimeType": "text/plain",
+                                        "buffer": topics}])
+        settle(pg)
+        inputs.nth(1).set_input_files([{"name": "docs.tsv", "mimeType": "text/plain",
+                                        "buffer": docs}])
+        pg.get_by_text("the text of document").wait_for()
+        body = pg.inner_text("body")
+        assert re.search(r"Query q\d: the question of query \d", body), body
+        assert "base" not in body.split("Batch 1")[1]  # blind: no system name by the document
+        pg.locator("h1").first.click()
+        for n, key in enumerate(("1", "0", "1"), start=1):
+            _key(pg, key, n, ws, dataset, n)
+        assert "Batch 1: 3 of" in pg.inner_text("body")
+        _key(pg, "u", 2, ws, dataset, 2)  # undo, written at once
+        pg.screenshot(path=str(ARTIFACTS / "judging_1280x800.png"))
+        no_exception(pg)
+        pg.reload()  # mid-batch: a closed browser loses nothing
+        _start(pg, page)
+        assert len(judged_rows(ws, dataset)) == 2
+        for n, key in enumerate(("0", "1"), start=3):
+            _key(pg, key, n, ws, dataset, n - 2)
+        rows = judged_rows(ws, dataset)
+        assert [r.grade for r in rows] == [1.0, 0.0, 0.0, 1.0]
+        assert len({(r.query, r.doc) for r in rows}) == 4
+        newest = ws.get_dataset(dataset).version
+        compare = (f"{server}/compare?ds={dataset}&measures=P%405&runs=base.txt&runs=cand.txt"
+                   "&tests=t&resamples=100")
+        old, new = _verdict(pg, compare + "&dsv=1"), _verdict(pg, compare + f"&dsv={newest}")
+        assert "24 unjudged" in old and "20 unjudged" in new, (old, new)
+    ws.close()
