@@ -269,6 +269,7 @@ def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
 
     # ------------------------------------------------------------ evaluation data
     pg.goto(server)
+    settle(pg)  # the first run drawn (as test_browser._choose_upload), then the choice
     pg.get_by_text("Upload", exact=True).first.click()
     inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
     inputs.first.wait_for(state="attached")
