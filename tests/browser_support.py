@@ -190,11 +190,41 @@ MENU = ".st-key-ireval-menu"
 """The app's menu of pages in the sidebar (``ireval_app.frame.menu``)."""
 
 
+_WATCH_RUN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const watch = window.__irevalRun = {started: false};
+  const observer = new MutationObserver(() => { watch.started = true; observer.disconnect(); });
+  observer.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  setTimeout(() => { observer.disconnect(); watch.started = true; }, 5000);
+}"""
+
+_RUN_DONE = """() => {
+  const watch = window.__irevalRun;
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !watch || (watch.started && app !== null
+                    && app.getAttribute('data-test-script-state') === 'notRunning');
+}"""
+
+
+@contextmanager
+def script_run(pg: Any) -> Iterator[None]:
+    """Around an action that makes Streamlit run the script again (a click in the menu, a
+    widget changed): after the block, wait until that run has started and finished, then
+    :func:`settle`. Streamlit marks its app element with the script's state
+    (``data-test-script-state``); a change of it after the action is the new run, so the
+    wait never ends on the page as it was before the action, however slowly the server
+    answers. An action that starts no run within five seconds is waited for as
+    :func:`settle` alone would; a new document (a full reload) counts as the new run."""
+    pg.evaluate(_WATCH_RUN)
+    yield
+    pg.wait_for_function(_RUN_DONE, timeout=60_000)
+    settle(pg)
+
+
 def nav(pg: Any, title: str) -> None:
     """Switch page by clicking its entry in the sidebar menu (same session)."""
-    pg.locator(MENU).get_by_text(title, exact=True).click()
-    pg.wait_for_timeout(300)
-    settle(pg)
+    with script_run(pg):
+        pg.locator(MENU).get_by_text(title, exact=True).click()
 
 
 def no_exception(pg: Any) -> None:

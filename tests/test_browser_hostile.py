@@ -34,6 +34,7 @@ from browser_support import (
     nav,
     no_exception,
     require_chromium,
+    script_run,
     settle,
 )
 
@@ -252,9 +253,8 @@ def _choose(pg: Any, label: str, option: str) -> None:
     box = pg.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     box.scroll_into_view_if_needed()
     box.locator("input").click()
-    pg.get_by_role("option", name=option, exact=True).click()
-    pg.wait_for_timeout(300)
-    settle(pg)
+    with script_run(pg):
+        pg.get_by_role("option", name=option, exact=True).click()
 
 
 def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
@@ -269,6 +269,7 @@ def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
 
     # ------------------------------------------------------------ evaluation data
     pg.goto(server)
+    settle(pg)  # the first run drawn (as test_browser._choose_upload), then the choice
     pg.get_by_text("Upload", exact=True).first.click()
     inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
     inputs.first.wait_for(state="attached")

@@ -21,6 +21,7 @@ from browser_support import (
     guarded_page,
     no_exception,
     require_chromium,
+    script_run,
     settle,
 )
 
@@ -44,9 +45,8 @@ def _pick(pg, key: str, text: str) -> None:
     box = pg.locator(_key(key)).locator("input").first
     box.click()
     box.fill(text)
-    pg.get_by_role("option", name=text, exact=True).first.click()
-    pg.wait_for_timeout(300)
-    settle(pg)
+    with script_run(pg):
+        pg.get_by_role("option", name=text, exact=True).first.click()
 
 
 def _compare_view(pg) -> dict[str, object]:
@@ -146,9 +146,8 @@ def test_typed_measures_come_back_from_the_metrics_link(browser, saved) -> None:
         settle(pg)
         typed = pg.locator(_key(keys.EXTRA)).locator("input")
         typed.fill("IPrec@0.6; 11pt")
-        typed.press("Enter")
-        pg.wait_for_timeout(300)
-        settle(pg)
+        with script_run(pg):
+            typed.press("Enter")
         table = pg.locator('[data-testid="stTable"]').first.inner_text()
         assert "11pt" in table or "11-point" in table, table
         sidebar = pg.locator('[data-testid="stSidebar"]')

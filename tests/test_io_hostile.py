@@ -11,6 +11,7 @@ import gc
 import gzip
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -662,7 +663,9 @@ def test_pyarrow_reads_only_memory_it_owns(tmp_path):
 def test_cli_on_gzip_inputs_exits_cleanly_every_time(tmp_path):
     """Was: 'terminate called without an active exception' (exit 134) in ~2% of runs.
 
-    Thirty runs, two at a time; each must exit 0 with the same output and no stderr.
+    Runs two at a time (ten in the suite, thirty with ``IREVAL_FULL_GRID=1``: each is a
+    new interpreter, about a second of CPU); each must exit 0 with the same output and
+    no stderr.
     """
     qrels = tmp_path / "qrels.txt.gz"
     qrels.write_bytes(gzip.compress((SAMPLE / "qrels.txt").read_bytes()))
@@ -670,14 +673,15 @@ def test_cli_on_gzip_inputs_exits_cleanly_every_time(tmp_path):
     run.write_bytes(gzip.compress((SAMPLE / "run_bm25.txt").read_bytes()))
     cmd = [sys.executable, "-m", "ireval_core", "eval", str(qrels), str(run), "-m", "map"]
     results = []
-    for _ in range(15):
+    rounds = 15 if os.environ.get("IREVAL_FULL_GRID") else 5
+    for _ in range(rounds):
         procs = [subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                  for _ in range(2)]
         results += [(p.wait(timeout=120), p.stdout.read(), p.stderr.read()) for p in procs]
         for p in procs:
             p.stdout.close()
             p.stderr.close()
-    assert [code for code, _, _ in results] == [0] * 30
+    assert [code for code, _, _ in results] == [0] * 2 * rounds
     assert {out for _, out, _ in results} == {results[0][1]}
     assert b"map" in results[0][1]
     # stderr holds only the data's warnings (eval prints them since issue 19), the same

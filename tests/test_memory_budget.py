@@ -213,13 +213,13 @@ def _assert_holds_nothing(error: BaseException) -> None:
 
 def test_a_failed_parse_keeps_no_reference_to_the_input(small_cache) -> None:
     """The bad line is the last: the fast reader and the line-by-line pass both ran."""
-    data = _malformed_run(100_000)  # about 3 MiB
+    data = _malformed_run(40_000)  # about 1.2 MiB: more than the cache keeps of one entry
     before = sys.getrefcount(data)
     arrow_before = pa.total_allocated_bytes()
     loaded = cache.load_runs("broken.txt", data)
     assert not loaded.ok and loaded.error is not None
     assert loaded.error.source == "broken.txt"
-    assert loaded.error.line == 100_001
+    assert loaded.error.line == 40_001
     _assert_holds_nothing(loaded.error)
     gc.collect()
     assert sys.getrefcount(data) == before
@@ -229,8 +229,10 @@ def test_a_failed_parse_keeps_no_reference_to_the_input(small_cache) -> None:
 
 
 def test_a_failed_parse_frees_the_input_memory(small_cache) -> None:
-    """tracemalloc: with the cached error alive, the 8 MiB input is freed."""
-    text = _malformed_run(250_000, bad_at_end=False)
+    """tracemalloc: with the cached error alive, the 2 MiB input (more than the cache keeps
+    of one entry) is freed. tracemalloc slows every allocation of the read: the input is
+    no bigger than the property needs."""
+    text = _malformed_run(80_000, bad_at_end=False)
     tracemalloc.start()
     try:
         data = bytes(memoryview(text))  # a copy allocated while traced
