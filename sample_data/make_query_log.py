@@ -28,7 +28,8 @@ def query_log() -> str:
     counts = np.maximum(1, np.round(20000 / rank**1.1 * rng.lognormal(0.0, 0.3, N_QUERIES)))
     segment = np.where(rng.random(N_QUERIES) < 0.4, "app", "web")
     lines = ["query,count,segment"]
-    lines += [f"q{i + 1:03d},{int(c)},{s}" for i, (c, s) in enumerate(zip(counts, segment))]
+    lines += [f"q{i + 1:03d},{int(c)},{s}"
+              for i, (c, s) in enumerate(zip(counts, segment, strict=True))]
     return "\n".join(lines) + "\n"
 
 

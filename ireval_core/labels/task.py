@@ -76,16 +76,16 @@ import pandas as pd
 import pyarrow as pa
 
 from ..data import Run
-from ..errors import FormatError, invalid_parameter
+from ..errors import invalid_parameter
 from ..io import SourceLike, read_table
 from ..io.columns import LABEL_ALIASES
 from ..io.guard import clean_errors
 from ..params import OPEN_UNIT, POSITIVE_INT, SEED, InstanceOf, Options, check
 from .planning import export_batch
 
-__all__ = ["ALLOCATIONS", "DESIGNS", "QUERY_LOG_ALIASES", "TASK_COLUMNS", "MonthTask",
-           "QueryLog", "QuerySample", "fill_task", "month_task", "read_query_log",
-           "sample_queries"]
+__all__ = ["ALLOCATIONS", "DESIGNS", "QUERY_LOG_ALIASES", "TASK_COLUMNS", "Draw", "MonthTask",
+           "QueryLog", "QuerySample", "allocate", "draw_queries", "fill_task", "month_task",
+           "pps_inclusion", "read_query_log", "sample_queries", "systematic_pps"]
 
 Design = Literal["srs", "stratified", "pps"]
 Strata = Literal["frequency", "segment"]
@@ -217,9 +217,54 @@ def sample_queries(log: QueryLog, n: int, *, design: Design = "srs",
     check(seed, "seed", fn, SEED)
     if n > log.n:
         raise invalid_parameter("n", fn, f"at most the log's {log.n} queries", n)
-    rng = np.random.default_rng(seed)
-    stratum, names = _strata(log, strata, bands) if design == "stratified" else (
-        np.full(log.n, "all", dtype=object), ["all"])
+    d = draw_queries(log, n, np.random.default_rng(seed), design=design, strata=strata,
+                     bands=bands, allocation=allocation)
+    pi, chosen, stratum = d.inclusion, d.chosen, d.stratum
+    t = log.counts if target == "traffic" else np.ones(log.n)
+    segment = log.segments if log.segments is not None else (
+        stratum if design == "stratified" else None)
+    columns: dict[str, np.ndarray] = {"query": log.queries[chosen],
+                                      "count": log.counts[chosen]}
+    if segment is not None:
+        columns["segment"] = segment[chosen]
+    columns.update(stratum=stratum[chosen], inclusion=pi[chosen],
+                   design_weight=1.0 / pi[chosen], weight=t[chosen] / pi[chosen])
+    of = pd.Categorical(stratum, categories=d.names).codes.astype(np.int64)
+    m = len(d.names)
+    table = pd.DataFrame({
+        "stratum": d.names, "queries": np.bincount(of, minlength=m),
+        "searches": np.bincount(of, weights=log.counts, minlength=m),
+        "sampled": np.bincount(of[chosen], minlength=m)})
+    words = d.words + ("; weights: searches each query stands for (count/π)"
+                       if target == "traffic" else
+                       "; weights: queries each query stands for (1/π)")
+    return QuerySample(pd.DataFrame(columns), table, words, target, log.n,
+                       segment is not None, pi)
+
+
+@dataclass(frozen=True, eq=False)
+class Draw:
+    """One draw of a design over a log: π of every query of the log (``inclusion``),
+    the sampled rows (``chosen``, sorted), every query's stratum and the strata in
+    order, and the design in words."""
+
+    inclusion: np.ndarray
+    chosen: np.ndarray
+    stratum: np.ndarray
+    names: list[str]
+    words: str
+
+
+def draw_queries(log: QueryLog, n: int, rng: np.random.Generator, *,
+                 design: Design = "srs", strata: Strata = "frequency",
+                 bands: Sequence[float] | None = None,
+                 allocation: Allocation = "traffic") -> Draw:
+    """The draw behind :func:`sample_queries` (same arguments, ``n`` already checked),
+    without the tables: what a simulation of the design repeats."""
+    if design == "stratified":
+        stratum, names = _strata(log, strata, bands)
+    else:
+        stratum, names = np.full(log.n, "all", dtype=object), ["all"]
     if design == "srs":
         pi = np.full(log.n, n / log.n)
         chosen = np.sort(rng.choice(log.n, n, replace=False))
@@ -233,23 +278,7 @@ def sample_queries(log: QueryLog, n: int, *, design: Design = "srs",
     else:
         pi, chosen, words = _stratified(log, stratum, names, n, allocation, rng,
                                         "frequency band" if strata == "frequency" else "segment")
-    t = log.counts if target == "traffic" else np.ones(log.n)
-    frame = pd.DataFrame({"query": log.queries[chosen], "count": log.counts[chosen]})
-    segment = log.segments if log.segments is not None else (
-        stratum if design == "stratified" else None)
-    if segment is not None:
-        frame["segment"] = segment[chosen]
-    frame["stratum"] = stratum[chosen]
-    frame["inclusion"] = pi[chosen]
-    frame["design_weight"] = 1.0 / pi[chosen]
-    frame["weight"] = t[chosen] / pi[chosen]
-    table = pd.DataFrame({"stratum": names})
-    table["queries"] = [int(np.count_nonzero(stratum == s)) for s in names]
-    table["searches"] = [float(log.counts[stratum == s].sum()) for s in names]
-    table["sampled"] = [int(np.count_nonzero(frame["stratum"] == s)) for s in names]
-    words += ("; weights: searches each query stands for (count/π)" if target == "traffic"
-              else "; weights: queries each query stands for (1/π)")
-    return QuerySample(frame, table, words, target, log.n, segment is not None, pi)
+    return Draw(pi, chosen, stratum, names, words)
 
 
 def pps_inclusion(sizes: np.ndarray, n: int) -> np.ndarray:
@@ -304,14 +333,13 @@ def _strata(log: QueryLog, strata: Strata, bands: Sequence[float] | None
         band_of_value = third[first]
         band = np.empty(log.n, dtype=np.int64)
         band[order] = band_of_value[np.searchsorted(values, -log.counts[order])]
-        names = BAND_NAMES
+        names: tuple[str, ...] = BAND_NAMES
     else:
         cuts = sorted((float(b) for b in bands), reverse=True)
         band = np.sum(log.counts[:, None] < np.asarray(cuts)[None, :], axis=1)
         names = BAND_NAMES if len(cuts) == 2 else tuple(
             f"band {i + 1}" for i in range(len(cuts) + 1))
-    return (np.array([names[b] for b in band], dtype=object),
-            [names[b] for b in np.unique(band)])
+    return (np.array(names, dtype=object)[band], [names[b] for b in np.unique(band)])
 
 
 def allocate(n: int, sizes: np.ndarray, shares: np.ndarray) -> np.ndarray:
