@@ -32,8 +32,10 @@ population total of t·y (unbiased for every design), Σ_s w the HT estimator of
 their ratio (what the trend computes, the Hájek estimator) equals the HT mean exactly
 when Σ_s w is the same for every sample: SRS and stratified with ``target="queries"``
 (Σ w = N), PPS with ``target="traffic"`` (Σ w = C: the self-weighting design). In the
-other cases it is the ratio estimator, consistent and nearly unbiased for a sample of
-tens of queries. (With replacement, the Hansen–Hurwitz estimator would divide by n·p_i
+other cases it is the ratio estimator, consistent, and nearly unbiased when Σ_s w
+varies little between samples; it varies most for SRS with ``target="traffic"`` on a
+skewed log (a sample that misses the head queries), where a few dozen queries can leave
+the ratio several percent off: sample by PPS or by frequency band for that target. (With replacement, the Hansen–Hurwitz estimator would divide by n·p_i
 instead; this module draws without replacement only.)
 
 **Strata.** ``strata="frequency"`` cuts the log by count into ``bands`` (count
