@@ -258,7 +258,7 @@ def test_task_items_are_each_runs_top_k_with_the_sample_weights(runs: list) -> N
     for run in runs:
         mine = task.items[task.items["system"] == run.name]
         for q, rows in mine.groupby("query"):
-            i = int(np.searchsorted(run.query_ids, q))
+            i = run.query_ids.tolist().index(q)
             start = int(run.offsets[i])
             want = [run.doc_ids[int(c)].as_py() for c in run.dcode[start:start + 5]]
             assert rows["doc"].tolist() == want
@@ -308,6 +308,24 @@ def test_query_log_errors_name_file_line_and_what_was_expected(
     assert where in str(info.value) and what in str(info.value)
 
 
+def test_query_log_reads_tsv_gzip_and_parquet_with_aliases(tmp_path: Path) -> None:
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tsv = tmp_path / "log.tsv.gz"
+    tsv.write_bytes(gzip.compress(b"qid\tfrequency\ttier\n007\t12\thead\nq2\t3\ttail\n"))
+    log = read_query_log(tsv)
+    assert log.queries.tolist() == ["007", "q2"] and log.counts.tolist() == [12.0, 3.0]
+    assert log.segments is not None and log.segments.tolist() == ["head", "tail"]
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"query_id": [11, 5], "searches": [4, 9]}), path)
+    log = read_query_log(path)
+    assert log.queries.tolist() == ["11", "5"] and log.counts.tolist() == [4.0, 9.0]
+    assert log.segments is None
+
+
 def test_sample_parameter_errors() -> None:
     log = _log(np.array([5.0, 4, 3]))
     with pytest.raises(ValueError, match="at most the log's 3 queries"):
@@ -316,6 +334,8 @@ def test_sample_parameter_errors() -> None:
         sample_queries(log, 2, design="stratified", strata="segment")
     with pytest.raises(ValueError, match="3 strata need n >= 3"):
         sample_queries(log, 2, design="stratified", bands=(5, 4))
+    with pytest.raises(ValueError, match="numbers > 0"):
+        sample_queries(log, 2, design="stratified", bands=(5, -1))
 
 
 # ----------------------------------------------------------------------------- command line

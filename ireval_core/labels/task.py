@@ -35,8 +35,9 @@ when Σ_s w is the same for every sample: SRS and stratified with ``target="quer
 other cases it is the ratio estimator, consistent, and nearly unbiased when Σ_s w
 varies little between samples; it varies most for SRS with ``target="traffic"`` on a
 skewed log (a sample that misses the head queries), where a few dozen queries can leave
-the ratio several percent off: sample by PPS or by frequency band for that target. (With replacement, the Hansen–Hurwitz estimator would divide by n·p_i
-instead; this module draws without replacement only.)
+the ratio several percent off: sample by PPS or by frequency band for that target.
+(With replacement, the Hansen–Hurwitz estimator would divide by n·p_i instead; this
+module draws without replacement only.)
 
 **Strata.** ``strata="frequency"`` cuts the log by count into ``bands`` (count
 thresholds, highest first: ``(1000, 100)`` makes ``head`` count ≥ 1000, ``torso``
@@ -69,6 +70,7 @@ which :func:`~ireval_core.labels.ppi.read_inclusion` reads from the same file.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -219,6 +221,9 @@ def sample_queries(log: QueryLog, n: int, *, design: Design = "srs",
     check(seed, "seed", fn, SEED)
     if n > log.n:
         raise invalid_parameter("n", fn, f"at most the log's {log.n} queries", n)
+    if bands is not None and not all(
+            isinstance(b, int | float) and math.isfinite(b) and b > 0 for b in bands):
+        raise invalid_parameter("bands", fn, "count thresholds (numbers > 0)", bands)
     d = draw_queries(log, n, np.random.default_rng(seed), design=design, strata=strata,
                      bands=bands, allocation=allocation)
     pi, chosen, stratum = d.inclusion, d.chosen, d.stratum
@@ -507,9 +512,9 @@ def month_task(sample: QuerySample, runs: Sequence[Run], round: str, *, k: int =
 def _top_k(run: Run, queries: np.ndarray, k: int) -> tuple[pd.DataFrame, list[str]]:
     """The run's top k of each of ``queries`` (in ranking order), and the queries it
     does not answer."""
-    have = np.searchsorted(run.query_ids, queries)
-    have = np.minimum(have, max(len(run.query_ids) - 1, 0))
-    found = (len(run.query_ids) > 0) & (run.query_ids[have] == queries)
+    index = {str(q): i for i, q in enumerate(run.query_ids.tolist())}
+    have = np.array([index.get(str(q), -1) for q in queries], dtype=np.int64)
+    found = have >= 0
     rows, pos, qs = [], [], []
     for q, i in zip(queries[found], have[found], strict=True):
         start, stop = int(run.offsets[i]), min(int(run.offsets[i + 1]), int(run.offsets[i]) + k)
