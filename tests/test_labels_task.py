@@ -338,6 +338,13 @@ def test_sample_parameter_errors() -> None:
         sample_queries(log, 2, design="stratified", bands=(5, -1))
 
 
+def test_a_log_whose_queries_no_run_has_is_refused(runs: list) -> None:
+    log = read_query_log(("words.csv", b"query,count\nhow to cook rice,40\nweather,90\n"))
+    with pytest.raises(ValueError, match=r"words.csv: no run has any of the 2 sampled "
+                                         r"queries .*query ids the runs use"):
+        month_task(sample_queries(log, 2), runs, "2026-07")
+
+
 # ----------------------------------------------------------------------------- command line
 
 

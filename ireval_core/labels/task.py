@@ -198,6 +198,8 @@ class QuerySample:
     has_segment: bool = False
     inclusion_all: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """π of every query of the log (in the log's order), for checks."""
+    source: str = "log"
+    """The query log's name, for messages."""
 
 
 def sample_queries(log: QueryLog, n: int, *, design: Design = "srs",
@@ -246,7 +248,7 @@ def sample_queries(log: QueryLog, n: int, *, design: Design = "srs",
                        if target == "traffic" else
                        "; weights: queries each query stands for (1/π)")
     return QuerySample(pd.DataFrame(columns), table, words, target, log.n,
-                       segment is not None, pi)
+                       segment is not None, pi, log.source)
 
 
 @dataclass(frozen=True, eq=False)
@@ -482,6 +484,10 @@ def month_task(sample: QuerySample, runs: Sequence[Run], round: str, *, k: int =
         parts.append(part)
         missing[run.name] = absent
     items = pd.concat(parts, ignore_index=True)
+    if items.empty:
+        raise ValueError(f"{sample.source}: no run has any of the {len(frame)} sampled "
+                         f"queries (e.g. {frame['query'].iloc[0]!r}); the log's query "
+                         "column must hold the query ids the runs use")
     info = frame.set_index("query")
     items.insert(0, "round", round)
     if sample.has_segment:
@@ -495,7 +501,8 @@ def month_task(sample: QuerySample, runs: Sequence[Run], round: str, *, k: int =
     units["shown"] = True
     units["anchor"] = False
     if people_share is not None:
-        drawn = np.random.default_rng(seed).random(len(units)) < people_share
+        # a stream of its own: independent of the draw of the queries with the same seed
+        drawn = np.random.default_rng([seed, 1]).random(len(units)) < people_share
         units["for_people"] = drawn
         pick = units.set_index(["query", "doc"])["for_people"]
         items["for_people"] = pick.reindex(pd.MultiIndex.from_frame(
