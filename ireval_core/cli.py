@@ -24,7 +24,7 @@ from typing import Any, TextIO, cast
 
 import numpy as np
 
-from . import cli_labels, cli_queue, cli_workspace
+from . import cli_labels, cli_queue, cli_task, cli_workspace
 from .data import JoinCache, Qrels, Run
 from .errors import DataWarning, FormatError, IrevalError, Remedy
 from .escape import csv_row
@@ -235,6 +235,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("measures", help="list every measure with its definition")
     cli_labels.add_parsers(sub)  # labels, gsb (monthly labeling)
+    cli_task.add_parser(sub)  # labels-task (the month's labeling task)
     cli_workspace.add_parsers(sub)  # workspace audit
     return parser
 
@@ -851,6 +852,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return 0
         if args.command in ("labels", "gsb"):
             status = cli_labels.run(args, out, notes)
+        elif args.command == "labels-task":
+            status = cli_task.run(args, out)
         elif args.command == "workspace":
             status = cli_workspace.run(args, out)
         else:

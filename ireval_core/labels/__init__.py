@@ -19,6 +19,9 @@ computes:
 * :mod:`.changes` -- label changes between two rounds and the split of a DCG change
   into "new result lists" and "changed labels";
 * :mod:`.planning` -- queries needed next round, and the next batch to label;
+* :mod:`.task` -- the month's labeling task: a query log sampled by a stated design
+  (simple random, stratified, proportional to size) with the weights the trend uses,
+  each system's top K, the anchor items and the people's share;
 * :mod:`.agreement` -- agreement between raters (Cohen, Fleiss, Krippendorff) and the
   rater report (drift, confusion, disputed results), on the long label table;
 * :mod:`.gsb` -- side-by-side (good/same/bad) judgments: reading and the win rates;
@@ -29,7 +32,7 @@ computes:
 * :mod:`.judge` -- a model judge (an LLM's labels) checked against the people:
   agreement, decisions, bias, disagreements.
 
-The names of agreement and gsb are not repeated here, to keep this package's API short:
+The names of agreement, gsb and task are not repeated here, to keep this package's API short:
 import them from their module (``from ireval_core.labels.gsb import read_gsb``).
 """
 
