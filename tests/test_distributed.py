@@ -1300,7 +1300,10 @@ TREC_CASES = {
     "10.0-c-N-unparameterised": ["-q", "-c", "--trec-eval", "10.0", "-N", "500",
                                  "-m", "utility", "-m", "rbp_resid", "-m", "relstring",
                                  "-m", "unj.5"],
-    "10.0-relstring": ["-q", "--trec-eval", "10.0", "-m", "relstring.5", "-m", "map"],
+    "10.0-relstring-J-M": ["-q", "--trec-eval", "10.0", "-J", "-M", "8", "-m", "relstring.5",
+                           "-m", "map"],
+    "9.0.8-c-Z": ["-q", "-c", "-Z", "ZFILE", "-m", "map", "-m", "gm_map", "-m", "num_ret",
+                  "-m", "relstring.3"],
 }
 
 
@@ -1311,7 +1314,11 @@ def test_cli_engine_dask_prints_the_trec_eval_text_of_the_in_memory_engine(clien
     of the queries a run misses (parameterised utility and rbp_resid not cleaned), line for
     line, the queries split over the partitions of three run files."""
     qpath, rpaths = trec_files(tmp_path)
-    args = ["eval", str(qpath), *map(str, rpaths), *flags]
+    zfile = tmp_path / "z.txt"  # -Z: a mean and deviation for some queries, none for others
+    zfile.write_text("".join(f"q{i:02d} map 0.{i % 7} 0.{i % 3}\nq{i:02d} num_ret 9 2\n"
+                             for i in range(0, 24, 2)))
+    args = ["eval", str(qpath), *map(str, rpaths),
+            *(str(zfile) if f == "ZFILE" else f for f in flags)]
     memory, dask_out = io.StringIO(), io.StringIO()
     assert main(args, out=memory) == 0
     assert main([*args, "--engine", "dask", "--scheduler", client.scheduler.address],
