@@ -10,6 +10,10 @@ gives: tables, tests, reports and pages work on them unchanged.
 * :func:`evaluate_dask`: qrels and runs (Parquet datasets, TREC or CSV/TSV files
   larger than memory, local or any fsspec URL such as ``s3://``, or Dask
   DataFrames), every measure of the catalogue.
+* :func:`evaluate_dask_trec`: :func:`evaluate_dask` of trec_eval's printed columns,
+  with what ``eval --format trec`` prints beside the values (relstrings, trec_eval 10.0's
+  ``-c`` values of the judged queries a run misses), made per partition;
+  :func:`qrels_grades_dask`: the qrels' grades, for a trec_eval gain map.
 * :func:`evaluate_labeled`: labeled rows ``(session, item, label, score)`` such as
   click logs or model scores over labeled data; a group (session or query) plays
   the query: AUC, GAUC, PNR and every other per-query measure.
