@@ -47,8 +47,7 @@ from .trec_output import (
     columns,
     header_of,
     official,
-    relstrings,
-    unanswered_10,
+    trec_texts,
     with_collection_size,
     write_trec,
 )
@@ -469,14 +468,10 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         from .io.zscores import read_zscores
 
         table = read_zscores(args.zscores)
-    if args.engine == "dask":  # relstring needs the rankings: not printed by this engine
+    if args.engine == "dask":
         if "-" in args.runs:
             raise ValueError("a run from standard input ('-') goes with --engine memory")
-        from .distributed import dask_client, evaluate_dask
-
-        with dask_client(args.scheduler, n_workers=args.workers) as client:
-            res = evaluate_dask(args.qrels, args.runs, _specs(cols), options=options,
-                                client=client, notes=notes)
+        res = _eval_dask(args, names, cols, options, notes, strings, overrides)
     elif args.scheduler is not None or args.workers is not None:
         raise ValueError("--scheduler and --workers go with --engine dask")
     else:
@@ -487,17 +482,13 @@ def _cmd_eval(args: argparse.Namespace, out: TextIO, notes: list[DataWarning]) -
         cols = with_collection_size(columns(names, parse_measure, grades=np.unique(qrels.grade),
                                             trec_order=trec_order), args.num_docs)
         res = evaluate(qrels, runs, _specs(cols), options=options)
-        notes.extend(_unanswered(qrels, runs, options))
-        if args.format == "trec":
-            for c in cols:
-                if c.measure is None:
-                    for r in runs:
-                        strings[(r.name, c.label)] = relstrings(qrels, r, options, c.depth)
-            for r in runs:  # 10.0's -c: what it prints for the queries a run misses
-                values, texts = unanswered_10(qrels, r, cols, options)
+        notes.extend(_unanswered(qrels.query_ids, {r.name: (r.query_ids, r.source)
+                                                   for r in runs}, options))
+        if args.format == "trec":  # relstrings; 10.0's -c values of the queries a run misses
+            for r in runs:
+                texts, values = trec_texts(qrels, r, cols, options)
+                strings.update({(r.name, label): t for label, t in texts.items()})
                 overrides.update({(r.name, label): v for label, v in values.items()})
-                for label, text in texts.items():
-                    strings[(r.name, label)] = {**strings[(r.name, label)], **text}
     if args.format == "trec":
         write_trec(res, cols, args.per_query, out, strings=strings, header=header,
                    zscore_table=table, overrides=overrides)
@@ -586,28 +577,58 @@ def _cmd_eval_prefs(args: argparse.Namespace, out: TextIO, notes: list[DataWarni
     return 0
 
 
+def _eval_dask(args: argparse.Namespace, names: Sequence[str], cols: list[Column],
+               options: EvalOptions, notes: list[DataWarning],
+               strings: dict[tuple[str, str], dict[str, str]],
+               overrides: dict[tuple[str, str], dict[str, float]]) -> Evaluation:
+    """``eval --engine dask``: the evaluation on a cluster, and with ``--format trec`` what
+    the in-memory engine prints beside it (relstrings, 10.0's ``-c`` values of the queries
+    a run misses), computed per partition (``strings`` and ``overrides`` are filled)."""
+    from .distributed import dask_client, evaluate_dask, evaluate_dask_trec, qrels_grades_dask
+
+    with dask_client(args.scheduler, n_workers=args.workers) as client:
+        if any(c.measure is not None and "gain" in dict(c.measure.params) and "=" in c.label
+               for c in cols):  # a trec_eval gain map leaves the qrels' other grades as they are
+            grades = qrels_grades_dask(args.qrels, options=options, client=client)
+            cols[:] = with_collection_size(columns(names, parse_measure, grades=grades,
+                                                   trec_order=args.format == "trec"),
+                                           args.num_docs)
+        if args.format != "trec":
+            return evaluate_dask(args.qrels, args.runs, _specs(cols), options=options,
+                                 client=client, notes=notes)
+        got = evaluate_dask_trec(args.qrels, args.runs, cols, options=options, client=client,
+                                 notes=notes)
+    res = got.evaluation
+    strings.update(got.strings)
+    overrides.update(got.overrides)
+    notes.extend(_unanswered(got.judged, {s: (res.answered.get(s, np.zeros(0, object)), None)
+                                          for s in res.systems}, options))
+    return res
+
+
 def _specs(cols: Sequence[Column]) -> list[Measure]:
     """The measures of printed columns, each once, in order."""
     return list(dict.fromkeys(c.measure for c in cols if c.measure is not None))
 
 
-def _unanswered(qrels: Qrels, runs: Sequence[Run], options: EvalOptions
-                ) -> list[DataWarning]:
+def _unanswered(judged: np.ndarray, answered: dict[str, tuple[np.ndarray, str | None]],
+                options: EvalOptions) -> list[DataWarning]:
     """Under 10.0 semantics without -c: judged queries a run does not answer, which make
-    trec_eval 10.0 stop (ireval evaluates the other queries, as 9.0.8 did)."""
+    trec_eval 10.0 stop (ireval evaluates the other queries, as 9.0.8 did). ``judged``: the
+    qrels' query ids; ``answered``: each run's answered query ids and its source, by name."""
     if options.complete or options.trec_eval != "10.0":
         return []
     out = []
-    for r in runs:
-        missing = sorted(set(map(str, qrels.query_ids)) - set(map(str, r.query_ids)))
+    for name, (ids, source) in answered.items():
+        missing = sorted(set(map(str, judged)) - set(map(str, ids)))
         if missing:
             out.append(DataWarning(
                 "trec-eval-10-missing-query",
                 f"{len(missing)} judged quer{'y has' if len(missing) == 1 else 'ies have'} "
-                f"no ranking in {r.name!r}: trec_eval 10.0 stops there (\"result qid "
+                f"no ranking in {name!r}: trec_eval 10.0 stops there (\"result qid "
                 f"'{missing[0]}' not found in qrels\", exit 4); ireval evaluates the other "
                 "queries, as trec_eval 9.0.8 does (-c averages them in as 0)",
-                source=r.source, count=len(missing), examples=tuple(missing[:3])))
+                source=source, count=len(missing), examples=tuple(missing[:3])))
     return out
 
 

@@ -10,6 +10,10 @@ gives: tables, tests, reports and pages work on them unchanged.
 * :func:`evaluate_dask`: qrels and runs (Parquet datasets, TREC or CSV/TSV files
   larger than memory, local or any fsspec URL such as ``s3://``, or Dask
   DataFrames), every measure of the catalogue.
+* :func:`evaluate_dask_trec`: :func:`evaluate_dask` of trec_eval's printed columns,
+  with what ``eval --format trec`` prints beside the values (relstrings, trec_eval 10.0's
+  ``-c`` values of the judged queries a run misses), made per partition;
+  :func:`qrels_grades_dask`: the qrels' grades, for a trec_eval gain map.
 * :func:`evaluate_labeled`: labeled rows ``(session, item, label, score)`` such as
   click logs or model scores over labeled data; a group (session or query) plays
   the query: AUC, GAUC, PNR and every other per-query measure.
@@ -115,13 +119,15 @@ from .io.qrels_runs import unique_name
 from .measures import Measure, parse_measures
 from .measures.pairwise import auc_counts
 from .options import EvalOptions
+from .trec_output import Column, trec_texts
 
 if TYPE_CHECKING:
     from distributed import Client
 
 __all__ = ["DEFAULT_BLOCKSIZE", "POOLED_AUC_DEFINITION", "DistributedError", "PooledAUC",
-           "dask_client", "evaluate_dask", "evaluate_labeled", "pooled_auc_dask",
-           "read_qrels_dask", "read_runs_dask"]
+           "TrecEvaluation", "dask_client", "evaluate_dask", "evaluate_dask_trec",
+           "evaluate_labeled", "pooled_auc_dask", "qrels_grades_dask", "read_qrels_dask",
+           "read_runs_dask"]
 
 _ABSENT = "\x00absent"  # query id of the one-row run standing for a system a partition lacks
 
@@ -188,6 +194,8 @@ class _SystemPart:
     values: dict[str, np.ndarray]
     partials: dict[str, tuple[np.ndarray, ...]]
     answered: np.ndarray | None = None  # the queries the run answers in this partition
+    strings: dict[str, dict[str, str]] = field(default_factory=dict)  # trec_output.trec_texts
+    overrides: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -197,6 +205,7 @@ class _Part:
     rows: int
     systems: dict[tuple[int, str], _SystemPart]
     absent: _SystemPart | None = None  # values of a system with no row here (complete=True)
+    judged: np.ndarray | None = None  # the query ids of the qrels in this partition
 
 
 def _with_global_grade(specs: Sequence[Measure], top: float | None) -> list[Measure]:
@@ -215,7 +224,8 @@ def _needs_top_grade(specs: Sequence[Measure]) -> bool:
 
 
 def _system_part(qrels: Qrels, run: Run, res: Evaluation, specs: Sequence[Measure],
-                 eval_specs: Sequence[Measure], o: EvalOptions) -> _SystemPart:
+                 eval_specs: Sequence[Measure], o: EvalOptions,
+                 cols: Sequence[Column] = ()) -> _SystemPart:
     values = {str(m): res.values[(run.name, str(em))] for m, em in zip(specs, eval_specs,
                                                                           strict=True)}
     partials: dict[str, tuple[np.ndarray, ...]] = {}
@@ -225,22 +235,27 @@ def _system_part(qrels: Qrels, run: Run, res: Evaluation, specs: Sequence[Measur
         ranked = join(qrels, run, options=o)
         for m, em, fn in need:
             partials[str(m)] = fn(ranked, em, o)
-    return _SystemPart(res.query_ids[run.name], values, partials, run.query_ids)
+    strings, overrides = trec_texts(qrels, run, cols, o) if cols else ({}, {})
+    return _SystemPart(res.query_ids[run.name], values, partials, run.query_ids, strings,
+                       overrides)
 
 
 def _evaluate_part(qrels: Qrels, runs: Mapping[tuple[int, str], Run], rows: int,
                    specs: Sequence[Measure], eval_specs: Sequence[Measure],
-                   o: EvalOptions) -> _Part:
-    """Evaluate one partition with :func:`ireval_core.evaluate`."""
+                   o: EvalOptions, cols: Sequence[Column] = ()) -> _Part:
+    """Evaluate one partition with :func:`ireval_core.evaluate`; with ``cols`` (trec_eval's
+    printed columns), each system's relstrings and 10.0's values for the queries it misses
+    too (:func:`~ireval_core.trec_output.trec_texts`)."""
     named = [run.renamed(str(i)) for i, run in enumerate(runs.values())]
     if o.complete:  # every qrels query counts, also for systems without a row here
         named.append(Run.from_arrays([_ABSENT], [_ABSENT], [0.0], name=str(len(named))))
+    judged = np.asarray(qrels.query_ids, dtype=object)
     if not named:
-        return _Part(rows, {})
+        return _Part(rows, {}, judged=judged)
     res = evaluate(qrels, named, eval_specs, options=o)
-    parts = [_system_part(qrels, run, res, specs, eval_specs, o) for run in named]
+    parts = [_system_part(qrels, run, res, specs, eval_specs, o, cols) for run in named]
     absent = parts.pop() if o.complete else None
-    return _Part(rows, dict(zip(runs, parts, strict=True)), absent)
+    return _Part(rows, dict(zip(runs, parts, strict=True)), absent, judged)
 
 
 def _build(kind: Kind, q: pd.Series | pa.ChunkedArray, d: pd.Series | pa.ChunkedArray,
@@ -262,7 +277,8 @@ def _build(kind: Kind, q: pd.Series | pa.ChunkedArray, d: pd.Series | pa.Chunked
 
 
 def _union_partition(df: pd.DataFrame, specs: Sequence[Measure], eval_specs: Sequence[Measure],
-                     o: EvalOptions, sources: Sequence[str]) -> _Part:
+                     o: EvalOptions, sources: Sequence[str],
+                     cols: Sequence[Column] = ()) -> _Part:
     run = df["run"].to_numpy()
     is_qrels = run < 0
     qrels = _build("qrels", df["qid"][is_qrels], df["docid"][is_qrels], df["value"][is_qrels],
@@ -274,7 +290,7 @@ def _union_partition(df: pd.DataFrame, specs: Sequence[Measure], eval_specs: Seq
         part = rdf.iloc[rows]
         runs[(int(i), str(tag))] = _build("run", part["qid"], part["docid"], part["value"],
                                          name=str(tag), source=sources[int(i) + 1])
-    return _evaluate_part(qrels, runs, len(df), specs, eval_specs, o)
+    return _evaluate_part(qrels, runs, len(df), specs, eval_specs, o, cols)
 
 
 def _prepare(measures: str | Sequence[str | Measure], options: EvalOptions | None,
@@ -350,6 +366,91 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
         incomplete.
     """
     specs, options = _prepare(measures, options, npartitions, "evaluate_dask")
+    parts, total, keys, system_names = _evaluate_union(
+        qrels, runs, specs, options, client=client, npartitions=npartitions,
+        storage_options=storage_options, notes=notes, progress=progress)
+    return _assemble(parts, total, keys, system_names, specs, options)
+
+
+@dataclass(frozen=True)
+class TrecEvaluation:
+    """The Dask engine's evaluation with what trec_eval prints beside the values, as
+    :func:`ireval_core.trec_output.write_trec` takes them: ``strings`` (relstrings) and
+    ``overrides`` (trec_eval 10.0's values for the judged queries a run misses, ``-c``),
+    each by (system, column label) and query; ``judged``: the query ids of the qrels."""
+
+    evaluation: Evaluation
+    strings: dict[tuple[str, str], dict[str, str]]
+    overrides: dict[tuple[str, str], dict[str, float]]
+    judged: np.ndarray
+
+
+def evaluate_dask_trec(qrels: Sources | dd.DataFrame,
+                       runs: PathLike | dd.DataFrame | Sequence[PathLike | dd.DataFrame],
+                       cols: Sequence[Column], *, options: EvalOptions | None = None,
+                       client: Client | None = None, npartitions: int | None = None,
+                       storage_options: Mapping[str, Any] | None = None,
+                       notes: list[DataWarning] | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> TrecEvaluation:
+    """:func:`evaluate_dask` of trec_eval's printed columns ``cols``
+    (:func:`ireval_core.trec_output.columns`), with their texts: each query's relstrings
+    and, under 10.0's ``-c``, the values it prints for the judged queries a run misses.
+
+    Every partition computes them for its queries with
+    :func:`~ireval_core.trec_output.trec_texts`, the function the in-memory engine uses
+    (a query's ranking and qrels are whole in one partition), so they are the in-memory
+    ones, 9.0.8's float32 score ties included. Parameters as :func:`evaluate_dask`.
+    """
+    specs, options = _prepare([c.measure for c in cols if c.measure is not None], options,
+                              npartitions, "evaluate_dask_trec")
+    parts, total, keys, names = _evaluate_union(
+        qrels, runs, list(dict.fromkeys(specs)), options, client=client,
+        npartitions=npartitions, storage_options=storage_options, notes=notes,
+        progress=progress, cols=tuple(cols))
+    res = _assemble(parts, total, keys, names, list(dict.fromkeys(specs)), options)
+    strings: dict[tuple[str, str], dict[str, str]] = {}
+    overrides: dict[tuple[str, str], dict[str, float]] = {}
+    for key, name in zip(keys, names, strict=True):
+        for p in parts:
+            piece = p.systems.get(key, p.absent)
+            if piece is None:
+                continue
+            for label, texts in piece.strings.items():
+                strings.setdefault((name, label), {}).update(texts)
+            for label, values in piece.overrides.items():
+                overrides.setdefault((name, label), {}).update(values)
+    judged = np.concatenate([np.zeros(0, object)] + [p.judged for p in parts
+                                                     if p.judged is not None])
+    return TrecEvaluation(res, strings, overrides, read_only(np.sort(judged.astype(str))
+                                                            .astype(object)))
+
+
+def qrels_grades_dask(qrels: Sources | dd.DataFrame, *, options: EvalOptions | None = None,
+                      client: Client | None = None,
+                      storage_options: Mapping[str, Any] | None = None) -> np.ndarray:
+    """The distinct grades of the qrels, sorted (what a trec_eval gain map such as
+    ``ndcg.1=3`` leaves at their own value: :func:`ireval_core.trec_output.columns`),
+    read as :func:`evaluate_dask` reads them; a bad line is the in-memory engine's error."""
+    options = EvalOptions() if options is None else options
+    frame = read_qrels_dask(qrels, storage_options=storage_options,
+                            comments=options.trec_eval == "10.0")
+    try:
+        (grades,) = compute(client, frame["value"].drop_duplicates())
+    except FormatError as exc:
+        raise (first_error([frame], client) or exc.fresh()) from None
+    return np.unique(np.asarray(grades, dtype=np.float64))
+
+
+def _evaluate_union(qrels: Sources | dd.DataFrame,
+                    runs: PathLike | dd.DataFrame | Sequence[PathLike | dd.DataFrame],
+                    specs: Sequence[Measure], options: EvalOptions, *, client: Client | None,
+                    npartitions: int | None, storage_options: Mapping[str, Any] | None,
+                    notes: list[DataWarning] | None,
+                    progress: Callable[[int, int], None] | None,
+                    cols: Sequence[Column] = ()
+                    ) -> tuple[list[_Part], int, list[tuple[int, str]], list[str]]:
+    """The partitions' results of qrels and runs shuffled by query, the rows read, the
+    systems (input, tag) in order and their names."""
     comments = options.trec_eval == "10.0"  # its '#' comment lines, as the CLI reads them
     q_frame = read_qrels_dask(qrels, storage_options=storage_options, comments=comments)
     run_inputs: list[PathLike | dd.DataFrame] = (
@@ -372,7 +473,7 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
         shuffled, counts, firsts = _shuffled(union, "qid", npartitions, frame_meta("union"),
                                              _systems_in)
         sources = [name_of(qrels, "qrels"), *names]
-        tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources)
+        tasks = [dask.delayed(_union_partition)(p, specs, eval_specs, options, sources, cols)
                  for p in shuffled]
         *parts, total, firsts = compute(client, *tasks, counts, firsts, progress=progress)
     except FormatError as exc:  # the first input's first error, whichever task failed first
@@ -382,7 +483,7 @@ def evaluate_dask(qrels: Sources | dd.DataFrame,
         raise DistributedError("incomplete result: the systems read and the systems "
                                "evaluated differ; no partial result is returned")
     system_names = _system_names(keys, [stem(n) for n in names], names, notes)
-    return _assemble(parts, int(total), keys, system_names, specs, options)
+    return list(parts), int(total), keys, system_names
 
 
 def _shuffled(frame: dd.DataFrame, on: str, npartitions: int | None, meta: pd.DataFrame,

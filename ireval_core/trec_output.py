@@ -37,8 +37,8 @@ from .measures import Measure
 from .options import EvalOptions
 
 __all__ = ["COUNTS", "HEADER", "NAN", "Column", "all_trec", "columns", "header_of", "official",
-           "relstrings", "trec_mean", "trec_params", "unanswered_10", "with_collection_size",
-           "write_trec"]
+           "relstrings", "trec_mean", "trec_params", "trec_texts", "unanswered_10",
+           "with_collection_size", "write_trec"]
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _ALL_TREC_9 = (
@@ -368,6 +368,25 @@ def unanswered_10(qrels: Qrels, run: Run, cols: Sequence[Column], options: EvalO
             values[c.label] = {str(q): float(v) for q, v in zip(res.query_ids[bogus.name],
                                                                  got, strict=True)}
     return values, strings
+
+
+def trec_texts(qrels: Qrels, run: Run, cols: Sequence[Column], options: EvalOptions
+               ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, float]]]:
+    """What :func:`write_trec` prints for ``run`` beside the evaluation's values:
+    ``(strings, overrides)``, each ``{column label: {query: ...}}``.
+
+    ``strings``: every relstring column's strings (:func:`relstrings`), with 10.0's under
+    ``-c`` for the judged queries the run misses; ``overrides``: the values 10.0 prints
+    for those queries where they are not the evaluation's (:func:`unanswered_10`). A
+    query's texts depend on that query's qrels and ranking only, so the Dask engine
+    computes them partition by partition with this same function.
+    """
+    strings = {c.label: relstrings(qrels, run, options, c.depth)
+               for c in cols if c.measure is None}
+    overrides, texts = unanswered_10(qrels, run, cols, options)
+    for label, text in texts.items():
+        strings[label] = {**strings.get(label, {}), **text}
+    return strings, overrides
 
 
 def _double(value: float) -> str:

@@ -42,13 +42,15 @@ from ireval_core.distributed import (
     DistributedError,
     dask_client,
     evaluate_dask,
+    evaluate_dask_trec,
     evaluate_labeled,
     pooled_auc_dask,
     read_qrels_dask,
     read_runs_dask,
 )
 from ireval_core.io import ReadLimits, has_judgment_groups, read_qrels, read_runs
-from ireval_core.measures import FAMILIES, families
+from ireval_core.measures import FAMILIES, families, parse_measure
+from ireval_core.trec_output import columns
 
 # one spec per family (every cutoff kind), and the parameters that change aggregation
 MEASURES = [
@@ -1256,3 +1258,106 @@ def test_a_parquet_duplicate_is_named_by_its_rows_as_in_memory(client, files, tm
         evaluate_dask(files["qrels"], run_path, ["P@5"], client=client,
                       npartitions=npartitions)
     assert str(got.value) == str(memory.value) and "(rows 13 and 31)" in str(got.value)
+
+
+# ----------------------------------------------------------------------------- trec_eval text
+
+
+def trec_files(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """Qrels with grades -1 .. 12 (negative: pooled, not judged; above 9: '>'), and three run
+    files of one system each: unjudged documents, score ties, scores that tie only as
+    float32 (9.0.8), a run missing judged queries, a query no qrels has."""
+    rng = np.random.default_rng(11)
+    q_rows, runs = [], {tag: [] for tag in ("bm25", "dense", "sparse")}
+    for i in range(24):
+        qid = f"q{i:02d}"
+        docs = [f"d{j}" for j in rng.choice(60, size=int(rng.integers(3, 25)), replace=False)]
+        for d in docs[: len(docs) * 3 // 4]:
+            q_rows.append((qid, 0, d, int(rng.choice([-1, 0, 0, 1, 2, 3, 12]))))
+        for tag, rows in runs.items():
+            if tag == "sparse" and i % 5 == 1:
+                continue  # judged, not answered
+            for k, d in enumerate(docs):
+                score = float(rng.integers(0, 6)) / 2  # ties
+                if k % 7 == 3:
+                    score = 0.03426470588235295 if k % 2 else 0.03426470588235294
+                rows.append((qid, "Q0", d, k + 1, score, tag))
+    runs["bm25"].append(("q99", "Q0", "d1", 1, 1.0, "bm25"))  # no qrels
+    qpath = write_trec(pd.DataFrame(q_rows), tmp_path / "qrels.txt")
+    rpaths = [write_trec(pd.DataFrame(rows), tmp_path / f"{tag}.txt")
+              for tag, rows in runs.items()]
+    return qpath, rpaths
+
+
+TREC_CASES = {
+    "9.0.8-all_trec": ["-q", "-m", "all_trec"],
+    "9.0.8-c-relstring-utility": ["-q", "-c", "-m", "relstring.20", "-m", "relstring",
+                                  "-m", "utility.1,-2,0,0", "-m", "ndcg.1=3", "-m", "P.5"],
+    "10.0-c-all_trec": ["-q", "-c", "--trec-eval", "10.0", "-m", "all_trec"],
+    "10.0-c-params": ["-q", "-c", "--trec-eval", "10.0", "-m", "utility.2,-1,0,0",
+                      "-m", "rbp_resid.p=0.9", "-m", "relstring.15", "-m", "P.5,10",
+                      "-m", "relstring"],
+    "10.0-c-N-unparameterised": ["-q", "-c", "--trec-eval", "10.0", "-N", "500",
+                                 "-m", "utility", "-m", "rbp_resid", "-m", "relstring",
+                                 "-m", "unj.5"],
+    "10.0-relstring-J-M": ["-q", "--trec-eval", "10.0", "-J", "-M", "8", "-m", "relstring.5",
+                           "-m", "map"],
+    "9.0.8-c-Z": ["-q", "-c", "-Z", "ZFILE", "-m", "map", "-m", "gm_map", "-m", "num_ret",
+                  "-m", "relstring.3"],
+}
+
+
+@pytest.mark.parametrize("flags", list(TREC_CASES.values()), ids=list(TREC_CASES))
+def test_cli_engine_dask_prints_the_trec_eval_text_of_the_in_memory_engine(client, tmp_path,
+                                                                           flags):
+    """relstrings (grades 0-9, '>', '-', '.', float32 ties under 9.0.8) and 10.0's -c values
+    of the queries a run misses (parameterised utility and rbp_resid not cleaned), line for
+    line, the queries split over the partitions of three run files."""
+    qpath, rpaths = trec_files(tmp_path)
+    zfile = tmp_path / "z.txt"  # -Z: a mean and deviation for some queries, none for others
+    zfile.write_text("".join(f"q{i:02d} map 0.{i % 7} 0.{i % 3}\nq{i:02d} num_ret 9 2\n"
+                             for i in range(0, 24, 2)))
+    args = ["eval", str(qpath), *map(str, rpaths),
+            *(str(zfile) if f == "ZFILE" else f for f in flags)]
+    memory, dask_out = io.StringIO(), io.StringIO()
+    assert main(args, out=memory) == 0
+    assert main([*args, "--engine", "dask", "--scheduler", client.scheduler.address],
+                out=dask_out) == 0
+    text = memory.getvalue()
+    assert dask_out.getvalue() == text
+    if "relstring" in " ".join(flags):
+        assert re.search(r"^relstring\S*\s+q\d+\t'[0-9>.-]*'$", text, re.M)
+
+
+def test_relstrings_under_dask_mark_each_grade_and_float32_ties(client, tmp_path):
+    """The characters of every kind appear, and 9.0.8's float32 ties reorder a ranking."""
+    qpath = write_trec(pd.DataFrame([("q1", 0, "a", 12), ("q1", 0, "b", -1), ("q1", 0, "c", 3),
+                                     ("q1", 0, "d", 0)]), tmp_path / "q.txt")
+    rpath = write_trec(pd.DataFrame([
+        ("q1", "Q0", "c", 1, 0.9, "s"), ("q1", "Q0", "a", 2, 0.03426470588235295, "s"),
+        ("q1", "Q0", "b", 3, 0.03426470588235294, "s"), ("q1", "Q0", "x", 4, 0.01, "s"),
+        ("q1", "Q0", "d", 5, 0.001, "s")]), tmp_path / "r.txt")
+    lines = {}
+    for version in ("9.0.8", "10.0"):
+        out = io.StringIO()
+        assert main(["eval", str(qpath), str(rpath), "-q", "-m", "relstring", "--trec-eval",
+                     version, "--engine", "dask", "--scheduler", client.scheduler.address],
+                    out=out) == 0
+        lines[version] = out.getvalue()
+    assert "relstring             \tq1\t'3>.-0'\n" in lines["10.0"]
+    assert "relstring             \tq1\t'3.>-0'\n" in lines["9.0.8"]  # b > a by id at a tie
+
+
+def test_evaluate_dask_trec_carries_the_judged_queries_and_missing_values(client, tmp_path):
+    """10.0 -c: a judged query a run misses gets the values of a one-document unjudged
+    ranking (utility_2,-1,0,0 = -1) and relstring_5 '-'; the qrels' query ids come back."""
+    qpath = write_trec(pd.DataFrame([("q1", 0, "a", 1), ("q2", 0, "b", 2)]), tmp_path / "q.txt")
+    rpath = write_trec(pd.DataFrame([("q1", "Q0", "a", 1, 1.0, "s")]), tmp_path / "r.txt")
+    cols = columns(["utility.2,-1,0,0", "relstring.5", "utility"], parse_measure)
+    got = evaluate_dask_trec(qpath, rpath, cols, options=EvalOptions(complete=True,
+                                                                     trec_eval="10.0"),
+                             client=client, npartitions=2)
+    assert got.judged.tolist() == ["q1", "q2"]
+    assert got.overrides == {("s", "utility_2,-1,0,0"): {"q2": -1.0}}
+    assert got.strings == {("s", "relstring_5"): {"q1": "1", "q2": "-"}}
+    assert got.evaluation.answered["s"].tolist() == ["q1"]
