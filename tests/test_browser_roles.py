@@ -57,7 +57,8 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             ws.sign_in(ADA)
             ws.set_role(VIC.email, "viewer", actor=ADA, name=VIC.name)
             ws.set_role(EDD.email, "editor", actor=ADA, name=EDD.name)
-            dataset = ws.save_dataset(sample_files(), name="sample", actor=EDD).short_id
+            dataset = ws.save_dataset(sample_files("run_bm25.txt", "run_neural.txt"),
+                                      name="sample", actor=EDD).short_id  # one pair
     finally:
         if admins is None:
             os.environ.pop("IREVAL_ADMINS", None)
@@ -109,7 +110,8 @@ def _choose(pg: Any, label: str, option: str) -> None:
 
 
 def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
-    link = f"{team_server.url}/compare?ds={team_server.dataset}&resamples=200"
+    link = (f"{team_server.url}/compare?ds={team_server.dataset}&tests=t&resamples=100"
+            "&measures=nDCG@10")  # one pair, one test: the least the page computes
     with guarded_page(browser, width=1280, height=800) as vic:
         _signed_in_at(vic, link, VIC)
         _compare(vic)
@@ -120,6 +122,7 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         assert main.get_by_role("button", name="Add").count() == 0  # no notes form
         assert main.get_by_label("Your name").count() == 0
         assert "Admin" not in vic.locator('[data-testid="stSidebar"]').inner_text()
+        vic.get_by_text("Record a decision").scroll_into_view_if_needed()
         vic.screenshot(path=str(ARTIFACTS / "roles_viewer_compare.png"))
 
     with guarded_page(browser, width=1280, height=800) as edd:
@@ -130,7 +133,7 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         main.get_by_label("Decision on").fill("ship neural_rerank")
         main.get_by_role("button", name="Record the decision").click()
         edd.get_by_text("Recorded, with the evidence above").wait_for(timeout=60_000)
-        edd.goto(f"{team_server.url}/meeting?ds={team_server.dataset}")
+        edd.goto(f"{team_server.url}/meeting?ds={team_server.dataset}&measures=nDCG@10")
         edd.get_by_text("ship neural_rerank").first.wait_for(timeout=90_000)
         _quiet(edd)
         assert "Edd Editor <edd@example.org>" in edd.locator('[data-testid="stMain"]'
