@@ -18,16 +18,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
-from _apps import APP, NEEDS_SAMPLE, displayed, sample_files
+from _apps import APP, LABELS, NEEDS_SAMPLE, displayed, sample_files
 from streamlit.testing.v1 import AppTest
 from test_app_signin import AUTH
 
 from ireval_app.frame import PAGES
 from ireval_app.keys import admin as admin_keys
 from ireval_app.keys import compare as compare_keys
-from ireval_core.workspace import Actor, Workspace
+from ireval_app.keys import labels_data as labels_keys
+from ireval_core.workspace import Actor, FileRounds, Workspace
 
 pytestmark = NEEDS_SAMPLE
 
@@ -142,10 +144,35 @@ def test_an_editor_records_a_decision_attributed_to_them(team: Team) -> None:
     assert not any("Delete" in str(e.proto.label) for e in data.expander)
 
 
-def test_a_rater_may_add_rounds_but_not_save_or_record(team: Team) -> None:
-    at = session(RAY, "pages/compare.py", ds=team.home)
-    at.number_input(key=compare_keys.RESAMPLES).set_value(300).run()
-    assert "Recording a decision needs the role editor" in shown_text(at)
+def _labeling_set(ws: Workspace) -> str:
+    """A labeling set of one month in the default project (Edd saved it); its short id."""
+    may = LABELS / "labels_2026-05.csv"
+    rows = len(may.read_bytes().splitlines()) - 1
+    return ws.save_dataset([("labels", may.name, may.read_bytes())], name="labels 2026",
+                           rounds={may.name: FileRounds(("2026-05",), rows)},
+                           actor=EDD).short_id
+
+
+def _add_uploaders(at: AppTest) -> list[Any]:
+    return [u for u in at.file_uploader if u.key.startswith(labels_keys.ADD_UPLOADER)]
+
+
+def test_a_rater_adds_a_round_but_does_not_record(team: Team) -> None:
+    labels = _labeling_set(team.ws)
+    viewer = session(VIC, "pages/labels_data.py", source="saved", set=labels)
+    assert "labels 2026" in shown_text(viewer) and _add_uploaders(viewer) == []
+    at = session(RAY, "pages/labels_data.py", source="saved", set=labels)
+    june = LABELS / "labels_2026-06.csv"
+    [uploader] = _add_uploaders(at)
+    uploader.set_value([(june.name, june.read_bytes(), "text/csv")]).run()
+    assert not [t for t in at.text_input if t.label == "Your name"]
+    next(b for b in at.button if b.label == "Add to set labels 2026").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    grown = team.ws.versions(labels, actor=RAY)[-1]
+    assert (grown.version, grown.saved_by) == (2, "Ray Rater <ray@example.org>")
+    compare = session(RAY, "pages/compare.py", ds=team.home)
+    compare.number_input(key=compare_keys.RESAMPLES).set_value(300).run()
+    assert "Recording a decision needs the role editor" in shown_text(compare)
 
 
 def test_the_admin_page_manages_members_and_verifies_the_log(team: Team) -> None:
