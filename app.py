@@ -18,7 +18,7 @@ from ireval_app.keys import data as keys
 from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
 from ireval_core.errors import IrevalError
-from ireval_core.workspace import DatasetNotFoundError, Workspace, WorkspaceError
+from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, Workspace, WorkspaceError
 
 
 def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
@@ -91,7 +91,7 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
 
 
 def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
-    infos = ws.list_datasets()
+    infos = ws.list_datasets(actor=workspace_glue.actor())
     st.caption(f"Workspace: {widgets.md_escape(ws.url)}. Saved datasets are shared by "
                "everyone using this workspace; a link to a view opens its dataset.")
     if not infos:
@@ -118,6 +118,13 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
         state.set_metadata_upload(None)
     if info.note:
         st.caption(f"Note: {widgets.md_escape(info.note)}")
+    if workspace_glue.may("admin", info.id):
+        _delete_box(ws, info)
+    return files, info.id
+
+
+def _delete_box(ws: Workspace, info: DatasetInfo) -> None:
+    """Delete the dataset ``info``, after its id is typed (an admin of its project)."""
     with st.expander("Delete this dataset", icon=":material/delete:"):
         st.caption(f"Deleting removes the dataset, its notes and decisions, and the files no "
                    f"other dataset uses, for everyone. Type its id **{info.short_id}** to "
@@ -125,7 +132,8 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
         typed = st.text_input("Id", key=keys.DELETE_CONFIRM)
         if st.button("Delete for good", type="primary", disabled=not typed):
             try:
-                gone = ws.delete_dataset(info.id, confirm=typed.strip())
+                gone = ws.delete_dataset(info.id, confirm=typed.strip(),
+                                         actor=workspace_glue.actor())
             except (IrevalError, ValueError) as exc:  # ValueError: a wrong confirmation
                 if isinstance(exc, WorkspaceError) and not isinstance(exc,
                                                                       DatasetNotFoundError):
@@ -136,7 +144,6 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
                 state.set_loaded(None, None)
                 st.toast(f"Deleted {gone.name} ({gone.files} files, {gone.notes} notes)")
                 st.rerun()
-    return files, info.id
 
 
 _NOT_SAVED = "Not saved: a reload of the page loses these files. "
@@ -151,7 +158,12 @@ def _save_block() -> None:
         return
     files = workspace_glue.dataset_files(qrels[0], runs, state.get_metadata_bytes())
     files_id = workspace_glue.dataset_id(files, state.get_uploaded())
-    existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
+    who = workspace_glue.actor()
+    try:
+        existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id, actor=who))
+    except IrevalError as exc:  # saved in a project this person may not read
+        st.warning(widgets.md_escape(_NOT_SAVED + str(exc)), icon=":material/cloud_off:")
+        return
     if isinstance(existing, workspace_glue.WorkspaceProblem):
         ww.workspace_problem(existing, lead=_NOT_SAVED)
         return
@@ -163,6 +175,11 @@ def _save_block() -> None:
                    f"{existing.saved_at:%Y-%m-%d}): links to this view open them.",
                    icon=":material/cloud_done:")
         return
+    if not workspace_glue.may("editor"):
+        st.warning(_NOT_SAVED + "Saving to the workspace needs the role editor: ask an admin "
+                   f"of the project '{workspace_glue.DEFAULT_PROJECT}'.",
+                   icon=":material/cloud_off:")
+        return
     st.warning(_NOT_SAVED + "Save them to the workspace to keep them, share a link, and "
                "attach notes.", icon=":material/cloud_off:")
     with st.form("ireval.save.form", border=True):
@@ -170,14 +187,15 @@ def _save_block() -> None:
         name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. TREC DL 2019, November round")
         note = st.text_input("Note (optional)", key=keys.SAVE_NOTE)
-        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        ww.author_field()
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
-            author = state.get_author().strip()
+            author = ww.author()
             if not name.strip() or not author:
                 st.error("A saved dataset needs a name and your name.", icon=":material/error:")
                 return
             info = ww.write_to_workspace(lambda ws: ws.save_dataset(
-                files, name=name.strip(), note=note.strip(), saved_by=author), lead=_NOT_SAVED)
+                files, name=name.strip(), note=note.strip(),
+                saved_by=None if who.signed_in else author, actor=who), lead=_NOT_SAVED)
             if info is None:
                 return
             state.set_dataset_id(info.id)

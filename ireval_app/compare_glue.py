@@ -267,7 +267,9 @@ def record_decision(dataset_id: str, target: Target, decision: str, *, author: s
     the settings they were computed with and ``link``, the view they were shown on (the
     meeting report recomputes the evidence from them). A workspace that cannot be used is
     a :class:`~ireval_app.workspace_glue.WorkspaceProblem`; a text the workspace refuses
-    raises (``IrevalError``, ``ValueError``)."""
+    raises (``IrevalError``, ``ValueError``), as does a role that does not allow it. The
+    decision is recorded by :func:`~ireval_app.workspace_glue.actor` (``author``: the typed
+    name of a person not signed in)."""
     text = decision_note(
         decision, evidence.sentences(),
         DecisionSettings(settings.systems,
@@ -275,5 +277,7 @@ def record_decision(dataset_id: str, target: Target, decision: str, *, author: s
                          settings.alpha, settings.tests[0], evidence.loss_delta,
                          evidence.risk_alpha, settings.n_resamples, settings.seed),
         link)
-    return workspace_glue.with_workspace(
-        lambda ws: ws.add_note(dataset_id, target, text, author=author, kind="decision"))
+    who = workspace_glue.actor()
+    return workspace_glue.with_workspace(lambda ws: ws.add_note(
+        dataset_id, target, text, author=None if who.signed_in else author, kind="decision",
+        actor=who))

@@ -34,8 +34,9 @@ import streamlit as st
 
 from ireval_core import charts
 
-from . import evaluation, loading, signin, state, views, widgets
+from . import evaluation, loading, signin, state, views, widgets, workspace_glue
 from .keys import (
+    admin,
     compare,
     curves,
     data,
@@ -76,7 +77,8 @@ class PageInfo:
     :mod:`ireval_app.keys`), ``results`` whether it shows results of the loaded
     dataset (the default data is loaded before it runs), ``labeling`` whether it is a
     Monthly labeling page (no evaluation options, no dataset: the labeling settings;
-    ``results`` does not apply).
+    ``results`` does not apply), ``admin`` whether it is for the admins of a project only
+    (in the menu only for a signed-in admin; no options, no dataset).
     """
 
     name: str
@@ -86,6 +88,7 @@ class PageInfo:
     params: tuple[ViewParam, ...] = ()
     results: bool = True
     labeling: bool = False
+    admin: bool = False
 
 
 SECTIONS: dict[str, tuple[PageInfo, ...]] = {
@@ -126,6 +129,10 @@ SECTIONS: dict[str, tuple[PageInfo, ...]] = {
         PageInfo("lab", "pages/lab.py", "Metric lab", ":material/school:", lab.PARAMS,
                  results=False),  # loads the dataset only for a query of a loaded run
     ),
+    "Team": (
+        PageInfo("admin", "pages/admin.py", "Admin", ":material/admin_panel_settings:",
+                 admin.PARAMS, results=False, admin=True),
+    ),
 }
 """The menu: section -> pages, in order (the same sections, titles and icons as before)."""
 
@@ -164,13 +171,14 @@ def page(name: str) -> Iterator[None]:
     st.html(LAYOUT_CSS)
     # Nothing of the page is read or drawn before the gate lets the session through.
     person = signin.gate()
+    is_admin = person is not None and _admitted(person)
     notes = st.container()  # top of the page: values of the link that were not applied
     with st.sidebar:
         signin.account_line(person)
-        menu()
+        menu(admin=is_admin)
         glance, glance_problems = st.empty(), st.empty()
         link = st.expander("Link to this view", icon=":material/link:").empty()
-        options = None if info.labeling else st.container()
+        options = None if info.labeling or info.admin else st.container()
 
     def show_link() -> None:
         address = views.current_link()
@@ -178,7 +186,7 @@ def page(name: str) -> Iterator[None]:
             link.code(address, language=None, wrap_lines=True)
 
     def show_glance() -> None:
-        if not info.labeling:
+        if not (info.labeling or info.admin):
             widgets.dataset_glance(state.get_dataset(), glance, glance_problems)
 
     def note(text: str) -> None:
@@ -214,11 +222,37 @@ def page(name: str) -> Iterator[None]:
         evaluation.prefetch(loaded, state.get_options())
 
 
-def menu() -> None:
+def menu(*, admin: bool = False) -> None:
     """The pages in their sections, as links (in the sidebar, in a container keyed
-    ``ireval-menu``); Streamlit highlights the link of the page shown."""
+    ``ireval-menu``); Streamlit highlights the link of the page shown. The admin pages
+    only when ``admin`` (a signed-in admin of a project)."""
     with st.container(key="ireval-menu"):
         for section, pages in SECTIONS.items():
-            st.caption(f"**{section}**")
-            for p in pages:
+            shown = [p for p in pages if admin or not p.admin]
+            if shown:
+                st.caption(f"**{section}**")
+            for p in shown:
                 st.page_link(p.path, label=p.title, icon=p.icon)
+
+
+def _admitted(person: signin.Person) -> bool:
+    """Let a signed-in person through when they have a role in a project (whether they
+    are an admin of one: the admin pages are in their menu); else draw, with the account
+    line, that an admin must give them access (or why the workspace cannot tell) and
+    stop: nothing of the page, no data."""
+    projects = workspace_glue.admit(person)
+    if isinstance(projects, list) and projects:
+        return workspace_glue.is_admin(projects)
+    with st.sidebar:
+        signin.account_line(person)
+    st.title("ireval")
+    if isinstance(projects, workspace_glue.WorkspaceProblem):
+        st.warning(widgets.md_escape(projects.message), icon=":material/cloud_off:")
+    else:
+        st.info(widgets.md_escape(
+            f"You are signed in as {person.name} ({person.email}), but you have no access "
+            f"to this workbench yet: ask an admin of the project "
+            f"'{workspace_glue.DEFAULT_PROJECT}' for access (the Admin page adds members). "
+            "Then reload this page."), icon=":material/lock:")
+    st.stop()
+    return False

@@ -37,7 +37,7 @@ from ireval_core.io.texts import read_documents, read_topics
 from ireval_core.options import EvalOptions
 from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace, WorkspaceError
 
-from . import cache, signin, state, workspace_glue
+from . import cache, state, workspace_glue
 
 __all__ = ["DEFAULT_GRADES", "GUIDELINES_TITLE", "MEASURE_CHOICES", "Session", "act",
            "documents", "grade_scale", "guidelines", "rater_name", "record", "run_pending",
@@ -88,10 +88,8 @@ class Session:
 
 def rater_name(typed: str) -> tuple[str, Actor]:
     """Who judges: the signed-in person, or the name typed (the anonymous local user)."""
-    person = signin.signed_in_person()
-    if person is not None:
-        return person.name, Actor(person.email, person.name)
-    return typed.strip(), ANONYMOUS
+    who = workspace_glue.actor()
+    return (who.name, who) if who.signed_in else (typed.strip(), who)
 
 
 def grade_scale(qrels_grades: list[float]) -> tuple[int, ...]:
@@ -101,9 +99,11 @@ def grade_scale(qrels_grades: list[float]) -> tuple[int, ...]:
 
 
 def _newest_judgments(ws: Workspace, dataset_id: str) -> list[judging.Judgment]:
-    info = ws.get_dataset(dataset_id)
+    who = workspace_glue.actor()
+    info = ws.get_dataset(dataset_id, actor=who)
     return [j for f in info.files if f.kind == "labels" and judging.is_judging_file(f.name)
-            for j in judging.read_judgments_file(ws.read_file(info.id, f.position), f.name)]
+            for j in judging.read_judgments_file(ws.read_file(info.id, f.position, actor=who),
+                                                 f.name)]
 
 
 def start(ws: Workspace, key: tuple[object, ...], dataset_id: str, runs: list[Run],
@@ -176,7 +176,7 @@ def _write(ws: Workspace, session: Session) -> None:
     """The session's judging file as the dataset's next version; the session's data
     becomes that version."""
     name = judging.round_file_name(session.round)
-    info = ws.get_dataset(session.dataset_id)
+    info = ws.get_dataset(session.dataset_id, actor=session.actor)
     rounds = {f.name: FileRounds((), 0) for f in info.files if f.rounds is None}
     rounds[name] = FileRounds((judging.FILE_PREFIX + session.round,), len(session.rows))
     new = ws.add_to_dataset(
@@ -261,7 +261,8 @@ def verdict_line(number: int, v: PairVerdict) -> str:
 
 def guidelines(ws: Workspace, dataset_id: str) -> str | None:
     """The newest dataset note titled :data:`GUIDELINES_TITLE`, without its title line."""
-    notes = [n for n in ws.notes(dataset_id) if n.target.kind == "dataset"
+    notes = [n for n in ws.notes(dataset_id, actor=workspace_glue.actor())
+             if n.target.kind == "dataset"
              and n.text.splitlines()[:1] == [GUIDELINES_TITLE]]
     return "\n".join(notes[-1].text.splitlines()[1:]).strip() if notes else None
 

@@ -18,7 +18,7 @@ from typing import Any, cast
 import pandas as pd
 import streamlit as st
 
-from ireval_core.errors import FormatError, Remedy
+from ireval_core.errors import FormatError, NotAllowedError, Remedy
 from ireval_core.labels import Judgments
 from ireval_core.labels.gsb import GsbJudgments
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, DatasetVersion, Workspace
@@ -137,22 +137,26 @@ def _bind_source() -> None:
 def _open_saved(wanted: str, version: int) -> SavedView | None:
     """Open version ``version`` (``0``: the newest) of the saved set ``wanted`` into the
     session; ``None`` (with a note) when it cannot be."""
+    who = workspace_glue.actor()
+
     def work(ws: Workspace) -> SavedView | str:
         try:
-            newest = ws.get_dataset(wanted)
+            newest = ws.get_dataset(wanted, actor=who)
         except ValueError:  # not an id
             return "not a saved set's id"
+        except NotAllowedError as exc:  # a project this person has no role in
+            return str(exc)
         info = newest
         if version and version != newest.version:
             if not 1 <= version <= newest.latest_version:
                 views.not_applied("version", str(version),
                                   f"the set has versions 1 to {newest.latest_version}")
             else:
-                info = ws.get_dataset(newest.id, version)
+                info = ws.get_dataset(newest.id, version, actor=who)
         files = workspace_glue.files_of_kind(ws, info, ("labels", "gsb"))
         set_files(labels=[(n, d) for k, n, d in files if k == "labels"],
                   gsb=[(n, d) for k, n, d in files if k == "gsb"])
-        return SavedView(info, tuple(ws.versions(info.id)))
+        return SavedView(info, tuple(ws.versions(info.id, actor=who)))
 
     try:
         got = workspace_glue.with_workspace(work)

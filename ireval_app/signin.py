@@ -272,7 +272,7 @@ def account_line(person: Person | None) -> None:
     the one line saying this is a single-person local tool."""
     import streamlit as st
 
-    from . import widgets
+    from .text import md_escape
 
     if person is None:
         if is_loopback(st.get_option("server.address")):
@@ -282,8 +282,8 @@ def account_line(person: Person | None) -> None:
                        f"({ALLOW_ANONYMOUS}=1).")
         return
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.caption(f"Signed in as **{widgets.md_escape(person.name)}** "
-                   f"({widgets.md_escape(person.email)})")
+        st.caption(f"Signed in as **{md_escape(person.name)}** "
+                   f"({md_escape(person.email)})")
         if st.button("Sign out", key="ireval.signin.out", icon=":material/logout:",
                      type="tertiary"):
             st.session_state.clear()

@@ -61,6 +61,7 @@ __all__ = [
     "evaluated_measures",
     "forget",
     "get_author",
+    "is_sign_in_recorded",
     "get_dataset",
     "get_dataset_id",
     "get_dataset_version",
@@ -89,6 +90,7 @@ __all__ = [
     "refused_dataset_param",
     "prefill",
     "restore_author",
+    "record_sign_in",
     "set_author",
     "set_dataset_id",
     "set_loaded",
@@ -287,6 +289,19 @@ def get_judging() -> object | None:
 
 def set_judging(session: object | None) -> None:
     st.session_state[_JUDGING] = session
+
+
+_SIGNED_IN = "ireval.signin.recorded"  # the e-mail whose sign-in the workspace recorded
+
+
+def is_sign_in_recorded(email: str) -> bool:
+    """Whether this session already told the workspace that ``email`` signed in."""
+    return st.session_state.get(_SIGNED_IN) == email
+
+
+def record_sign_in(email: str) -> None:
+    """Note that the workspace was told that ``email`` signed in (once per session)."""
+    st.session_state[_SIGNED_IN] = email
 
 
 _AUTHOR_KEPT = "ireval.notes.author_kept"  # the name, kept while no name field is drawn

@@ -15,6 +15,13 @@ workspace is opened again: a server that comes back, or a file moved away, works
 without restarting the app. :func:`with_workspace` runs one piece of work on it the
 same way.
 
+Who acts: with sign-in configured, every read and write of the workspace names the
+signed-in person (:func:`actor`, an :class:`~ireval_core.workspace.Actor`), and the
+workspace refuses what their role in the dataset's project does not allow; the pages ask
+:func:`may` to draw only the controls the role allows. Without sign-in the actor is the
+anonymous local user, who may do everything in a workspace without members (today's
+single-person tool).
+
 Nothing here reads widget values; functions take what they need.
 """
 
@@ -33,8 +40,13 @@ from typing import TypeVar
 import streamlit as st
 
 from ireval_core.decisions import judging
+from ireval_core.errors import IrevalError
 from ireval_core.workspace import (
+    ANONYMOUS,
+    DEFAULT_PROJECT,
     ENV_VAR,
+    ROLES,
+    Actor,
     DatasetInfo,
     DatasetNotFoundError,
     Note,
@@ -45,12 +57,12 @@ from ireval_core.workspace import (
     resolve_url,
 )
 
-from . import cache
+from . import cache, signin, state
 
-__all__ = ["DEFAULT_PATH", "RETRY_SECONDS", "WorkspaceProblem", "add_note", "dataset_files",
-           "dataset_id",
-           "files_of_kind", "open_dataset", "with_workspace", "workspace_failed",
-           "workspace_or_problem", "workspace_url"]
+__all__ = ["DEFAULT_PATH", "DEFAULT_PROJECT", "RETRY_SECONDS", "WorkspaceProblem", "actor",
+           "add_note", "admit", "is_admin",
+           "dataset_files", "dataset_id", "files_of_kind", "may", "open_dataset", "role",
+           "with_workspace", "workspace_failed", "workspace_or_problem", "workspace_url"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "workspace.db"
 """The default workspace: a SQLite file in the repository's ``data/`` folder."""
@@ -244,18 +256,20 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
     and are left to the pages that use them. Raises
     :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
     """
-    info = ws.get_dataset(dataset_id, version)
+    who = actor()
+    info = ws.get_dataset(dataset_id, version, actor=who)
     qrels = None
     runs: list[tuple[str, bytes]] = []
     judged: list[judging.Judgment] = []
     for f in info.files:
         if f.kind == "qrels":
-            qrels = cache.load_qrels(f.name, ws.read_file(info.id, f.position),
+            qrels = cache.load_qrels(f.name, ws.read_file(info.id, f.position, actor=who),
                                      comments=comments)
         elif f.kind == "run":
-            runs.append((f.name, ws.read_file(info.id, f.position)))
+            runs.append((f.name, ws.read_file(info.id, f.position, actor=who)))
         elif f.kind == "labels" and judging.is_judging_file(f.name):
-            judged += judging.read_judgments_file(ws.read_file(info.id, f.position), f.name)
+            judged += judging.read_judgments_file(
+                ws.read_file(info.id, f.position, actor=who), f.name)
     if judged and qrels is not None and qrels.qrels is not None:
         merged = judging.with_judgments(qrels.qrels, judged)
         qrels = cache.load_qrels(qrels.name, judging.trec_qrels(merged), comments=comments)
@@ -265,8 +279,9 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
 def files_of_kind(ws: Workspace, info: DatasetInfo, kinds: Sequence[str]
                   ) -> list[tuple[str, str, bytes]]:
     """``(kind, name, bytes)`` of the dataset's files of ``kinds``, in dataset order."""
-    return [(f.kind, f.name, ws.read_file(info.id, f.position)) for f in info.files
-            if f.kind in kinds]
+    who = actor()
+    return [(f.kind, f.name, ws.read_file(info.id, f.position, actor=who))
+            for f in info.files if f.kind in kinds]
 
 
 def dataset_files(qrels: tuple[str, bytes] | None, runs: Sequence[tuple[str, bytes]],
@@ -290,14 +305,80 @@ def dataset_id(files: Sequence[tuple[str, str, bytes]], read: cache.LoadedFiles)
         for kind, name, data in files])
 
 
-def add_note(dataset_id: str, target: Target, text: str, *, author: str, kind: str,
+def add_note(dataset_id: str, target: Target, text: str, *, author: str | None, kind: str,
              link: str) -> Note | WorkspaceProblem:
     """Keep a note (``kind`` ``"note"`` or ``"decision"``) on ``target`` of the saved
     dataset ``dataset_id``, with ``link``, the view it was written on
-    (:func:`ireval_core.meeting.note_text`); a :class:`WorkspaceProblem` when the workspace
-    cannot be used. A text the workspace refuses raises (``IrevalError``, ``ValueError``)."""
+    (:func:`ireval_core.meeting.note_text`), by :func:`actor` (``author``: the typed name
+    of a person not signed in; a signed-in person's note names them); a
+    :class:`WorkspaceProblem` when the workspace cannot be used. A text the workspace
+    refuses, or a role that does not allow it, raises (``IrevalError``, ``ValueError``)."""
     from ireval_core.meeting import note_text  # imports scipy: when a note is added
 
     kept = note_text(text, link)
-    return with_workspace(lambda ws: ws.add_note(dataset_id, target, kept, author=author,
-                                                 kind=kind))
+    who = actor()
+    return with_workspace(lambda ws: ws.add_note(
+        dataset_id, target, kept, author=None if who.signed_in else author, kind=kind,
+        actor=who))
+
+
+# ----------------------------------------------------------------------------- who acts
+
+
+def actor() -> Actor:
+    """Who this session acts as: the signed-in person (e-mail and name as the identity
+    provider gave them), or the anonymous local user when sign-in is not configured."""
+    person = signin.signed_in_person()
+    return ANONYMOUS if person is None else Actor(person.email, person.name)
+
+
+def admit(person: signin.Person) -> list[str] | WorkspaceProblem:
+    """Tell the workspace that ``person`` signed in (once per session: a first sign-in
+    may make them a member, see :meth:`~ireval_core.workspace.Workspace.sign_in`); the
+    projects where they have a role now (empty: no access)."""
+    who = Actor(person.email, person.name)
+
+    def work(ws: Workspace) -> list[str]:
+        if not state.is_sign_in_recorded(who.email):
+            ws.sign_in(who)
+            state.record_sign_in(who.email)
+        return [p.name for p in ws.projects() if ws.role(who, p.name) is not None]
+
+    return with_workspace(work)
+
+
+def role(dataset_id: str | None = None) -> str | None:
+    """This session's role (one of :data:`~ireval_core.workspace.ROLES`, ``None``: no
+    access) in the project of the saved dataset ``dataset_id``, or in the default project
+    (where new datasets are saved) when ``None``. The anonymous local user is an admin
+    while the workspace has no members; a workspace that cannot be used answers as the
+    local mode does for them, ``None`` for a signed-in person."""
+    who = actor()
+
+    def work(ws: Workspace) -> str | None:
+        project = (DEFAULT_PROJECT if dataset_id is None
+                   else ws.get_dataset(dataset_id, actor=who).project)
+        return ws.role(who, project)
+
+    try:
+        found = with_workspace(work)
+    except (IrevalError, ValueError):  # no longer there, or not readable
+        return None
+    if isinstance(found, WorkspaceProblem):
+        return None if who.signed_in else "admin"
+    return found
+
+
+def is_admin(projects: Sequence[str]) -> bool:
+    """Whether this session is an admin of one of ``projects``."""
+    who = actor()
+    found = with_workspace(lambda ws: any(ws.role(who, p) == "admin" for p in projects))
+    return found is True
+
+
+def may(needed: str, dataset_id: str | None = None) -> bool:
+    """Whether this session's :func:`role` is ``needed`` (one of
+    :data:`~ireval_core.workspace.ROLES`) or above: the controls of a write are drawn only
+    then (the workspace refuses the write anyway)."""
+    had = role(dataset_id)
+    return had is not None and ROLES.index(had) >= ROLES.index(needed)

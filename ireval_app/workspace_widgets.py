@@ -19,7 +19,27 @@ from ireval_core.workspace import Target, Workspace
 from . import state, views, workspace_glue
 from .text import md_escape
 
-__all__ = ["live_view", "notes_key", "notes_panel", "workspace_problem", "write_to_workspace"]
+__all__ = ["author", "author_field", "live_view", "notes_key", "notes_panel",
+           "workspace_problem", "write_to_workspace"]
+
+
+def author_field(where: object = st) -> None:
+    """Who writes, beside a Save, Add or Record button: the signed-in person (a caption:
+    the workspace records them, nothing to type), else the "Your name" field (asked once
+    per session, then prefilled). ``where``: ``st`` or a container or column."""
+    person = workspace_glue.actor()
+    if person.signed_in:
+        where.caption(f":material/person: As **{md_escape(person.label)}**")  # type: ignore[attr-defined]
+        return
+    state.restore_author()
+    where.text_input("Your name", key=state.NOTES_AUTHOR)  # type: ignore[attr-defined]
+
+
+def author() -> str:
+    """Who writes, as :func:`author_field` asked: the signed-in person's label, else the
+    typed name (stripped; empty when none was typed)."""
+    person = workspace_glue.actor()
+    return person.label if person.signed_in else state.get_author().strip()
 
 def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "") -> None:
     """The one message saying why the workspace cannot be used, where it is and what to
@@ -58,8 +78,10 @@ def notes_panel(target: Target, *, title: str) -> None:
     it is shown literally. A note keeps the link to the whole view it was written on
     (:func:`ireval_app.views.full_link`), opened by its "Live view" link."""
     dataset_id = state.get_dataset_id()
+    who = workspace_glue.actor()
     notes = ([] if dataset_id is None
-             else workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target)))
+             else workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target,
+                                                                    actor=who)))
     count = 0 if isinstance(notes, workspace_glue.WorkspaceProblem) else len(notes)
     label = md_escape(title) + (f" ({count})" if count else "")  # seen while collapsed
     with st.expander(label, icon=":material/sticky_note_2:"):
@@ -75,34 +97,42 @@ def notes_panel(target: Target, *, title: str) -> None:
             st.markdown(f"{kind}: {md_escape(n.text)}")
             st.caption(f"{md_escape(n.author)} · {n.created_at:%Y-%m-%d %H:%M} UTC")
             live_view(n.text)
-        key = notes_key(target)
-        with st.form(key + ".form", clear_on_submit=True, border=False):
-            text = st.text_area("Add a note", key=key + ".text", height=80)
-            left, right = st.columns(2)
-            kind = left.radio("Kind", ("note", "decision"), horizontal=True, key=key + ".kind")
-            state.restore_author()
-            known = state.get_author().strip()
-            if known:  # asked once per session: then folded away, prefilled
-                with right.expander(f"As {md_escape(known)}", icon=":material/person:"):
-                    st.text_input("Your name", key=state.NOTES_AUTHOR)
+        if workspace_glue.may("editor", dataset_id):
+            _add_note_form(dataset_id, target)
+
+
+def _add_note_form(dataset_id: str, target: Target) -> None:
+    """The form adding a note or a decision on ``target`` (an editor of the project)."""
+    key = notes_key(target)
+    with st.form(key + ".form", clear_on_submit=True, border=False):
+        text = st.text_area("Add a note", key=key + ".text", height=80)
+        left, right = st.columns(2)
+        kind = left.radio("Kind", ("note", "decision"), horizontal=True, key=key + ".kind")
+        state.restore_author()
+        known = state.get_author().strip()
+        if workspace_glue.actor().signed_in:
+            author_field(right)
+        elif known:  # asked once per session: then folded away, prefilled
+            with right.expander(f"As {md_escape(known)}", icon=":material/person:"):
+                st.text_input("Your name", key=state.NOTES_AUTHOR)
+        else:
+            right.text_input("Your name", key=state.NOTES_AUTHOR)
+        if st.form_submit_button("Add", icon=":material/add:"):
+            author_name = author()
+            if not text.strip() or not author_name:
+                st.error("A note needs a text and your name.", icon=":material/error:")
             else:
-                right.text_input("Your name", key=state.NOTES_AUTHOR)
-            if st.form_submit_button("Add", icon=":material/add:"):
-                author = state.get_author().strip()
-                if not text.strip() or not author:
-                    st.error("A note needs a text and your name.", icon=":material/error:")
+                try:
+                    added = workspace_glue.add_note(  # with the view it was written on
+                        dataset_id, target, text, author=author_name, kind=kind,
+                        link=views.full_link())
+                except (IrevalError, ValueError) as exc:  # e.g. a NUL character
+                    st.error(md_escape(str(exc)), icon=":material/error:")
                 else:
-                    try:
-                        added = workspace_glue.add_note(  # with the view it was written on
-                            dataset_id, target, text, author=author, kind=kind,
-                            link=views.full_link())
-                    except (IrevalError, ValueError) as exc:  # e.g. a NUL character
-                        st.error(md_escape(str(exc)), icon=":material/error:")
+                    if isinstance(added, workspace_glue.WorkspaceProblem):
+                        workspace_problem(added, lead="The note is not saved. ")
                     else:
-                        if isinstance(added, workspace_glue.WorkspaceProblem):
-                            workspace_problem(added, lead="The note is not saved. ")
-                        else:
-                            st.rerun()
+                        st.rerun()
 
 
 def live_view(text: str) -> None:

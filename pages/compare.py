@@ -422,14 +422,23 @@ def _record_box(evidence: cg.Deciding, settings: cg.Settings, target: Target,
                        "workspace on the Data page (**Save to the workspace**); the data "
                        "shown now is not saved.")
             return
+        if not workspace_glue.may("editor", dataset_id):
+            st.caption("Recording a decision needs the role editor in the dataset's project: "
+                       "ask an admin of the project.")
+            return
+        signed_in = workspace_glue.actor().signed_in
         state.prefill(keys.DECISION_AUTHOR, state.get_author())
         with st.form("ireval.compare.decision.form", clear_on_submit=False, border=False):
             decision = st.text_area(
                 f"Decision on {b} against {a} on {m}", key=keys.DECISION_TEXT, height=80,
                 placeholder=f"e.g. ship {b}: not worse than {a} and the win holds")
-            author = st.text_input("Your name", key=keys.DECISION_AUTHOR)
+            if signed_in:
+                workspace_widgets.author_field()
+            author = ("" if signed_in
+                      else st.text_input("Your name", key=keys.DECISION_AUTHOR))
             if st.form_submit_button("Record the decision", icon=":material/gavel:"):
-                _record(dataset_id, target, decision, author.strip(), evidence, settings)
+                author = workspace_widgets.author() if signed_in else author.strip()
+                _record(dataset_id, target, decision, author, evidence, settings)
         st.caption("The note keeps the decision, the evidence sentences above, the "
                    "settings and the link to this view; the meeting report recomputes "
                    "the evidence from them.")
@@ -451,7 +460,8 @@ def _record(dataset_id: str, target: Target, decision: str, author: str,
     if isinstance(saved, workspace_glue.WorkspaceProblem):
         workspace_widgets.workspace_problem(saved, lead="The decision was not recorded. ")
         return
-    state.set_author(author)
+    if not workspace_glue.actor().signed_in:
+        state.set_author(author)
     st.success("Recorded, with the evidence above; it opens the meeting report.",
                icon=":material/check:")
 

@@ -17,7 +17,7 @@ from ireval_app import (
 )
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
-from ireval_core.errors import FormatError
+from ireval_core.errors import FormatError, IrevalError
 from ireval_core.labels import BUILTIN_LABEL_MAPS, Judgments
 from ireval_core.workspace import (
     DatasetInfo,
@@ -32,7 +32,8 @@ def _saved_sets() -> None:
     """Open a labeling set saved in the workspace, at any of its versions; add this month's
     files to it as its next version. When the workspace cannot be used, say why, where and
     what to do."""
-    listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets())
+    who = workspace_glue.actor()
+    listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets(actor=who))
     if isinstance(listed, workspace_glue.WorkspaceProblem):
         workspace_widgets.workspace_problem(listed)
         return
@@ -76,7 +77,8 @@ def _saved_sets() -> None:
                          "Replaced": st.column_config.TextColumn(
                              help="Files of the previous version this one leaves out: their "
                                   "rounds were replaced (the previous version keeps them)")})
-    _add_form(shown)
+    if workspace_glue.may("rater", info.id):  # labeling rounds: a rater's to add
+        _add_form(shown)
 
 
 def _count(info: DatasetInfo) -> str:
@@ -110,9 +112,11 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
         return
     rounds = [r for v in stated.values() for r in v.rounds]  # type: ignore[union-attr]
     def newest_rounds(ws: Workspace) -> tuple[DatasetInfo, list[tuple[str, str, bytes]]]:
-        latest = ws.get_dataset(info.id, newest.version)
+        latest = ws.get_dataset(info.id, newest.version, actor=who)
         unknown = [f for f in latest.files if f.rounds is None]  # saved before versions
-        return latest, [(f.kind, f.name, ws.read_file(info.id, f.position)) for f in unknown]
+        return latest, [(f.kind, f.name, ws.read_file(info.id, f.position, actor=who))
+                        for f in unknown]
+    who = workspace_glue.actor()
     got = workspace_glue.with_workspace(newest_rounds)
     if isinstance(got, workspace_glue.WorkspaceProblem):
         workspace_widgets.workspace_problem(got, lead="Cannot add: ")
@@ -146,12 +150,11 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
                      "earlier versions keep it, and links to them keep their numbers")
         note = st.text_input("Note (optional)", key=keys.ADD_NOTE,
                              placeholder="e.g. July labels, relabeled after the guideline fix")
-        state.restore_author()  # asked once per session: then prefilled
-        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        workspace_widgets.author_field()  # asked once per session: then prefilled
         if not st.form_submit_button(f"Add to set {info.name}", icon=":material/add:",
                                      type="primary"):
             return
-    author = state.get_author().strip()
+    author = workspace_widgets.author()
     if not author:
         st.error("Adding needs your name.", icon=":material/error:")
         return
@@ -159,7 +162,8 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
         try:
             return ws.add_to_dataset(
                 info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
-                saved_by=author, replace=replace, note=note.strip())
+                saved_by=None if who.signed_in else author, replace=replace,
+                note=note.strip(), actor=who)
         except (RoundsInSetError, FileNameTakenError) as exc:  # said in this form's terms
             return exc
 
@@ -206,7 +210,12 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
     each file's rounds and rows, so that next month's file can be added to the set."""
     files = [("labels", n, d) for n, d in labels.files] + [("gsb", n, d) for n, d in gsb.files]
     files_id = labels_glue.workspace_id(f"{labels.key}|{gsb.key}", tuple(files))
-    existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id))
+    who = workspace_glue.actor()
+    try:
+        existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id, actor=who))
+    except IrevalError as exc:  # saved in a project this person may not read
+        st.warning(widgets.md_escape(f"Not saved: {exc}"), icon=":material/cloud_off:")
+        return
     if isinstance(existing, workspace_glue.WorkspaceProblem):
         workspace_widgets.workspace_problem(existing, lead="Not saved: ")
         return
@@ -214,14 +223,17 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
         st.success(f"These files are saved in the workspace as "
                    f"**{widgets.md_escape(existing.name)}**.", icon=":material/cloud_done:")
         return
+    if not workspace_glue.may("editor"):
+        st.caption("Saving a labeling set needs the role editor: ask an admin of the project "
+                   f"'{workspace_glue.DEFAULT_PROJECT}'.")
+        return
     with st.form("ireval.labels.save_form"):
         st.markdown(f"**{title}**")
         name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. search quality labels 2026")
-        state.restore_author()
-        st.text_input("Your name", key=state.NOTES_AUTHOR)
+        workspace_widgets.author_field()
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
-            author = state.get_author().strip()
+            author = workspace_widgets.author()
             if not name.strip() or not author:
                 st.error("A saved set needs a name and your name.", icon=":material/error:")
                 return
@@ -229,7 +241,7 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             if any(v is None for v in stated.values()):
                 return
             info = workspace_widgets.write_to_workspace(lambda ws: ws.save_dataset(
-                files, name=name.strip(), saved_by=author,
+                files, name=name.strip(), saved_by=None if who.signed_in else author, actor=who,
                 rounds={n: v for n, v in stated.items() if v is not None}), lead="Not saved: ")
             if info is None:
                 return

@@ -41,6 +41,9 @@ from joserfc.jwk import RSAKey
 USERS = {
     "alice": {"email": "alice@example.org", "name": "Alice Andersen", "email_verified": True},
     "bob": {"email": "bob@example.org", "name": "Bob Brennan", "email_verified": True},
+    "ada": {"email": "ada@example.org", "name": "Ada Admin", "email_verified": True},
+    "vic": {"email": "vic@example.org", "name": "Vic Viewer", "email_verified": True},
+    "edd": {"email": "edd@example.org", "name": "Edd Editor", "email_verified": True},
 }
 """The provider's accounts: login name -> identity claims."""
 

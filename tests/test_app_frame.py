@@ -19,6 +19,8 @@ pytestmark = pytest.mark.skipif(not (ROOT / "sample_data" / "qrels.txt").exists(
                                 reason="sample data not generated")
 
 SECTIONS = ["Evaluate", "Monthly labeling", "Meet and learn"]
+"""The sections every session's menu shows (the Team section's Admin page is in the
+menu of a signed-in admin only: ``test_app_roles.py``)."""
 
 
 def _menu(at: AppTest) -> list[str]:
@@ -36,7 +38,7 @@ def test_every_page_file_is_in_the_menu_and_the_other_way_round() -> None:
     assert frame.PAGES["data"].path == "app.py"
     for p in frame.PAGES.values():
         assert (ROOT / p.path).is_file(), p.path
-    assert list(frame.SECTIONS) == SECTIONS
+    assert list(frame.SECTIONS) == [*SECTIONS, "Team"]
 
 
 @pytest.mark.parametrize("name", [p for p in frame.PAGES])
@@ -49,8 +51,8 @@ def test_every_page_draws_the_frame(name: str) -> None:
     assert not at.exception
     assert _menu(at) == SECTIONS
     options = [n for n in at.sidebar.number_input if n.key == state.OPTION_KEYS["rel_level"]]
-    if frame.PAGES[name].labeling:
-        assert options == []  # the options do not apply to labeled lists
+    if frame.PAGES[name].labeling or frame.PAGES[name].admin:
+        assert options == []  # the options do not apply to labeled lists, nor to members
     else:
         assert options[0].value == 2.0  # from the URL
         assert at.query_params["rel"] == "2"

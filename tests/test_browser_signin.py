@@ -67,7 +67,8 @@ def signin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             f'server_metadata_url = "{provider.issuer}/.well-known/openid-configuration"\n')
         log = folder / "server.log"
         with app_server(folder / "workspace.db", port=port, log=log,
-                        args=["--secrets.files", str(secrets_file)]):
+                        args=["--secrets.files", str(secrets_file)],
+                        IREVAL_DEFAULT_ROLE="viewer"):  # who signs in reads
             yield Setup(url, provider, log)
 
 

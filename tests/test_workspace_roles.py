@@ -112,7 +112,7 @@ def test_each_role_does_what_it_may_and_nothing_more(
     assert (refused.value.role, refused.value.needed) == ("viewer", "editor")
     with pytest.raises(NotAllowedError, match="may not save a dataset"):
         ws.save_dataset(files, name="set", rounds=rounds, actor=RAY)
-    with pytest.raises(NotAllowedError, match="only a signed-in person may write"):
+    with pytest.raises(NotAllowedError, match="only a signed-in person may read or write"):
         ws.save_dataset(files, name="set", rounds=rounds, saved_by="ana")
     info = ws.save_dataset(files, name="set", saved_by="typed name", rounds=rounds, actor=EDD)
     assert info.saved_by == "Edd Editor <edd@example.org>"  # never the typed name
@@ -126,7 +126,7 @@ def test_each_role_does_what_it_may_and_nothing_more(
         ws.add_to_dataset(info.id, [("run", "r.txt", RUN)],
                           rounds={"r.txt": FileRounds((), 2)}, actor=RAY)
     grown = ws.add_to_dataset(info.id, more, rounds=more_rounds, actor=RAY)
-    assert ws.versions(grown.id)[-1].saved_by == "Ray Rater <ray@example.org>"
+    assert ws.versions(grown.id, actor=VIC)[-1].saved_by == "Ray Rater <ray@example.org>"
 
     with pytest.raises(NotAllowedError, match="ray@example.org may not record a decision"):
         ws.add_note(info.id, Target.dataset(), "ship it", kind="decision", actor=RAY)
@@ -165,18 +165,56 @@ def test_a_person_has_a_role_per_project(ws: Workspace, monkeypatch: pytest.Monk
     assert (ws.role(VIC), ws.role(VIC, "search"), ws.role(EDD, "search")) == (
         "viewer", "editor", None)
     info = ws.save_dataset([("run", "r.txt", RUN)], name="s", actor=VIC, project="search")
-    assert info.project == "search" and ws.get_dataset(info.id).project == "search"
+    assert info.project == "search" and ws.get_dataset(info.id, actor=VIC).project == "search"
     home = ws.save_dataset([("qrels", "q.txt", QRELS)], name="h", actor=EDD)
     assert [d.name for d in ws.list_datasets(actor=EDD)] == ["h"]  # not a member of search
     assert [d.name for d in ws.list_datasets(actor=VIC)] == ["h", "s"]
     assert ws.list_datasets(actor=ANONYMOUS) == []  # team mode: not signed in, no access
-    assert ws.list_datasets(project="search") == [ws.get_dataset(info.id)]
-    assert ws.list_datasets() == [home, ws.get_dataset(info.id)]
+    assert ws.list_datasets(actor=EDD, project="search") == []
+    assert ws.list_datasets(actor=VIC, project="search") == [ws.get_dataset(info.id, actor=VIC)]
+    assert ws.list_datasets(actor=VIC) == [home, ws.get_dataset(info.id, actor=VIC)]
     ws.add_note(info.id, Target.query("q1"), "odd", actor=VIC)
     with pytest.raises(NotAllowedError, match="in project 'search'"):
         ws.add_note(info.id, Target.query("q1"), "odd", actor=EDD)
     with pytest.raises(ValueError, match="the name of a project"):
         ws.save_dataset([("run", "r.txt", RUN)], name="s", actor=VIC, project="nope")
+
+
+READERS = {"viewer": VIC, "rater": RAY, "editor": EDD, "admin": ADA}
+
+
+def test_reads_need_a_role_in_the_project(ws: Workspace, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """Every read of a dataset (its record, a version, its files, versions, notes; the
+    lists) is refused to a person without a role in its project and to anyone not signed
+    in once the workspace has members; each role reads."""
+    team(ws, monkeypatch)
+    ws.create_project("search", actor=ADA)
+    ws.set_role(EDD.email, "editor", actor=ADA, project="search")
+    info = ws.save_dataset([("qrels", "q.txt", QRELS), ("run", "r.txt", RUN)], name="s",
+                           actor=EDD, project="search")
+    ws.add_note(info.id, Target.query("q1"), "odd", actor=EDD)
+    home = ws.save_dataset([("qrels", "q.txt", QRELS)], name="h", actor=EDD)
+    reads = {"get_dataset": lambda who: ws.get_dataset(info.short_id, actor=who),
+             "a version": lambda who: ws.get_dataset(info.id, 1, actor=who),
+             "find_dataset": lambda who: ws.find_dataset(info.id, actor=who),
+             "files": lambda who: ws.files(info.id, actor=who),
+             "read_file": lambda who: ws.read_file(info.id, 1, actor=who),
+             "versions": lambda who: ws.versions(info.id, actor=who),
+             "notes": lambda who: ws.notes(info.id, actor=who)}
+    for who in (VIC, RAY, ANONYMOUS, Actor("out@example.org", "Outsider")):
+        for what, read in reads.items():
+            with pytest.raises(NotAllowedError, match="may not read the datasets") as no:
+                read(who)
+            assert no.value.needed == "viewer", what
+        assert info.id not in [d.id for d in ws.list_datasets(actor=who)]
+        assert [n.text for n in ws.notes(actor=who)] == []  # every dataset's: none of s
+    ws.set_role(VIC.email, "viewer", actor=ADA, project="search")
+    assert ws.read_file(info.id, 1, actor=VIC) == RUN
+    assert [n.text for n in ws.notes(actor=VIC)] == ["odd"]
+    for role, who in READERS.items():  # the default project: every role reads
+        assert ws.get_dataset(home.id, actor=who).name == "h", role
+        assert ws.read_file(home.id, 0, actor=who) == QRELS, role
 
 
 def scripted_day(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -378,5 +416,5 @@ def test_concurrent_writers_keep_one_chain(ws: Workspace, url: str,
     log = ws.audit()
     assert [e.id for e in log] == list(range(1, 26))  # 4 set-up + 1 save + 20 notes
     assert sorted(e.target for e in log if e.action == "note added") == sorted(
-        f"note {n.id}" for n in ws.notes(info.id))
+        f"note {n.id}" for n in ws.notes(info.id, actor=EDD))
     assert ws.verify_audit().intact

@@ -313,22 +313,29 @@ class Workspace:
         return save_dataset(self._store, files, name=name, note=note, saved_by=saved_by,
                             rounds=rounds, actor=actor, project=project)
 
-    def find_dataset(self, dataset_id: str) -> DatasetInfo | None:
-        """The dataset with this id (or unambiguous prefix), or ``None`` if none."""
-        return find_dataset(self._store, dataset_id)
+    def find_dataset(self, dataset_id: str, *, actor: Actor = ANONYMOUS) -> DatasetInfo | None:
+        """The dataset with this id (or unambiguous prefix), or ``None`` if none
+        (``actor``: who reads, as :meth:`get_dataset`)."""
+        return find_dataset(self._store, dataset_id, actor=actor)
 
-    def get_dataset(self, dataset_id: str, version: int | None = None) -> DatasetInfo:
+    def get_dataset(self, dataset_id: str, version: int | None = None, *,
+                    actor: Actor = ANONYMOUS) -> DatasetInfo:
         """The dataset with this id or unambiguous id prefix (8 or more characters).
 
         ``version``: one of its versions (see :meth:`versions`); ``None`` for the newest.
+        ``actor``: who reads: refused with :class:`~ireval_core.errors.NotAllowedError`
+        unless they have a role (``viewer`` or above) in the dataset's project; the
+        default, the anonymous local user, reads everything in local mode and nothing
+        once the workspace has members (as every read: :meth:`read_file`,
+        :meth:`versions`, :meth:`notes`, :meth:`list_datasets`).
         Raises :class:`DatasetNotFoundError` when there is none (for example after
         it was deleted), ``ValueError`` for a version it does not have.
         """
-        return get_dataset(self._store, dataset_id, version)
+        return get_dataset(self._store, dataset_id, version, actor=actor)
 
-    def list_datasets(self, *, actor: Actor | None = None,
+    def list_datasets(self, *, actor: Actor = ANONYMOUS,
                       project: str | None = None) -> list[DatasetInfo]:
-        """Every dataset, the most recently saved first.
+        """The datasets ``actor`` may read, the most recently saved first.
 
         ``actor``: only the datasets of the projects where they have a role (every one for
         the anonymous local user in local mode, none once the workspace has members);
@@ -336,14 +343,15 @@ class Workspace:
         """
         return list_datasets(self._store, actor=actor, project=project)
 
-    def files(self, dataset_id: str) -> tuple[FileInfo, ...]:
+    def files(self, dataset_id: str, *, actor: Actor = ANONYMOUS) -> tuple[FileInfo, ...]:
         """The files of a dataset, in their order (see :meth:`read_file`)."""
-        return self.get_dataset(dataset_id).files
+        return self.get_dataset(dataset_id, actor=actor).files
 
-    def versions(self, dataset_id: str) -> list[DatasetVersion]:
+    def versions(self, dataset_id: str, *, actor: Actor = ANONYMOUS) -> list[DatasetVersion]:
         """Every version of a dataset, the first (as saved) first: when, by whom, the files
-        it added with their rounds and rows, the files it replaced."""
-        return versions(self._store, dataset_id)
+        it added with their rounds and rows, the files it replaced (``actor``: who reads,
+        as :meth:`get_dataset`)."""
+        return versions(self._store, dataset_id, actor=actor)
 
     def add_to_dataset(self, dataset_id: str, files: Sequence[tuple[str, str, FileContent]],
                        *, rounds: Mapping[str, FileRounds], saved_by: str | None = None,
@@ -396,12 +404,13 @@ class Workspace:
         return add_to_dataset(self._store, dataset_id, files, rounds=rounds,
                               saved_by=saved_by, replace=replace, note=note, actor=actor)
 
-    def read_file(self, dataset_id: str, position: int) -> bytes:
+    def read_file(self, dataset_id: str, position: int, *, actor: Actor = ANONYMOUS) -> bytes:
         """The bytes of the file at ``position`` (see :attr:`FileInfo.position`).
 
         The bytes are checked against their SHA-256 before they are returned.
+        ``actor``: who reads, as :meth:`get_dataset`.
         """
-        return read_file(self._store, dataset_id, position)
+        return read_file(self._store, dataset_id, position, actor=actor)
 
     def delete_dataset(self, dataset_id: str, *, confirm: str,
                        actor: Actor = ANONYMOUS) -> DeletedDataset:
@@ -455,7 +464,8 @@ class Workspace:
                         supersedes=supersedes, actor=actor)
 
     def notes(self, dataset_id: str | None = None, target: Target | None = None, *,
-              kind: str | None = None, include_superseded: bool = False) -> list[Note]:
+              kind: str | None = None, include_superseded: bool = False,
+              actor: Actor = ANONYMOUS) -> list[Note]:
         """Notes in the order they were added.
 
         Parameters
@@ -470,9 +480,12 @@ class Workspace:
         include_superseded:
             Also the notes later edits replaced (the whole history); each says which
             note replaced it in :attr:`Note.superseded_by`.
+        actor:
+            Who reads: a dataset's notes are refused as :meth:`get_dataset` refuses the
+            dataset; without ``dataset_id``, the notes of the datasets they may read.
         """
         return select_notes(self._store, dataset_id, target, kind=kind,
-                            include_superseded=include_superseded)
+                            include_superseded=include_superseded, actor=actor)
 
     # ---------------------------------------------------------------------- usage
     def usage(self) -> WorkspaceUsage:

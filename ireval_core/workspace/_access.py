@@ -183,7 +183,7 @@ def require(conn: Connection, actor: Actor, pid: int, needed: str, action: str) 
     project = project_name(conn, pid)
     if not actor.signed_in:
         message = (f"{actor.name} may not {action}: this workspace has members, so only a "
-                   "signed-in person may write to it (sign in)")
+                   "signed-in person may read or write it (sign in)")
     else:
         has = f"a {role}" if role else "not a member"
         message = (f"{actor.email} may not {action} in project {project!r}: that needs the "
@@ -191,6 +191,19 @@ def require(conn: Connection, actor: Actor, pid: int, needed: str, action: str) 
                    "project can change it)")
     raise NotAllowedError(message, who=actor.email or actor.name, action=action,
                           project=project, role=role, needed=needed)
+
+
+def readable(conn: Connection, actor: Actor, full: str) -> None:
+    """Refuse with :class:`~ireval_core.errors.NotAllowedError` unless ``actor`` may read
+    the dataset ``full`` (its whole id): a role in its project, ``viewer`` or above."""
+    pid, _ = dataset_project(conn, full)
+    require(conn, actor, pid, "viewer", "read the datasets")
+
+
+def readable_projects(conn: Connection, actor: Actor) -> list[int]:
+    """The ids of the projects where ``actor`` has a role (may read)."""
+    return [int(p) for p in conn.execute(sa.select(PROJECTS.c.id)).scalars()
+            if role_of(conn, actor, int(p)) is not None]
 
 
 def first_role(email: str, url: str) -> tuple[str | None, str]:

@@ -23,8 +23,9 @@ from ._access import (
     Actor,
     dataset_project,
     project_id,
+    readable,
+    readable_projects,
     require,
-    role_of,
 )
 from ._blobs import lock_for_delete, lock_or_insert, present, read_blob, remove_unused, split_chunks
 from ._db import Store, insert_or_skip
@@ -231,7 +232,7 @@ def save_dataset(store: Store, files: Sequence[tuple[str, str, FileContent]], *,
     hashes = [hashlib.sha256(view).hexdigest() for _, _, view in checked]
     dataset_id = manifest_id([(k, n, h) for (k, n, _), h in zip(checked, hashes,
                                                                    strict=True)])
-    existing = find_dataset(store, dataset_id)
+    existing = find_dataset(store, dataset_id, actor=actor)
     if existing is not None:
         return existing
     content = dict(zip(hashes, (view for _, _, view in checked), strict=True))
@@ -273,22 +274,26 @@ def save_dataset(store: Store, files: Sequence[tuple[str, str, FileContent]], *,
     return store.write(f"save dataset {name!r}", work)
 
 
-def find_dataset(store: Store, dataset_id: str) -> DatasetInfo | None:
+def find_dataset(store: Store, dataset_id: str, *,
+                 actor: Actor = ANONYMOUS) -> DatasetInfo | None:
     """The dataset with this id (or unambiguous prefix), or ``None`` if none."""
     try:
-        return get_dataset(store, dataset_id)
+        return get_dataset(store, dataset_id, actor=actor)
     except DatasetNotFoundError:
         return None
 
 
-def get_dataset(store: Store, dataset_id: str, version: int | None = None) -> DatasetInfo:
+def get_dataset(store: Store, dataset_id: str, version: int | None = None, *,
+                actor: Actor = ANONYMOUS) -> DatasetInfo:
     """The dataset ``dataset_id`` at ``version`` (see :meth:`Workspace.get_dataset`)."""
     fn = "Workspace.get_dataset"
+    check_actor(actor, fn)
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         raise invalid_parameter("version", fn, "None or an int >= 1", version,
                                 error=TypeError)
     with store.transaction("read a dataset") as conn:
         full = store.resolve(conn, dataset_id, fn)
+        readable(conn, actor, full)
         if version is not None:
             latest = latest_version(conn, full)
             if not 1 <= version <= latest:
@@ -300,21 +305,17 @@ def get_dataset(store: Store, dataset_id: str, version: int | None = None) -> Da
     return found[0]
 
 
-def list_datasets(store: Store, *, actor: Actor | None = None,
+def list_datasets(store: Store, *, actor: Actor = ANONYMOUS,
                   project: str | None = None) -> list[DatasetInfo]:
     """The datasets (see :meth:`Workspace.list_datasets`), the most recently saved first."""
     fn = "Workspace.list_datasets"
-    if actor is not None:
-        check_actor(actor, fn)
+    check_actor(actor, fn)
     with store.transaction("list datasets") as conn:
-        where: list[sa.ColumnElement[bool]] = []
+        where: list[sa.ColumnElement[bool]] = [
+            DATASETS.c.project_id.in_(readable_projects(conn, actor))]
         if project is not None:
             where.append(DATASETS.c.project_id == project_id(conn, project, fn))
-        if actor is not None:
-            readable = [p for p in conn.execute(sa.select(PROJECTS.c.id)).scalars()
-                        if role_of(conn, actor, int(p)) is not None]
-            where.append(DATASETS.c.project_id.in_(readable))
-        return infos(conn, sa.and_(sa.true(), *where))
+        return infos(conn, sa.and_(*where))
 
 
 def latest_version(conn: Connection, full: str) -> int:
@@ -355,11 +356,14 @@ def infos(conn: Connection, where: sa.ColumnElement[bool], *,
             for r in rows]
 
 
-def versions(store: Store, dataset_id: str) -> list[DatasetVersion]:
+def versions(store: Store, dataset_id: str, *,
+             actor: Actor = ANONYMOUS) -> list[DatasetVersion]:
     """Every version of a dataset, the first (as saved) first: when, by whom, the files
     it added with their rounds and rows, the files it replaced."""
+    check_actor(actor, "Workspace.versions")
     with store.transaction("list versions") as conn:
         full = store.resolve(conn, dataset_id, "Workspace.versions")
+        readable(conn, actor, full)
         heads = conn.execute(sa.select(VERSIONS).where(VERSIONS.c.dataset_id == full)
                              .order_by(VERSIONS.c.version)).all()
         rows = conn.execute(
@@ -462,11 +466,14 @@ def add_to_dataset(store: Store, dataset_id: str,
     return store.write(f"add files to dataset {full[:SHORT_ID_LENGTH]}", work)
 
 
-def read_file(store: Store, dataset_id: str, position: int) -> bytes:
+def read_file(store: Store, dataset_id: str, position: int, *,
+              actor: Actor = ANONYMOUS) -> bytes:
     """The checked bytes of one file (see :meth:`Workspace.read_file`)."""
     fn = "Workspace.read_file"
+    check_actor(actor, fn)
     with store.transaction("read a file") as conn:
         full = store.resolve(conn, dataset_id, fn)
+        readable(conn, actor, full)
         n_files = conn.execute(sa.select(sa.func.count()).where(
             FILES.c.dataset_id == full)).scalar_one()
         if isinstance(position, bool) or not isinstance(position, int):

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 
 from ..errors import invalid_parameter
 from ..params import InstanceOf, Options, any_of, check
-from ._access import ANONYMOUS, Actor, dataset_project, require
+from ._access import ANONYMOUS, Actor, dataset_project, readable, readable_projects, require
 from ._db import Store
 from ._members import check_actor, log, recorded_name
 from ._schema import DATASETS, NOTES
@@ -69,15 +69,22 @@ def add_note(store: Store, dataset_id: str, target: Target, text: str, *,
 
 def select_notes(store: Store, dataset_id: str | None = None,
                  target: Target | None = None, *, kind: str | None = None,
-                 include_superseded: bool = False) -> list[Note]:
+                 include_superseded: bool = False, actor: Actor = ANONYMOUS) -> list[Note]:
     """Notes in the order they were added (see :meth:`Workspace.notes`)."""
     fn = "Workspace.notes"
+    check_actor(actor, fn)
     check(target, "target", fn, any_of(None, InstanceOf(Target)))
     check(kind, "kind", fn, any_of(None, Options(NOTE_KINDS)))
     with store.transaction("read notes") as conn:
         where: list[sa.ColumnElement[bool]] = []
         if dataset_id is not None:
-            where.append(NOTES.c.dataset_id == store.resolve(conn, dataset_id, fn))
+            full = store.resolve(conn, dataset_id, fn)
+            readable(conn, actor, full)
+            where.append(NOTES.c.dataset_id == full)
+        else:  # every dataset the actor may read
+            where.append(NOTES.c.dataset_id.in_(
+                sa.select(DATASETS.c.id).where(
+                    DATASETS.c.project_id.in_(readable_projects(conn, actor)))))
         if target is not None:
             where += [NOTES.c.target_kind == target.kind,
                       NOTES.c.target_key.in_(stored_keys(target))]

@@ -1,0 +1,247 @@
+"""The app's controls follow the signed-in person's role, and the Admin page.
+
+AppTest sessions with sign-in configured (``[auth]`` injected into ``st.secrets``, as
+``test_app_signin.py`` does) and a signed-in identity (``AppTest.user``), on a temporary
+SQLite workspace (``IREVAL_WORKSPACE``) where Ada is an admin (``IREVAL_ADMINS``), Vic a
+viewer, Ray a rater and Edd an editor of the default project, and a second project
+``secret`` only Ada belongs to. A viewer sees the data but no Save, Delete, Add or Record
+control; an editor records a decision the workspace attributes to them, with no name to
+type; an admin deletes and manages members on the Admin page; a person without a role
+sees only whom to ask. The security probes open pages with links to both projects as
+each person and check that nothing of a project is shown to someone without a role in
+it, and that nothing is written. The round trip through a real provider in Chromium is
+``test_browser_signin.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from _apps import APP, LABELS, NEEDS_SAMPLE, displayed, sample_files
+from streamlit.testing.v1 import AppTest
+from test_app_signin import AUTH
+
+from ireval_app.frame import PAGES
+from ireval_app.keys import admin as admin_keys
+from ireval_app.keys import compare as compare_keys
+from ireval_app.keys import labels_data as labels_keys
+from ireval_core.workspace import Actor, FileRounds, Workspace
+
+pytestmark = NEEDS_SAMPLE
+
+ADA = Actor("ada@example.org", "Ada Admin")
+VIC = Actor("vic@example.org", "Vic Viewer")
+RAY = Actor("ray@example.org", "Ray Rater")
+EDD = Actor("edd@example.org", "Edd Editor")
+OUT = Actor("out@example.org", "Otto Outsider")
+
+SECRET_QRELS = b"sq1 0 sdoc1 1\nsq1 0 sdoc2 0\n"
+SECRET_RUN = b"sq1 Q0 sdoc1 1 2.0 secretsys\nsq1 Q0 sdoc2 2 1.0 secretsys\n"
+
+
+@dataclass(frozen=True)
+class Team:
+    ws: Workspace
+    home: str
+    """The id of the sample dataset in the default project (Edd saved it)."""
+    secret: str
+    """The id of a dataset in the project ``secret`` (only Ada is a member)."""
+
+
+@pytest.fixture
+def team(app_ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
+    monkeypatch.setenv("IREVAL_ADMINS", ADA.email)
+    monkeypatch.delenv("IREVAL_DEFAULT_ROLE", raising=False)
+    app_ws.sign_in(ADA)
+    for person, role in ((VIC, "viewer"), (RAY, "rater"), (EDD, "editor")):
+        app_ws.set_role(person.email, role, actor=ADA, name=person.name)
+    home = app_ws.save_dataset(sample_files(), name="sample", actor=EDD)
+    app_ws.create_project("secret", actor=ADA)
+    secret = app_ws.save_dataset([("qrels", "secret_qrels.txt", SECRET_QRELS),
+                                  ("run", "secret_run.txt", SECRET_RUN)],
+                                 name="secret set", actor=ADA, project="secret")
+    yield Team(app_ws, home.id, secret.id)
+
+
+def session(person: Actor | None, page: str, *, timeout: float = 90,
+            **params: str) -> AppTest:
+    """A new session of ``page`` (``app.py`` or ``pages/<name>.py``) with sign-in
+    configured, signed in as ``person`` (``None``: not signed in), opened by a link with
+    ``params``; run once, asserting it raised nothing."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.secrets["auth"] = AUTH
+    if person is not None:
+        at.user = {"is_logged_in": True, "email": person.email, "name": person.name,
+                   "email_verified": True}
+    for key, value in params.items():
+        at.query_params[key] = value
+    if page != "app.py":
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown_text(at: AppTest) -> str:
+    """Everything a session shows as text: Markdown, captions, messages, labels, tables."""
+    parts = [displayed(str(e.value)) for kind in ("markdown", "caption", "info", "warning",
+                                                  "error", "success", "title", "subheader")
+             for e in getattr(at, kind)]
+    parts += [str(w.label) for kind in ("button", "text_input", "selectbox", "text_area")
+              for w in getattr(at, kind)]
+    parts += [d.value.to_string() for d in at.dataframe]
+    parts += [str(s.options) for s in at.selectbox]
+    return "\n".join(parts).replace(":small[]", "")  # md_escape's break of autolinks
+
+
+def menu_titles(at: AppTest) -> list[str]:
+    return [str(link.proto.label) for link in at.get("page_link")]
+
+
+def test_a_person_without_a_role_sees_whom_to_ask_and_no_data(team: Team) -> None:
+    at = session(OUT, "pages/metrics.py", ds=team.home)
+    text = shown_text(at)
+    assert "ask an admin of the project 'default' for access" in text
+    assert "Otto Outsider" in text and "out@example.org" in text
+    assert len(at.dataframe) == 0 and len(at.metric) == 0 and menu_titles(at) == []
+    assert "bm25" not in text and "secretsys" not in text
+    assert [b.label for b in at.button] == ["Sign out"]
+
+
+def test_a_viewer_sees_the_data_and_no_write_control(team: Team) -> None:
+    data = session(VIC, "app.py", ds=team.home)
+    assert "Admin" not in menu_titles(data)
+    text = shown_text(data)
+    assert "Saved dataset" in text and "bm25" in text  # the data
+    assert not any("Delete" in str(e.proto.label) for e in data.expander)
+    compare = session(VIC, "pages/compare.py", ds=team.home)
+    compare.number_input(key=compare_keys.RESAMPLES).set_value(300).run()
+    assert not compare.exception
+    text = shown_text(compare)
+    assert "Recording a decision needs the role editor" in text
+    assert not [b for b in compare.button if "Record" in str(b.label)]
+    assert not [b for b in compare.button if str(b.label) == "Add"]  # no notes form
+    assert not [t for t in compare.text_input if t.label == "Your name"]
+
+
+def test_an_editor_records_a_decision_attributed_to_them(team: Team) -> None:
+    at = session(EDD, "pages/compare.py", ds=team.home)
+    at.number_input(key=compare_keys.RESAMPLES).set_value(300).run()
+    assert not [t for t in at.text_input if t.label == "Your name"]  # nothing to type
+    assert "As **Edd Editor &lt;edd@example.org>**" in shown_text(at)  # the label, escaped
+    at.text_area(key=compare_keys.DECISION_TEXT).set_value("ship it")
+    next(b for b in at.button if "Record" in str(b.label)).click().run()
+    assert not at.exception
+    decisions = team.ws.notes(team.home, kind="decision", actor=EDD)
+    assert [(d.author, d.text.splitlines()[0]) for d in decisions] == [
+        ("Edd Editor <edd@example.org>", "ship it")]
+    assert team.ws.audit()[-1].actor_email == EDD.email
+    data = session(EDD, "app.py", ds=team.home)  # an editor does not delete
+    assert not any("Delete" in str(e.proto.label) for e in data.expander)
+
+
+def _labeling_set(ws: Workspace) -> str:
+    """A labeling set of one month in the default project (Edd saved it); its short id."""
+    may = LABELS / "labels_2026-05.csv"
+    rows = len(may.read_bytes().splitlines()) - 1
+    return ws.save_dataset([("labels", may.name, may.read_bytes())], name="labels 2026",
+                           rounds={may.name: FileRounds(("2026-05",), rows)},
+                           actor=EDD).short_id
+
+
+def _add_uploaders(at: AppTest) -> list[Any]:
+    return [u for u in at.file_uploader if u.key.startswith(labels_keys.ADD_UPLOADER)]
+
+
+def test_a_rater_adds_a_round_but_does_not_record(team: Team) -> None:
+    labels = _labeling_set(team.ws)
+    viewer = session(VIC, "pages/labels_data.py", source="saved", set=labels)
+    assert "labels 2026" in shown_text(viewer) and _add_uploaders(viewer) == []
+    at = session(RAY, "pages/labels_data.py", source="saved", set=labels)
+    june = LABELS / "labels_2026-06.csv"
+    [uploader] = _add_uploaders(at)
+    uploader.set_value([(june.name, june.read_bytes(), "text/csv")]).run()
+    assert not [t for t in at.text_input if t.label == "Your name"]
+    next(b for b in at.button if b.label == "Add to set labels 2026").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    grown = team.ws.versions(labels, actor=RAY)[-1]
+    assert (grown.version, grown.saved_by) == (2, "Ray Rater <ray@example.org>")
+    compare = session(RAY, "pages/compare.py", ds=team.home)
+    compare.number_input(key=compare_keys.RESAMPLES).set_value(300).run()
+    assert "Recording a decision needs the role editor" in shown_text(compare)
+
+
+def test_the_admin_page_manages_members_and_verifies_the_log(team: Team) -> None:
+    data = session(ADA, "app.py", ds=team.home)
+    assert "Admin" in menu_titles(data)
+    assert any("Delete" in str(e.proto.label) for e in data.expander)  # an admin deletes
+    at = session(ADA, "pages/admin.py")
+    members = at.dataframe[0].value
+    assert list(members["E-mail"]) == [ADA.email, EDD.email, RAY.email, VIC.email]
+    assert list(members["Role"]) == ["admin", "editor", "rater", "viewer"]
+    at.selectbox(key=admin_keys.MEMBER).set_value(VIC.email)
+    at.selectbox(key=admin_keys.ROLE).set_value("editor")
+    next(b for b in at.button if b.label == "Set the role").click().run()
+    assert not at.exception
+    assert team.ws.role(VIC) == "editor"
+    at.text_input(key=admin_keys.NEW_EMAIL).input("Nia@Example.org")
+    at.selectbox(key=admin_keys.NEW_ROLE).set_value("rater")
+    next(b for b in at.button if b.label == "Add").click().run()
+    assert team.ws.role(Actor("nia@example.org")) == "rater"
+    at.selectbox(key=admin_keys.MEMBER).set_value(ADA.email)
+    at.selectbox(key=admin_keys.ROLE).set_value("viewer")
+    next(b for b in at.button if b.label == "Set the role").click().run()
+    assert "ada@example.org is the last admin" in shown_text(at)
+    log = at.dataframe[-1].value
+    assert list(log["Action"][:2]) == ["role changed", "role changed"]  # the newest first
+    assert list(log["Who"][:1]) == ["Ada Admin <ada@example.org>"]
+    next(b for b in at.button if b.label == "Verify the chain").click().run()
+    rows = len(team.ws.audit())
+    assert [s.value for s in at.success] == [f"The chain is intact: {rows:,} rows."]
+
+
+def test_the_admin_page_is_for_admins_only(team: Team) -> None:
+    at = session(EDD, "pages/admin.py")
+    assert "Admin" not in menu_titles(at)
+    assert "you are not an admin of any" in shown_text(at)
+    assert len(at.dataframe) == 0 and not at.get("date_input")
+
+
+PROBED = ("app.py", "pages/metrics.py", "pages/labels_data.py", "pages/admin.py")
+"""The pages probed in the suite (the Data page, a results page, a labeling page, the
+Admin page); ``IREVAL_ROLES_ALL_PAGES=1`` probes every page."""
+
+
+def test_security_probes_show_and_write_nothing_beyond_the_role(team: Team) -> None:
+    """Every probed page, with links naming the secret project's dataset (``ds``, and
+    ``set`` on the labeling pages), not signed in, without a role, and as a viewer of the
+    default project only: the secret project's data is never shown to
+    someone outside it, a person without a role sees no data at all, a viewer no write
+    control, and no probe writes anything. ``IREVAL_ROLES_ALL_PAGES=1``: every page, the
+    rater and the editor, and the default project's link too."""
+    every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
+    pages = [p.path for p in PAGES.values()] if every else PROBED
+    people = (None, OUT, VIC, RAY, EDD) if every else (None, OUT, VIC)
+    links = (team.secret, team.home) if every else (team.secret,)
+    before = len(team.ws.audit())
+    for page in pages:
+        for link in links:
+            for person in people:
+                at = session(person, page, ds=link, set=link[:12])
+                text = shown_text(at)
+                assert "secretsys" not in text and "secret_run" not in text, (page, person)
+                assert "secret set" not in text, (page, person)
+                if person is None:
+                    assert [b.label for b in at.button] == ["Sign in"], page
+                if person in (None, OUT):
+                    assert "bm25" not in text and len(at.dataframe) == 0, (page, person)
+                if person in (VIC, RAY):
+                    assert not any(str(b.label).startswith(("Save", "Delete", "Record", "Add"))
+                                   for b in at.button), (page, person)
+    assert len(team.ws.audit()) == before  # nothing written (sign-ins were recorded before)
+    seen = session(ADA, "app.py", ds=team.secret)  # the admin of secret sees it
+    assert "secret set" in shown_text(seen)
