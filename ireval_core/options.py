@@ -306,8 +306,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def from_arguments(args: argparse.Namespace) -> EvalOptions:
-    """The :class:`EvalOptions` of parsed arguments (see :func:`add_arguments`)."""
-    return EvalOptions(complete=bool(args.complete), rel_level=args.rel_level,
-                       depth=args.depth, judged_only=bool(args.judged_only),
-                       idcg_zero=args.idcg_zero,
-                       trec_eval=getattr(args, "trec_eval", "9.0.8"))
+    """The :class:`EvalOptions` of parsed arguments (see :func:`add_arguments`): each field
+    from the argument of the same name (a namespace without it keeps the default)."""
+    return EvalOptions(**{f.name: getattr(args, f.name) for f in fields(EvalOptions)
+                          if hasattr(args, f.name)})

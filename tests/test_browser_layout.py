@@ -32,6 +32,8 @@ from typing import Any
 from _apps import sample_files
 from browser_support import ARTIFACTS, guarded_page, nav, no_exception, require_chromium, settle
 
+from ireval_app import frame
+
 require_chromium()
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
@@ -39,9 +41,8 @@ SCREENSHOTS = os.environ.get("IREVAL_SCREENSHOTS") == "1"
 """Save every page's screenshot (a page with a problem is always saved): off in the
 suite, where the tall screenshots would double the test's time."""
 
-PAGES = ("Data", "Metrics", "Curves", "Compare", "Queries", "Efficiency", "Qrels rounds",
-         "nDCG vs DCG", "Labeling data", "Trend", "Raters", "Label changes", "Side by side",
-         "Model judge", "Meeting", "Metric lab")
+PAGES = tuple(p.title for p in frame.PAGES.values())
+"""Every page of the menu, in its order (a new page is checked without being added here)."""
 LABELING = ("Trend", "Raters", "Label changes", "Model judge", "Labeling data")
 
 CUT = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -100,10 +101,15 @@ def test_bad_query_params_keep_defaults_and_say_why() -> None:
     assert EvalOptions.from_query_params({"rel": ["1", "3"]})[0].rel_level == 3.0
 
 
+FIELDS = tuple(f.name for f in fields(EvalOptions))
+
+NOT_DEFAULT = {"complete": True, "rel_level": 2.0, "depth": 100, "judged_only": True,
+               "idcg_zero": "drop", "trec_eval": "10.0"}
+"""A value other than the default of every option (a new option is added here)."""
+
+
 def _option_dests(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...]]:
-    return {a.dest: tuple(a.option_strings) for a in parser._actions
-            if a.dest in ("complete", "rel_level", "depth", "judged_only", "idcg_zero",
-                          "trec_eval")}
+    return {a.dest: tuple(a.option_strings) for a in parser._actions if a.dest in FIELDS}
 
 
 def test_every_cli_subcommand_has_the_same_option_flags() -> None:
@@ -112,8 +118,7 @@ def test_every_cli_subcommand_has_the_same_option_flags() -> None:
     reference = argparse.ArgumentParser()
     add_arguments(reference)
     expected = _option_dests(reference)
-    assert set(expected) == {"complete", "rel_level", "depth", "judged_only", "idcg_zero",
-                             "trec_eval"}
+    assert set(expected) == set(FIELDS)  # every option has its flag
     for name in ("eval", "compare", "report", "meeting-report", "judge-queue"):
         assert _option_dests(subs.choices[name]) == expected, name
 
@@ -126,6 +131,20 @@ def test_cli_flags_give_the_options_object() -> None:
     assert from_arguments(args) == EvalOptions(True, 2.0, 50, True, "drop", "10.0")
     assert EvalOptions.from_query_params({"te": "10"})[0].trec_eval == "10.0"
     assert from_arguments(parser.parse_args([])) == EvalOptions()
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_every_option_is_read_from_the_cli_and_said_in_words(name: str) -> None:
+    """Each option, set alone: from_arguments reads it, and the options line (summary)
+    and the caption of tables and exports (describe) say it."""
+    assert set(NOT_DEFAULT) == set(FIELDS)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = vars(parser.parse_args([])) | {name: NOT_DEFAULT[name]}
+    o = from_arguments(argparse.Namespace(**args))
+    assert o == EvalOptions(**{name: NOT_DEFAULT[name]})
+    assert o.summary() != EvalOptions().summary()
+    assert o.describe() != EvalOptions().describe()
 
 
 @pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(), reason="sample data not generated")
