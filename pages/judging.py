@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, state, views, widgets, workspace_glue
+from ireval_app import frame, judging_task, state, views, widgets, workspace_glue
 from ireval_app import judging_glue as jg
 from ireval_app.keys import judging as keys
 from ireval_core.decisions import judging
@@ -18,6 +18,12 @@ with frame.page("judging"):
     ws = workspace_glue.workspace_or_problem()
     if isinstance(ws, workspace_glue.WorkspaceProblem):
         st.error(ws.message, icon=":material/error:")
+        st.stop()
+    mode = st.radio("What to judge", jg.MODES, key=keys.MODE, horizontal=True,
+                    label_visibility="collapsed")
+    if mode == jg.MODES[1]:
+        judging_task.page(ws, list(dataset.runs),
+                          jg.grade_scale(sorted(set(dataset.qrels.grade.tolist()))))
         st.stop()
     if dataset_id is None or len(dataset.run_names) < 2:
         st.info("Judging writes every label into a dataset saved in the workspace: save the "
