@@ -211,21 +211,25 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
 
 
 def page(ws: Workspace, runs: list[Run], grades: tuple[int, ...]) -> None:
-    """The month's task mode of the Judging page, below the mode choice."""
+    """The month's task mode of the Judging page, below the mode choice: the task under
+    way (its summary and judging area) first, then the form that builds a task."""
     typed = "" if jg.signin.signed_in_person() else st.text_input(
         "Your name (the rater)", key=keys.RATER, help="Kept with every label you give")
     rater, actor = jg.rater_name(typed or "")
     if not rater:
         st.info("Give your name to build and label the month's task.", icon=":material/info:")
         return
-    with st.expander("The month's task", expanded=_SESSION not in st.session_state):
+    area = st.container()
+    with st.expander("Build the month's task", icon=":material/assignment:",
+                     expanded=_SESSION not in st.session_state):
         _build_form(ws, runs, rater, actor)
     s: TaskSession | None = st.session_state.get(_SESSION)
     if s is None:
         return
     s.rater, s.actor = rater, actor
-    st.info(s.task.summary(), icon=":material/assignment:")
-    _area(ws, s, grades)
+    with area:
+        st.caption(":material/assignment: " + widgets.md_escape(s.task.summary()))
+        _area(ws, s, grades)
 
 
 @st.fragment
@@ -248,7 +252,7 @@ def _area(ws: Workspace, s: TaskSession, grades: tuple[int, ...]) -> None:
                        icon=":material/check_circle:")
             return
         st.markdown(f"**Query** `{widgets.md_escape(unit[0])}`")
-        with st.container(border=True, height=120):
+        with st.container(border=True):
             st.markdown(f"**Document** `{widgets.md_escape(unit[1])}`")
         cols = st.columns(len(grades) + 2)
         for col, g in zip(cols, grades, strict=False):

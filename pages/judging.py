@@ -13,7 +13,8 @@ with frame.page("judging"):
     dataset = widgets.require_dataset()
     widgets.page_header(
         "Judging", "Label the unjudged documents that decide whether one run beats another, "
-        "the most decisive first, until the verdict no longer depends on what is left.")
+        "the most decisive first, until the verdict no longer depends on what is left; or "
+        "label the month's task, the sampled queries' results, for the Trend.")
     dataset_id = state.get_dataset_id()
     ws = workspace_glue.workspace_or_problem()
     if isinstance(ws, workspace_glue.WorkspaceProblem):

@@ -56,7 +56,7 @@ def the_round(ws: Workspace) -> pd.DataFrame:
 def test_build_label_three_and_a_new_session(app_ws: Workspace) -> None:
     at = task_session()
     build(at)
-    summary = next(i.value for i in at.info if i.value.startswith("round 2026-07"))
+    summary = next(c.value for c in at.caption if "round 2026-07" in c.value)
     assert "6 of 60 queries stratified" in summary
     given = {}
     for grade in (3, 0, 2):
