@@ -30,8 +30,9 @@ from ireval_core.labels import task as core
 from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace
 
 from . import judging_glue as jg
-from . import labels_glue, labels_widgets, widgets, workspace_glue
+from . import labels_glue, labels_widgets, views, widgets, workspace_glue
 from .keys import judging as keys
+from .keys import labeling
 
 __all__ = ["SAMPLE_LOG", "TaskSession", "build", "labeling_sets", "page", "record", "undo"]
 
@@ -40,6 +41,7 @@ SAMPLE_LOG = Path(__file__).resolve().parent.parent / "sample_data" / "query_log
 
 _SESSION = "ireval.judging.task.session"  # the TaskSession under way
 _NEW = ""  # the labeling-set choice "a new set"
+_CHOSEN = "ireval.judging.task.chosen"  # a set just created, to choose in the form
 
 
 @dataclass
@@ -114,7 +116,8 @@ def _write(ws: Workspace, s: TaskSession, *, replace: bool) -> None:
     saved_by = s.rater if s.actor == ANONYMOUS else None
     note = f"round {s.task.round} labeled on the Judging page by {s.rater}"
     files = [("labels", s.file_name, data)]
-    if s.set_id is None:
+    created = s.set_id is None
+    if created:
         info = ws.save_dataset(files, name=s.set_name, saved_by=saved_by, note=note,
                                rounds={s.file_name: stated}, actor=s.actor)
     else:
@@ -127,6 +130,8 @@ def _write(ws: Workspace, s: TaskSession, *, replace: bool) -> None:
     s.set_id, s.version = info.id, info.version
     labels_widgets.choose_saved(info.short_id, 0)  # the Monthly labeling pages show it
     labels_widgets.set_source("saved")
+    if created:  # the form offers that set from now on: drawn again with it chosen
+        st.session_state[_CHOSEN] = info.short_id
 
 
 def record(ws: Workspace, s: TaskSession, grade: int) -> None:
@@ -172,9 +177,12 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
     if isinstance(sets, workspace_glue.WorkspaceProblem):
         st.error(sets.message, icon=":material/error:")
         return
-    opened = labels_widgets.opened()
     choices = [_NEW, *sets]
-    default = opened.info.short_id if opened and opened.info.short_id in sets else _NEW
+    if st.session_state.get(_CHOSEN) in sets:  # before the form's widget is drawn
+        st.session_state[keys.TASK_SET] = st.session_state.pop(_CHOSEN)
+    shown = str(views.kept_value(labeling.SAVED_PICK, "")) if (
+        labels_widgets.source() == "saved") else _NEW
+    default = shown if shown in sets else _NEW  # the set the Monthly labeling pages show
     with st.form("ireval.judging.task.form", border=True):
         up = st.file_uploader("Query log (query, count, optional segment; CSV, TSV, "
                               "Parquet). None: the sample's", key=keys.TASK_LOG)
@@ -236,6 +244,8 @@ def page(ws: Workspace, runs: list[Run], grades: tuple[int, ...]) -> None:
 def _area(ws: Workspace, s: TaskSession, grades: tuple[int, ...]) -> None:
     """One unit at a time, with the Judging page's buttons and shortcuts."""
     jg.run_pending(s)
+    if _CHOSEN in st.session_state:  # a set was created: the form (outside) shows it
+        st.rerun(scope="app")
     side, main = st.columns([1, 3])
     with side:
         st.progress(len(s.labels) / max(len(s.order), 1),

@@ -34,7 +34,7 @@ def build(at: AppTest, round_name: str = "2026-07") -> None:
     at.number_input(key=keys.TASK_K).set_value(3)
     at.number_input(key=keys.TASK_SEED).set_value(4)
     at.text_input(key=keys.TASK_SET_NAME).input("July labels")
-    at.button[0].click().run()  # the form's submit button
+    next(b for b in at.button if b.label == "Build the task").click().run()
     assert not at.exception
 
 
@@ -96,3 +96,27 @@ def test_build_label_three_and_a_new_session(app_ws: Workspace) -> None:
         merged = shown.merge(expected, on=["round", "system"], suffixes=("", "_core"))
         assert len(merged) == len(expected) == 3 and set(merged["round"]) == {"2026-07"}
         assert merged["dcg"].tolist() == pytest.approx(merged["dcg_core"].tolist(), rel=1e-12)
+
+
+def test_next_month_goes_to_the_chosen_set_and_a_round_it_has_is_refused(
+        app_ws: Workspace) -> None:
+    at = task_session()
+    build(at)  # 2026-07 in a new set "July labels"
+    at.button(key=f"{keys.GRADE}1").click().run()
+    (info,) = [i for i in app_ws.list_datasets() if i.name == "July labels"]
+    # the set is now the chosen one: the same round again is refused, nothing written
+    assert at.selectbox(key=keys.TASK_SET).value == info.short_id
+    build(at)
+    at.button(key=f"{keys.GRADE}2").click().run()
+    assert not at.exception
+    assert any("2026-07" in e.value and "already" in e.value for e in at.error), [
+        e.value for e in at.error]
+    assert app_ws.get_dataset(info.id).version == 1
+    # next month is added to it as its next version, the first month kept
+    build(at, "2026-08")
+    at.button(key=f"{keys.GRADE}2").click().run()
+    at.button(key=f"{keys.GRADE}0").click().run()
+    assert not at.exception and not at.error
+    grown = app_ws.get_dataset(info.id)
+    assert grown.version == 3 and grown.rounds == ("2026-07", "2026-08")
+    assert sorted(f.name for f in grown.files) == ["2026-07.csv", "2026-08.csv"]
