@@ -26,6 +26,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 import streamlit as st
 
@@ -39,9 +40,13 @@ from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace, Works
 
 from . import cache, state, workspace_glue
 
-__all__ = ["DEFAULT_GRADES", "GUIDELINES_TITLE", "MEASURE_CHOICES", "Session", "act",
-           "documents", "grade_scale", "guidelines", "rater_name", "record", "run_pending",
-           "session_for", "skip", "start", "topics", "undo", "verdict_line"]
+__all__ = ["Acting", "DEFAULT_GRADES", "GUIDELINES_TITLE", "MEASURE_CHOICES", "MODES",
+           "Session", "act", "documents", "grade_scale", "guidelines", "rater_name",
+           "record", "run_pending", "session_for", "skip", "start", "topics", "undo",
+           "verdict_line"]
+
+MODES = ("Decide a comparison", "Label the month's task")
+"""The Judging page's two modes."""
 
 MEASURE_CHOICES = ("nDCG@10", "P@10", "AP", "RR", "nDCG@5", "P@5")
 """Measures offered on the page (any measure the holes analysis supports can be typed)."""
@@ -137,13 +142,21 @@ def session_for(ws: Workspace, dataset_id: str, runs: list[Run], measure: str,
     return session
 
 
-def act(session: Session, work: Callable[[], object]) -> None:
+class Acting(Protocol):
+    """A judging session whose buttons leave work for :func:`run_pending` (a
+    :class:`Session`, or the month's task's)."""
+
+    pending: Callable[[], object] | None
+    error: str | None
+
+
+def act(session: Acting, work: Callable[[], object]) -> None:
     """A button's ``on_click``: keep its work for :func:`run_pending` (the work reads and
     writes the workspace and may show a spinner, which a callback must not)."""
     session.pending = work
 
 
-def run_pending(session: Session) -> None:
+def run_pending(session: Acting) -> None:
     """Run the work a button asked for, at the start of the judging area's run; a
     refusal or failure of the workspace is kept in :attr:`Session.error` for the page to
     show (nothing was written then)."""

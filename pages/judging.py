@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import frame, state, views, widgets, workspace_glue
+from ireval_app import frame, judging_task, state, views, widgets, workspace_glue
 from ireval_app import judging_glue as jg
 from ireval_app.keys import judging as keys
 from ireval_core.decisions import judging
@@ -13,11 +13,18 @@ with frame.page("judging"):
     dataset = widgets.require_dataset()
     widgets.page_header(
         "Judging", "Label the unjudged documents that decide whether one run beats another, "
-        "the most decisive first, until the verdict no longer depends on what is left.")
+        "the most decisive first, until the verdict no longer depends on what is left; or "
+        "label the month's task, the sampled queries' results, for the Trend.")
     dataset_id = state.get_dataset_id()
     ws = workspace_glue.workspace_or_problem()
     if isinstance(ws, workspace_glue.WorkspaceProblem):
         st.error(ws.message, icon=":material/error:")
+        st.stop()
+    mode = st.radio("What to judge", jg.MODES, key=keys.MODE, horizontal=True,
+                    label_visibility="collapsed")
+    if mode == jg.MODES[1]:
+        judging_task.page(ws, list(dataset.runs),
+                          jg.grade_scale(sorted(set(dataset.qrels.grade.tolist()))))
         st.stop()
     if dataset_id is None or len(dataset.run_names) < 2:
         st.info("Judging writes every label into a dataset saved in the workspace: save the "

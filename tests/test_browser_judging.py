@@ -8,7 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
+from browser_support import (
+    ARTIFACTS,
+    guarded_page,
+    nav,
+    no_exception,
+    require_chromium,
+    settle,
+)
 from test_app_judging import judged_rows, small_files
 
 from ireval_core.workspace import Workspace
@@ -89,4 +96,57 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
                    "&tests=t&resamples=100")
         old, new = _verdict(pg, compare + "&dsv=1"), _verdict(pg, compare + f"&dsv={newest}")
         assert "24 unjudged" in old and "20 unjudged" in new, (old, new)
+    ws.close()
+
+
+def _round_labels(ws: Workspace, round_name: str) -> int:
+    """Labels in the round's file of the set named after it (0 before the first)."""
+    sets = [i for i in ws.list_datasets() if i.name == f"labels {round_name}"]
+    if not sets:
+        return 0
+    info = ws.get_dataset(sets[0].id)
+    data = ws.read_file(info.id, info.files[0].position).decode().splitlines()
+    header = data[0].split(",")
+    label, query, doc = header.index("label"), header.index("query"), header.index("doc")
+    rows = [line.split(",") for line in data[1:]]
+    return len({(r[query], r[doc]) for r in rows if r[label]})
+
+
+def test_month_task_by_keyboard_then_the_trend(browser, server: str,
+                                               server_workspace: Path) -> None:
+    """Build the month's task from the sample query log and the sample runs, judge three
+    units by keyboard (each written at once), then open the Trend in the same session:
+    it shows the new round of the new labeling set, not the sample."""
+    ws = Workspace.open(str(server_workspace))
+    with guarded_page(browser, height=800, width=1280, timeout=60_000) as pg:
+        pg.goto(f"{server}/judging")
+        settle(pg)
+        pg.get_by_text("Label the month's task", exact=True).click()
+        settle(pg)
+        pg.get_by_label("Your name (the rater)", exact=True).fill("bo")
+        pg.get_by_label("Your name (the rater)", exact=True).press("Enter")
+        pg.get_by_label("Round", exact=True).wait_for()
+        pg.get_by_label("Round", exact=True).fill("2026-07")
+        pg.get_by_label("New set's name", exact=True).fill("labels 2026-07")
+        pg.get_by_role("button", name="Build the task").click()
+        pg.get_by_text("labeled", exact=False).first.wait_for()
+        settle(pg)
+        body = pg.inner_text("body")
+        assert "round 2026-07: simple random sample of 10 of 60" in body, body[-600:]
+        pg.locator("h1").first.click()  # the keys go to the page, not to a field
+        for n, key in enumerate(("3", "1", "0"), start=1):
+            pg.keyboard.press(key)
+            deadline = time.monotonic() + 10
+            while _round_labels(ws, "2026-07") != n and time.monotonic() < deadline:
+                time.sleep(0.05)
+            pg.get_by_text(f"{n} of ").first.wait_for()
+            settle(pg)
+        assert _round_labels(ws, "2026-07") == 3
+        pg.screenshot(path=str(ARTIFACTS / "judging_task_1280x800.png"))
+        no_exception(pg)
+        nav(pg, "Trend")
+        body = pg.inner_text("body")
+        assert "Sample labeling data" not in body and "2026-07" in body, body[:2000]
+        pg.screenshot(path=str(ARTIFACTS / "judging_task_trend_1280x800.png"))
+        no_exception(pg)
     ws.close()

@@ -28,6 +28,7 @@ from ireval_core.labels.task import (
     month_task,
     pps_inclusion,
     read_query_log,
+    round_file,
     sample_queries,
     systematic_pps,
 )
@@ -381,3 +382,28 @@ def test_sample_query_log_is_what_its_script_makes(tmp_path: Path) -> None:
     subprocess.run([sys.executable, str(SAMPLE / "make_query_log.py"), "--out",
                     str(tmp_path)], check=True)
     assert (tmp_path / "query_log.csv").read_bytes() == (SAMPLE / "query_log.csv").read_bytes()
+
+
+def test_round_file_keeps_the_time_and_reads_as_the_round(runs: list) -> None:
+    """A partly labeled task with each label's rater and time: every row showing a
+    labeled document carries label, rater and time; the others stay blank; the labeling
+    reader takes it as the round (labels counted once per row)."""
+    log = read_query_log(SAMPLE / "query_log.csv")
+    task = month_task(sample_queries(log, 4, design="pps", seed=2), runs, "2026-08", k=3)
+    units = task.units.iloc[[0, 2, 5]]
+    labels = pd.DataFrame({"query": units["query"], "doc": units["doc"], "label": [3, 0, 1],
+                           "rater": "ann", "time": [f"2026-11-28T21:00:0{i}Z"
+                                                    for i in range(3)]})
+    data = round_file(task.items, labels)
+    back = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    assert len(back) == len(task.items) and list(back.columns)[-1] == "time"
+    for q, d, lab, t in zip(labels["query"], labels["doc"], labels["label"], labels["time"],
+                            strict=True):
+        rows = back[(back["query"] == q) & (back["doc"] == d)]
+        assert len(rows) >= 1
+        assert (rows["label"].astype(float) == lab).all() and (rows["time"] == t).all()
+    unlabeled = back[~back.set_index(["query", "doc"]).index.isin(
+        list(zip(labels["query"], labels["doc"], strict=True)))]
+    assert (unlabeled[["label", "rater", "time"]] == "").all().all()
+    j = read_judgments(("2026-08.csv", data))
+    assert j.round_names.tolist() == ["2026-08"] and j.has_weight

@@ -34,3 +34,26 @@ LOCAL = {RATER: "who judges is this session's, not the link's",
          TOPICS: "a file: a link cannot carry it",
          DOCUMENTS: "a file: a link cannot carry it"}
 """Widgets the link leaves out, and why."""
+
+MODE = "ireval.judging.mode"
+"""Radio: decide a comparison, or label the month's task."""
+TASK_LOG = "ireval.judging.task.log"
+"""File uploader: the month's query log."""
+TASK_ROUND = "ireval.judging.task.round"
+"""Text: the round (month) the task labels."""
+TASK_DESIGN = "ireval.judging.task.design"
+"""Select: the sample design (srs, stratified, pps)."""
+TASK_N = "ireval.judging.task.n"
+"""Number: queries to sample."""
+TASK_K = "ireval.judging.task.k"
+"""Number: each system's top K."""
+TASK_SEED = "ireval.judging.task.seed"
+"""Number: the seed of the draw."""
+TASK_SET = "ireval.judging.task.set"
+"""Select: the labeling set the round goes to (or a new one)."""
+TASK_SET_NAME = "ireval.judging.task.set_name"
+"""Text: the name of a new labeling set."""
+
+LOCAL.update({k: "the month's task is built in this session, not from a link" for k in (
+    MODE, TASK_ROUND, TASK_DESIGN, TASK_N, TASK_K, TASK_SEED, TASK_SET, TASK_SET_NAME)})
+LOCAL[TASK_LOG] = "a file: a link cannot carry it"

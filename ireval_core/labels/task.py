@@ -89,7 +89,8 @@ from .planning import export_batch
 
 __all__ = ["ALLOCATIONS", "DESIGNS", "QUERY_LOG_ALIASES", "TASK_COLUMNS", "Draw", "MonthTask",
            "QueryLog", "QuerySample", "allocate", "draw_queries", "fill_task", "month_task",
-           "pps_inclusion", "read_query_log", "sample_queries", "systematic_pps"]
+           "pps_inclusion", "read_query_log", "round_file", "sample_queries",
+           "systematic_pps"]
 
 Design = Literal["srs", "stratified", "pps"]
 Strata = Literal["frequency", "segment"]
@@ -561,15 +562,18 @@ def _anchors(anchors: pd.DataFrame, round: str, units: pd.DataFrame
 
 def fill_task(items: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     """The round file: ``items`` (a task's, or one read back) with the labels of
-    ``labels`` (columns ``query, doc, label`` and optionally ``rater``; one label per
-    (query, document, rater)) written on every row that shows that document for that
-    query, one row per rater; rows nobody labeled keep a blank rater and label."""
+    ``labels`` (columns ``query, doc, label`` and optionally ``rater`` and ``time``; one
+    label per (query, document, rater)) written on every row that shows that document
+    for that query, one row per rater; rows nobody labeled keep a blank rater and label
+    (and time)."""
     need = {"query", "doc", "label"} - set(labels.columns)
     if need:
         raise ValueError("fill_task: the labels need the columns query, doc, label "
                          f"(missing: {', '.join(sorted(need))})")
     given = labels.assign(rater=labels["rater"] if "rater" in labels.columns else "")
-    given = given[["query", "doc", "rater", "label"]].astype({"query": str, "doc": str})
+    extra = ["time"] if "time" in labels.columns else []
+    given = given[["query", "doc", "rater", "label", *extra]].astype(
+        {"query": str, "doc": str})
     dup = given.duplicated(["query", "doc", "rater"])
     if dup.any():
         r = given[dup].iloc[0]
@@ -579,6 +583,14 @@ def fill_task(items: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     base = items.drop(columns=["rater", "label"], errors="ignore")
     out = base.merge(given, on=["query", "doc"], how="left", sort=False)
     out["rater"] = out["rater"].fillna("")
+    if extra:
+        out["time"] = out["time"].fillna("")
     out["label"] = out["label"].astype(object).where(out["label"].notna(), "")
     order = [c for c in cols if c in out.columns] + [c for c in out.columns if c not in cols]
     return out[order]
+
+
+def round_file(items: pd.DataFrame, labels: pd.DataFrame) -> bytes:
+    """The round file of :func:`fill_task` as CSV (formula-like cells neutralised): what
+    a labeling set keeps as the round, and every labeling reader reads."""
+    return export_batch(fill_task(items, labels), "csv")
