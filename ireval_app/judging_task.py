@@ -121,7 +121,7 @@ def _write(ws: Workspace, s: TaskSession, *, replace: bool) -> None:
         info = ws.save_dataset(files, name=s.set_name, saved_by=saved_by, note=note,
                                rounds={s.file_name: stated}, actor=s.actor)
     else:
-        old = ws.get_dataset(s.set_id)
+        old = ws.get_dataset(s.set_id, actor=s.actor)
         rounds: dict[str, FileRounds] = {f.name: FileRounds((), 0) for f in old.files
                                          if f.rounds is None}
         rounds[s.file_name] = stated
