@@ -98,7 +98,7 @@ def build(log_name: str, log_data: bytes, runs: list[Run], round_name: str, desi
 def labeling_sets(ws: Workspace) -> dict[str, str]:
     """The saved labeling sets (short id → name): datasets with labeling files and no
     qrels (a judged dataset keeps its labels beside its qrels)."""
-    return {i.short_id: i.name for i in ws.list_datasets()
+    return {i.short_id: i.name for i in ws.list_datasets(actor=workspace_glue.actor())
             if i.files_of_kind("labels") and not i.files_of_kind("qrels")}
 
 
