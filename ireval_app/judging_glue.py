@@ -91,6 +91,11 @@ class Session:
         return sum((i.query, i.doc) in self.done for i in self.batch)
 
 
+def signed_in() -> bool:
+    """Whether a signed-in person judges (no name to type then)."""
+    return workspace_glue.actor().signed_in
+
+
 def rater_name(typed: str) -> tuple[str, Actor]:
     """Who judges: the signed-in person, or the name typed (the anonymous local user)."""
     who = workspace_glue.actor()

@@ -221,7 +221,7 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
 def page(ws: Workspace, runs: list[Run], grades: tuple[int, ...]) -> None:
     """The month's task mode of the Judging page, below the mode choice: the task under
     way (its summary and judging area) first, then the form that builds a task."""
-    typed = "" if jg.signin.signed_in_person() else st.text_input(
+    typed = "" if jg.signed_in() else st.text_input(
         "Your name (the rater)", key=keys.RATER, help="Kept with every label you give")
     rater, actor = jg.rater_name(typed or "")
     if not rater:

@@ -39,7 +39,6 @@ from typing import TypeVar
 
 import streamlit as st
 
-from ireval_core.decisions import judging
 from ireval_core.errors import IrevalError
 from ireval_core.workspace import (
     ANONYMOUS,
@@ -256,6 +255,8 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
     and are left to the pages that use them. Raises
     :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
     """
+    from ireval_core.decisions import judging  # here: the package imports scipy
+
     who = actor()
     info = ws.get_dataset(dataset_id, version, actor=who)
     qrels = None

@@ -42,7 +42,7 @@ with frame.page("judging"):
     views.bind_view(keys.CANDIDATES, others[:1], choices=others)
     candidates = c[2].multiselect("Candidates", others, key=keys.CANDIDATES,
                                   help="Each is compared with the baseline; one queue serves all")
-    typed = "" if jg.signin.signed_in_person() else c[3].text_input(
+    typed = "" if jg.signed_in() else c[3].text_input(
         "Your name (the rater)", key=keys.RATER, help="Kept with every label you give")
     rater, actor = jg.rater_name(typed or "")
     area = st.container()  # the judging area, drawn below once the files are known

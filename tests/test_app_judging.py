@@ -89,16 +89,24 @@ def test_a_link_to_a_version_keeps_its_qrels(app_ws: Workspace, dataset: str) ->
         assert (row.doc in qrels[row.query]) is has
 
 
-def test_a_refused_write_changes_nothing(app_ws: Workspace, dataset: str) -> None:
-    """A workspace with members refuses the anonymous local user: the page says why, the
-    dataset keeps its version, and the document is still the one to judge."""
-    from ireval_core.workspace import ANONYMOUS
+def test_a_workspace_with_members_shows_nothing_to_the_local_user(app_ws: Workspace,
+                                                                  dataset: str) -> None:
+    """A workspace with members refuses the anonymous local user, reads included: the link's
+    dataset is not opened (the page says why), none of its documents is shown to judge,
+    and nothing is written."""
+    from ireval_core.workspace import ANONYMOUS, Actor
 
     app_ws.set_role("ada@example.org", "admin", actor=ANONYMOUS)  # team mode from now on
-    at = judging_session(dataset)
-    first = shown_doc(at)
-    at.button(key=f"{keys.GRADE}1").click().run()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["ds"] = dataset
+    at.query_params["measure"] = "P@5"
+    at.switch_page("pages/judging.py").run()
     assert not at.exception
-    assert any("rater" in e.value or "sign" in e.value for e in at.error), at.error
-    assert app_ws.get_dataset(dataset).version == 1 and judged_rows(app_ws, dataset) == []
-    assert shown_doc(at) == first
+    shown = " ".join(e.value for e in [*at.error, *at.warning, *at.info, *at.caption])
+    assert "Not applied" in shown or "access" in shown or "role" in shown, shown
+    assert not any(m.value.startswith("**Document**") for m in at.markdown)
+    ada = Actor("ada@example.org", "Ada")
+    info = app_ws.get_dataset(dataset, actor=ada)
+    assert info.version == 1
+    assert not any(judging.is_judging_file(f.name) for f in info.files)
+
