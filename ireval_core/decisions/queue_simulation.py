@@ -117,8 +117,9 @@ def simulate_queue(truth: Qrels, start: Qrels, run_a: Run, run_b: Run, measure: 
     ``truth`` (0 for a document absent from it), until the verdict settles."""
     queue = JudgeQueue(start, [run_a, run_b], measure, options=options, test=test,
                        alpha=alpha, order=order, seed=seed)
-    truth_res = judgment_debt(complete_judgments(truth, [run_a, run_b], queue.window), [run_a, run_b],
-                              measure, options=options, test=test, alpha=alpha)[0]
+    truth_res = judgment_debt(complete_judgments(truth, [run_a, run_b], queue.window),
+                              [run_a, run_b], measure, options=options, test=test,
+                              alpha=alpha)[0]
     grades = truth.to_dict()
     holes = queue.verdicts[0].remaining_holes
     while not queue.settled and len(queue):
