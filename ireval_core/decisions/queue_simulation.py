@@ -2,7 +2,9 @@
 
 The simulation behind the judge queue's promise (:mod:`.queue`): from qrels taken as
 the truth (a document in a system's window but absent from them counts as non-relevant,
-grade 0), hide a share of the judgments of the documents in the runs' windows, then
+grade 0), hide a share of the judgments of the documents in the runs' windows (the
+documents never judged stay holes too, or are judged 0 first so that the holes are
+exactly the hidden judgments), then
 drive :class:`~.queue.JudgeQueue` batch by batch, revealing the hidden grade of every
 document it asks for, until the verdict no longer depends on the remaining holes. The
 result says how many labels that took, whether the settled verdict (the winner, or
@@ -23,7 +25,7 @@ from ..errors import invalid_parameter
 from ..options import EvalOptions
 from .queue import JudgeQueue
 
-__all__ = ["SimulationResult", "hide_judgments", "simulate_queue"]
+__all__ = ["SimulationResult", "complete_judgments", "hide_judgments", "simulate_queue"]
 
 
 @dataclass(frozen=True)
@@ -58,11 +60,21 @@ class SimulationResult:
 
 
 def hide_judgments(truth: Qrels, runs: Sequence[Run], k: int, share: float, *,
-                   seed: int = 0) -> Qrels:
+                   seed: int = 0, unjudged: str = "holes") -> Qrels:
     """``truth`` without a random ``share`` of the judgments of the documents in some
-    run's top ``k`` (the judgments outside every window stay)."""
+    run's top ``k`` (the judgments outside every window stay).
+
+    ``unjudged`` says what becomes of the documents of the windows that ``truth`` never
+    judged: ``holes`` (they stay unjudged, so the holes are they and the hidden
+    judgments), or ``non-relevant`` (they are judged 0 first, as the simulation's truth
+    counts them, so the holes are exactly the hidden judgments)."""
     if not 0.0 <= share <= 1.0:
         raise invalid_parameter("share", "hide_judgments", "a number in [0, 1]", share)
+    if unjudged not in ("holes", "non-relevant"):
+        raise invalid_parameter("unjudged", "hide_judgments", "'holes' or 'non-relevant'",
+                                unjudged)
+    if unjudged == "non-relevant":
+        truth = complete_judgments(truth, runs, k)
     n = len(truth)
     in_window = np.zeros(n, dtype=bool)
     order = np.argsort(truth.qcode.astype(np.int64) * max(len(truth.doc_ids), 1)
@@ -105,8 +117,9 @@ def simulate_queue(truth: Qrels, start: Qrels, run_a: Run, run_b: Run, measure: 
     ``truth`` (0 for a document absent from it), until the verdict settles."""
     queue = JudgeQueue(start, [run_a, run_b], measure, options=options, test=test,
                        alpha=alpha, order=order, seed=seed)
-    truth_res = judgment_debt(_completed(truth, [run_a, run_b], queue.window), [run_a, run_b],
-                              measure, options=options, test=test, alpha=alpha)[0]
+    truth_res = judgment_debt(complete_judgments(truth, [run_a, run_b], queue.window),
+                              [run_a, run_b], measure, options=options, test=test,
+                              alpha=alpha)[0]
     grades = truth.to_dict()
     holes = queue.verdicts[0].remaining_holes
     while not queue.settled and len(queue):
@@ -117,7 +130,7 @@ def simulate_queue(truth: Qrels, start: Qrels, run_a: Run, run_b: Run, measure: 
                             truth_res.winner)
 
 
-def _completed(truth: Qrels, runs: Sequence[Run], k: int | None) -> Qrels:
+def complete_judgments(truth: Qrels, runs: Sequence[Run], k: int | None) -> Qrels:
     """``truth`` with every document of the runs' windows it lacks graded 0 (and its
     pooled-but-unjudged entries, negative grades, graded 0)."""
     q = list(truth.query_ids[truth.qcode])
