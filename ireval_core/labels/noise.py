@@ -209,6 +209,10 @@ def rater_draws(round_name: str, raters: Sequence[str], n_resamples: int, seed: 
                       np.asarray(outcome).ravel().astype(np.int32))
 
 
+RaterOnly = np.ndarray | tuple[np.ndarray, np.ndarray]
+"""The rater-only resamples of a (round, system): an array, or (the value under each
+distinct rater outcome, the outcome of each resample) -- that array gathered."""
+
 # ----------------------------------------------------------------------------- result
 
 
@@ -251,8 +255,10 @@ class NoiseTrend:
     raters: tuple[str, ...]
     excluded: tuple[str, ...]
     # (two-stage, query-only, rater-only) resamples of each (round, system); one array
-    # serves twice when they are the same, a constant is a broadcast scalar (no memory)
-    _resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
+    # serves twice when they are the same, a constant is a broadcast scalar (no memory),
+    # and the rater-only ones are kept as (value per rater outcome, the round's outcome of
+    # each resample): a few values and an index the round's systems share
+    _resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, RaterOnly]] = field(
         repr=False)
     _draws: dict[str, RaterDraws] = field(repr=False)
 
@@ -267,7 +273,16 @@ class NoiseTrend:
         if i is None:
             raise invalid_parameter("stage", "NoiseTrend.resamples",
                                     "one of 'both', 'queries', 'raters'", stage)
-        return self._resamples[key][i].copy()
+        return self._stages(key)[i].copy()
+
+    def _stages(self, key: tuple[str, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The three resample arrays of a (round, system) as kept (not copies: read
+        only); the rater-only one gathered from its outcomes."""
+        theta, queries, by_rater = self._resamples[key]
+        if isinstance(by_rater, tuple):
+            values, outcome = by_rater
+            by_rater = values[outcome]
+        return theta, queries, by_rater
 
     def draws(self, round: str) -> RaterDraws:
         """The rater stage of a round (see :func:`rater_draws`)."""
@@ -667,12 +682,12 @@ def _group_rows(jobs: list[tuple[Any, ...]], summed: list[Any], pq: PerQuery, w_
                 mass_all: np.ndarray, weighted: bool, n_resamples: int, seed: int,
                 cache: dict[tuple[int, int, int], list[np.ndarray]], z_mdc: float
                 ) -> tuple[list[dict[str, Any]],
-                           dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]],
+                           dict[tuple[str, str], tuple[np.ndarray, np.ndarray, RaterOnly]],
                            list[np.ndarray]]:
     """Per job: the two-stage resampled means (or the query bootstrap with one rater),
     the table's row (intervals left to fill) and the two bands whose intervals fill it."""
     rows: list[dict[str, Any]] = []
-    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, RaterOnly]] = {}
     bands: list[np.ndarray] = []  # theta and queries of each row, in turn
     for at, (rname, sname, g, local, codes, draws, big_n, big_l, sums) in enumerate(jobs):
         # each group's sums are let go once used: a pass's array is freed with its last
@@ -691,11 +706,18 @@ def _group_rows(jobs: list[tuple[Any, ...]], summed: list[Any], pq: PerQuery, w_
             by_rater = np.broadcast_to(np.float64(_wmean(x, wq)), (n_resamples,))
         else:
             theta = queries = by_rater = np.broadcast_to(np.float64(np.nan), (n_resamples,))
-        resamples[(rname, sname)] = (theta, queries, by_rater)
         mean = _trend_mean(x, wq, weighted)
         sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
         var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
         var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
+        kept: RaterOnly = by_rater
+        if by_rater.strides != (0,) and len(draws.outcome) == len(by_rater):
+            # by_rater is a value per rater outcome, gathered: keep the few values
+            values = np.zeros(len(draws.outcomes))
+            values[draws.outcome] = by_rater
+            if np.array_equal(values[draws.outcome], by_rater, equal_nan=True):
+                kept = (values, draws.outcome)
+        resamples[(rname, sname)] = (theta, queries, kept)
         bands += [theta, queries]  # their intervals: all at once below
         total = var_q + var_r
         rows.append({
