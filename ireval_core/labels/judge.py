@@ -327,7 +327,11 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     others = [r for r in raters if r not in people]
     boot = dict(k=k, gain=gain, combine=combine, confidence_level=conf,
                 n_resamples=n_resamples, seed=seed, alpha=alpha, power=power, options=opts)
-    pt = people_trend if people_trend is not None else noise_trend(j, exclude=others, **boot)
+    if people_trend is None:  # the report needs only its two-stage resamples: the
+        # query-only ones are let go before the judge's trend is computed
+        pt = noise_trend(j, exclude=others, **boot)._two_stage_only()
+    else:
+        pt = people_trend
     jt = noise_trend(j, exclude=[r for r in raters if r != judge], **boot)
     jp, jj = j.select(raters=people), j.select(raters=[judge])
     cp, n_people = jp.combined(combine)
@@ -619,7 +623,7 @@ def _favours_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum:
     return out
 
 
-_ORDER_CELLS = 1 << 20  # (resamples x points) values per chunk of the all-rounds tau
+_ORDER_CELLS = 1 << 19  # (resamples x points) values per chunk of the all-rounds tau
 
 
 def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFrame:
@@ -635,7 +639,8 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
     n_res = pt.n_resamples
     # each round's permutation, in the smallest integers that index the resamples
     small = np.int32 if n_res < 2**31 else np.int64
-    perms = {r: _permutation(r, n_res, seed).astype(small) for r in pt.table["round"].unique()}
+    perms: dict[Any, np.ndarray[Any, np.dtype[np.signedinteger[Any]]]] = {
+        r: _permutation(r, n_res, seed).astype(small) for r in pt.table["round"].unique()}
 
     def columns(nt: NoiseTrend, cols: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """Resamples lo..hi of the points ``cols`` (each round's shuffled by its
