@@ -327,11 +327,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     others = [r for r in raters if r not in people]
     boot = dict(k=k, gain=gain, combine=combine, confidence_level=conf,
                 n_resamples=n_resamples, seed=seed, alpha=alpha, power=power, options=opts)
-    if people_trend is None:  # the report needs only its two-stage resamples: the
-        # query-only ones are let go before the judge's trend is computed
-        pt = noise_trend(j, exclude=others, **boot)._two_stage_only()
-    else:
-        pt = people_trend
+    pt = people_trend if people_trend is not None else noise_trend(  # the report reads
+        j, exclude=others, **boot).two_stage_only()  # its two-stage resamples only
     jt = noise_trend(j, exclude=[r for r in raters if r != judge], **boot)
     jp, jj = j.select(raters=people), j.select(raters=[judge])
     cp, n_people = jp.combined(combine)
@@ -648,7 +645,7 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
         out = np.empty((hi - lo, len(cols)))
         for i, c in enumerate(cols):  # a loop over points
             r, s = keys[c]
-            np.take(nt._stages((r, s))[0], perms[r][lo:hi], out=out[:, i])
+            np.take(nt.resamples_view(r, s), perms[r][lo:hi], out=out[:, i])
         return out
 
     rows = []

@@ -292,10 +292,20 @@ class NoiseTrend:
             by_rater = values[outcome]
         return theta, queries, by_rater
 
-    def _two_stage_only(self) -> NoiseTrend:
-        """The same trend keeping only the two-stage resamples of every (round, system)
-        (the query-only ones let go: a third of the memory, for the judge report, which
-        reads no other)."""
+    def resamples_view(self, round: str, system: str) -> np.ndarray:
+        """:meth:`resamples` ``(round, system)`` (two-stage) as kept, read only: no copy."""
+        key = (str(round), str(system))
+        if key not in self._resamples:
+            raise invalid_parameter("round", "NoiseTrend.resamples_view",
+                                    "a (round, system) of the table", key)
+        view = self._resamples[key][0].view()
+        view.flags.writeable = False
+        return view
+
+    def two_stage_only(self) -> NoiseTrend:
+        """The same trend keeping only the two-stage resamples of every (round, system):
+        the query-only ones let go (a third of the memory; the judge report reads no
+        other), ``resamples(stage="queries")`` then refused."""
         kept: dict[tuple[str, str], tuple[np.ndarray, np.ndarray | None, RaterOnly]] = {
             key: (theta, None, by_rater)
             for key, (theta, _, by_rater) in self._resamples.items()}
