@@ -92,11 +92,12 @@ DISAGREEMENT_COLUMNS = ("round", "query", "doc", "systems", "position", "judge_l
 
 JUDGE_MAX_WORK = 10_000_000
 """The largest bootstrap :func:`judge_report` takes by default: (round, system) points x
-resamples. Its memory and time grow with this product (two rater-noise trends keep every
-resample of every point; each round's agreement and bias intervals take every resample):
-about 46 bytes and 1.1-1.5 µs of CPU per point and resample with two people (``benchmarks/
-README.md``, section "Model judge and the other labeling bootstraps"), so this limit
-keeps one report within about 0.5 GB above the process's own."""
+resamples. Its memory and time grow with this product (two rater-noise trends keep the
+two-stage resample of every point; each round's agreement and bias intervals take every
+resample): about 26 bytes and 1.1-1.9 µs of CPU per point and resample with two people
+(``benchmarks/README.md``, section "Model judge and the other labeling bootstraps"), so
+this limit keeps one report within about 0.26 GB above the process's own (a process of
+about 0.5 GB in all in the benchmark)."""
 
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _LEVELS = Options(("nominal", "ordinal", "interval"))
