@@ -186,3 +186,18 @@ def test_rater_draws_outcomes_are_numpys_unique_rows(raters):
     assert same_bits(d.outcomes, outcomes.astype(np.int64))
     assert np.array_equal(d.outcome, np.asarray(outcome).ravel())
     assert np.array_equal(d.outcomes[d.outcome], d.counts)
+
+
+def test_two_stage_only_keeps_the_two_stage_resamples_and_refuses_the_others():
+    """What the judge report keeps of the people's trend: the two-stage resamples, the
+    same bits, read without a copy; the query-only ones are gone and asked for, refused."""
+    people = labeled(**SHAPES["rounds x systems"]).select(raters=["ann", "bo"])
+    whole = noise_trend(people, n_resamples=90, seed=4)
+    slim = whole.two_stage_only()
+    pd.testing.assert_frame_equal(slim.table, whole.table, check_exact=True)
+    for r, s in zip(whole.table["round"], whole.table["system"], strict=True):
+        view = slim.resamples_view(r, s)
+        assert same_bits(view, whole.resamples(r, s)) and not view.flags.writeable
+        assert same_bits(slim.resamples(r, s, "raters"), whole.resamples(r, s, "raters"))
+        with pytest.raises(ValueError, match="two-stage"):
+            slim.resamples(r, s, "queries")

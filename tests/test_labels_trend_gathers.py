@@ -240,7 +240,7 @@ def assert_same(new: N.NoiseTrend, old: tuple[pd.DataFrame, pd.DataFrame,
     pd.testing.assert_frame_equal(new.changes, changes, check_exact=True)
     assert new._resamples.keys() == resamples.keys()
     for key, value in resamples.items():
-        np.testing.assert_array_equal(new._resamples[key], value, err_msg=str(key))
+        np.testing.assert_array_equal(new._stages(key), value, err_msg=str(key))
 
 
 @pytest.mark.parametrize("weights", [True, False])

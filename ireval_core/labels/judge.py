@@ -50,6 +50,7 @@ from .kernels import (
     kappa_many,
     one_blas_thread,
     percentile_interval,
+    percentile_intervals,
     records,
     resample_counts,
     snap,
@@ -91,11 +92,12 @@ DISAGREEMENT_COLUMNS = ("round", "query", "doc", "systems", "position", "judge_l
 
 JUDGE_MAX_WORK = 10_000_000
 """The largest bootstrap :func:`judge_report` takes by default: (round, system) points x
-resamples. Its memory and time grow with this product (two rater-noise trends keep every
-resample of every point; each round's agreement and bias intervals take every resample):
-about 46 bytes and 1.1-1.5 µs of CPU per point and resample with two people (``benchmarks/
-README.md``, section "Model judge and the other labeling bootstraps"), so this limit
-keeps one report within about 0.5 GB above the process's own."""
+resamples. Its memory and time grow with this product (two rater-noise trends keep the
+two-stage resample of every point; each round's agreement and bias intervals take every
+resample): about 26 bytes and 1.1-1.9 µs of CPU per point and resample with two people
+(``benchmarks/README.md``, section "Model judge and the other labeling bootstraps"), so
+this limit keeps one report within about 0.26 GB above the process's own (a process of
+about 0.5 GB in all in the benchmark)."""
 
 _WEIGHTS = Options((None, "linear", "quadratic"))
 _LEVELS = Options(("nominal", "ordinal", "interval"))
@@ -326,7 +328,8 @@ def judge_report(j: Judgments, judge: str, *, people: Sequence[str] | None = Non
     others = [r for r in raters if r not in people]
     boot = dict(k=k, gain=gain, combine=combine, confidence_level=conf,
                 n_resamples=n_resamples, seed=seed, alpha=alpha, power=power, options=opts)
-    pt = people_trend if people_trend is not None else noise_trend(j, exclude=others, **boot)
+    pt = people_trend if people_trend is not None else noise_trend(  # the report reads
+        j, exclude=others, **boot).two_stage_only()  # its two-stage resamples only
     jt = noise_trend(j, exclude=[r for r in raters if r != judge], **boot)
     jp, jj = j.select(raters=people), j.select(raters=[judge])
     cp, n_people = jp.combined(combine)
@@ -394,6 +397,36 @@ def _check_gsb(j: Judgments, gsb: Any, gsb_systems: tuple[str, str] | None, fn: 
                                 "(" + ", ".join(map(repr, j.systems)) + ")", gsb_systems)
 
 
+_PENDING_VALUES = 1 << 20  # bootstrap values waiting for their intervals (8 MB)
+
+
+class _Intervals:
+    """Percentile intervals to fill in rows, computed together
+    (:func:`~.kernels.percentile_intervals`: each one's own bits) once about 2^20 values
+    wait, and at :meth:`flush`: the rounds' kappa, alpha, bias and favours intervals in a
+    few calls instead of one each."""
+
+    def __init__(self, conf: float) -> None:
+        self.conf = conf
+        self.rows: list[tuple[dict[str, Any], str, str]] = []
+        self.values: list[np.ndarray] = []
+        self.size = 0
+
+    def add(self, row: dict[str, Any], low: str, high: str, theta: np.ndarray) -> None:
+        """Fill ``row[low]``, ``row[high]`` with the interval of ``theta`` (soon)."""
+        self.rows.append((row, low, high))
+        self.values.append(theta)
+        self.size += len(theta)
+        if self.size >= _PENDING_VALUES:
+            self.flush()
+
+    def flush(self) -> None:
+        for (row, low, high), (lo, hi) in zip(
+                self.rows, percentile_intervals(self.values, self.conf), strict=True):
+            row[low], row[high] = lo, hi
+        self.rows, self.values, self.size = [], [], 0
+
+
 def _agreement_and_bias(j: Judgments, cj: np.ndarray, cp: np.ndarray, both: np.ndarray,
                         scale: np.ndarray, k: int, weights: Weights, level: Level,
                         n_resamples: int, seed: int, conf: float
@@ -416,6 +449,7 @@ def _agreement_and_bias(j: Judgments, cj: np.ndarray, cp: np.ndarray, both: np.n
     shown_both = in_k & both[j.shown_unit]
     diff_shown = np.where(shown_both, cj[j.shown_unit] - cp[j.shown_unit], 0.0)
     count_cache: dict[int, np.ndarray] = {}
+    pending = _Intervals(conf)
     for r in np.unique(j.group_round):  # a loop over rounds
         rname = str(j.round_names[r])
         queries = np.unique(j.group_query[j.group_round == r])
@@ -443,21 +477,25 @@ def _agreement_and_bias(j: Judgments, cj: np.ndarray, cp: np.ndarray, both: np.n
         confusion[rname] = total[0].astype(np.int64)
         kap = float(kappa_many(total, weights)[0])
         alp = float(alpha_many(total, scale, level)[0])
-        k_ci = a_ci = (math.nan, math.nan)
-        if res is not None:
-            mats = np.asarray(res[:, :n_scale ** 2], dtype=np.float64).reshape(
-                -1, n_scale, n_scale)
-            k_ci = percentile_interval(kappa_many(mats, weights), conf)
-            a_ci = percentile_interval(alpha_many(mats, scale, level), conf)
         n_units = len(units)
         agreement.append({
-            "round": rname, "units": n_units, "kappa": kap, "kappa_ci_low": k_ci[0],
-            "kappa_ci_high": k_ci[1], "alpha": alp, "alpha_ci_low": a_ci[0],
-            "alpha_ci_high": a_ci[1],
+            "round": rname, "units": n_units, "kappa": kap, "kappa_ci_low": math.nan,
+            "kappa_ci_high": math.nan, "alpha": alp, "alpha_ci_low": math.nan,
+            "alpha_ci_high": math.nan,
             "exact_agreement": float(np.trace(total[0]) / n_units) if n_units else math.nan,
             "mean_judge": float(cj[units].mean()) if n_units else math.nan,
             "mean_people": float(cp[units].mean()) if n_units else math.nan,
             "difference": float((cj[units] - cp[units]).mean()) if n_units else math.nan})
+        if res is not None:
+            mats = np.asarray(res[:, :n_scale ** 2], dtype=np.float64).reshape(
+                -1, n_scale, n_scale)
+            # whole counts times whole per-query counts, every sum below 2^53: the
+            # products are whole counts (what kappa_many and alpha_many would check)
+            whole = bool(nq * max(float(per_q.max(initial=0)), 1.0) < 2.0 ** 53) or None
+            pending.add(agreement[-1], "kappa_ci_low", "kappa_ci_high",
+                        kappa_many(mats, weights, whole=whole))
+            pending.add(agreement[-1], "alpha_ci_low", "alpha_ci_high",
+                        alpha_many(mats, scale, level, whole=whole))
         point_sum, point_cnt = s_sum.reshape(nq, n_sys).sum(0), s_cnt.reshape(nq, n_sys).sum(0)
         point_judge = s_judge.reshape(nq, n_sys).sum(0)
         if res is not None:
@@ -475,9 +513,9 @@ def _agreement_and_bias(j: Judgments, cj: np.ndarray, cp: np.ndarray, both: np.n
         pooled["cnt"].append(point_cnt)
         present = np.flatnonzero(point_cnt > 0)
         bias_rows += _bias_rows(rname, j.system_names, present, point_sum, point_cnt,
-                                point_judge, b_sum, b_cnt, conf)
+                                point_judge, b_sum, b_cnt, pending)
         favours_rows += _favours_rows(rname, j.system_names, present, point_sum, point_cnt,
-                                      b_sum, b_cnt, conf)
+                                      b_sum, b_cnt, pending)
     if pooled["sum"]:
         ps, pc_ = np.sum(pooled["sum"], axis=0), np.sum(pooled["cnt"], axis=0)
         present = np.flatnonzero(pc_ > 0)
@@ -488,8 +526,12 @@ def _agreement_and_bias(j: Judgments, cj: np.ndarray, cp: np.ndarray, both: np.n
         judge_sum = np.zeros(n_sys)
         np.add.at(judge_sum, j.shown_system[shown_both], cj[j.shown_unit[shown_both]])
         bias_rows += _bias_rows("all", j.system_names, present, ps, pc_, judge_sum, bs, bc,
-                                conf)
-        favours_rows += _favours_rows("all", j.system_names, present, ps, pc_, bs, bc, conf)
+                                pending)
+        favours_rows += _favours_rows("all", j.system_names, present, ps, pc_, bs, bc,
+                                      pending)
+    pending.flush()
+    for row in favours_rows:
+        row["favours"] = bool(row["ci_low"] > 0)
     agreement_t = pd.DataFrame(agreement, columns=list(AGREEMENT_COLUMNS))
     bias_t = pd.DataFrame(bias_rows, columns=list(BIAS_COLUMNS))
     favours_t = pd.DataFrame(favours_rows, columns=list(FAVOURS_COLUMNS)).astype(
@@ -541,26 +583,29 @@ def _decisions_table(pt: NoiseTrend, jt: NoiseTrend) -> pd.DataFrame:
 
 def _bias_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum: np.ndarray,
                point_cnt: np.ndarray, point_judge: np.ndarray, b_sum: np.ndarray,
-               b_cnt: np.ndarray, conf: float) -> list[dict[str, Any]]:
-    out = []
+               b_cnt: np.ndarray, pending: _Intervals) -> list[dict[str, Any]]:
+    """The bias rows of a round (or ``"all"``); their intervals left to ``pending``."""
+    out: list[dict[str, Any]] = []
     with np.errstate(divide="ignore", invalid="ignore"):
         boot = b_sum / b_cnt
     for s in present:
         bias = float(point_sum[s] / point_cnt[s])
         judge_mean = float(point_judge[s] / point_cnt[s])
-        low, high = percentile_interval(boot[:, s], conf)
         out.append({"round": rname, "system": str(names[s]), "results": int(point_cnt[s]),
                     "judge_mean": judge_mean, "people_mean": judge_mean - bias, "bias": bias,
-                    "ci_low": low, "ci_high": high})
+                    "ci_low": math.nan, "ci_high": math.nan})
+        pending.add(out[-1], "ci_low", "ci_high", boot[:, s])
     return out
 
 
 def _favours_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum: np.ndarray,
-                  point_cnt: np.ndarray, b_sum: np.ndarray, b_cnt: np.ndarray, conf: float
-                  ) -> list[dict[str, Any]]:
+                  point_cnt: np.ndarray, b_sum: np.ndarray, b_cnt: np.ndarray,
+                  pending: _Intervals) -> list[dict[str, Any]]:
+    """The favours rows of a round (or ``"all"``); their intervals left to ``pending``
+    (``favours``: set from ``ci_low`` once filled)."""
     if len(present) < 2:
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     bias = point_sum[present] / point_cnt[present]
     with np.errstate(divide="ignore", invalid="ignore"):
         boot = b_sum[:, present] / b_cnt[:, present]
@@ -569,14 +614,14 @@ def _favours_rows(rname: str, names: np.ndarray, present: np.ndarray, point_sum:
         rest = np.delete(np.arange(m), i)
         others = float(bias[rest].mean())
         diff = boot[:, i] - boot[:, rest].mean(axis=1)
-        low, high = percentile_interval(diff, conf)
         out.append({"round": rname, "system": str(names[s]), "bias": float(bias[i]),
                     "others_bias": others, "difference": float(bias[i]) - others,
-                    "ci_low": low, "ci_high": high, "favours": bool(low > 0)})
+                    "ci_low": math.nan, "ci_high": math.nan, "favours": False})
+        pending.add(out[-1], "ci_low", "ci_high", diff)
     return out
 
 
-_ORDER_CELLS = 1 << 20  # (resamples x points) values per chunk of the all-rounds tau
+_ORDER_CELLS = 1 << 19  # (resamples x points) values per chunk of the all-rounds tau
 
 
 def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFrame:
@@ -590,7 +635,10 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
     x = pt.table["dcg"].to_numpy(dtype=np.float64)
     y = jt.table.set_index(["round", "system"]).loc[keys, "dcg"].to_numpy(dtype=np.float64)
     n_res = pt.n_resamples
-    perms = {r: _permutation(r, n_res, seed) for r in pt.table["round"].unique()}
+    # each round's permutation, in the smallest integers that index the resamples
+    small = np.int32 if n_res < 2**31 else np.int64
+    perms: dict[Any, np.ndarray[Any, np.dtype[np.signedinteger[Any]]]] = {
+        r: _permutation(r, n_res, seed).astype(small) for r in pt.table["round"].unique()}
 
     def columns(nt: NoiseTrend, cols: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """Resamples lo..hi of the points ``cols`` (each round's shuffled by its
@@ -598,7 +646,7 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
         out = np.empty((hi - lo, len(cols)))
         for i, c in enumerate(cols):  # a loop over points
             r, s = keys[c]
-            out[:, i] = nt.resamples(r, s)[perms[r][lo:hi]]
+            np.take(nt.resamples_view(r, s), perms[r][lo:hi], out=out[:, i])
         return out
 
     rows = []

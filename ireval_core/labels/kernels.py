@@ -39,7 +39,7 @@ from .trend import resample_indices
 
 __all__ = ["alpha_many", "kappa_many", "one_blas_thread", "percentile_interval",
            "percentile_intervals", "records", "resample_counts", "snap", "tau_b_many",
-           "weighted_combine"]
+           "weighted_combine", "whole_counts"]
 
 FloatArray = NDArray[np.float64]
 Weights = Literal[None, "linear", "quadratic"]
@@ -201,12 +201,18 @@ def _weight_matrix(k: int, weights: Weights) -> FloatArray:
     return np.abs(diff) if weights == "linear" else diff ** 2
 
 
-def _exact(c: FloatArray, n: FloatArray, factor: float) -> bool:
-    """Whether the confusion matrices ``c`` hold whole counts (finite, >= 0) whose
-    totals ``n`` bound every product and partial sum, times ``factor``, below 2^53:
-    then sums of them are exact whatever their order."""
-    return bool(c.size and np.all(c >= 0) and float(n.max()) ** 2 * factor < 2.0 ** 53
-                and np.array_equal(c, np.rint(c)))
+def whole_counts(c: FloatArray) -> bool:
+    """Whether the confusion matrices ``c`` hold whole counts (finite, >= 0): with
+    :func:`kappa_many` and :func:`alpha_many` of the same matrices, computed once."""
+    return bool(c.size and np.all(c >= 0) and np.array_equal(c, np.rint(c)))
+
+
+def _exact(c: FloatArray, n: FloatArray, factor: float, whole: bool | None) -> bool:
+    """Whether the confusion matrices ``c`` hold whole counts (finite, >= 0; ``whole``
+    when known) whose totals ``n`` bound every product and partial sum, times
+    ``factor``, below 2^53: then sums of them are exact whatever their order."""
+    return bool(c.size and float(n.max()) ** 2 * factor < 2.0 ** 53
+                and (whole_counts(c) if whole is None else whole))
 
 
 def _margin_matrix(k: int) -> FloatArray:
@@ -219,22 +225,23 @@ def _margin_matrix(k: int) -> FloatArray:
     return m
 
 
-def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
-               ) -> FloatArray:
+def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights,
+               *, whole: bool | None = None) -> FloatArray:
     """Cohen's kappa of each ``(k, k)`` confusion matrix of ``counts`` (shape ``(B, k, k)``).
 
     κ = 1 − n Σ w·o / Σ w·r·c (o the counts, r and c their row and column sums, w the
     disagreement weights over the positions of the scale: ``None`` [i ≠ j],
     ``"linear"`` |i − j|, ``"quadratic"`` (i − j)²), as
     :func:`sklearn.metrics.cohen_kappa_score` with ``labels`` = the scale. NaN for an
-    empty matrix or when chance agreement is total.
+    empty matrix or when chance agreement is total. ``whole``: :func:`whole_counts` of
+    ``counts`` when the caller has it (else checked here).
     """
     c = np.asarray(counts, dtype=np.float64)
     w = _weight_matrix(c.shape[-1], weights)
     k = c.shape[-1]
     n = c.sum(axis=(1, 2))
     observed = np.einsum("bij,ij->b", c, w)
-    if _exact(c, n, float(np.abs(w).max()) * k * k):
+    if _exact(c, n, float(np.abs(w).max()) * k * k, whole):
         # whole counts: every product and partial sum below is an integer under 2^53,
         # exact in any order -- the einsum's bits, without its slow three-operand loop
         margins = c.reshape(len(c), k * k) @ _margin_matrix(k)
@@ -248,18 +255,19 @@ def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
 
 
 def alpha_many(counts: NDArray[np.float64] | NDArray[np.int64], scale: FloatArray,
-               level: Level = "ordinal") -> FloatArray:
+               level: Level = "ordinal", *, whole: bool | None = None) -> FloatArray:
     """Krippendorff's alpha of two coders from each ``(k, k)`` confusion matrix.
 
     Every unit has both coders' values, so the coincidences are o = C + Cᵀ, n_c their
     row sums, n = Σ n_c, and α = 1 − (n − 1) Σ o δ² / Σ n_c n_k δ² with δ² nominal
     [c ≠ k], interval (c − k)² or ordinal (Σ_{g=c..k} n_g − (n_c + n_k)/2)²
     (Krippendorff 2011), equal to ``krippendorff.alpha`` on the two rows of values.
-    NaN when there is no pair or every value is the same.
+    NaN when there is no pair or every value is the same. ``whole``: as in
+    :func:`kappa_many`.
     """
     c = np.asarray(counts, dtype=np.float64)
     k = c.shape[-1]
-    fast = _alpha_exact(c, scale, level)
+    fast = _alpha_exact(c, scale, level, whole)
     if fast is not None:
         return fast
     o = c + c.transpose(0, 2, 1)
@@ -284,7 +292,8 @@ def alpha_many(counts: NDArray[np.float64] | NDArray[np.int64], scale: FloatArra
     return out
 
 
-def _alpha_exact(c: FloatArray, scale: FloatArray, level: Level) -> FloatArray | None:
+def _alpha_exact(c: FloatArray, scale: FloatArray, level: Level, whole: bool | None = None
+                 ) -> FloatArray | None:
     """:func:`alpha_many` of whole counts, pair by pair of grades, or None when the sums
     might not be exact.
 
@@ -308,8 +317,8 @@ def _alpha_exact(c: FloatArray, scale: FloatArray, level: Level) -> FloatArray |
         bound *= (2.0 * float(n_c.max()) if len(n_c) else 0.0) ** 2
     elif level == "interval":
         bound *= max(top, 1.0)
-    if not (len(c) and k >= 2 and bound * k * k < 2.0 ** 53 and np.all(c >= 0)
-            and np.array_equal(c, np.rint(c))):
+    if not (len(c) and k >= 2 and bound * k * k < 2.0 ** 53
+            and (whole_counts(c) if whole is None else whole)):
         return None
     flat = c.reshape(len(c), k * k)
     margins = flat @ _margin_matrix(k)

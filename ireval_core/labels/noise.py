@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -165,7 +165,8 @@ class RaterDraws:
     ``raters`` (names, sorted), ``picks`` ``(n_resamples, R)`` the raters drawn (codes
     into ``raters``), ``counts`` ``(n_resamples, R)`` how often each was drawn (both in
     the smallest integer type that holds R), ``outcomes`` the distinct rows of
-    ``counts`` (int64) and ``outcome`` the row of each resample in ``outcomes`` (int32).
+    ``counts`` (int64) and ``outcome`` the row of each resample in ``outcomes`` (the
+    smallest of int8, int16, int32 that holds them).
     """
 
     raters: tuple[str, ...]
@@ -205,9 +206,15 @@ def rater_draws(round_name: str, raters: Sequence[str], n_resamples: int, seed: 
             rest //= n + 1
     else:
         outcomes, outcome = np.unique(counts, axis=0, return_inverse=True)
+    n_out = len(outcomes)
+    index = np.int8 if n_out <= 2**7 else np.int16 if n_out <= 2**15 else np.int32
     return RaterDraws(names, picks.astype(small), counts, outcomes.astype(np.int64),
-                      np.asarray(outcome).ravel().astype(np.int32))
+                      np.asarray(outcome).ravel().astype(index))
 
+
+RaterOnly = np.ndarray | tuple[np.ndarray, np.ndarray]
+"""The rater-only resamples of a (round, system): an array, or (the value under each
+distinct rater outcome, the outcome of each resample) -- that array gathered."""
 
 # ----------------------------------------------------------------------------- result
 
@@ -251,9 +258,11 @@ class NoiseTrend:
     raters: tuple[str, ...]
     excluded: tuple[str, ...]
     # (two-stage, query-only, rater-only) resamples of each (round, system); one array
-    # serves twice when they are the same, a constant is a broadcast scalar (no memory)
-    _resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
-        repr=False)
+    # serves twice when they are the same, a constant is a broadcast scalar (no memory),
+    # and the rater-only ones are kept as (value per rater outcome, the round's outcome of
+    # each resample): a few values and an index the round's systems share
+    _resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray | None, RaterOnly]] = (
+        field(repr=False))
     _draws: dict[str, RaterDraws] = field(repr=False)
 
     def resamples(self, round: str, system: str, stage: str = "both") -> np.ndarray:
@@ -267,7 +276,40 @@ class NoiseTrend:
         if i is None:
             raise invalid_parameter("stage", "NoiseTrend.resamples",
                                     "one of 'both', 'queries', 'raters'", stage)
-        return self._resamples[key][i].copy()
+        value = self._stages(key)[i]
+        if value is None:
+            raise invalid_parameter("stage", "NoiseTrend.resamples", "'both' (this trend "
+                                    "keeps only the two-stage resamples)", stage)
+        return value.copy()
+
+    def _stages(self, key: tuple[str, str]
+                ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """The three resample arrays of a (round, system) as kept (not copies: read
+        only); the rater-only one gathered from its outcomes."""
+        theta, queries, by_rater = self._resamples[key]
+        if isinstance(by_rater, tuple):
+            values, outcome = by_rater
+            by_rater = values[outcome]
+        return theta, queries, by_rater
+
+    def resamples_view(self, round: str, system: str) -> np.ndarray:
+        """:meth:`resamples` ``(round, system)`` (two-stage) as kept, read only: no copy."""
+        key = (str(round), str(system))
+        if key not in self._resamples:
+            raise invalid_parameter("round", "NoiseTrend.resamples_view",
+                                    "a (round, system) of the table", key)
+        view = self._resamples[key][0].view()
+        view.flags.writeable = False
+        return view
+
+    def two_stage_only(self) -> NoiseTrend:
+        """The same trend keeping only the two-stage resamples of every (round, system):
+        the query-only ones let go (a third of the memory; the judge report reads no
+        other), ``resamples(stage="queries")`` then refused."""
+        kept: dict[tuple[str, str], tuple[np.ndarray, np.ndarray | None, RaterOnly]] = {
+            key: (theta, None, by_rater)
+            for key, (theta, _, by_rater) in self._resamples.items()}
+        return replace(self, _resamples=kept)
 
     def draws(self, round: str) -> RaterDraws:
         """The rater stage of a round (see :func:`rater_draws`)."""
@@ -392,39 +434,57 @@ def _query_columns(dcg: np.ndarray, w: np.ndarray | None, mass: np.ndarray,
 _SUM_CELLS = 1 << 21  # (resamples x columns) sums of one pass of the query stage (16 MB)
 
 
-def _query_sums(columns: list[np.ndarray | None], n_resamples: int, seed: int,
-                cache: dict[tuple[int, int, int], list[np.ndarray]]
-                ) -> list[np.ndarray | None]:
-    """:func:`~.trend.bootstrap_sums` of each group's columns (None: nothing to sum).
+class _QuerySums:
+    """:func:`~.trend.bootstrap_sums` of each group's columns (None: nothing to sum),
+    handed out once each with :meth:`take`.
+
     Groups of one size draw the same queries: their columns are summed side by side in
-    one pass over the draws, each to the bit what it is alone, about 2^21 sums a pass
-    (the pass's buffers are resamples x columns: memory stays bounded with many
-    groups)."""
-    out: list[np.ndarray | None] = [None] * len(columns)
-    by_size: dict[int, list[int]] = {}
-    for i, c in enumerate(columns):
-        if c is not None:
-            by_size.setdefault(len(c), []).append(i)
-    most = max(1, _SUM_CELLS // max(n_resamples, 1))  # columns summed in one pass
-    for members in by_size.values():
-        batches: list[list[int]] = [[]]
-        width = 0
-        for i in members:  # groups in order, in batches of at most `most` columns
-            w = columns[i].shape[1]  # type: ignore[union-attr]
-            if batches[-1] and width + w > most:
-                batches.append([])
-                width = 0
-            batches[-1].append(i)
-            width += w
-        for batch in batches:
-            sums = bootstrap_sums(np.hstack([columns[i] for i in batch]),  # type: ignore[misc]
-                                  n_resamples, seed, cache)
-            at = 0
-            for i in batch:
+    one pass over the draws, each to the bit what it is alone, about 2^21 sums a pass.
+    A pass is summed when its first group is taken and let go with its last, so that
+    memory holds a pass or so (resamples x columns), not every group's sums.
+    """
+
+    def __init__(self, columns: list[np.ndarray | None], n_resamples: int, seed: int,
+                 cache: dict[tuple[int, int, int], list[np.ndarray]]) -> None:
+        self.columns, self.n_resamples, self.seed, self.cache = (columns, n_resamples, seed,
+                                                                 cache)
+        by_size: dict[int, list[int]] = {}
+        for i, c in enumerate(columns):
+            if c is not None:
+                by_size.setdefault(len(c), []).append(i)
+        most = max(1, _SUM_CELLS // max(n_resamples, 1))  # columns summed in one pass
+        self.batches: list[list[int]] = []
+        self.batch_of: dict[int, tuple[int, int]] = {}  # group: (its pass, first column)
+        for members in by_size.values():
+            self.batches.append([])
+            width = 0
+            for i in members:  # groups in order, in passes of at most `most` columns
                 w = columns[i].shape[1]  # type: ignore[union-attr]
-                out[i] = sums[:, at:at + w]
-                at += w
-    return out
+                if self.batches[-1] and width + w > most:
+                    self.batches.append([])
+                    width = 0
+                self.batches[-1].append(i)
+                self.batch_of[i] = (len(self.batches) - 1, width)
+                width += w
+        self.open: dict[int, list[Any]] = {}  # pass: [its sums, groups not taken yet]
+
+    def take(self, i: int) -> np.ndarray | None:
+        """The sums of group ``i`` (once)."""
+        if i not in self.batch_of:
+            return None
+        b, at = self.batch_of.pop(i)
+        if b not in self.open:
+            batch = self.batches[b]
+            sums = bootstrap_sums(np.hstack([self.columns[g] for g in batch]),  # type: ignore[misc]
+                                  self.n_resamples, self.seed, self.cache)
+            self.open[b] = [sums, len(batch)]
+        held = self.open[b]
+        w = self.columns[i].shape[1]  # type: ignore[union-attr]
+        out = held[0][:, at:at + w]
+        held[1] -= 1
+        if not held[1]:
+            del self.open[b]  # the pass's array lives on only in its groups' slices
+        return out
 
 
 def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: np.ndarray,
@@ -434,7 +494,7 @@ def _two_stage(dcg: np.ndarray, w: np.ndarray | None, big_n: np.ndarray, big_l: 
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(two-stage θ*, query-only θ*, rater-only θ) of one (round, system) group.
 
-    ``mass_sums``: :func:`_query_sums` of the group's :func:`_query_columns`;
+    ``mass_sums``: :class:`_QuerySums` of the group's :func:`_query_columns`;
     ``query_sums``: the trend's resampled sums of the same group (``Trend.query_sums``:
     Σ dcg, or Σ w·dcg and Σ w), the same draws, or None (then ``mass_sums`` hold them).
     """
@@ -555,7 +615,7 @@ def noise_trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Co
     jobs, columns, draws_of = _groups_to_resample(jp, pq, w_all, mass_all, reuse, k, gain,
                                                   combine, n_resamples, seed)
     # the query stage of every group, groups of one size side by side
-    summed = _query_sums(columns, n_resamples, seed, cache)
+    summed = _QuerySums(columns, n_resamples, seed, cache)
     rows, resamples, bands = _group_rows(jobs, summed, pq, w_all, mass_all, weighted,
                                          n_resamples, seed, cache, z_mdc)
     intervals = percentile_intervals(bands, level)
@@ -663,20 +723,21 @@ def _groups_to_resample(jp: Judgments, pq: PerQuery, w_all: np.ndarray, mass_all
     return jobs, columns, draws_of
 
 
-def _group_rows(jobs: list[tuple[Any, ...]], summed: list[Any], pq: PerQuery, w_all: np.ndarray,
+def _group_rows(jobs: list[tuple[Any, ...]], summed: _QuerySums, pq: PerQuery, w_all: np.ndarray,
                 mass_all: np.ndarray, weighted: bool, n_resamples: int, seed: int,
                 cache: dict[tuple[int, int, int], list[np.ndarray]], z_mdc: float
                 ) -> tuple[list[dict[str, Any]],
-                           dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]],
+                           dict[tuple[str, str],
+                                tuple[np.ndarray, np.ndarray | None, RaterOnly]],
                            list[np.ndarray]]:
     """Per job: the two-stage resampled means (or the query bootstrap with one rater),
     the table's row (intervals left to fill) and the two bands whose intervals fill it."""
     rows: list[dict[str, Any]] = []
-    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    resamples: dict[tuple[str, str], tuple[np.ndarray, np.ndarray | None, RaterOnly]] = {}
     bands: list[np.ndarray] = []  # theta and queries of each row, in turn
     for at, (rname, sname, g, local, codes, draws, big_n, big_l, sums) in enumerate(jobs):
-        # each group's sums are let go once used: a pass's array is freed with its last
-        raw, summed[at] = summed[at], None
+        # a pass is summed when its first group comes, freed once its last is used
+        raw = summed.take(at)
         x, wq = pq.dcg[g], w_all[g]
         n = len(g)
         if n >= 2 and len(codes) >= 2 and raw is not None:
@@ -691,11 +752,18 @@ def _group_rows(jobs: list[tuple[Any, ...]], summed: list[Any], pq: PerQuery, w_
             by_rater = np.broadcast_to(np.float64(_wmean(x, wq)), (n_resamples,))
         else:
             theta = queries = by_rater = np.broadcast_to(np.float64(np.nan), (n_resamples,))
-        resamples[(rname, sname)] = (theta, queries, by_rater)
         mean = _trend_mean(x, wq, weighted)
         sd, n_eff = _weighted_sd(x, wq if weighted else np.ones(n))
         var_q = sd ** 2 / n_eff if n_eff > 0 else math.nan
         var_r = float(np.var(by_rater, ddof=1)) if len(codes) >= 2 and n >= 2 else 0.0
+        kept: RaterOnly = by_rater
+        if by_rater.strides != (0,) and len(draws.outcome) == len(by_rater):
+            # by_rater is a value per rater outcome, gathered: keep the few values
+            values = np.zeros(len(draws.outcomes))
+            values[draws.outcome] = by_rater
+            if np.array_equal(values[draws.outcome], by_rater, equal_nan=True):
+                kept = (values, draws.outcome)
+        resamples[(rname, sname)] = (theta, queries, kept)
         bands += [theta, queries]  # their intervals: all at once below
         total = var_q + var_r
         rows.append({
