@@ -20,6 +20,10 @@ with frame.page("judging"):
     if isinstance(ws, workspace_glue.WorkspaceProblem):
         st.error(ws.message, icon=":material/error:")
         st.stop()
+    if not workspace_glue.may("rater", dataset_id):  # the workspace refuses it anyway
+        st.info("Judging writes labels: it needs the role rater or above in this dataset's "
+                "project; ask an admin of the project.", icon=":material/lock:")
+        st.stop()
     mode = st.radio("What to judge", jg.MODES, key=keys.MODE, horizontal=True,
                     label_visibility="collapsed")
     if mode == jg.MODES[1]:

@@ -245,3 +245,34 @@ def test_security_probes_show_and_write_nothing_beyond_the_role(team: Team) -> N
     assert len(team.ws.audit()) == before  # nothing written (sign-ins were recorded before)
     seen = session(ADA, "app.py", ds=team.secret)  # the admin of secret sees it
     assert "secret set" in shown_text(seen)
+
+
+def test_a_rater_judges_and_a_viewer_cannot(team: Team) -> None:
+    """On the Judging page a rater's grade is saved at once as the dataset's next version,
+    attributed to their verified identity (the version and the judging file's rater
+    column); a viewer gets no grade button, only the role judging needs."""
+    from ireval_app.keys import judging as judging_keys
+    from ireval_core.decisions import judging
+
+    def judged(version_info: Any) -> list[judging.Judgment]:
+        return [j for f in version_info.files if judging.is_judging_file(f.name)
+                for j in judging.read_judgments_file(
+                    team.ws.read_file(version_info.id, f.position, actor=ADA), f.name)]
+
+    before = team.ws.get_dataset(team.home, actor=ADA).version
+    pair = {"ds": team.home, "measure": "nDCG@10", "baseline": "bm25",
+            "candidate": "neural_rerank"}  # the sample's verdict that depends on holes
+    viewer = session(VIC, "pages/judging.py", **pair)
+    assert not any(t.key == judging_keys.RATER for t in viewer.text_input)  # no name typed
+    assert not any(str(b.key).startswith(judging_keys.GRADE) for b in viewer.button)
+    assert "needs the role rater" in shown_text(viewer)
+    assert team.ws.get_dataset(team.home, actor=ADA).version == before
+
+    rater = session(RAY, "pages/judging.py", **pair)
+    rater.button(key=f"{judging_keys.GRADE}1").click().run()
+    assert not rater.exception
+    info = team.ws.get_dataset(team.home, actor=ADA)
+    assert info.version == before + 1
+    assert RAY.email in team.ws.versions(team.home, actor=ADA)[-1].saved_by  # who added it
+    rows = judged(info)
+    assert len(rows) == 1 and rows[0].grade == 1 and RAY.name in rows[0].rater
