@@ -41,8 +41,9 @@ SCREENSHOTS = os.environ.get("IREVAL_SCREENSHOTS") == "1"
 """Save every page's screenshot (a page with a problem is always saved): off in the
 suite, where the tall screenshots would double the test's time."""
 
-PAGES = tuple(p.title for p in frame.PAGES.values())
-"""Every page of the menu, in its order (a new page is checked without being added here)."""
+PAGES = tuple(p.title for p in frame.PAGES.values() if not p.admin)
+"""Every page of the menu, in its order (a new page is checked without being added here).
+An admin-only page is in the menu only for a signed-in admin (test_browser_roles)."""
 LABELING = ("Trend", "Raters", "Label changes", "Model judge", "Labeling data")
 
 CUT = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]

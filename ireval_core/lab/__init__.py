@@ -27,6 +27,7 @@ the ideal ranking of nDCG.
 [0.3333, 0.0, 0.2222, 0.0, 0.0, 0.1667]
 >>> ex.text.split(". ")[1]
 'The relevant ones in the list are at ranks 1, 3, 6; precision at those ranks: 1, 0.6667, 0.5'
+
 Where things are: :mod:`~.explainer` takes the list (:func:`explain`, :func:`query_list`,
 :func:`parse_grades`) and computes its number with the real kernels; :mod:`~.steps` holds
 each family's explainer (:data:`~.steps.EXPLAINERS`, one per family whose
