@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import signal
 import threading
 import time
 import uuid
@@ -589,7 +590,10 @@ def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
                                                    and c.processing().get(addr)):
             time.sleep(0.02)
         assert c.has_what().get(addr) and c.processing().get(addr), "job never on worker 0"
-        cluster.sync(victim.kill)  # the worker process is killed mid-job
+        # the worker process is killed mid-job, at once (SIGKILL: a polite stop of the
+        # nanny could leave the held task sleeping, and the job waiting for it)
+        pid = c.run(os.getpid, workers=[addr])[addr]
+        os.kill(pid, signal.SIGKILL)
         thread.join(120)
         assert not thread.is_alive()
         c.run_on_scheduler(_no_retry)  # one lost worker is enough to fail a task
