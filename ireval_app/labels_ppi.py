@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.labels.ppi import PPIReport
 
 from . import fit, labels_glue, labels_widgets, views
 from .keys import labels_trend as keys
 from .text import md_escape
 
-__all__ = ["estimate_choice", "ppi_caption", "ppi_trend"]
+__all__ = ["estimate_choice", "ppi_caption", "ppi_trend", "systems_table"]
 
 _NUM = st.column_config.NumberColumn
 _TEXT = st.column_config.TextColumn
@@ -68,26 +68,31 @@ def ppi_trend(loaded: labels_glue.Loaded | None, k: int, gain: str, combine: str
         y_label=f"mean DCG@{k}, model + people"), config={"displayModeBar": False})
     st.caption(caption)
     st.markdown("**For the memo**: " + md_escape(f"{report.memo}."))
+    systems_table(report)
+    st.caption(caption)
+
+
+def systems_table(report: PPIReport) -> None:
+    """The per-round, per-system table of the model + people estimate: the PPI++ value
+    with its CLT and bootstrap intervals beside the people-only and model-only numbers.
+    One table for the Trend and the Model judge page, so a value reads the same on both
+    (measure values with :data:`~ireval_core.formats.MEASURE_GRID`)."""
+    d, k, grid = report.definitions, report.k, formats.MEASURE_GRID
     fit.dataframe(report.systems, hide_index=True, column_order=(
         "round", "system", "queries", "n_people", "n_model", "estimate", "low", "high",
         "boot_low", "boot_high", "people_only", "people_low", "people_high", "model_only",
         "width_ratio"), column_config={
         "round": _TEXT("Round"), "system": _TEXT("System"),
-        "queries": _NUM("Queries", format="%d"),
-        "n_people": _NUM("People's labels", format="%d"),
-        "n_model": _NUM("Judge's labels", format="%d"),
-        "estimate": _NUM(f"DCG@{k}, model + people", format="%.4f",
-                         help=report.definitions["estimate"]),
-        "low": _NUM("Low", format="%.4f", help=report.definitions["low/high"]),
-        "high": _NUM("High", format="%.4f", help=report.definitions["low/high"]),
-        "boot_low": _NUM("Bootstrap low", format="%.4f",
-                         help=report.definitions["boot_low/boot_high"]),
-        "boot_high": _NUM("Bootstrap high", format="%.4f"),
-        "people_only": _NUM("People only", format="%.4f",
-                            help=report.definitions["people_only"]),
-        "people_low": _NUM("People low", format="%.4f"),
-        "people_high": _NUM("People high", format="%.4f"),
-        "model_only": _NUM("Model only", format="%.4f", help=report.definitions["model_only"]),
-        "width_ratio": _NUM("Width vs people only", format="%.2f",
-                            help=report.definitions["width_ratio"])})
-    st.caption(caption)
+        "queries": _NUM("Queries", format=formats.COUNT_GRID),
+        "n_people": _NUM("People's labels", format=formats.COUNT_GRID),
+        "n_model": _NUM("Judge's labels", format=formats.COUNT_GRID),
+        "estimate": _NUM(f"DCG@{k}, model + people", format=grid, help=d["estimate"]),
+        "low": _NUM("Low", format=grid, help=d["low/high"]),
+        "high": _NUM("High", format=grid, help=d["low/high"]),
+        "boot_low": _NUM("Bootstrap low", format=grid, help=d["boot_low/boot_high"]),
+        "boot_high": _NUM("Bootstrap high", format=grid),
+        "people_only": _NUM("People only", format=grid, help=d["people_only"]),
+        "people_low": _NUM("People low", format=grid),
+        "people_high": _NUM("People high", format=grid),
+        "model_only": _NUM("Model only", format=grid, help=d["model_only"]),
+        "width_ratio": _NUM("Width vs people only", format="%.2f", help=d["width_ratio"])})

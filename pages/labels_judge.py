@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ireval_app import fit, frame, labels_glue, labels_widgets, views, widgets
+from ireval_app import fit, frame, labels_glue, labels_ppi, labels_widgets, views, widgets
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_judge as keys
-from ireval_core import charts
+from ireval_core import charts, formats
 from ireval_core.labels import JudgeReport, export_batch
 from ireval_core.labels.ppi import PPIReport
 
@@ -141,24 +141,7 @@ def _model_and_people(mp: PPIReport, judge: str, k: int) -> None:
         f"corrected by the people's labels of the results they labeled; "
         f"{dp['design']}. People only: the people's labels alone; model only: {judge}'s "
         "labels alone, its bias included."))
-    fit.dataframe(mp.systems, hide_index=True, column_order=(
-        "round", "system", "queries", "n_people", "n_model", "estimate", "low", "high",
-        "boot_low", "boot_high", "people_only", "people_low", "people_high", "model_only",
-        "width_ratio"), column_config={
-        "round": _TEXT("Round"), "system": _TEXT("System"),
-        "queries": _NUM("Queries", format="%d"),
-        "n_people": _NUM("People's labels", format="%d"),
-        "n_model": _NUM("Judge's labels", format="%d"),
-        "estimate": _NUM("Model + people", format="%.3f", help=dp["estimate"]),
-        "low": _NUM("Low", format="%.3f", help=dp["low/high"]),
-        "high": _NUM("High", format="%.3f"),
-        "boot_low": _NUM("Bootstrap low", format="%.3f", help=dp["boot_low/boot_high"]),
-        "boot_high": _NUM("Bootstrap high", format="%.3f"),
-        "people_only": _NUM("People only", format="%.3f", help=dp["people_only"]),
-        "people_low": _NUM("People low", format="%.3f"),
-        "people_high": _NUM("People high", format="%.3f"),
-        "model_only": _NUM("Model only", format="%.3f", help=dp["model_only"]),
-        "width_ratio": _NUM("Width vs people only", format="%.2f", help=dp["width_ratio"])})
+    labels_ppi.systems_table(mp)
     st.caption(widgets.md_escape(
         f"Pairs: the difference b − a of mean DCG@{k} over the queries both showed, model + "
         "people. Verdict: 'b better than a' when the interval is above 0, 'b worse than a' "
@@ -169,10 +152,12 @@ def _model_and_people(mp: PPIReport, judge: str, k: int) -> None:
         "model_only", "verdict", "people_verdict", "judge_verdict", "judge_agrees"),
         column_config={
         "round": _TEXT("Round"), "system_a": _TEXT("a"), "system_b": _TEXT("b"),
-        "estimate": _NUM("b − a, model + people", format="%+.3f", help=dp["estimate"]),
-        "low": _NUM("Low", format="%+.3f"), "high": _NUM("High", format="%+.3f"),
-        "people_only": _NUM("People only", format="%+.3f"),
-        "model_only": _NUM("Model only", format="%+.3f"),
+        "estimate": _NUM("b − a, model + people", format=formats.DIFFERENCE_GRID,
+                         help=dp["estimate"]),
+        "low": _NUM("Low", format=formats.DIFFERENCE_GRID),
+        "high": _NUM("High", format=formats.DIFFERENCE_GRID),
+        "people_only": _NUM("People only", format=formats.DIFFERENCE_GRID),
+        "model_only": _NUM("Model only", format=formats.DIFFERENCE_GRID),
         "verdict": _TEXT("Verdict (used)"), "people_verdict": _TEXT("People's verdict"),
         "judge_verdict": _TEXT("Judge's verdict"),
         "judge_agrees": _CHECK("Judge agrees with people")})

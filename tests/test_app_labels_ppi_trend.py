@@ -26,6 +26,12 @@ def _ppi_frame(at: AppTest):
     return next(d.value for d in at.dataframe if "boot_low" in d.value.columns)
 
 
+def _ppi_columns(at: AppTest) -> dict:
+    """The table's column settings as sent to the browser (labels, number formats)."""
+    element = next(d for d in at.dataframe if "boot_low" in d.value.columns)
+    return json.loads(element.proto.columns)
+
+
 def _captions(at: AppTest) -> str:
     return " ".join(c.value for c in at.caption).replace("\\", "").replace("&lt;", "<")
 
@@ -60,9 +66,13 @@ def test_the_trend_equals_the_model_judge_page_and_the_cli(trend: AppTest) -> No
     from ireval_core.cli import main
 
     shown = _ppi_frame(trend).set_index(["round", "system"])
+    shown_columns = _ppi_columns(trend)
     trend.switch_page("pages/labels_judge.py").run()  # the same session, the other page
     assert not trend.exception
     judge_page = _ppi_frame(trend).set_index(["round", "system"])
+    # the same table: the same labels and number formats (the same digits shown)
+    assert _ppi_columns(trend) == shown_columns
+    assert shown_columns["estimate"]["type_config"]["format"] == "%.4f"
     out = io.StringIO()
     files = [*map(str, sorted(LABELS.glob("labels_*.csv"))), str(LABELS / "judge_llm.csv")]
     assert main(["labels", *files, "--judge", "llm", "--ppi", "--format", "json"],
