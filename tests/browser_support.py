@@ -227,6 +227,18 @@ def nav(pg: Any, title: str) -> None:
         pg.locator(MENU).get_by_text(title, exact=True).click()
 
 
+def shows_value(box: Any, value: str, *, timeout: int = 20_000, where: str = "") -> None:
+    """Wait until the input ``box`` shows ``value`` (at most ``timeout`` ms), else fail
+    saying what it shows. An input's value is a property the browser's widget code sets
+    after drawing, not a change of the page's elements, so :func:`settle` does not wait
+    for it: under load a reopened link's input was still empty a second after the page
+    had settled, its value (and the table computed from it) already there."""
+    from playwright.sync_api import expect
+
+    expect(box, message=f"{where}: the input should show {value!r}" if where else None
+           ).to_have_value(value, timeout=timeout)
+
+
 def no_exception(pg: Any) -> None:
     """No exception box and no traceback on the page."""
     assert pg.locator('[data-testid="stException"]').count() == 0

@@ -25,6 +25,7 @@ from browser_support import (
     require_chromium,
     script_run,
     settle,
+    shows_value,
 )
 
 require_chromium()
@@ -47,9 +48,10 @@ def _table(pg) -> dict[tuple[str, str], str]:
     return {(r[0], head[i]): r[i] for r in rows[1:] for i in range(1, len(r))}
 
 
-def _rel_level(pg) -> str:
-    """The relevance level shown in the sidebar's options."""
-    return pg.locator('[data-testid="stSidebar"] input[type="number"]').first.input_value()
+def _rel_level(pg, value: str, where: str = "") -> None:
+    """Wait until the sidebar's options show the relevance level ``value``."""
+    shows_value(pg.locator('[data-testid="stSidebar"] input[type="number"]').first, value,
+                where=where)
 
 
 def _set_rel_level(pg, value: str) -> None:
@@ -111,7 +113,7 @@ def test_numbers_hold_across_page_switches(page, server):
     for title in ("Metrics", "Compare", "Metrics", "Curves", "Queries", "Data", "Metrics"):
         nav(page, title)
         no_exception(page)
-        assert _rel_level(page) == "1", title
+        _rel_level(page, "1", title)
         body = page.inner_text("body")
         assert "grade ≥ 1" in body or "grade >= 1" in body, title
         if title == "Metrics":
@@ -134,12 +136,12 @@ def test_option_change_holds_across_pages_and_reload(page, server):
     for title in ("Metrics", "Curves", "Metrics"):
         nav(page, title)
         no_exception(page)
-        assert _rel_level(page) == "2", title
+        _rel_level(page, "2", title)
     _assert_metrics(page, expected)
     page.reload()
     page.get_by_text("Mean per run").first.wait_for()
     settle(page)
-    assert _rel_level(page) == "2"
+    _rel_level(page, "2")
     _assert_metrics(page, expected)
     page.screenshot(path=str(ARTIFACTS / "metrics_rel2_reloaded.png"), full_page=True)
     _set_rel_level(page, "1")  # leave the shared browser page as the other tests expect
@@ -346,11 +348,11 @@ def test_option_changed_while_the_page_runs_is_kept(page, server):
     page.wait_for_timeout(300)
     settle(page)
     no_exception(page)
-    assert _rel_level(page) == "2"
+    _rel_level(page, "2")
     assert "rel=2" in page.url
     body = page.inner_text("body")
     assert "grade ≥ 2" in body or "grade >= 2" in body
-    assert resamples.input_value() == "1000000"  # the earlier change is kept too
+    shows_value(resamples, "1000000")  # the earlier change is kept too
     page.screenshot(path=str(ARTIFACTS / "compare_option_during_run.png"), full_page=True)
     resamples.fill("10000")  # leave the shared page as the other tests expect
     with script_run(page):

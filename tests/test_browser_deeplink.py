@@ -24,6 +24,7 @@ from browser_support import (
     no_exception,
     require_chromium,
     settle,
+    shows_value,
 )
 
 require_chromium()
@@ -71,7 +72,7 @@ def test_metrics_link_with_options_first_after_a_start(page, fresh_server):
     sidebar.get_by_text("Evaluation options").click()
     level = sidebar.locator('input[type="number"]').first
     level.wait_for()
-    assert level.input_value() == "2"
+    shows_value(level, "2")
     assert "/metrics?" in page.url and "rel=2" in page.url
     page.screenshot(path=str(ARTIFACTS / "deeplink_metrics_rel2.png"), full_page=True)
 

@@ -23,6 +23,7 @@ from browser_support import (
     require_chromium,
     script_run,
     settle,
+    shows_value,
 )
 
 require_chromium()
@@ -131,6 +132,9 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
         settle(fresh)
         no_exception(fresh)
         assert "Not applied" not in fresh.inner_text("body")
+        for key, shown in ((keys.PAIR, seen["pair"]), (keys.REPORT_TEST, seen["report test"]),
+                           (keys.RESAMPLES, seen["resamples"])):
+            shows_value(fresh.locator(_key(key)).locator("input"), str(shown))
         assert _compare_view(fresh) == seen
         fresh.get_by_text("Deciding:", exact=False).first.scroll_into_view_if_needed()
         fresh.screenshot(path=str(ARTIFACTS / "links_compare_reopened.png"))
@@ -159,7 +163,6 @@ def test_typed_measures_come_back_from_the_metrics_link(browser, saved) -> None:
         fresh.get_by_text("Mean per run").first.wait_for()
         settle(fresh)
         no_exception(fresh)
-        assert fresh.locator(_key(keys.EXTRA)).locator("input").input_value() == \
-            "IPrec@0.6; 11pt"
+        shows_value(fresh.locator(_key(keys.EXTRA)).locator("input"), "IPrec@0.6; 11pt")
         assert fresh.locator('[data-testid="stTable"]').first.inner_text() == table
         fresh.screenshot(path=str(ARTIFACTS / "links_metrics_reopened.png"), full_page=True)
