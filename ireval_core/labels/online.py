@@ -268,7 +268,7 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
     table = base.merge(scores, on=["round", "system"], how="left")[list(ONLINE_COLUMNS)]
 
     # GAUC month over month: the round means weighted by scored results are the GAUC of
-    # the table; the test is on the per-query AUC values
+    # the table, and the test is on those weighted means
     auc_changes = compare_rounds(per_query.assign(weight=per_query["scored"]), value="auc",
                                  alpha=alpha, weighted=True, measure="GAUC")
     dcg_changes = trend_result.changes
@@ -321,5 +321,5 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
         f"{opts.rel_level:g}; auc: pooled over the round's scored results, ties ½; gauc: "
         "per-query AUC averaged over queries having both classes, weighted by scored "
         "results; pnr: Σ concordant / Σ discordant pairs with different labels (equal "
-        "scores excluded); month over month, GAUC is tested like DCG on per-query AUC.")
+        "scores excluded); month over month, GAUC is tested like DCG, on the per-query AUC weighted by scored results (the GAUC shown).")
     return OfflineOnline(table, per_query, changes, tuple(notes), definition)

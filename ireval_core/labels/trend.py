@@ -437,7 +437,10 @@ def trend(j: Judgments, *, k: int = 10, gain: Gain = "linear", combine: Combine 
                   f"resamples, seed {seed}). Coverage = labeled / shown positions <= {k}. "
                   "Month over month: paired t over the queries both rounds share when they are "
                   "at least half of each round, else Welch's t over all queries, on the "
-                  f"unweighted per-query DCG@{k}; a drop is negative with p < {alpha:g}."
+                  + (f"weighted means of the per-query DCG@{k} (the means shown; a shared "
+                     "query paired with the mean of its two rounds' weights; variances by "
+                     "linearization)" if weighted else f"per-query DCG@{k}")
+                  + f"; a drop is negative with p < {alpha:g}."
                   + (f" Labels: {j.conflict_note}." if j.conflict_note else ""))
     return Trend(table, per_query, _grades(j, k, combine), changes, definition, k, gain,
                  combine, by, opts, n_resamples, seed, query_sums, ndcg)
@@ -565,38 +568,83 @@ def _grades(j: Judgments, k: int, combine: Combine) -> pd.DataFrame:
 
 
 def _test(x0: np.ndarray, x1: np.ndarray, q0: np.ndarray, q1: np.ndarray, pairing: str,
-          level: float) -> dict[str, object]:
-    """Compare two rounds' per-query values (x1 − x0): paired over shared queries or Welch."""
+          level: float, w0: np.ndarray | None = None, w1: np.ndarray | None = None
+          ) -> dict[str, object]:
+    """Compare two rounds' per-query values (x1 − x0): paired over shared queries or Welch.
+
+    With query weights ``w0``/``w1`` (a design's 1/π, or GAUC's scored counts) the test is
+    on the weighted means the trend shows (:func:`_weighted_t`); without, Student's
+    paired t or Welch's t of scipy on the plain means."""
     shared, i0, i1 = np.intersect1d(q0, q1, assume_unique=True, return_indices=True)
     n0, n1, ns = len(x0), len(x1), len(shared)
     paired = (pairing == "paired" or (pairing == "auto" and ns >= 2
                                       and 2 * ns >= max(n0, n1)))
+    weighted = w0 is not None and w1 is not None
+    tag = ", weighted" if weighted else ""
     out: dict[str, object] = {"shared": ns, "test": "none", "test_delta": math.nan,
                               "ci_low": math.nan, "ci_high": math.nan, "p": math.nan}
     if paired and ns >= 2:
         a, b = x0[i0], x1[i1]
-        out["test"] = f"paired t over {ns} shared queries"
-        out["test_delta"] = float(np.mean(b - a))
-        if _constant(b - a):  # no spread to test against (floating noise is none)
-            out["test"] = (f"paired t over {ns} shared queries: not run, every shared query "
-                           f"changed by the same {float(np.mean(b - a)):+.4g}, so there is no "
-                           "spread to test the change against")
+        d = b - a
+        u = (w0[i0] + w1[i1]) / 2 if weighted else None  # type: ignore[index]
+        out["test"] = f"paired t over {ns} shared queries{tag}"
+        out["test_delta"] = _wmean(d, u) if u is not None else float(np.mean(d))
+        if _constant(d):  # no spread to test against (floating noise is none)
+            out["test"] = (f"paired t over {ns} shared queries{tag}: not run, every shared "
+                           f"query changed by the same {float(np.mean(d)):+.4g}, so there is "
+                           "no spread to test the change against")
+        elif u is not None:
+            out.update(_weighted_t([(d, u)], level))
         else:
             res = paired_t_test(a, b)
             ci = res.confidence_interval(level)
             out.update(p=float(res.pvalue), ci_low=float(ci.low), ci_high=float(ci.high))
         return out
     if pairing != "paired" and n0 >= 2 and n1 >= 2:
-        out["test"] = "Welch t"
-        out["test_delta"] = float(np.mean(x1) - np.mean(x0))
+        out["test"] = f"Welch t{tag}"
+        out["test_delta"] = (_wmean(x1, w1) - _wmean(x0, w0) if weighted  # type: ignore[arg-type]
+                             else float(np.mean(x1) - np.mean(x0)))
         if _constant(x0) and _constant(x1):  # scipy: "Precision loss", a meaningless p
-            out["test"] = ("Welch t: not run, every query has the same value within each "
-                           "round, so there is no spread to test the change against")
+            out["test"] = (f"Welch t{tag}: not run, every query has the same value within "
+                           "each round, so there is no spread to test the change against")
+        elif weighted:
+            out.update(_weighted_t([(x1, w1), (x0, w0)], level))  # type: ignore[list-item]
         else:
             res = _sps.ttest_ind(x1, x0, equal_var=False)
             ci = res.confidence_interval(level)
             out.update(p=float(res.pvalue), ci_low=float(ci.low), ci_high=float(ci.high))
     return out
+
+
+def _mean_variance(x: np.ndarray, w: np.ndarray) -> float:
+    """The variance of the weighted mean Σwx / Σw of a sample of ``n`` queries, by
+    linearization (the with-replacement estimator of a ratio mean):
+    n/(n−1) · Σ (w_i (x_i − m) / Σw)². With equal weights it is s²/n, Student's."""
+    n = len(x)
+    z = w * (x - _wmean(x, w)) / w.sum()
+    return float(n / (n - 1) * np.sum(z * z))
+
+
+def _weighted_t(samples: list[tuple[np.ndarray, np.ndarray]], level: float
+                ) -> dict[str, float]:
+    """A t-test of weighted means: one sample (a paired difference: H0 mean 0, n − 1
+    degrees of freedom) or two (first minus second: Welch–Satterthwaite degrees of
+    freedom from the two variances). Variances by :func:`_mean_variance`; with equal
+    weights the numbers are Student's paired t and Welch's t."""
+    means = [_wmean(x, w) for x, w in samples]
+    variances = [_mean_variance(x, w) for x, w in samples]
+    estimate = means[0] - (means[1] if len(means) == 2 else 0.0)
+    var = sum(variances)
+    if len(samples) == 1:
+        df = float(len(samples[0][0]) - 1)
+    else:
+        df = var ** 2 / sum(v ** 2 / (len(x) - 1)
+                            for v, (x, _) in zip(variances, samples, strict=True))
+    se = math.sqrt(var)
+    t = estimate / se
+    half = float(_sps.t.ppf((1 + level) / 2, df)) * se
+    return {"p": float(2 * _sps.t.sf(abs(t), df)), "ci_low": estimate - half,
+            "ci_high": estimate + half}
 
 
 def _constant(values: np.ndarray) -> bool:
@@ -618,9 +666,12 @@ def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | Non
     ``per_query`` has ``round, system, query, weight`` (and ``segment``) and the
     ``value`` column; NaN values are left out. ``mean_from``/``mean_to`` are the
     round means of ``measure`` (default ``DCG@k``; weighted when ``weighted``) and
-    ``delta`` their difference; the test is on the unweighted per-query values
-    (``test_delta``): paired t over shared queries (see :func:`trend`'s ``pairing``) or
-    Welch's t. Returns :data:`CHANGE_COLUMNS`.
+    ``delta`` their difference; the test (``test_delta``, its interval and p) is paired
+    t over shared queries (see :func:`trend`'s ``pairing``) or Welch's t, on the same
+    means: when ``weighted``, the weighted means (a shared query paired with the mean of
+    its two rounds' weights, the variance of a weighted mean by linearization, Welch's
+    t's degrees of freedom from those), so the test and the means shown never disagree
+    in sign. Returns :data:`CHANGE_COLUMNS`.
     """
     measure = measure or f"DCG@{k}"
     keys = ["system"] + (["segment"] if by else [])
@@ -637,7 +688,7 @@ def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | Non
             w1 = g1["weight"].to_numpy(float) if weighted else np.ones(len(x1))
             m0, m1 = _wmean(x0, w0), _wmean(x1, w1)
             res = _test(x0, x1, g0["query"].to_numpy(str), g1["query"].to_numpy(str),
-                        pairing, confidence_level)
+                        pairing, confidence_level, *((w0, w1) if weighted else ()))
             p = float(res["p"])  # type: ignore[arg-type]
             significant = bool(np.isfinite(p) and p < alpha)
             tdelta = float(res["test_delta"])  # type: ignore[arg-type]
@@ -656,8 +707,8 @@ def compare_rounds(per_query: pd.DataFrame, *, value: str = "dcg", by: str | Non
             elif ": not run, " in test:
                 how = test
             else:
-                how = (f"{test} ({len(x0)} and {len(x1)} queries)" if test == "Welch t"
-                       else test) + f", {p_text(p)}"
+                how = (f"{test} ({len(x0)} and {len(x1)} queries)"
+                       if test.startswith("Welch t") else test) + f", {p_text(p)}"
             sentence = (f"{who}, {r0} → {r1}: {measure} {verb} from {m0:.3f} to {m1:.3f} "
                         f"({delta:+.3f}{rel_text}); {how}: {verdict}.")
             rows.append(dict(zip(keys, key_values, strict=True)) | {
