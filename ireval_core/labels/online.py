@@ -321,5 +321,6 @@ def offline_online(j: Judgments, *, k: int = 10, gain: Gain = "linear",
         f"{opts.rel_level:g}; auc: pooled over the round's scored results, ties ½; gauc: "
         "per-query AUC averaged over queries having both classes, weighted by scored "
         "results; pnr: Σ concordant / Σ discordant pairs with different labels (equal "
-        "scores excluded); month over month, GAUC is tested like DCG, on the per-query AUC weighted by scored results (the GAUC shown).")
+        "scores excluded); month over month, GAUC is tested like DCG, on the per-query AUC "
+        "weighted by scored results (the GAUC shown).")
     return OfflineOnline(table, per_query, changes, tuple(notes), definition)
