@@ -58,7 +58,7 @@ def raters_and_exports(session: jg.Session, runs: list[Run]) -> None:
     """Several raters' agreement and rule, and the downloads."""
     overlap = session.settings.overlap
     st.caption(f"Several raters: {formats.percent(overlap, 0)} of the documents are asked "
-               f"of a second rater. A document's grade: {judging.AGGREGATION}.")
+               f"of a second rater. How their labels make one grade: {judging.AGGREGATION}.")
     report = jg.agreement(session)
     if report is None:
         st.caption("Agreement: no document has two raters' grades yet.")
@@ -214,7 +214,8 @@ with frame.page("judging"):
                            icon=":material/check_circle:")
             else:
                 item_view(session, t_up, d_up)
-                buttons(ws, session, grades)
+        if session.current is not None:  # the whole width: every key's name readable
+            buttons(ws, session, grades)
         with st.expander("Raters, agreement and exports"):
             raters_and_exports(session, list(dataset.runs))
 
