@@ -92,6 +92,8 @@ class Session:
     queue: JudgeQueue
     runs: list[Run]
     settings: JudgingSet = field(default_factory=JudgingSet)
+    dataset_map: str = ""
+    """The label map of the dataset's own labeling files (``""``: none, or numbers)."""
     others: list[judging.Judgment] = field(default_factory=list)
     """The labels of the other sessions (every rater), as read at the last batch."""
     rows: list[judging.Judgment] = field(default_factory=list)
@@ -107,6 +109,12 @@ class Session:
     def current(self) -> QueueItem | None:
         """The document to judge now (``None`` when the batch is done)."""
         return next((i for i in self.batch if (i.query, i.doc) not in self.done), None)
+
+    @property
+    def label_map(self) -> str:
+        """The grade names' label map: the judging set's, else the dataset's labeling
+        files', else ``""`` (the default scale)."""
+        return self.settings.label_map or self.dataset_map
 
     @property
     def position(self) -> int:
@@ -164,6 +172,16 @@ def _newest_judgments(ws: Workspace, dataset_id: str,
                                                  f.name)]
 
 
+def _dataset_label_map(ws: Workspace, dataset_id: str) -> str:
+    """:func:`~ireval_core.decisions.judging.label_map_of` the dataset's labeling files
+    (its judging files aside)."""
+    who = workspace_glue.actor()
+    info = ws.get_dataset(dataset_id, actor=who)
+    return judging.label_map_of([(f.name, ws.read_file(info.id, f.position, actor=who))
+                                 for f in info.files if f.kind == "labels"
+                                 and not judging.is_judging_file(f.name)])
+
+
 def judging_set(ws: Workspace, dataset_id: str) -> JudgingSet:
     """The dataset's judging set (its defaults when nobody edited it)."""
     return ws.judging_set(dataset_id, actor=workspace_glue.actor())
@@ -201,7 +219,8 @@ def start(ws: Workspace, key: tuple[object, ...], dataset_id: str, runs: list[Ru
     queue = JudgeQueue(qrels, runs, measure, baseline=baseline, options=options)
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     session = Session(key, dataset_id, rater, actor, f"{now} {rater}", queue, runs,
-                      settings=judging_set(ws, dataset_id), others=others)
+                      settings=judging_set(ws, dataset_id), others=others,
+                      dataset_map=_dataset_label_map(ws, dataset_id))
     _next_batch(session, ws)
     return session
 

@@ -26,7 +26,8 @@ def judging_set_editor(ws: Workspace, dataset_id: str, current: JudgingSet,
             "Grade names (a label map)", current.label_map, key=keys.SET_LABEL_MAP,
             placeholder="none=0,low=1,mid=2,high=3 (the default)",
             help="word=grade pairs, or a built-in map's name (bad/fair/good/excellent/"
-                 "perfect); the grades offered follow the qrels' scale")
+                 "perfect); empty: the names of the dataset's labeling files, else the "
+                 "default. The grades offered follow the qrels' scale")
         overlap = c[1].number_input(
             "Second rater (%)", 0, 50, round(current.overlap * 100), key=keys.SET_OVERLAP,
             help="The share of the documents a second rater is asked to judge too, for "
@@ -110,7 +111,7 @@ def item_view(session: jg.Session, t_up: Any, d_up: Any) -> None:
 
 def buttons(ws: Workspace, session: jg.Session, grades: tuple[int, ...]) -> None:
     """Grade, can't tell, skip, undo: each a key."""
-    named = jg.grade_buttons(grades, session.settings.label_map)
+    named = jg.grade_buttons(grades, session.label_map)
     cols = st.columns(len(named) + 3)
     for col, (g, text) in zip(cols, named, strict=False):
         col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",

@@ -47,6 +47,15 @@ def test_grade_names_guidelines_and_cant_tell(app_ws: Workspace, dataset: str) -
     assert (row.query, row.doc) not in batch
 
 
+def test_grade_names_from_the_datasets_labeling_files(app_ws: Workspace) -> None:
+    month = b"round,query,doc,position,label\n2026-10,q1,d1,1,Good\n2026-10,q1,d2,2,bad\n"
+    ds = app_ws.save_dataset([*small_files(), ("labels", "month.csv", month)],
+                             name="with labels", saved_by="ana").short_id
+    at = judging_session(ds)
+    assert at.button(key=f"{keys.GRADE}0").label == "0 bad"
+    assert at.button(key=f"{keys.GRADE}1").label == "1 fair"
+
+
 def test_an_editor_saves_the_judging_set(app_ws: Workspace, dataset: str) -> None:
     at = judging_session(dataset)
     at.text_area(key=keys.SET_GUIDELINES).input("# Rules\nJudge the *answer*.")

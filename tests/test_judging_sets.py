@@ -19,6 +19,7 @@ from ireval_core.decisions.judging import (
     in_overlap,
     judged_qrels,
     judgments_file,
+    label_map_of,
     labeling_csv,
     labeling_table,
     read_judgments_file,
@@ -109,6 +110,12 @@ def test_grade_names_follow_the_label_map_and_the_scale() -> None:
     assert grade_names([0, 1, 2, 3, 4]) == {0: "none", 1: "low", 2: "mid", 3: "high"}
     with pytest.raises(ValueError, match="word=grade pairs"):
         grade_names([0, 1], "nonsense")
+    words = b"round,query,doc,position,label\n2026-10,q1,d1,1,Good\n2026-10,q1,d2,2,bad\n"
+    assert label_map_of([("month.csv", words)]) == "bad/fair/good/excellent/perfect"
+    own = b"round,query,doc,position,label\n2026-10,q1,d1,1,meh\n"
+    assert label_map_of([("m.csv", own)]) == ""  # not a map it knows: the default names
+    numbers = b"round,query,doc,position,label\n2026-10,q1,d1,1,2\n"
+    assert label_map_of([("m.csv", numbers)]) == label_map_of([]) == ""
 
 
 RUNS = [Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0, "=HYPERLINK(1)": 1.0},

@@ -69,7 +69,7 @@ from ..labels.labelmap import BUILTIN_LABEL_MAPS, LabelMap
 __all__ = ["AGGREGATION", "AGREEMENT_ROUND", "CANT_TELL", "DEFAULT_NAMES", "FILE_PREFIX",
            "HEADER", "LABELING_COLUMNS", "Judgment", "aggregate", "agreement",
            "agreement_table", "grade_names", "in_overlap", "is_judging_file",
-           "judged_qrels", "judgments_file", "labeling_csv", "labeling_table",
+           "judged_qrels", "judgments_file", "label_map_of", "labeling_csv", "labeling_table",
            "read_judgments_file", "round_file_name", "second_rater_items", "trec_qrels",
            "with_judgments"]
 
@@ -300,6 +300,25 @@ def grade_names(grades: Sequence[int], label_map: str = "") -> dict[int, str]:
     m = LabelMap.parse(label_map) if label_map.strip() else DEFAULT_NAMES
     names = m.grade_names()
     return {g: names[float(g)] for g in grades if float(g) in names}
+
+
+def label_map_of(files: Sequence[tuple[str, bytes]]) -> str:
+    """The label map of labeling files (``(name, bytes)``, the dataset's own, judging
+    files aside) as :func:`grade_names` takes it: the map their labels were read with
+    when they are words (``"none/low/mid/high"``), ``""`` when they are numbers, there
+    are none, or they cannot be read (the default names then)."""
+    if not files:
+        return ""
+    from ..errors import IrevalError
+    from ..labels.reader import read_judgments
+
+    try:
+        found = read_judgments(list(files), conflicts="latest").label_map
+    except (IrevalError, ValueError):
+        return ""
+    if found.numeric:
+        return ""
+    return found.name if found.name in BUILTIN_LABEL_MAPS else found.describe()
 
 
 def _positions(run: Run, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
