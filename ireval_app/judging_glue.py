@@ -104,6 +104,7 @@ class Session:
     version: int | None = None
     error: str | None = None
     pending: Callable[[], object] | None = None
+    agreement_memo: tuple[object, RaterReport | None] | None = None
 
     @property
     def current(self) -> QueueItem | None:
@@ -413,8 +414,13 @@ def verdict_line(number: int, v: PairVerdict) -> str:
 
 def agreement(session: Session) -> RaterReport | None:
     """The raters' agreement on the documents two of them graded (every session's
-    labels as read at the last batch, with this session's)."""
-    return judging.agreement(session.others + session.rows)
+    labels as read at the last batch, with this session's), as of the start of the
+    batch: computed once per batch, not on each keypress (the rater analysis takes
+    about 0.1 s for a few thousand labels)."""
+    key = (id(session.others), len(session.others), session.batch_number)
+    if session.agreement_memo is None or session.agreement_memo[0] != key:
+        session.agreement_memo = (key, judging.agreement(session.others + session.rows))
+    return session.agreement_memo[1]
 
 
 def exports(session: Session, runs: list[Run]) -> tuple[bytes, bytes, int]:

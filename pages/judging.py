@@ -62,8 +62,10 @@ def raters_and_exports(session: jg.Session, runs: list[Run]) -> None:
                f"of a second rater. How their labels make one grade: {judging.AGGREGATION}.")
     report = jg.agreement(session)
     if report is None:
-        st.caption("Agreement: no document has two raters' grades yet.")
+        st.caption("Agreement: no document had two raters' grades at the start of this "
+                   "batch.")
     else:
+        st.caption("Agreement as of the start of this batch (every rater's labels):")
         d = report.definitions
         labels_widgets.table(report.per_round, {
             "raters": ("Raters", None, d.get("raters")),

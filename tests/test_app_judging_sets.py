@@ -11,12 +11,18 @@ import math
 import pytest
 from _apps import APP
 from streamlit.testing.v1 import AppTest
-from test_app_judging import judged_rows, judging_session, shown_doc, small_files
+from test_app_judging import (
+    QUERIES,
+    judged_rows,
+    judging_session,
+    shown_doc,
+    small_files,
+)
 
 from ireval_app import judging_glue as jg
 from ireval_app.keys import judging as keys
 from ireval_core.decisions import judging
-from ireval_core.workspace import JudgingSet, Workspace
+from ireval_core.workspace import FileRounds, JudgingSet, Workspace
 
 
 @pytest.fixture
@@ -79,13 +85,17 @@ def test_an_editor_saves_the_judging_set(app_ws: Workspace, dataset: str) -> Non
 def test_a_second_rater_gets_the_overlap_and_the_agreement_shows(
         app_ws: Workspace, dataset: str) -> None:
     app_ws.set_judging_set(dataset, JudgingSet("", "", 0.5), author="ed")
-    ana = judging_session(dataset)
-    graded: dict[tuple[str, str], float] = {}
-    for _ in range(8):
-        item = session_of(ana).current
-        assert item is not None
-        ana.button(key=f"{keys.GRADE}1").click().run()
-        graded[(item.query, item.doc)] = 1.0
+    graded = {(q, "d2"): 1.0 for q in QUERIES}  # ana's session, as the page writes it
+    rows = [judging.Judgment(q, d, g, "ana", "2026-11-28T20:00:00Z")
+            for (q, d), g in graded.items()]
+    info = app_ws.get_dataset(dataset)
+    name = judging.round_file_name("2026-11-28T20:00:00Z ana")
+    app_ws.add_to_dataset(
+        dataset, [("labels", name, judging.judgments_file(
+            judging.FILE_PREFIX + "2026-11-28T20:00:00Z ana", rows))],
+        rounds={**{f.name: FileRounds((), 0) for f in info.files if f.rounds is None},
+                name: FileRounds(("judging 2026-11-28T20:00:00Z ana",), len(rows))},
+        saved_by="ana")
     overlap = [k for k in graded if judging.in_overlap(*k, 0.5)]
     assert overlap  # 8 documents, half the share: the hash chose some
     bo = AppTest.from_file(APP, default_timeout=60)
@@ -103,7 +113,8 @@ def test_a_second_rater_gets_the_overlap_and_the_agreement_shows(
     qrels = session_of(bo).queue.qrels.to_dict()
     assert all(qrels[q][d] == 0.0 for q, d in overlap)  # two raters: the lower grade
     assert any("Several raters: 50%" in c.value for c in bo.caption)
-    frames = [f.value for f in bo.dataframe]
+    later = judging_session(dataset)  # the agreement as of a batch's start: a new session's
+    frames = [f.value for f in later.dataframe]
     per_round = next(f for f in frames if "pairable_units" in f.columns)
     assert per_round["pairable_units"].iloc[0] == len(overlap)
     assert math.isnan(per_round["cohen_quadratic"].iloc[0]) or \
