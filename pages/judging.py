@@ -72,7 +72,6 @@ def raters_and_exports(session: jg.Session, runs: list[Run]) -> None:
             "pairable_units": ("Documents with 2+ grades", "{:,}", d.get("pairable_units")),
             "cohen_quadratic": ("Cohen's kappa, quadratic", "{:.3f}",
                                 d.get("cohen_quadratic")),
-            "cohen_linear": ("Cohen's kappa, linear", "{:.3f}", d.get("cohen_linear")),
             "alpha": ("Krippendorff's alpha", "{:.3f}", d.get("alpha"))},
             undefined="not defined: every grade is the same")
         labels_widgets.table(report.per_rater, {
