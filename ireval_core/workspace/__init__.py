@@ -469,7 +469,8 @@ class Workspace:
     def notes(self, dataset_id: str | None = None, target: Target | None = None, *,
               kind: str | None = None, include_superseded: bool = False,
               actor: Actor = ANONYMOUS) -> list[Note]:
-        """Notes in the order they were added.
+        """Notes in the order they were added (a dataset's judging-set versions, kept
+        in the same table, are not notes: see :meth:`judging_set_history`).
 
         Parameters
         ----------
