@@ -16,8 +16,18 @@ an earlier version (and a link to it, ``?ds=...&dsv=N``) keeps its numbers. Afte
 write the session's data is that new version (its qrels with the judged documents), so
 every page and link of the session shows the new numbers.
 
-"Skip" and "can't tell" write nothing: the document stays a hole, offered again in a
-later batch or session.
+**Several raters** (the dataset's judging set, :meth:`Workspace.judging_set
+<ireval_core.workspace.Workspace.judging_set>`: its guidelines, label map and overlap
+share): each batch starts with the documents of the overlap another rater graded and
+nobody else judged yet (:func:`~ireval_core.decisions.judging.second_rater_items`),
+then takes the queue's next documents. A document's grade is the raters' lower median
+(:data:`~ireval_core.decisions.judging.AGGREGATION`); a new batch reads the labels the
+other raters wrote meanwhile, so two raters at once do not judge the same holes.
+
+"Can't tell" is recorded (an empty label in the session's file: who and when) but is not
+a grade: the document stays a hole for the other raters, and is not offered to this
+rater again. "Skip" writes nothing: the document comes back once the other documents
+of the queue are done (or in another session).
 """
 
 from __future__ import annotations
@@ -35,14 +45,23 @@ from ireval_core.decisions import judging
 from ireval_core.decisions.queue import JudgeQueue, PairVerdict, QueueItem
 from ireval_core.errors import IrevalError
 from ireval_core.io.texts import read_documents, read_topics
+from ireval_core.labels.agreement import RaterReport
 from ireval_core.options import EvalOptions
-from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace, WorkspaceError
+from ireval_core.workspace import (
+    ANONYMOUS,
+    Actor,
+    FileRounds,
+    JudgingSet,
+    Workspace,
+    WorkspaceError,
+)
 
 from . import cache, state, workspace_glue
 
-__all__ = ["Acting", "DEFAULT_GRADES", "GUIDELINES_TITLE", "MEASURE_CHOICES", "MODES",
-           "Session", "act", "documents", "grade_scale", "guidelines", "rater_name",
-           "record", "run_pending", "session_for", "skip", "start", "topics", "undo",
+__all__ = ["Acting", "DEFAULT_GRADES", "MEASURE_CHOICES", "MODES", "Session", "act",
+           "agreement", "cant_tell", "documents", "exports", "grade_buttons", "grade_scale",
+           "judging_set", "rater_name", "record", "restore_rater", "run_pending",
+           "save_judging_set", "session_for", "skip", "start", "topics", "undo",
            "verdict_line"]
 
 MODES = ("Decide a comparison", "Label the month's task")
@@ -54,8 +73,8 @@ MEASURE_CHOICES = ("nDCG@10", "P@10", "AP", "RR", "nDCG@5", "P@5")
 DEFAULT_GRADES = (0, 1, 2, 3)
 """The grades offered when the qrels do not say (more than 10 distinct grades, or none)."""
 
-GUIDELINES_TITLE = "Judging guidelines"
-"""The first line of the dataset note that holds the team's judging guidelines."""
+SECOND_RATER = "asked of a second rater, for agreement"
+"""Why a document of the overlap is in a batch."""
 
 BATCH = 10
 """Documents per batch."""
@@ -72,18 +91,31 @@ class Session:
     round: str
     queue: JudgeQueue
     runs: list[Run]
+    settings: JudgingSet = field(default_factory=JudgingSet)
+    dataset_map: str = ""
+    """The label map of the dataset's own labeling files (``""``: none, or numbers)."""
+    others: list[judging.Judgment] = field(default_factory=list)
+    """The labels of the other sessions (every rater), as read at the last batch."""
     rows: list[judging.Judgment] = field(default_factory=list)
     batch: list[QueueItem] = field(default_factory=list)
     done: set[tuple[str, str]] = field(default_factory=set)
+    skipped: set[tuple[str, str]] = field(default_factory=set)
     batch_number: int = 0
     version: int | None = None
     error: str | None = None
     pending: Callable[[], object] | None = None
+    agreement_memo: tuple[object, RaterReport | None] | None = None
 
     @property
     def current(self) -> QueueItem | None:
         """The document to judge now (``None`` when the batch is done)."""
         return next((i for i in self.batch if (i.query, i.doc) not in self.done), None)
+
+    @property
+    def label_map(self) -> str:
+        """The grade names' label map: the judging set's, else the dataset's labeling
+        files', else ``""`` (the default scale)."""
+        return self.settings.label_map or self.dataset_map
 
     @property
     def position(self) -> int:
@@ -96,10 +128,20 @@ def signed_in() -> bool:
     return workspace_glue.actor().signed_in
 
 
+def restore_rater(key: str) -> None:
+    """Before the rater's name box is drawn: the name this session gave, so that it is
+    given once per session (a page left and opened again keeps it)."""
+    if key not in st.session_state and state.get_rater():
+        st.session_state[key] = state.get_rater()
+
+
 def rater_name(typed: str) -> tuple[str, Actor]:
     """Who judges: the signed-in person, or the name typed (the anonymous local user)."""
     who = workspace_glue.actor()
-    return (who.name, who) if who.signed_in else (typed.strip(), who)
+    if who.signed_in:
+        return who.name, who
+    state.set_rater(typed.strip())
+    return typed.strip(), who
 
 
 def grade_scale(qrels_grades: list[float]) -> tuple[int, ...]:
@@ -108,12 +150,60 @@ def grade_scale(qrels_grades: list[float]) -> tuple[int, ...]:
     return tuple(range(int(top) + 1)) if 1 <= top <= 9 else DEFAULT_GRADES
 
 
-def _newest_judgments(ws: Workspace, dataset_id: str) -> list[judging.Judgment]:
+def grade_buttons(grades: tuple[int, ...], label_map: str) -> list[tuple[int, str]]:
+    """``(grade, button label)`` of each grade: ``"2 mid"`` with the judging set's label
+    map's names (the default scale's when it has none), ``"2"`` for a grade it does not
+    name."""
+    try:
+        names = judging.grade_names(grades, label_map)
+    except ValueError:  # refused when saved; an older map that no longer parses
+        names = judging.grade_names(grades)
+    return [(g, f"{g} {names[g]}" if g in names else str(g)) for g in grades]
+
+
+def _newest_judgments(ws: Workspace, dataset_id: str,
+                      leave_out: str | None = None) -> list[judging.Judgment]:
+    """The judgments of the dataset's newest version (``leave_out``: a judging file not
+    to read)."""
     who = workspace_glue.actor()
     info = ws.get_dataset(dataset_id, actor=who)
     return [j for f in info.files if f.kind == "labels" and judging.is_judging_file(f.name)
+            and f.name != leave_out
             for j in judging.read_judgments_file(ws.read_file(info.id, f.position, actor=who),
                                                  f.name)]
+
+
+def _dataset_label_map(ws: Workspace, dataset_id: str) -> str:
+    """:func:`~ireval_core.decisions.judging.label_map_of` the dataset's labeling files
+    (its judging files aside)."""
+    who = workspace_glue.actor()
+    info = ws.get_dataset(dataset_id, actor=who)
+    return judging.label_map_of([(f.name, ws.read_file(info.id, f.position, actor=who))
+                                 for f in info.files if f.kind == "labels"
+                                 and not judging.is_judging_file(f.name)])
+
+
+def judging_set(ws: Workspace, dataset_id: str) -> JudgingSet:
+    """The dataset's judging set (its defaults when nobody edited it)."""
+    return ws.judging_set(dataset_id, actor=workspace_glue.actor())
+
+
+def save_judging_set(ws: Workspace, dataset_id: str, guidelines: str, label_map: str,
+                     overlap_percent: float, author: str) -> JudgingSet | str:
+    """Record the judging set's next version; the refusal's words when the workspace
+    refuses it (a role below editor, a label map that does not parse)."""
+    settings = JudgingSet(guidelines, label_map.strip(), round(overlap_percent) / 100)
+    if not author.strip() and not workspace_glue.actor().signed_in:
+        return "Give your name (the rater) first: the judging set records who saved it."
+    try:
+        saved = ws.set_judging_set(dataset_id, settings, author=author or None,
+                                   actor=workspace_glue.actor())
+    except (IrevalError, WorkspaceError, ValueError) as exc:
+        return str(exc)
+    current = state.get_judging()
+    if isinstance(current, Session) and current.dataset_id == dataset_id:
+        current.settings = saved  # the next batch follows the new overlap
+    return saved
 
 
 def start(ws: Workspace, key: tuple[object, ...], dataset_id: str, runs: list[Run],
@@ -125,11 +215,14 @@ def start(ws: Workspace, key: tuple[object, ...], dataset_id: str, runs: list[Ru
     loaded = files.qrels.qrels if files is not None and files.qrels is not None else None
     if loaded is None:
         raise ValueError("the dataset has no qrels")
-    qrels = judging.with_judgments(loaded, _newest_judgments(ws, dataset_id))
+    others = _newest_judgments(ws, dataset_id)
+    qrels = judging.with_judgments(loaded, others)
     queue = JudgeQueue(qrels, runs, measure, baseline=baseline, options=options)
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    session = Session(key, dataset_id, rater, actor, f"{now} {rater}", queue, runs)
-    _next_batch(session)
+    session = Session(key, dataset_id, rater, actor, f"{now} {rater}", queue, runs,
+                      settings=judging_set(ws, dataset_id), others=others,
+                      dataset_map=_dataset_label_map(ws, dataset_id))
+    _next_batch(session, ws)
     return session
 
 
@@ -175,9 +268,37 @@ def run_pending(session: Acting) -> None:
         session.error = str(exc)
 
 
-def _next_batch(session: Session) -> None:
-    """The next documents of the queue, grouped by query, shuffled within each."""
-    items = session.queue.next(BATCH) if len(session.queue) else []
+def _refresh(session: Session, ws: Workspace) -> None:
+    """Read the labels the other sessions wrote since the last batch; the queue takes
+    the grades they change."""
+    own = judging.round_file_name(session.round)
+    before = judging.aggregate(session.others + session.rows)
+    session.others = _newest_judgments(ws, session.dataset_id, leave_out=own)
+    after = judging.aggregate(session.others + session.rows)
+    changed = [(q, d, g) for (q, d), g in after.items() if before.get((q, d)) != g]
+    if changed:
+        session.queue.add(changed)
+
+
+def _next_batch(session: Session, ws: Workspace | None = None) -> None:
+    """The next documents: the overlap's documents asked of this rater, then the queue's
+    next ones this rater has not judged nor skipped, grouped by query, shuffled within
+    each."""
+    if ws is not None and session.batch_number:
+        _refresh(session, ws)
+    everyone = session.others + session.rows
+    mine = {(j.query, j.doc) for j in everyone if j.rater == session.rater}
+    second = judging.second_rater_items(everyone, session.rater, session.settings.overlap)
+    items = [QueueItem(q, d, (), (), SECOND_RATER, 0.0) for q, d in second[:BATCH]]
+    if len(items) < BATCH and len(session.queue):
+        for attempt in range(2):  # the second time, the skipped documents come back
+            avoid = mine | (session.skipped if attempt == 0 else set())
+            wanted = BATCH - len(items) + len(avoid)
+            fresh = [i for i in session.queue.next(wanted) if (i.query, i.doc) not in avoid]
+            if fresh or not session.skipped:
+                items += fresh[:BATCH - len(items)]
+                break
+            session.skipped = set()
     by_query: dict[str, list[QueueItem]] = {}
     for item in items:
         by_query.setdefault(item.query, []).append(item)
@@ -212,14 +333,16 @@ def _write(ws: Workspace, session: Session) -> None:
                      dataset_version=new.version)
 
 
-def _advance(session: Session) -> None:
+def _advance(session: Session, ws: Workspace | None) -> None:
     if session.current is None:
-        _next_batch(session)
+        _next_batch(session, ws)
 
 
-def record(ws: Workspace, session: Session, grade: int) -> None:
-    """Grade the current document: written to the workspace first; when the write fails
-    (the workspace down, a role that may not add labels) nothing changes and it raises."""
+def record(ws: Workspace, session: Session, grade: float) -> None:
+    """Grade the current document (``grade`` NaN: "can't tell"): written to the
+    workspace first; when the write fails (the workspace down, a role that may not add
+    labels) nothing changes and it raises. The queue takes the document's grade by
+    :data:`~ireval_core.decisions.judging.AGGREGATION`."""
     item = session.current
     if item is None:
         return
@@ -231,17 +354,29 @@ def record(ws: Workspace, session: Session, grade: int) -> None:
     except BaseException:
         session.rows.pop()  # not written: the document is still the one to judge
         raise
-    session.queue.add([(item.query, item.doc, float(grade))])
-    session.done.add((item.query, item.doc))
-    _advance(session)
+    key = (item.query, item.doc)
+    mine = [j for j in session.others + session.rows if (j.query, j.doc) == key]
+    graded = judging.aggregate(mine).get(key)
+    if graded is not None:
+        session.queue.add([(item.query, item.doc, graded)])
+    session.done.add(key)
+    _advance(session, ws)
 
 
-def skip(session: Session) -> None:
-    """Leave the current document unjudged ("skip" and "can't tell")."""
+def cant_tell(ws: Workspace, session: Session) -> None:
+    """Record that this rater cannot tell (not a grade: the document stays unjudged for
+    the others and is not offered to this rater again)."""
+    record(ws, session, judging.CANT_TELL)
+
+
+def skip(session: Session, ws: Workspace | None = None) -> None:
+    """Leave the current document unjudged, nothing written: it comes back once the
+    queue's other documents are done."""
     item = session.current
     if item is not None:
         session.done.add((item.query, item.doc))
-        _advance(session)
+        session.skipped.add((item.query, item.doc))
+        _advance(session, ws)
 
 
 def undo(ws: Workspace, session: Session) -> str | None:
@@ -277,12 +412,25 @@ def verdict_line(number: int, v: PairVerdict) -> str:
     return f"Pair {number}: settled: {v.verdict}"
 
 
-def guidelines(ws: Workspace, dataset_id: str) -> str | None:
-    """The newest dataset note titled :data:`GUIDELINES_TITLE`, without its title line."""
-    notes = [n for n in ws.notes(dataset_id, actor=workspace_glue.actor())
-             if n.target.kind == "dataset"
-             and n.text.splitlines()[:1] == [GUIDELINES_TITLE]]
-    return "\n".join(notes[-1].text.splitlines()[1:]).strip() if notes else None
+def agreement(session: Session) -> RaterReport | None:
+    """The raters' agreement on the documents two of them graded (every session's
+    labels as read at the last batch, with this session's), as of the start of the
+    batch: computed once per batch, not on each keypress (the rater analysis takes
+    about 0.1 s for a few thousand labels)."""
+    key = (id(session.others), len(session.others), session.batch_number)
+    if session.agreement_memo is None or session.agreement_memo[0] != key:
+        session.agreement_memo = (key, judging.agreement(session.others + session.rows))
+    return session.agreement_memo[1]
+
+
+def exports(session: Session, runs: list[Run]) -> tuple[bytes, bytes, int]:
+    """The judged labels (every session's) as TREC qrels and as the labeling table
+    (CSV, formula cells escaped), and how many labels the table leaves out (documents
+    none of ``runs`` ranks)."""
+    everyone = session.others + session.rows
+    table, left_out = judging.labeling_table(everyone, runs)
+    return (judging.trec_qrels(judging.judged_qrels(everyone)),
+            judging.labeling_csv(table), left_out)
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the topics…")

@@ -265,8 +265,8 @@ def _area(ws: Workspace, s: TaskSession, grades: tuple[int, ...]) -> None:
         with st.container(border=True):
             st.markdown(f"**Document** `{widgets.md_escape(unit[1])}`")
         cols = st.columns(len(grades) + 2)
-        for col, g in zip(cols, grades, strict=False):
-            col.button(str(g), key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
+        for col, (g, text) in zip(cols, jg.grade_buttons(grades, ""), strict=False):
+            col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
                        use_container_width=True, on_click=jg.act,
                        args=(s, lambda g=g: record(ws, s, g)))
         cols[-2].button("Skip", key=keys.SKIP, shortcut="Right",

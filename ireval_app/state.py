@@ -555,3 +555,15 @@ def forget(*keys: str) -> None:
     their defaults."""
     for key in keys:
         st.session_state.pop(key, None)
+
+
+_RATER = "ireval.judging.rater_name"  # the name a rater gave, not signed in
+
+
+def get_rater() -> str:
+    """The name this session's rater gave on the Judging page (``""`` before)."""
+    return str(st.session_state.get(_RATER, ""))
+
+
+def set_rater(name: str) -> None:
+    st.session_state[_RATER] = name

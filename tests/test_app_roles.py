@@ -269,6 +269,7 @@ def test_a_rater_judges_and_a_viewer_cannot(team: Team) -> None:
     assert team.ws.get_dataset(team.home, actor=ADA).version == before
 
     rater = session(RAY, "pages/judging.py", **pair)
+    assert not any(b.key == judging_keys.SET_SAVE for b in rater.button)  # editor's form
     rater.button(key=f"{judging_keys.GRADE}1").click().run()
     assert not rater.exception
     info = team.ws.get_dataset(team.home, actor=ADA)

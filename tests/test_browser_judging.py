@@ -18,7 +18,7 @@ from browser_support import (
 )
 from test_app_judging import judged_rows, small_files
 
-from ireval_core.workspace import Workspace
+from ireval_core.workspace import JudgingSet, Workspace
 
 require_chromium()
 
@@ -26,7 +26,11 @@ require_chromium()
 @pytest.fixture(scope="module")
 def dataset(server_workspace: Path) -> str:
     with Workspace.open(str(server_workspace)) as ws:
-        return ws.save_dataset(small_files(), name="holes", saved_by="ana").short_id
+        ds = ws.save_dataset(small_files(), name="holes", saved_by="ana").short_id
+        ws.set_judging_set(ds, JudgingSet("**Relevant**: the document answers the query.\n\n"
+                                          "- *none*: off topic\n- *low*: on topic, no answer"),
+                           author="ana")
+        return ds
 
 
 def _start(pg, url: str) -> None:
@@ -76,6 +80,8 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
         body = pg.inner_text("body")
         assert re.search(r"Query q\d: the question of query \d", body), body
         assert "base" not in body.split("Batch 1")[1]  # blind: no system name by the document
+        assert "0 none" in body and "1 low" in body  # the grades named, the qrels' scale
+        assert "the document answers the query" in body  # the guidelines beside it
         pg.locator("h1").first.click()
         for n, key in enumerate(("1", "0", "1"), start=1):
             _key(pg, key, n, ws, dataset, n)

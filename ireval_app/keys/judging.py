@@ -57,3 +57,20 @@ TASK_SET_NAME = "ireval.judging.task.set_name"
 LOCAL.update({k: "the month's task is built in this session, not from a link" for k in (
     MODE, TASK_ROUND, TASK_DESIGN, TASK_N, TASK_K, TASK_SEED, TASK_SET, TASK_SET_NAME)})
 LOCAL[TASK_LOG] = "a file: a link cannot carry it"
+
+SET_GUIDELINES = "ireval.judging.set.guidelines"
+"""Text area: the judging set's guidelines (markdown), for an editor."""
+SET_LABEL_MAP = "ireval.judging.set.label_map"
+"""Text: the judging set's label map, for an editor."""
+SET_OVERLAP = "ireval.judging.set.overlap"
+"""Number: the judging set's overlap share (percent), for an editor."""
+SET_SAVE = "ireval.judging.set.save"
+"""Form submit: save the judging set's next version."""
+EXPORT_QRELS = "ireval.judging.export.qrels"
+"""Download: the judged labels as TREC qrels."""
+EXPORT_TABLE = "ireval.judging.export.table"
+"""Download: the judged labels as the labeling table."""
+
+LOCAL.update({k: "the judging set is kept in the workspace, not in a link" for k in (
+    SET_GUIDELINES, SET_LABEL_MAP, SET_OVERLAP, SET_SAVE)})
+LOCAL.update({k: "a download: nothing to restore" for k in (EXPORT_QRELS, EXPORT_TABLE)})

@@ -156,7 +156,7 @@ from ._members import (
     sign_in,
     verify_audit,
 )
-from ._notes import add_note, select_notes
+from ._notes import MAX_OVERLAP, add_note, judging_set_history, select_notes, set_judging_set
 from ._schema import MIGRATIONS, SCHEMA_VERSION
 from ._types import (
     FILE_KINDS,
@@ -171,6 +171,7 @@ from ._types import (
     FileInfo,
     FileNameTakenError,
     FileRounds,
+    JudgingSet,
     Note,
     RoundsInSetError,
     Target,
@@ -210,6 +211,8 @@ __all__ = [
     "Note",
     "RoundsInSetError",
     "FileRounds",
+    "JudgingSet",
+    "MAX_OVERLAP",
     "Target",
     "Workspace",
     "WorkspaceError",
@@ -466,7 +469,8 @@ class Workspace:
     def notes(self, dataset_id: str | None = None, target: Target | None = None, *,
               kind: str | None = None, include_superseded: bool = False,
               actor: Actor = ANONYMOUS) -> list[Note]:
-        """Notes in the order they were added.
+        """Notes in the order they were added (a dataset's judging-set versions, kept
+        in the same table, are not notes: see :meth:`judging_set_history`).
 
         Parameters
         ----------
@@ -486,6 +490,35 @@ class Workspace:
         """
         return select_notes(self._store, dataset_id, target, kind=kind,
                             include_superseded=include_superseded, actor=actor)
+
+    # ------------------------------------------------------------------ judging sets
+    def judging_set(self, dataset_id: str, *, actor: Actor = ANONYMOUS) -> JudgingSet:
+        """The newest version of a dataset's judging set (:class:`JudgingSet`: the
+        guidelines, label map and overlap share of the Judging page); the defaults,
+        version 0, when nobody edited it. Refused as :meth:`get_dataset` refuses the
+        dataset."""
+        history = judging_set_history(self._store, dataset_id, actor=actor)
+        return history[-1] if history else JudgingSet()
+
+    def judging_set_history(self, dataset_id: str, *,
+                            actor: Actor = ANONYMOUS) -> list[JudgingSet]:
+        """Every version of a dataset's judging set, oldest first (empty when never
+        edited)."""
+        return judging_set_history(self._store, dataset_id, actor=actor)
+
+    def set_judging_set(self, dataset_id: str, settings: JudgingSet, *,
+                        author: str | None = None, actor: Actor = ANONYMOUS) -> JudgingSet:
+        """Record ``settings`` (its guidelines, label map and overlap; the other fields
+        are ignored) as the next version of the dataset's judging set, and return it.
+
+        Versioned: the earlier versions are kept (:meth:`judging_set_history`). Needs
+        the role ``editor`` in the dataset's project (refused with
+        :class:`~ireval_core.errors.NotAllowedError`), and writes an audit-log row
+        ``judging set edited``. A label map that does not parse, or an overlap outside
+        0 to :data:`MAX_OVERLAP`, is refused. ``author`` as for :meth:`add_note`.
+        """
+        return set_judging_set(self._store, dataset_id, settings, author=author,
+                               actor=actor)
 
     # ---------------------------------------------------------------------- usage
     def usage(self) -> WorkspaceUsage:

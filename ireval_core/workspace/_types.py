@@ -373,3 +373,48 @@ def utc(value: datetime) -> datetime:
 def utc_now() -> datetime:
     """The time now, timezone-aware UTC."""
     return datetime.now(UTC)
+
+
+JUDGING_SET_KIND = "judging set"
+"""The kind of the notes-table rows that hold a dataset's judging-set settings (never
+listed by :meth:`Workspace.notes`)."""
+
+
+@dataclass(frozen=True)
+class JudgingSet:
+    """How a dataset is judged on the Judging page: the team's guidelines, the label map
+    that names the grades, and the overlap share served to a second rater.
+
+    Stored with the dataset, **versioned**: every edit is a new record naming the one it
+    replaces (nothing is overwritten); :meth:`Workspace.judging_set` gives the newest,
+    :meth:`Workspace.judging_set_history` every edit. A dataset never edited has the
+    defaults (``version`` 0).
+
+    >>> JudgingSet().overlap, JudgingSet().version
+    (0.0, 0)
+    """
+
+    guidelines: str = ""
+    """Markdown shown beside each document."""
+    label_map: str = ""
+    """A label map's text (``none=0,low=1,mid=2,high=3`` or a built-in map's name); ``""``
+    for the product's default names."""
+    overlap: float = 0.0
+    """Share of the judged documents (0 to 0.5) a second rater is asked to judge too."""
+    version: int = 0
+    """Edits so far (0: never edited)."""
+    edited_by: str = ""
+    edited_at: datetime | None = None
+
+    def as_text(self) -> str:
+        """The stored form: JSON of the three settings."""
+        return json.dumps({"guidelines": self.guidelines, "label_map": self.label_map,
+                           "overlap": self.overlap}, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_text(cls, text: str, *, version: int, edited_by: str,
+                  edited_at: datetime) -> JudgingSet:
+        """The settings stored as :meth:`as_text` (a key left out takes its default)."""
+        data = json.loads(text)
+        return cls(str(data.get("guidelines", "")), str(data.get("label_map", "")),
+                   float(data.get("overlap", 0.0)), version, edited_by, edited_at)
