@@ -65,7 +65,7 @@ def _verdict(pg, url: str) -> str:
 def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str,
                                               server_workspace: Path) -> None:
     ws = Workspace.open(str(server_workspace))
-    page = f"{server}/judging?ds={dataset}&measure=P%405&baseline=base.txt&candidate=cand.txt"
+    page = f"{server}/judging?ds={dataset}&measure=P%405&baseline=base&candidate=cand"
     with guarded_page(browser, height=800, width=1280, timeout=60_000) as pg:
         _start(pg, page)
         inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
@@ -78,6 +78,7 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
                                         "buffer": docs}])
         pg.get_by_text("the text of document").wait_for()
         body = pg.inner_text("body")
+        assert "Not applied" not in body  # the link's measure, baseline and candidate
         assert re.search(r"Query q\d: the question of query \d", body), body
         assert "base" not in body.split("Batch 1")[1]  # blind: no system name by the document
         assert "0 none" in body and "1 low" in body  # the grades named, the qrels' scale
