@@ -3,7 +3,9 @@
 ``python -m ireval_core workspace [--url URL] audit [--since DATE] [--verify]`` lists the
 audit log (one tab-separated line per write: number, time, who, action, project, target,
 detail), or with ``--verify`` checks its hash chain: exit status 0 when it is intact, 1
-with the first row changed or removed named on stderr.
+with the first row changed or removed named on stderr. It reads as
+:data:`~ireval_core.workspace.OPERATOR`: whoever holds the database's URL reads the
+whole log, in a workspace with members too (the app's people read it by their roles).
 """
 
 from __future__ import annotations
@@ -38,11 +40,11 @@ def add_parsers(sub: Any) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``workspace audit``; errors propagate (the CLI turns them into exit 2)."""
-    from .workspace import Workspace  # SQLAlchemy: only for this command
+    from .workspace import OPERATOR, Workspace  # SQLAlchemy: only for this command
 
     with Workspace.open(args.url) as ws:
         if args.verify:
-            check = ws.verify_audit()
+            check = ws.verify_audit(actor=OPERATOR)
             if check.intact:
                 rows_word = "row" if check.rows == 1 else "rows"
                 out.write(f"audit log intact: {check.rows} {rows_word} in {ws.url}\n")
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.write(f"audit log broken at row {check.broken_row} in {ws.url}: "
                              f"{check.reason}\n")
             return 1
-        rows = ws.audit(since=args.since)
+        rows = ws.audit(since=args.since, actor=OPERATOR)
         out.write("row\tat\twho\taction\tproject\ttarget\tdetail\n")
         for e in rows:
             out.write(f"{e.id}\t{e.at}\t{_one_line(e.who)}\t{e.action}\t"
