@@ -45,17 +45,23 @@ def project_choice(choices: list[str], key: str) -> str:
     """The project to save into, among ``choices`` (those where the role allows saving,
     :func:`ireval_app.workspace_glue.projects_allowing`): a select chosen first on the
     project this session saved into last, else the default project; with one choice, a
-    caption for a signed-in person (nothing for the single local user)."""
+    caption for a signed-in person (nothing for the single local user). A project chosen
+    in this form stays chosen when the role there was taken away meanwhile: the save goes
+    where the person chose, and the workspace refuses it there (never a silent save into
+    another project)."""
     last = state.get_last_project()
     first = (last if last in choices
              else workspace_glue.DEFAULT_PROJECT if workspace_glue.DEFAULT_PROJECT in choices
              else choices[0])
-    if len(choices) == 1:
+    chosen = st.session_state.get(key)
+    offered = [*choices, *([chosen] if isinstance(chosen, str) and chosen not in choices
+                           else [])]
+    if len(offered) == 1:
         if workspace_glue.actor().signed_in:
             st.caption(f":material/folder: Saved in the project **{md_escape(first)}**")
         return first
-    state.keep_choice(key, choices, first)
-    return str(st.selectbox("Project", choices, key=key,
+    state.keep_choice(key, offered, first)
+    return str(st.selectbox("Project", offered, key=key,
                             help="The projects where your role lets you save; its members "
                                  "see what is saved there"))
 

@@ -211,6 +211,59 @@ def test_the_admin_page_is_for_admins_only(team: Team) -> None:
     assert len(at.dataframe) == 0 and not at.get("date_input")
 
 
+TINY_QRELS = b"tq1 0 tdoc1 1\n"
+TINY_RUN = b"tq1 Q0 tdoc1 1 2.0 tinysys\n"
+
+
+def test_a_person_saves_into_a_project_where_the_role_allows_and_sees_both(team: Team
+                                                                           ) -> None:
+    """Vic is an editor in ``search`` and ``lab`` and a viewer in ``default``: the Data
+    page offers those two to save into (not ``default``), saves into the one chosen, the
+    Labeling data page then offers that one first; a save into a project where the role
+    was taken away after the form was drawn is refused by the workspace and writes
+    nothing; the saved list shows each dataset's project, the default's and lab's."""
+    from ireval_app import state
+    from ireval_app.keys import data as data_keys
+
+    for project in ("search", "lab"):
+        team.ws.create_project(project, actor=ADA)
+        team.ws.set_role(VIC.email, "editor", actor=ADA, project=project)
+    at = session(VIC, "app.py")
+    at.radio(key=state.SOURCE).set_value("upload").run()
+    at.file_uploader(key=state.QRELS_UPLOADER).set_value(("t.qrels", TINY_QRELS, "text/plain"))
+    at.file_uploader(key=state.RUNS_UPLOADER).set_value([("t.run", TINY_RUN, "text/plain")])
+    at.run()
+    choice = at.selectbox(key=data_keys.SAVE_PROJECT)
+    assert (choice.options, choice.value) == (["search", "lab"], "search")
+    choice.set_value("lab")
+    at.text_input(key=data_keys.SAVE_NAME).input("tiny")
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    [tiny] = team.ws.list_datasets(actor=VIC, project="lab")
+    assert (tiny.name, tiny.saved_by) == ("tiny", "Vic Viewer <vic@example.org>")
+
+    at.switch_page("pages/labels_data.py").run()  # the same session: lab first
+    at.radio(key=labels_keys.SOURCE).set_value("upload").run()
+    may = LABELS / "labels_2026-05.csv"
+    at.file_uploader(key=labels_keys.UPLOADER).set_value([(may.name, may.read_bytes(),
+                                                          "text/csv")]).run()
+    assert at.selectbox(key=labels_keys.SAVE_PROJECT).value == "lab"
+    at.selectbox(key=labels_keys.SAVE_PROJECT).set_value("search")
+    at.text_input(key=labels_keys.SAVE_NAME).input("may labels")
+    team.ws.set_role(VIC.email, "viewer", actor=ADA, project="search")  # meanwhile
+    rows = len(team.ws.audit(actor=OPERATOR))
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not at.exception
+    assert "vic@example.org may not save a dataset in project 'search'" in shown_text(at)
+    assert len(team.ws.audit(actor=OPERATOR)) == rows  # nothing written
+    assert team.ws.list_datasets(actor=VIC, project="search") == []
+
+    data = session(VIC, "app.py", ds=tiny.short_id)
+    listed = shown_text(data)
+    assert "tiny  ·  project lab" in listed and "sample  ·  project default" in listed
+    assert "secret set" not in listed
+
+
 PROBED = ("app.py", "pages/metrics.py", "pages/labels_data.py", "pages/admin.py")
 """The pages probed in the suite (the Data page, a results page, a labeling page, the
 Admin page); ``IREVAL_ROLES_ALL_PAGES=1`` probes every page."""
@@ -242,7 +295,8 @@ def test_security_probes_show_and_write_nothing_beyond_the_role(team: Team) -> N
                 if person in (VIC, RAY):
                     assert not any(str(b.label).startswith(("Save", "Delete", "Record", "Add"))
                                    for b in at.button), (page, person)
-    assert len(team.ws.audit(actor=OPERATOR)) == before  # nothing written (sign-ins were recorded before)
+    # nothing written (the sign-ins were recorded before)
+    assert len(team.ws.audit(actor=OPERATOR)) == before
     seen = session(ADA, "app.py", ds=team.secret)  # the admin of secret sees it
     assert "secret set" in shown_text(seen)
 

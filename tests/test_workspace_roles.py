@@ -93,7 +93,8 @@ def test_first_sign_in(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     assert ws.sign_in(VIC) == "viewer" and ws.role(VIC) == "viewer"
     ws.set_role(VIC.email, "editor", actor=ADA)
     assert ws.sign_in(VIC) == "editor"  # a member keeps their role
-    assert [e.action for e in ws.audit(actor=OPERATOR)] == ["member added", "member added", "role changed"]
+    assert [e.action for e in ws.audit(actor=OPERATOR)] == [
+        "member added", "member added", "role changed"]
     monkeypatch.setenv("IREVAL_DEFAULT_ROLE", "admin")
     with pytest.raises(Exception, match=r"^IREVAL_DEFAULT_ROLE is 'admin': set it to "
                        r"'viewer' or leave it unset"):
@@ -148,7 +149,8 @@ def test_each_role_does_what_it_may_and_nothing_more(
         ("ray@example.org", "rater"), ("vic@example.org", "viewer")]
     ws.delete_dataset(info.id, confirm=info.short_id, actor=ADA)
     assert ws.set_role(VIC.email, None, actor=ADA) is None and ws.role(VIC) is None
-    actions = [(e.action, e.actor_email) for e in ws.audit(actor=OPERATOR)][4:]  # after the team's set-up
+    log = ws.audit(actor=OPERATOR)
+    actions = [(e.action, e.actor_email) for e in log][4:]  # after the team's set-up
     assert actions == [("dataset saved", EDD.email), ("version added", RAY.email),
                        ("decision recorded", EDD.email), ("dataset deleted", ADA.email),
                        ("role changed", ADA.email)]
