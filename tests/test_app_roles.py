@@ -16,6 +16,7 @@ it, and that nothing is written. The round trip through a real provider in Chrom
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -100,16 +101,6 @@ def shown_text(at: AppTest) -> str:
 
 def menu_titles(at: AppTest) -> list[str]:
     return [str(link.proto.label) for link in at.get("page_link")]
-
-
-def test_a_person_without_a_role_sees_whom_to_ask_and_no_data(team: Team) -> None:
-    at = session(OUT, "pages/metrics.py", ds=team.home)
-    text = shown_text(at)
-    assert "ask an admin of the project 'default' for access" in text
-    assert "Otto Outsider" in text and "out@example.org" in text
-    assert len(at.dataframe) == 0 and len(at.metric) == 0 and menu_titles(at) == []
-    assert "bm25" not in text and "secretsys" not in text
-    assert [b.label for b in at.button] == ["Sign out"]
 
 
 def test_a_viewer_sees_the_data_and_no_write_control(team: Team) -> None:
@@ -264,40 +255,127 @@ def test_a_person_saves_into_a_project_where_the_role_allows_and_sees_both(team:
     assert "secret set" not in listed
 
 
-PROBED = ("app.py", "pages/metrics.py", "pages/labels_data.py", "pages/admin.py")
-"""The pages probed in the suite (the Data page, a results page, a labeling page, the
-Admin page); ``IREVAL_ROLES_ALL_PAGES=1`` probes every page."""
+def every_link_param(**targets: str) -> dict[str, str]:
+    """Every URL parameter any page reads (the shared ones and each page's), each
+    ``"probe"`` unless ``targets`` gives it a value (the dataset and labeling set to
+    open, and the few that keep a page cheap)."""
+    import importlib
+
+    from ireval_app import state
+
+    names = set(state.SHARED_PARAMS)
+    for name in PAGES:
+        module = importlib.import_module(f"ireval_app.keys.{name}")
+        names |= {p.param for p in getattr(module, "PARAMS", ())}
+    return {name: targets.get(name, "probe") for name in sorted(names)} | targets
 
 
-def test_security_probes_show_and_write_nothing_beyond_the_role(team: Team) -> None:
-    """Every probed page, with links naming the secret project's dataset (``ds``, and
-    ``set`` on the labeling pages), not signed in, without a role, and as a viewer of the
-    default project only: the secret project's data is never shown to
-    someone outside it, a person without a role sees no data at all, a viewer no write
-    control, and no probe writes anything. ``IREVAL_ROLES_ALL_PAGES=1``: every page, the
-    rater and the editor, and the default project's link too."""
+CHEAP = {"resamples": "100", "tests": "t", "measures": "nDCG@10", "measure": "nDCG@10",
+         "source": "saved"}
+"""Link values that keep the pages that compute cheap (one test, 100 resamples, one
+measure: a measure typed in a select that takes new text is a value AppTest cannot send
+back as the session walks on)."""
+
+WRITE_LABELS = ("Save", "Delete", "Record", "Add", "Set the role", "Remove")
+"""How the buttons of writes begin."""
+
+
+def probe(person: Actor | None, link: dict[str, str], *, fresh: bool,
+          pages: list[str] | None = None) -> Iterator[tuple[str, AppTest]]:
+    """Every page (or ``pages``, by name) opened by ``link`` as ``person``: one session
+    walking the pages (a person moving through the menu), or a new session per page when
+    ``fresh``."""
+    at: AppTest | None = None
+    for info in (PAGES[n] for n in (pages or list(PAGES))):
+        if at is None or fresh:
+            at = AppTest.from_file(APP, default_timeout=90)
+            at.secrets["auth"] = AUTH
+            if person is not None:
+                at.user = {"is_logged_in": True, "email": person.email, "name": person.name,
+                           "email_verified": True}
+        at.query_params.clear()
+        for key, value in link.items():
+            at.query_params[key] = value
+        at.switch_page(info.path)
+        at.run()
+        assert not at.exception, (info.path, person, at.exception)
+        yield info.path, at
+
+
+def _ids(*full: str) -> tuple[str, ...]:
+    return tuple(i for f in full for i in (f, f[:12]))
+
+
+def test_probes_without_a_session_or_a_role_show_and_write_nothing(team: Team) -> None:
+    """Every page, with every link parameter (the dataset's link naming the default
+    project's dataset, the labeling set's the secret one), not signed in and signed in
+    without a role: only the sign-in screen (no menu, no control but Sign in), or whom
+    to ask; nothing of any dataset (no name, value or id, no table, figure or metric);
+    nothing written. ``IREVAL_ROLES_ALL_PAGES=1``: a new session per page, and the secret
+    dataset's link too (the gate reads no link before it lets a person in)."""
     every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
-    pages = [p.path for p in PAGES.values()] if every else PROBED
-    people = (None, OUT, VIC, RAY, EDD) if every else (None, OUT, VIC)
-    links = (team.secret, team.home) if every else (team.secret,)
     before = len(team.ws.audit(actor=OPERATOR))
-    for page in pages:
-        for link in links:
-            for person in people:
-                at = session(person, page, ds=link, set=link[:12])
+    markers = ("bm25", "neural_rerank", "secretsys", "secret_run", "secret set", "sample",
+               "'secret'", *_ids(team.home, team.secret))
+    for ds in (team.home, team.secret) if every else (team.home,):
+        link = every_link_param(ds=ds, set=team.secret[:12], dsv="1", version="1", **CHEAP)
+        for person in (None, OUT):
+            for page, at in probe(person, link, fresh=every):
                 text = shown_text(at)
-                assert "secretsys" not in text and "secret_run" not in text, (page, person)
-                assert "secret set" not in text, (page, person)
+                assert not [m for m in markers if m in text], (page, person)
+                assert len(at.dataframe) == len(at.table) == len(at.metric) == 0, page
+                assert not at.get("plotly_chart"), page
                 if person is None:
                     assert [b.label for b in at.button] == ["Sign in"], page
-                if person in (None, OUT):
-                    assert "bm25" not in text and len(at.dataframe) == 0, (page, person)
-                if person in (VIC, RAY):
-                    assert not any(str(b.label).startswith(("Save", "Delete", "Record", "Add"))
-                                   for b in at.button), (page, person)
-    # nothing written (the sign-ins were recorded before)
+                    assert "Sign in" in [h.value for h in at.subheader], page
+                    assert len(at.sidebar) == 0, page  # no menu, dataset, link or options
+                    for kind in ("selectbox", "radio", "text_input", "multiselect"):
+                        assert len(getattr(at, kind)) == 0, (page, kind)
+                else:
+                    assert [b.label for b in at.button] == ["Sign out"], page
+                    assert "ask an admin of the project 'default' for access" in text
+                    assert "Otto Outsider" in text and "out@example.org" in text
+                    assert menu_titles(at) == [], page
     assert len(team.ws.audit(actor=OPERATOR)) == before
-    seen = session(ADA, "app.py", ds=team.secret)  # the admin of secret sees it
+
+
+def test_probes_as_each_role_show_and_write_nothing_beyond_it(team: Team) -> None:
+    """Every page, with every link parameter, as each role of the default project: a
+    viewer opening the default project's dataset sees its data and no write control
+    (Save, Delete, Record, Add, no name to type, no grade button), and the link's labeling
+    set, in the secret project, shows nothing of it; a rater and an editor (each on half
+    the pages, in turn) opening the secret project's dataset see nothing of it, nor its
+    project; nothing is written. The admin of the secret project sees it (the control).
+    ``IREVAL_ROLES_ALL_PAGES=1``: a new session per page, the rater and the editor on
+    every page, and the viewer with the secret dataset's link too."""
+    from ireval_app.keys import judging as judging_keys
+
+    every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
+    before = len(team.ws.audit(actor=OPERATOR))
+    secret = ("secretsys", "secret_run", "secret set", "'secret'", *_ids(team.secret))
+    home = every_link_param(ds=team.home, set=team.secret[:12], version="1", **CHEAP)
+    away = every_link_param(ds=team.secret, set=team.secret[:12], dsv="1", version="1",
+                            **CHEAP)
+    names = list(PAGES)
+    runs = [(VIC, home, names), (RAY, away, names[::2]), (EDD, away, names[1::2])]
+    if every:
+        runs = [(VIC, home, names), (VIC, away, names), (RAY, away, names),
+                (EDD, away, names)]
+    for person, link, pages in runs:
+        for page, at in probe(person, link, fresh=every, pages=pages):
+            # the link's own value, said back ("Not applied: ds=..."), is not the data's
+            text = re.sub(r"Not applied: \w+=[0-9a-f]+…?", "", shown_text(at))
+            assert not [m for m in secret if m in text], (page, person)
+            if person is VIC:
+                assert not [b.label for b in at.button
+                            if str(b.label).startswith(WRITE_LABELS)], page
+                assert not [t for t in at.text_input if t.label == "Your name"], page
+                assert not [b for b in at.button
+                            if str(b.key).startswith(judging_keys.GRADE)], page
+            if page == "app.py" and link is home:
+                assert "bm25" in text  # the viewer sees the data
+    assert len(team.ws.audit(actor=OPERATOR)) == before  # the sign-ins were recorded before
+    seen = session(ADA, "app.py", ds=team.secret)
     assert "secret set" in shown_text(seen)
 
 

@@ -218,9 +218,18 @@ def require(conn: Connection, actor: Actor, pid: int, needed: str, action: str) 
 
 def readable(conn: Connection, actor: Actor, full: str) -> None:
     """Refuse with :class:`~ireval_core.errors.NotAllowedError` unless ``actor`` may read
-    the dataset ``full`` (its whole id): a role in its project, ``viewer`` or above."""
-    pid, _ = dataset_project(conn, full)
-    require(conn, actor, pid, "viewer", "read the datasets")
+    the dataset ``full`` (its whole id): a role in its project, ``viewer`` or above. The
+    message of a signed-in person's refusal does not name the project (someone without a
+    role there learns nothing of it from a link); the error's ``project`` does."""
+    pid, project = dataset_project(conn, full)
+    if not actor.signed_in or role_of(conn, actor, pid) is not None:
+        require(conn, actor, pid, "viewer", "read the datasets")
+        return
+    raise NotAllowedError(
+        f"{actor.email} may not read the datasets of this link: they are in a project "
+        "where they have no role (whoever shared the link can ask that project's admin "
+        "to add them)", who=actor.email, action="read the datasets", project=project,
+        role=None, needed="viewer")
 
 
 def readable_projects(conn: Connection, actor: Actor) -> list[int]:
