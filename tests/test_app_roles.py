@@ -316,7 +316,8 @@ def test_probes_without_a_session_or_a_role_show_and_write_nothing(team: Team) -
     every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
     before = len(team.ws.audit(actor=OPERATOR))
     markers = ("bm25", "neural_rerank", "secretsys", "secret_run", "secret set", "sample",
-               "'secret'", *_ids(team.home, team.secret))
+               "'secret'", *_ids(team.home, team.secret), AUTH["cookie_secret"],
+               AUTH["client_secret"])
     for ds in (team.home, team.secret) if every else (team.home,):
         link = every_link_param(ds=ds, set=team.secret[:12], dsv="1", version="1", **CHEAP)
         for person in (None, OUT):
