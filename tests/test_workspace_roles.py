@@ -500,3 +500,28 @@ def test_a_person_saves_where_they_are_an_editor_and_reads_both(
     assert mine.project == "search"
     with pytest.raises(ValueError, match="'needed' parameter"):
         ws.projects_allowing(VIC, "boss")
+
+
+def test_the_cli_saves_into_a_project(ws: Workspace, url: str, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workspace save --project``: into the project named, as the local user of a
+    workspace without members; a project that does not exist, and any save once the
+    workspace has members, refused (exit 2, one line), nothing written."""
+    (tmp_path / "q.txt").write_bytes(QRELS)
+    (tmp_path / "r.txt").write_bytes(RUN)
+    files = ["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt")]
+    ws.create_project("search", actor=ANONYMOUS)
+    status, out, _ = cli("workspace", "--url", url, "save", "--name", "cli set", "--by",
+                         "ana", "--project", "search", *files)
+    [info] = ws.list_datasets(project="search")
+    assert (status, out) == (0, f"{info.short_id}\tcli set\tproject search\n")
+    assert (info.saved_by, [f.name for f in info.files]) == ("ana", ["q.txt", "r.txt"])
+    status, _, err = cli("workspace", "--url", url, "save", "--name", "x", "--by", "ana",
+                         "--project", "nope", "--run", str(tmp_path / "r.txt"))
+    assert status == 2 and "the name of a project (default, search)" in err
+    team(ws, monkeypatch)
+    rows = len(ws.audit(actor=OPERATOR))
+    status, _, err = cli("workspace", "--url", url, "save", "--name", "y", "--by", "ana",
+                         "--run", str(tmp_path / "r.txt"))
+    assert status == 2 and "only a signed-in person may read or write it" in err
+    assert len(ws.audit(actor=OPERATOR)) == rows
