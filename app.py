@@ -101,12 +101,14 @@ def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
                 "**Save to the workspace**.", icon=":material/info:")
         return None, None
     by_id = {i.id: i for i in infos}
+    projects = workspace_glue.shows_projects(infos)
     current = state.get_dataset_id()
     state.keep_choice(keys.SAVED_PICK, list(by_id), current if current in by_id else infos[0].id)
     pick = st.selectbox(
         "Saved dataset", list(by_id), key=keys.SAVED_PICK,
-        format_func=lambda i: (f"{by_id[i].name}  ·  project {by_id[i].project}  ·  "
-                               f"{len(by_id[i].files)} files  ·  saved "
+        format_func=lambda i: (f"{by_id[i].name}  ·  "
+                               + (f"project {by_id[i].project}  ·  " if projects else "")
+                               + f"{len(by_id[i].files)} files  ·  saved "
                                f"by {by_id[i].saved_by} on {by_id[i].saved_at:%Y-%m-%d}  ·  "
                                f"{by_id[i].short_id}"))
     info, files = workspace_glue.open_dataset(
@@ -173,8 +175,10 @@ def _save_block() -> None:
     if existing is not None:
         state.set_dataset_id(existing.id)
         st.success(f"These files are saved in the workspace as "
-                   f"**{widgets.md_escape(existing.name)}** (project "
-                   f"{widgets.md_escape(existing.project)}, by "
+                   f"**{widgets.md_escape(existing.name)}** ("
+                   + (f"project {widgets.md_escape(existing.project)}, "
+                      if workspace_glue.shows_projects([existing]) else "")
+                   + "by "
                    f"{widgets.md_escape(existing.saved_by)}, "
                    f"{existing.saved_at:%Y-%m-%d}): links to this view open them.",
                    icon=":material/cloud_done:")

@@ -43,14 +43,16 @@ def _saved_sets() -> None:
                 icon=":material/info:")
         return
     shown = labels_widgets.opened()
+    projects = workspace_glue.shows_projects(list(sets.values()))
     views.bind_view(keys.SAVED_PICK, "", choices=list(sets))
     state.keep_choice(keys.SAVED_PICK, list(sets), next(iter(sets)))
     left, right = st.columns([3, 2])
     pick = left.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
         on_change=lambda: labels_widgets.choose_saved(str(state.widget_value(keys.SAVED_PICK))),
-        format_func=lambda i: (f"{sets[i].name}  ·  project {sets[i].project}  ·  "
-                               f"{_count(sets[i])}  ·  version "
+        format_func=lambda i: (f"{sets[i].name}  ·  "
+                               + (f"project {sets[i].project}  ·  " if projects else "")
+                               + f"{_count(sets[i])}  ·  version "
                                f"{sets[i].latest_version}  ·  id {i}"))
     if shown is None or shown.info.short_id != pick:
         if labels_widgets.open_once(pick):  # once: a failure is shown above
@@ -65,8 +67,9 @@ def _saved_sets() -> None:
                     help="Every version of the set stays readable: a link names its version "
                          "and keeps showing its numbers after newer months are added")
     info = shown.info
-    st.caption(f"Set **{widgets.md_escape(info.name)}** (id `{info.short_id}`, project "
-               f"{widgets.md_escape(info.project)}), version "
+    where = (f", project {widgets.md_escape(info.project)}"
+             if workspace_glue.shows_projects([info]) else "")
+    st.caption(f"Set **{widgets.md_escape(info.name)}** (id `{info.short_id}`{where}), version "
                f"{info.version} of {info.latest_version}: "
                f"{labels_widgets.names([f.name for f in info.files])}.")
     with st.expander(f"Versions of {info.name} ({len(shown.versions)})",
