@@ -93,17 +93,22 @@ def _saved_block() -> tuple[cache.LoadedFiles | None, str | None]:
 def _saved_pick(ws: Workspace) -> tuple[cache.LoadedFiles | None, str | None]:
     infos = ws.list_datasets(actor=workspace_glue.actor())
     st.caption(f"Workspace: {widgets.md_escape(ws.url)}. Saved datasets are shared by "
-               "everyone using this workspace; a link to a view opens its dataset.")
+               "everyone using this workspace (with sign-in, by the members of their "
+               "project: this list has the projects you may read); a link to a view opens "
+               "its dataset.")
     if not infos:
         st.info("No saved dataset yet: choose Upload above, load qrels and runs, then "
                 "**Save to the workspace**.", icon=":material/info:")
         return None, None
     by_id = {i.id: i for i in infos}
+    projects = workspace_glue.shows_projects(infos)
     current = state.get_dataset_id()
     state.keep_choice(keys.SAVED_PICK, list(by_id), current if current in by_id else infos[0].id)
     pick = st.selectbox(
         "Saved dataset", list(by_id), key=keys.SAVED_PICK,
-        format_func=lambda i: (f"{by_id[i].name}  ·  {len(by_id[i].files)} files  ·  saved "
+        format_func=lambda i: (f"{by_id[i].name}  ·  "
+                               + (f"project {by_id[i].project}  ·  " if projects else "")
+                               + f"{len(by_id[i].files)} files  ·  saved "
                                f"by {by_id[i].saved_by} on {by_id[i].saved_at:%Y-%m-%d}  ·  "
                                f"{by_id[i].short_id}"))
     info, files = workspace_glue.open_dataset(
@@ -170,15 +175,21 @@ def _save_block() -> None:
     if existing is not None:
         state.set_dataset_id(existing.id)
         st.success(f"These files are saved in the workspace as "
-                   f"**{widgets.md_escape(existing.name)}** (by "
+                   f"**{widgets.md_escape(existing.name)}** ("
+                   + (f"project {widgets.md_escape(existing.project)}, "
+                      if workspace_glue.shows_projects([existing]) else "")
+                   + "by "
                    f"{widgets.md_escape(existing.saved_by)}, "
                    f"{existing.saved_at:%Y-%m-%d}): links to this view open them.",
                    icon=":material/cloud_done:")
         return
-    if not workspace_glue.may("editor"):
-        st.warning(_NOT_SAVED + "Saving to the workspace needs the role editor: ask an admin "
-                   f"of the project '{workspace_glue.DEFAULT_PROJECT}'.",
-                   icon=":material/cloud_off:")
+    projects = workspace_glue.projects_allowing("editor")
+    if isinstance(projects, workspace_glue.WorkspaceProblem):
+        ww.workspace_problem(projects, lead=_NOT_SAVED)
+        return
+    if not projects:
+        st.warning(_NOT_SAVED + "Saving to the workspace needs the role editor in a project: "
+                   "ask an admin of the project.", icon=":material/cloud_off:")
         return
     st.warning(_NOT_SAVED + "Save them to the workspace to keep them, share a link, and "
                "attach notes.", icon=":material/cloud_off:")
@@ -187,6 +198,7 @@ def _save_block() -> None:
         name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. TREC DL 2019, November round")
         note = st.text_input("Note (optional)", key=keys.SAVE_NOTE)
+        project = ww.project_choice(projects, keys.SAVE_PROJECT)
         ww.author_field()
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
             author = ww.author()
@@ -195,9 +207,11 @@ def _save_block() -> None:
                 return
             info = ww.write_to_workspace(lambda ws: ws.save_dataset(
                 files, name=name.strip(), note=note.strip(),
-                saved_by=None if who.signed_in else author, actor=who), lead=_NOT_SAVED)
+                saved_by=None if who.signed_in else author, actor=who, project=project),
+                lead=_NOT_SAVED)
             if info is None:
                 return
+            state.set_last_project(info.project)
             state.set_dataset_id(info.id)
             st.toast(f"Saved as {info.name} ({info.short_id})")
             st.rerun()

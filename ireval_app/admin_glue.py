@@ -52,10 +52,12 @@ def members_table(found: list[Member]) -> pd.DataFrame:
 
 def audit_table(since: date | None, projects: list[str]) -> pd.DataFrame | WorkspaceProblem:
     """The audit log's rows at or after ``since`` (a day, UTC) on ``projects`` (those
-    this person administers), the newest first."""
+    this person administers: the workspace gives them no other row), the newest first."""
+
+    who = actor()
 
     def work(ws: Workspace) -> list[AuditEntry]:
-        return ws.audit(since=None if since is None else since.isoformat())
+        return ws.audit(since=None if since is None else since.isoformat(), actor=who)
 
     entries = with_workspace(work)
     if isinstance(entries, WorkspaceProblem):
@@ -69,5 +71,7 @@ def audit_table(since: date | None, projects: list[str]) -> pd.DataFrame | Works
 
 
 def verify() -> AuditCheck | WorkspaceProblem:
-    """The audit log's hash chain checked (every row, whichever project)."""
-    return with_workspace(lambda ws: ws.verify_audit())
+    """The audit log's hash chain checked (every row, whichever project; the workspace
+    refuses anyone but an admin)."""
+    who = actor()
+    return with_workspace(lambda ws: ws.verify_audit(actor=who))

@@ -61,6 +61,7 @@ __all__ = [
     "evaluated_measures",
     "forget",
     "get_author",
+    "get_last_project",
     "is_sign_in_recorded",
     "get_dataset",
     "get_dataset_id",
@@ -93,6 +94,7 @@ __all__ = [
     "record_sign_in",
     "set_author",
     "set_dataset_id",
+    "set_last_project",
     "set_loaded",
     "set_metadata_upload",
     "set_options",
@@ -302,6 +304,21 @@ def is_sign_in_recorded(email: str) -> bool:
 def record_sign_in(email: str) -> None:
     """Note that the workspace was told that ``email`` signed in (once per session)."""
     st.session_state[_SIGNED_IN] = email
+
+
+_LAST_PROJECT = "ireval.save.last_project"  # the project of this session's last save
+
+
+def get_last_project() -> str | None:
+    """The project this session last saved a dataset or labeling set into (``None``
+    before the first save)."""
+    found = st.session_state.get(_LAST_PROJECT)
+    return None if found is None else str(found)
+
+
+def set_last_project(project: str) -> None:
+    """Remember the project of a save: the next save form chooses it first."""
+    st.session_state[_LAST_PROJECT] = project
 
 
 _AUTHOR_KEPT = "ireval.notes.author_kept"  # the name, kept while no name field is drawn

@@ -60,7 +60,8 @@ from . import cache, signin, state
 
 __all__ = ["DEFAULT_PATH", "DEFAULT_PROJECT", "RETRY_SECONDS", "WorkspaceProblem", "actor",
            "add_note", "admit", "is_admin",
-           "dataset_files", "dataset_id", "files_of_kind", "may", "open_dataset", "role",
+           "dataset_files", "dataset_id", "files_of_kind", "may", "open_dataset",
+           "projects_allowing", "shows_projects", "role",
            "with_workspace", "workspace_failed", "workspace_or_problem", "workspace_url"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "workspace.db"
@@ -368,6 +369,20 @@ def role(dataset_id: str | None = None) -> str | None:
     if isinstance(found, WorkspaceProblem):
         return None if who.signed_in else "admin"
     return found
+
+
+def projects_allowing(needed: str) -> list[str] | WorkspaceProblem:
+    """The projects where this session's role is ``needed`` or above (where it may save:
+    ``"editor"``), the default project first; the workspace refuses a save anywhere else."""
+    who = actor()
+    return with_workspace(lambda ws: ws.projects_allowing(who, needed))
+
+
+def shows_projects(infos: Sequence[DatasetInfo]) -> bool:
+    """Whether lists of the saved datasets ``infos`` name each one's project: when one of
+    them is in another project than the default (a workspace of one project, the single
+    local user's, lists them as it always did)."""
+    return any(i.project != DEFAULT_PROJECT for i in infos)
 
 
 def is_admin(projects: Sequence[str]) -> bool:

@@ -20,7 +20,7 @@ from . import state, views, workspace_glue
 from .text import md_escape
 
 __all__ = ["author", "author_field", "live_view", "notes_key", "notes_panel",
-           "workspace_problem", "write_to_workspace"]
+           "project_choice", "workspace_problem", "write_to_workspace"]
 
 
 def author_field(where: object = st) -> None:
@@ -40,6 +40,31 @@ def author() -> str:
     typed name (stripped; empty when none was typed)."""
     person = workspace_glue.actor()
     return person.label if person.signed_in else state.get_author().strip()
+
+def project_choice(choices: list[str], key: str) -> str:
+    """The project to save into, among ``choices`` (those where the role allows saving,
+    :func:`ireval_app.workspace_glue.projects_allowing`): a select chosen first on the
+    project this session saved into last, else the default project; with one choice, a
+    caption for a signed-in person (nothing for the single local user). A project chosen
+    in this form stays chosen when the role there was taken away meanwhile: the save goes
+    where the person chose, and the workspace refuses it there (never a silent save into
+    another project)."""
+    last = state.get_last_project()
+    first = (last if last in choices
+             else workspace_glue.DEFAULT_PROJECT if workspace_glue.DEFAULT_PROJECT in choices
+             else choices[0])
+    chosen = st.session_state.get(key)
+    offered = [*choices, *([chosen] if isinstance(chosen, str) and chosen not in choices
+                           else [])]
+    if len(offered) == 1:
+        if workspace_glue.actor().signed_in:
+            st.caption(f":material/folder: Saved in the project **{md_escape(first)}**")
+        return first
+    state.keep_choice(key, offered, first)
+    return str(st.selectbox("Project", offered, key=key,
+                            help="The projects where your role lets you save; its members "
+                                 "see what is saved there"))
+
 
 def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "") -> None:
     """The one message saying why the workspace cannot be used, where it is and what to

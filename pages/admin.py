@@ -27,6 +27,10 @@ def _members(project: str) -> None:
         ww.workspace_problem(found)
         return
     st.dataframe(admin_glue.members_table(found), hide_index=True)
+    st.caption("Admins are made here. `IREVAL_ADMINS` (the server's setting) makes an "
+               "admin of the default project only when a person it lists signs in while "
+               "that project has no admin; once it has one, the list grants nothing. "
+               "The last admin of a project cannot be removed or demoted.")
     change, add = st.columns(2)
     with change.form("ireval.admin.change", border=True):
         st.markdown("**Change a role, or remove**")

@@ -43,13 +43,16 @@ def _saved_sets() -> None:
                 icon=":material/info:")
         return
     shown = labels_widgets.opened()
+    projects = workspace_glue.shows_projects(list(sets.values()))
     views.bind_view(keys.SAVED_PICK, "", choices=list(sets))
     state.keep_choice(keys.SAVED_PICK, list(sets), next(iter(sets)))
     left, right = st.columns([3, 2])
     pick = left.selectbox(
         "Saved labeling set", list(sets), key=keys.SAVED_PICK,
         on_change=lambda: labels_widgets.choose_saved(str(state.widget_value(keys.SAVED_PICK))),
-        format_func=lambda i: (f"{sets[i].name}  ·  {_count(sets[i])}  ·  version "
+        format_func=lambda i: (f"{sets[i].name}  ·  "
+                               + (f"project {sets[i].project}  ·  " if projects else "")
+                               + f"{_count(sets[i])}  ·  version "
                                f"{sets[i].latest_version}  ·  id {i}"))
     if shown is None or shown.info.short_id != pick:
         if labels_widgets.open_once(pick):  # once: a failure is shown above
@@ -64,7 +67,9 @@ def _saved_sets() -> None:
                     help="Every version of the set stays readable: a link names its version "
                          "and keeps showing its numbers after newer months are added")
     info = shown.info
-    st.caption(f"Set **{widgets.md_escape(info.name)}** (id `{info.short_id}`), version "
+    where = (f", project {widgets.md_escape(info.project)}"
+             if workspace_glue.shows_projects([info]) else "")
+    st.caption(f"Set **{widgets.md_escape(info.name)}** (id `{info.short_id}`{where}), version "
                f"{info.version} of {info.latest_version}: "
                f"{labels_widgets.names([f.name for f in info.files])}.")
     with st.expander(f"Versions of {info.name} ({len(shown.versions)})",
@@ -223,14 +228,19 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
         st.success(f"These files are saved in the workspace as "
                    f"**{widgets.md_escape(existing.name)}**.", icon=":material/cloud_done:")
         return
-    if not workspace_glue.may("editor"):
-        st.caption("Saving a labeling set needs the role editor: ask an admin of the project "
-                   f"'{workspace_glue.DEFAULT_PROJECT}'.")
+    projects = workspace_glue.projects_allowing("editor")
+    if isinstance(projects, workspace_glue.WorkspaceProblem):
+        workspace_widgets.workspace_problem(projects, lead="Not saved: ")
+        return
+    if not projects:
+        st.caption("Saving a labeling set needs the role editor in a project (adding a round "
+                   "to a saved set, rater): ask an admin of the project.")
         return
     with st.form("ireval.labels.save_form"):
         st.markdown(f"**{title}**")
         name = st.text_input("Name", key=keys.SAVE_NAME,
                              placeholder="e.g. search quality labels 2026")
+        project = workspace_widgets.project_choice(projects, keys.SAVE_PROJECT)
         workspace_widgets.author_field()
         if st.form_submit_button("Save", icon=":material/cloud_upload:", type="primary"):
             author = workspace_widgets.author()
@@ -242,9 +252,11 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
                 return
             info = workspace_widgets.write_to_workspace(lambda ws: ws.save_dataset(
                 files, name=name.strip(), saved_by=None if who.signed_in else author, actor=who,
-                rounds={n: v for n, v in stated.items() if v is not None}), lead="Not saved: ")
+                rounds={n: v for n, v in stated.items() if v is not None}, project=project),
+                lead="Not saved: ")
             if info is None:
                 return
+            state.set_last_project(info.project)
             st.toast(f"Saved as {info.name}")
             labels_widgets.choose_saved(info.short_id, info.version)
             labels_widgets.set_source("saved")

@@ -16,6 +16,7 @@ it, and that nothing is written. The round trip through a real provider in Chrom
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from ireval_app.frame import PAGES
 from ireval_app.keys import admin as admin_keys
 from ireval_app.keys import compare as compare_keys
 from ireval_app.keys import labels_data as labels_keys
-from ireval_core.workspace import Actor, FileRounds, Workspace
+from ireval_core.workspace import OPERATOR, Actor, FileRounds, Workspace
 
 pytestmark = NEEDS_SAMPLE
 
@@ -102,16 +103,6 @@ def menu_titles(at: AppTest) -> list[str]:
     return [str(link.proto.label) for link in at.get("page_link")]
 
 
-def test_a_person_without_a_role_sees_whom_to_ask_and_no_data(team: Team) -> None:
-    at = session(OUT, "pages/metrics.py", ds=team.home)
-    text = shown_text(at)
-    assert "ask an admin of the project 'default' for access" in text
-    assert "Otto Outsider" in text and "out@example.org" in text
-    assert len(at.dataframe) == 0 and len(at.metric) == 0 and menu_titles(at) == []
-    assert "bm25" not in text and "secretsys" not in text
-    assert [b.label for b in at.button] == ["Sign out"]
-
-
 def test_a_viewer_sees_the_data_and_no_write_control(team: Team) -> None:
     data = session(VIC, "app.py", ds=team.home)
     assert "Admin" not in menu_titles(data)
@@ -139,7 +130,7 @@ def test_an_editor_records_a_decision_attributed_to_them(team: Team) -> None:
     decisions = team.ws.notes(team.home, kind="decision", actor=EDD)
     assert [(d.author, d.text.splitlines()[0]) for d in decisions] == [
         ("Edd Editor <edd@example.org>", "ship it")]
-    assert team.ws.audit()[-1].actor_email == EDD.email
+    assert team.ws.audit(actor=OPERATOR)[-1].actor_email == EDD.email
     data = session(EDD, "app.py", ds=team.home)  # an editor does not delete
     assert not any("Delete" in str(e.proto.label) for e in data.expander)
 
@@ -200,7 +191,7 @@ def test_the_admin_page_manages_members_and_verifies_the_log(team: Team) -> None
     assert list(log["Action"][:2]) == ["role changed", "role changed"]  # the newest first
     assert list(log["Who"][:1]) == ["Ada Admin <ada@example.org>"]
     next(b for b in at.button if b.label == "Verify the chain").click().run()
-    rows = len(team.ws.audit())
+    rows = len(team.ws.audit(actor=OPERATOR))
     assert [s.value for s in at.success] == [f"The chain is intact: {rows:,} rows."]
 
 
@@ -211,39 +202,181 @@ def test_the_admin_page_is_for_admins_only(team: Team) -> None:
     assert len(at.dataframe) == 0 and not at.get("date_input")
 
 
-PROBED = ("app.py", "pages/metrics.py", "pages/labels_data.py", "pages/admin.py")
-"""The pages probed in the suite (the Data page, a results page, a labeling page, the
-Admin page); ``IREVAL_ROLES_ALL_PAGES=1`` probes every page."""
+TINY_QRELS = b"tq1 0 tdoc1 1\n"
+TINY_RUN = b"tq1 Q0 tdoc1 1 2.0 tinysys\n"
 
 
-def test_security_probes_show_and_write_nothing_beyond_the_role(team: Team) -> None:
-    """Every probed page, with links naming the secret project's dataset (``ds``, and
-    ``set`` on the labeling pages), not signed in, without a role, and as a viewer of the
-    default project only: the secret project's data is never shown to
-    someone outside it, a person without a role sees no data at all, a viewer no write
-    control, and no probe writes anything. ``IREVAL_ROLES_ALL_PAGES=1``: every page, the
-    rater and the editor, and the default project's link too."""
+def test_a_person_saves_into_a_project_where_the_role_allows_and_sees_both(team: Team
+                                                                           ) -> None:
+    """Vic is an editor in ``search`` and ``lab`` and a viewer in ``default``: the Data
+    page offers those two to save into (not ``default``), saves into the one chosen, the
+    Labeling data page then offers that one first; a save into a project where the role
+    was taken away after the form was drawn is refused by the workspace and writes
+    nothing; the saved list shows each dataset's project, the default's and lab's."""
+    from ireval_app import state
+    from ireval_app.keys import data as data_keys
+
+    for project in ("search", "lab"):
+        team.ws.create_project(project, actor=ADA)
+        team.ws.set_role(VIC.email, "editor", actor=ADA, project=project)
+    at = session(VIC, "app.py")
+    at.radio(key=state.SOURCE).set_value("upload").run()
+    at.file_uploader(key=state.QRELS_UPLOADER).set_value(("t.qrels", TINY_QRELS, "text/plain"))
+    at.file_uploader(key=state.RUNS_UPLOADER).set_value([("t.run", TINY_RUN, "text/plain")])
+    at.run()
+    choice = at.selectbox(key=data_keys.SAVE_PROJECT)
+    assert (choice.options, choice.value) == (["search", "lab"], "search")
+    choice.set_value("lab")
+    at.text_input(key=data_keys.SAVE_NAME).input("tiny")
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    [tiny] = team.ws.list_datasets(actor=VIC, project="lab")
+    assert (tiny.name, tiny.saved_by) == ("tiny", "Vic Viewer <vic@example.org>")
+
+    at.switch_page("pages/labels_data.py").run()  # the same session: lab first
+    at.radio(key=labels_keys.SOURCE).set_value("upload").run()
+    may = LABELS / "labels_2026-05.csv"
+    at.file_uploader(key=labels_keys.UPLOADER).set_value([(may.name, may.read_bytes(),
+                                                          "text/csv")]).run()
+    assert at.selectbox(key=labels_keys.SAVE_PROJECT).value == "lab"
+    at.selectbox(key=labels_keys.SAVE_PROJECT).set_value("search")
+    at.text_input(key=labels_keys.SAVE_NAME).input("may labels")
+    team.ws.set_role(VIC.email, "viewer", actor=ADA, project="search")  # meanwhile
+    rows = len(team.ws.audit(actor=OPERATOR))
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not at.exception
+    assert "vic@example.org may not save a dataset in project 'search'" in shown_text(at)
+    assert len(team.ws.audit(actor=OPERATOR)) == rows  # nothing written
+    assert team.ws.list_datasets(actor=VIC, project="search") == []
+
+    data = session(VIC, "app.py", ds=tiny.short_id)
+    listed = shown_text(data)
+    assert "tiny  ·  project lab" in listed and "sample  ·  project default" in listed
+    assert "secret set" not in listed
+
+
+def every_link_param(**targets: str) -> dict[str, str]:
+    """Every URL parameter any page reads (the shared ones and each page's), each
+    ``"probe"`` unless ``targets`` gives it a value (the dataset and labeling set to
+    open, and the few that keep a page cheap)."""
+    import importlib
+
+    from ireval_app import state
+
+    names = set(state.SHARED_PARAMS)
+    for name in PAGES:
+        module = importlib.import_module(f"ireval_app.keys.{name}")
+        names |= {p.param for p in getattr(module, "PARAMS", ())}
+    return {name: targets.get(name, "probe") for name in sorted(names)} | targets
+
+
+CHEAP = {"resamples": "100", "tests": "t", "measures": "nDCG@10", "measure": "nDCG@10",
+         "source": "saved"}
+"""Link values that keep the pages that compute cheap (one test, 100 resamples, one
+measure: a measure typed in a select that takes new text is a value AppTest cannot send
+back as the session walks on)."""
+
+WRITE_LABELS = ("Save", "Delete", "Record", "Add", "Set the role", "Remove")
+"""How the buttons of writes begin."""
+
+
+def probe(person: Actor | None, link: dict[str, str], *, fresh: bool,
+          pages: list[str] | None = None) -> Iterator[tuple[str, AppTest]]:
+    """Every page (or ``pages``, by name) opened by ``link`` as ``person``: one session
+    walking the pages (a person moving through the menu), or a new session per page when
+    ``fresh``."""
+    at: AppTest | None = None
+    for info in (PAGES[n] for n in (pages or list(PAGES))):
+        if at is None or fresh:
+            at = AppTest.from_file(APP, default_timeout=90)
+            at.secrets["auth"] = AUTH
+            if person is not None:
+                at.user = {"is_logged_in": True, "email": person.email, "name": person.name,
+                           "email_verified": True}
+        at.query_params.clear()
+        for key, value in link.items():
+            at.query_params[key] = value
+        at.switch_page(info.path)
+        at.run()
+        assert not at.exception, (info.path, person, at.exception)
+        yield info.path, at
+
+
+def _ids(*full: str) -> tuple[str, ...]:
+    return tuple(i for f in full for i in (f, f[:12]))
+
+
+def test_probes_without_a_session_or_a_role_show_and_write_nothing(team: Team) -> None:
+    """Every page, with every link parameter (the dataset's link naming the default
+    project's dataset, the labeling set's the secret one), not signed in and signed in
+    without a role: only the sign-in screen (no menu, no control but Sign in), or whom
+    to ask; nothing of any dataset (no name, value or id, no table, figure or metric);
+    nothing written. ``IREVAL_ROLES_ALL_PAGES=1``: a new session per page, and the secret
+    dataset's link too (the gate reads no link before it lets a person in)."""
     every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
-    pages = [p.path for p in PAGES.values()] if every else PROBED
-    people = (None, OUT, VIC, RAY, EDD) if every else (None, OUT, VIC)
-    links = (team.secret, team.home) if every else (team.secret,)
-    before = len(team.ws.audit())
-    for page in pages:
-        for link in links:
-            for person in people:
-                at = session(person, page, ds=link, set=link[:12])
+    before = len(team.ws.audit(actor=OPERATOR))
+    markers = ("bm25", "neural_rerank", "secretsys", "secret_run", "secret set", "sample",
+               "'secret'", *_ids(team.home, team.secret), AUTH["cookie_secret"],
+               AUTH["client_secret"])
+    for ds in (team.home, team.secret) if every else (team.home,):
+        link = every_link_param(ds=ds, set=team.secret[:12], dsv="1", version="1", **CHEAP)
+        for person in (None, OUT):
+            for page, at in probe(person, link, fresh=every):
                 text = shown_text(at)
-                assert "secretsys" not in text and "secret_run" not in text, (page, person)
-                assert "secret set" not in text, (page, person)
+                assert not [m for m in markers if m in text], (page, person)
+                assert len(at.dataframe) == len(at.table) == len(at.metric) == 0, page
+                assert not at.get("plotly_chart"), page
                 if person is None:
                     assert [b.label for b in at.button] == ["Sign in"], page
-                if person in (None, OUT):
-                    assert "bm25" not in text and len(at.dataframe) == 0, (page, person)
-                if person in (VIC, RAY):
-                    assert not any(str(b.label).startswith(("Save", "Delete", "Record", "Add"))
-                                   for b in at.button), (page, person)
-    assert len(team.ws.audit()) == before  # nothing written (sign-ins were recorded before)
-    seen = session(ADA, "app.py", ds=team.secret)  # the admin of secret sees it
+                    assert "Sign in" in [h.value for h in at.subheader], page
+                    assert len(at.sidebar) == 0, page  # no menu, dataset, link or options
+                    for kind in ("selectbox", "radio", "text_input", "multiselect"):
+                        assert len(getattr(at, kind)) == 0, (page, kind)
+                else:
+                    assert [b.label for b in at.button] == ["Sign out"], page
+                    assert "ask an admin of the project 'default' for access" in text
+                    assert "Otto Outsider" in text and "out@example.org" in text
+                    assert menu_titles(at) == [], page
+    assert len(team.ws.audit(actor=OPERATOR)) == before
+
+
+def test_probes_as_each_role_show_and_write_nothing_beyond_it(team: Team) -> None:
+    """Every page, with every link parameter, as each role of the default project: a
+    viewer opening the default project's dataset sees its data and no write control
+    (Save, Delete, Record, Add, no name to type, no grade button), and the link's labeling
+    set, in the secret project, shows nothing of it; a rater and an editor (each on half
+    the pages, in turn) opening the secret project's dataset see nothing of it, nor its
+    project; nothing is written. The admin of the secret project sees it (the control).
+    ``IREVAL_ROLES_ALL_PAGES=1``: a new session per page, the rater and the editor on
+    every page, and the viewer with the secret dataset's link too."""
+    from ireval_app.keys import judging as judging_keys
+
+    every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
+    before = len(team.ws.audit(actor=OPERATOR))
+    secret = ("secretsys", "secret_run", "secret set", "'secret'", *_ids(team.secret))
+    home = every_link_param(ds=team.home, set=team.secret[:12], version="1", **CHEAP)
+    away = every_link_param(ds=team.secret, set=team.secret[:12], dsv="1", version="1",
+                            **CHEAP)
+    names = list(PAGES)
+    runs = [(VIC, home, names), (RAY, away, names[::2]), (EDD, away, names[1::2])]
+    if every:
+        runs = [(VIC, home, names), (VIC, away, names), (RAY, away, names),
+                (EDD, away, names)]
+    for person, link, pages in runs:
+        for page, at in probe(person, link, fresh=every, pages=pages):
+            # the link's own value, said back ("Not applied: ds=..."), is not the data's
+            text = re.sub(r"Not applied: \w+=[0-9a-f]+…?", "", shown_text(at))
+            assert not [m for m in secret if m in text], (page, person)
+            if person is VIC:
+                assert not [b.label for b in at.button
+                            if str(b.label).startswith(WRITE_LABELS)], page
+                assert not [t for t in at.text_input if t.label == "Your name"], page
+                assert not [b for b in at.button
+                            if str(b.key).startswith(judging_keys.GRADE)], page
+            if page == "app.py" and link is home:
+                assert "bm25" in text  # the viewer sees the data
+    assert len(team.ws.audit(actor=OPERATOR)) == before  # the sign-ins were recorded before
+    seen = session(ADA, "app.py", ds=team.secret)
     assert "secret set" in shown_text(seen)
 
 

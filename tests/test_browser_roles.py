@@ -27,7 +27,7 @@ from _apps import NEEDS_SAMPLE, sample_files
 from browser_support import ARTIFACTS, app_server, free_port, guarded_page, require_chromium
 from oidc_provider import oidc_provider
 
-from ireval_core.workspace import Actor, Workspace
+from ireval_core.workspace import OPERATOR, Actor, Workspace
 
 require_chromium()
 pytestmark = NEEDS_SAMPLE
@@ -43,6 +43,7 @@ class Setup:
     workspace: Path
     dataset: str
     """The short id of the saved sample."""
+    cookie_secret: str
 
 
 @pytest.fixture(scope="module")
@@ -64,19 +65,20 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             os.environ.pop("IREVAL_ADMINS", None)
         else:
             os.environ["IREVAL_ADMINS"] = admins
+    cookie_secret = secrets.token_urlsafe(32)
     with oidc_provider(f"{url}/oauth2callback") as provider:
         secrets_file = folder / "secrets.toml"
         secrets_file.write_text(
             "[auth]\n"
             f'redirect_uri = "{url}/oauth2callback"\n'
-            f'cookie_secret = "{secrets.token_urlsafe(32)}"\n'
+            f'cookie_secret = "{cookie_secret}"\n'
             f'client_id = "{provider.client_id}"\n'
             f'client_secret = "{provider.client_secret}"\n'
             f'server_metadata_url = "{provider.issuer}/.well-known/openid-configuration"\n')
         with app_server(path, port=port, log=folder / "server.log",
                         args=["--secrets.files", str(secrets_file)],
                         IREVAL_ADMINS=ADA.email):
-            yield Setup(url, path, dataset)
+            yield Setup(url, path, dataset, cookie_secret)
 
 
 def _quiet(pg: Any) -> None:
@@ -152,6 +154,59 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         _quiet(ada)
     with Workspace.open(str(team_server.workspace)) as ws:
         assert ws.role(VIC) == "editor"
-        log = [(e.action, e.actor_email) for e in ws.audit()]
+        log = [(e.action, e.actor_email) for e in ws.audit(actor=OPERATOR)]
         assert log[-2:] == [("decision recorded", EDD.email), ("role changed", ADA.email)]
-        assert ws.verify_audit().intact
+        assert ws.verify_audit(actor=OPERATOR).intact
+
+
+def test_forged_and_expired_cookies_show_no_page(browser: Any, team_server: Setup) -> None:
+    """Pages opened by a link naming the saved sample, with an identity cookie claiming
+    Ada, the admin: signed with another secret (forged), or with the server's secret but
+    40 days old (expired): only the sign-in screen, nothing of the data, no menu, and
+    nothing written. Each cookie on a fixed sample of 5 pages (every fourth page; a page
+    load costs a second or more): the gate is the same for every page and
+    ``test_app_roles.py`` opens every page without a session; ``IREVAL_ROLES_ALL_PAGES=1``:
+    every page with both cookies. The same cookie made fresh with the server's
+    secret lets Ada in (the control: the forgery is what the server would accept but for
+    the secret or the age).
+    A browser is needed for the cookie; what each role sees of every page is
+    ``test_app_roles.py``'s (AppTest)."""
+    from test_browser_signin import _signed_cookie
+
+    from ireval_app.frame import PAGES
+
+    payload = {"email": ADA.email, "name": ADA.name, "email_verified": True,
+               "is_logged_in": True, "provider": "default", "origin": team_server.url}
+    cookies = {"forged": _signed_cookie(secrets.token_urlsafe(32), payload),
+               "expired": _signed_cookie(team_server.cookie_secret, payload, age_days=40)}
+    with Workspace.open(str(team_server.workspace)) as ws:
+        rows = len(ws.audit(actor=OPERATOR))
+    markers = ("bm25", "neural_rerank", "qrels.txt", team_server.dataset, "Members of")
+    names = list(PAGES)
+    every = os.environ.get("IREVAL_ROLES_ALL_PAGES") == "1"
+    with guarded_page(browser, width=1280, height=800) as pg:
+        for turn, (kind, value) in enumerate(cookies.items()):
+            pg.context.clear_cookies()
+            pg.context.add_cookies([{"name": "_streamlit_user", "value": value,
+                                     "url": team_server.url, "httpOnly": True}])
+            for name in names if every else names[turn::4]:  # a fixed sample, 5 pages
+                path = "" if name == "data" else name
+                pg.goto(f"{team_server.url}/{path}?ds={team_server.dataset}"
+                        f"&set={team_server.dataset}&project=default")
+                pg.get_by_role("button", name="Sign in").wait_for(timeout=60_000)
+                pg.wait_for_function(
+                    "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                    timeout=60_000)
+                body = pg.inner_text("body")
+                assert "sign in to see its datasets" in body, (kind, name)
+                assert not [m for m in markers if m in body], (kind, name)
+                assert pg.locator('[data-testid="stSidebar"]').count() == 0, (kind, name)
+                assert pg.locator('[data-testid="stButton"]').count() == 1, (kind, name)
+        pg.context.clear_cookies()
+        pg.context.add_cookies([{"name": "_streamlit_user", "url": team_server.url,
+                                 "value": _signed_cookie(team_server.cookie_secret, payload),
+                                 "httpOnly": True}])
+        pg.goto(f"{team_server.url}/admin")
+        pg.get_by_text("Members of default").wait_for(timeout=60_000)
+    with Workspace.open(str(team_server.workspace)) as ws:
+        assert len(ws.audit(actor=OPERATOR)) == rows  # the control: Ada, a member already

@@ -24,6 +24,7 @@ from ireval_core.errors import NotAllowedError
 from ireval_core.workspace import (
     ANONYMOUS,
     BEFORE_SIGN_IN,
+    OPERATOR,
     SCHEMA_VERSION,
     Actor,
     FileRounds,
@@ -75,7 +76,7 @@ def test_local_mode_keeps_todays_behaviour(ws: Workspace) -> None:
     note = ws.add_note(info.id, Target.dataset(), "looks fine", author="bo")
     assert (info.saved_by, note.author, info.project) == ("ana", "bo", "default")
     ws.delete_dataset(info.id, confirm=info.short_id)
-    log = ws.audit()
+    log = ws.audit()  # the local user reads the log in local mode
     assert [(e.id, e.action, e.who) for e in log] == [
         (1, "dataset saved", "ana (not signed in)"), (2, "note added", "bo (not signed in)"),
         (3, "dataset deleted", "local user (not signed in)")]
@@ -92,7 +93,8 @@ def test_first_sign_in(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     assert ws.sign_in(VIC) == "viewer" and ws.role(VIC) == "viewer"
     ws.set_role(VIC.email, "editor", actor=ADA)
     assert ws.sign_in(VIC) == "editor"  # a member keeps their role
-    assert [e.action for e in ws.audit()] == ["member added", "member added", "role changed"]
+    assert [e.action for e in ws.audit(actor=OPERATOR)] == [
+        "member added", "member added", "role changed"]
     monkeypatch.setenv("IREVAL_DEFAULT_ROLE", "admin")
     with pytest.raises(Exception, match=r"^IREVAL_DEFAULT_ROLE is 'admin': set it to "
                        r"'viewer' or leave it unset"):
@@ -147,11 +149,12 @@ def test_each_role_does_what_it_may_and_nothing_more(
         ("ray@example.org", "rater"), ("vic@example.org", "viewer")]
     ws.delete_dataset(info.id, confirm=info.short_id, actor=ADA)
     assert ws.set_role(VIC.email, None, actor=ADA) is None and ws.role(VIC) is None
-    actions = [(e.action, e.actor_email) for e in ws.audit()][4:]  # after the team's set-up
+    log = ws.audit(actor=OPERATOR)
+    actions = [(e.action, e.actor_email) for e in log][4:]  # after the team's set-up
     assert actions == [("dataset saved", EDD.email), ("version added", RAY.email),
                        ("decision recorded", EDD.email), ("dataset deleted", ADA.email),
                        ("role changed", ADA.email)]
-    assert ws.verify_audit().intact
+    assert ws.verify_audit(actor=OPERATOR).intact
 
 
 def test_a_person_has_a_role_per_project(ws: Workspace, monkeypatch: pytest.MonkeyPatch
@@ -231,7 +234,7 @@ def scripted_day(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> int:
     other = ws.save_dataset([("run", "r.txt", RUN)], name="scratch", actor=EDD)
     ws.delete_dataset(other.id, confirm=other.id, actor=ADA)
     ws.set_role(VIC.email, "rater", actor=ADA)
-    return len(ws.audit())
+    return len(ws.audit(actor=OPERATOR))
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -244,7 +247,7 @@ def cli(*args: str) -> tuple[int, str, str]:
 def test_the_chain_verifies_and_names_an_edited_row(
         ws: Workspace, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rows = scripted_day(ws, monkeypatch)
-    assert rows == 12 and ws.verify_audit().intact
+    assert rows == 12 and ws.verify_audit(actor=OPERATOR).intact
     status, out, _ = cli("workspace", "--url", url, "audit", "--verify")
     assert (status, out) == (0, f"audit log intact: 12 rows in {ws.url}\n")
     status, out, _ = cli("workspace", "--url", url, "audit")
@@ -259,7 +262,7 @@ def test_the_chain_verifies_and_names_an_edited_row(
         "date or time")
 
     sql(url, "UPDATE audit_log SET actor_email = 'vic@example.org' WHERE id = 7")
-    check = ws.verify_audit()
+    check = ws.verify_audit(actor=OPERATOR)
     assert (check.intact, check.broken_row, check.reason) == (
         False, 7, "row 7 was changed: its content no longer matches its hash")
     status, _, err = cli("workspace", "--url", url, "audit", "--verify")
@@ -273,16 +276,16 @@ def test_the_chain_names_a_removed_row(ws: Workspace, url: str,
     rows = scripted_day(ws, monkeypatch)
     last = sql(url, f"SELECT * FROM audit_log WHERE id = {rows}")[0]
     sql(url, f"DELETE FROM audit_log WHERE id = {rows}")
-    check = ws.verify_audit()
+    check = ws.verify_audit(actor=OPERATOR)
     assert (check.broken_row, check.reason) == (
         rows, f"row {rows} was removed: the log ends at row {rows - 1} but {rows} rows "
               "were written")
     assert cli("workspace", "--url", url, "audit", "--verify")[0] == 1
     sql(url, "INSERT INTO audit_log VALUES (:a, :b, :c, :d, :e, :f, :g, :h, :i, :j)",
         **dict(zip("abcdefghij", last, strict=True)))
-    assert ws.verify_audit().intact  # put back as it was: intact again
+    assert ws.verify_audit(actor=OPERATOR).intact  # put back as it was: intact again
     sql(url, "DELETE FROM audit_log WHERE id = 4")
-    check = ws.verify_audit()
+    check = ws.verify_audit(actor=OPERATOR)
     assert (check.broken_row, check.reason) == (4, "row 4 was removed: row 5 follows row 3")
 
 
@@ -341,18 +344,18 @@ def test_a_workspace_of_schema_3_is_migrated_keeping_every_row(
         assert (info.name, info.saved_by, info.project, info.latest_version) == (
             "october", "ana", "default", 2)
         assert [n.author for n in ws.notes(dataset)] == ["cy", "di"]
-        log = ws.audit()
+        log = ws.audit(actor=OPERATOR)
         assert [(e.action, e.who, e.at[:10]) for e in log] == [
             ("dataset saved", BEFORE_SIGN_IN, "2026-10-01"),
             ("note added", BEFORE_SIGN_IN, "2026-10-02"),
             ("version added", BEFORE_SIGN_IN, "2026-10-03"),
             ("note added", BEFORE_SIGN_IN, "2026-10-04"),
             ("decision recorded", BEFORE_SIGN_IN, "2026-10-05")]
-        assert ws.verify_audit().intact and not ws.has_members()
+        assert ws.verify_audit(actor=OPERATOR).intact and not ws.has_members()
         ws.add_note(dataset, Target.dataset(), "after", author="ana")  # local mode still
         team(ws, monkeypatch)
         ws.add_note(dataset, Target.dataset(), "signed", actor=EDD)
-        assert len(ws.audit()) == 11 and ws.verify_audit().intact
+        assert len(ws.audit(actor=OPERATOR)) == 11 and ws.verify_audit(actor=OPERATOR).intact
 
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace_v3.sql"
@@ -380,13 +383,13 @@ def test_a_file_written_by_the_schema_3_code_is_migrated(tmp_path: Path) -> None
         assert labels.rounds == ("2026-09", "2026-10") and labels.project == "default"
         assert [(n.author, n.kind) for n in ws.notes(baseline.id)] == [
             ("bo", "note"), ("di", "decision")]
-        log = ws.audit()
+        log = ws.audit(actor=OPERATOR)
         assert [(e.action, e.who) for e in log] == [
             ("dataset saved", BEFORE_SIGN_IN), ("dataset saved", BEFORE_SIGN_IN),
             ("version added", BEFORE_SIGN_IN), ("note added", BEFORE_SIGN_IN),
             ("note added", BEFORE_SIGN_IN), ("decision recorded", BEFORE_SIGN_IN)]
         assert [e.target for e in log[:3]] == [baseline.id, labels.id, labels.id]
-        assert ws.verify_audit().intact
+        assert ws.verify_audit(actor=OPERATOR).intact
 
 
 def test_concurrent_writers_keep_one_chain(ws: Workspace, url: str,
@@ -413,8 +416,112 @@ def test_concurrent_writers_keep_one_chain(ws: Workspace, url: str,
     for t in threads:
         t.join()
     assert errors == []
-    log = ws.audit()
+    log = ws.audit(actor=OPERATOR)
     assert [e.id for e in log] == list(range(1, 26))  # 4 set-up + 1 save + 20 notes
     assert sorted(e.target for e in log if e.action == "note added") == sorted(
         f"note {n.id}" for n in ws.notes(info.id, actor=EDD))
-    assert ws.verify_audit().intact
+    assert ws.verify_audit(actor=OPERATOR).intact
+
+
+def test_admins_list_makes_an_admin_only_while_there_is_none(
+        ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``IREVAL_ADMINS`` makes an admin of the default project only while it has none: a
+    person added to the list later (or named by another server's list) signs in as
+    anyone else does, and keeps the role they have; on a workspace whose people all joined
+    as viewers, a listed person who signs in becomes its admin."""
+    monkeypatch.setenv("IREVAL_DEFAULT_ROLE", "viewer")
+    monkeypatch.setenv("IREVAL_ADMINS", "")
+    assert ws.sign_in(VIC) == "viewer" and ws.sign_in(RAY) == "viewer"
+    monkeypatch.setenv("IREVAL_ADMINS", "ray@example.org")  # no admin yet: Ray becomes it
+    assert ws.sign_in(RAY) == "admin" and ws.role(RAY) == "admin"
+    assert [(m.email, m.role, m.added_by) for m in ws.members(actor=RAY)] == [
+        ("ray@example.org", "admin", "IREVAL_ADMINS"), ("vic@example.org", "viewer",
+                                                        "IREVAL_DEFAULT_ROLE")]
+    monkeypatch.setenv("IREVAL_ADMINS", "ray@example.org, vic@example.org, ada@example.org")
+    assert ws.sign_in(VIC) == "viewer"  # a member keeps their role: Ray is the admin
+    assert ws.sign_in(ADA) == "viewer"  # a newcomer joins as anyone else does
+    monkeypatch.delenv("IREVAL_DEFAULT_ROLE")
+    assert ws.sign_in(Actor("nia@example.org")) is None
+    monkeypatch.setenv("IREVAL_ADMINS", "nia@example.org")
+    assert ws.sign_in(Actor("nia@example.org")) is None and ws.role(VIC) == "viewer"
+    log = [(e.action, e.target, e.detail) for e in ws.audit(actor=RAY)]
+    assert log == [
+        ("member added", VIC.email, '{"by":"IREVAL_DEFAULT_ROLE","role":"viewer"}'),
+        ("member added", RAY.email, '{"by":"IREVAL_DEFAULT_ROLE","role":"viewer"}'),
+        ("role changed", RAY.email, '{"by":"IREVAL_ADMINS","from":"viewer","to":"admin"}'),
+        ("member added", ADA.email, '{"by":"IREVAL_DEFAULT_ROLE","role":"viewer"}')]
+
+
+def test_only_admins_read_the_audit_log(ws: Workspace, monkeypatch: pytest.MonkeyPatch
+                                        ) -> None:
+    """The log is the admins' (each reads the rows of the projects they administer), the
+    local user's in local mode and the command line's (:data:`OPERATOR`); anyone else is
+    refused, the chain's check too."""
+    ws.save_dataset([("qrels", "q.txt", QRELS)], name="local", saved_by="ana")
+    assert len(ws.audit()) == 1 and ws.verify_audit().intact  # local mode: the local user
+    team(ws, monkeypatch)
+    ws.create_project("search", actor=ADA)
+    ws.set_role(EDD.email, "admin", actor=ADA, project="search")
+    ws.save_dataset([("run", "r.txt", RUN)], name="s", actor=EDD, project="search")
+    for who in (VIC, RAY, ANONYMOUS, Actor("out@example.org")):
+        with pytest.raises(NotAllowedError, match="may not read the audit log") as no:
+            ws.audit(actor=who)
+        assert no.value.needed == "admin"
+        with pytest.raises(NotAllowedError, match="may not read the audit log"):
+            ws.verify_audit(actor=who)
+    every = ws.audit(actor=OPERATOR)
+    assert ws.audit(actor=ADA) == every  # admin of both projects
+    assert {e.project for e in ws.audit(actor=EDD)} == {"search"}  # admin of search only
+    assert ws.verify_audit(actor=EDD).rows == len(every)
+
+
+def test_a_person_saves_where_they_are_an_editor_and_reads_both(
+        ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Vic is an editor in ``search`` and a viewer in ``default``: the workspace offers
+    only ``search`` to save into, refuses a save into ``default`` (nothing written), and
+    lists the datasets of both with their project."""
+    assert ws.projects_allowing(ANONYMOUS) == ["default"]  # local mode: the local user's
+    team(ws, monkeypatch)
+    ws.create_project("search", actor=ADA)
+    ws.set_role(VIC.email, "editor", actor=ADA, project="search")
+    assert ws.projects_allowing(VIC) == ["search"]
+    assert ws.projects_allowing(VIC, "viewer") == ["default", "search"]
+    assert ws.projects_allowing(ADA) == ["default", "search"]
+    assert ws.projects_allowing(EDD) == ["default"] and ws.projects_allowing(ANONYMOUS) == []
+    home = ws.save_dataset([("qrels", "q.txt", QRELS)], name="home", actor=EDD)
+    rows = len(ws.audit(actor=OPERATOR))
+    with pytest.raises(NotAllowedError, match="may not save a dataset in project 'default'"):
+        ws.save_dataset([("run", "r.txt", RUN)], name="mine", actor=VIC)
+    assert len(ws.audit(actor=OPERATOR)) == rows
+    mine = ws.save_dataset([("run", "r.txt", RUN)], name="mine", actor=VIC, project="search")
+    assert [(d.name, d.project) for d in ws.list_datasets(actor=VIC)] == [
+        ("mine", "search"), ("home", "default")]
+    assert [d.id for d in ws.list_datasets(actor=EDD)] == [home.id]
+    assert mine.project == "search"
+    with pytest.raises(ValueError, match="'needed' parameter"):
+        ws.projects_allowing(VIC, "boss")
+
+
+def test_the_cli_saves_into_a_project(ws: Workspace, url: str, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``workspace save --project``: into the project named, as the local user of a
+    workspace without members; a project that does not exist, and any save once the
+    workspace has members, refused (exit 2, one line), nothing written."""
+    (tmp_path / "q.txt").write_bytes(QRELS)
+    (tmp_path / "r.txt").write_bytes(RUN)
+    files = ["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt")]
+    ws.create_project("search", actor=ANONYMOUS)
+    status, out, _ = cli("workspace", "--url", url, "save", "--name", "cli set", "--by",
+                         "ana", "--project", "search", *files)
+    [info] = ws.list_datasets(project="search")
+    assert (status, out) == (0, f"{info.short_id}\tcli set\tproject search\n")
+    assert (info.saved_by, [f.name for f in info.files]) == ("ana", ["q.txt", "r.txt"])
+    status, _, err = cli("workspace", "--url", url, "save", "--name", "x", "--by", "ana",
+                         "--project", "nope", "--run", str(tmp_path / "r.txt"))
+    assert status == 2 and "the name of a project (default, search)" in err
+    team(ws, monkeypatch)
+    rows = len(ws.audit(actor=OPERATOR))
+    status, _, err = cli("workspace", "--url", url, "save", "--name", "y", "--by", "ana",
+                         "--run", str(tmp_path / "r.txt"))
+    assert status == 2 and "only a signed-in person may read or write it" in err
+    assert len(ws.audit(actor=OPERATOR)) == rows

@@ -9,6 +9,8 @@ SAVE_NAME = "ireval.save.name"
 """Text: the name of the dataset to save."""
 SAVE_NOTE = "ireval.save.note"
 """Text: a note saved with the dataset."""
+SAVE_PROJECT = "ireval.save.project"
+"""Select: the project the dataset is saved into."""
 SAVED_PICK = "ireval.saved.pick"
 """Select: the saved dataset to open."""
 DELETE_CONFIRM = "ireval.saved.delete_confirm"
@@ -31,6 +33,7 @@ PARAMS: tuple[ViewParam, ...] = ()
 _JOB = "an input of a cluster job, run by its button: a job, not a view"
 LOCAL = {SAVE_NAME: "the name of a dataset being saved: an action's input",
          SAVE_NOTE: "the note of a dataset being saved: an action's input",
+         SAVE_PROJECT: "the project a dataset is saved into: an action's input",
          SAVED_PICK: "opens a saved dataset: the link carries the opened one (ds)",
          DELETE_CONFIRM: "the id typed to confirm a deletion: an action's input",
          DASK_SCHEDULER: _JOB, DASK_QRELS: _JOB, DASK_RUNS: _JOB, DASK_MEASURES: _JOB}

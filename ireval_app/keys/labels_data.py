@@ -6,8 +6,8 @@ from __future__ import annotations
 from .labeling import SAVED_PICK, SAVED_VERSION, SETTINGS, SOURCE, SOURCES
 
 __all__ = ["ADD_UPLOADER", "ADD_NOTE", "ANCHOR_UPLOADER", "GSB_UPLOADER", "LOCAL", "PARAMS",
-           "REPLACE", "SAVED_PICK", "SAVED_VERSION", "SAVE_NAME", "SOURCE", "SOURCES", "UPLOADER",
-           "add_uploader"]
+           "REPLACE", "SAVED_PICK", "SAVED_VERSION", "SAVE_NAME", "SAVE_PROJECT", "SOURCE",
+           "SOURCES", "UPLOADER", "add_uploader"]
 
 ADD_UPLOADER = "ireval.labels.add_upload"
 """File uploader: files added to an opened saved set (its key: :func:`add_uploader`)."""
@@ -20,6 +20,8 @@ def add_uploader(adds: int) -> str:
 
 SAVE_NAME = "ireval.labels.save_name"
 """Text: the name of the labeling set to save."""
+SAVE_PROJECT = "ireval.labels.save_project"
+"""Select: the project the labeling set is saved into."""
 UPLOADER = "ireval.labels.upload"
 """File uploader: labeled result lists (one or more files)."""
 GSB_UPLOADER = "ireval.labels.gsb_upload"
@@ -38,6 +40,7 @@ _FILES = "files: a link cannot carry them (a saved set is the link's set and ver
 LOCAL = {UPLOADER: _FILES, GSB_UPLOADER: _FILES, ANCHOR_UPLOADER: _FILES,
          ADD_UPLOADER: "files added to the saved set: the new version is in the link",
          SAVE_NAME: "the name of a set being saved: an action's input",
+         SAVE_PROJECT: "the project a set is saved into: an action's input",
          REPLACE: "how the next files are added: an action's input",
          ADD_NOTE: "the note of a version being added: an action's input"}
 """Widgets the link leaves out, and why."""

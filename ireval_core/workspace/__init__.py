@@ -64,12 +64,16 @@ What is stored, and the rules:
   (:attr:`Actor.label`), never a typed name. Without members (local mode, no sign-in)
   the default actor, the anonymous local user, may do everything under the names it
   types, as a single-person tool; once a project has a member, only signed-in people
-  write. :meth:`Workspace.sign_in` admits the people ``IREVAL_ADMINS`` lists as admins
-  (``IREVAL_DEFAULT_ROLE=viewer``: everyone else as a viewer).
+  write. :meth:`Workspace.sign_in` makes a person ``IREVAL_ADMINS`` lists an admin while
+  the default project has no admin (``IREVAL_DEFAULT_ROLE=viewer``: everyone else joins
+  as a viewer). :meth:`Workspace.projects_allowing` names the projects where a person may
+  save.
 * **Every write is in a tamper-evident log.** :meth:`Workspace.audit` lists who did
   what, when, to what; each row's SHA-256 chains it to the row before, and
   :meth:`Workspace.verify_audit` (``python -m ireval_core workspace audit --verify``)
-  names the first row changed or removed with plain SQL.
+  names the first row changed or removed with plain SQL. Only admins read it (each the
+  rows of their projects), the local user in local mode, and :data:`OPERATOR`, the
+  command line run with the database's URL.
 * **Sessions do not see each other's uploads.** The workspace keeps no "current"
   dataset: a file one browser session uploads is in that session only until it is
   saved, and a saved dataset appears in another session only when that session
@@ -107,9 +111,9 @@ True
 'admin'
 >>> ws.add_note(info.id, Target.dataset(), "ship it", kind="decision", actor=ada).author
 'Ada <ada@example.org>'
->>> [(e.action, e.who) for e in ws.audit()][-2:]
+>>> [(e.action, e.who) for e in ws.audit(actor=ada)][-2:]
 [('role changed', 'local user (not signed in)'), ('decision recorded', 'Ada <ada@example.org>')]
->>> ws.verify_audit().intact
+>>> ws.verify_audit(actor=ada).intact
 True
 >>> ws.close()
 """
@@ -124,6 +128,7 @@ from ._access import (
     ANONYMOUS,
     DEFAULT_PROJECT,
     DEFAULT_ROLE_VAR,
+    OPERATOR,
     ROLES,
     Actor,
     Member,
@@ -151,6 +156,7 @@ from ._members import (
     has_members,
     members,
     projects,
+    projects_for,
     role,
     set_role,
     sign_in,
@@ -186,6 +192,7 @@ __all__ = [
     "BEFORE_SIGN_IN",
     "DEFAULT_PROJECT",
     "DEFAULT_ROLE_VAR",
+    "OPERATOR",
     "ROLES",
     "Actor",
     "AuditCheck",
@@ -529,8 +536,10 @@ class Workspace:
     def sign_in(self, actor: Actor) -> str | None:
         """Record that ``actor`` signed in; their role in the default project.
 
-        A person not yet a member of the default project joins it as ``admin`` when
-        ``IREVAL_ADMINS`` (comma-separated e-mails) lists them, as ``viewer`` when
+        A person ``IREVAL_ADMINS`` (comma-separated e-mails) lists becomes an ``admin`` of
+        the default project when it has no admin yet (the first sign-in on an empty
+        workspace, or one whose people all joined as viewers); once it has one, the list
+        grants nothing. Anyone else not yet a member joins it as ``viewer`` when
         ``IREVAL_DEFAULT_ROLE=viewer``, else not at all (``None``: no access until an
         admin adds them). A member keeps the role they have. Joining is in the audit log.
         """
@@ -567,18 +576,33 @@ class Workspace:
         """Every project, the default (:data:`DEFAULT_PROJECT`) first."""
         return projects(self._store)
 
+    def projects_allowing(self, actor: Actor, needed: str = "editor") -> list[str]:
+        """The names of the projects where ``actor``'s role is ``needed`` (one of
+        :data:`ROLES`) or above, the default first: where they may save a dataset
+        (``"editor"``, the default) or read (``"viewer"``). Every project for the
+        anonymous local user in local mode, none once the workspace has members."""
+        return projects_for(self._store, actor, needed)
+
     def create_project(self, name: str, *, actor: Actor) -> Project:
         """A new, empty project; ``actor`` (an admin of the default project) becomes its
         admin. The creation is in the audit log."""
         return create_project(self._store, name, actor=actor)
 
     # ---------------------------------------------------------------- audit log
-    def audit(self, since: str | datetime | None = None) -> list[AuditEntry]:
+    def audit(self, since: str | datetime | None = None, *,
+              actor: Actor = ANONYMOUS) -> list[AuditEntry]:
         """The audit log, oldest first; ``since``: only the rows at or after that time
-        (a datetime, naive meaning UTC, or ISO 8601 text: ``2026-11-01``)."""
-        return audit(self._store, since)
+        (a datetime, naive meaning UTC, or ISO 8601 text: ``2026-11-01``).
 
-    def verify_audit(self) -> AuditCheck:
-        """Check the audit log's hash chain: intact, or the first row changed or removed
-        and what is wrong with it."""
-        return verify_audit(self._store)
+        ``actor``: who reads: an admin reads the rows of the projects they administer
+        (an admin of the default project also the rows in no project); the anonymous
+        local user in local mode and :data:`OPERATOR` read every row; anyone else is
+        refused with :class:`~ireval_core.errors.NotAllowedError`.
+        """
+        return audit(self._store, since, actor=actor)
+
+    def verify_audit(self, *, actor: Actor = ANONYMOUS) -> AuditCheck:
+        """Check the audit log's hash chain (every row): intact, or the first row changed
+        or removed and what is wrong with it. ``actor``: who asks, allowed as
+        :meth:`audit` allows (an admin of any project)."""
+        return verify_audit(self._store, actor=actor)

@@ -10,10 +10,20 @@ Every write names its :class:`Actor`. A workspace without members is in **local 
 the anonymous local person (:meth:`Actor.anonymous`, the single user of a workspace
 without sign-in) may do everything, under the name they type. Once a project has a
 member, the workspace is in **team mode**: a person not signed in may not write, and a
-signed-in person may do what their role in the dataset's project allows. The first
-sign-in (:meth:`Workspace.sign_in`) of a person listed in ``IREVAL_ADMINS`` makes them an
-admin of the default project; anyone else starts without access until an admin adds them,
-or as a viewer when ``IREVAL_DEFAULT_ROLE=viewer``.
+signed-in person may do what their role in the dataset's project allows.
+
+A person listed in ``IREVAL_ADMINS`` becomes an admin of the default project when they
+sign in (:meth:`Workspace.sign_in`) while that project has no admin: the first sign-in
+on an empty workspace, or a workspace whose people all joined as viewers. Once the
+default project has an admin the list grants nothing more (an admin adds people and sets
+roles), so a name added to the list later, or a server started with another list, never
+makes an admin behind the admins' backs. Anyone else starts without access until an
+admin adds them, or as a viewer when ``IREVAL_DEFAULT_ROLE=viewer``.
+
+The audit log is read by the admins (each reads the rows of the projects they
+administer), by the anonymous local user in local mode, and by :data:`OPERATOR`, whoever
+runs the command line with the database's URL (and so could read the table with SQL
+anyway); the app never acts as the operator.
 """
 
 from __future__ import annotations
@@ -39,7 +49,8 @@ DEFAULT_PROJECT = "default"
 projects existed)."""
 
 ADMINS_VAR = "IREVAL_ADMINS"
-"""Environment variable: comma-separated e-mails that become admins at first sign-in."""
+"""Environment variable: comma-separated e-mails that become admins of the default project
+when they sign in while it has no admin."""
 
 DEFAULT_ROLE_VAR = "IREVAL_DEFAULT_ROLE"
 """Environment variable: ``viewer`` to let anyone who signs in read the default project."""
@@ -64,15 +75,23 @@ class Actor:
     name: str = ""
     """The display name (the e-mail when none is given)."""
     signed_in: bool = True
-    """``False`` only for :meth:`anonymous`."""
+    """``False`` only for :meth:`anonymous` and :data:`OPERATOR`."""
+    operator: bool = False
+    """``True`` only for :data:`OPERATOR`: whoever runs the command line with the
+    database's URL. It acts as the anonymous local user does, and also reads the audit
+    log of a workspace with members."""
 
     def __post_init__(self) -> None:
         fn = "Actor"
         check_text(self.email, "email", fn, allow_empty=not self.signed_in)
         check_text(self.name, "name", fn, allow_empty=True)
-        if not isinstance(self.signed_in, bool):
-            raise invalid_parameter("signed_in", fn, "a bool", self.signed_in,
-                                    error=TypeError)
+        for flag in ("signed_in", "operator"):
+            if not isinstance(getattr(self, flag), bool):
+                raise invalid_parameter(flag, fn, "a bool", getattr(self, flag),
+                                        error=TypeError)
+        if self.operator and self.signed_in:
+            raise invalid_parameter("operator", fn, "False for a signed-in person",
+                                    self.operator)
         if self.signed_in:
             email = self.email.strip().lower()
             if not _EMAIL.fullmatch(email):
@@ -98,6 +117,10 @@ class Actor:
 
 ANONYMOUS = Actor.anonymous()
 """The anonymous local user: every write's actor when none is given."""
+
+OPERATOR = Actor("", "database operator", signed_in=False, operator=True)
+"""Whoever runs the command line (``python -m ireval_core workspace audit``) with the
+workspace's URL: reads the audit log in any mode; otherwise as :data:`ANONYMOUS`."""
 
 
 @dataclass(frozen=True)
@@ -195,9 +218,18 @@ def require(conn: Connection, actor: Actor, pid: int, needed: str, action: str) 
 
 def readable(conn: Connection, actor: Actor, full: str) -> None:
     """Refuse with :class:`~ireval_core.errors.NotAllowedError` unless ``actor`` may read
-    the dataset ``full`` (its whole id): a role in its project, ``viewer`` or above."""
-    pid, _ = dataset_project(conn, full)
-    require(conn, actor, pid, "viewer", "read the datasets")
+    the dataset ``full`` (its whole id): a role in its project, ``viewer`` or above. The
+    message of a signed-in person's refusal does not name the project (someone without a
+    role there learns nothing of it from a link); the error's ``project`` does."""
+    pid, project = dataset_project(conn, full)
+    if not actor.signed_in or role_of(conn, actor, pid) is not None:
+        require(conn, actor, pid, "viewer", "read the datasets")
+        return
+    raise NotAllowedError(
+        f"{actor.email} may not read the datasets of this link: they are in a project "
+        "where they have no role (whoever shared the link can ask that project's admin "
+        "to add them)", who=actor.email, action="read the datasets", project=project,
+        role=None, needed="viewer")
 
 
 def readable_projects(conn: Connection, actor: Actor) -> list[int]:
@@ -206,12 +238,52 @@ def readable_projects(conn: Connection, actor: Actor) -> list[int]:
             if role_of(conn, actor, int(p)) is not None]
 
 
-def first_role(email: str, url: str) -> tuple[str | None, str]:
-    """The role a person's first sign-in gives in the default project, and why: admin
-    when ``IREVAL_ADMINS`` lists them, else ``IREVAL_DEFAULT_ROLE`` (``viewer`` or unset)."""
+def projects_allowing(conn: Connection, actor: Actor, needed: str) -> list[str]:
+    """The names of the projects where ``actor``'s role is ``needed`` or above, the
+    default project first, then in the order they were made."""
+    rows = conn.execute(sa.select(PROJECTS.c.id, PROJECTS.c.name).order_by(PROJECTS.c.id))
+    return [str(r.name) for r in rows.all()
+            if rank(role_of(conn, actor, int(r.id))) >= rank(needed)]
+
+
+def audit_scope(conn: Connection, actor: Actor) -> set[str] | None:
+    """The projects whose audit rows ``actor`` may read (``None``: every row, the
+    operator's and the local user's in local mode); refused with
+    :class:`~ireval_core.errors.NotAllowedError` unless they are an admin of one.
+    An admin of the default project also reads the rows in no project."""
+    if actor.operator:
+        return None
+    admin_of = projects_allowing(conn, actor, "admin")
+    if not actor.signed_in and admin_of:  # the anonymous local user in local mode
+        return None
+    if not admin_of:
+        who = actor.email or actor.name
+        message = (f"{who} may not read the audit log: that needs the role admin in a "
+                   "project" + (", and they are an admin of none" if actor.signed_in else
+                                ": this workspace has members, so only a signed-in admin "
+                                "may (sign in), or the command line (python -m ireval_core "
+                                "workspace audit)"))
+        raise NotAllowedError(message, who=who, action="read the audit log",
+                              project=DEFAULT_PROJECT, role=None, needed="admin")
+    return set(admin_of) | ({""} if DEFAULT_PROJECT in admin_of else set())
+
+
+def listed_admin(email: str) -> bool:
+    """Whether ``IREVAL_ADMINS`` lists ``email``."""
     admins = {a.strip().lower() for a in os.environ.get(ADMINS_VAR, "").split(",")}
-    if email in admins - {""}:
-        return "admin", ADMINS_VAR
+    return email in admins - {""}
+
+
+def has_admin(conn: Connection, pid: int) -> bool:
+    """Whether project ``pid`` has an admin."""
+    return conn.execute(sa.select(MEMBERS.c.email).where(
+        MEMBERS.c.project_id == pid, MEMBERS.c.role == "admin").limit(1)).first() is not None
+
+
+def first_role(url: str) -> tuple[str | None, str]:
+    """The role a first sign-in gives in the default project to a person who does not
+    become its admin (see :func:`listed_admin`), and why: ``IREVAL_DEFAULT_ROLE``
+    (``viewer``, or unset for no access)."""
     default = os.environ.get(DEFAULT_ROLE_VAR, "").strip().lower()
     if default not in ("", "viewer"):
         raise WorkspaceError(f"{DEFAULT_ROLE_VAR} is {default!r}: set it to 'viewer' or "

@@ -12,13 +12,18 @@ from sqlalchemy.engine import Connection
 from ..errors import NotAllowedError, invalid_parameter
 from ..params import InstanceOf, check
 from ._access import (
+    ADMINS_VAR,
     DEFAULT_PROJECT,
     Actor,
     Member,
     Project,
+    audit_scope,
     check_role,
     first_role,
+    has_admin,
+    listed_admin,
     project_id,
+    projects_allowing,
     require,
     role_of,
     team_mode,
@@ -92,11 +97,26 @@ def sign_in(store: Store, actor: Actor) -> str | None:
 
     def work(conn: Connection) -> str | None:
         pid = project_id(conn, DEFAULT_PROJECT, fn)
-        found = conn.execute(sa.select(MEMBERS.c.role).where(
-            MEMBERS.c.project_id == pid, MEMBERS.c.email == actor.email)).scalar()
+        where = (MEMBERS.c.project_id == pid, MEMBERS.c.email == actor.email)
+        found = conn.execute(sa.select(MEMBERS.c.role).where(*where)).scalar()
+        if found != "admin" and listed_admin(actor.email) and not has_admin(conn, pid):
+            now = utc_now()
+            if found is not None:
+                conn.execute(sa.delete(MEMBERS).where(*where))
+            conn.execute(MEMBERS.insert().values(project_id=pid, email=actor.email,
+                                                 name=actor.name, role="admin",
+                                                 added_at=now, added_by=ADMINS_VAR))
+            if found is None:
+                log(conn, store, actor, "member added", project=DEFAULT_PROJECT,
+                    target=actor.email, detail={"role": "admin", "by": ADMINS_VAR})
+            else:
+                log(conn, store, actor, "role changed", project=DEFAULT_PROJECT,
+                    target=actor.email,
+                    detail={"from": str(found), "to": "admin", "by": ADMINS_VAR})
+            return "admin"
         if found is not None:
             return str(found)
-        role, why = first_role(actor.email, store.url)
+        role, why = first_role(store.url)
         if role is None:
             return None
         conn.execute(MEMBERS.insert().values(project_id=pid, email=actor.email,
@@ -180,8 +200,20 @@ def set_role(store: Store, email: str, new_role: str | None, *, actor: Actor,
     return store.write(f"set the role of {person.email}", work)
 
 
-def audit(store: Store, since: str | datetime | None = None) -> list[AuditEntry]:
+def projects_for(store: Store, actor: Actor, needed: str) -> list[str]:
+    """The projects where ``actor`` may act as ``needed`` (see
+    :meth:`Workspace.projects_allowing`)."""
+    fn = "Workspace.projects_allowing"
+    check_actor(actor, fn)
+    check_role(needed, "needed", fn)
+    with store.transaction("read the roles") as conn:
+        return projects_allowing(conn, actor, needed)
+
+
+def audit(store: Store, since: str | datetime | None = None, *,
+          actor: Actor) -> list[AuditEntry]:
     """The audit log (see :meth:`Workspace.audit`)."""
+    check_actor(actor, "Workspace.audit")
     start = None
     if since is not None:
         when = since
@@ -197,10 +229,14 @@ def audit(store: Store, since: str | datetime | None = None) -> list[AuditEntry]
                                     "ISO 8601 date or time", since, error=TypeError)
         start = iso(utc(when))
     with store.transaction("read the audit log") as conn:
-        return entries(conn, start)
+        scope = audit_scope(conn, actor)
+        found = entries(conn, start)
+    return found if scope is None else [e for e in found if e.project in scope]
 
 
-def verify_audit(store: Store) -> AuditCheck:
+def verify_audit(store: Store, *, actor: Actor) -> AuditCheck:
     """Check the audit log's chain (see :meth:`Workspace.verify_audit`)."""
+    check_actor(actor, "Workspace.verify_audit")
     with store.transaction("verify the audit log") as conn:
+        audit_scope(conn, actor)
         return verify(conn)
