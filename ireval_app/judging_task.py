@@ -30,7 +30,7 @@ from ireval_core.labels import task as core
 from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace
 
 from . import judging_glue as jg
-from . import labels_glue, labels_widgets, views, widgets, workspace_glue
+from . import labels_glue, labels_widgets, state, views, widgets, workspace_glue, workspace_widgets
 from .keys import judging as keys
 from .keys import labeling
 
@@ -54,6 +54,8 @@ class TaskSession:
     actor: Actor
     set_id: str | None
     set_name: str
+    project: str = workspace_glue.DEFAULT_PROJECT
+    """The project a new set is saved into (an existing set stays where it is)."""
     labels: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
     given: list[tuple[str, str]] = field(default_factory=list)
     skipped: set[tuple[str, str]] = field(default_factory=set)
@@ -119,7 +121,9 @@ def _write(ws: Workspace, s: TaskSession, *, replace: bool) -> None:
     created = s.set_id is None
     if created:
         info = ws.save_dataset(files, name=s.set_name, saved_by=saved_by, note=note,
-                               rounds={s.file_name: stated}, actor=s.actor)
+                               rounds={s.file_name: stated}, actor=s.actor,
+                               project=s.project)
+        state.set_last_project(info.project)
     else:
         old = ws.get_dataset(s.set_id, actor=s.actor)
         rounds: dict[str, FileRounds] = {f.name: FileRounds((), 0) for f in old.files
@@ -177,6 +181,10 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
     if isinstance(sets, workspace_glue.WorkspaceProblem):
         st.error(sets.message, icon=":material/error:")
         return
+    projects = workspace_glue.projects_allowing("editor")
+    if isinstance(projects, workspace_glue.WorkspaceProblem):
+        st.error(projects.message, icon=":material/error:")
+        return
     choices = [_NEW, *sets]
     if st.session_state.get(_CHOSEN) in sets:  # before the form's widget is drawn
         st.session_state[keys.TASK_SET] = st.session_state.pop(_CHOSEN)
@@ -201,12 +209,21 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
                                   i, "A new labeling set"))
         new_name = c[1].text_input("New set's name", value="Monthly labels",
                                    key=keys.TASK_SET_NAME)
+        project = (workspace_widgets.project_choice(projects, keys.TASK_PROJECT)
+                   if projects else None)
+        if not projects:
+            st.caption("A new labeling set needs the role editor in a project (labeling a "
+                       "saved set's round, rater): ask an admin of the project.")
         if not st.form_submit_button("Build the task", type="primary",
                                      icon=":material/assignment:"):
             return
     name, data = (up.name, up.getvalue()) if up else (SAMPLE_LOG.name, SAMPLE_LOG.read_bytes())
     if not round_name.strip() or (pick == _NEW and not new_name.strip()):
         st.error("The task needs a round name, and a new set a name.", icon=":material/error:")
+        return
+    if pick == _NEW and project is None:
+        st.error("A new labeling set needs the role editor in a project: choose a saved set, "
+                 "or ask an admin of a project.", icon=":material/error:")
         return
     try:
         task = build(name, data, runs, round_name.strip(), design, int(n), int(k), int(seed))
@@ -215,7 +232,7 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
         return
     st.session_state[_SESSION] = TaskSession(
         task, blind_order(task.units, int(seed)), rater, actor, pick or None,
-        sets.get(pick, new_name.strip()))
+        sets.get(pick, new_name.strip()), project or workspace_glue.DEFAULT_PROJECT)
 
 
 def page(ws: Workspace, runs: list[Run], grades: tuple[int, ...]) -> None:

@@ -255,6 +255,31 @@ def test_a_person_saves_into_a_project_where_the_role_allows_and_sees_both(team:
     assert "secret set" not in listed
 
 
+def test_the_months_task_saves_a_new_set_into_a_project_the_role_allows(team: Team) -> None:
+    """On the Judging page's month's task, Vic (editor in ``lab``, rater in ``default``:
+    he may judge there, not save a new set) is offered ``lab`` alone for a new labeling
+    set, and the first label creates the set there."""
+    from ireval_app import judging_glue
+    from ireval_app.keys import judging as judging_keys
+
+    team.ws.create_project("lab", actor=ADA)
+    team.ws.set_role(VIC.email, "editor", actor=ADA, project="lab")
+    team.ws.set_role(VIC.email, "rater", actor=ADA)
+    at = session(VIC, "pages/judging.py")  # the bundled sample's runs
+    at.radio(key=judging_keys.MODE).set_value(judging_glue.MODES[1]).run()
+    assert not at.exception
+    shown = shown_text(at).replace("*", "")  # one project allows: said, not asked
+    assert "Saved in the project lab" in shown, shown
+    at.number_input(key=judging_keys.TASK_N).set_value(3)
+    at.number_input(key=judging_keys.TASK_K).set_value(2)
+    at.text_input(key=judging_keys.TASK_SET_NAME).input("lab labels")
+    next(b for b in at.button if b.label == "Build the task").click().run()
+    at.button(key=f"{judging_keys.GRADE}1").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    [made] = [i for i in team.ws.list_datasets(actor=VIC) if i.name == "lab labels"]
+    assert made.project == "lab" and made.saved_by == "Vic Viewer <vic@example.org>"
+
+
 def every_link_param(**targets: str) -> dict[str, str]:
     """Every URL parameter any page reads (the shared ones and each page's), each
     ``"probe"`` unless ``targets`` gives it a value (the dataset and labeling set to
