@@ -491,8 +491,44 @@ def percentile_interval(theta: FloatArray, level: float) -> tuple[float, float]:
     if len(ok) < 2:
         return float("nan"), float("nan")
     a = (1.0 - level) / 2.0
-    low, high = np.quantile(ok, [a, 1.0 - a])
+    low, high = _quantiles(ok[None, :], [a, 1.0 - a])[:, 0]
     return float(low), float(high)
+
+
+def _quantiles(rows: FloatArray, q: Sequence[float]) -> FloatArray:
+    """``np.quantile(rows, q, axis=1)`` of rows without NaN, to the bit: each row sorted
+    and interpolated (:func:`_linear_quantiles`); a row holding -0.0 goes through
+    ``np.quantile`` itself (its partition and a sort may put -0.0 and 0.0, equal, in
+    either order, and numpy's vectorised sort may even return one for the other; the
+    sign of a zero is a bit)."""
+    out = _linear_quantiles(np.sort(rows, axis=1), q)
+    negative_zero = ((rows == 0.0) & np.signbit(rows)).any(axis=1)
+    for i in np.flatnonzero(negative_zero).tolist():  # a loop over rows with -0.0
+        out[:, i] = np.quantile(rows[i], q)
+    return out
+
+
+def _linear_quantiles(rows: FloatArray, q: Sequence[float]) -> FloatArray:
+    """``np.quantile(rows, q, axis=-1)`` (method ``"linear"``) of rows already sorted
+    (no NaN): numpy's own arithmetic (its indexes, weight and two-sided interpolation),
+    on the sorted values instead of a partition, which finds the same order statistics
+    (a sort of 10^4 doubles costs about a third of the partition: vectorised sorts).
+    Shape ``(len(q),) + rows.shape[:-1]``."""
+    n = rows.shape[-1]
+    virtual = (n - 1) * np.asarray(q, dtype=np.float64)
+    prev = np.floor(virtual)
+    nxt = prev + 1
+    above, below = virtual >= n - 1, virtual < 0
+    prev[above], nxt[above] = -1, -1
+    prev[below], nxt[below] = 0, 0
+    prev_i, next_i = prev.astype(np.intp), nxt.astype(np.intp)
+    gamma = (virtual - prev_i).reshape((-1,) + (1,) * (rows.ndim - 1))
+    a = np.moveaxis(rows[..., prev_i], -1, 0)
+    b = np.moveaxis(rows[..., next_i], -1, 0)
+    diff = b - a
+    out = a + diff * gamma
+    np.subtract(b, diff * (1 - gamma), out=out, where=np.broadcast_to(gamma >= 0.5, out.shape))
+    return out
 
 
 _INTERVAL_BLOCK = 1 << 19  # values per block of percentile_intervals (4 MB)
@@ -501,9 +537,8 @@ _INTERVAL_BLOCK = 1 << 19  # values per block of percentile_intervals (4 MB)
 def percentile_intervals(thetas: Sequence[FloatArray], level: float
                          ) -> list[tuple[float, float]]:
     """:func:`percentile_interval` of each array, the same numbers: the arrays without
-    NaN of one length (two or more) go through ``np.quantile`` a block of rows at a
-    time (it computes each row of a 2-D block as it computes that row alone); the
-    others one by one."""
+    NaN of one length (two or more) are sorted and interpolated a block of rows at a
+    time (:func:`_quantiles`, each row as alone); the others one by one."""
     out: list[tuple[float, float]] = [(math.nan, math.nan)] * len(thetas)
     by_length: dict[int, list[int]] = {}
     for i, theta in enumerate(thetas):
@@ -516,7 +551,7 @@ def percentile_intervals(thetas: Sequence[FloatArray], level: float
         step = max(1, _INTERVAL_BLOCK // length)
         for lo in range(0, len(which), step):  # blocks of rows bound memory
             rows = which[lo:lo + step]
-            q = np.quantile(np.stack([thetas[i] for i in rows]), [a, 1.0 - a], axis=1)
+            q = _quantiles(np.stack([thetas[i] for i in rows]), [a, 1.0 - a])
             for i, low, high in zip(rows, q[0].tolist(), q[1].tolist(), strict=True):
                 out[i] = (low, high)
     return out
