@@ -225,6 +225,28 @@ def _margin_matrix(k: int) -> FloatArray:
     return m
 
 
+@functools.lru_cache(maxsize=16)
+def _alpha_matrix(k: int) -> FloatArray:
+    """(k², 1 + 4p) matrix, p = k(k − 1)/2 pairs c < k of grades: a flattened (k, k)
+    confusion matrix times it gives n (twice its total), then n_c and n_k of every pair
+    (each grade's coincidences: its row plus its column sum), the pair's coincidences
+    (the two cells), and Σ_{g=c..k} n_g − (n_c + n_k)/2 (ordinal δ before squaring)."""
+    margins = _margin_matrix(k)
+    n_v = margins[:, :k] + margins[:, k:]  # (k², k): the coincidences of each grade
+    lo, hi = np.triu_indices(k, 1)
+    between = np.zeros((k, len(lo)))
+    for i, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):  # pairs
+        between[a + 1:b, i] = 1.0
+        between[[a, b], i] = 0.5
+    pair_cells = np.zeros((k * k, len(lo)))
+    pair_cells[lo * k + hi, np.arange(len(lo))] = 1.0
+    pair_cells[hi * k + lo, np.arange(len(lo))] = 1.0
+    out = np.hstack((n_v.sum(axis=1, keepdims=True), n_v[:, lo], n_v[:, hi], pair_cells,
+                     n_v @ between))
+    out.flags.writeable = False
+    return out
+
+
 def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights,
                *, whole: bool | None = None) -> FloatArray:
     """Cohen's kappa of each ``(k, k)`` confusion matrix of ``counts`` (shape ``(B, k, k)``).
@@ -239,7 +261,8 @@ def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
     c = np.asarray(counts, dtype=np.float64)
     w = _weight_matrix(c.shape[-1], weights)
     k = c.shape[-1]
-    n = c.sum(axis=(1, 2))
+    # whole counts: the totals from a product (the same sums, exact in any order)
+    n = c.reshape(len(c), k * k) @ np.ones(k * k) if whole and c.size else c.sum(axis=(1, 2))
     observed = np.einsum("bij,ij->b", c, w)
     if _exact(c, n, float(np.abs(w).max()) * k * k, whole):
         # whole counts: every product and partial sum below is an integer under 2^53,
@@ -247,6 +270,7 @@ def kappa_many(counts: NDArray[np.float64] | NDArray[np.int64], weights: Weights
         margins = c.reshape(len(c), k * k) @ _margin_matrix(k)
         expected = ((margins[:, :k] @ w) * margins[:, k:]) @ np.ones(k)
     else:
+        n = c.sum(axis=(1, 2))  # numpy's sums (a product's may differ past 2^53)
         expected = np.einsum("bi,bj,ij->b", c.sum(axis=2), c.sum(axis=1), w)
     out = np.full(len(n), np.nan)
     ok = (n > 0) & (expected > 0)
@@ -310,7 +334,12 @@ def _alpha_exact(c: FloatArray, scale: FloatArray, level: Level, whole: bool | N
         if not np.array_equal(fixed, np.rint(fixed)):
             return None
         top = float(fixed.max()) if fixed.size else 0.0
-    n_c = c.sum(axis=(1, 2)) if c.size else np.zeros(len(c))
+    if not c.size:
+        n_c = np.zeros(len(c))
+    elif whole:  # whole counts: the same sums, exact in any order, from a product
+        n_c = c.reshape(len(c), k * k) @ np.ones(k * k)
+    else:
+        n_c = c.sum(axis=(1, 2))
     # coincidences sum to 2 n_c; ordinal δ² is at most (2 n_c)², in quarters
     bound = 4.0 * (2.0 * float(n_c.max()) if len(n_c) else 0.0) ** 2
     if level == "ordinal":
@@ -320,21 +349,23 @@ def _alpha_exact(c: FloatArray, scale: FloatArray, level: Level, whole: bool | N
     if not (len(c) and k >= 2 and bound * k * k < 2.0 ** 53
             and (whole_counts(c) if whole is None else whole)):
         return None
-    flat = c.reshape(len(c), k * k)
-    margins = flat @ _margin_matrix(k)
-    n_v = margins[:, :k] + margins[:, k:]
-    n = n_v @ np.ones(k)
+    # every linear quantity of the formula from one product of the flattened counts:
+    # n = Σ n_c, each pair's n_lo and n_hi, its coincidences o and (ordinal) its
+    # Σ_{g=lo..hi} n_g − (n_lo + n_hi)/2 (all integers or halves, exact in any order)
     lo, hi = np.triu_indices(k, 1)
-    o = flat[:, lo * k + hi] + flat[:, hi * k + lo]
+    p = len(lo)
+    linear = c.reshape(len(c), k * k) @ _alpha_matrix(k)
+    n = linear[:, 0]
+    n_lo, n_hi = linear[:, 1:1 + p], linear[:, 1 + p:1 + 2 * p]
+    o = linear[:, 1 + 2 * p:1 + 3 * p]
     if level == "nominal":
-        d2 = np.ones(len(lo))
+        d2 = np.ones(p)
     elif level == "interval":
         d2 = fixed[lo, hi]
     else:
-        cum = np.cumsum(n_v, axis=1)
-        d2 = (cum[:, hi] - cum[:, lo] + n_v[:, lo] - (n_v[:, lo] + n_v[:, hi]) / 2.0) ** 2
-    observed = 2.0 * ((o * d2) @ np.ones(len(lo)))
-    expected = 2.0 * ((n_v[:, lo] * n_v[:, hi] * d2) @ np.ones(len(lo)))
+        d2 = linear[:, 1 + 3 * p:] ** 2
+    observed = 2.0 * ((o * d2) @ np.ones(p))
+    expected = 2.0 * ((n_lo * n_hi * d2) @ np.ones(p))
     out = np.full(len(n), np.nan)
     ok = (n > 1) & (expected > 1e-12 * np.maximum(n, 1.0))
     out[ok] = 1.0 - (n[ok] - 1.0) * observed[ok] / expected[ok]
