@@ -295,3 +295,27 @@ def test_trend_caption_describes_the_band_and_test_the_page_draws() -> None:
     assert "two-stage bootstrap percentile interval" in caption
     assert "p < 0.05" not in caption and "interval over queries (" not in caption
     assert "nDCG@10 = DCG@10 / the DCG@10 of the round's labeled documents" in caption
+
+
+def test_an_upload_past_the_servers_read_limit_is_refused_naming_the_limit(monkeypatch
+                                                                           ) -> None:
+    """A gzip labeling file that expands past the server's read limit
+    (``IREVAL_MAX_INFLATED_BYTES``) is refused on the Labeling data page with a message
+    naming that limit: read no further, no traceback, no report built from part of it."""
+    import gzip
+
+    from ireval_app.keys import labels_data as keys
+
+    monkeypatch.setenv("IREVAL_MAX_INFLATED_BYTES", str(100_000))
+    rows = ["round,query,doc,position,label,rater"]
+    rows += [f"2026-06,q{i // 10},d{i},{i % 10 + 1},{i % 4},ann" for i in range(6_000)]
+    data = gzip.compress(("\n".join(rows) + "\n").encode())  # 190 kB inflated
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.switch_page("pages/labels_data.py").run()
+    at.radio(key=keys.SOURCE).set_value("upload").run()
+    at.file_uploader(key=keys.UPLOADER).set_value([("big.csv.gz", data, "application/gzip")]
+                                                   ).run()
+    assert not at.exception
+    shown = " ".join(e.value for e in at.error)
+    assert "big.csv.gz" in shown and "IREVAL_MAX_INFLATED_BYTES" in shown, shown
+    assert "Traceback" not in shown and not at.metric, shown

@@ -52,6 +52,18 @@ def test_kernel_is_the_pairwise_kernel_bit_for_bit(b, m, distinct):
             assert same_bits(tau_b_many(y, x), tau_b_many_97762a0(y, x))
 
 
+@pytest.mark.parametrize(("m", "distinct"), [(100, 3), (257, 0), (513, 30), (1000, 4),
+                                             (600, 0)])
+def test_kernel_on_many_points_with_ties_bit_for_bit(m, distinct):
+    """Rows of hundreds of points (every bit of the positions a sort of the discordant
+    count, a row length that is and is not a power of two, plus one), heavy ties and none,
+    against the pairwise kernel."""
+    rng = np.random.default_rng([m, distinct, 36])
+    x = values(rng, 2, m, distinct)
+    for y in (values(rng, 2, m, distinct), x + values(rng, 2, m, 2), -x):
+        assert same_bits(tau_b_many(x, y), tau_b_many_97762a0(x, y))
+
+
 @pytest.mark.parametrize("m", [6, 9])  # pairs listed, sort-based counts
 def test_kernel_special_values_bit_for_bit(m):
     rng = np.random.default_rng(7)

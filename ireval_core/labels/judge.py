@@ -640,14 +640,19 @@ def _order(pt: NoiseTrend, jt: NoiseTrend, seed: int, conf: float) -> pd.DataFra
     perms: dict[Any, np.ndarray[Any, np.dtype[np.signedinteger[Any]]]] = {
         r: _permutation(r, n_res, seed).astype(small) for r in pt.table["round"].unique()}
 
+    # each point's resamples (views, no copies) and its round's permutation, looked up once
+    views = {id(nt): [nt.resamples_view(r, s) for r, s in keys] for nt in (pt, jt)}
+    point_perm = [perms[r] for r, _ in keys]
+
     def columns(nt: NoiseTrend, cols: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """Resamples lo..hi of the points ``cols`` (each round's shuffled by its
-        permutation)."""
-        out = np.empty((hi - lo, len(cols)))
-        for i, c in enumerate(cols):  # a loop over points
-            r, s = keys[c]
-            np.take(nt.resamples_view(r, s), perms[r][lo:hi], out=out[:, i])
-        return out
+        permutation), ``(resamples, points)``: the transpose of rows written point by
+        point (contiguous writes; the sorts read the rows as fast)."""
+        out = np.empty((len(cols), hi - lo))
+        src = views[id(nt)]
+        for i, c in enumerate(cols.tolist()):  # a loop over points
+            src[c].take(point_perm[c][lo:hi], out=out[i])
+        return out.T
 
     rows = []
     scopes = [("all rounds", np.arange(len(keys)))] + [
