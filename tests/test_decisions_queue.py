@@ -336,7 +336,7 @@ def test_hide_judgments_holes_are_the_hidden_judgments() -> None:
 def test_simulation_full_grid(data: str, unjudged: str) -> None:
     """The impact order against the random order, median over 3 seeds and every pair,
     batches of 5, 40% of the top-10 judgments hidden. Measured: the sample 0.58
-    (``holes``) and 0.52 (``non-relevant``); TREC-COVID COVID_HOLES and 0.82."""
+    (``holes``) and 0.52 (``non-relevant``); TREC-COVID 0.82 and 0.82."""
     if data == "sample":
         truth = read_qrels(SAMPLE / "qrels.txt")
         runs = [read_run(SAMPLE / f"run_{n}.txt") for n in ("bm25", "neural", "narrow")]
