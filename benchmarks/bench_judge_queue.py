@@ -10,8 +10,8 @@ by this script (seeded):
   cut to their top 10), and ``--labels`` times one label added followed by the next 10
   items (the recomputation a rater waits for). Target: <= 1 s per label.
 * ``read``: a ``docid<TAB>text`` TSV of ``--tsv-mb`` MB (default 1,024; about 330 bytes
-  a line, as MS MARCO's passages) written once into ``benchmarks/data/texts/``
-  (gitignored), and :func:`~ireval_core.io.texts.read_documents` keeping ``--wanted``
+  a line, as MS MARCO's passages) written into a temporary folder (``--tmp``; deleted
+  after the run), and :func:`~ireval_core.io.texts.read_documents` keeping ``--wanted``
   random ids of it. Target: >= 200 MB/s.
 
 Wall and CPU seconds (``time.process_time``, all threads) and the load average are
@@ -90,9 +90,12 @@ def queue_main(args: argparse.Namespace) -> None:
 
 
 def read_main(args: argparse.Namespace) -> None:
+    import shutil
+    import tempfile
+
     from ireval_core.io.texts import read_documents
 
-    folder = ROOT / "benchmarks" / "data" / "texts"
+    folder = Path(tempfile.mkdtemp(prefix="ireval-texts-", dir=args.tmp))
     path = folder / f"collection_{args.tsv_mb}MB.tsv"
     line = 330
     n = args.tsv_mb * (1 << 20) // line
@@ -117,9 +120,10 @@ def read_main(args: argparse.Namespace) -> None:
         wall, cpu = time.perf_counter() - w, time.process_time() - c
         best = wall if best is None else min(best, wall)
         print(f"read {size / 1e6:,.0f} MB, kept {len(got):,} of {n:,}: {wall:.2f} s wall "
-              f"({size / 1e6 / wall:,.0f} MB/s), {cpu:.2f} s CPU; load "
-              f"{os.getloadavg()[0]:.1f}", flush=True)
+              f"({size / 1e6 / wall:,.0f} MB/s), {cpu:.2f} s CPU ({size / 1e6 / cpu:,.0f} "
+              f"MB per CPU second); load {os.getloadavg()[0]:.1f}", flush=True)
     assert best is not None
+    shutil.rmtree(folder)  # the collection is deleted after the run
 
 
 def main() -> None:
@@ -132,6 +136,9 @@ def main() -> None:
     p.add_argument("--tsv-mb", type=int, default=1_024)
     p.add_argument("--wanted", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--tmp", default=None,
+                   help="folder for the generated collection (default: the system's temporary "
+                        "folder); it is deleted after the run")
     args = p.parse_args()
     if args.workload in ("queue", "both"):
         queue_main(args)

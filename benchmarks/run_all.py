@@ -7,7 +7,12 @@
    ``make_data.py --shape``): parse + evaluate vs pytrec_eval and the app's pages
    (``bench_app.py``) on each, at ``--id-size`` (500k by default; 7M on request);
 5. ``bench_stats.py`` when it exists (its stdout is included as it is);
-6. with ``--profile``, ireval's stage breakdown at the largest size.
+6. the judge queue's recomputation after a label on 3 runs of 7M lines, reading the
+   documents it needs from a 1 GB ``docid<TAB>text`` TSV made in a temporary folder and
+   deleted after (``bench_judge_queue.py``; 1,000 queries and 256 MB with ``--quick``),
+   and the Judging page's keypress (``bench_judging_keypress.py``); ``--no-judging``
+   skips them;
+7. with ``--profile``, ireval's stage breakdown at the largest size.
 
 Tables go to stdout, progress to stderr, raw numbers to ``benchmarks/results/``.
 
@@ -63,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="size of the id-shape runs (default 500k; 7M takes ~2 min per shape "
                          "to generate once, and minutes per shape to measure)")
     ap.add_argument("--no-app", action="store_true", help="skip bench_app.py on the id shapes")
+    ap.add_argument("--no-judging", action="store_true",
+                    help="skip the judge queue's and the Judging page's benchmarks")
     args = ap.parse_args(argv)
 
     parse_sizes = ["10k", "500k"] if args.quick else ["10k", "500k", "7M"]
@@ -94,6 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_stats and (HERE / "bench_stats.py").exists():
         log("== bench_stats.py")
         out += ["### Statistics (bench_stats.py)", "", _script("bench_stats.py"), ""]
+    if not args.no_judging:
+        log("== judge queue, documents, Judging page keypress")
+        size = ["--queries", "1000", "--tsv-mb", "256"] if args.quick else []
+        out += ["### Judging (bench_judge_queue.py, bench_judging_keypress.py)", "",
+                "```", _script("bench_judge_queue.py", size),
+                _script("bench_judging_keypress.py"), "```", ""]
     if args.profile:
         log("== ireval stage breakdown")
         out += [_script("profile_ireval.py", ["--size", eval_sizes[-1]]), ""]

@@ -30,9 +30,13 @@ on a bound's t statistic is that times the derivative of t with respect to the q
 difference (``1 / (sqrt(n) s) - t (d_q - mean) / ((n - 1) s^2)``). The score of a hole
 is, over the unsettled pairs and the bounds they need to move, the expected change of
 the bound's t statistic divided by the distance the bound still has to go. The prior
-``p`` is the share of relevant documents (grade > 0) among the judged ones at the same
-rank of the same system. The t statistic is the model for every test; the verdicts
-themselves are :func:`~.holes.judgment_debt`'s, exact, with the chosen test.
+``p`` (the chance of a positive grade, weighted by the grade over the top grade) comes
+from a logistic model fitted, at every recomputation, on the judged documents of the
+runs' windows: the query's share of relevance among its other judged documents of the
+windows and among all its other judgments, and each system's rank of the document
+(:func:`_learned_prior`). Nothing but what is known when the queue is made enters it:
+the judgments so far and the runs. The t statistic is the model for every test; the
+verdicts themselves are :func:`~.holes.judgment_debt`'s, exact, with the chosen test.
 
 **The estimate** of the labels a verdict may still need is the number of holes, in the
 impact order, whose expected changes add up to the distances the bounds must go (all
@@ -95,6 +99,9 @@ QueueVerdict = Literal["holds", "reversed", "depends"]
 _MIN_GAP = 0.25
 """Smallest distance (in t units) a bound is taken to still have to go: a bound the
 t model puts past the critical value while the exact verdict still depends."""
+
+_FIT_ROWS = 20_000
+"""Judged documents the prior's logistic model is fitted on, at most (an even sample)."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +210,7 @@ class JudgeQueue:
                            "n_resamples": n_resamples, "rng": rng}
         self.alpha = alpha
         self._names = [r.name for r in runs]
-        first = judgment_debt(qrels, runs, self.measure, baseline=baseline,
-                              **self._debt_args)  # type: ignore[arg-type]
+        first = self._judge(qrels, runs, None)
         self.window = first[0].k if first else None
         self._start = {(r.system_a, r.system_b): r.winner for r in first}
         self._runs = [_cut(r, self.window) if self.window is not None
@@ -263,6 +269,12 @@ class JudgeQueue:
 
     # ----------------------------------------------------------------- the work
 
+    def _judge(self, qrels: Qrels, runs: list[Run], joins: JoinCache | None
+               ) -> list[HolesResult]:
+        """:func:`~.holes.judgment_debt` of the queue's pairs."""
+        return judgment_debt(qrels, runs, self.measure, baseline=self.baseline,
+                             joins=joins, **self._debt_args)  # type: ignore[arg-type]
+
     def _current_qrels(self) -> Qrels:
         """The original qrels, each labeled document's entry replaced by its label."""
         q, d, g = self._base
@@ -278,13 +290,11 @@ class JudgeQueue:
     def _recompute(self, debt: list[HolesResult] | None) -> None:
         joins = JoinCache()  # the verdicts' joins serve the hole table
         if debt is None:
-            debt = judgment_debt(self.qrels, self._runs, self.measure,
-                                 baseline=self.baseline, joins=joins,
-                                 **self._debt_args)  # type: ignore[arg-type]
+            debt = self._judge(self.qrels, self._runs, joins)
         self._debt = debt
         self._table = _hole_table(self.qrels, self._runs, self.window, self.options, joins)
         t = self._table
-        n = len(t.query)
+        n = len(t)
         score = np.zeros(n)
         share = np.zeros(n, dtype=bool)  # the holes of unsettled pairs
         estimates = []
@@ -308,11 +318,13 @@ class JudgeQueue:
         self._verdicts = [self._verdict(r, e) for r, e in zip(debt, estimates, strict=True)]
         keep = np.flatnonzero(share)
         if self.order == "random":
-            key = _random_keys(t.query[keep], t.doc[keep], self.seed)
+            key = _random_keys(t.qnames.astype(object)[t.qcode[keep]],
+                               np.asarray(t.docs.take(pa.array(keep)).to_pylist(),
+                                          dtype=object), self.seed)
             self._ranked = keep[np.argsort(key, kind="stable")]
         else:  # impact descending; ties by query, then the best rank, then document
             top_rank = np.where(t.rank > 0, t.rank, np.iinfo(np.int64).max).min(axis=1)
-            o = np.lexsort((t.doc[keep], top_rank[keep], t.query[keep], -score[keep]))
+            o = np.lexsort((t.doc_rank[keep], top_rank[keep], t.qcode[keep], -score[keep]))
             self._ranked = keep[o]
 
     def _verdict(self, r: HolesResult, estimate: int) -> PairVerdict:
@@ -345,7 +357,7 @@ class JudgeQueue:
                     wanted = f"towards {r.system_a}"
                 why = (f"{where}; {pair} depends on it: the label moves the least "
                        f"favourable case {wanted} (relevant with probability {p:.0%})")
-        return QueueItem(str(t.query[i]), str(t.doc[i]), systems, ranks, why,
+        return QueueItem(str(t.qnames[t.qcode[i]]), str(t.docs[i].as_py()), systems, ranks, why,
                          float(self._score[i]))
 
 
@@ -354,12 +366,28 @@ class JudgeQueue:
 
 @dataclass
 class _Table:
-    """Every hole of the runs' windows, once per (query, document)."""
+    """Every hole of the runs' windows, once per (query, document), in (query, document
+    code) order."""
 
-    query: np.ndarray  # object: query id
-    doc: np.ndarray  # object: document id
+    qnames: np.ndarray  # the queries of the windows, sorted (str)
+    qcode: np.ndarray  # (holes,) int64: index into qnames
+    docs: pa.Array  # (holes,) the document ids
+    doc_rank: np.ndarray  # (holes,) int64: rank of the document id among the holes' ids
     rank: np.ndarray  # (holes, runs) int64: rank in each run's window, 0 = not in it
     prior: np.ndarray  # probability of a positive grade
+
+    def __len__(self) -> int:
+        return len(self.qcode)
+
+    @property
+    def query(self) -> np.ndarray:
+        """The query id of each hole (object array)."""
+        return self.qnames.astype(object)[self.qcode]
+
+    @property
+    def doc(self) -> np.ndarray:
+        """The document id of each hole (object array)."""
+        return np.asarray(self.docs.to_pylist(), dtype=object)
 
 
 def _cut(run: Run, k: int) -> Run:
@@ -409,35 +437,38 @@ def _hole_table(qrels: Qrels, runs: list[Run], window: int | None, options: Eval
                 joins: JoinCache) -> _Table:
     """The holes of every run's window, with the rank in each run and a prior.
 
-    A hole's prior is its system's share at its rank (:func:`_prior`, the mean over the
+    A hole's prior is :func:`_learned_prior`'s; with fewer than 20 judged documents in
+    the windows it is its system's share at its rank (:func:`_prior`, the mean over the
     systems ranking it) times its query's factor, times the factor of the number of
     systems whose window holds it: documents several systems retrieve are relevant more
     often (the same ratio among the judged documents of the windows)."""
     plain = replace(options, judged_only=False)
+    joined = [joins.ranked(qrels, run, plain) for run in runs]
+    qnames = np.unique(np.concatenate([r.query_ids.astype(str) for r in joined])
+                       if joined else np.zeros(0, dtype=str))
     qs, ds, sys_i, pos_i, grades, priors = [], [], [], [], [], []
-    for s, run in enumerate(runs):
-        r = joins.ranked(qrels, run, plain)
+    for s, (run, r) in enumerate(zip(runs, joined, strict=True)):
         in_window = np.ones(len(r.pos), dtype=bool) if window is None else r.pos <= window
         judged = in_window & (r.grade >= 0)
         by_rank, by_query = _prior(r, judged)
         rows = np.flatnonzero(in_window)
-        run_q = np.searchsorted(run.query_ids.astype(str), r.query_ids.astype(str))
+        names = r.query_ids.astype(str)
+        run_q = np.searchsorted(run.query_ids.astype(str), names)
         run_q = np.minimum(run_q, max(run.n_queries - 1, 0))
         local = r.qidx[rows]
         run_rows = run.offsets[run_q][local] + r.pos[rows].astype(np.int64) - 1
         ds.append(run.doc_ids.take(pa.array(run.dcode[run_rows])).cast(pa.string()))
-        qs.append(np.asarray(r.query_ids, dtype=object)[local])
+        qs.append(np.searchsorted(qnames, names).astype(np.int64)[local])
         sys_i.append(np.full(len(rows), s, dtype=np.int64))
         pos_i.append(r.pos[rows].astype(np.int64))
         grades.append(r.grade[rows])
         priors.append(np.minimum(by_rank[np.minimum(r.pos[rows], len(by_rank) - 1)]
                                  * by_query[local], 1.0))
-    query = np.concatenate(qs) if qs else np.zeros(0, dtype=object)
+    qcodes = np.concatenate(qs) if qs else np.zeros(0, dtype=np.int64)
     dcodes, ddict = dictionary_codes(pa.chunked_array(ds, type=pa.string()))
-    qnames, qcodes = np.unique(query.astype(str), return_inverse=True)
-    key = qcodes.astype(np.int64) * max(len(ddict), 1) + dcodes.astype(np.int64)
+    key = qcodes * max(len(ddict), 1) + dcodes.astype(np.int64)
     uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    grade = np.concatenate(grades)
+    grade = np.concatenate(grades) if grades else np.zeros(0)
     hole = ~(np.bincount(inverse, weights=grade >= 0, minlength=len(uniq)) > 0)
     systems = np.bincount(inverse, minlength=len(uniq))
     g = np.where(grade >= 0, np.clip(grade, 0.0, None), 0.0)
@@ -455,10 +486,90 @@ def _hole_table(qrels: Qrels, runs: list[Run], window: int | None, options: Eval
     rank[inverse, s_all] = p_all
     prior = np.bincount(inverse, weights=np.concatenate(priors), minlength=len(uniq)) / (
         np.maximum(systems, 1)) * by_systems[systems]
-    docs_all = np.asarray(ddict.to_pylist(), dtype=object)
+    key_q = qcodes[first]
+    prior = _learned_prior(qrels, qnames, key_q, rank, per_key, judged_key, window, prior)
     keep = np.flatnonzero(hole)
-    return _Table(qnames.astype(object)[qcodes[first[keep]]], docs_all[dcodes[first[keep]]],
-                  rank[keep], np.minimum(prior[keep], 1.0))
+    docs = ddict.take(pa.array(dcodes[first[keep]]))
+    import pyarrow.compute as pc
+
+    doc_rank = np.asarray(pc.rank(docs, sort_keys="ascending", tiebreaker="dense"),
+                          dtype=np.int64) if len(docs) else np.zeros(0, dtype=np.int64)
+    return _Table(qnames, key_q[keep], docs, doc_rank, rank[keep],
+                  np.minimum(prior[keep], 1.0))
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    """``log(p / (1 - p))``, ``p`` clipped to [0.001, 0.999]."""
+    p = np.clip(p, 1e-3, 1.0 - 1e-3)
+    return np.log(p / (1.0 - p))
+
+
+def _learned_prior(qrels: Qrels, qnames: np.ndarray, kq: np.ndarray, rank: np.ndarray,
+                   y: np.ndarray, judged: np.ndarray, window: int | None,
+                   fallback: np.ndarray) -> np.ndarray:
+    """Each window document's chance of a positive grade (weighted by its grade over the
+    top grade) from a logistic model fitted on the judged documents of the windows.
+
+    Features: the query's share of relevance among its other judged documents of the
+    windows and among all its other judgments in the qrels (each smoothed toward the
+    collection's share, on the logit scale), and per system whether the document is in
+    its window and the log of its rank there. Fitted by a few Newton steps with a small
+    ridge; the judged documents' own labels are left out of their query's shares."""
+    n = len(kq)
+    if judged.sum() < 20:
+        return fallback
+    nq = len(qnames)
+    yj = np.where(judged, y, 0.0)
+    # window shares, leaving the document's own label out
+    cnt = np.bincount(kq, weights=judged.astype(np.float64), minlength=nq)
+    rel = np.bincount(kq, weights=yj, minlength=nq)
+    base = (yj.sum() + 1.0) / (judged.sum() + 2.0)
+    c_loo = cnt[kq] - judged
+    r_loo = rel[kq] - yj
+    w_share = (r_loo + 4.0 * base) / (c_loo + 4.0)
+    # the query's share over all its judgments in the qrels (deeper pools too)
+    g = np.clip(qrels.grade, 0.0, None)
+    top = max(float(g.max()) if len(g) else 1.0, 1.0)
+    ok = qrels.grade >= 0
+    qc = np.bincount(qrels.qcode[ok], minlength=len(qrels.query_ids)).astype(np.float64)
+    qr = np.bincount(qrels.qcode[ok], weights=g[ok] / top, minlength=len(qrels.query_ids))
+    at = np.searchsorted(qrels.query_ids.astype(str), qnames.astype(str))
+    at = np.minimum(at, max(len(qrels.query_ids) - 1, 0))
+    found = (qrels.query_ids.astype(str)[at] == qnames.astype(str)) if len(
+        qrels.query_ids) else np.zeros(nq, dtype=bool)
+    qcnt = np.where(found, qc[at] if len(qc) else 0.0, 0.0)[kq] - judged
+    qrel = np.where(found, qr[at] if len(qr) else 0.0, 0.0)[kq] - yj
+    all_base = (float(qr.sum()) + 1.0) / (float(qc.sum()) + 2.0)
+    q_share = (qrel + 4.0 * all_base) / (qcnt + 4.0)
+    deep = (window if window is not None else int(rank.max(initial=0))) + 1  # not ranked
+    cols = [np.ones(n), _logit(w_share), _logit(q_share)]
+    for s in range(rank.shape[1]):
+        inw = rank[:, s] > 0
+        cols.append(inw.astype(np.float64))
+        cols.append(np.log2(1.0 + np.where(inw, rank[:, s], deep)))
+    X = np.column_stack(cols)
+    mu, sd = X[:, 1:].mean(axis=0), X[:, 1:].std(axis=0)
+    sd[sd == 0] = 1.0
+    X[:, 1:] = (X[:, 1:] - mu) / sd
+    fit = np.flatnonzero(judged)
+    if len(fit) > _FIT_ROWS:  # an even sample: nearly the same fit, and quick
+        fit = fit[np.linspace(0, len(fit) - 1, _FIT_ROWS).astype(np.int64)]
+    Xj, tj = X[fit], y[fit]
+    beta = np.zeros(X.shape[1])
+    beta[0] = float(_logit(np.array([base]))[0])
+    ridge = np.full(X.shape[1], 1.0)
+    ridge[0] = 0.0
+    for _ in range(12):
+        z = np.clip(Xj @ beta, -30, 30)
+        pj = 1.0 / (1.0 + np.exp(-z))
+        wgt = pj * (1.0 - pj) + 1e-9
+        grad = Xj.T @ (tj - pj) - ridge * beta
+        hess = (Xj * wgt[:, None]).T @ Xj + np.diag(ridge + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        beta += step
+        if float(np.abs(step).max()) < 1e-6:
+            break
+    return 1.0 / (1.0 + np.exp(-np.clip(X @ beta, -30, 30)))
 
 
 def _prior(r: Ranked, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -503,16 +614,16 @@ def _pair_gain(res: HolesResult, t: _Table, ia: int, ib: int, alpha: float
     """Each hole's score for one unsettled pair, the direction of the bound it moves most
     (+1: ``lo`` up, -1: ``hi`` down), the estimate of the labels the pair needs and the
     mask of the pair's holes on its compared queries."""
-    n_holes = len(t.query)
+    n_holes = len(t)
     common = np.asarray(res.query_ids, dtype=object).astype(str)
     nq = len(common)
     gain = np.zeros(n_holes)
     direction = np.zeros(n_holes, dtype=np.int8)
     if nq == 0:
         return gain, direction, res.n_holes, np.zeros(n_holes, dtype=bool)
-    at = np.searchsorted(common, t.query.astype(str))
-    at = np.minimum(at, nq - 1)
-    compared = (common[at] == t.query.astype(str)) & ((t.rank[:, ia] > 0)
+    of_name = np.minimum(np.searchsorted(common, t.qnames), nq - 1)  # one per query
+    at = of_name[t.qcode]
+    compared = (common[of_name] == t.qnames)[t.qcode] & ((t.rank[:, ia] > 0)
                                                        | (t.rank[:, ib] > 0))
     if nq < 2:
         return gain, direction, res.n_holes, compared
