@@ -58,7 +58,7 @@ from ..errors import DataWarning, invalid_parameter
 from .source import ReadLimits
 
 __all__ = ["ENTRY_FORMAT", "READER_VERSION", "CacheSettings", "ColumnCache", "ParsedRun",
-           "entry_key"]
+           "entry_column", "entry_key", "entry_numbers", "entry_strings", "sha256_of_file"]
 
 log = logging.getLogger("ireval.cache")
 
@@ -320,7 +320,12 @@ class ColumnCache:
             self._drop(key, exc)
             return None
 
-    def _drop(self, key: str, exc: Exception) -> None:
+    def drop(self, key: str, reason: Exception | str) -> None:
+        """Delete the entry :meth:`load` just returned, found unusable when its columns were
+        rebuilt (``reason``, logged); it counts as a miss, the input is read again."""
+        self._drop(key, reason)
+
+    def _drop(self, key: str, exc: Exception | str) -> None:
         log.warning("ireval cache: dropped %s: %s; parsing the file again", self._path(key),
                     exc)
         self.dropped += 1
@@ -397,23 +402,31 @@ def _one_row_list(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pa.LargeListArray.from_arrays(pa.array([0, len(values)], pa.int64()), values)
 
 
-def _column(batch: pa.RecordBatch, name: str) -> pa.Array:
+def entry_column(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """Column ``name`` of an entry (:meth:`ColumnCache.store` wrote each as one row);
+    a ``KeyError`` or ``ValueError`` when it is not there as written."""
     col = batch.column(name)
     if len(col) != 1:
         raise ValueError(f"column {name!r} has {len(col)} rows, expected 1")
     return col.flatten()
 
 
-def _numbers(batch: pa.RecordBatch, name: str, dtype: type) -> np.ndarray:
-    values = _column(batch, name)
+def entry_numbers(batch: pa.RecordBatch, name: str, dtype: type | np.dtype) -> np.ndarray:
+    """Column ``name`` of an entry as a read-only numpy view of the mapped bytes, of
+    ``dtype`` (a ``TypeError`` otherwise)."""
+    values = entry_column(batch, name)
     out = values.to_numpy(zero_copy_only=True)
     if out.dtype != np.dtype(dtype):
         raise TypeError(f"column {name!r} is {out.dtype}, expected {np.dtype(dtype)}")
     return out
 
 
-def _query_ids(batch: pa.RecordBatch, name: str) -> np.ndarray:
-    return np.asarray(_column(batch, name).to_pylist(), dtype=object)
+def entry_strings(batch: pa.RecordBatch, name: str) -> np.ndarray:
+    """Column ``name`` of an entry (strings) as a numpy object array of ``str``."""
+    values = entry_column(batch, name)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values.to_pylist()
+    return out
 
 
 def _check_layout(n_queries: int, n_docs: int, qcode: np.ndarray, dcode: np.ndarray,
@@ -432,12 +445,14 @@ def _check_layout(n_queries: int, n_docs: int, qcode: np.ndarray, dcode: np.ndar
 def _qrels_from(batch: pa.RecordBatch, meta: dict[str, object], name: str) -> Qrels:
     if meta.get("kind") != "qrels":
         raise ValueError(f"an entry of {meta.get('kind')!r}, not qrels")
-    qids = _query_ids(batch, "query_ids")
-    docs = _column(batch, "doc_ids")
-    qcode, dcode = _numbers(batch, "qcode", np.int32), _numbers(batch, "dcode", np.int32)
-    grade, offsets = _numbers(batch, "grade", np.float64), _numbers(batch, "offsets", np.int64)
+    qids = entry_strings(batch, "query_ids")
+    docs = entry_column(batch, "doc_ids")
+    qcode = entry_numbers(batch, "qcode", np.int32)
+    dcode = entry_numbers(batch, "dcode", np.int32)
+    grade = entry_numbers(batch, "grade", np.float64)
+    offsets = entry_numbers(batch, "offsets", np.int64)
     _check_layout(len(qids), len(docs), qcode, dcode, grade, offsets)
-    groups = _column(batch, "groups") if "groups" in batch.schema.names else None
+    groups = entry_column(batch, "groups") if "groups" in batch.schema.names else None
     return Qrels(qids, docs, qcode, dcode, grade, offsets, name,
                  _warnings_in(meta.get("warnings"), name), groups)
 
@@ -448,12 +463,12 @@ def _runs_from(batch: pa.RecordBatch, meta: dict[str, object], name: str) -> lis
         raise ValueError(f"an entry of {meta.get('kind')!r}, not runs")
     out = []
     for i, s in enumerate(systems):
-        qids = _query_ids(batch, f"{i}.query_ids")
-        docs = _column(batch, f"{i}.doc_ids")
-        qcode = _numbers(batch, f"{i}.qcode", np.int32)
-        dcode = _numbers(batch, f"{i}.dcode", np.int32)
-        score = _numbers(batch, f"{i}.score", np.float64)
-        offsets = _numbers(batch, f"{i}.offsets", np.int64)
+        qids = entry_strings(batch, f"{i}.query_ids")
+        docs = entry_column(batch, f"{i}.doc_ids")
+        qcode = entry_numbers(batch, f"{i}.qcode", np.int32)
+        dcode = entry_numbers(batch, f"{i}.dcode", np.int32)
+        score = entry_numbers(batch, f"{i}.score", np.float64)
+        offsets = entry_numbers(batch, f"{i}.offsets", np.int64)
         _check_layout(len(qids), len(docs), qcode, dcode, score, offsets)
         run = Run(str(s["name"]), qids, docs, qcode, dcode, score, offsets, name,
                   _warnings_in(s["warnings"], name))
