@@ -53,7 +53,7 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from ..data import Qrels, Run
+from ..data import Qrels, Run, remember_doc_ids
 from ..errors import DataWarning, invalid_parameter
 from .source import ReadLimits
 
@@ -172,6 +172,13 @@ class ColumnCache:
         self.hits = 0
         self.misses = 0
         self.dropped = 0
+
+    def __eq__(self, other: object) -> bool:
+        """Caches are the same when they use the same folder."""
+        return isinstance(other, ColumnCache) and other.directory == self.directory
+
+    def __hash__(self) -> int:
+        return hash(self.directory)
 
     @classmethod
     def from_env(cls, mode: CacheMode = "stat") -> ColumnCache | None:
@@ -303,10 +310,12 @@ class ColumnCache:
             return None
         batch, meta = got
         try:
-            return _qrels_from(batch, meta, name)
+            qrels = _qrels_from(batch, meta, name)
         except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
             self._drop(key, exc)
             return None
+        remember_doc_ids(qrels.doc_ids, self, key)
+        return qrels
 
     def runs(self, key: str, name: str) -> list[ParsedRun] | None:
         """The cached systems of ``key`` (before naming), or ``None``."""
@@ -315,10 +324,13 @@ class ColumnCache:
             return None
         batch, meta = got
         try:
-            return _runs_from(batch, meta, name)
+            parsed = _runs_from(batch, meta, name)
         except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
             self._drop(key, exc)
             return None
+        for i, p in enumerate(parsed):
+            remember_doc_ids(p.run.doc_ids, self, f"{key}#{i}")
+        return parsed
 
     def drop(self, key: str, reason: Exception | str) -> None:
         """Delete the entry :meth:`load` just returned, found unusable when its columns were
@@ -341,6 +353,7 @@ class ColumnCache:
         if qrels.groups is not None:
             cols["groups"] = qrels.groups
         self.store(key, cols, {"kind": "qrels", "warnings": _warnings_out(qrels.warnings)})
+        remember_doc_ids(qrels.doc_ids, self, key)
 
     def store_runs(self, key: str, parsed: list[ParsedRun]) -> None:
         cols: dict[str, pa.Array] = {}
@@ -355,6 +368,46 @@ class ColumnCache:
                             "missing_markers": list(p.missing_markers),
                             "warnings": _warnings_out(r.warnings)})
         self.store(key, cols, {"kind": "runs", "systems": systems})
+        for i, p in enumerate(parsed):
+            remember_doc_ids(p.run.doc_ids, self, f"{key}#{i}")
+
+    # ------------------------------------------------------------------ document maps
+
+    def _doc_map_key(self, qrels_key: str, run_key: str) -> str:
+        rule = {"reader": READER_VERSION, "kind": "doc-map", "qrels": qrels_key,
+                "run": run_key}
+        content = hashlib.sha256(f"{qrels_key}\n{run_key}".encode()).hexdigest()
+        return f"{content}:{json.dumps(rule, sort_keys=True)}"
+
+    def load_doc_map(self, qrels_key: str, run_key: str, n_run: int, n_qrels: int
+                     ) -> np.ndarray | None:
+        """The document map (:func:`~ireval_core.idcodes.doc_code_map`) of the run and
+        qrels entries ``run_key`` and ``qrels_key`` (``n_run`` and ``n_qrels`` distinct
+        documents), mapped; ``None`` when absent or invalid (then dropped with a log
+        line)."""
+        key = self._doc_map_key(qrels_key, run_key)
+        got = self.load(key)
+        if got is None:
+            return None
+        batch, meta = got
+        try:
+            if meta.get("kind") != "doc-map":
+                raise ValueError(f"an entry of {meta.get('kind')!r}, not a document map")
+            doc_map = entry_numbers(batch, "doc_map", np.int64)
+            if len(doc_map) != n_run:
+                raise ValueError(f"{len(doc_map)} documents, the run has {n_run}")
+            if n_run and (int(doc_map.min()) < -1 or int(doc_map.max()) >= n_qrels):
+                raise ValueError("document codes out of range")
+        except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+            self._drop(key, exc)
+            return None
+        return doc_map
+
+    def store_doc_map(self, qrels_key: str, run_key: str, doc_map: np.ndarray) -> None:
+        """Keep the document map of two entries (:meth:`load_doc_map`)."""
+        self.store(self._doc_map_key(qrels_key, run_key),
+                   {"doc_map": pa.array(np.asarray(doc_map, dtype=np.int64))},
+                   {"kind": "doc-map"})
 
 
 class _Invalid(Exception):
