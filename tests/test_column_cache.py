@@ -476,3 +476,45 @@ def test_a_changed_reading_rule_misses_the_document_map(tmp_path: Path) -> None:
     before = (other.hits, other.misses)
     run_doc_map(q10, plain)
     assert (other.hits, other.misses) == before and len(_entries(other)) == n + 2
+
+
+def test_a_saved_dataset_reopened_after_a_restart_is_not_read_from_the_workspace(
+        app_ws: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link to a saved dataset opened on a restarted server maps the files' columns by
+    the SHA-256 the workspace keeps: the files' bytes are not read out of the workspace
+    (counted), and the page shows the same numbers."""
+    from _apps import APP, sample_files
+    from streamlit.testing.v1 import AppTest
+
+    from ireval_app import cache as app_cache
+    from ireval_app.shared_cache import SHARED
+    from ireval_core.workspace import Workspace
+
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(tmp_path / "columns"))
+    assert isinstance(app_ws, Workspace)
+    info = app_ws.save_dataset(sample_files("run_bm25.txt"), name="n", saved_by="ana")
+    reads: list[int] = []
+    real_read = Workspace.read_file
+
+    def counted(self: Workspace, *args: object, **kwargs: object) -> bytes:
+        reads.append(1)
+        return real_read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Workspace, "read_file", counted)
+
+    def restart_and_open() -> object:
+        SHARED.clear()
+        with app_cache._RESIDENT_LOCK:
+            app_cache._RESIDENT.clear()
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params["ds"] = info.short_id
+        at.switch_page("pages/metrics.py").run()
+        assert not at.exception
+        return at.table[0].value
+
+    first = restart_and_open()  # parsed from the workspace's bytes, columns kept
+    assert len(reads) == 2
+    again = restart_and_open()
+    assert len(reads) == 2  # mapped: nothing read out of the workspace
+    assert again.equals(first)  # type: ignore[attr-defined]
+    SHARED.clear()
