@@ -31,6 +31,14 @@ none, or the new one, never part of one; two processes writing the same key both
 whole files). A hit updates the entry's modification time; after a write, the oldest
 entries are deleted until the folder is within ``max_bytes`` (least recently used out).
 
+Other entries
+-------------
+The same folder, bound and checks hold two other kinds of entry: the document map of a
+qrels and a run read through the cache (:meth:`ColumnCache.load_doc_map`, keyed by both
+entries' keys: the one step of a join that compares ids, the same for every option;
+:func:`ireval_core.data.run_doc_map` looks it up), and labeling files read by
+:func:`ireval_core.labels.read_judgments` (:mod:`ireval_core.labels.cache`).
+
 Settings (:meth:`CacheSettings.from_env`): ``IREVAL_CACHE`` (``off`` turns the cache off),
 ``IREVAL_CACHE_DIR`` (default ``$XDG_CACHE_HOME/ireval/columns``, else
 ``~/.cache/ireval/columns``), ``IREVAL_CACHE_MAX`` (bytes, or with ``K``/``M``/``G``;
