@@ -6,6 +6,8 @@
 4. the id shapes of real collections (MS MARCO numbers, prefixed ids, UUIDs, a mix;
    ``make_data.py --shape``): parse + evaluate vs pytrec_eval and the app's pages
    (``bench_app.py``) on each, at ``--id-size`` (500k by default; 7M on request);
+   and a saved dataset reopened by its link on a fresh process, alone and by ten
+   sessions at once, with the parsed-column cache and without (``bench_reopen.py``);
 5. ``bench_stats.py`` when it exists (its stdout is included as it is);
 6. the judge queue's recomputation after a label on 3 runs of 7M lines, reading the
    documents it needs from a 1 GB ``docid<TAB>text`` TSV made in a temporary folder and
@@ -98,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         for shape in make_data.ID_SHAPES:
             folder = make_data.app_folder(args.id_size, shape)
             out += [_script("bench_app.py", [str(folder)]), ""]
+        log("== reopen after a restart, ten sessions on one link (column cache)")
+        out += [_script("bench_reopen.py", ["--size", args.id_size, "--shapes",
+                                            *make_data.ID_SHAPES]), ""]
     if not args.no_stats and (HERE / "bench_stats.py").exists():
         log("== bench_stats.py")
         out += ["### Statistics (bench_stats.py)", "", _script("bench_stats.py"), ""]

@@ -33,6 +33,7 @@ from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
 from ireval_core.io import read_qrels, read_runs, shared_tag_names
 from ireval_core.io.column_cache import ColumnCache
+from ireval_core.io.qrels_runs import cached_qrels, cached_runs
 from ireval_core.options import EvalOptions
 
 from .shared_cache import release_free_memory, shared
@@ -45,6 +46,7 @@ __all__ = [
     "READ_ATTEMPTS",
     "LoadedFile",
     "LoadedFiles",
+    "StoredFile",
     "data_dir",
     "dataset_for",
     "digest",
@@ -177,18 +179,37 @@ def _sha256_and_key(data: bytes) -> tuple[str, str]:
 # ----------------------------------------------------------------------------- reading files
 
 
-def load_qrels(name: str, data: bytes, *, comments: bool = False) -> LoadedFile:
-    """Read a qrels file given its name and raw bytes (plain or gzip); never raises.
+@dataclass(frozen=True, eq=False)
+class StoredFile:
+    """A file kept elsewhere (a saved dataset's file in the workspace), known by its
+    SHA-256 and size: its bytes are fetched (``fetch()``) only when its columns are in
+    neither the shared cache nor the column cache, so a dataset reopened after a restart,
+    or by many sessions at once, is not read out of the workspace again."""
+
+    sha256: str
+    size: int
+    fetch: Callable[[], bytes]
+
+
+def _sha256_and_key_of(data: bytes | StoredFile) -> tuple[str, str]:
+    if isinstance(data, StoredFile):
+        return data.sha256, data.sha256[:32]
+    return _sha256_and_key(data)
+
+
+def load_qrels(name: str, data: bytes | StoredFile, *, comments: bool = False) -> LoadedFile:
+    """Read a qrels file given its name and raw bytes (plain or gzip; or a
+    :class:`StoredFile`, fetched only if needed); never raises.
 
     ``comments``: skip ``#`` lines as trec_eval 10.0 does (:func:`reads_comments`).
     Shared by ``(name, digest(data), comments)``: the session keeps the result (in its
     state).
     """
-    sha, key = _sha256_and_key(data)
+    sha, key = _sha256_and_key_of(data)
     return _read_qrels(name, key, comments, data, sha)
 
 
-def load_runs(name: str, data: bytes, *,
+def load_runs(name: str, data: bytes | StoredFile, *,
               taken_names: Sequence[tuple[str, str]] = (),
               comments: bool = False) -> LoadedFile:
     """Read a run file (one run per tag) given its name and raw bytes; never raises.
@@ -198,7 +219,7 @@ def load_runs(name: str, data: bytes, *,
     :func:`ireval_core.io.read_runs`). ``comments``: skip ``#`` lines as trec_eval 10.0
     does. Shared by ``(name, digest(data), taken_names, comments)``.
     """
-    sha, key = _sha256_and_key(data)
+    sha, key = _sha256_and_key_of(data)
     return _read_runs(name, key, tuple(taken_names), comments, data, sha)
 
 
@@ -240,7 +261,7 @@ class _Changed(Exception):
     may not be what was hashed, so it is not cached under that digest."""
 
 
-def _check_unchanged(data: bytes | Path, stamp: _Stamp | None) -> None:
+def _check_unchanged(data: bytes | Path | StoredFile, stamp: _Stamp | None) -> None:
     """Raise :class:`_Changed` when ``data`` is a file no longer as it was hashed."""
     if not isinstance(data, Path) or stamp is None:
         return
@@ -278,7 +299,7 @@ def _read_fetched(got: _Fetched, read: Callable[[_Fetched], LoadedFile]) -> Load
         "once it is written", source=got.name), sha256=got.sha256)
 
 
-def load_run_files(files: Sequence[tuple[str, bytes]], *,
+def load_run_files(files: Sequence[tuple[str, bytes | StoredFile]], *,
                    comments: bool = False) -> tuple[LoadedFile, ...]:
     """Read several ``(name, bytes)`` run files in order, keeping run names distinct.
 
@@ -446,27 +467,46 @@ def dataset_for(files: LoadedFiles | None) -> Dataset | None:
 
 
 @shared()
-def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path,
+def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path | StoredFile,
                 _sha256: str = "", _stamp: _Stamp | None = None) -> LoadedFile:
-    return _read_file(name, data_digest, "qrels", comments, _data, _sha256, _stamp,
-                      lambda file: replace(file, qrels=read_qrels(
-                          _data, name=name, comments=comments, cache=column_cache(),
-                          content_sha256=file.sha256, content_stamp=_stamp_of(_data, _stamp))))
+    def parse(file: LoadedFile) -> LoadedFile:
+        columns = column_cache()
+        hit = (cached_qrels(columns, _data.sha256, name=name, comments=comments)
+               if columns is not None and isinstance(_data, StoredFile) else None)
+        if hit is None:
+            hit = read_qrels(_fetched(_data), name=name, comments=comments, cache=columns,
+                             content_sha256=file.sha256,
+                             content_stamp=_stamp_of(_data, _stamp))
+        return replace(file, qrels=hit)
+
+    return _read_file(name, data_digest, "qrels", comments, _data, _sha256, _stamp, parse)
 
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
-               comments: bool, _data: bytes | Path, _sha256: str = "",
+               comments: bool, _data: bytes | Path | StoredFile, _sha256: str = "",
                _stamp: _Stamp | None = None) -> LoadedFile:
-    return _read_file(name, data_digest, "run", comments, _data, _sha256, _stamp,
-                      lambda file: replace(file, runs=tuple(read_runs(
-                          _data, name=name, taken_names=dict(taken_names),
-                          comments=comments, cache=column_cache(),
-                          content_sha256=file.sha256,
-                          content_stamp=_stamp_of(_data, _stamp)))))
+    def parse(file: LoadedFile) -> LoadedFile:
+        columns = column_cache()
+        hit = (cached_runs(columns, _data.sha256, name=name, taken_names=dict(taken_names),
+                           comments=comments)
+               if columns is not None and isinstance(_data, StoredFile) else None)
+        if hit is None:
+            hit = read_runs(_fetched(_data), name=name, taken_names=dict(taken_names),
+                            comments=comments, cache=columns, content_sha256=file.sha256,
+                            content_stamp=_stamp_of(_data, _stamp))
+        return replace(file, runs=tuple(hit))
+
+    return _read_file(name, data_digest, "run", comments, _data, _sha256, _stamp, parse)
 
 
-def _read_file(name: str, data_digest: str, kind: str, comments: bool, data: bytes | Path,
+def _fetched(data: bytes | Path | StoredFile) -> bytes | Path:
+    """The bytes of a :class:`StoredFile` (read now), or ``data`` as it is."""
+    return data.fetch() if isinstance(data, StoredFile) else data
+
+
+def _read_file(name: str, data_digest: str, kind: str, comments: bool,
+               data: bytes | Path | StoredFile,
                sha256: str, stamp: _Stamp | None,
                parse: Callable[[LoadedFile], LoadedFile]) -> LoadedFile:
     """One qrels or run file read by ``parse`` (given the file without content, it returns
@@ -502,14 +542,17 @@ def column_cache() -> ColumnCache | None:
 
 
 
-def _stamp_of(data: bytes | Path, stamp: _Stamp | None) -> _Stamp | None:
+def _stamp_of(data: bytes | Path | StoredFile, stamp: _Stamp | None) -> _Stamp | None:
     """A folder file's stamp from when it was hashed (the column cache keeps its read only
     if the file still has it); ``None`` for bytes."""
     return stamp if isinstance(data, Path) else None
 
 
-def _size_and_sha256(data: bytes | Path, sha256: str) -> tuple[int, str]:
-    """Bytes and SHA-256 of an upload or a folder's file (``sha256`` when known)."""
+def _size_and_sha256(data: bytes | Path | StoredFile, sha256: str) -> tuple[int, str]:
+    """Bytes and SHA-256 of an upload, a folder's file or a stored file (``sha256`` when
+    known)."""
+    if isinstance(data, StoredFile):
+        return data.size, data.sha256
     if isinstance(data, Path):
         return data.stat().st_size, sha256 or _fetch(data).sha256
     return len(data), sha256 or hashlib.sha256(data).hexdigest()

@@ -1,6 +1,8 @@
 """Cached reading and computing for the Labeling pages, keyed by explicit arguments only.
 
-Labeling files are read once per (names, digests, label map): the resulting
+Labeling files are read once per (names, digests, label map), through the parsed-column
+cache (:func:`ireval_app.cache.column_cache`: after a restart, a saved labeling set
+reopened or the same files uploaded again are mapped, not read): the resulting
 :class:`~ireval_core.labels.Judgments` is immutable (read-only arrays) and shared
 between sessions (:func:`ireval_app.shared_cache.shared`; each session holds its own, the
 cache keeps recent ones within its byte budget). Everything computed from it holds
@@ -47,7 +49,7 @@ from ireval_core.labels.judge import JUDGE_MAX_WORK, check_judge_work
 from ireval_core.labels.ppi import PPIReport, ppi_report
 from ireval_core.workspace import DatasetVersion, FileRounds
 
-from .cache import without_traceback
+from .cache import column_cache, without_traceback
 from .shared_cache import shared
 
 __all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
@@ -195,7 +197,7 @@ def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str, conf
         mapping = LabelMap.parse(label_map) if label_map.strip() else None
         return Loaded(names, key, judgments=read_judgments(
             list(_files), label_map=mapping, conflicts=conflicts,  # type: ignore[arg-type]
-            round=round_ or None))
+            round=round_ or None, cache=column_cache()))
     except FormatError as exc:
         return Loaded(names, key, error=without_traceback(exc))
     except ValueError as exc:  # a label map that cannot be read

@@ -253,7 +253,9 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
     (the version's judging files, :func:`ireval_core.decisions.judging.with_judgments`),
     read as one TREC qrels file named after the qrels file. Files of other kinds
     (labeling files, metadata) are not part of :class:`~ireval_app.cache.LoadedFiles`
-    and are left to the pages that use them. Raises
+    and are left to the pages that use them. The qrels and run files are read out of the
+    workspace only when their columns are in neither the shared cache nor the column
+    cache (:class:`~ireval_app.cache.StoredFile`). Raises
     :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
     """
     from ireval_core.decisions import judging  # here: the package imports scipy
@@ -261,14 +263,18 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
     who = actor()
     info = ws.get_dataset(dataset_id, version, actor=who)
     qrels = None
-    runs: list[tuple[str, bytes]] = []
+    runs: list[tuple[str, bytes | cache.StoredFile]] = []
     judged: list[judging.Judgment] = []
+    def stored(position: int, sha256: str, size: int) -> cache.StoredFile:
+        return cache.StoredFile(sha256, size,
+                                lambda: ws.read_file(info.id, position, actor=who))
+
     for f in info.files:
         if f.kind == "qrels":
-            qrels = cache.load_qrels(f.name, ws.read_file(info.id, f.position, actor=who),
+            qrels = cache.load_qrels(f.name, stored(f.position, f.sha256, f.size),
                                      comments=comments)
         elif f.kind == "run":
-            runs.append((f.name, ws.read_file(info.id, f.position, actor=who)))
+            runs.append((f.name, stored(f.position, f.sha256, f.size)))
         elif f.kind == "labels" and judging.is_judging_file(f.name):
             judged += judging.read_judgments_file(
                 ws.read_file(info.id, f.position, actor=who), f.name)

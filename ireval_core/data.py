@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -750,16 +751,70 @@ def _positions(offsets: np.ndarray, n: int) -> np.ndarray:
 # it goes with the run), checked against the qrels object it was made for.
 _DOC_MAPS: weakref.WeakKeyDictionary[Run, tuple[weakref.ref[Qrels], np.ndarray]] = (
     weakref.WeakKeyDictionary())
-_DOC_MAPS_LOCK = threading.Lock()
+_DOC_MAPS_LOCK = threading.RLock()  # re-entered by a finalizer run by the GC
+
+
+class DocMapStore(Protocol):
+    """Where document maps outlive the process (the parsed-column cache,
+    :class:`ireval_core.io.column_cache.ColumnCache`): by the keys of the two id arrays'
+    contents (:func:`remember_doc_ids`)."""
+
+    def load_doc_map(self, qrels_key: str, run_key: str, n_run: int, n_qrels: int
+                     ) -> np.ndarray | None: ...
+
+    def store_doc_map(self, qrels_key: str, run_key: str, doc_map: np.ndarray) -> None: ...
+
+
+# Id arrays read through a DocMapStore, by id(): (a weak reference to the array, the
+# store, the key of its content). The doc map depends only on the two id arrays, so a
+# run renamed or cut down that keeps its array keeps its key.
+_DOC_IDS: dict[int, tuple[weakref.ref[pa.Array], DocMapStore, str]] = {}
+
+
+def remember_doc_ids(ids: pa.Array, store: DocMapStore, key: str) -> None:
+    """Note that ``ids`` (a :class:`Qrels`' or :class:`Run`'s ``doc_ids``) is the content
+    ``key`` of ``store``: :func:`run_doc_map` then looks the map of two such arrays up in
+    the store before computing it, and stores what it computes."""
+    ident = id(ids)
+    with _DOC_MAPS_LOCK:
+        _DOC_IDS[ident] = (weakref.ref(ids), store, key)
+    weakref.finalize(ids, _forget_doc_ids, ident)
+
+
+def _forget_doc_ids(ident: int) -> None:
+    with _DOC_MAPS_LOCK:
+        got = _DOC_IDS.get(ident)
+        if got is not None and got[0]() is None:
+            del _DOC_IDS[ident]
+
+
+def _doc_ids_origin(ids: pa.Array) -> tuple[DocMapStore, str] | None:
+    with _DOC_MAPS_LOCK:
+        got = _DOC_IDS.get(id(ids))
+    if got is None or got[0]() is not ids:
+        return None
+    return got[1], got[2]
 
 
 def run_doc_map(qrels: Qrels, run: Run) -> np.ndarray:
-    """``doc_code_map(run.doc_ids, qrels.doc_ids)``, remembered for the run's last qrels."""
+    """``doc_code_map(run.doc_ids, qrels.doc_ids)``, remembered for the run's last qrels;
+    taken from (and kept in) the :class:`DocMapStore` both id arrays were read through
+    (:func:`remember_doc_ids`), so that a reopened dataset does not compute it again."""
     with _DOC_MAPS_LOCK:
         hit = _DOC_MAPS.get(run)
     if hit is not None and hit[0]() is qrels:
         return hit[1]
-    doc_map = doc_code_map(run.doc_ids, qrels.doc_ids)
+    of_qrels, of_run = _doc_ids_origin(qrels.doc_ids), _doc_ids_origin(run.doc_ids)
+    store = of_run[0] if of_run is not None and of_qrels is not None \
+        and of_run[0] == of_qrels[0] else None  # the same folder
+    doc_map = None
+    if store is not None and of_qrels is not None and of_run is not None:
+        doc_map = store.load_doc_map(of_qrels[1], of_run[1], len(run.doc_ids),
+                                     len(qrels.doc_ids))
+    if doc_map is None:
+        doc_map = doc_code_map(run.doc_ids, qrels.doc_ids)
+        if store is not None and of_qrels is not None and of_run is not None:
+            store.store_doc_map(of_qrels[1], of_run[1], doc_map)
     doc_map.setflags(write=False)
     with _DOC_MAPS_LOCK:
         _DOC_MAPS[run] = (weakref.ref(qrels), doc_map)

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -131,8 +132,12 @@ def test_cached_reads_give_the_parsed_bits(tmp_path: Path, shape: str, fmt: str)
             _same_qrels(parsed_q, q)
         for r in (first_r, cached_r):
             _same_runs(parsed_r, r)
+        before = (cache.hits, cache.misses)
         _same_measures(parsed_q, parsed_r, cached_q, cached_r)
-    assert (cache.hits, cache.misses, cache.dropped) == (4, 2, 0)
+        n = len(parsed_r)  # a document map per run: computed and kept, then mapped
+        assert (cache.hits, cache.misses) == ((before[0], before[1] + n) if source_q is qp
+                                              else (before[0] + n, before[1]))
+    assert (cache.dropped, len(_entries(cache))) == (0, 2 + len(parsed_r))
 
 
 def test_a_hit_is_named_as_the_file_read_now(tmp_path: Path) -> None:
@@ -308,7 +313,8 @@ def test_cli_prints_the_same_with_and_without_the_cache(tmp_path: Path) -> None:
     plain = cli()  # default: off
     assert not (tmp_path / "c").exists()
     assert cli("--cache", "yes") == plain  # fills
-    assert len(list((tmp_path / "c").glob("*.arrow"))) == 2
+    # qrels, runs, and the document map of each of the file's two systems
+    assert len(list((tmp_path / "c").glob("*.arrow"))) == 4
     assert cli("--cache", "hash") == plain  # maps (after hashing the files)
 
 
@@ -375,3 +381,140 @@ def test_the_app_maps_a_file_read_before_after_its_memory_is_cleared(
     assert not [r for r in caplog.records if r.name == "ireval.cache"]
     _same_runs(list(first_r.runs), list(off.runs))
     forget()
+
+
+def _doc_map_entries(cache: ColumnCache, files: set[Path]) -> list[Path]:
+    return [p for p in _entries(cache) if p not in files]
+
+
+def test_a_reopened_pair_maps_its_document_map(tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    """The join's document map (the one step that compares ids) of a qrels and a run read
+    through the cache is kept beside them: after a restart (a new cache object, new
+    objects) the join maps it, and every number is the parsed one."""
+    from ireval_core.data import join
+
+    qname, qbytes, rname, rbytes = _files("prefixed", "trec")
+    parsed_q, parsed_r = read_qrels(qbytes, name=qname), read_runs(rbytes, name=rname)
+    first = _cache(tmp_path)
+    q1, r1 = read_qrels(qbytes, name=qname, cache=first), read_runs(rbytes, name=rname,
+                                                                     cache=first)
+    files = set(_entries(first))
+    _same_measures(parsed_q, parsed_r, q1, r1)
+    maps = _doc_map_entries(first, files)
+    assert len(maps) == len(r1) == 2 and (first.hits, first.misses) == (0, 4)
+    again = _cache(tmp_path)  # a new process
+    q2, r2 = read_qrels(qbytes, name=qname, cache=again), read_runs(rbytes, name=rname,
+                                                                     cache=again)
+    with caplog.at_level(logging.DEBUG, logger="ireval.cache"):
+        _same_measures(parsed_q, parsed_r, q2, r2)
+    assert (again.hits, again.misses) == (4, 0)
+    assert sum("mapped" in r.getMessage() and any(m.name in r.getMessage() for m in maps)
+               for r in caplog.records) == 2
+    for run_p, run_c in zip(parsed_r, r2, strict=True):
+        a, b = join(parsed_q, run_p), join(q2, run_c)
+        for f in ("qidx", "grade", "score", "offsets"):
+            assert getattr(a, f).tobytes() == getattr(b, f).tobytes(), f
+
+
+@pytest.mark.parametrize("damage", ["truncated", "out-of-range"])
+def test_a_bad_document_map_is_dropped_and_computed_again(
+        tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture) -> None:
+    from ireval_core.data import run_doc_map
+
+    qname, qbytes, rname, rbytes = _files("uuid", "trec")
+    first = _cache(tmp_path)
+    q, (r, *_) = read_qrels(qbytes, name=qname, cache=first), read_runs(rbytes, name=rname,
+                                                                         cache=first)
+    files = set(_entries(first))
+    good = run_doc_map(q, r).copy()
+    (entry,) = _doc_map_entries(first, files)
+    if damage == "truncated":
+        entry.write_bytes(entry.read_bytes()[:-7])
+    else:  # a whole entry (right trailer, checksum and key) with a code past the qrels'
+        first.store_doc_map(*_keys_of(first, q, r), np.full(len(good), len(q.doc_ids)))
+    again = _cache(tmp_path)
+    q2, (r2, *_) = read_qrels(qbytes, name=qname, cache=again), read_runs(
+        rbytes, name=rname, cache=again)
+    with caplog.at_level(logging.WARNING, logger="ireval.cache"):
+        got = run_doc_map(q2, r2)
+    assert got.tobytes() == good.tobytes()
+    assert again.dropped == 1 and any("dropped" in m.getMessage() for m in caplog.records)
+    third = _cache(tmp_path)  # computed again and kept
+    q3, (r3, *_) = read_qrels(qbytes, name=qname, cache=third), read_runs(
+        rbytes, name=rname, cache=third)
+    assert run_doc_map(q3, r3).tobytes() == good.tobytes() and third.hits == 3
+
+
+def _keys_of(cache: ColumnCache, q: Qrels, r: Run) -> tuple[str, str]:
+    from ireval_core.data import _doc_ids_origin
+
+    of_q, of_r = _doc_ids_origin(q.doc_ids), _doc_ids_origin(r.doc_ids)
+    assert of_q is not None and of_r is not None
+    return of_q[1], of_r[1]
+
+
+def test_a_changed_reading_rule_misses_the_document_map(tmp_path: Path) -> None:
+    """A qrels read under another rule (trec_eval 10.0's comment lines) is another
+    entry, so its document map is another too; a run not read through the cache has
+    none kept."""
+    from ireval_core.data import run_doc_map
+
+    qname, qbytes, rname, rbytes = _files("msmarco", "trec")
+    cache = _cache(tmp_path)
+    q, (r, *_) = read_qrels(qbytes, name=qname, cache=cache), read_runs(rbytes, name=rname,
+                                                                         cache=cache)
+    run_doc_map(q, r)
+    n = len(_entries(cache))
+    other = _cache(tmp_path)
+    q10 = read_qrels(qbytes, name=qname, comments=True, cache=other)
+    (r2, *_) = read_runs(rbytes, name=rname, cache=other)
+    assert other.misses == 1  # the qrels under the 10.0 rule
+    run_doc_map(q10, r2)
+    assert other.misses == 2 and len(_entries(other)) == n + 2  # its qrels, its map
+    plain = read_runs(rbytes, name=rname)[0]
+    before = (other.hits, other.misses)
+    run_doc_map(q10, plain)
+    assert (other.hits, other.misses) == before and len(_entries(other)) == n + 2
+
+
+def test_a_saved_dataset_reopened_after_a_restart_is_not_read_from_the_workspace(
+        app_ws: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link to a saved dataset opened on a restarted server maps the files' columns by
+    the SHA-256 the workspace keeps: the files' bytes are not read out of the workspace
+    (counted), and the page shows the same numbers."""
+    from _apps import APP, sample_files
+    from streamlit.testing.v1 import AppTest
+
+    from ireval_app import cache as app_cache
+    from ireval_app.shared_cache import SHARED
+    from ireval_core.workspace import Workspace
+
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(tmp_path / "columns"))
+    assert isinstance(app_ws, Workspace)
+    info = app_ws.save_dataset(sample_files("run_bm25.txt"), name="n", saved_by="ana")
+    reads: list[int] = []
+    real_read = Workspace.read_file
+
+    def counted(self: Workspace, *args: object, **kwargs: object) -> bytes:
+        reads.append(1)
+        return real_read(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Workspace, "read_file", counted)
+
+    def restart_and_open() -> object:
+        SHARED.clear()
+        with app_cache._RESIDENT_LOCK:
+            app_cache._RESIDENT.clear()
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params["ds"] = info.short_id
+        at.switch_page("pages/metrics.py").run()
+        assert not at.exception
+        return at.table[0].value
+
+    first = restart_and_open()  # parsed from the workspace's bytes, columns kept
+    assert len(reads) == 2
+    again = restart_and_open()
+    assert len(reads) == 2  # mapped: nothing read out of the workspace
+    assert again.equals(first)  # type: ignore[attr-defined]
+    SHARED.clear()

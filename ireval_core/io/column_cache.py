@@ -31,6 +31,14 @@ none, or the new one, never part of one; two processes writing the same key both
 whole files). A hit updates the entry's modification time; after a write, the oldest
 entries are deleted until the folder is within ``max_bytes`` (least recently used out).
 
+Other entries
+-------------
+The same folder, bound and checks hold two other kinds of entry: the document map of a
+qrels and a run read through the cache (:meth:`ColumnCache.load_doc_map`, keyed by both
+entries' keys: the one step of a join that compares ids, the same for every option;
+:func:`ireval_core.data.run_doc_map` looks it up), and labeling files read by
+:func:`ireval_core.labels.read_judgments` (:mod:`ireval_core.labels.cache`).
+
 Settings (:meth:`CacheSettings.from_env`): ``IREVAL_CACHE`` (``off`` turns the cache off),
 ``IREVAL_CACHE_DIR`` (default ``$XDG_CACHE_HOME/ireval/columns``, else
 ``~/.cache/ireval/columns``), ``IREVAL_CACHE_MAX`` (bytes, or with ``K``/``M``/``G``;
@@ -53,12 +61,12 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from ..data import Qrels, Run
+from ..data import Qrels, Run, remember_doc_ids
 from ..errors import DataWarning, invalid_parameter
 from .source import ReadLimits
 
 __all__ = ["ENTRY_FORMAT", "READER_VERSION", "CacheSettings", "ColumnCache", "ParsedRun",
-           "entry_key"]
+           "entry_column", "entry_key", "entry_numbers", "entry_strings", "sha256_of_file"]
 
 log = logging.getLogger("ireval.cache")
 
@@ -172,6 +180,13 @@ class ColumnCache:
         self.hits = 0
         self.misses = 0
         self.dropped = 0
+
+    def __eq__(self, other: object) -> bool:
+        """Caches are the same when they use the same folder."""
+        return isinstance(other, ColumnCache) and other.directory == self.directory
+
+    def __hash__(self) -> int:
+        return hash(self.directory)
 
     @classmethod
     def from_env(cls, mode: CacheMode = "stat") -> ColumnCache | None:
@@ -303,10 +318,12 @@ class ColumnCache:
             return None
         batch, meta = got
         try:
-            return _qrels_from(batch, meta, name)
+            qrels = _qrels_from(batch, meta, name)
         except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
             self._drop(key, exc)
             return None
+        remember_doc_ids(qrels.doc_ids, self, key)
+        return qrels
 
     def runs(self, key: str, name: str) -> list[ParsedRun] | None:
         """The cached systems of ``key`` (before naming), or ``None``."""
@@ -315,12 +332,20 @@ class ColumnCache:
             return None
         batch, meta = got
         try:
-            return _runs_from(batch, meta, name)
+            parsed = _runs_from(batch, meta, name)
         except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
             self._drop(key, exc)
             return None
+        for i, p in enumerate(parsed):
+            remember_doc_ids(p.run.doc_ids, self, f"{key}#{i}")
+        return parsed
 
-    def _drop(self, key: str, exc: Exception) -> None:
+    def drop(self, key: str, reason: Exception | str) -> None:
+        """Delete the entry :meth:`load` just returned, found unusable when its columns were
+        rebuilt (``reason``, logged); it counts as a miss, the input is read again."""
+        self._drop(key, reason)
+
+    def _drop(self, key: str, exc: Exception | str) -> None:
         log.warning("ireval cache: dropped %s: %s; parsing the file again", self._path(key),
                     exc)
         self.dropped += 1
@@ -336,6 +361,7 @@ class ColumnCache:
         if qrels.groups is not None:
             cols["groups"] = qrels.groups
         self.store(key, cols, {"kind": "qrels", "warnings": _warnings_out(qrels.warnings)})
+        remember_doc_ids(qrels.doc_ids, self, key)
 
     def store_runs(self, key: str, parsed: list[ParsedRun]) -> None:
         cols: dict[str, pa.Array] = {}
@@ -350,6 +376,46 @@ class ColumnCache:
                             "missing_markers": list(p.missing_markers),
                             "warnings": _warnings_out(r.warnings)})
         self.store(key, cols, {"kind": "runs", "systems": systems})
+        for i, p in enumerate(parsed):
+            remember_doc_ids(p.run.doc_ids, self, f"{key}#{i}")
+
+    # ------------------------------------------------------------------ document maps
+
+    def _doc_map_key(self, qrels_key: str, run_key: str) -> str:
+        rule = {"reader": READER_VERSION, "kind": "doc-map", "qrels": qrels_key,
+                "run": run_key}
+        content = hashlib.sha256(f"{qrels_key}\n{run_key}".encode()).hexdigest()
+        return f"{content}:{json.dumps(rule, sort_keys=True)}"
+
+    def load_doc_map(self, qrels_key: str, run_key: str, n_run: int, n_qrels: int
+                     ) -> np.ndarray | None:
+        """The document map (:func:`~ireval_core.idcodes.doc_code_map`) of the run and
+        qrels entries ``run_key`` and ``qrels_key`` (``n_run`` and ``n_qrels`` distinct
+        documents), mapped; ``None`` when absent or invalid (then dropped with a log
+        line)."""
+        key = self._doc_map_key(qrels_key, run_key)
+        got = self.load(key)
+        if got is None:
+            return None
+        batch, meta = got
+        try:
+            if meta.get("kind") != "doc-map":
+                raise ValueError(f"an entry of {meta.get('kind')!r}, not a document map")
+            doc_map = entry_numbers(batch, "doc_map", np.int64)
+            if len(doc_map) != n_run:
+                raise ValueError(f"{len(doc_map)} documents, the run has {n_run}")
+            if n_run and (int(doc_map.min()) < -1 or int(doc_map.max()) >= n_qrels):
+                raise ValueError("document codes out of range")
+        except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+            self._drop(key, exc)
+            return None
+        return doc_map
+
+    def store_doc_map(self, qrels_key: str, run_key: str, doc_map: np.ndarray) -> None:
+        """Keep the document map of two entries (:meth:`load_doc_map`)."""
+        self.store(self._doc_map_key(qrels_key, run_key),
+                   {"doc_map": pa.array(np.asarray(doc_map, dtype=np.int64))},
+                   {"kind": "doc-map"})
 
 
 class _Invalid(Exception):
@@ -397,23 +463,31 @@ def _one_row_list(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pa.LargeListArray.from_arrays(pa.array([0, len(values)], pa.int64()), values)
 
 
-def _column(batch: pa.RecordBatch, name: str) -> pa.Array:
+def entry_column(batch: pa.RecordBatch, name: str) -> pa.Array:
+    """Column ``name`` of an entry (:meth:`ColumnCache.store` wrote each as one row);
+    a ``KeyError`` or ``ValueError`` when it is not there as written."""
     col = batch.column(name)
     if len(col) != 1:
         raise ValueError(f"column {name!r} has {len(col)} rows, expected 1")
     return col.flatten()
 
 
-def _numbers(batch: pa.RecordBatch, name: str, dtype: type) -> np.ndarray:
-    values = _column(batch, name)
+def entry_numbers(batch: pa.RecordBatch, name: str, dtype: type | np.dtype) -> np.ndarray:
+    """Column ``name`` of an entry as a read-only numpy view of the mapped bytes, of
+    ``dtype`` (a ``TypeError`` otherwise)."""
+    values = entry_column(batch, name)
     out = values.to_numpy(zero_copy_only=True)
     if out.dtype != np.dtype(dtype):
         raise TypeError(f"column {name!r} is {out.dtype}, expected {np.dtype(dtype)}")
     return out
 
 
-def _query_ids(batch: pa.RecordBatch, name: str) -> np.ndarray:
-    return np.asarray(_column(batch, name).to_pylist(), dtype=object)
+def entry_strings(batch: pa.RecordBatch, name: str) -> np.ndarray:
+    """Column ``name`` of an entry (strings) as a numpy object array of ``str``."""
+    values = entry_column(batch, name)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values.to_pylist()
+    return out
 
 
 def _check_layout(n_queries: int, n_docs: int, qcode: np.ndarray, dcode: np.ndarray,
@@ -432,12 +506,14 @@ def _check_layout(n_queries: int, n_docs: int, qcode: np.ndarray, dcode: np.ndar
 def _qrels_from(batch: pa.RecordBatch, meta: dict[str, object], name: str) -> Qrels:
     if meta.get("kind") != "qrels":
         raise ValueError(f"an entry of {meta.get('kind')!r}, not qrels")
-    qids = _query_ids(batch, "query_ids")
-    docs = _column(batch, "doc_ids")
-    qcode, dcode = _numbers(batch, "qcode", np.int32), _numbers(batch, "dcode", np.int32)
-    grade, offsets = _numbers(batch, "grade", np.float64), _numbers(batch, "offsets", np.int64)
+    qids = entry_strings(batch, "query_ids")
+    docs = entry_column(batch, "doc_ids")
+    qcode = entry_numbers(batch, "qcode", np.int32)
+    dcode = entry_numbers(batch, "dcode", np.int32)
+    grade = entry_numbers(batch, "grade", np.float64)
+    offsets = entry_numbers(batch, "offsets", np.int64)
     _check_layout(len(qids), len(docs), qcode, dcode, grade, offsets)
-    groups = _column(batch, "groups") if "groups" in batch.schema.names else None
+    groups = entry_column(batch, "groups") if "groups" in batch.schema.names else None
     return Qrels(qids, docs, qcode, dcode, grade, offsets, name,
                  _warnings_in(meta.get("warnings"), name), groups)
 
@@ -448,12 +524,12 @@ def _runs_from(batch: pa.RecordBatch, meta: dict[str, object], name: str) -> lis
         raise ValueError(f"an entry of {meta.get('kind')!r}, not runs")
     out = []
     for i, s in enumerate(systems):
-        qids = _query_ids(batch, f"{i}.query_ids")
-        docs = _column(batch, f"{i}.doc_ids")
-        qcode = _numbers(batch, f"{i}.qcode", np.int32)
-        dcode = _numbers(batch, f"{i}.dcode", np.int32)
-        score = _numbers(batch, f"{i}.score", np.float64)
-        offsets = _numbers(batch, f"{i}.offsets", np.int64)
+        qids = entry_strings(batch, f"{i}.query_ids")
+        docs = entry_column(batch, f"{i}.doc_ids")
+        qcode = entry_numbers(batch, f"{i}.qcode", np.int32)
+        dcode = entry_numbers(batch, f"{i}.dcode", np.int32)
+        score = entry_numbers(batch, f"{i}.score", np.float64)
+        offsets = entry_numbers(batch, f"{i}.offsets", np.int64)
         _check_layout(len(qids), len(docs), qcode, dcode, score, offsets)
         run = Run(str(s["name"]), qids, docs, qcode, dcode, score, offsets, name,
                   _warnings_in(s["warnings"], name))

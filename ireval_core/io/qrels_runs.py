@@ -40,7 +40,8 @@ from .parquet import read_parquet
 from .source import PathOrBytes, ReadLimits, Source, file_stem
 from .trec import diagnose_trec, read_trec, skip_comments
 
-__all__ = ["decoded_columns", "empty_file_error", "read_columns", "read_qrels",
+__all__ = ["cached_qrels", "cached_runs", "decoded_columns", "empty_file_error",
+           "read_columns", "read_qrels",
            "read_qrels_alongside", "read_run", "read_runs", "shared_tag_names",
            "unique_name"]
 
@@ -122,6 +123,34 @@ def read_qrels(source: PathOrBytes | Source, *, name: str | None = None,
     if key is not None and cache is not None and _stamp(source_path) == stamp:
         cache.store_qrels(key, outcome)
     return outcome
+
+
+def cached_qrels(cache: ColumnCache, content_sha256: str, *, name: str,
+                 format: Format = "auto", limits: ReadLimits | None = None,
+                 comments: bool = False) -> Qrels | None:
+    """What :func:`read_qrels` of a file named ``name`` whose bytes have this SHA-256
+    returns, when ``cache`` holds it (else ``None``): a file kept elsewhere (a workspace)
+    is then not read at all."""
+    limits = limits or ReadLimits.from_env()
+    key = entry_key(content_sha256, kind="qrels", format=format, name=name,
+                    comments=comments, one_run=False, limits=limits)
+    return cache.qrels(key, name)
+
+
+def cached_runs(cache: ColumnCache, content_sha256: str, *, name: str,
+                format: Format = "auto",
+                taken_names: Iterable[str] | Mapping[str, str] = (),
+                limits: ReadLimits | None = None, one_run: bool = False,
+                comments: bool = False) -> list[Run] | None:
+    """What :func:`read_runs` of a file named ``name`` whose bytes have this SHA-256
+    returns, when ``cache`` holds it (else ``None``), named as :func:`read_runs` names."""
+    limits = limits or ReadLimits.from_env()
+    key = entry_key(content_sha256, kind="runs", format=format, name=name,
+                    comments=comments, one_run=one_run, limits=limits)
+    hit = cache.runs(key, name)
+    if hit is None:
+        return None
+    return _named_runs(hit, name, Source(name, b"").stem, taken_names)
 
 
 def _stamp(source: object) -> tuple[int, int, int] | None:

@@ -46,9 +46,11 @@ from ..errors import DataWarning, FormatError, Problem, Remedy, invalid_paramete
 from ..idcodes import dictionary_codes
 from ..io import RawTable, SourceLike, read_table
 from ..io import table_from_arrow as _table_from_arrow
+from ..io.column_cache import ColumnCache
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ..io.guard import clean_errors
 from ..params import InstanceOf, check
+from .cache import cached_judgments, judgments_key, path_stamps, store_judgments
 from .coding import group_rows, order_rows, run_codes, sorted_codes, time_order
 from .judgments import CONFLICTS, DEFAULT_SYSTEM, Conflicts, Judgments
 from .label_table import ordered_rounds
@@ -78,7 +80,7 @@ def _is_one_source(sources: object) -> bool:
 def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
                    label_map: LabelMap | str | None = None,
                    sheet: str | None = None, conflicts: Conflicts = "refuse",
-                   round: str | None = None) -> Judgments:
+                   round: str | None = None, cache: ColumnCache | None = None) -> Judgments:
     """Read one or several labeling files (CSV, TSV, Excel ``.xlsx``, Parquet), or the
     exports of labeling tools (Label Studio's JSON, Quepid's ratings CSV).
 
@@ -116,6 +118,10 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
         The round of a labeling tool's export that names none (Quepid's, Label Studio
         tasks without a round key), e.g. ``"2026-05"``; files with a round column keep
         theirs.
+    cache:
+        A :class:`~ireval_core.io.column_cache.ColumnCache`: files (paths, bytes,
+        ``(name, bytes)``) read before under the same rule are mapped from it instead of
+        read (the same arrays, bit for bit; :mod:`.cache`), and a new read is stored in it.
 
     Raises
     ------
@@ -136,11 +142,34 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
                                 error=TypeError)
     check(conflicts, "conflicts", "read_judgments", CONFLICTS)
     check(round, "round", "read_judgments", (None, InstanceOf(str, "a round name (str)")))
+    stamps = path_stamps(sources)
+    key = None if cache is None else _cache_key(cache, sources, label_map, sheet, conflicts,
+                                                round)
+    if cache is not None and key is not None:
+        hit = cached_judgments(cache, key)
+        if hit is not None:
+            return hit
     tables = [read_table(s, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
                          numeric=("position", "score", "weight"), sheet=sheet, tools=True,
                          round=round)
               for s in sources]
-    return _from_tables(tables, label_map, conflicts)
+    judgments = _from_tables(tables, label_map, conflicts)
+    if key is not None and cache is not None and path_stamps(sources) == stamps:
+        store_judgments(cache, key, judgments)  # not a file changed while it was read
+    return judgments
+
+
+def _cache_key(cache: ColumnCache, sources: Sequence[object], label_map: LabelMap | str | None,
+               sheet: str | None, conflicts: str, round: str | None) -> str | None:
+    """The cache entry of the files read under this rule (:func:`~.cache.judgments_key`);
+    ``None`` for a label map that cannot be read (the read then says why, after the
+    files' own errors)."""
+    try:
+        the_map = _as_map(label_map)
+    except (ValueError, TypeError):
+        return None
+    return judgments_key(cache, sources, label_map=the_map, sheet=sheet, conflicts=conflicts,
+                         round=round)
 
 
 @clean_errors
