@@ -44,6 +44,7 @@ USERS = {
     "ada": {"email": "ada@example.org", "name": "Ada Admin", "email_verified": True},
     "vic": {"email": "vic@example.org", "name": "Vic Viewer", "email_verified": True},
     "edd": {"email": "edd@example.org", "name": "Edd Editor", "email_verified": True},
+    "ray": {"email": "ray@example.org", "name": "Ray Rater", "email_verified": True},
 }
 """The provider's accounts: login name -> identity claims."""
 

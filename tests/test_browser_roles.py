@@ -1,10 +1,13 @@
 """Roles in a real browser, signed in through a real provider (:mod:`oidc_provider`).
 
 One ``streamlit run app.py`` with sign-in, on a SQLite workspace where Ada is the admin
-(``IREVAL_ADMINS``), Vic a viewer and Edd an editor, and the sample saved by Edd:
+(``IREVAL_ADMINS``), Vic a viewer, Ray a rater and Edd an editor, and the sample saved
+by Edd:
 
 * Vic opens a link to the Compare page of the saved sample: the data, and no control
   to record a decision or add a note;
+* Ray judges a document on the Judging page by its key: the label is saved at once
+  under his verified identity (he types no name);
 * Edd records a decision there, with nothing to type but the decision, and the Meeting
   page's memo names him as its recorder (the note's author is his verified identity);
 * Ada, the admin, sees the Admin page in her menu and makes Vic an editor there.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +39,7 @@ pytestmark = NEEDS_SAMPLE
 ADA = Actor("ada@example.org", "Ada Admin")
 VIC = Actor("vic@example.org", "Vic Viewer")
 EDD = Actor("edd@example.org", "Edd Editor")
+RAY = Actor("ray@example.org", "Ray Rater")
 
 
 @dataclass
@@ -58,6 +63,7 @@ def team_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             ws.sign_in(ADA)
             ws.set_role(VIC.email, "viewer", actor=ADA, name=VIC.name)
             ws.set_role(EDD.email, "editor", actor=ADA, name=EDD.name)
+            ws.set_role(RAY.email, "rater", actor=ADA, name=RAY.name)
             dataset = ws.save_dataset(sample_files("run_bm25.txt", "run_neural.txt"),
                                       name="sample", actor=EDD).short_id  # one pair
     finally:
@@ -126,6 +132,24 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         assert "Admin" not in vic.locator('[data-testid="stSidebar"]').inner_text()
         vic.get_by_text("Record a decision").scroll_into_view_if_needed()
         vic.screenshot(path=str(ARTIFACTS / "roles_viewer_compare.png"))
+
+    with guarded_page(browser, width=1280, height=800) as ray:
+        _signed_in_at(ray, f"{team_server.url}/judging?ds={team_server.dataset}"
+                           "&measure=nDCG@10&baseline=bm25&candidate=neural_rerank", RAY)
+        ray.get_by_text("Batch 1:").wait_for(timeout=90_000)
+        _quiet(ray)
+        assert ray.get_by_label("Your name (the rater)").count() == 0  # he is signed in
+        ray.locator("h1").first.click()  # the keys go to the page
+        ray.keyboard.press("1")
+        ray.get_by_text("Batch 1: 1 of").wait_for(timeout=60_000)
+    with Workspace.open(str(team_server.workspace)) as ws:
+        deadline = time.monotonic() + 30  # the label is written as the next item is drawn
+        while len(versions := ws.versions(team_server.dataset, actor=ADA)) == 1 and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert versions[-1].saved_by == "Ray Rater <ray@example.org>"  # his label's version
+        assert [(e.action, e.actor_email) for e in ws.audit(actor=OPERATOR)][-1][1] == \
+            RAY.email
 
     with guarded_page(browser, width=1280, height=800) as edd:
         _signed_in_at(edd, link, EDD)
