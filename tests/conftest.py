@@ -28,6 +28,31 @@ os.environ.pop("IREVAL_CACHE", None)
 # the shared helpers' asserts show their values, as a test module's do
 pytest.register_assert_rewrite("_apps", "_param_cases", "browser_support")
 
+
+def _scan_components_once() -> None:
+    """Streamlit looks for installed custom components (the metadata of every installed
+    distribution) once when a server starts, but an ``AppTest`` does it again for each new
+    instance, which was most of a short page test's time (0.1-0.5 s of CPU each, hundreds
+    of instances). The installed packages do not change during a session: the first scan's
+    result (Streamlit's own, unchanged) is kept for the worker's later instances, as one
+    server process keeps it."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # an older Streamlit without custom components v2: nothing to keep
+        return
+    scan = manifest_scanner.scan_component_manifests
+    kept: list[Any] = []
+
+    def scan_once(max_workers: int | None = None) -> list[Any]:
+        if not kept:
+            kept.append(scan(max_workers))
+        return list(kept[0])
+
+    manifest_scanner.scan_component_manifests = scan_once  # type: ignore[assignment]
+
+
+_scan_components_once()
+
 # trec_eval 10.0 and 9.0.8 built from source once per session (tests/trec_eval_oracle.py), the
 # throwaway PostgreSQL server of tests/pg.py (started for the first test asking for it),
 # and the app server and chromium of the real-browser tests (tests/browser_support.py)
