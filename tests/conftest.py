@@ -28,6 +28,31 @@ os.environ.pop("IREVAL_CACHE", None)
 # the shared helpers' asserts show their values, as a test module's do
 pytest.register_assert_rewrite("_apps", "_param_cases", "browser_support")
 
+
+def _scan_components_once() -> None:
+    """Streamlit looks for installed custom components (the metadata of every installed
+    distribution) once when a server starts, but an ``AppTest`` does it again for each new
+    instance, which was most of a short page test's time (0.1-0.5 s of CPU each, hundreds
+    of instances). The installed packages do not change during a session: the first scan's
+    result (Streamlit's own, unchanged) is kept for the worker's later instances, as one
+    server process keeps it."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # an older Streamlit without custom components v2: nothing to keep
+        return
+    scan = manifest_scanner.scan_component_manifests
+    kept: list[Any] = []
+
+    def scan_once(max_workers: int | None = None) -> list[Any]:
+        if not kept:
+            kept.append(scan(max_workers))
+        return list(kept[0])
+
+    manifest_scanner.scan_component_manifests = scan_once  # type: ignore[assignment]
+
+
+_scan_components_once()
+
 # trec_eval 10.0 and 9.0.8 built from source once per session (tests/trec_eval_oracle.py), the
 # throwaway PostgreSQL server of tests/pg.py (started for the first test asking for it),
 # and the app server and chromium of the real-browser tests (tests/browser_support.py)
@@ -104,17 +129,49 @@ def browser() -> Iterator[Any]:
 # groups when pytest-xdist spreads the suite (make test: -n 2 --dist loadgroup), one group
 # per worker: they start servers, measure memory and time clicks, and would otherwise
 # compete for the two cores with each other. At most two run at once, each with its own
-# server on its own free port and its own chromium. The groups hold about the same time
-# (junit: about 390 s each); a new browser module joins the first group unless listed in
-# the second.
+# server on its own free port and its own chromium; each module's server, chromium and
+# shared page are made once. A new browser module joins the first group unless listed
+# in the second.
 _SERIAL_MODULES = ("test_browser", "test_server_memory")
 _SECOND_GROUP = ("test_browser_labels", "test_browser_hostile", "test_browser_layout",
                  "test_browser_links", "test_server_memory", "test_browser_signin")
+# Other tests go to the workers one by one, so both workers run part of every module and
+# each makes the module's fixtures. A module whose module fixture is dear to make (a Dask
+# LocalCluster: worker processes that import the package, about 5 s of CPU) runs whole on
+# one worker, its fixture made once.
+_WHOLE_MODULES = ("test_distributed", "test_app_dask")
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and module.__name__.startswith(_SERIAL_MODULES):
-            group = "browser-2" if module.__name__ in _SECOND_GROUP else "browser"
-            item.add_marker(pytest.mark.xdist_group(group))
+def xdist_group(nodeid: str) -> str | None:
+    """The group a test runs in under ``--dist loadgroup`` (all of a group on one worker,
+    in order), from its id; ``None`` for a test handed out alone.
+
+    >>> xdist_group("tests/test_browser_labels.py::test_x[a]"), xdist_group("tests/test_io.py::t")
+    ('browser-2', None)
+    """
+    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+    if module.startswith(_SERIAL_MODULES):
+        return "browser-2" if module in _SECOND_GROUP else "browser"
+    return module if module in _WHOLE_MODULES else None
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` grouping the tests by :func:`xdist_group`.
+
+    pytest-xdist groups by the ``xdist_group`` mark, which its worker adds to each test's
+    id; under pytest 9 the id no longer takes it (``nodeid`` is read from another
+    attribute), so every test was handed out alone: a browser module's tests were spread
+    over both workers, each starting the module's server and chromium. The scheduler
+    groups by the test's module instead, from the id as collected, whatever pytest's
+    version. xdist hands out the groups first (most tests first), then the single tests,
+    which even out the two workers' time."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModuleGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            group = xdist_group(nodeid)
+            return group if group is not None else super()._split_scope(nodeid)
+
+    return ModuleGroups(config, log)

@@ -5,9 +5,12 @@ person does and asserts the numbers they show (the same after every page switch,
 option changed on one page used by all, restored by a reload), opens every page by
 its own URL, uploads a broken run file through the real uploader, and saves
 screenshots to ``test-artifacts/`` for a person to look at. Clicks made before the page
-has finished loading, or while a script runs, must all take effect. Every browser
-context blocks requests to other hosts (``browser_support.NetworkGuard``) and none may
-have been attempted. Server, chromium and waits: ``tests/browser_support.py`` (the
+has finished loading, or while a script runs, must all take effect. On the Data,
+Metrics, Trend and Metric lab pages the tab icon is the app's own inline SVG and every
+Material icon is drawn from the app's own font (:func:`_icons_are_drawn_here`). Every
+browser context blocks requests to other hosts (``browser_support.NetworkGuard``) and
+none may have been attempted. Several checks share one page load where the load itself is
+not what is tested. Server, chromium and waits: ``tests/browser_support.py`` (the
 ``server`` and ``browser`` fixtures: ``tests/conftest.py``); hostile names:
 ``tests/test_browser_hostile.py``.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import pytest
 from browser_support import (
     ARTIFACTS,
+    MENU,
     ROOT,
     NetworkGuard,
     guarded_page,
@@ -76,16 +80,6 @@ def _choose_upload(pg, server: str):
     return inputs
 
 
-def test_data_page_shows_the_sample(page, server):
-    page.goto(server)
-    page.get_by_text("run_bm25.txt").first.wait_for()
-    settle(page)
-    no_exception(page)
-    body = page.inner_text("body")
-    assert "narrow_recall" in body and "neural_rerank" in body
-    page.screenshot(path=str(ARTIFACTS / "data.png"), full_page=True)
-
-
 def _core_means(options) -> dict[tuple[str, str], float]:
     from ireval_core import evaluate
     from ireval_core.io import read_qrels, read_runs
@@ -102,14 +96,61 @@ def _assert_metrics(pg, expected: dict[tuple[str, str], float]) -> None:
         assert table[key].startswith(f"{value:.4f}"), (key, table[key], value)
 
 
+_ICONS = """() => {
+  const faces = [...document.fonts].filter(f => f.family.replace(/"/g, '') ===
+                                                'Material Symbols Rounded');
+  const icons = [...document.querySelectorAll('[data-testid="stIconMaterial"]')]
+    .filter(e => e.offsetParent !== null)
+    .map(e => {
+      const r = e.getBoundingClientRect();
+      return {name: e.textContent, width: r.width,
+              size: parseFloat(getComputedStyle(e).fontSize),
+              font: getComputedStyle(e).fontFamily};
+    });
+  return {faces: faces.map(f => f.status), icons};
+}"""
+
+
+def _icons_are_drawn_here(pg, path: str) -> None:
+    """Issue 13: every page's own Material icon became the tab icon, fetched from
+    fonts.gstatic.com (a broken icon offline). The page just opened at ``path``: its tab
+    icon is the app's own SVG, inline (a data URL that decodes to an image), and the
+    Material Symbols font comes from the app's server: each icon is drawn as one glyph
+    (about 1 em wide; the unrendered ligature, e.g. "database", would be several em). The
+    page's guard (:func:`page`) asserts that no request to another host was attempted."""
+    pg.wait_for_function(
+        "() => document.querySelector(\"link[rel~='icon']\")?.href.startsWith('data:')")
+    settle(pg)
+    favicon = pg.evaluate("() => document.querySelector(\"link[rel~='icon']\").href")
+    assert favicon.startswith("data:image/svg+xml"), path
+    size = pg.evaluate("async src => { const i = new Image(); i.src = src;"
+                       " await i.decode(); return [i.naturalWidth, i.naturalHeight]; }",
+                       favicon)
+    assert size[0] > 0 and size[1] > 0
+    found = pg.evaluate(_ICONS)
+    assert found["faces"] and set(found["faces"]) == {"loaded"}, path
+    nav_icons = [i for i in found["icons"] if i["name"] in ("database", "table_chart")]
+    assert len(nav_icons) == 2, path  # the sidebar's Data and Metrics icons
+    for icon in found["icons"]:
+        assert "Material Symbols Rounded" in icon["font"], icon
+        assert 0.5 * icon["size"] <= icon["width"] <= 1.5 * icon["size"], icon
+
+
 def test_numbers_hold_across_page_switches(page, server):
-    """Issue 8: Data, Metrics, Compare, Metrics, Curves with default options."""
+    """The Data page opened by the app's address shows the sample (and its icons,
+    :func:`_icons_are_drawn_here`); then issue 8: Data, Metrics, Compare, Metrics,
+    Curves with default options, the same numbers after every switch."""
     from ireval_core import EvalOptions
     expected = _core_means(EvalOptions())
     assert f"{expected[('bm25', 'P@10')]:.4f}" == "0.4746"
     page.goto(server)
     page.get_by_text("run_bm25.txt").first.wait_for()
     settle(page)
+    no_exception(page)
+    body = page.inner_text("body")
+    assert "narrow_recall" in body and "neural_rerank" in body
+    page.screenshot(path=str(ARTIFACTS / "data.png"), full_page=True)
+    _icons_are_drawn_here(page, "")
     for title in ("Metrics", "Compare", "Metrics", "Curves", "Queries", "Data", "Metrics"):
         nav(page, title)
         no_exception(page)
@@ -275,6 +316,11 @@ def test_every_page_renders(page, server, path, expect):
     settle(page)
     no_exception(page)
     page.screenshot(path=str(ARTIFACTS / f"{path}.png"), full_page=True)
+    if path in ("metrics", "labels_trend", "lab"):
+        _icons_are_drawn_here(page, path)
+    if path == "lab":
+        page.locator(MENU).screenshot(path=str(ARTIFACTS / "icons_nav.png"))
+        page.screenshot(path=str(ARTIFACTS / "icons_lab.png"))
 
 
 def test_broken_upload_shows_file_and_line(page, server, tmp_path):

@@ -27,10 +27,8 @@ from typing import Any
 import pytest
 from browser_support import (
     ARTIFACTS,
-    MENU,
     ROOT,
     NetworkGuard,
-    guarded_page,
     nav,
     no_exception,
     require_chromium,
@@ -330,47 +328,3 @@ def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
     assert len(shown) >= 2, shown
     shown = [d for d in names.docs if d in every]
     assert len(shown) >= 2, shown
-
-
-_ICONS = """() => {
-  const faces = [...document.fonts].filter(f => f.family.replace(/"/g, '') ===
-                                                'Material Symbols Rounded');
-  const icons = [...document.querySelectorAll('[data-testid="stIconMaterial"]')]
-    .filter(e => e.offsetParent !== null)
-    .map(e => {
-      const r = e.getBoundingClientRect();
-      return {name: e.textContent, width: r.width,
-              size: parseFloat(getComputedStyle(e).fontSize),
-              font: getComputedStyle(e).fontFamily};
-    });
-  return {faces: faces.map(f => f.status), icons};
-}"""
-
-
-def test_icons_render_with_no_request_to_another_host(browser, server):
-    """Issue 13: every page's own Material icon became the tab icon, fetched from
-    fonts.gstatic.com (a broken icon offline). Now the tab icon is the app's own SVG,
-    inline, and the Material Symbols font comes from the app's server: each icon is
-    drawn as one glyph (about 1 em wide; the unrendered ligature, e.g. "database", would
-    be several em), and no request to another host is attempted."""
-    with guarded_page(browser, height=1000, timeout=45_000) as pg:
-        for path in ("", "metrics", "labels_trend", "lab"):
-            pg.goto(f"{server}/{path}")
-            pg.wait_for_function(
-                "() => document.querySelector(\"link[rel~='icon']\")?.href.startsWith('data:')")
-            settle(pg)
-            favicon = pg.evaluate("() => document.querySelector(\"link[rel~='icon']\").href")
-            assert favicon.startswith("data:image/svg+xml"), path
-            size = pg.evaluate("async src => { const i = new Image(); i.src = src;"
-                               " await i.decode(); return [i.naturalWidth, i.naturalHeight]; }",
-                               favicon)
-            assert size[0] > 0 and size[1] > 0
-            found = pg.evaluate(_ICONS)
-            assert found["faces"] and set(found["faces"]) == {"loaded"}, path
-            nav_icons = [i for i in found["icons"] if i["name"] in ("database", "table_chart")]
-            assert len(nav_icons) == 2, path  # the sidebar's Data and Metrics icons
-            for icon in found["icons"]:
-                assert "Material Symbols Rounded" in icon["font"], icon
-                assert 0.5 * icon["size"] <= icon["width"] <= 1.5 * icon["size"], icon
-        pg.locator(MENU).screenshot(path=str(ARTIFACTS / "icons_nav.png"))
-        pg.screenshot(path=str(ARTIFACTS / "icons_lab.png"))
