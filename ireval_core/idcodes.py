@@ -113,6 +113,7 @@ def doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
     if keyed is None:
         codes, dictionary = dictionary_codes(arr)
         del arr
+        release_unused()  # the hash table's pages: not held under what follows
         if not rank:
             return codes, dictionary, False
         return (*_byte_ranked(codes, dictionary), True)
