@@ -12,7 +12,7 @@ without nulls, and string arrays. Anything else falls back to pyarrow's own conv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -253,30 +253,52 @@ def byte_order_words(arr: pa.Array | pa.ChunkedArray) -> list[np.ndarray] | None
 
 
 def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
-    """:func:`byte_order_words` of the rows of a padded byte matrix."""
+    """:func:`byte_order_words` of the rows of a padded byte matrix.
+
+    Each column that can decide an order gets a lookup table from its bytes to their
+    rank, already shifted to the column's place in its word; the words are then filled
+    block of rows by block of rows (:data:`_PACK_ROWS`), so the block's bytes and words
+    stay in the CPU's cache while every column is added in.
+    """
     n, width = matrix.shape
     if n == 0:
         return []
-    columns = np.asfortranarray(matrix)  # one byte position after another
-    del matrix
-    words: list[np.ndarray] = []
+    seen = np.zeros(256 * width, dtype=np.int64)  # per column, how often each byte
+    base = np.arange(0, 256 * width, 256, dtype=np.int32)
+    for lo in range(0, n, _PACK_ROWS):
+        seen += np.bincount((matrix[lo: lo + _PACK_ROWS] + base).ravel(),
+                            minlength=256 * width)
+    tables: list[list[tuple[int, np.ndarray]]] = []  # per word: (column, shifted ranks)
     used = 64
     for j in range(width):
-        col = columns[:, j]
-        present = np.bincount(col, minlength=256) > 0
+        present = seen[256 * j: 256 * (j + 1)] > 0
         count = int(present.sum())
         if count < 2:  # every value has this byte here: it never decides
             continue
         bits = (count - 1).bit_length()
-        rank = (np.cumsum(present) - 1).astype(np.uint64)
         if used + bits > 64:
-            words.append(np.zeros(n, dtype=np.uint64))
+            tables.append([])
             used = 0
-        word = words[-1]
-        word <<= np.uint64(bits)
-        word |= rank[col]
+        for _, earlier in tables[-1]:  # the columns before this one move up by ``bits``
+            earlier <<= np.uint64(bits)
+        tables[-1].append((j, (np.cumsum(present) - 1).astype(np.uint64)))
         used += bits
-    return words or [np.zeros(n, dtype=np.uint64)]
+    if not tables:
+        return [np.zeros(n, dtype=np.uint64)]
+    words = [np.empty(n, dtype=np.uint64) for _ in tables]
+    for lo in range(0, n, _PACK_ROWS):
+        block = matrix[lo: lo + _PACK_ROWS]
+        for word, columns in zip(words, tables, strict=True):
+            out = word[lo: lo + len(block)]
+            (j, table), *rest = columns
+            np.take(table, block[:, j], out=out)
+            for j, table in rest:
+                out |= table[block[:, j]]
+    return words
+
+
+_PACK_ROWS = 1 << 15
+"""Rows per block in :func:`_packed_words` (a block's words: 256 KiB)."""
 
 
 def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | None:
@@ -299,28 +321,30 @@ def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | No
     picks = first[np.random.default_rng(0).choice(n, size=min(n, 4096), replace=False)]
     if len(np.unique(picks)) < (1 - most_tied) * len(picks):
         return None  # many rows tie already in a sample: not worth a sort
-    order = np.argsort(first, kind="stable")
+    order = np.argsort(first)  # equal rows: put back in row order at the end
     head = first[order]
     tied = np.count_nonzero(head[1:] == head[:-1])
     del head
     if tied > most_tied * n:
         return None
-    n_windows = -(-(width - start) // 8)
-    if not tied or n_windows == 1:
+    if not tied:
         return order
-    return _lexicographic_order(
-        [first] + [_window(matrix, start + 8 * k) for k in range(1, n_windows)], order)
+    n_windows = -(-(width - start) // 8)
+    return _ordered_within(first, order, n_windows,
+                           lambda k, rows: _window(matrix, start + 8 * k, rows))
 
 
-def _window(matrix: np.ndarray, at: int) -> np.ndarray:
-    """Bytes ``at .. at + 8`` of every row as big-endian uint64 (zero past the end)."""
+def _window(matrix: np.ndarray, at: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """Bytes ``at .. at + 8`` of every row (or of ``rows``) as big-endian uint64 (zero
+    past the end)."""
     n, width = matrix.shape
-    if at + 8 <= width and matrix.flags.c_contiguous:  # a strided view, no copy
+    if rows is None and at + 8 <= width and matrix.flags.c_contiguous:  # a strided view
         view = np.ndarray((n,), dtype=">u8", buffer=matrix, offset=at, strides=(width,))
         return view.astype(np.uint64)
-    block = np.zeros((n, 8), dtype=np.uint8)
-    block[:, : min(8, width - at)] = matrix[:, at: at + 8]
-    return block.view(">u8").reshape(n).astype(np.uint64)
+    picked = matrix[:, at: at + 8] if rows is None else matrix[rows, at: at + 8]
+    block = np.zeros((len(picked), 8), dtype=np.uint8)
+    block[:, : picked.shape[1]] = picked
+    return block.view(">u8").reshape(len(picked)).astype(np.uint64)
 
 
 def _byte_matrix(arr: pa.Array | pa.ChunkedArray, width: int = 0) -> np.ndarray | None:
@@ -376,23 +400,64 @@ def _lexicographic_order(words: list[np.ndarray], order: np.ndarray | None = Non
     word (or ``order``, its sort, when given), then of each next word only among the rows
     that still tie."""
     if order is None:
-        order = np.argsort(words[0], kind="stable")
-    starts = np.zeros(len(order), dtype=bool)  # where a group of equal words begins
+        order = np.argsort(words[0])
+    return _ordered_within(words[0], order, len(words), lambda k, rows: words[k][rows])
+
+
+def _ordered_within(first: np.ndarray, order: np.ndarray, n_words: int,
+                    word: Callable[[int, np.ndarray], np.ndarray]) -> np.ndarray:
+    """``order`` (rows sorted by ``first``, equal ones in any order) made the stable
+    lexicographic order of the rows' words; ``word(k, rows)`` gives word ``k`` of ``rows``.
+
+    Each next word is read and sorted only for the rows that still tie (within their
+    group of equal earlier words); rows equal in every word end in row order.
+    """
+    head = first[order]
+    starts = np.empty(len(order), dtype=bool)  # where a group of equal words begins
     starts[:1] = True
-    for k in range(1, len(words)):
-        prev = words[k - 1][order]
-        starts[1:] |= prev[1:] != prev[:-1]
-        del prev
-        tied = ~starts
-        if not tied[1:].any():
-            break
-        member = tied.copy()
-        member[:-1] |= tied[1:]  # the first row of a group ties with the next one
-        pos = np.flatnonzero(member)
+    np.not_equal(head[1:], head[:-1], out=starts[1:])
+    del head
+    for k in range(1, n_words):
+        pos = _tied_positions(starts)
+        if not len(pos):
+            return order
         rows = order[pos]
-        group = np.cumsum(starts)[pos]
-        order[pos] = rows[np.lexsort((words[k][rows], group))]
+        group = np.cumsum(starts[pos], dtype=np.int64)  # each group's first row is in pos
+        values = word(k, rows)
+        within = _group_sort(group, values)
+        order[pos] = rows[within]
+        values = values[within]
+        starts[pos[1:]] |= values[1:] != values[:-1]  # new boundaries inside the groups
+    pos = _tied_positions(starts)
+    if len(pos):  # equal values: row order (stable)
+        rows = order[pos]
+        order[pos] = rows[np.lexsort((rows, np.cumsum(starts[pos], dtype=np.int64)))]
     return order
+
+
+def _tied_positions(starts: np.ndarray) -> np.ndarray:
+    """Positions in a group of two or more rows, given where the groups start."""
+    member = ~starts
+    member[:-1] |= member[1:]  # the first row of a group ties with the next one
+    return np.flatnonzero(member)
+
+
+def _group_sort(group: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """A permutation sorting by (``group``, ``values``), equal pairs in any order: one
+    sort of a combined key when both fit in 64 bits, else the values ranked first."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    group_bits = int(group[-1]).bit_length()  # groups are numbered from 1 in order
+    value_bits = int(values.max()).bit_length()
+    if group_bits + value_bits > 64:  # replace the values by their rank (< len)
+        by_value = np.argsort(values)
+        values = np.empty(len(by_value), dtype=np.uint64)
+        values[by_value] = np.arange(len(by_value), dtype=np.uint64)
+        value_bits = len(by_value).bit_length()
+    key = group.astype(np.uint64)
+    key <<= np.uint64(value_bits)
+    key |= values
+    return np.argsort(key)
 
 
 def strings_from_keys(keys: np.ndarray, prefix: bytes) -> pa.Array:

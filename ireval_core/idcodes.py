@@ -113,6 +113,7 @@ def doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
     if keyed is None:
         codes, dictionary = dictionary_codes(arr)
         del arr
+        release_unused()  # the hash table's pages: not held under what follows
         if not rank:
             return codes, dictionary, False
         return (*_byte_ranked(codes, dictionary), True)
@@ -271,8 +272,7 @@ def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
         if keys is not None:  # one key per id, consistent across the two arrays
             run_keys, qrels_keys = keys[: len(run_docs)], keys[len(run_docs):]
             if strictly_increasing(run_keys) and strictly_increasing(qrels_keys):
-                at = np.minimum(np.searchsorted(qrels_keys, run_keys), len(qrels_keys) - 1)
-                return np.where(qrels_keys[at] == run_keys, at, -1)
+                return _merged(run_keys, qrels_keys)
         else:
             found = _merge_sorted_ids(run_docs, qrels_docs)
             if found is not None:
@@ -296,8 +296,22 @@ def _merge_sorted_ids(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray | 
         qrels_bytes = longer
     if not (strictly_increasing(run_bytes) and strictly_increasing(qrels_bytes)):
         return None
-    at = np.minimum(np.searchsorted(qrels_bytes, run_bytes), len(qrels_bytes) - 1)
-    return np.where(qrels_bytes[at] == run_bytes, at, -1)
+    return _merged(run_bytes, qrels_bytes)
+
+
+def _merged(run_keys: np.ndarray, qrels_keys: np.ndarray) -> np.ndarray:
+    """For each of the strictly increasing ``run_keys``, its position in the strictly
+    increasing ``qrels_keys`` (-1 when absent), by binary searches of the shorter array's
+    keys in the longer one (a real run has several times more documents than its qrels)."""
+    if len(run_keys) <= len(qrels_keys):
+        at = np.minimum(np.searchsorted(qrels_keys, run_keys), len(qrels_keys) - 1)
+        return np.where(qrels_keys[at] == run_keys, at, -1)
+    at = np.searchsorted(run_keys, qrels_keys)
+    found = at < len(run_keys)
+    found[found] = run_keys[at[found]] == qrels_keys[found]
+    out = np.full(len(run_keys), -1, dtype=np.int64)
+    out[at[found]] = np.flatnonzero(found)
+    return out
 
 
 def _strings_increasing(ids: pa.Array) -> bool:

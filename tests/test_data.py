@@ -274,19 +274,23 @@ def testdescending_within_are_sorted_descending_within_each_query(grades: list[f
     assert len(descending_within(grade[:0], qidx[:0])) == 0
 
 
-@pytest.mark.parametrize("ids", ["keyed", "long", "unsorted"])
+@pytest.mark.parametrize("ids", ["keyed", "long", "unsorted", "keyed_big_qrels",
+                                 "long_big_qrels"])
 def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
-    """The integer-key path (ids in byte order) and the hash path give the same map."""
+    """The integer-key path (ids in byte order), the fixed-width bytes path and the hash
+    path give the same map, whether the run or the qrels hold more documents."""
     from ireval_core.idcodes import doc_code_map
 
     rng = np.random.default_rng(3)
-    if ids != "long":  # short ids after a shared prefix (in byte order unless "unsorted")
-        run = [f"doc-{i:06d}" for i in rng.choice(10**6, 20_000, replace=False)]
-        qrels = [f"doc-{i:06d}" for i in rng.choice(10**6, 5_000, replace=False)]
+    n_run, n_qrels = (6_000, 30_000) if ids.endswith("big_qrels") else (20_000, 5_000)
+    if not ids.startswith("long"):  # short ids after a shared prefix (byte order unless
+        # "unsorted")
+        run = [f"doc-{i:06d}" for i in rng.choice(10**6, n_run, replace=False)]
+        qrels = [f"doc-{i:06d}" for i in rng.choice(10**6, n_qrels, replace=False)]
         qrels += run[:3000]  # some run documents are judged
-    else:  # longer than 8 bytes after the prefix: hashed
-        run = [f"x{i:012d}" for i in rng.choice(10**9, 20_000, replace=False)]
-        qrels = run[:3000] + [f"x{i:012d}" for i in range(5000)]
+    else:  # longer than 8 bytes after the prefix: merged as fixed-width bytes
+        run = [f"x{i:012d}" for i in rng.choice(10**9, n_run, replace=False)]
+        qrels = run[:3000] + [f"x{i:012d}" for i in range(n_qrels)]
     run_docs = pa.array(sorted(set(run)) if ids != "unsorted" else list(dict.fromkeys(run)))
     qrels_docs = pa.array(sorted(set(qrels)) if ids != "unsorted"
                           else list(dict.fromkeys(qrels)))
