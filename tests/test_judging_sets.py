@@ -31,7 +31,7 @@ from ireval_core.errors import NotAllowedError
 from ireval_core.io import read_qrels
 from ireval_core.labels import read_judgments
 from ireval_core.labels.agreement import cohen_kappa
-from ireval_core.workspace import ANONYMOUS, Actor, JudgingSet, Workspace
+from ireval_core.workspace import ANONYMOUS, OPERATOR, Actor, JudgingSet, Workspace
 
 NAN = float("nan")
 
@@ -178,7 +178,7 @@ def test_judging_set_is_versioned_role_checked_and_logged(
     assert [s.guidelines for s in ws.judging_set_history(info.id, actor=RAY)] == [
         "# Relevance\n*mid*: partly", "v2"]  # the earlier version is kept
     assert ws.notes(info.id, actor=RAY) == []  # not a note
-    edits = [e for e in ws.audit() if e.action == "judging set edited"]
+    edits = [e for e in ws.audit(actor=OPERATOR) if e.action == "judging set edited"]
     assert len(edits) == 2 and edits[-1].actor_email == EDD.email
     for bad, match in ((JudgingSet("", "nonsense"), "label_map"),
                        (JudgingSet("", "", 0.9), "overlap")):
