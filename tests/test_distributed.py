@@ -584,12 +584,15 @@ def test_a_worker_killed_mid_job_gives_the_full_result_or_an_error():
         thread = threading.Thread(target=job)
         thread.start()
         # wait until worker 0 holds a result and runs a task: a state the job reaches and
-        # stays in (see _held), however slowly it gets there
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and not (c.has_what().get(addr)
-                                                   and c.processing().get(addr)):
+        # stays in (see _held), however slowly it gets there. Running, not only assigned:
+        # the Event is set by the task itself (the scheduler's `processing` also lists
+        # tasks queued on the worker; killed before its second read, the victim never set
+        # the Event and every other read waited 300 s for it, past the join below)
+        assert Event(busy, client=c).wait(timeout=300), "worker 0 never held a partition"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not c.has_what().get(addr):
             time.sleep(0.02)
-        assert c.has_what().get(addr) and c.processing().get(addr), "job never on worker 0"
+        assert c.has_what().get(addr), "worker 0 holds no result"
         # the worker process is killed mid-job, at once (SIGKILL: a polite stop of the
         # nanny could leave the held task sleeping, and the job waiting for it)
         pid = c.run(os.getpid, workers=[addr])[addr]
