@@ -52,9 +52,9 @@ TASK_SEED = "ireval.judging.task.seed"
 TASK_SET = "ireval.judging.task.set"
 """Select: the labeling set the round goes to (or a new one)."""
 TASK_SET_NAME = "ireval.judging.task.set_name"
-TASK_PROJECT = "ireval.judging.task.project"
-"""The project a new labeling set is saved into (among those where the role allows)."""
 """Text: the name of a new labeling set."""
+TASK_PROJECT = "ireval.judging.task.project"
+"""Select: the project a new labeling set is saved into (among those the role allows)."""
 
 LOCAL.update({k: "the month's task is built in this session, not from a link" for k in (
     MODE, TASK_ROUND, TASK_DESIGN, TASK_N, TASK_K, TASK_SEED, TASK_SET, TASK_SET_NAME,
