@@ -14,11 +14,17 @@ Timed per keypress:
   label written to the workspace as the dataset's next version, the queue recomputed,
   the next item chosen), the bulk of a fragment's run.
 
+With ``--second-rater``, another rater ("other") has already graded the queue's first 40
+documents, the judging set asks a second rater for 50% of them, and the page's "Raters,
+agreement and exports" panel is open: most keypresses then change the agreement shown,
+which is computed again after each of them.
+
 Target (issue 32): the next item within 200 ms on the server. Wall and CPU seconds
 (``time.process_time``) and the load average are printed; on a shared machine the CPU
 figure is the steadier one. Run from the repository root::
 
     .venv/bin/python benchmarks/bench_judging_keypress.py [--keys 10] [--measure nDCG@10]
+        [--second-rater]
 """
 
 from __future__ import annotations
@@ -45,12 +51,38 @@ def _judging(at: Any, grade_key: str) -> bool:
     return False
 
 
+def _second_rater(ws: Any, ds: str, measure: str) -> None:
+    """Another rater's grades of the queue's first 40 documents, written as the page
+    writes them, and a judging set asking a second rater for 50% of the documents."""
+    from ireval_core import read_qrels, read_run
+    from ireval_core.decisions import judging
+    from ireval_core.decisions.queue import JudgeQueue
+    from ireval_core.workspace import FileRounds, JudgingSet
+
+    info = ws.get_dataset(ds)
+    by_name = {f.name: ws.read_file(info.id, f.position) for f in info.files}
+    qrels = read_qrels(("qrels.txt", by_name["qrels.txt"]))
+    runs = [read_run((n, by_name[n])) for n in ("run_bm25.txt", "run_neural.txt")]
+    items = JudgeQueue(qrels, runs, measure, baseline=runs[0].name).next(40)
+    round_name = judging.FILE_PREFIX + "2026-11-28T20:00:00Z other"
+    rows = [judging.Judgment(i.query, i.doc, float(n % 3), "other", "2026-11-28T20:00:00Z")
+            for n, i in enumerate(items)]
+    name = judging.round_file_name("2026-11-28T20:00:00Z other")
+    ws.add_to_dataset(ds, [("labels", name, judging.judgments_file(round_name, rows))],
+                      rounds={**{f.name: FileRounds((), 0) for f in info.files},
+                              name: FileRounds((round_name,), len(rows))},
+                      saved_by="other")
+    ws.set_judging_set(ds, JudgingSet("", "", 0.5), author="bench")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keys", type=int, default=10,
                     help="grades to give (timed); fewer when the verdict settles first")
     ap.add_argument("--measure", default="nDCG@10")
     ap.add_argument("--timeout", type=float, default=120.0, help="per script run (s)")
+    ap.add_argument("--second-rater", action="store_true",
+                    help="another rater's labels, a 50%% overlap, the agreement panel open")
     args = ap.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="ireval-keypress-"))
     try:
@@ -74,6 +106,8 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
              ("run", "run_neural.txt", (sample / "run_neural.txt").read_bytes())]
     with Workspace.open(os.environ["IREVAL_WORKSPACE"]) as ws:
         ds = ws.save_dataset(files, name="keypress", saved_by="bench").short_id
+        if args.second_rater:
+            _second_rater(ws, ds, args.measure)
 
     work: list[tuple[float, float]] = []
     plain = judging_glue.run_pending
@@ -93,6 +127,9 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
     at.query_params["measure"] = args.measure
     at.switch_page("pages/judging.py").run()
     at.text_input(key=keys.RATER).input("bench").run()
+    if args.second_rater:
+        at.session_state[getattr(keys, "RATERS", "ireval.judging.raters")] = True
+        at.run()
     if at.exception:
         print(at.exception[0].value, file=sys.stderr)
         return 1
