@@ -61,8 +61,8 @@ def _second_rater(ws: Any, ds: str, measure: str) -> None:
 
     info = ws.get_dataset(ds)
     by_name = {f.name: ws.read_file(info.id, f.position) for f in info.files}
-    qrels = read_qrels(("qrels.txt", by_name["qrels.txt"]))
-    runs = [read_run((n, by_name[n])) for n in ("run_bm25.txt", "run_neural.txt")]
+    qrels = read_qrels(by_name["qrels.txt"], name="qrels.txt")
+    runs = [read_run(by_name[n], name=n) for n in ("run_bm25.txt", "run_neural.txt")]
     items = JudgeQueue(qrels, runs, measure, baseline=runs[0].name).next(40)
     round_name = judging.FILE_PREFIX + "2026-11-28T20:00:00Z other"
     rows = [judging.Judgment(i.query, i.doc, float(n % 3), "other", "2026-11-28T20:00:00Z")
