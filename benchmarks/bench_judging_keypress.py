@@ -12,7 +12,9 @@ Timed per keypress:
   area, an ``st.fragment``), so this is an upper bound of what the server spends;
 * **label work**: the part of that run that handles the grade (``run_pending``: the
   label written to the workspace as the dataset's next version, the queue recomputed,
-  the next item chosen), the bulk of a fragment's run.
+  the next item chosen), the bulk of a fragment's run;
+* **agreement shown**: the raters' agreement the page draws after the next document
+  (``agreement``; only while its panel is open), when it draws it.
 
 With ``--second-rater``, another rater ("other") has already graded the queue's first 40
 documents, the judging set asks a second rater for 50% of them, and the page's "Raters,
@@ -120,6 +122,17 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
             work.append((time.perf_counter() - w, time.process_time() - c))
 
     judging_glue.run_pending = timed_pending  # the page calls jg.run_pending at run time
+    agreed: list[tuple[float, float]] = []
+    plain_agreement = judging_glue.agreement
+
+    def timed_agreement(session: judging_glue.Session) -> object:
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            return plain_agreement(session)
+        finally:
+            agreed.append((time.perf_counter() - w, time.process_time() - c))
+
+    judging_glue.agreement = timed_agreement  # type: ignore[assignment]
 
     w = time.perf_counter()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=args.timeout)
@@ -137,6 +150,7 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
     if not _judging(at, keys.GRADE):
         return 1
     walls, cpus = [], []
+    agreed.clear()  # the keypresses' own
     for n in range(args.keys):
         if n and not _judging(at, keys.GRADE):
             break
@@ -159,6 +173,11 @@ def _run(args: argparse.Namespace, folder: Path) -> int:
         print(f"  label work (write the version, recompute the queue, next item): median "
               f"{1e3 * statistics.median(ww):.0f} ms wall (max {1e3 * max(ww):.0f}), "
               f"{1e3 * statistics.median(wc):.0f} ms CPU")
+    if agreed:
+        aw, ac = [x[0] for x in agreed], [x[1] for x in agreed]
+        print(f"  agreement shown (the rater analysis, or its memo), {len(agreed)} calls: "
+              f"median {1e3 * statistics.median(aw):.0f} ms wall (max {1e3 * max(aw):.0f}), "
+              f"{1e3 * statistics.median(ac):.0f} ms CPU (max {1e3 * max(ac):.0f})")
     print(f"  load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
     return 0
 
