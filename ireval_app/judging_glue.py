@@ -33,7 +33,7 @@ of the queue are done (or in another session).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
@@ -66,7 +66,7 @@ __all__ = ["Acting", "DEFAULT_GRADES", "MEASURE_CHOICES", "MODES", "Session", "U
            "agreement", "cant_tell", "documents", "exports", "grade_buttons", "grade_scale",
            "judging_set", "rater_name", "record", "restore_rater", "run_pending",
            "save_judging_set", "session_for", "skip", "start", "topics", "undo",
-           "undo_button", "verdict_line"]
+           "button_widths", "undo_button", "verdict_line"]
 
 MODES = ("Decide a comparison", "Label the month's task")
 """The Judging page's two modes."""
@@ -263,6 +263,13 @@ def act(session: Acting, work: Callable[[], object]) -> None:
     """A button's ``on_click``: keep its work for :func:`run_pending` (the work reads and
     writes the workspace and may show a spinner, which a callback must not)."""
     session.pending = work
+
+
+def button_widths(grades: int, others: Sequence[float]) -> list[float]:
+    """Column widths of a row of ``grades`` grade buttons (1 each), the other buttons
+    (``others``: can't tell, skip, as wide as their names need) and the undo control
+    last, wider: its name is the longest."""
+    return [1.0] * grades + list(others) + [1.55]
 
 
 def undo_button(where: DeltaGenerator, session: Acting, work: Callable[[], object],

@@ -311,14 +311,14 @@ def _area(ws: Workspace, s: TaskSession, grades: tuple[int, ...]) -> None:
         st.markdown(f"**Query** `{widgets.md_escape(unit[0])}`")
         with st.container(border=True):
             st.markdown(f"**Document** `{widgets.md_escape(unit[1])}`")
-        cols = st.columns(len(grades) + 2)
-        for col, (g, text) in zip(cols, jg.grade_buttons(grades, ""), strict=False):
-            col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
-                       use_container_width=True, on_click=jg.act,
-                       args=(s, lambda g=g: record(ws, s, g)))
-        cols[-2].button("Skip", key=keys.SKIP, shortcut="Right",
-                        on_click=jg.act, args=(s, lambda: skip(s)))
-        jg.undo_button(cols[-1], s, lambda: undo(ws, s), bool(s.given))
-        st.caption("Keys: " + ", ".join(map(str, grades)) + " grade · → skip · "
-                   + jg.UNDO_KEYS + ". The systems and positions are not shown; queries "
-                   "and documents come in a random order.")
+    cols = st.columns(jg.button_widths(len(grades), (0.85,)))  # the whole width: names readable
+    for col, (g, text) in zip(cols, jg.grade_buttons(grades, ""), strict=False):
+        col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
+                   use_container_width=True, on_click=jg.act,
+                   args=(s, lambda g=g: record(ws, s, g)))
+    cols[-2].button("Skip", key=keys.SKIP, shortcut="Right",
+                    on_click=jg.act, args=(s, lambda: skip(s)))
+    jg.undo_button(cols[-1], s, lambda: undo(ws, s), bool(s.given))
+    st.caption("Keys: " + ", ".join(map(str, grades)) + " grade · → skip · "
+               + jg.UNDO_KEYS + ". The systems and positions are not shown; queries "
+               "and documents come in a random order.")

@@ -113,7 +113,7 @@ def item_view(session: jg.Session, t_up: Any, d_up: Any) -> None:
 def buttons(ws: Workspace, session: jg.Session, grades: tuple[int, ...]) -> None:
     """Grade, can't tell, skip, undo: each a key."""
     named = jg.grade_buttons(grades, session.label_map)
-    cols = st.columns(len(named) + 3)
+    cols = st.columns(jg.button_widths(len(named), (1.25, 0.85)))
     for col, (g, text) in zip(cols, named, strict=False):
         col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
                    use_container_width=True, on_click=jg.act,
