@@ -165,6 +165,7 @@ def test_exported_ids_come_back_as_they_were() -> None:
     from ireval_core.escape import ESCAPED_COLUMN
     from ireval_core.labels import export_batch, file_rounds
     from ireval_core.labels.anchors import read_anchors
+    from ireval_core.labels.ppi import read_inclusion
 
     runs = [Run.from_dict({"-q": {d: float(10 - i) for i, d in enumerate(ODD_IDS)}},
                           name="=bm25")]
@@ -192,6 +193,8 @@ def test_exported_ids_come_back_as_they_were() -> None:
     assert all(c.data_type != "f" for row in book.active.iter_rows() for c in row)
     anchors = export_batch(batch.assign(label="1"), "csv")
     assert sorted(read_anchors(("a.csv", anchors))["doc"]) == sorted(ODD_IDS)
+    design = export_batch(batch.assign(inclusion=0.5), "csv")  # a people_sample design
+    assert sorted(read_inclusion(("d.csv", design))["doc"]) == sorted(ODD_IDS)
 
     # a file that is not ireval's export (no marking column) is read exactly as written
     plain = ("round,query,doc,position,label\n" + "".join(
