@@ -33,10 +33,10 @@ of the queue are done (or in another session).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import streamlit as st
 
@@ -57,12 +57,16 @@ from ireval_core.workspace import (
 )
 
 from . import cache, state, workspace_glue
+from .keys import judging as keys
 
-__all__ = ["Acting", "DEFAULT_GRADES", "MEASURE_CHOICES", "MODES", "Session", "act",
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
+__all__ = ["Acting", "DEFAULT_GRADES", "MEASURE_CHOICES", "MODES", "Session", "UNDO_KEYS", "act",
            "agreement", "cant_tell", "documents", "exports", "grade_buttons", "grade_scale",
            "judging_set", "rater_name", "record", "restore_rater", "run_pending",
            "save_judging_set", "session_for", "skip", "start", "topics", "undo",
-           "verdict_line"]
+           "button_widths", "undo_button", "verdict_line"]
 
 MODES = ("Decide a comparison", "Label the month's task")
 """The Judging page's two modes."""
@@ -78,6 +82,13 @@ SECOND_RATER = "asked of a second rater, for agreement"
 
 BATCH = 10
 """Documents per batch."""
+
+UNDO_KEYS = "u or ← undo the last label"
+"""The keys of the undo control, as the keys' help line says them."""
+
+_HIDE_SECOND_KEY = "<style>.st-key-ireval-judging-back { display: none !important; }</style>"
+"""Streamlit binds one key to a button: the left arrow's button is drawn but not shown
+(its class is ``st-key-`` and its key with ``.`` as ``-``)."""
 
 
 @dataclass
@@ -254,6 +265,26 @@ def act(session: Acting, work: Callable[[], object]) -> None:
     session.pending = work
 
 
+def button_widths(grades: int, others: Sequence[float]) -> list[float]:
+    """Column widths of a row of ``grades`` grade buttons (1 each), the other buttons
+    (``others``: can't tell, skip, as wide as their names need) and the undo control
+    last, wider: its name is the longest."""
+    return [1.0] * grades + list(others) + [1.55]
+
+
+def undo_button(where: DeltaGenerator, session: Acting, work: Callable[[], object],
+                can_undo: bool) -> None:
+    """The one undo control, "Undo last label", in ``where``: bound to ``u``, and to the
+    left arrow through a second button that is drawn but not shown (a Streamlit button
+    takes one key); both leave ``work`` for :func:`run_pending`."""
+    where.button("Undo last label", key=keys.UNDO, shortcut="u", disabled=not can_undo,
+                 use_container_width=True, on_click=act, args=(session, work),
+                 help="Take back your last label (also the key ←)")
+    st.html(_HIDE_SECOND_KEY)
+    st.button("Undo last label (←)", key=keys.BACK, shortcut="Left", disabled=not can_undo,
+              on_click=act, args=(session, work))
+
+
 def run_pending(session: Acting) -> None:
     """Run the work a button asked for, at the start of the judging area's run; a
     refusal or failure of the workspace is kept in :attr:`Session.error` for the page to
@@ -413,11 +444,13 @@ def verdict_line(number: int, v: PairVerdict) -> str:
 
 
 def agreement(session: Session) -> RaterReport | None:
-    """The raters' agreement on the documents two of them graded (every session's
-    labels as read at the last batch, with this session's), as of the start of the
-    batch: computed once per batch, not on each keypress (the rater analysis takes
-    about 0.1 s for a few thousand labels)."""
-    key = (id(session.others), len(session.others), session.batch_number)
+    """The raters' agreement on the documents two of them graded: every other session's
+    labels as read at the last batch, with this session's up to its last label (or undo).
+    Computed again only when those labels changed since the last call (the rater analysis
+    takes tens of milliseconds for a few thousand labels); the page asks for it only
+    while its panel is open, after the next document is drawn."""
+    key = (session.batch_number, len(session.others), len(session.rows),
+           session.rows[-1] if session.rows else None)
     if session.agreement_memo is None or session.agreement_memo[0] != key:
         session.agreement_memo = (key, judging.agreement(session.others + session.rows))
     return session.agreement_memo[1]

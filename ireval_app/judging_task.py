@@ -27,17 +27,23 @@ import streamlit as st
 from ireval_core.data import Run
 from ireval_core.errors import FormatError, IrevalError
 from ireval_core.labels import task as core
-from ireval_core.workspace import ANONYMOUS, Actor, FileRounds, Workspace
+from ireval_core.workspace import ANONYMOUS, ROLES, Actor, FileRounds, Workspace
 
 from . import judging_glue as jg
 from . import labels_glue, labels_widgets, state, views, widgets, workspace_glue, workspace_widgets
 from .keys import judging as keys
 from .keys import labeling
 
-__all__ = ["SAMPLE_LOG", "TaskSession", "build", "labeling_sets", "page", "record", "undo"]
+__all__ = ["NEEDS_ROLE", "SAMPLE_LOG", "TaskSession", "build", "labeling_sets", "page",
+           "record", "undo"]
 
 SAMPLE_LOG = Path(__file__).resolve().parent.parent / "sample_data" / "query_log.csv"
 """The sample query log (60 queries of the sample runs)."""
+
+NEEDS_ROLE = ("Labeling the month's task writes into a labeling set: it needs the role rater "
+              "or above in the set's project, or editor in a project to start a new set; "
+              "ask an admin of the project.")
+"""What the month's task says to a person who may label no set and start none."""
 
 _SESSION = "ireval.judging.task.session"  # the TaskSession under way
 _NEW = ""  # the labeling-set choice "a new set"
@@ -74,6 +80,11 @@ class TaskSession:
         return f"{self.task.round}.csv"
 
 
+def _rank(role: str | None) -> int:
+    """A role's place in :data:`~ireval_core.workspace.ROLES` (0: no role)."""
+    return 0 if role is None else ROLES.index(role) + 1
+
+
 def blind_order(units: pd.DataFrame, seed: int) -> list[tuple[str, str]]:
     """The units to judge: queries in a seeded random order, each query's documents
     shuffled (the run's order and the systems do not show through)."""
@@ -98,10 +109,19 @@ def build(log_name: str, log_data: bytes, runs: list[Run], round_name: str, desi
 
 
 def labeling_sets(ws: Workspace) -> dict[str, str]:
-    """The saved labeling sets (short id → name): datasets with labeling files and no
-    qrels (a judged dataset keeps its labels beside its qrels)."""
-    return {i.short_id: i.name for i in ws.list_datasets(actor=workspace_glue.actor())
-            if i.files_of_kind("labels") and not i.files_of_kind("qrels")}
+    """The saved labeling sets this session may label (short id → name): datasets with
+    labeling files and no qrels (a judged dataset keeps its labels beside its qrels), in
+    a project where its role is rater or above."""
+    who = workspace_glue.actor()
+    roles: dict[str, str | None] = {}
+    out = {}
+    for i in ws.list_datasets(actor=who):
+        if i.files_of_kind("labels") and not i.files_of_kind("qrels"):
+            if i.project not in roles:
+                roles[i.project] = ws.role(who, i.project)
+            if _rank(roles[i.project]) >= _rank("rater"):
+                out[i.short_id] = i.name
+    return out
 
 
 def _labels_frame(s: TaskSession) -> pd.DataFrame:
@@ -175,16 +195,11 @@ def undo(ws: Workspace, s: TaskSession) -> None:
     s.order = [unit] + [u for u in s.order if u != unit]
 
 
-def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> None:
-    """The task's inputs; a built task becomes this session's :class:`TaskSession`."""
-    sets = workspace_glue.with_workspace(labeling_sets)
-    if isinstance(sets, workspace_glue.WorkspaceProblem):
-        st.error(sets.message, icon=":material/error:")
-        return
-    projects = workspace_glue.projects_allowing("editor")
-    if isinstance(projects, workspace_glue.WorkspaceProblem):
-        st.error(projects.message, icon=":material/error:")
-        return
+def _build_form(runs: list[Run], rater: str, actor: Actor, sets: dict[str, str],
+                projects: list[str]) -> None:
+    """The task's inputs (``sets``: the labeling sets this session may label,
+    ``projects``: those where it may save a new one); a built task becomes this
+    session's :class:`TaskSession`."""
     choices = [_NEW, *sets]
     if st.session_state.get(_CHOSEN) in sets:  # before the form's widget is drawn
         st.session_state[keys.TASK_SET] = st.session_state.pop(_CHOSEN)
@@ -238,6 +253,16 @@ def _build_form(ws: Workspace, runs: list[Run], rater: str, actor: Actor) -> Non
 def page(ws: Workspace, runs: list[Run], grades: tuple[int, ...]) -> None:
     """The month's task mode of the Judging page, below the mode choice: the task under
     way (its summary and judging area) first, then the form that builds a task."""
+    sets = workspace_glue.with_workspace(labeling_sets)
+    projects = workspace_glue.projects_allowing("editor")
+    for found in (sets, projects):
+        if isinstance(found, workspace_glue.WorkspaceProblem):
+            st.error(found.message, icon=":material/error:")
+            return
+    assert isinstance(sets, dict) and isinstance(projects, list)
+    if not sets and not projects:  # the workspace refuses the writes anyway
+        st.info(NEEDS_ROLE, icon=":material/lock:")
+        return
     typed = "" if jg.signed_in() else st.text_input(
         "Your name (the rater)", key=keys.RATER, help="Kept with every label you give")
     rater, actor = jg.rater_name(typed or "")
@@ -247,13 +272,18 @@ def page(ws: Workspace, runs: list[Run], grades: tuple[int, ...]) -> None:
     area = st.container()
     with st.expander("Build the month's task", icon=":material/assignment:",
                      expanded=_SESSION not in st.session_state):
-        _build_form(ws, runs, rater, actor)
+        _build_form(runs, rater, actor, sets, projects)
     s: TaskSession | None = st.session_state.get(_SESSION)
     if s is None:
         return
     s.rater, s.actor = rater, actor
     with area:
         st.caption(":material/assignment: " + widgets.md_escape(s.task.summary()))
+        if s.set_id is not None and not workspace_glue.may("rater", s.set_id):
+            st.info(f"Labeling the set {widgets.md_escape(s.set_name)} needs the role rater "
+                    "or above in its project; ask an admin of the project.",
+                    icon=":material/lock:")
+            return
         _area(ws, s, grades)
 
 
@@ -281,15 +311,14 @@ def _area(ws: Workspace, s: TaskSession, grades: tuple[int, ...]) -> None:
         st.markdown(f"**Query** `{widgets.md_escape(unit[0])}`")
         with st.container(border=True):
             st.markdown(f"**Document** `{widgets.md_escape(unit[1])}`")
-        cols = st.columns(len(grades) + 2)
-        for col, (g, text) in zip(cols, jg.grade_buttons(grades, ""), strict=False):
-            col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
-                       use_container_width=True, on_click=jg.act,
-                       args=(s, lambda g=g: record(ws, s, g)))
-        cols[-2].button("Skip", key=keys.SKIP, shortcut="Right",
-                        on_click=jg.act, args=(s, lambda: skip(s)))
-        cols[-1].button("Undo", key=keys.UNDO, shortcut="u", disabled=not s.given,
-                        on_click=jg.act, args=(s, lambda: undo(ws, s)))
-        st.caption("Keys: " + ", ".join(map(str, grades)) + " grade · → skip · u undo. "
-                   "The systems and positions are not shown; queries and documents come "
-                   "in a random order.")
+    cols = st.columns(jg.button_widths(len(grades), (0.85,)))  # the whole width: names readable
+    for col, (g, text) in zip(cols, jg.grade_buttons(grades, ""), strict=False):
+        col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
+                   use_container_width=True, on_click=jg.act,
+                   args=(s, lambda g=g: record(ws, s, g)))
+    cols[-2].button("Skip", key=keys.SKIP, shortcut="Right",
+                    on_click=jg.act, args=(s, lambda: skip(s)))
+    jg.undo_button(cols[-1], s, lambda: undo(ws, s), bool(s.given))
+    st.caption("Keys: " + ", ".join(map(str, grades)) + " grade · → skip · "
+               + jg.UNDO_KEYS + ". The systems and positions are not shown; queries "
+               "and documents come in a random order.")

@@ -18,13 +18,21 @@ from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
 from ireval_core.options import EvalOptions
 
+from . import cache
 from .shared_cache import shared
 
-__all__ = ["MEASURE_CHOICES", "compare_cached", "coverage_cached", "stability_cached",
-           "to_label_cached", "to_label_csv"]
+__all__ = ["MEASURE_CHOICES", "compare_cached", "coverage_cached", "other_round",
+           "stability_cached", "to_label_cached", "to_label_csv"]
 
 MEASURE_CHOICES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "bpref", "nDCG", "P@5")
 """Measures offered for the stability table; any other measure text can be typed in."""
+
+
+def other_round(name: str, data: bytes, options: EvalOptions) -> cache.LoadedFile:
+    """The uploaded qrels of another round, read as the Data page reads a qrels file
+    (:func:`~ireval_app.cache.load_qrels`, with the options' comment rule): its qrels, or
+    the :class:`~ireval_core.errors.FormatError` naming the file and line; never raises."""
+    return cache.load_qrels(name, data, comments=cache.reads_comments(options))
 
 
 @shared(copy=True, show_spinner="Comparing the rounds…")

@@ -58,11 +58,13 @@ from ireval_core.workspace import (
 
 from . import cache, signin, state
 
-__all__ = ["DEFAULT_PATH", "DEFAULT_PROJECT", "RETRY_SECONDS", "WorkspaceProblem", "actor",
+__all__ = ["DEFAULT_PATH", "DEFAULT_PROJECT", "RETRY_SECONDS", "Refused", "WorkspaceProblem",
+           "actor",
            "add_note", "admit", "is_admin",
            "dataset_files", "dataset_id", "files_of_kind", "may", "open_dataset",
            "projects_allowing", "shows_projects", "role",
-           "with_workspace", "workspace_failed", "workspace_or_problem", "workspace_url"]
+           "with_workspace", "workspace_failed", "workspace_or_problem", "workspace_url",
+           "write"]
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "data" / "workspace.db"
 """The default workspace: a SQLite file in the repository's ``data/`` folder."""
@@ -185,6 +187,24 @@ def with_workspace(work: Callable[[Workspace], _T]) -> _T | WorkspaceProblem:
         raise
     except WorkspaceError as exc:
         return workspace_failed(exc)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A write the workspace refused: a name or text it does not take, a role that does
+    not allow it (:class:`~ireval_core.errors.IrevalError`, ``ValueError`` or
+    ``TypeError``), in its own words."""
+
+    message: str
+
+
+def write(work: Callable[[Workspace], _T]) -> _T | WorkspaceProblem | Refused:
+    """:func:`with_workspace` for a write: ``work(workspace)``, the problem when the
+    workspace cannot be used, or :class:`Refused` when the write is refused."""
+    try:
+        return with_workspace(work)
+    except (IrevalError, ValueError, TypeError) as exc:
+        return Refused(str(exc))
 
 
 _URL_PASSWORD = re.compile(r"(://[^/:@\s]*):[^\s/]*@")

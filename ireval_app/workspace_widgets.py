@@ -19,7 +19,7 @@ from ireval_core.workspace import Target, Workspace
 from . import state, views, workspace_glue
 from .text import md_escape
 
-__all__ = ["author", "author_field", "live_view", "notes_key", "notes_panel",
+__all__ = ["author", "author_field", "live_view", "notes_key", "notes_panel", "written",
            "project_choice", "workspace_problem", "write_to_workspace"]
 
 
@@ -76,20 +76,25 @@ def workspace_problem(problem: workspace_glue.WorkspaceProblem, *, lead: str = "
 _T = TypeVar("_T")
 
 
+def written(result: _T | workspace_glue.WorkspaceProblem | workspace_glue.Refused, *,
+            lead: str = "") -> _T | None:
+    """The result of a write (:func:`~ireval_app.workspace_glue.write`, or a glue
+    function built on it), or ``None`` once it is shown why it did not happen: a refusal
+    in the workspace's words (as an error), or a workspace that cannot be used
+    (:func:`workspace_problem`, after ``lead``)."""
+    if isinstance(result, workspace_glue.Refused):
+        st.error(md_escape(result.message), icon=":material/error:")
+        return None
+    if isinstance(result, workspace_glue.WorkspaceProblem):
+        workspace_problem(result, lead=lead)
+        return None
+    return result
+
+
 def write_to_workspace(work: Callable[[Workspace], _T], *, lead: str = "") -> _T | None:
     """``work(workspace)`` for a Save or Add button, or ``None`` once it is shown why it did
-    not happen: a name or a text the workspace refuses (an ``IrevalError``, ``ValueError``
-    or ``TypeError``: its message, as an error), or a workspace that cannot be used
-    (:func:`workspace_problem`, after ``lead``)."""
-    try:
-        done = workspace_glue.with_workspace(work)
-    except (IrevalError, ValueError, TypeError) as exc:
-        st.error(md_escape(str(exc)), icon=":material/error:")
-        return None
-    if isinstance(done, workspace_glue.WorkspaceProblem):
-        workspace_problem(done, lead=lead)
-        return None
-    return done
+    not happen (:func:`written`)."""
+    return written(workspace_glue.write(work), lead=lead)
 
 
 def notes_key(target: Target) -> str:

@@ -22,6 +22,10 @@ command or a formula. One function per format:
 :func:`csv_cell`, :func:`csv_row`
     Cells of a CSV file opened in a spreadsheet. Protects against formula
     (CSV) injection: ``=HYPERLINK(...)``, ``@SUM(...)``, DDE ``=cmd|...``.
+:func:`csv_frame_marked`, :func:`undo_marked`
+    The same for a table ireval reads back (a labeling file it exports): each row
+    says in the column :data:`ESCAPED_COLUMN` which of its cells got the quote, so
+    that the reader takes exactly that quote off again and nothing else.
 
 :func:`markdown_text` and :func:`latex_text` turn line breaks into spaces: a name
 never ends a table row, a list item or a ``%`` comment. JSON needs none of this:
@@ -50,7 +54,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["csv_cell", "csv_frame", "csv_row", "html_text", "latex_text", "markdown_text"]
+__all__ = ["ESCAPED_COLUMN", "csv_cell", "csv_frame", "csv_frame_marked", "csv_row",
+           "html_text", "latex_text", "markdown_text", "undo_marked"]
 
 _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 """Everything :meth:`str.splitlines` splits on (CR LF counts once)."""
@@ -341,3 +346,52 @@ def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
         if out[col].dtype == object or pd.api.types.is_string_dtype(out[col].dtype):
             out[col] = out[col].map(csv_cell)
     return out
+
+
+ESCAPED_COLUMN = "ireval_escaped"
+"""The column of an exported table ireval reads back (:func:`csv_frame_marked`): in each
+row, the names of the columns whose cell got a leading ``'`` (space-separated; empty when
+none). Its presence is how a reader recognises ireval's export (:func:`undo_marked`)."""
+
+
+def csv_frame_marked(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`csv_frame`, and the column :data:`ESCAPED_COLUMN` saying in each row which
+    cells got the quote, so that ireval's readers undo exactly that (:func:`undo_marked`):
+    an id ``=x`` comes back as ``=x``, and an id that really begins with ``'`` (never
+    escaped, never listed) as it was. Column names must hold no space.
+
+    >>> import pandas as pd
+    >>> out = csv_frame_marked(pd.DataFrame({"query": ["-q", "q2"], "doc": ["=d", "'d"]}))
+    >>> out.to_dict("list")
+    {'query': ["'-q", 'q2'], 'doc': ["'=d", "'d"], 'ireval_escaped': ['query doc', '']}
+    """
+    import pandas as pd
+
+    source = frame.drop(columns=[ESCAPED_COLUMN], errors="ignore")
+    if any(" " in str(c) for c in source.columns):
+        raise ValueError("csv_frame_marked: a column name holds a space: "
+                         f"{[c for c in source.columns if ' ' in str(c)]}")
+    out = csv_frame(source)
+    marks = [""] * len(out)
+    for col in source.columns:
+        if not (source[col].dtype == object or pd.api.types.is_string_dtype(source[col].dtype)):
+            continue
+        hit = [isinstance(v, str) and v.startswith(_FORMULA_START) for v in source[col]]
+        marks = [f"{m} {col}".lstrip() if h else m for m, h in zip(marks, hit, strict=True)]
+    out[ESCAPED_COLUMN] = marks
+    return out
+
+
+def undo_marked(cell: str | None, marks: str | None, column: str) -> str | None:
+    """``cell`` as it was before :func:`csv_frame_marked`: without its leading ``'`` when
+    its row's :data:`ESCAPED_COLUMN` cell (``marks``) names ``column`` and the quote is
+    there (a spreadsheet that saved the file may have dropped it), else unchanged.
+
+    >>> undo_marked("'=d", "query doc", "doc"), undo_marked("'d", "", "doc")
+    ('=d', "'d")
+    >>> undo_marked("=d", "doc", "doc")  # saved again by a spreadsheet: already plain
+    '=d'
+    """
+    if cell is not None and marks and cell.startswith("'") and column in marks.split():
+        return cell[1:]
+    return cell

@@ -62,10 +62,10 @@ def raters_and_exports(session: jg.Session, runs: list[Run]) -> None:
                f"of a second rater. How their labels make one grade: {judging.AGGREGATION}.")
     report = jg.agreement(session)
     if report is None:
-        st.caption("Agreement: no document had two raters' grades at the start of this "
-                   "batch.")
+        st.caption("Agreement: no document has two raters' grades yet.")
     else:
-        st.caption("Agreement as of the start of this batch (every rater's labels):")
+        st.caption("Agreement, as of your last label (every rater's labels: the others' "
+                   "as read at the start of this batch):")
         d = report.definitions
         labels_widgets.table(report.per_round, {
             "raters": ("Raters", None, d.get("raters")),
@@ -113,7 +113,7 @@ def item_view(session: jg.Session, t_up: Any, d_up: Any) -> None:
 def buttons(ws: Workspace, session: jg.Session, grades: tuple[int, ...]) -> None:
     """Grade, can't tell, skip, undo: each a key."""
     named = jg.grade_buttons(grades, session.label_map)
-    cols = st.columns(len(named) + 3)
+    cols = st.columns(jg.button_widths(len(named), (1.25, 0.85)))
     for col, (g, text) in zip(cols, named, strict=False):
         col.button(text, key=f"{keys.GRADE}{g}", shortcut=str(g), type="primary",
                    use_container_width=True, on_click=jg.act,
@@ -122,14 +122,10 @@ def buttons(ws: Workspace, session: jg.Session, grades: tuple[int, ...]) -> None
                     on_click=jg.act, args=(session, lambda: jg.cant_tell(ws, session)))
     cols[-2].button("Skip", key=keys.SKIP, shortcut="Right",
                     on_click=jg.act, args=(session, lambda: jg.skip(session, ws)))
-    cols[-1].button("Undo", key=keys.UNDO, shortcut="u", disabled=not session.rows,
-                    on_click=jg.act, args=(session, lambda: jg.undo(ws, session)))
-    st.button("Back (undo)", key=keys.BACK, shortcut="Left", type="tertiary",
-              disabled=not session.rows, on_click=jg.act,
-              args=(session, lambda: jg.undo(ws, session)))
+    jg.undo_button(cols[-1], session, lambda: jg.undo(ws, session), bool(session.rows))
     st.caption("Keys: " + ", ".join(map(str, grades)) + " grade · t can't tell (recorded, "
-               "not a grade) · → skip · u or ← undo. The document's system, rank and score "
-               "are not shown; documents of a query come in a random order.")
+               "not a grade) · → skip · " + jg.UNDO_KEYS + ". The document's system, rank "
+               "and score are not shown; documents of a query come in a random order.")
 
 
 with frame.page("judging"):
@@ -143,15 +139,15 @@ with frame.page("judging"):
     if isinstance(ws, workspace_glue.WorkspaceProblem):
         st.error(ws.message, icon=":material/error:")
         st.stop()
+    mode = st.radio("What to judge", jg.MODES, key=keys.MODE, horizontal=True,
+                    label_visibility="collapsed")
+    if mode == jg.MODES[1]:  # labels go to a labeling set: the set's project decides
+        judging_task.page(ws, list(dataset.runs),
+                          jg.grade_scale(sorted(set(dataset.qrels.grade.tolist()))))
+        st.stop()
     if not workspace_glue.may("rater", dataset_id):  # the workspace refuses it anyway
         st.info("Judging writes labels: it needs the role rater or above in this dataset's "
                 "project; ask an admin of the project.", icon=":material/lock:")
-        st.stop()
-    mode = st.radio("What to judge", jg.MODES, key=keys.MODE, horizontal=True,
-                    label_visibility="collapsed")
-    if mode == jg.MODES[1]:
-        judging_task.page(ws, list(dataset.runs),
-                          jg.grade_scale(sorted(set(dataset.qrels.grade.tolist()))))
         st.stop()
     if dataset_id is None or len(dataset.run_names) < 2:
         st.info("Judging writes every label into a dataset saved in the workspace: save the "
@@ -218,8 +214,10 @@ with frame.page("judging"):
                 item_view(session, t_up, d_up)
         if session.current is not None:  # the whole width: every key's name readable
             buttons(ws, session, grades)
-        with st.expander("Raters, agreement and exports"):
-            raters_and_exports(session, list(dataset.runs))
+        with st.expander("Raters, agreement and exports", key=keys.RATERS,
+                         on_change="rerun") as panel:
+            if panel.open:  # computed only when shown, after the next document is drawn
+                raters_and_exports(session, list(dataset.runs))
 
     with area:
         judging_area()

@@ -15,6 +15,7 @@ from ireval_app import (
     workspace_glue,
     workspace_widgets,
 )
+from ireval_app import labels_data_glue as ldg
 from ireval_app.keys import labeling
 from ireval_app.keys import labels_data as keys
 from ireval_core.errors import FormatError, IrevalError
@@ -24,7 +25,6 @@ from ireval_core.workspace import (
     FileNameTakenError,
     FileRounds,
     RoundsInSetError,
-    Workspace,
 )
 
 
@@ -32,8 +32,7 @@ def _saved_sets() -> None:
     """Open a labeling set saved in the workspace, at any of its versions; add this month's
     files to it as its next version. When the workspace cannot be used, say why, where and
     what to do."""
-    who = workspace_glue.actor()
-    listed = workspace_glue.with_workspace(lambda ws: ws.list_datasets(actor=who))
+    listed = ldg.saved_sets()
     if isinstance(listed, workspace_glue.WorkspaceProblem):
         workspace_widgets.workspace_problem(listed)
         return
@@ -116,13 +115,7 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     if any(v is None for v in stated.values()):
         return
     rounds = [r for v in stated.values() for r in v.rounds]  # type: ignore[union-attr]
-    def newest_rounds(ws: Workspace) -> tuple[DatasetInfo, list[tuple[str, str, bytes]]]:
-        latest = ws.get_dataset(info.id, newest.version, actor=who)
-        unknown = [f for f in latest.files if f.rounds is None]  # saved before versions
-        return latest, [(f.kind, f.name, ws.read_file(info.id, f.position, actor=who))
-                        for f in unknown]
-    who = workspace_glue.actor()
-    got = workspace_glue.with_workspace(newest_rounds)
+    got = ldg.newest_files(info.id, newest.version)  # and those saved before versions
     if isinstance(got, workspace_glue.WorkspaceProblem):
         workspace_widgets.workspace_problem(got, lead="Cannot add: ")
         return
@@ -163,16 +156,9 @@ def _add_form(shown: labels_widgets.SavedView) -> None:
     if not author:
         st.error("Adding needs your name.", icon=":material/error:")
         return
-    def add(ws: Workspace) -> DatasetInfo | RoundsInSetError | FileNameTakenError:
-        try:
-            return ws.add_to_dataset(
-                info.id, files, rounds={n: v for n, v in stated.items() if v is not None},
-                saved_by=None if who.signed_in else author, replace=replace,
-                note=note.strip(), actor=who)
-        except (RoundsInSetError, FileNameTakenError) as exc:  # said in this form's terms
-            return exc
-
-    grown = workspace_widgets.write_to_workspace(add, lead="Not added: ")
+    grown = workspace_widgets.written(ldg.add_to_set(
+        info.id, files, {n: v for n, v in stated.items() if v is not None}, author=author,
+        replace=replace, note=note.strip()), lead="Not added: ")
     if isinstance(grown, RoundsInSetError):
         st.error(_refused_words(grown, info.name), icon=":material/error:")
         return
@@ -215,9 +201,8 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
     each file's rounds and rows, so that next month's file can be added to the set."""
     files = [("labels", n, d) for n, d in labels.files] + [("gsb", n, d) for n, d in gsb.files]
     files_id = labels_glue.workspace_id(f"{labels.key}|{gsb.key}", tuple(files))
-    who = workspace_glue.actor()
     try:
-        existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id, actor=who))
+        existing = ldg.saved_as(files_id)
     except IrevalError as exc:  # saved in a project this person may not read
         st.warning(widgets.md_escape(f"Not saved: {exc}"), icon=":material/cloud_off:")
         return
@@ -250,10 +235,9 @@ def _save_form(labels: labels_glue.Files, gsb: labels_glue.Files, title: str) ->
             stated = {n: _stated(k, n, d) for k, n, d in files}
             if any(v is None for v in stated.values()):
                 return
-            info = workspace_widgets.write_to_workspace(lambda ws: ws.save_dataset(
-                files, name=name.strip(), saved_by=None if who.signed_in else author, actor=who,
-                rounds={n: v for n, v in stated.items() if v is not None}, project=project),
-                lead="Not saved: ")
+            info = workspace_widgets.written(ldg.save_set(
+                files, {n: v for n, v in stated.items() if v is not None}, name=name.strip(),
+                author=author, project=project), lead="Not saved: ")
             if info is None:
                 return
             state.set_last_project(info.project)

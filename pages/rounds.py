@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from ireval_app import cache, evaluation, files_widgets, fit, frame, state, views, widgets
+from ireval_app import evaluation, files_widgets, fit, frame, state, views, widgets
 from ireval_app import rounds_glue as rg
 from ireval_app.keys import rounds as keys
 from ireval_core import charts
@@ -153,10 +153,9 @@ with frame.page("rounds"):
              "(query, document) with the current round.")
     other = None
     if upload is not None:
-        loaded = cache.load_qrels(upload.name, upload.getvalue(),
-                                  comments=cache.reads_comments(state.get_options()))
+        loaded = rg.other_round(upload.name, upload.getvalue(), options)
         if loaded.error is not None:
-            files_widgets.show_format_error(loaded.error)
+            files_widgets.show_format_error(loaded.error, comments=loaded.comments)
         else:
             other = loaded
 

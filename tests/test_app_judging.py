@@ -62,6 +62,16 @@ def test_grade_undo_skip_and_a_new_session(app_ws: Workspace, dataset: str) -> N
     at.button(key=keys.UNDO).click().run()
     assert judged_rows(app_ws, dataset) == []  # undo is written too
     assert shown_doc(at) == first  # and the document is the next again
+    # one undo control, bound to u; the left arrow's (hidden) button is the same undo
+    assert (at.button(key=keys.UNDO).proto.shortcut, at.button(key=keys.BACK).proto.shortcut
+            ) == ("u", "left")
+    assert at.button(key=keys.UNDO).label == "Undo last label"
+    assert any(c.value.endswith("· → skip · u or ← undo the last label. The document's "
+                                "system, rank and score are not shown; documents of a "
+                                "query come in a random order.") for c in at.caption)
+    at.button(key=f"{keys.GRADE}1").click().run()
+    at.button(key=keys.BACK).click().run()
+    assert judged_rows(app_ws, dataset) == [] and shown_doc(at) == first
     at.button(key=keys.SKIP).click().run()
     assert shown_doc(at) != first and judged_rows(app_ws, dataset) == []
     second = shown_doc(at)

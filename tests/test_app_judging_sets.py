@@ -107,18 +107,30 @@ def test_a_second_rater_gets_the_overlap_and_the_agreement_shows(
     asked = [(i.query, i.doc) for i in s.batch if i.why == jg.SECOND_RATER]
     assert sorted(asked) == sorted(overlap)  # the overlap, and nothing else ana judged
     assert not set(graded) - set(overlap) & {(i.query, i.doc) for i in s.batch}
+    assert s.agreement_memo is None and not bo.dataframe  # the panel closed: not computed
+    bo.session_state[keys.RATERS] = True  # the panel opened
+    bo.run()
+    assert any("no document has two raters' grades yet" in c.value for c in bo.caption)
     while set(asked) - {(j.query, j.doc) for j in session_of(bo).rows}:
         bo.button(key=f"{keys.GRADE}0").click().run()  # the overlap comes mixed with new
         assert not bo.exception  # documents, in a random order within each query
+        both = set(asked) & {(j.query, j.doc) for j in session_of(bo).rows}
+        frames = [f.value for f in bo.dataframe]  # the agreement after every label
+        pairable = [f["pairable_units"].iloc[0] for f in frames
+                    if "pairable_units" in f.columns]
+        assert pairable == ([len(both)] if both else []), (pairable, len(both))
     qrels = session_of(bo).queue.qrels.to_dict()
     assert all(qrels[q][d] == 0.0 for q, d in overlap)  # two raters: the lower grade
     assert any("Several raters: 50%" in c.value for c in bo.caption)
-    later = judging_session(dataset)  # the agreement as of a batch's start: a new session's
-    frames = [f.value for f in later.dataframe]
-    per_round = next(f for f in frames if "pairable_units" in f.columns)
+    assert session_of(bo).batch_number == 1  # all within the first batch
+    per_round = next(f.value for f in bo.dataframe if "pairable_units" in f.value.columns)
     assert per_round["pairable_units"].iloc[0] == len(overlap)
     assert math.isnan(per_round["cohen_quadratic"].iloc[0]) or \
         per_round["cohen_quadratic"].iloc[0] <= 0  # all 1 against all 0: no agreement
+    expected = judging.agreement(judged_rows(app_ws, dataset))  # every label, as saved
+    assert expected is not None
+    shown = [c for c in per_round.columns if c != "round"]
+    assert per_round[shown].to_dict("records") == expected.per_round[shown].to_dict("records")
 
 
 def test_the_raters_name_is_given_once_per_session(app_ws: Workspace, dataset: str) -> None:

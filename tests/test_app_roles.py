@@ -280,6 +280,71 @@ def test_the_months_task_saves_a_new_set_into_a_project_the_role_allows(team: Te
     assert made.project == "lab" and made.saved_by == "Vic Viewer <vic@example.org>"
 
 
+def test_the_months_task_is_gated_on_the_labeling_sets_project(team: Team) -> None:
+    """The month's task writes into a labeling set: the rater role that lets a person
+    label it is the one in the set's project, not in the current dataset's. Lia, a rater
+    only in ``lab``, labels ``lab``'s set (she has no role where the bundled sample's
+    dataset would be saved); Ray, a rater in ``default`` and a viewer in ``lab``, is not
+    offered ``lab``'s set and the workspace refuses his write into it; Lia, made a
+    viewer there after building her task, gets no grade button."""
+    from ireval_app import judging_glue, judging_task
+    from ireval_app.keys import judging as judging_keys
+    from ireval_core.errors import NotAllowedError
+
+    lia = Actor("lia@example.org", "Lia Labeler")
+    team.ws.create_project("lab", actor=ADA)
+    team.ws.set_role(lia.email, "rater", actor=ADA, project="lab", name=lia.name)
+    team.ws.set_role(RAY.email, "viewer", actor=ADA, project="lab")
+    may = LABELS / "labels_2026-05.csv"
+    rows = len(may.read_bytes().splitlines()) - 1
+    lab_set = team.ws.save_dataset([("labels", may.name, may.read_bytes())],
+                                   name="lab labels", project="lab", actor=ADA,
+                                   rounds={may.name: FileRounds(("2026-05",), rows)})
+
+    def month_task(person: Actor) -> AppTest:
+        at = session(person, "pages/judging.py")  # the bundled sample's runs
+        at.radio(key=judging_keys.MODE).set_value(judging_glue.MODES[1]).run()
+        assert not at.exception
+        return at
+
+    ray = month_task(RAY)
+    assert judging_task.NEEDS_ROLE in shown_text(ray)
+    assert not [b for b in ray.button if b.label == "Build the task"]
+    with pytest.raises(NotAllowedError, match="role rater"):  # the core, whatever the page
+        june = LABELS / "labels_2026-06.csv"
+        team.ws.add_to_dataset(
+            lab_set.id, [("labels", june.name, june.read_bytes())], actor=RAY,
+            rounds={may.name: FileRounds(("2026-05",), rows),
+                    june.name: FileRounds(("2026-06",), len(june.read_bytes().splitlines()) - 1)})
+    assert team.ws.get_dataset(lab_set.id, actor=ADA).version == 1
+
+    at = month_task(lia)
+    assert at.selectbox(key=judging_keys.TASK_SET).options == ["A new labeling set",
+                                                               "lab labels"]
+    at.selectbox(key=judging_keys.TASK_SET).set_value(lab_set.short_id)
+    at.text_input(key=judging_keys.TASK_ROUND).input("2026-07")
+    at.number_input(key=judging_keys.TASK_N).set_value(3)
+    at.number_input(key=judging_keys.TASK_K).set_value(2)
+    next(b for b in at.button if b.label == "Build the task").click().run()
+    at.button(key=f"{judging_keys.GRADE}1").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    grown = team.ws.get_dataset(lab_set.id, actor=ADA)
+    assert grown.version == 2 and grown.rounds == ("2026-05", "2026-07")
+    assert team.ws.versions(lab_set.id, actor=ADA)[-1].saved_by == (
+        "Lia Labeler <lia@example.org>")
+
+    team.ws.set_role(lia.email, "viewer", actor=ADA, project="lab")  # meanwhile
+    at.run()
+    assert not at.exception
+    assert judging_task.NEEDS_ROLE in shown_text(at)  # no set to label, none to start
+    assert not [b for b in at.button if str(b.key).startswith(judging_keys.GRADE)]
+    team.ws.set_role(lia.email, "editor", actor=ADA)  # a new set she may start elsewhere
+    at.run()
+    assert not at.exception
+    assert "needs the role rater or above in its project" in shown_text(at)
+    assert not [b for b in at.button if str(b.key).startswith(judging_keys.GRADE)]
+
+
 def every_link_param(**targets: str) -> dict[str, str]:
     """Every URL parameter any page reads (the shared ones and each page's), each
     ``"probe"`` unless ``targets`` gives it a value (the dataset and labeling set to

@@ -73,6 +73,7 @@ def test_broken_second_round_shows_error() -> None:
     at.run()
     assert not at.exception
     assert any("bad.qrels" in e.value for e in at.error)
+    assert any("bad.qrels:1" in e.value for e in at.error), [e.value for e in at.error]
 
 
 def test_judged_share_reads_as_the_format_policy_says() -> None:

@@ -88,6 +88,11 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
             _key(pg, key, n, ws, dataset, n)
         assert "Batch 1: 3 of" in pg.inner_text("body")
         _key(pg, "u", 2, ws, dataset, 2)  # undo, written at once
+        _key(pg, "1", 3, ws, dataset, 3)
+        _key(pg, "ArrowLeft", 2, ws, dataset, 2)  # the left arrow: the same undo
+        undo = pg.get_by_role("button", name=re.compile("Undo")).locator("visible=true")
+        assert undo.count() == 1 and undo.inner_text().startswith("Undo last label")
+        assert "u or ← undo the last label" in pg.inner_text("body")
         pg.screenshot(path=str(ARTIFACTS / "judging_1280x800.png"))
         no_exception(pg)
         pg.reload()  # mid-batch: a closed browser loses nothing

@@ -149,6 +149,60 @@ def test_exports_escape_formula_cells_and_qrels_read_back() -> None:
     assert qrels.to_dict() == {"q1": {"=HYPERLINK(1)": 1.0, "d2": 0.0}}
 
 
+ODD_IDS = ["=SUM(A1)", "+d1", "-d2", "@d3", "'d4", "''d5", "d6"]
+"""Document ids a spreadsheet would read as formulas, ids that really begin with ``'``,
+and a plain one."""
+
+
+def test_exported_ids_come_back_as_they_were() -> None:
+    """ireval's labeling table escapes formula-like cells for spreadsheets and names them
+    in ``ireval_escaped``; read back by the Monthly labeling reader every id, rater and
+    round is what it was: the escape undone, an id that really begins with ``'`` kept."""
+    import io
+
+    import openpyxl
+
+    from ireval_core.escape import ESCAPED_COLUMN
+    from ireval_core.labels import export_batch, file_rounds
+    from ireval_core.labels.anchors import read_anchors
+    from ireval_core.labels.ppi import read_inclusion
+
+    runs = [Run.from_dict({"-q": {d: float(10 - i) for i, d in enumerate(ODD_IDS)}},
+                          name="=bm25")]
+    rows = [J("-q", d, float(i % 4), "@ana") for i, d in enumerate(ODD_IDS)]
+    assert read_judgments_file(judgments_file("judging 1", rows)) == rows  # kept verbatim
+    data = labeling_csv(labeling_table(rows, runs)[0])
+    assert b"'=SUM(A1)" in data and b",=SUM" not in data and ESCAPED_COLUMN.encode() in data
+    back = read_judgments(("judged.csv", data)).label_table()
+    assert sorted(back["doc"]) == sorted(ODD_IDS)
+    assert set(back["query"]) == {"-q"} and set(back["rater"]) == {"@ana"}
+    assert set(read_judgments(("judged.csv", data)).systems) == {"=bm25"}
+    # saved again by a spreadsheet, which drops the quotes it showed as text: the same
+    resaved = data.replace(b"'=SUM", b"=SUM").replace(b"'@ana", b"@ana")
+    assert sorted(read_judgments(("j.csv", resaved)).label_table()["doc"]) == sorted(ODD_IDS)
+
+    batch = labeling_table(rows, runs)[0].assign(round="-2026", label="").drop(
+        columns="rater")
+    for fmt in ("csv", "xlsx"):
+        exported = export_batch(batch, fmt)
+        filled = read_judgments((f"b.{fmt}", exported))
+        assert sorted(filled.shown_table()["doc"]) == sorted(ODD_IDS)
+        assert filled.rounds == ("-2026",) and file_rounds((f"b.{fmt}", exported))[0] == (
+            "-2026",)
+    book = openpyxl.load_workbook(io.BytesIO(export_batch(batch, "xlsx")))
+    assert all(c.data_type != "f" for row in book.active.iter_rows() for c in row)
+    anchors = export_batch(batch.assign(label="1"), "csv")
+    assert sorted(read_anchors(("a.csv", anchors))["doc"]) == sorted(ODD_IDS)
+    design = export_batch(batch.assign(inclusion=0.5), "csv")  # a people_sample design
+    assert sorted(read_inclusion(("d.csv", design))["doc"]) == sorted(ODD_IDS)
+
+    # a file that is not ireval's export (no marking column) is read exactly as written
+    plain = ("round,query,doc,position,label\n" + "".join(
+        f"m,q,{d},{i},1\n" for i, d in enumerate(["'=SUM(A1)", "'d4"], start=1))).encode()
+    assert sorted(read_judgments(("p.csv", plain)).label_table()["doc"]) == ["'=SUM(A1)",
+                                                                            "'d4"]
+
+
 QRELS = b"q1 0 d1 2\nq1 0 d2 0\n"
 ADA = Actor("ada@example.org", "Ada Admin")
 RAY = Actor("ray@example.org", "Ray Rater")

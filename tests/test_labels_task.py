@@ -396,7 +396,8 @@ def test_round_file_keeps_the_time_and_reads_as_the_round(runs: list) -> None:
                                                     for i in range(3)]})
     data = round_file(task.items, labels)
     back = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
-    assert len(back) == len(task.items) and list(back.columns)[-1] == "time"
+    assert len(back) == len(task.items)
+    assert list(back.columns)[-2:] == ["time", "ireval_escaped"]  # the escapes' marks last
     for q, d, lab, t in zip(labels["query"], labels["doc"], labels["label"], labels["time"],
                             strict=True):
         rows = back[(back["query"] == q) & (back["doc"] == d)]

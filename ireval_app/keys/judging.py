@@ -23,9 +23,9 @@ SKIP = "ireval.judging.skip"
 CANT_TELL = "ireval.judging.cant_tell"
 """Button: the rater cannot tell (t)."""
 UNDO = "ireval.judging.undo"
-"""Button: take back the last label (u, ←)."""
+"""Button: take back the last label (u)."""
 BACK = "ireval.judging.back"
-"""Button: the left arrow, as undo."""
+"""Button, drawn but not shown: the left arrow, the same undo as :data:`UNDO`."""
 
 PARAMS = (ViewParam(MEASURE, "measure"), ViewParam(BASELINE, "baseline"),
           ViewParam(CANDIDATES, "candidate", many=True))
@@ -69,6 +69,8 @@ SET_OVERLAP = "ireval.judging.set.overlap"
 """Number: the judging set's overlap share (percent), for an editor."""
 SET_SAVE = "ireval.judging.set.save"
 """Form submit: save the judging set's next version."""
+RATERS = "ireval.judging.raters"
+"""Expander: the raters' agreement and the exports (open or not: computed only when open)."""
 EXPORT_QRELS = "ireval.judging.export.qrels"
 """Download: the judged labels as TREC qrels."""
 EXPORT_TABLE = "ireval.judging.export.table"
@@ -77,3 +79,4 @@ EXPORT_TABLE = "ireval.judging.export.table"
 LOCAL.update({k: "the judging set is kept in the workspace, not in a link" for k in (
     SET_GUIDELINES, SET_LABEL_MAP, SET_OVERLAP, SET_SAVE)})
 LOCAL.update({k: "a download: nothing to restore" for k in (EXPORT_QRELS, EXPORT_TABLE)})
+LOCAL[RATERS] = "whether a panel is open is this session's, not the link's"

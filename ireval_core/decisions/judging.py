@@ -29,7 +29,8 @@ round.
 :func:`trec_qrels`), and as the labeling table the Monthly labeling pages read
 (:func:`labeling_table`, :func:`labeling_csv`: one row per rater's label and system
 that ranks the document, its position there; cells a spreadsheet would take as a
-formula are escaped).
+formula are escaped, and the column ``ireval_escaped`` names them in each row, so that
+ireval reading the table back takes off exactly the quotes it added).
 
 >>> rows = [Judgment("q1", "d9", 2.0, "ana", "2026-11-28T20:41:07Z")]
 >>> data = judgments_file("judging 1", rows)
@@ -62,7 +63,7 @@ import pyarrow.compute as pc
 
 from ..data import Qrels, Run
 from ..errors import FormatError
-from ..escape import csv_frame
+from ..escape import csv_frame_marked
 from ..labels.agreement import RaterReport, rater_report
 from ..labels.labelmap import BUILTIN_LABEL_MAPS, LabelMap
 
@@ -369,9 +370,11 @@ def labeling_table(judgments: Sequence[Judgment], runs: Sequence[Run],
 
 def labeling_csv(table: pd.DataFrame) -> bytes:
     """:func:`labeling_table`'s table as UTF-8 CSV, text cells a spreadsheet would read
-    as a formula escaped (:func:`~ireval_core.escape.csv_frame`), a "can't tell" as an
-    empty label, grades written as in a qrels file."""
-    out = csv_frame(table.astype({"label": object}))
+    as a formula escaped and each row's escaped cells named in a last column
+    (:func:`~ireval_core.escape.csv_frame_marked`: the labeling reader takes exactly those
+    quotes off again), a "can't tell" as an empty label, grades written as in a qrels
+    file."""
+    out = csv_frame_marked(table.astype({"label": object}))
     out["label"] = [_grade_text(float(g)) for g in table["label"]]
     return out.to_csv(index=False, lineterminator="\n").encode("utf-8")
 

@@ -57,6 +57,7 @@ from .kernels import (
 )
 from .label_table import ordered_rounds
 from .labelmap import LabelMap, UnknownLabels, detect_label_map
+from .reader import ESCAPE_ALIASES, undo_export_escape
 from .trend import bootstrap_means
 
 __all__ = ["ANCHOR_ALIASES", "ANCHOR_COLUMNS", "DRIFT_SHIFT", "PAIR_COLUMNS",
@@ -147,8 +148,9 @@ def read_anchors(sources: SourceLike | Sequence[SourceLike], *,
         raise invalid_parameter("sources", "read_anchors", "at least one file", sources)
     if isinstance(label_map, str):
         label_map = LabelMap.parse(label_map)
-    tables = [read_table(s, ANCHOR_ALIASES, required=("round", "query", "doc", "label"),
-                         kind="anchor") for s in items]
+    tables = [undo_export_escape(read_table(
+        s, {**ANCHOR_ALIASES, **ESCAPE_ALIASES}, required=("round", "query", "doc", "label"),
+        kind="anchor")) for s in items]
     texts = []
     for t in tables:
         keep = np.ones(t.n_rows, dtype=bool)

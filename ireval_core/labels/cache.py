@@ -45,7 +45,7 @@ from .labelmap import LabelMap
 __all__ = ["JUDGMENTS_VERSION", "cached_judgments", "judgments_key", "path_stamps",
            "store_judgments"]
 
-JUDGMENTS_VERSION = "2026.11.28-1"
+JUDGMENTS_VERSION = "2026.11.29-1"
 """Changes whenever what :func:`~.reader.read_judgments` builds from the same files
 changes (codes, order, checks, warnings): entries of another version are never used."""
 

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import invalid_parameter
-from ..escape import csv_frame
+from ..escape import csv_frame_marked
 from ..options import EvalOptions, options_or_default
 from ..params import OPEN_UNIT, POSITIVE, POSITIVE_INT, InstanceOf, Options, check
 from ..stats import queries_needed
@@ -183,12 +183,15 @@ def export_batch(frame: pd.DataFrame, format: Literal["csv", "xlsx"] = "csv") ->
     """Bytes of a batch (or any table) as CSV (UTF-8) or an Excel workbook.
 
     Text cells a spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``, ...)
-    are neutralised with :func:`ireval_core.escape.csv_frame` in both formats (Excel
-    cells are also written as text, never as formulas).
+    are neutralised in both formats (Excel cells are also written as text, never as
+    formulas), and a last column ``ireval_escaped`` names the escaped cells of each row
+    (:func:`ireval_core.escape.csv_frame_marked`): the labeling reader
+    (:func:`~ireval_core.labels.read_judgments`) takes exactly those quotes off again,
+    so that an id ``=x`` comes back as ``=x`` and an id ``'x`` as ``'x``.
     """
     check(frame, "frame", "export_batch", InstanceOf(pd.DataFrame, "a pandas DataFrame"))
     check(format, "format", "export_batch", Options(("csv", "xlsx")))
-    safe = csv_frame(frame)
+    safe = csv_frame_marked(frame)
     if format == "csv":
         return safe.to_csv(index=False, lineterminator="\n").encode("utf-8")
     import openpyxl

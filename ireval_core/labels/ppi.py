@@ -52,6 +52,7 @@ from .judgments import COMBINE_RULES, Combine, Judgments, check_combine, text_co
 from .kernels import one_blas_thread, percentile_interval, records, resample_counts, tau_b_many
 from .label_table import ordered_rounds
 from .planning import next_batch
+from .reader import ESCAPE_ALIASES, undo_export_escape
 from .trend import Gain
 
 __all__ = ["INCLUSION_ALIASES", "PAIR_COLUMNS", "PLAN_COLUMNS", "SYSTEM_COLUMNS",
@@ -276,8 +277,9 @@ def read_inclusion(source: SourceLike) -> pd.DataFrame:
     expected: a missing column, an empty id, a probability that is not a number in
     (0, 1], or one result given two different probabilities.
     """
-    t = read_table(source, INCLUSION_ALIASES, required=tuple(INCLUSION_ALIASES),
-                   kind="design", numeric=("inclusion",))
+    t = undo_export_escape(read_table(  # ireval's export: its ids as they were
+        source, {**INCLUSION_ALIASES, **ESCAPE_ALIASES}, required=tuple(INCLUSION_ALIASES),
+        kind="design", numeric=("inclusion",)))
     pi = t.numbers("inclusion", "inclusion probability")
     bad = ~((pi > 0) & (pi <= 1))  # NaN (an empty cell) included
     if bad.any():

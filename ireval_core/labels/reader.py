@@ -33,6 +33,7 @@ file and line, both lines when two rows disagree):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import cast
@@ -43,6 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataWarning, FormatError, Problem, Remedy, invalid_parameter
+from ..escape import ESCAPED_COLUMN
 from ..idcodes import dictionary_codes
 from ..io import RawTable, SourceLike, read_table
 from ..io import table_from_arrow as _table_from_arrow
@@ -56,7 +58,8 @@ from .judgments import CONFLICTS, DEFAULT_SYSTEM, Conflicts, Judgments
 from .label_table import ordered_rounds
 from .labelmap import LabelMap, detect_label_map
 
-__all__ = ["LABEL_PROBLEMS_KEPT", "file_rounds", "judgments_from_frame", "read_judgments"]
+__all__ = ["ESCAPE_ALIASES", "LABEL_PROBLEMS_KEPT", "file_rounds", "judgments_from_frame",
+           "read_judgments", "undo_export_escape"]
 
 LABEL_PROBLEMS_KEPT = 10_000
 """The most problems one labeling error keeps (all are counted)."""
@@ -149,14 +152,53 @@ def read_judgments(sources: SourceLike | Sequence[SourceLike], *,
         hit = cached_judgments(cache, key)
         if hit is not None:
             return hit
-    tables = [read_table(s, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
-                         numeric=("position", "score", "weight"), sheet=sheet, tools=True,
-                         round=round)
-              for s in sources]
+    tables = [_read_file(s, sheet, round) for s in sources]
     judgments = _from_tables(tables, label_map, conflicts)
     if key is not None and cache is not None and path_stamps(sources) == stamps:
         store_judgments(cache, key, judgments)  # not a file changed while it was read
     return judgments
+
+
+ESCAPE_ALIASES = {"escaped": (ESCAPED_COLUMN,)}
+"""The column that marks ireval's own export, as a reader's aliases take it (added to a
+reader's columns for :func:`undo_export_escape`)."""
+
+_FILE_ALIASES = {**LABEL_ALIASES, **ESCAPE_ALIASES}
+"""The labeling columns, and the column that marks ireval's own export."""
+
+
+def _read_file(source: SourceLike, sheet: str | None, round: str | None) -> RawTable:
+    """One labeling file's columns (:func:`~ireval_core.io.read_table`), ireval's own
+    escape undone (:func:`undo_export_escape`)."""
+    return undo_export_escape(read_table(source, _FILE_ALIASES, required=REQUIRED_LABEL_COLUMNS,
+                                 numeric=("position", "score", "weight"), sheet=sheet,
+                                 tools=True, round=round))
+
+
+def undo_export_escape(raw: RawTable) -> RawTable:
+    """``raw`` as ireval exported it: a file with the column
+    :data:`~ireval_core.escape.ESCAPED_COLUMN` is ireval's export
+    (:func:`~ireval_core.escape.csv_frame_marked`), and each text cell its row lists there
+    loses the leading ``'`` the export added (:func:`~ireval_core.escape.undo_marked`,
+    vectorised); a cell not listed, or any cell of another file, is left as it is (an id
+    that really begins with ``'`` included). The marking column itself is dropped."""
+    marks = raw.columns.get("escaped")
+    if marks is None:
+        return raw
+    marks = marks.cast(pa.string()) if not pa.types.is_string(marks.type) else marks
+    columns = {k: v for k, v in raw.columns.items() if k != "escaped"}
+    for key, col in columns.items():
+        coded = pa.types.is_dictionary(col.type)
+        text = col.cast(pa.string()) if coded else col
+        if not (pa.types.is_string(text.type) or pa.types.is_large_string(text.type)):
+            continue
+        header = re.escape(raw.names.get(key, key))
+        listed = pc.match_substring_regex(marks, rf"(^|\s){header}(\s|$)")
+        hit = pc.fill_null(pc.and_(listed, pc.starts_with(text, "'")), False)
+        if pc.any(hit).as_py():
+            plain = pc.if_else(hit, pc.utf8_slice_codeunits(text, 1), text)
+            columns[key] = plain.dictionary_encode() if coded else plain
+    return replace(raw, columns=columns, _text={})
 
 
 def _cache_key(cache: ColumnCache, sources: Sequence[object], label_map: LabelMap | str | None,
@@ -182,9 +224,7 @@ def file_rounds(source: SourceLike, *, sheet: str | None = None,
     ...                        b"2026-05,q,a,1,2\\n2026-06,q,b,2,\\n"))
     (('2026-05', '2026-06'), 3)
     """
-    raw = read_table(source, LABEL_ALIASES, required=REQUIRED_LABEL_COLUMNS,
-                     numeric=("position", "score", "weight"), sheet=sheet, tools=True,
-                     round=round)
+    raw = _read_file(source, sheet, round)
     names = pc.unique(raw.text("round").cast(pa.string())).to_pylist()
     return tuple(ordered_rounds([str(n) for n in names if n is not None])), raw.n_rows
 
