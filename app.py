@@ -163,9 +163,8 @@ def _save_block() -> None:
         return
     files = workspace_glue.dataset_files(qrels[0], runs, state.get_metadata_bytes())
     files_id = workspace_glue.dataset_id(files, state.get_uploaded())
-    who = workspace_glue.actor()
     try:
-        existing = workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id, actor=who))
+        existing = workspace_glue.saved_as(files_id)
     except IrevalError as exc:  # saved in a project this person may not read
         st.warning(widgets.md_escape(_NOT_SAVED + str(exc)), icon=":material/cloud_off:")
         return
@@ -205,9 +204,8 @@ def _save_block() -> None:
             if not name.strip() or not author:
                 st.error("A saved dataset needs a name and your name.", icon=":material/error:")
                 return
-            info = ww.write_to_workspace(lambda ws: ws.save_dataset(
-                files, name=name.strip(), note=note.strip(),
-                saved_by=None if who.signed_in else author, actor=who, project=project),
+            info = ww.written(workspace_glue.save_dataset(
+                files, name=name.strip(), note=note.strip(), author=author, project=project),
                 lead=_NOT_SAVED)
             if info is None:
                 return

@@ -73,8 +73,7 @@ def saved_as(files_id: str) -> DatasetInfo | None | WorkspaceProblem:
     """The saved set holding exactly these files (``files_id``: their workspace id), or
     ``None``; raises :class:`~ireval_core.errors.IrevalError` when it is in a project this
     session may not read."""
-    who = workspace_glue.actor()
-    return workspace_glue.with_workspace(lambda ws: ws.find_dataset(files_id, actor=who))
+    return workspace_glue.saved_as(files_id)
 
 
 def save_set(files: FileList, rounds: Mapping[str, FileRounds], *, name: str, author: str,

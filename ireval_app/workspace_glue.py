@@ -333,6 +333,32 @@ def dataset_id(files: Sequence[tuple[str, str, bytes]], read: cache.LoadedFiles)
         for kind, name, data in files])
 
 
+def saved_as(files_id: str) -> DatasetInfo | None | WorkspaceProblem:
+    """The saved dataset holding exactly these files (``files_id``: their workspace id,
+    :func:`dataset_id`), or ``None``; raises :class:`~ireval_core.errors.IrevalError` when
+    it is in a project this session may not read."""
+    who = actor()
+    return with_workspace(lambda ws: ws.find_dataset(files_id, actor=who))
+
+
+def save_dataset(files: Sequence[tuple[str, str, bytes]], *, name: str, note: str,
+                 author: str, project: str | None) -> DatasetInfo | WorkspaceProblem | Refused:
+    """Save ``files`` (``(kind, name, bytes)``, :func:`dataset_files`) as a new dataset
+    named ``name`` in ``project``, by :func:`actor` (``author``: the typed name of a person
+    not signed in)."""
+    who = actor()
+    return write(lambda ws: ws.save_dataset(
+        files, name=name, note=note, saved_by=None if who.signed_in else author, actor=who,
+        project=project))
+
+
+def notes(dataset_id: str, target: Target | None = None) -> list[Note] | WorkspaceProblem:
+    """The notes of the saved dataset ``dataset_id`` (on ``target`` only, when given) that
+    :func:`actor` may read, in the order they were added."""
+    who = actor()
+    return with_workspace(lambda ws: ws.notes(dataset_id, target, actor=who))
+
+
 def add_note(dataset_id: str, target: Target, text: str, *, author: str | None, kind: str,
              link: str) -> Note | WorkspaceProblem:
     """Keep a note (``kind`` ``"note"`` or ``"decision"``) on ``target`` of the saved

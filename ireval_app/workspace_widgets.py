@@ -108,10 +108,7 @@ def notes_panel(target: Target, *, title: str) -> None:
     it is shown literally. A note keeps the link to the whole view it was written on
     (:func:`ireval_app.views.full_link`), opened by its "Live view" link."""
     dataset_id = state.get_dataset_id()
-    who = workspace_glue.actor()
-    notes = ([] if dataset_id is None
-             else workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, target,
-                                                                    actor=who)))
+    notes = [] if dataset_id is None else workspace_glue.notes(dataset_id, target)
     count = 0 if isinstance(notes, workspace_glue.WorkspaceProblem) else len(notes)
     label = md_escape(title) + (f" ({count})" if count else "")  # seen while collapsed
     with st.expander(label, icon=":material/sticky_note_2:"):

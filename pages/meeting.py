@@ -41,9 +41,7 @@ with frame.page("meeting"):
     title = st.text_input("Title", key=keys.TITLE)
 
     dataset_id = state.get_dataset_id()
-    who = workspace_glue.actor()
-    read = (workspace_glue.with_workspace(lambda ws: ws.notes(dataset_id, actor=who))
-            if dataset_id else [])
+    read = workspace_glue.notes(dataset_id) if dataset_id else []
     problem = read if isinstance(read, workspace_glue.WorkspaceProblem) else None
     notes = [] if isinstance(read, workspace_glue.WorkspaceProblem) else read
     report_notes = [ReportNote(n.text, n.author, f"{n.created_at:%Y-%m-%d %H:%M} UTC",
