@@ -384,15 +384,16 @@ def ensure(sizes: list[str], *, shuffled: bool = False, force: bool = False,
 
 
 def app_folder(size: str, shape: str = "clean", n_runs: int = 3, *,
-               seed: int = SEED) -> Path:
+               seed: int = SEED, corpus: str = "default") -> Path:
     """A folder for ``benchmarks/bench_app.py``: the qrels and ``n_runs`` different runs.
 
     Run 1 is the generated run; the others rerank the same documents with seeded noise
     added to the scores (rounded like the original), each under its own tag. Written to
-    ``benchmarks/data/<size>[-<shape>]-app/`` once.
+    ``benchmarks/data/<size>[-<shape>][-<corpus>]-app/`` once (``corpus`` as in
+    :func:`generate`).
     """
-    src = paths(size, shape)
-    ensure([size], shape=shape, quiet=True)
+    src = paths(size, shape, corpus)
+    ensure([size], shape=shape, quiet=True, corpus=corpus)
     out = src["run"].parent.with_name(src["run"].parent.name + "-app")
     names = [out / "qrels.txt"] + [out / f"run_{i + 1}.txt" for i in range(n_runs)]
     if all(p.exists() for p in names):

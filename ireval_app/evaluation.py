@@ -28,13 +28,19 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from ireval_core.data import join_key
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
-from ireval_core.evaluate import Evaluation
+from ireval_core.evaluate import (
+    Evaluation,
+    cached_evaluation,
+    evaluation_key,
+    store_evaluation,
+)
 from ireval_core.ideal import ideal_pairs
 from ireval_core.measures import parse_measure
 from ireval_core.options import EvalOptions
 from ireval_core.tables import MetricsTable, metrics_table
 
 from . import state
+from .cache import column_cache
 from .shared_cache import shared
 
 __all__ = ["METRICS_DEFAULT", "evaluate_cached", "ideal_pairs_cached", "measure_values",
@@ -113,8 +119,23 @@ def _evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, .
     relevance level, reuse them. Raises
     :class:`~ireval_core.errors.UnknownMeasureError` for an unknown measure (parse
     user text with :func:`parse_specs` first to show it).
+
+    After a restart, an evaluation made before is mapped from the parsed-column cache
+    (:func:`ireval_app.cache.column_cache`; off with ``IREVAL_CACHE=off``) instead of
+    joined and computed: it is kept there under the dataset key (a digest of every
+    file's name, SHA-256 and comment rule), the measures, every option and the code's
+    version (:func:`ireval_core.evaluate.evaluation_key`), and checked when read.
     """
-    return _dataset.evaluate(list(measures), options)
+    columns = column_cache() if dataset_key else None
+    if columns is None:
+        return _dataset.evaluate(list(measures), options)
+    key = evaluation_key(dataset_key, measures, options)
+    hit = cached_evaluation(columns, key, _dataset.runs, measures, options)
+    if hit is not None:
+        return hit
+    res = _dataset.evaluate(list(measures), options)
+    store_evaluation(columns, key, res)
+    return res
 
 
 # ----------------------------------------------------------------------------- from an evaluation

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -47,9 +48,10 @@ from ireval_core.labels.agreement import RaterReport, rater_report
 from ireval_core.labels.gsb import GsbJudgments, gsb_by_round, read_gsb
 from ireval_core.labels.judge import JUDGE_MAX_WORK, check_judge_work
 from ireval_core.labels.ppi import PPIReport, ppi_report
+from ireval_core.labels.reader import cached_read_judgments
 from ireval_core.workspace import DatasetVersion, FileRounds
 
-from .cache import column_cache, without_traceback
+from .cache import StoredFile, column_cache, without_traceback
 from .shared_cache import shared
 
 __all__ = ["SAMPLE_DIR", "SAMPLE_JUDGE", "Anchors", "Files", "Loaded", "anchors_cached",
@@ -91,24 +93,63 @@ class Files:
 
     The fingerprint is computed once, when the files arrive (:meth:`of`), not on
     every rerun of every labeling page: it is the cache key of what is read from them.
+    A saved set's files (:meth:`stored`) are known by the SHA-256 the workspace keeps:
+    their fingerprint is made of those, and their bytes are read out of the workspace
+    only when asked for (:attr:`files`), so that a set whose judgments are in the
+    column cache is opened without reading it (:func:`load_judgments`).
     """
 
-    files: tuple[tuple[str, bytes], ...] = ()
+    sources: tuple[tuple[str, bytes | StoredFile], ...] = ()
     key: str = ""
+    _fetched: dict[int, bytes] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def of(cls, files: Sequence[tuple[str, bytes]]) -> Files:
-        h = hashlib.blake2b(digest_size=16)
-        for name, data in files:
-            h.update(name.encode() + b"\0" + hashlib.blake2b(data, digest_size=16).digest())
-        return cls(tuple(files), h.hexdigest())
+        return cls(tuple(files), _fingerprint(
+            [(name, hashlib.sha256(data).digest()) for name, data in files]))
+
+    @classmethod
+    def stored(cls, files: Sequence[tuple[str, StoredFile]]) -> Files:
+        """Files kept in the workspace: the same fingerprint as :meth:`of` of their
+        bytes, from their SHA-256; nothing read."""
+        return cls(tuple(files), _fingerprint(
+            [(name, bytes.fromhex(f.sha256)) for name, f in files]))
+
+    @property
+    def files(self) -> tuple[tuple[str, bytes], ...]:
+        """``(name, bytes)`` of every file (a stored one read once, when first asked)."""
+        out = []
+        for i, (name, data) in enumerate(self.sources):
+            if isinstance(data, StoredFile):
+                with self._lock:
+                    if i not in self._fetched:
+                        self._fetched[i] = data.fetch()
+                    data = self._fetched[i]
+            out.append((name, data))
+        return tuple(out)
+
+    @property
+    def hashes(self) -> tuple[tuple[str, str], ...] | None:
+        """``(name, SHA-256)`` of every file when all are stored files, else ``None``."""
+        if not all(isinstance(d, StoredFile) for _, d in self.sources):
+            return None
+        return tuple((n, d.sha256) for n, d in self.sources  # type: ignore[union-attr]
+                     )
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self.files)
+        return tuple(n for n, _ in self.sources)
 
     def __bool__(self) -> bool:
-        return bool(self.files)
+        return bool(self.sources)
+
+
+def _fingerprint(named: Sequence[tuple[str, bytes]]) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for name, sha in named:
+        h.update(name.encode() + b"\0" + sha)
+    return h.hexdigest()
 
 
 @st.cache_resource(show_spinner=False)
@@ -182,22 +223,30 @@ def load_judgments(files: Files, label_map: str = "", conflicts: str = "refuse",
     rater's different labels of a document in several lists (``conflicts``, see
     :func:`ireval_core.labels.read_judgments`) and the round of tool exports naming none
     (``round_``, ``""``: none given); never raises."""
-    n = len(files.files)
+    n = len(files.sources)
     with st.spinner(f"Reading {n} labeling file{'s' if n != 1 else ''}…"):
-        return _read_judgments(files.key, files.names, label_map, conflicts, round_,
-                               files.files)
+        return _read_judgments(files.key, files.names, label_map, conflicts, round_, files)
 
 
 @shared(session_entries=2)
 def _read_judgments(files_key: str, names: tuple[str, ...], label_map: str, conflicts: str,
-                    round_: str, _files: tuple[tuple[str, bytes], ...]) -> Loaded:
+                    round_: str, _files: Files) -> Loaded:
     # what everything computed from the judgments is keyed by
     key = f"{files_key}|{label_map}|{conflicts}|{round_}"
     try:
         mapping = LabelMap.parse(label_map) if label_map.strip() else None
+        columns = column_cache()
+        hashes = _files.hashes
+        if columns is not None and hashes is not None:  # a saved set: not read if cached
+            hit = cached_read_judgments(columns, hashes, label_map=mapping,
+                                        conflicts=conflicts,  # type: ignore[arg-type]
+                                        round=round_ or None)
+            if hit is not None:
+                return Loaded(names, key, judgments=hit)
         return Loaded(names, key, judgments=read_judgments(
-            list(_files), label_map=mapping, conflicts=conflicts,  # type: ignore[arg-type]
-            round=round_ or None, cache=column_cache()))
+            list(_files.files), label_map=mapping,
+            conflicts=conflicts,  # type: ignore[arg-type]
+            round=round_ or None, cache=columns))
     except FormatError as exc:
         return Loaded(names, key, error=without_traceback(exc))
     except ValueError as exc:  # a label map that cannot be read

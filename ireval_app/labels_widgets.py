@@ -153,9 +153,11 @@ def _open_saved(wanted: str, version: int) -> SavedView | None:
                                   f"the set has versions 1 to {newest.latest_version}")
             else:
                 info = ws.get_dataset(newest.id, version, actor=who)
-        files = workspace_glue.files_of_kind(ws, info, ("labels", "gsb"))
-        set_files(labels=[(n, d) for k, n, d in files if k == "labels"],
-                  gsb=[(n, d) for k, n, d in files if k == "gsb"])
+        files = workspace_glue.stored_files_of_kind(info, ("labels", "gsb"))
+        st.session_state[_LABEL_FILES] = labels_glue.Files.stored(
+            [(n, f) for k, n, f in files if k == "labels"])
+        st.session_state[_GSB_FILES] = labels_glue.Files.stored(
+            [(n, f) for k, n, f in files if k == "gsb"])
         return SavedView(info, tuple(ws.versions(info.id, actor=who)))
 
     try:
@@ -272,9 +274,12 @@ def set_files(labels: list[tuple[str, bytes]] | None = None,
               gsb: list[tuple[str, bytes]] | None = None) -> None:
     """Keep uploaded labeling and GSB files (fingerprinted once, here)."""
     kept_labels, kept_gsb = get_files()
-    if labels is not None and labels != list(kept_labels.files):  # new files: fingerprint
+    # new files: fingerprint (kept files of a saved set are not read to compare)
+    if labels is not None and (kept_labels.hashes is not None and labels
+                               or labels != list(kept_labels.files)):
         st.session_state[_LABEL_FILES] = labels_glue.Files.of(labels)
-    if gsb is not None and gsb != list(kept_gsb.files):
+    if gsb is not None and (kept_gsb.hashes is not None and gsb
+                            or gsb != list(kept_gsb.files)):
         st.session_state[_GSB_FILES] = labels_glue.Files.of(gsb)
 
 

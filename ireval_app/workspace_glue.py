@@ -27,6 +27,7 @@ Nothing here reads widget values; functions take what they need.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -39,7 +40,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from ireval_core.errors import IrevalError
+from ireval_core.errors import FormatError, IrevalError
 from ireval_core.workspace import (
     ANONYMOUS,
     DEFAULT_PROJECT,
@@ -62,6 +63,7 @@ __all__ = ["DEFAULT_PATH", "DEFAULT_PROJECT", "RETRY_SECONDS", "Refused", "Works
            "actor",
            "add_note", "admit", "is_admin",
            "dataset_files", "dataset_id", "files_of_kind", "may", "open_dataset",
+           "stored_files_of_kind",
            "projects_allowing", "shows_projects", "role",
            "with_workspace", "workspace_failed", "workspace_or_problem", "workspace_url",
            "write"]
@@ -310,6 +312,27 @@ def files_of_kind(ws: Workspace, info: DatasetInfo, kinds: Sequence[str]
     who = actor()
     return [(f.kind, f.name, ws.read_file(info.id, f.position, actor=who))
             for f in info.files if f.kind in kinds]
+
+
+def stored_files_of_kind(info: DatasetInfo, kinds: Sequence[str]
+                         ) -> list[tuple[str, str, cache.StoredFile]]:
+    """``(kind, name, file)`` of the dataset's files of ``kinds``, in dataset order, each
+    known by the SHA-256 and size the workspace keeps and read out of it only when its
+    bytes are asked for (:class:`~ireval_app.cache.StoredFile`; the workspace is opened
+    then: a problem with it is a :class:`~ireval_core.errors.FormatError` naming the
+    file)."""
+    who = actor()
+
+    def fetch(name: str, position: int) -> bytes:
+        got = with_workspace(lambda ws: ws.read_file(info.id, position, actor=who))
+        if isinstance(got, WorkspaceProblem):
+            raise FormatError(f"could not be read out of the workspace: {got.message}",
+                              source=name)
+        return got
+
+    return [(f.kind, f.name, cache.StoredFile(
+        f.sha256, f.size, functools.partial(fetch, f.name, f.position)))
+        for f in info.files if f.kind in kinds]
 
 
 def dataset_files(qrels: tuple[str, bytes] | None, runs: Sequence[tuple[str, bytes]],

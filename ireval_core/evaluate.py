@@ -33,7 +33,10 @@ from .progress import stage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EvalOptions", "Evaluation", "MeasureCache", "evaluate"]
+    from .io.column_cache import ColumnCache
+
+__all__ = ["EvalOptions", "Evaluation", "MeasureCache", "cached_evaluation", "code_version",
+           "evaluate", "evaluation_key", "store_evaluation"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -404,3 +407,128 @@ class MeasureCache:
         while len(self._entries) > 1 and self._nbytes > self.max_bytes:
             _, _, gone = self._entries.popitem(last=False)[1]
             self._nbytes -= gone.values.nbytes
+
+
+# ----------------------------------------------------------------------------- kept on disk
+
+_CODE_VERSION: str | None = None
+_CODE_VERSION_LOCK = threading.Lock()
+
+
+def code_version() -> str:
+    """The SHA-256 of this ``ireval_core``'s source (every ``.py`` file, by relative path):
+    an evaluation kept on disk is used only by the code that computed it, so a change to
+    any kernel, join or reader makes new entries without a version to bump by hand.
+    Computed once per process (about 10 ms)."""
+    global _CODE_VERSION
+    with _CODE_VERSION_LOCK:
+        if _CODE_VERSION is None:
+            import hashlib
+            from pathlib import Path
+
+            root = Path(__file__).resolve().parent
+            h = hashlib.sha256()
+            for p in sorted(root.rglob("*.py")):
+                h.update(p.relative_to(root).as_posix().encode() + b"\0")
+                h.update(p.read_bytes() + b"\0")
+            _CODE_VERSION = h.hexdigest()
+        return _CODE_VERSION
+
+
+def evaluation_key(content_key: str, measures: Sequence[str], options: EvalOptions) -> str:
+    """The key of an evaluation kept in a :class:`~ireval_core.io.column_cache.ColumnCache`
+    (:func:`store_evaluation`): ``content_key`` names the qrels and runs by their content
+    and the rule they were read with (an app: the digest of every file's name, SHA-256 and
+    comment rule, in order), then the measures as asked, every option (each changes some
+    number), the reader version and :func:`code_version`.
+
+    The entry's file is ``eval-<SHA-256 of all that>-<CRC>.arrow``; the whole key is
+    written in the entry and compared when it is read.
+    """
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from .io.column_cache import READER_VERSION
+
+    rule = {"kind": "evaluation", "reader": READER_VERSION, "code": code_version(),
+            "content": content_key, "measures": [str(m) for m in measures],
+            "options": asdict(options)}
+    text = json.dumps(rule, sort_keys=True)
+    return f"eval-{hashlib.sha256(text.encode()).hexdigest()}:{text}"
+
+
+def store_evaluation(cache: ColumnCache, key: str, res: Evaluation) -> None:
+    """Keep ``res`` in ``cache`` under ``key`` (:func:`evaluation_key`): every run's
+    evaluated query ids and per-query values (float64, as computed), the aggregates and
+    their counts. A failure to write is logged by the cache, not raised."""
+    import pyarrow as pa
+
+    names = [str(m) for m in res.measures]
+    columns: dict[str, pa.Array] = {}
+    aggregates, counts = [], []
+    for i, system in enumerate(res.systems):
+        columns[f"{i}.query_ids"] = pa.array(list(res.query_ids[system]), pa.string())
+        for j, m in enumerate(names):
+            columns[f"{i}.{j}"] = pa.array(np.asarray(res.values[(system, m)],
+                                                      dtype=np.float64))
+            aggregates.append(res.aggregates[(system, m)])
+            counts.append(res.n_averaged[(system, m)])
+    columns["aggregates"] = pa.array(np.asarray(aggregates, dtype=np.float64))
+    columns["counts"] = pa.array(np.asarray(counts, dtype=np.int64))
+    cache.store(key, columns, {"kind": "evaluation", "systems": list(res.systems),
+                               "measures": names})
+
+
+def cached_evaluation(cache: ColumnCache, key: str, runs: Sequence[Run],
+                      measures: Sequence[str], options: EvalOptions) -> Evaluation | None:
+    """The :class:`Evaluation` of ``runs`` on ``measures`` under ``options`` kept under
+    ``key`` (:func:`evaluation_key`), its per-query values mapped from the file (read-only,
+    the computed bits); ``None`` when absent, or when the entry fails its checks (the
+    cache's own, then: the runs and measures those asked for, every run's values as many
+    as its query ids, each count the values that are not NaN): then it is deleted with a
+    log line, and the caller computes the evaluation again."""
+    import pyarrow as pa
+
+    from .io.column_cache import entry_numbers, entry_strings
+
+    specs = parse_measures(list(measures))
+    got = cache.load(key)
+    if got is None:
+        return None
+    batch, meta = got
+    try:
+        names = [str(m) for m in specs]
+        systems = [r.name for r in runs]
+        if meta.get("kind") != "evaluation":
+            raise ValueError(f"an entry of {meta.get('kind')!r}, not an evaluation")
+        if meta.get("systems") != systems or meta.get("measures") != names:
+            raise ValueError("the entry holds other runs or measures")
+        aggregates = entry_numbers(batch, "aggregates", np.float64)
+        counts = entry_numbers(batch, "counts", np.int64)
+        if len(aggregates) != len(systems) * len(names) or len(counts) != len(aggregates):
+            raise ValueError("aggregates do not match the runs and measures")
+        query_ids: dict[str, np.ndarray] = {}
+        values: dict[tuple[str, str], np.ndarray] = {}
+        means: dict[tuple[str, str], float] = {}
+        n_averaged: dict[tuple[str, str], int] = {}
+        at = 0
+        for i, system in enumerate(systems):
+            ids = entry_strings(batch, f"{i}.query_ids")
+            ids.setflags(write=False)
+            query_ids[system] = ids
+            for j, m in enumerate(names):
+                v = entry_numbers(batch, f"{i}.{j}", np.float64)
+                if len(v) != len(ids):
+                    raise ValueError(f"{system} {m}: {len(v)} values, {len(ids)} queries")
+                if int(np.count_nonzero(~np.isnan(v))) != int(counts[at]):
+                    raise ValueError(f"{system} {m}: the count does not match the values")
+                values[(system, m)] = v
+                means[(system, m)] = float(aggregates[at])
+                n_averaged[(system, m)] = int(counts[at])
+                at += 1
+    except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+        cache.drop(key, exc)
+        return None
+    return Evaluation(tuple(systems), tuple(specs), options, query_ids, values, means,
+                      n_averaged, {run.name: run.query_ids for run in runs})

@@ -482,11 +482,13 @@ def test_a_saved_dataset_reopened_after_a_restart_is_not_read_from_the_workspace
         app_ws: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A link to a saved dataset opened on a restarted server maps the files' columns by
     the SHA-256 the workspace keeps: the files' bytes are not read out of the workspace
-    (counted), and the page shows the same numbers."""
+    (counted), the Metrics page's evaluation is mapped too (none computed and stored
+    again: counted), and the page shows the same numbers."""
     from _apps import APP, sample_files
     from streamlit.testing.v1 import AppTest
 
     from ireval_app import cache as app_cache
+    from ireval_app import evaluation as app_evaluation
     from ireval_app.shared_cache import SHARED
     from ireval_core.workspace import Workspace
 
@@ -501,6 +503,14 @@ def test_a_saved_dataset_reopened_after_a_restart_is_not_read_from_the_workspace
         return real_read(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Workspace, "read_file", counted)
+    stored: list[str] = []
+    real_store = app_evaluation.store_evaluation
+
+    def store(cache: ColumnCache, key: str, res: object) -> None:
+        stored.append(key)
+        real_store(cache, key, res)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(app_evaluation, "store_evaluation", store)
 
     def restart_and_open() -> object:
         SHARED.clear()
@@ -513,8 +523,10 @@ def test_a_saved_dataset_reopened_after_a_restart_is_not_read_from_the_workspace
         return at.table[0].value
 
     first = restart_and_open()  # parsed from the workspace's bytes, columns kept
-    assert len(reads) == 2
+    assert len(reads) == 2 and len(stored) == 1
+    assert list((tmp_path / "columns").glob("eval-*.arrow"))
     again = restart_and_open()
     assert len(reads) == 2  # mapped: nothing read out of the workspace
+    assert len(stored) == 1  # the evaluation mapped, not computed again
     assert again.equals(first)  # type: ignore[attr-defined]
     SHARED.clear()

@@ -174,3 +174,41 @@ def test_the_app_maps_a_labeling_set_after_a_restart(
     assert off.judgments is not None
     _same(first.judgments, off.judgments)
     SHARED.clear()
+
+
+def test_a_saved_set_whose_judgments_are_cached_is_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A saved set's files are known by the SHA-256 the workspace keeps
+    (``Files.stored``): its fingerprint is that of the same bytes uploaded, and once its
+    judgments are in the cache a reopen after a restart maps them without fetching a byte
+    (counted); a set not in the cache is fetched once and read."""
+    import hashlib
+
+    from ireval_app import labels_glue
+    from ireval_app.cache import StoredFile
+    from ireval_app.shared_cache import SHARED
+
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(tmp_path / "columns"))
+    fetched: list[str] = []
+
+    def stored(name: str, data: bytes) -> tuple[str, StoredFile]:
+        def fetch() -> bytes:
+            fetched.append(name)
+            return data
+        return name, StoredFile(hashlib.sha256(data).hexdigest(), len(data), fetch)
+
+    files = labels_glue.Files.stored([stored("c.csv", CONFLICTING)])
+    assert files.key == labels_glue.Files.of([("c.csv", CONFLICTING)]).key
+    SHARED.clear()
+    first = labels_glue.load_judgments(files, "", "mean", "")
+    assert fetched == ["c.csv"]  # not cached yet: read once
+    SHARED.clear()  # a restart, the set opened again
+    again = labels_glue.load_judgments(labels_glue.Files.stored([stored("c.csv", CONFLICTING)]),
+                                       "", "mean", "")
+    assert fetched == ["c.csv"]  # mapped by the stored SHA-256: nothing fetched
+    assert first.judgments is not None and again.judgments is not None
+    _same(first.judgments, again.judgments)
+    uploaded = labels_glue.Files.of([("c.csv", CONFLICTING)])
+    SHARED.clear()
+    _same(first.judgments, labels_glue.load_judgments(uploaded, "", "mean", "").judgments)
+    SHARED.clear()

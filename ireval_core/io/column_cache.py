@@ -36,8 +36,12 @@ Other entries
 The same folder, bound and checks hold two other kinds of entry: the document map of a
 qrels and a run read through the cache (:meth:`ColumnCache.load_doc_map`, keyed by both
 entries' keys: the one step of a join that compares ids, the same for every option;
-:func:`ireval_core.data.run_doc_map` looks it up), and labeling files read by
-:func:`ireval_core.labels.read_judgments` (:mod:`ireval_core.labels.cache`).
+:func:`ireval_core.data.run_doc_map` looks it up), labeling files read by
+:func:`ireval_core.labels.read_judgments` (:mod:`ireval_core.labels.cache`; also found by
+the files' names and SHA-256 alone, :func:`ireval_core.labels.reader.cached_read_judgments`),
+and evaluations (:func:`ireval_core.evaluate.store_evaluation`: per-query values, means and
+counts, keyed by the inputs' content, the measures, every option and the SHA-256 of this
+package's source; files ``eval-*.arrow``).
 
 Settings (:meth:`CacheSettings.from_env`): ``IREVAL_CACHE`` (``off`` turns the cache off),
 ``IREVAL_CACHE_DIR`` (default ``$XDG_CACHE_HOME/ireval/columns``, else

@@ -25,6 +25,8 @@ engine reads it in the rest of :mod:`ireval_core.io`: the same parsers, the same
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import zlib
@@ -43,6 +45,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DistributedError, FormatError, IrevalError, Problem, invalid_parameter, shorten
 from .checks import MAX_PROBLEMS, dup_message
+from .column_cache import READER_VERSION, ColumnCache, entry_column
 from .columns import Kind
 from .delimited import check_delimited_rows
 from .detect import DASK_READING, MEMORY_ONLY_WORDS, detect_format, is_workbook
@@ -447,6 +450,12 @@ def _read_text_block(block: _Block) -> pd.DataFrame:
     src, start, header_lines, _ = _block_source(block)
     if src is None:
         return frame_meta(block.kind)
+    cache = block_cache()
+    key = None if cache is None else _block_key(src, block)
+    if cache is not None and key is not None:
+        hit = _cached_block(cache, key, block.kind)
+        if hit is not None:
+            return hit
     try:
         table, _ = read_columns(src, block.kind, block.fmt)  # type: ignore[arg-type]
     except FormatError as exc:
@@ -455,7 +464,67 @@ def _read_text_block(block: _Block) -> pd.DataFrame:
         before = _count_lines(block.fs, block.path, start)
         raise FormatError(exc.message, source=block.path, line=exc.line + before - header_lines,
                           text=exc.text) from None
-    return _canonical(table, block.kind, block.tag, block.path)
+    canonical = _canonical_table(table, block.kind, block.tag, block.path)
+    if cache is not None and key is not None:
+        cache.store(key, {c: canonical.column(c) for c in canonical.column_names},
+                    {"kind": f"dask-{block.kind}"})
+    return canonical.to_pandas(types_mapper={pa.string(): TEXT}.get)
+
+
+BLOCK_CACHE_VAR = "IREVAL_CACHE"
+"""A text block's parsed columns are kept in the column cache of the worker that read it
+(:class:`~.column_cache.ColumnCache`, its ``IREVAL_CACHE_DIR`` and ``IREVAL_CACHE_MAX``)
+only when this variable is ``yes``, ``on`` or ``hash`` in the worker's environment (a
+local cluster's workers inherit it: ``IREVAL_CACHE=yes python -m ireval_core eval --engine
+dask ...``). A block is known by the SHA-256 of its bytes, so a file changed since is read
+again, and a hit gives the frame the parse gives, column for column."""
+
+
+def block_cache() -> ColumnCache | None:
+    """The column cache a Dask worker keeps text blocks in, or ``None``
+    (:data:`BLOCK_CACHE_VAR`)."""
+    if os.environ.get(BLOCK_CACHE_VAR, "").strip().lower() not in ("yes", "on", "hash"):
+        return None
+    return ColumnCache.from_env()
+
+
+def _block_key(src: Source, block: _Block) -> str | None:
+    """The entry of a block's text: the SHA-256 of the bytes parsed (the header put
+    before a later block's lines and the comment rule applied), and what else changes the
+    frame (kind, format, the tag of untagged lines, limits, reader version)."""
+    data = src.data
+    if not isinstance(data, bytes | bytearray | memoryview):
+        return None
+    rule = {"reader": READER_VERSION, "kind": f"dask-{block.kind}", "format": block.fmt,
+            "tag": block.tag, "limits": [block.limits.max_inflated_bytes,
+                                         block.limits.max_gzip_ratio]}
+    return f"{hashlib.sha256(data).hexdigest()}:{json.dumps(rule, sort_keys=True)}"
+
+
+def _cached_block(cache: ColumnCache, key: str, kind: Kind) -> pd.DataFrame | None:
+    """The frame of a block kept under ``key`` (its columns mapped, then made the frame
+    :func:`_canonical` makes), or ``None`` (absent, or invalid: dropped with a log line)."""
+    got = cache.load(key)
+    if got is None:
+        return None
+    batch, meta = got
+    names = list(frame_meta(kind).columns)
+    try:
+        if meta.get("kind") != f"dask-{kind}":
+            raise ValueError(f"an entry of {meta.get('kind')!r}, not a {kind} block")
+        cols = {c: entry_column(batch, c) for c in names}
+        if len({len(v) for v in cols.values()}) != 1:
+            raise ValueError("columns of different lengths")
+        for c in names:
+            want = pa.float64() if c == "value" else pa.string()
+            if cols[c].type != want:
+                raise TypeError(f"column {c!r} is {cols[c].type}, expected {want}")
+            if cols[c].null_count:
+                raise ValueError(f"column {c!r} has missing values")
+    except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
+        cache.drop(key, exc)
+        return None
+    return pa.table(cols).to_pandas(types_mapper={pa.string(): TEXT}.get)
 
 
 def _block_source(block: _Block) -> tuple[Source | None, int, int, int]:
@@ -572,6 +641,13 @@ def _canonical(table: pa.Table, kind: Kind, tag: str, name: str, *,
     ``check``: validate ids and values as io does (for Parquet and Dask frames; text
     blocks were checked by io's reader already).
     """
+    return _canonical_table(table, kind, tag, name, check=check).to_pandas(
+        types_mapper={pa.string(): TEXT}.get)
+
+
+def _canonical_table(table: pa.Table, kind: Kind, tag: str, name: str, *,
+                     check: bool = False) -> pa.Table:
+    """:func:`_canonical`'s columns as an Arrow table."""
     ids = {c: table.column(c).cast(pa.string()) for c in ("qid", "docid")}
     for c, col in ids.items():
         if col.null_count:
@@ -588,7 +664,7 @@ def _canonical(table: pa.Table, kind: Kind, tag: str, name: str, *,
     canonical = pa.table(cols)
     if check:
         check_values(canonical, kind, name)
-    return canonical.to_pandas(types_mapper={pa.string(): TEXT}.get)
+    return canonical
 
 
 # ----------------------------------------------------------------------------- diagnosis

@@ -42,8 +42,8 @@ from ..io.source import ReadLimits
 from .judgments import CONFLICT_RULES, Judgments
 from .labelmap import LabelMap
 
-__all__ = ["JUDGMENTS_VERSION", "cached_judgments", "judgments_key", "path_stamps",
-           "store_judgments"]
+__all__ = ["JUDGMENTS_VERSION", "cached_judgments", "judgments_key", "judgments_key_of",
+           "path_stamps", "store_judgments"]
 
 JUDGMENTS_VERSION = "2026.11.29-1"
 """Changes whenever what :func:`~.reader.read_judgments` builds from the same files
@@ -119,13 +119,24 @@ def judgments_key(cache: ColumnCache, sources: Sequence[object], *,
             return None
         if got is None:
             return None
-        named.append(list(got))
+        named.append(got)
+    return judgments_key_of(named, label_map=label_map, sheet=sheet, conflicts=conflicts,
+                            round=round, limits=limits)
+
+
+def judgments_key_of(named: Sequence[tuple[str, str]], *, label_map: LabelMap | None,
+                     sheet: str | None, conflicts: str, round: str | None,
+                     limits: ReadLimits | None = None) -> str:
+    """:func:`judgments_key` of files known by ``(name, SHA-256 of the bytes)`` (a file
+    kept elsewhere, e.g. in a workspace that stores contents by their SHA-256): the same
+    key as for the bytes themselves, found without reading them."""
+    files = [[str(name), str(sha)] for name, sha in named]
     limits = limits or ReadLimits.from_env()
     rule = {"reader": READER_VERSION, "judgments": JUDGMENTS_VERSION, "kind": "judgments",
-            "files": named, "label_map": _map_rule(label_map), "sheet": sheet,
+            "files": files, "label_map": _map_rule(label_map), "sheet": sheet,
             "conflicts": conflicts, "round": round,
             "limits": [limits.max_inflated_bytes, limits.max_gzip_ratio]}
-    content = hashlib.sha256(json.dumps(named).encode()).hexdigest()
+    content = hashlib.sha256(json.dumps(files).encode()).hexdigest()
     return f"{content}:{json.dumps(rule, sort_keys=True)}"
 
 

@@ -52,14 +52,20 @@ from ..io.column_cache import ColumnCache
 from ..io.columns import LABEL_ALIASES, REQUIRED_LABEL_COLUMNS
 from ..io.guard import clean_errors
 from ..params import InstanceOf, check
-from .cache import cached_judgments, judgments_key, path_stamps, store_judgments
+from .cache import (
+    cached_judgments,
+    judgments_key,
+    judgments_key_of,
+    path_stamps,
+    store_judgments,
+)
 from .coding import group_rows, order_rows, run_codes, sorted_codes, time_order
 from .judgments import CONFLICTS, DEFAULT_SYSTEM, Conflicts, Judgments
 from .label_table import ordered_rounds
 from .labelmap import LabelMap, detect_label_map
 
-__all__ = ["ESCAPE_ALIASES", "LABEL_PROBLEMS_KEPT", "file_rounds", "judgments_from_frame",
-           "read_judgments", "undo_export_escape"]
+__all__ = ["ESCAPE_ALIASES", "LABEL_PROBLEMS_KEPT", "cached_read_judgments", "file_rounds",
+           "judgments_from_frame", "read_judgments", "undo_export_escape"]
 
 LABEL_PROBLEMS_KEPT = 10_000
 """The most problems one labeling error keeps (all are counted)."""
@@ -199,6 +205,23 @@ def undo_export_escape(raw: RawTable) -> RawTable:
             plain = pc.if_else(hit, pc.utf8_slice_codeunits(text, 1), text)
             columns[key] = plain.dictionary_encode() if coded else plain
     return replace(raw, columns=columns, _text={})
+
+
+def cached_read_judgments(cache: ColumnCache, named: Sequence[tuple[str, str]], *,
+                          label_map: LabelMap | str | None = None, sheet: str | None = None,
+                          conflicts: Conflicts = "refuse", round: str | None = None
+                          ) -> Judgments | None:
+    """What :func:`read_judgments` of files named ``name`` whose bytes have these
+    SHA-256 (``named``: ``(name, SHA-256 hex)`` in order) returns under this rule, when
+    ``cache`` holds it; else ``None`` (and the caller reads the bytes). Files kept
+    elsewhere (a workspace stores them by their SHA-256) are then not read at all."""
+    try:
+        the_map = _as_map(label_map)
+    except (ValueError, TypeError):
+        return None
+    key = judgments_key_of(named, label_map=the_map, sheet=sheet, conflicts=conflicts,
+                           round=round)
+    return cached_judgments(cache, key)
 
 
 def _cache_key(cache: ColumnCache, sources: Sequence[object], label_map: LabelMap | str | None,
