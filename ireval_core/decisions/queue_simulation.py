@@ -9,6 +9,9 @@ drive :class:`~.queue.JudgeQueue` batch by batch, revealing the hidden grade of 
 document it asks for, until the verdict no longer depends on the remaining holes. The
 result says how many labels that took, whether the settled verdict (the winner, or
 none) equals the verdict on the truth, and the same for the ``random`` order.
+``benchmarks/queue_floor.py`` adds what an order knowing every hidden grade needs under
+the same verdict rule (a greedy search over the true grades: an estimate of the floor of
+any order, not a proven minimum).
 """
 
 from __future__ import annotations
