@@ -31,8 +31,8 @@ from typing import Any
 from ireval_core.data import Qrels, Run
 from ireval_core.dataset import Dataset
 from ireval_core.errors import FormatError
-from ireval_core.io import read_qrels, read_runs, shared_tag_names
-from ireval_core.io.column_cache import ColumnCache
+from ireval_core.io import ReadLimits, read_qrels, read_runs, shared_tag_names
+from ireval_core.io.column_cache import ColumnCache, entry_key
 from ireval_core.io.qrels_runs import cached_qrels, cached_runs
 from ireval_core.options import EvalOptions
 
@@ -52,11 +52,13 @@ __all__ = [
     "digest",
     "load_default",
     "load_folder",
+    "load_made_qrels",
     "load_qrels",
     "load_run_files",
     "load_runs",
     "load_sample",
     "reads_comments",
+    "remember_made_qrels",
     "without_traceback",
 ]
 
@@ -207,6 +209,63 @@ def load_qrels(name: str, data: bytes | StoredFile, *, comments: bool = False) -
     """
     sha, key = _sha256_and_key_of(data)
     return _read_qrels(name, key, comments, data, sha)
+
+
+def load_made_qrels(name: str, recipe: str, make: Callable[[], bytes], *,
+                    comments: bool = False) -> LoadedFile | None:
+    """A qrels file made from other files (a saved dataset's qrels with the Judging
+    page's labels merged in), read as :func:`load_qrels` reads ``make()``'s bytes, when
+    the column cache knows what ``recipe`` makes; ``None`` when it does not (then make and
+    read it, and :func:`remember_made_qrels`).
+
+    ``recipe`` names everything the bytes are made from (the inputs' SHA-256s and the
+    rule that makes them). The cache keeps, beside the parsed columns, the SHA-256 and size
+    of the bytes that recipe made: the file is then a :class:`StoredFile` of that SHA-256,
+    so its digest, SHA-256 and size are those of the made bytes, exactly, and ``make`` is
+    called only when the columns themselves are no longer cached. Bytes made then that are
+    not those remembered (a rule changed without its version) are an error, and the
+    record is dropped.
+    """
+    columns = column_cache()
+    if columns is None:
+        return None
+    key = _made_key(name, recipe, comments)
+    got = columns.load(key)
+    if got is None:
+        return None
+    meta = got[1]
+    sha, size = meta.get("sha256"), meta.get("size")
+    if not isinstance(sha, str) or len(sha) != 64 or not isinstance(size, int):
+        columns.drop(key, "not a made file's SHA-256 and size")
+        return None
+
+    def remade() -> bytes:
+        data = make()
+        if hashlib.sha256(data).hexdigest() != sha:
+            columns.drop(key, "made bytes differ from the ones remembered")
+            raise FormatError("the qrels made again differ from the ones cached; "
+                              "reload the page", source=name)
+        return data
+
+    return load_qrels(name, StoredFile(sha, size, remade), comments=comments)
+
+
+def remember_made_qrels(name: str, recipe: str, loaded: LoadedFile, *,
+                        comments: bool = False) -> None:
+    """Keep the SHA-256 and size of ``loaded`` (read from the bytes ``recipe`` makes) in
+    the column cache, for :func:`load_made_qrels`; nothing for a file that failed."""
+    columns = column_cache()
+    if columns is None or not loaded.ok or not loaded.sha256:
+        return
+    columns.store(_made_key(name, recipe, comments),
+                  {}, {"sha256": loaded.sha256, "size": loaded.size})
+
+
+def _made_key(name: str, recipe: str, comments: bool) -> str:
+    """The column-cache key of what ``recipe`` made, read under this rule."""
+    return entry_key(hashlib.sha256(recipe.encode()).hexdigest(), kind="made-qrels",
+                     format="auto", name=name, comments=comments, one_run=False,
+                     limits=ReadLimits.from_env())
 
 
 def load_runs(name: str, data: bytes | StoredFile, *,

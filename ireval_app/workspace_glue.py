@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import re
 import threading
@@ -49,6 +50,7 @@ from ireval_core.workspace import (
     Actor,
     DatasetInfo,
     DatasetNotFoundError,
+    FileInfo,
     Note,
     Target,
     Workspace,
@@ -277,33 +279,73 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
     (labeling files, metadata) are not part of :class:`~ireval_app.cache.LoadedFiles`
     and are left to the pages that use them. The qrels and run files are read out of the
     workspace only when their columns are in neither the shared cache nor the column
-    cache (:class:`~ireval_app.cache.StoredFile`). Raises
+    cache (:class:`~ireval_app.cache.StoredFile`); so are the judged qrels, known in the
+    column cache by the SHA-256s of the qrels and judging files and
+    :data:`~ireval_core.decisions.judging.MERGE_RULE` (:func:`_judged_recipe`,
+    :func:`~ireval_app.cache.load_made_qrels`). Raises
     :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
     """
     from ireval_core.decisions import judging  # here: the package imports scipy
 
     who = actor()
     info = ws.get_dataset(dataset_id, version, actor=who)
-    qrels = None
     runs: list[tuple[str, bytes | cache.StoredFile]] = []
-    judged: list[judging.Judgment] = []
+
     def stored(position: int, sha256: str, size: int) -> cache.StoredFile:
         return cache.StoredFile(sha256, size,
                                 lambda: ws.read_file(info.id, position, actor=who))
 
+    qrels_file = next((f for f in info.files if f.kind == "qrels"), None)
+    judging_files = [f for f in info.files
+                     if f.kind == "labels" and judging.is_judging_file(f.name)]
     for f in info.files:
-        if f.kind == "qrels":
-            qrels = cache.load_qrels(f.name, stored(f.position, f.sha256, f.size),
-                                     comments=comments)
-        elif f.kind == "run":
+        if f.kind == "run":
             runs.append((f.name, stored(f.position, f.sha256, f.size)))
-        elif f.kind == "labels" and judging.is_judging_file(f.name):
-            judged += judging.read_judgments_file(
-                ws.read_file(info.id, f.position, actor=who), f.name)
-    if judged and qrels is not None and qrels.qrels is not None:
-        merged = judging.with_judgments(qrels.qrels, judged)
-        qrels = cache.load_qrels(qrels.name, judging.trec_qrels(merged), comments=comments)
+    qrels = None
+    if qrels_file is not None:
+        plain = stored(qrels_file.position, qrels_file.sha256, qrels_file.size)
+        recipe = _judged_recipe(qrels_file, judging_files, judging.MERGE_RULE)
+
+        def judged_now() -> tuple[cache.LoadedFile, bytes | None]:
+            """The qrels file read, and its TREC text with the judgments merged in
+            (``None`` without judgments or when the qrels file could not be read)."""
+            loaded = cache.load_qrels(qrels_file.name, plain, comments=comments)
+            judged: list[judging.Judgment] = []
+            for j in judging_files:
+                judged += judging.read_judgments_file(
+                    ws.read_file(info.id, j.position, actor=who), j.name)
+            if not judged or loaded.qrels is None:
+                return loaded, None
+            return loaded, judging.trec_qrels(judging.with_judgments(loaded.qrels, judged))
+
+        def made() -> bytes:
+            loaded, text = judged_now()
+            if text is None:
+                raise loaded.error or FormatError(
+                    "the judging files hold no judgments any more", source=qrels_file.name)
+            return text
+
+        if judging_files:
+            qrels = cache.load_made_qrels(qrels_file.name, recipe, made, comments=comments)
+        if qrels is None:
+            if judging_files:
+                qrels, text = judged_now()
+                if text is not None:
+                    qrels = cache.load_qrels(qrels.name, text, comments=comments)
+                    cache.remember_made_qrels(qrels_file.name, recipe, qrels,
+                                              comments=comments)
+            else:
+                qrels = cache.load_qrels(qrels_file.name, plain, comments=comments)
     return info, cache.LoadedFiles(qrels, cache.load_run_files(runs, comments=comments))
+
+
+def _judged_recipe(qrels: FileInfo, judging_files: Sequence[FileInfo],
+                   rule: str) -> str:
+    """What a dataset's judged qrels are made from: the qrels file's and the judging
+    files' names and SHA-256s (in dataset order) and the merge rule (the reading rule of
+    the qrels file is part of the cache key, :func:`ireval_app.cache.load_made_qrels`)."""
+    return json.dumps({"merge": rule, "qrels": [qrels.name, qrels.sha256],
+                       "judging": [[f.name, f.sha256] for f in judging_files]})
 
 
 def files_of_kind(ws: Workspace, info: DatasetInfo, kinds: Sequence[str]

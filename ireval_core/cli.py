@@ -312,7 +312,11 @@ _CACHE = ("keep the parsed columns of every file read in a cache folder and map 
           "knows a file again by its path, size, modification time and inode; hash by "
           "its content's SHA-256 every time; no: off (default: IREVAL_CACHE, else no). "
           "IREVAL_CACHE_DIR (default ~/.cache/ireval/columns) and IREVAL_CACHE_MAX "
-          "(default 4G, least recently used out) place and bound it")
+          "(default 4G, least recently used out) place and bound it. With --engine dask the "
+          "workers keep each text block's columns there, known by the block's SHA-256 "
+          "(yes and hash alike); with --scheduler that folder must be writable by every "
+          "worker at the same path (without --cache, each worker's own IREVAL_CACHE "
+          "decides)")
 
 
 def column_cache(choice: str | None) -> ColumnCache | None:
@@ -585,8 +589,10 @@ def _eval_dask(args: argparse.Namespace, names: Sequence[str], cols: list[Column
     the in-memory engine prints beside it (relstrings, 10.0's ``-c`` values of the queries
     a run misses), computed per partition (``strings`` and ``overrides`` are filled)."""
     from .distributed import dask_client, evaluate_dask, evaluate_dask_trec, qrels_grades_dask
+    from .io.dask import keeping_blocks
 
-    with dask_client(args.scheduler, n_workers=args.workers) as client:
+    keep = None if args.cache is None else args.cache != "no"
+    with dask_client(args.scheduler, n_workers=args.workers) as client, keeping_blocks(keep):
         if any(c.measure is not None and "gain" in dict(c.measure.params) and "=" in c.label
                for c in cols):  # a trec_eval gain map leaves the qrels' other grades as they are
             grades = qrels_grades_dask(args.qrels, options=options, client=client)

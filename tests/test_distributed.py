@@ -820,6 +820,36 @@ def test_cli_engine_dask_prints_what_the_in_memory_engine_prints(client, tmp_pat
     assert '"definition"' in json_out.getvalue()
 
 
+def test_cli_cache_yes_keeps_the_workers_blocks(client, tmp_path, monkeypatch):
+    """``eval --engine dask --cache yes`` makes the cluster's workers (whose environment
+    has no ``IREVAL_CACHE``) keep every text block in the client's ``IREVAL_CACHE_DIR``:
+    the second run maps them all (each entry used again, none written) and prints the
+    same bytes (JSON: every value's repr) as the first and as the in-memory engine."""
+    qrels, runs = make_data(5, n_queries=12)
+    qpath = write_trec(qrels.assign(iter=0)[["qid", "iter", "docid", "rel"]].astype(
+        {"rel": int}), tmp_path / "qrels.txt")
+    rpath = write_trec(runs, tmp_path / "run.txt")
+    folder = tmp_path / "columns"
+    monkeypatch.setenv("IREVAL_CACHE_DIR", str(folder))
+    monkeypatch.delenv("IREVAL_CACHE", raising=False)
+    args = ["eval", str(qpath), str(rpath), "-m", "map", "-m", "ndcg_cut_10", "-q",
+            "--format", "json"]
+    memory = io.StringIO()
+    assert main(args, out=memory) == 0
+    args += ["--engine", "dask", "--scheduler", client.scheduler.address]
+    first = io.StringIO()
+    assert main([*args, "--cache", "yes"], out=first) == 0
+    entries = sorted(folder.glob("*.arrow"))
+    assert len(entries) >= 2  # the qrels' and the run's blocks
+    for e in entries:
+        os.utime(e, ns=(1, 1))
+    again = io.StringIO()
+    assert main([*args, "--cache", "yes"], out=again) == 0
+    assert sorted(folder.glob("*.arrow")) == entries  # nothing new written
+    assert all(e.stat().st_mtime_ns > 1 for e in entries)  # every entry mapped (a hit)
+    assert again.getvalue() == first.getvalue() == memory.getvalue()
+
+
 def test_cli_starts_a_local_cluster_without_a_scheduler(tmp_path):
     qrels, runs = make_data(4, n_queries=8)
     qpath = write_parquet_parts(qrels, tmp_path / "qrels", 2)

@@ -68,7 +68,7 @@ from ..labels.agreement import RaterReport, rater_report
 from ..labels.labelmap import BUILTIN_LABEL_MAPS, LabelMap
 
 __all__ = ["AGGREGATION", "AGREEMENT_ROUND", "CANT_TELL", "DEFAULT_NAMES", "FILE_PREFIX",
-           "HEADER", "LABELING_COLUMNS", "Judgment", "aggregate", "agreement",
+           "HEADER", "LABELING_COLUMNS", "MERGE_RULE", "Judgment", "aggregate", "agreement",
            "agreement_table", "grade_names", "in_overlap", "is_judging_file",
            "judged_qrels", "judgments_file", "label_map_of", "labeling_csv", "labeling_table",
            "read_judgments_file", "round_file_name", "second_rater_items", "trec_qrels",
@@ -77,6 +77,12 @@ __all__ = ["AGGREGATION", "AGREEMENT_ROUND", "CANT_TELL", "DEFAULT_NAMES", "FILE
 AGGREGATION = ("each rater's latest label counts; a document's grade is the median of "
                "its raters' grades, the lower middle grade when their number is even "
                "(two raters: the lower grade); \"can't tell\" is not a grade")
+
+MERGE_RULE = "1"
+"""Changes whenever the qrels a dataset's judging files give change for the same files
+(:func:`read_judgments_file`, :func:`with_judgments`, :data:`AGGREGATION`,
+:func:`trec_qrels`): the app keys the merged qrels it caches by the files' SHA-256s and
+this rule, without reading them."""
 """The rule that makes one grade of several raters' labels, in words."""
 
 CANT_TELL = float("nan")

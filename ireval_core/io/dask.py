@@ -25,12 +25,14 @@ engine reads it in the rest of :mod:`ireval_core.io`: the same parsers, the same
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
 import re
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -45,7 +47,7 @@ import pyarrow.parquet as pq
 
 from ..errors import DistributedError, FormatError, IrevalError, Problem, invalid_parameter, shorten
 from .checks import MAX_PROBLEMS, dup_message
-from .column_cache import READER_VERSION, ColumnCache, entry_column
+from .column_cache import READER_VERSION, CacheSettings, ColumnCache, entry_column
 from .columns import Kind
 from .delimited import check_delimited_rows
 from .detect import DASK_READING, MEMORY_ONLY_WORDS, detect_format, is_workbook
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_BLOCKSIZE", "GZIP", "TEXT", "PathLike", "Sources", "chunked", "compute",
            "duplicates_of", "empty_like", "first_error", "first_line", "frame_meta",
-           "keys_frame",
+           "keeping_blocks", "keys_frame",
            "name_of", "read_qrels_dask", "read_runs_dask", "stem"]
 
 DEFAULT_BLOCKSIZE = 64 * 2**20
@@ -333,6 +335,7 @@ class _Block:
     tag: str
     limits: ReadLimits
     comments: bool
+    cache: CacheSettings | None = None  # the client's block cache (:func:`keeping_blocks`)
 
 
 @dataclass(frozen=True)
@@ -386,7 +389,8 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
             if header is not None and not _has_row_after_header(fs, path):
                 raise FormatError(f"no {kind} rows after the header", source=path, line=1)
         plan.append((path, tuple(_Block(fs, path, size, off, length, kind, fmt, header, tag,
-                                        limits, comments) for off, length in spans)))
+                                        limits, comments, _KEEP_BLOCKS.get())
+                                 for off, length in spans)))
     parts = [dask.delayed(_read_text_block)(block) for _, blocks in plan for block in blocks]
     frame = dd.from_delayed(parts, meta=frame_meta(kind), verify_meta=False)
     _remember(frame, _Plan(kind, tuple(plan)))
@@ -450,7 +454,7 @@ def _read_text_block(block: _Block) -> pd.DataFrame:
     src, start, header_lines, _ = _block_source(block)
     if src is None:
         return frame_meta(block.kind)
-    cache = block_cache()
+    cache = block_cache(block.cache)
     key = None if cache is None else _block_key(src, block)
     if cache is not None and key is not None:
         hit = _cached_block(cache, key, block.kind)
@@ -472,17 +476,44 @@ def _read_text_block(block: _Block) -> pd.DataFrame:
 
 
 BLOCK_CACHE_VAR = "IREVAL_CACHE"
-"""A text block's parsed columns are kept in the column cache of the worker that read it
-(:class:`~.column_cache.ColumnCache`, its ``IREVAL_CACHE_DIR`` and ``IREVAL_CACHE_MAX``)
-only when this variable is ``yes``, ``on`` or ``hash`` in the worker's environment (a
-local cluster's workers inherit it: ``IREVAL_CACHE=yes python -m ireval_core eval --engine
-dask ...``). A block is known by the SHA-256 of its bytes, so a file changed since is read
-again, and a hit gives the frame the parse gives, column for column."""
+"""A text block's parsed columns are kept in a column cache
+(:class:`~.column_cache.ColumnCache`) when the client asks for it with
+:func:`keeping_blocks` (``eval --engine dask --cache yes``: the folder and bound of the
+client's ``IREVAL_CACHE_DIR`` and ``IREVAL_CACHE_MAX`` go with every read task), or else
+when this variable is ``yes``, ``on`` or ``hash`` in the worker's environment (then the
+worker's own ``IREVAL_CACHE_DIR`` and ``IREVAL_CACHE_MAX``). A block is known by the
+SHA-256 of its bytes, so a file changed since is read again, and a hit gives the frame the
+parse gives, column for column."""
+
+_KEEP_BLOCKS: contextvars.ContextVar[CacheSettings | None] = contextvars.ContextVar(
+    "ireval_keep_blocks", default=None)
 
 
-def block_cache() -> ColumnCache | None:
-    """The column cache a Dask worker keeps text blocks in, or ``None``
-    (:data:`BLOCK_CACHE_VAR`)."""
+@contextlib.contextmanager
+def keeping_blocks(keep: bool | None) -> Iterator[None]:
+    """Within the block, the text inputs read for Dask keep their blocks' parsed columns in
+    the column cache of this process's environment (``keep=True``: its
+    ``IREVAL_CACHE_DIR``, which the workers must be able to write; a local cluster's
+    workers share this machine's), or never keep them (``False``); ``None`` leaves it to
+    each worker's :data:`BLOCK_CACHE_VAR`. The setting is taken when an input is read
+    (its frame built) and travels with its read tasks."""
+    if keep is None:
+        yield
+        return
+    settings = replace(CacheSettings.from_env(), enabled=bool(keep))
+    token = _KEEP_BLOCKS.set(settings)
+    try:
+        yield
+    finally:
+        _KEEP_BLOCKS.reset(token)
+
+
+def block_cache(settings: CacheSettings | None = None) -> ColumnCache | None:
+    """The column cache a Dask worker keeps text blocks in, or ``None``: the one of
+    ``settings`` (a read task's, :func:`keeping_blocks`; ``None`` when it is turned off),
+    else the worker's own (:data:`BLOCK_CACHE_VAR`)."""
+    if settings is not None:
+        return ColumnCache(settings) if settings.enabled else None
     if os.environ.get(BLOCK_CACHE_VAR, "").strip().lower() not in ("yes", "on", "hash"):
         return None
     return ColumnCache.from_env()
