@@ -187,11 +187,11 @@ def byte_order_keys_and_prefix(arr: pa.Array | pa.ChunkedArray, *, max_prefix: i
         seg = data[offsets[0]: offsets[-1]]
         if seg.size and not seg.all():  # a zero byte inside a value
             return None
-        parts.append((offsets, seg, np.diff(offsets)))
-    first_off, first_seg, first_len = parts[0]
+        parts.append((chunk, offsets, seg, np.diff(offsets)))
+    _, first_off, first_seg, first_len = parts[0]
     prefix_bytes = first_seg[: min(max_prefix, int(first_len[0]))]
     longest = 0
-    for offsets, seg, lengths in parts:
+    for _, offsets, seg, lengths in parts:
         longest = max(longest, int(lengths.max()))
         prefix_bytes = prefix_bytes[: _shared_prefix(offsets, seg, lengths, prefix_bytes)]
     prefix = len(prefix_bytes)
@@ -202,9 +202,9 @@ def byte_order_keys_and_prefix(arr: pa.Array | pa.ChunkedArray, *, max_prefix: i
         return _chunk_keys(*parts[0], prefix, width), prefix_bytes.tobytes()
     keys = np.empty(n, dtype=np.uint64)  # filled chunk by chunk: no second copy (peak memory)
     at = 0
-    for offsets, seg, lengths in parts:
-        keys[at: at + len(lengths)] = _chunk_keys(offsets, seg, lengths, prefix, width)
-        at += len(lengths)
+    for part in parts:
+        keys[at: at + len(part[3])] = _chunk_keys(*part, prefix, width)
+        at += len(part[3])
     return keys, prefix_bytes.tobytes()
 
 
@@ -506,14 +506,28 @@ def _shared_prefix(offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray,
     return len(ref)
 
 
-def _chunk_keys(offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray, prefix: int,
-                width: int) -> np.ndarray:
-    """The keys of one chunk: bytes ``prefix .. prefix + width`` big-endian, zero-padded."""
+def _chunk_keys(chunk: pa.Array, offsets: np.ndarray, seg: np.ndarray, lengths: np.ndarray,
+                prefix: int, width: int) -> np.ndarray:
+    """The keys of one chunk: bytes ``prefix .. prefix + width`` big-endian, zero-padded.
+
+    Ids of one length are one reshape. ASCII ids of several lengths are cut after the
+    prefix and padded to 8 bytes in Arrow (two passes in C, about 5 times faster than
+    placing the bytes position by position, which other ids take).
+    """
     n, shortest = len(lengths), int(lengths.min())
     if shortest == int(lengths.max()):
         block = np.zeros((n, 8), dtype=np.uint8)
         block[:, : shortest - prefix] = seg.reshape(n, shortest)[:, prefix:]
         return block.view(">u8").reshape(n).astype(np.uint64)
+    if seg.size and int(seg.max()) < 0x80 and pa.types.is_string(chunk.type):
+        import pyarrow.compute as pc
+
+        rest = (chunk if not prefix else
+                pc.utf8_slice_codeunits(chunk, prefix))  # ASCII: code units are bytes
+        padded = pc.utf8_rpad(rest, width=8, padding="\x00")  # ASCII: characters are bytes
+        p_offsets, p_data = string_layout(padded)
+        if int(p_offsets[-1] - p_offsets[0]) == 8 * n:
+            return p_data[p_offsets[0]: p_offsets[-1]].view(">u8").astype(np.uint64)
     keys = np.zeros(n, dtype=np.uint64)
     starts = offsets[:-1] - offsets[0] + prefix
     rest = lengths - prefix

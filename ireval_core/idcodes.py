@@ -8,12 +8,17 @@
   distinct and sorted otherwise (:func:`few_distinct`); other ids are hashed and their
   distinct values ranked once.
 * :func:`doc_code_map` maps a run's document codes to the qrels' by a merge of two
-  byte-ordered arrays where it can, by a hash table otherwise.
+  byte-ordered arrays where it can, by a hash table otherwise. Ids coded as integer
+  keys keep those keys beside their array (:func:`remember_keys`), so the map merges
+  them without reading the strings again.
 
 Only the speed depends on which path is taken, never the codes.
 """
 
 from __future__ import annotations
+
+import threading
+import weakref
 
 import numpy as np
 import pyarrow as pa
@@ -35,7 +40,8 @@ from ._arrow import (
 
 __all__ = ["HASH_DISTINCT_RATIO", "SAMPLE_KEYS", "as_string_array", "dictionary_codes",
            "doc_code_map", "doc_codes", "doc_codes_of", "encode_sorted", "few_distinct",
-           "id_positions", "key_codes_by_hash", "key_codes_by_sort", "strictly_increasing"]
+           "id_positions", "key_codes_by_hash", "key_codes_by_sort", "remember_keys",
+           "remembered_keys", "strictly_increasing"]
 
 
 def as_string_array(values: object) -> pa.Array | pa.ChunkedArray:
@@ -126,7 +132,70 @@ def doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
         codes, distinct_keys = key_codes_by_sort(keys)
     del keys
     distinct = strings_from_keys(distinct_keys, prefix)  # the distinct ids, byte order
+    remember_keys(distinct, distinct_keys, prefix)
     return codes, distinct, True
+
+
+# The integer keys an id array was rebuilt from (:func:`doc_codes_of`), by id() of the
+# array: (a weak reference to it, its keys, their prefix). The document map of a run and
+# its qrels merges these keys instead of deriving them again from the strings.
+_KEYS: dict[int, tuple[weakref.ref[pa.Array], np.ndarray, bytes]] = {}
+_KEYS_LOCK = threading.RLock()  # re-entered by a finalizer run by the GC
+
+
+def remember_keys(ids: pa.Array, keys: np.ndarray, prefix: bytes) -> None:
+    """Note that the strictly increasing ``keys`` after ``prefix`` are ``ids``, exactly
+    (:func:`~ireval_core._arrow.byte_order_keys_and_prefix`'s keys of ``ids``), for
+    :func:`doc_code_map`. Kept as long as ``ids`` lives."""
+    ident = id(ids)
+    keys.setflags(write=False)
+    with _KEYS_LOCK:
+        _KEYS[ident] = (weakref.ref(ids), keys, prefix)
+    weakref.finalize(ids, _forget_keys, ident)
+
+
+def _forget_keys(ident: int) -> None:
+    with _KEYS_LOCK:
+        got = _KEYS.get(ident)
+        if got is not None and got[0]() is None:
+            del _KEYS[ident]
+
+
+def remembered_keys(ids: pa.Array) -> tuple[np.ndarray, bytes] | None:
+    """The keys and prefix :func:`remember_keys` noted for ``ids``, or ``None``."""
+    with _KEYS_LOCK:
+        got = _KEYS.get(id(ids))
+    if got is None or got[0]() is not ids:
+        return None
+    return got[1], got[2]
+
+
+def _shared_keys(run_docs: pa.Array, qrels_docs: pa.Array
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Keys of both id arrays that compare like their strings, from the keys noted when
+    they were coded (:func:`remember_keys`), or ``None``.
+
+    With the same prefix the keys are used as they are. Otherwise the longer prefix's
+    extra bytes are put back in front of its keys, which stay exact when the key's last
+    bytes are padding (the id is short enough): then both sides are keys after the
+    shorter prefix.
+    """
+    got_run, got_qrels = remembered_keys(run_docs), remembered_keys(qrels_docs)
+    if got_run is None or got_qrels is None:
+        return None
+    (run_keys, run_prefix), (qrels_keys, qrels_prefix) = got_run, got_qrels
+    if run_prefix == qrels_prefix:
+        return run_keys, qrels_keys
+    short, long_ = sorted((run_prefix, qrels_prefix), key=len)
+    if not long_.startswith(short) or len(long_) - len(short) >= 8:
+        return None
+    shift = 8 * (len(long_) - len(short))
+    keys = qrels_keys if len(qrels_prefix) > len(run_prefix) else run_keys
+    if len(keys) and bool((keys & np.uint64((1 << shift) - 1)).any()):
+        return None  # an id fills the bytes the extra prefix needs
+    head = np.uint64(int.from_bytes(long_[len(short):], "big") << (64 - shift))
+    moved = (keys >> np.uint64(shift)) | head
+    return (run_keys, moved) if keys is qrels_keys else (moved, qrels_keys)
 
 
 HASH_DISTINCT_RATIO = 0.25
@@ -265,8 +334,13 @@ def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
     as integer keys when the ids fit in 8 bytes after a shared prefix, otherwise as
     numpy fixed-width bytes (``S<n>``, compared like ``strcmp``; UUIDs, ``FBIS3-10082``,
     ClueWeb12 ids, a mix). Arrays not in byte order (or ids with a zero byte) are looked
-    up in a hash table of the qrels' ids.
+    up in a hash table of the qrels' ids. Id arrays that :func:`doc_codes` rebuilt from
+    integer keys merge those keys (:func:`remember_keys`), not derived again.
     """
+    if len(qrels_docs) and len(run_docs):
+        shared = _shared_keys(run_docs, qrels_docs)
+        if shared is not None:
+            return _merged(*shared)
     if len(run_docs) >= 4096 and len(qrels_docs) and run_docs.type == qrels_docs.type:
         keys = byte_order_keys(pa.chunked_array([run_docs, qrels_docs]))
         if keys is not None:  # one key per id, consistent across the two arrays
