@@ -138,6 +138,8 @@ def test_byte_order_keys_of_chunks_equal_those_of_the_whole() -> None:
     ["doc", "doc1", "doc12", "doc9"],  # one id is the prefix itself (key 0)
     ["", "a", "ab"],  # an empty id
     ["é1", "é2", "éz"],  # multi-byte UTF-8 in the prefix
+    ["xé", "xè", "x", "xa"],  # multi-byte UTF-8 in the keys
+    ["q-1234567", "q-", "q-9"],  # ASCII: rebuilt in Arrow, prefix put back
 ])
 def test_strings_from_keys_rebuilds_the_ids(ids: list[str]) -> None:
     from ireval_core._arrow import byte_order_keys_and_prefix, strings_from_keys
