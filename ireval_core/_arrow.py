@@ -19,7 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_array",
-           "string_array", "string_layout", "byte_order", "byte_order_keys",
+           "string_array", "string_layout", "byte_groups", "byte_order", "byte_order_keys",
+           "matrix_groups", "padded_matrix", "strings_of_rows",
            "byte_order_keys_and_prefix", "byte_order_words", "padded_bytes",
            "strings_from_keys", "release_unused"]
 
@@ -315,8 +316,20 @@ def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | No
     start = 0
     while start < width and n > 1 and bool((matrix[:, start] == matrix[0, start]).all()):
         start += 1  # the prefix every row shares
-    if start == width:
-        return np.arange(n, dtype=np.int64)
+    found = _window_groups(matrix, most_tied)
+    return None if found is None else _stable_ties(*found)
+
+
+def _window_groups(matrix: np.ndarray, most_tied: float = 0.5
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_window_order` before equal rows are put in row order: the rows in byte
+    order (equal ones in any order) and where each group of equal rows starts."""
+    n, width = matrix.shape
+    start = 0
+    while start < width and n > 1 and bool((matrix[:, start] == matrix[0, start]).all()):
+        start += 1  # the prefix every row shares
+    if start == width:  # every row the same
+        return np.arange(n, dtype=np.int64), np.arange(n) == 0
     first = _window(matrix, start)
     picks = first[np.random.default_rng(0).choice(n, size=min(n, 4096), replace=False)]
     if len(np.unique(picks)) < (1 - most_tied) * len(picks):
@@ -328,10 +341,78 @@ def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | No
     if tied > most_tied * n:
         return None
     if not tied:
-        return order
+        return order, np.ones(n, dtype=bool)
     n_windows = -(-(width - start) // 8)
-    return _ordered_within(first, order, n_windows,
+    return _grouped_within(first, order, n_windows,
                            lambda k, rows: _window(matrix, start + 8 * k, rows))
+
+
+def padded_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """The values of a string array as rows of a uint8 matrix zero-padded to the longest
+    (as :func:`padded_bytes`), filled chunk by chunk: a chunked array is never copied
+    into one. One chunk of values of one length gives a view of its bytes. ``None`` when
+    a value is null or holds a zero byte."""
+    if arr.null_count:
+        return None
+    chunks = [c for c in (arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]) if len(c)]
+    if len(chunks) <= 1:
+        return _byte_matrix(chunks[0] if chunks else arr)
+    import pyarrow.compute as pc
+
+    width = max(int(pc.max(pc.binary_length(c)).as_py()) for c in chunks)
+    matrix = np.empty((len(arr), width), dtype=np.uint8)
+    at = 0
+    for chunk in chunks:
+        part = _byte_matrix(chunk, width)
+        if part is None:
+            return None
+        matrix[at: at + len(part)] = part
+        at += len(part)
+    return matrix
+
+
+def strings_of_rows(matrix: np.ndarray, rows: np.ndarray) -> pa.Array:
+    """The strings of ``rows`` of a padded byte matrix (:func:`padded_matrix`), exactly:
+    each row without its zero padding (the values hold no zero byte)."""
+    import pyarrow.compute as pc
+
+    n, width = len(rows), matrix.shape[1]
+    picked = np.ascontiguousarray(matrix[rows])
+    fixed = pa.Array.from_buffers(pa.binary(max(width, 1)), n,
+                                  [None, pa.py_buffer(picked if width else
+                                                      np.zeros(n, dtype=np.uint8))])
+    del picked
+    # the padded values are whole UTF-8 strings followed by NULs: trimming them is exact
+    return pc.utf8_rtrim(fixed.cast(pa.large_binary() if n * width >= 2**31 else pa.binary())
+                         .view(pa.large_string() if n * width >= 2**31 else pa.string()),
+                         characters="\x00").cast(pa.string())
+
+
+def byte_groups(arr: pa.Array | np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows of a string array grouped by value, the groups in byte order (as
+    ``strcmp``): ``(order, starts)``, ``order`` the rows (int64; equal values in any
+    order) and ``starts`` where each group of equal values begins in it. ``None`` when a
+    value is null or holds a zero byte. ``arr`` may be its :func:`padded_matrix`.
+
+    For every line of a file, not only distinct values: the rows are read 8 bytes at a
+    time (:func:`_window_order`) or packed into integer words (:func:`byte_order_words`),
+    and equal words are equal values, so the groups come out of the same sorts.
+    """
+    matrix = arr if isinstance(arr, np.ndarray) else padded_matrix(arr)
+    return None if matrix is None else matrix_groups(matrix)
+
+
+def matrix_groups(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`byte_groups` of the rows of a padded byte matrix (:func:`padded_matrix`)."""
+    if not len(matrix):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    found = _window_groups(matrix)
+    if found is not None:
+        return found
+    words = _packed_words(matrix)
+    del matrix
+    return _grouped_within(words[0], np.argsort(words[0]), len(words),
+                           lambda k, rows: words[k][rows])
 
 
 def _window(matrix: np.ndarray, at: int, rows: np.ndarray | None = None) -> np.ndarray:
@@ -412,6 +493,14 @@ def _ordered_within(first: np.ndarray, order: np.ndarray, n_words: int,
     Each next word is read and sorted only for the rows that still tie (within their
     group of equal earlier words); rows equal in every word end in row order.
     """
+    return _stable_ties(*_grouped_within(first, order, n_words, word))
+
+
+def _grouped_within(first: np.ndarray, order: np.ndarray, n_words: int,
+                    word: Callable[[int, np.ndarray], np.ndarray]
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_ordered_within` before rows equal in every word are put in row order:
+    ``order`` and where each group of rows equal in every word starts in it."""
     head = first[order]
     starts = np.empty(len(order), dtype=bool)  # where a group of equal words begins
     starts[:1] = True
@@ -420,7 +509,7 @@ def _ordered_within(first: np.ndarray, order: np.ndarray, n_words: int,
     for k in range(1, n_words):
         pos = _tied_positions(starts)
         if not len(pos):
-            return order
+            break
         rows = order[pos]
         group = np.cumsum(starts[pos], dtype=np.int64)  # each group's first row is in pos
         values = word(k, rows)
@@ -428,8 +517,13 @@ def _ordered_within(first: np.ndarray, order: np.ndarray, n_words: int,
         order[pos] = rows[within]
         values = values[within]
         starts[pos[1:]] |= values[1:] != values[:-1]  # new boundaries inside the groups
+    return order, starts
+
+
+def _stable_ties(order: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``order`` with each group of equal rows (from ``starts``) in row order."""
     pos = _tied_positions(starts)
-    if len(pos):  # equal values: row order (stable)
+    if len(pos):
         rows = order[pos]
         order[pos] = rows[np.lexsort((rows, np.cumsum(starts[pos], dtype=np.int64)))]
     return order
