@@ -47,8 +47,10 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -75,13 +77,36 @@ from .idcodes import (
 from .options import EvalOptions
 from .progress import stage
 
-__all__ = ["DuplicateEntryError", "JoinCache", "Qrels", "Ranked", "Run", "join",
-           "version_order"]
+__all__ = ["DuplicateEntryError", "JoinCache", "Qrels", "Ranked", "Run", "ids_coded_after",
+           "join", "version_order"]
 
 
 CONCURRENT_ROWS = 1 << 20
 """From this many rows on, a run's duplicate check runs on a second thread beside its
 ranking (both are numpy sorts, which leave the GIL): about 0.45 s less on a 7M-line run."""
+
+
+_CODING_AFTER: ContextVar[threading.Event | None] = ContextVar("ireval_coding_after",
+                                                              default=None)
+
+
+@contextmanager
+def ids_coded_after(done: threading.Event) -> Iterator[None]:
+    """Inside the block, a :class:`Run` built on this thread (or a task of its context)
+    codes its document ids only once ``done`` is set.
+
+    For a reader running beside another one (the qrels read on a second thread while the
+    runs are read, :func:`~ireval_core.io.read_qrels_alongside`): the two parses overlap,
+    but a run's hash of millions of ids, its largest allocation, waits until the other
+    reader is done and has given its freed memory back, so the two never peak together
+    and the peak does not depend on how the threads were scheduled. The other reader
+    must set ``done`` whatever happens (in a ``finally``).
+    """
+    token = _CODING_AFTER.set(done)
+    try:
+        yield
+    finally:
+        _CODING_AFTER.reset(token)
 
 
 class DuplicateEntryError(ValueError):
@@ -265,6 +290,9 @@ class Run:
         large string columns be freed early (peak memory on big runs).
         """
         score = np.asarray(scores, dtype=np.float64)
+        after = _CODING_AFTER.get()
+        if after is not None:  # a reader beside this one: its peak first (ids_coded_after)
+            after.wait()
         stage("coding ids")
         qcode, qdict = encode_sorted(columns.pop("qid"))
         dcode, ddict, byte_ranked = doc_codes_of([as_string_array(columns.pop("docid"))])

@@ -5,15 +5,35 @@
   :func:`encode_sorted` puts the distinct values in byte order (query ids).
 * :func:`doc_codes` codes document ids so that the codes follow byte order: ids that
   fit in 8 bytes after a prefix they share become integer keys, hashed when few are
-  distinct and sorted otherwise (:func:`few_distinct`); other ids are hashed and their
-  distinct values ranked once.
+  distinct and sorted otherwise (:func:`few_distinct`). A run's other ids (UUIDs,
+  ``FBIS3-10082``, ClueWeb12's, a mix) are sorted row by row when most of them are
+  distinct (:func:`mostly_distinct`: their bytes padded into a matrix, read as 8-byte
+  windows or packed integer words, :func:`~ireval_core._arrow.byte_groups`), hashed and
+  their distinct values ranked once otherwise; qrels' other ids are hashed only.
 * :func:`doc_code_map` maps a run's document codes to the qrels' by a merge of two
-  byte-ordered arrays where it can, by a hash table otherwise.
+  byte-ordered arrays where it can, by a hash table otherwise. Ids coded as integer
+  keys keep those keys beside their array (:func:`remember_keys`), so the map merges
+  them without reading the strings again.
 
 Only the speed depends on which path is taken, never the codes.
+
+Why a run's long ids are sorted, not hashed, when most are distinct (measured on 7M-line
+runs with 6.53M distinct ids, process CPU at load 8-9): Arrow's hash table of millions of
+strings costs 3-4 s and 760 MB at the reading's peak, and ranking its 6.53M distinct
+values another 2-5 s; one sort of every row's packed bytes gives the codes and the byte
+order together: UUIDs 5.7 -> 3.3 s, ``FBIS3-…``/ClueWeb12 ids 6.8 -> 4.3 s, a mix of forms
+6.5 -> 5.3 s, and the peak 230-330 MB lower. With few distinct ids (a corpus of 2M) the
+hash table is small and the sort of every row costs more. Crossover, on 7M ``FBIS3-…`` /
+ClueWeb12 ids resampled to fewer distinct (hash + rank / sort, CPU s, load 11-13): 0.14 of
+the rows distinct 2.57 / 4.01, 0.28 3.23 / 4.75, 0.43 3.59 / 4.04, 0.54 3.86 / 3.65; hence
+sorting above an estimated 0.5 (:data:`SORT_DISTINCT_RATIO`; the estimate runs a little
+low on such data, so the sort is taken from about 0.55).
 """
 
 from __future__ import annotations
+
+import threading
+import weakref
 
 import numpy as np
 import pyarrow as pa
@@ -25,17 +45,22 @@ from ._arrow import (
     byte_order_keys,
     byte_order_keys_and_prefix,
     from_numpy,
+    matrix_groups,
     padded_bytes,
+    padded_matrix,
     release_unused,
     string_array,
     strings_from_keys,
+    strings_of_rows,
     to_numpy,
     to_numpy_filled,
 )
 
 __all__ = ["HASH_DISTINCT_RATIO", "SAMPLE_KEYS", "as_string_array", "dictionary_codes",
            "doc_code_map", "doc_codes", "doc_codes_of", "encode_sorted", "few_distinct",
-           "id_positions", "key_codes_by_hash", "key_codes_by_sort", "strictly_increasing"]
+           "id_positions", "key_codes_by_hash", "key_codes_by_sort", "mostly_distinct",
+           "remember_keys",
+           "remembered_keys", "strictly_increasing"]
 
 
 def as_string_array(values: object) -> pa.Array | pa.ChunkedArray:
@@ -111,6 +136,13 @@ def doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
     keyed = (byte_order_keys_and_prefix(arr) if len(arr) and not pa.types.is_dictionary(arr.type)
              else None)
     if keyed is None:
+        if rank and not pa.types.is_dictionary(arr.type) and mostly_distinct(arr):
+            holder.append(arr)
+            del arr
+            found = _codes_by_byte_sort(holder)
+            if found is not None:
+                return (*found, True)
+            arr = holder.pop()
         codes, dictionary = dictionary_codes(arr)
         del arr
         release_unused()  # the hash table's pages: not held under what follows
@@ -126,7 +158,137 @@ def doc_codes_of(holder: list[pa.Array | pa.ChunkedArray], *, rank: bool = True
         codes, distinct_keys = key_codes_by_sort(keys)
     del keys
     distinct = strings_from_keys(distinct_keys, prefix)  # the distinct ids, byte order
+    remember_keys(distinct, distinct_keys, prefix)
     return codes, distinct, True
+
+
+# The integer keys an id array was rebuilt from (:func:`doc_codes_of`), by id() of the
+# array: (a weak reference to it, its keys, their prefix). The document map of a run and
+# its qrels merges these keys instead of deriving them again from the strings.
+_KEYS: dict[int, tuple[weakref.ref[pa.Array], np.ndarray, bytes]] = {}
+_KEYS_LOCK = threading.RLock()  # re-entered by a finalizer run by the GC
+
+
+def remember_keys(ids: pa.Array, keys: np.ndarray, prefix: bytes) -> None:
+    """Note that the strictly increasing ``keys`` after ``prefix`` are ``ids``, exactly
+    (:func:`~ireval_core._arrow.byte_order_keys_and_prefix`'s keys of ``ids``), for
+    :func:`doc_code_map`. Kept as long as ``ids`` lives."""
+    ident = id(ids)
+    keys.setflags(write=False)
+    with _KEYS_LOCK:
+        _KEYS[ident] = (weakref.ref(ids), keys, prefix)
+    weakref.finalize(ids, _forget_keys, ident)
+
+
+def _forget_keys(ident: int) -> None:
+    with _KEYS_LOCK:
+        got = _KEYS.get(ident)
+        if got is not None and got[0]() is None:
+            del _KEYS[ident]
+
+
+def remembered_keys(ids: pa.Array) -> tuple[np.ndarray, bytes] | None:
+    """The keys and prefix :func:`remember_keys` noted for ``ids``, or ``None``."""
+    with _KEYS_LOCK:
+        got = _KEYS.get(id(ids))
+    if got is None or got[0]() is not ids:
+        return None
+    return got[1], got[2]
+
+
+def _shared_keys(run_docs: pa.Array, qrels_docs: pa.Array
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Keys of both id arrays that compare like their strings, from the keys noted when
+    they were coded (:func:`remember_keys`), or ``None``.
+
+    With the same prefix the keys are used as they are. Otherwise the longer prefix's
+    extra bytes are put back in front of its keys, which stay exact when the key's last
+    bytes are padding (the id is short enough): then both sides are keys after the
+    shorter prefix.
+    """
+    got_run, got_qrels = remembered_keys(run_docs), remembered_keys(qrels_docs)
+    if got_run is None or got_qrels is None:
+        return None
+    (run_keys, run_prefix), (qrels_keys, qrels_prefix) = got_run, got_qrels
+    if run_prefix == qrels_prefix:
+        return run_keys, qrels_keys
+    short, long_ = sorted((run_prefix, qrels_prefix), key=len)
+    if not long_.startswith(short) or len(long_) - len(short) >= 8:
+        return None
+    shift = 8 * (len(long_) - len(short))
+    keys = qrels_keys if len(qrels_prefix) > len(run_prefix) else run_keys
+    if len(keys) and bool((keys & np.uint64((1 << shift) - 1)).any()):
+        return None  # an id fills the bytes the extra prefix needs
+    head = np.uint64(int.from_bytes(long_[len(short):], "big") << (64 - shift))
+    moved = (keys >> np.uint64(shift)) | head
+    return (run_keys, moved) if keys is qrels_keys else (moved, qrels_keys)
+
+
+SORT_DISTINCT_RATIO = 0.5
+"""Long ids (strings, not integer keys) of a run are sorted row by row when more than this
+share of them is estimated to be distinct (:func:`mostly_distinct`), hashed and their
+distinct values ranked otherwise."""
+
+
+def mostly_distinct(arr: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether more than :data:`SORT_DISTINCT_RATIO` of the values of a string array are
+    estimated distinct, from :data:`SAMPLE_KEYS` evenly spaced values (as
+    :func:`few_distinct` estimates it for integer keys; a few ms)."""
+    n_rows = len(arr)
+    if n_rows <= SAMPLE_KEYS:
+        return False  # small: hashing is fast
+    step = n_rows // SAMPLE_KEYS
+    sample = pc.take(arr, from_numpy(np.arange(0, step * SAMPLE_KEYS, step, dtype=np.int64)))
+    codes = np.sort(to_numpy(pc.dictionary_encode(sample).combine_chunks().indices
+                             if isinstance(sample, pa.ChunkedArray)
+                             else pc.dictionary_encode(sample).indices))
+    n = len(codes)
+    repeats = 1.0 + 2.0 * n_rows * _equal_pairs(codes) / (n * (n - 1))
+    return 1.0 / repeats > SORT_DISTINCT_RATIO
+
+
+def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray]
+                        ) -> tuple[np.ndarray, pa.Array] | None:
+    """Byte-rank codes and the distinct ids in byte order by sorting every row's bytes
+    (:func:`~ireval_core._arrow.byte_groups`), no hash table; None when an id is null or
+    holds a zero byte. Takes the one column in ``holder`` (the caller's is let go).
+
+    Ids of several lengths are padded into a byte matrix chunk by chunk and the column is
+    let go before the sort; the distinct ids are then cut out of the matrix's rows (a
+    7M-line run's id strings are not held beside the matrix at the peak). Ids of one
+    length (UUIDs) are read in place: the matrix is the column's own bytes.
+    """
+    arr = holder.pop()
+    if arr.null_count:
+        holder.append(arr)
+        return None
+    matrix = padded_matrix(arr)
+    if matrix is None:
+        holder.append(arr)
+        return None
+    one_length = matrix.base is not None and _shares_memory(matrix, arr)
+    if not one_length:
+        del arr  # the matrix holds every byte of the ids
+    order, starts = matrix_groups(matrix)
+    group = np.cumsum(starts, dtype=np.int32)
+    group -= 1
+    codes = np.empty(len(order), dtype=np.int32)
+    codes[order] = group
+    del group
+    firsts = order[starts]
+    del order, starts
+    if one_length:
+        whole = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        return codes, whole.take(from_numpy(firsts))
+    return codes, strings_of_rows(matrix, firsts)
+
+
+def _shares_memory(matrix: np.ndarray, arr: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether ``matrix`` is a view of the bytes of ``arr`` (one chunk, ids of one length)."""
+    if isinstance(arr, pa.ChunkedArray):
+        return False
+    data = arr.buffers()[2]
+    return data is not None and np.shares_memory(matrix, np.frombuffer(data, dtype=np.uint8))
 
 
 HASH_DISTINCT_RATIO = 0.25
@@ -265,8 +427,13 @@ def doc_code_map(run_docs: pa.Array, qrels_docs: pa.Array) -> np.ndarray:
     as integer keys when the ids fit in 8 bytes after a shared prefix, otherwise as
     numpy fixed-width bytes (``S<n>``, compared like ``strcmp``; UUIDs, ``FBIS3-10082``,
     ClueWeb12 ids, a mix). Arrays not in byte order (or ids with a zero byte) are looked
-    up in a hash table of the qrels' ids.
+    up in a hash table of the qrels' ids. Id arrays that :func:`doc_codes` rebuilt from
+    integer keys merge those keys (:func:`remember_keys`), not derived again.
     """
+    if len(qrels_docs) and len(run_docs):
+        shared = _shared_keys(run_docs, qrels_docs)
+        if shared is not None:
+            return _merged(*shared)
     if len(run_docs) >= 4096 and len(qrels_docs) and run_docs.type == qrels_docs.type:
         keys = byte_order_keys(pa.chunked_array([run_docs, qrels_docs]))
         if keys is not None:  # one key per id, consistent across the two arrays

@@ -82,6 +82,27 @@ def test_byte_order_keys_sort_like_strcmp(seed: int) -> None:
     assert [values[i] for i in got] == [values[i] for i in _strcmp_order(values)]
 
 
+@pytest.mark.parametrize("prefix", ["", "clueweb-", "é-", "x" * 30])
+def test_byte_order_keys_are_the_bytes_after_the_prefix(prefix: str) -> None:
+    """Each key is the id's bytes after the shared prefix, big-endian, zero-padded to 8
+    (ASCII ids of several lengths are padded in Arrow, others byte by byte), for whole
+    arrays, slices and chunks."""
+    from ireval_core._arrow import byte_order_keys_and_prefix
+
+    rng = np.random.default_rng(len(prefix))
+    alphabet = list("0123456789azAZ-_.~")
+    rests = ["".join(rng.choice(alphabet, rng.integers(0, 9))) for _ in range(3000)]
+    values = [prefix + "7" + r[:7] for r in rests]  # "7": the shared prefix ends here
+    whole = string_array(values)
+    cut = pa.chunked_array([whole.slice(0, 1000), whole.slice(1000, 1500), whole.slice(2500)])
+    for arr in (whole, whole.slice(3, 2000), cut):
+        keyed = byte_order_keys_and_prefix(arr)
+        assert keyed is not None and keyed[1] == (prefix + "7").encode()
+        want = [int.from_bytes(v.encode()[len(keyed[1]):].ljust(8, b"\0"), "big")
+                for v in arr.to_pylist()]
+        assert keyed[0].tolist() == want
+
+
 def test_byte_order_keys_declines_what_it_cannot_order() -> None:
     from ireval_core._arrow import byte_order_keys
 
@@ -117,6 +138,8 @@ def test_byte_order_keys_of_chunks_equal_those_of_the_whole() -> None:
     ["doc", "doc1", "doc12", "doc9"],  # one id is the prefix itself (key 0)
     ["", "a", "ab"],  # an empty id
     ["é1", "é2", "éz"],  # multi-byte UTF-8 in the prefix
+    ["xé", "xè", "x", "xa"],  # multi-byte UTF-8 in the keys
+    ["q-1234567", "q-", "q-9"],  # ASCII: rebuilt in Arrow, prefix put back
 ])
 def test_strings_from_keys_rebuilds_the_ids(ids: list[str]) -> None:
     from ireval_core._arrow import byte_order_keys_and_prefix, strings_from_keys

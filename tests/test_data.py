@@ -299,6 +299,39 @@ def test_doc_code_map_matches_hash_lookup(ids: str) -> None:
     np.testing.assert_array_equal(doc_code_map(run_docs, qrels_docs), want)
 
 
+@pytest.mark.parametrize(("run_form", "qrels_form", "merged"), [
+    ("doc-{:06d}", "doc-{:06d}", True),  # the same prefix (doc-0)
+    ("doc-9{:05d}", "doc-{}", True),  # the run's prefix longer (doc-9): its keys moved
+    ("doc-{}", "doc-9{:05d}", True),  # the qrels' prefix longer
+    ("{}", "{}", True),  # unpadded numbers, no shared prefix, an empty qrels id
+    ("ab{:08d}", "a{}", False),  # judged ab000 + 5 bytes: the qrels are not keys
+    ("a{}", "b{}", False),  # prefixes that do not nest (nothing judged is retrieved)
+])
+def test_doc_code_map_of_coded_ids_merges_their_keys(run_form: str, qrels_form: str,
+                                                     merged: bool) -> None:
+    """Ids coded as integer keys (doc_codes) keep them: the map merges those keys, with
+    prefixes equal or nested, and gives what a hash lookup of the strings gives."""
+    from ireval_core.idcodes import _shared_keys, doc_code_map, doc_codes, remembered_keys
+
+    rng = np.random.default_rng(5)
+    run = [run_form.format(i) for i in rng.integers(0, 10**5, size=9_000)]
+    qrels = [qrels_form.format(i) for i in rng.integers(0, 10**5, size=3_000)]
+    judged = run_form[0] == qrels_form[0]
+    qrels += run[:500] * judged + [""] * (qrels_form == "{}")  # judged run ids; empty id
+    _, run_docs, _ = doc_codes(pa.array(run))
+    _, qrels_docs, _ = doc_codes(pa.array(qrels), rank=False)
+    assert remembered_keys(run_docs) is not None
+    assert remembered_keys(pa.array(run_docs.to_pylist())) is None  # another array
+    assert (_shared_keys(run_docs, qrels_docs) is not None) is merged
+    where = {d: i for i, d in enumerate(qrels_docs.to_pylist())}
+    want = np.array([where.get(d, -1) for d in run_docs.to_pylist()])
+    assert (want >= 0).sum() >= 300 * judged
+    np.testing.assert_array_equal(doc_code_map(run_docs, qrels_docs), want)
+    swapped = {d: i for i, d in enumerate(run_docs.to_pylist())}  # the other way round
+    np.testing.assert_array_equal(doc_code_map(qrels_docs, run_docs),
+                                  [swapped.get(d, -1) for d in qrels_docs.to_pylist()])
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_ties_by_code_sorts_codes_as_order_ties_moves_rows(seed: int) -> None:
     """The code-only tie step of Run.from_columns equals the row permutation it replaced."""

@@ -223,6 +223,78 @@ def test_document_map_merges_sorted_ids_like_a_hash_lookup(shape: str) -> None:
     assert got.tolist() == [by_id[d] for d in shuffled.to_pylist()]
 
 
+def _adversarial_ids(rng: random.Random, n: int) -> list[str]:
+    """Ids that strain a byte sort: long shared prefixes, prefixes of one another, the
+    empty id, non-ASCII (2-4 byte characters, ÿ after ASCII), very long ids, repeats."""
+    forms = [lambda i: f"clueweb12-{i % 97:04d}tw-{i % 89:02d}-{i:05d}",
+             lambda i: f"FBIS3-{i}", lambda i: f"FBIS3-{i}" + "-" * (i % 3),
+             lambda i: "x" * (60 + i % 7) + str(i), lambda i: f"é{i}", lambda i: f"ÿ{i}",
+             lambda i: f"日本{i}", lambda i: f"😀{i}", lambda i: str(uuid.UUID(int=i))]
+    extra = ["", "", "a", "😀", "x" * 60, "x" * 300, "FBIS3-", "FBIS3-1", "FBIS3-1-"]
+    return extra + [rng.choice(forms)(rng.randrange(100 * n)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("shape", ["prefixed", "uuid", "mixed", "adversarial"])
+def test_byte_groups_group_rows_like_arrows_sort(shape: str) -> None:
+    """Every row in its group of equal values, the groups in Arrow's (byte) order."""
+    from ireval_core._arrow import byte_groups
+
+    rng = random.Random(shape)
+    if shape == "adversarial":
+        values = _adversarial_ids(rng, 3000)
+    else:
+        pool = doc_pool(shape, rng, 2000)
+        values = [rng.choice(pool) for _ in range(3000)]
+    arr = string_array(values)
+    found = byte_groups(arr)
+    assert found is not None
+    order, starts = found
+    want = pc.take(arr, pc.sort_indices(arr)).to_pylist()
+    assert [values[i] for i in order] == want
+    changes = [True] + [a != b for a, b in zip(want[:-1], want[1:], strict=True)]
+    assert starts.tolist() == changes
+    assert byte_groups(string_array(["a\x00", "a"])) is None  # a zero byte
+
+
+@pytest.mark.parametrize("shape", ["uuid", "adversarial"])
+def test_long_ids_mostly_distinct_are_sorted_to_the_same_codes(shape: str) -> None:
+    """A run's long ids, most of them distinct, are coded by sorting every row (no hash
+    table): the same byte-rank codes and distinct ids as hashing them and ranking the
+    distinct ones, chunked or not. UUIDs: more than the sample, through doc_codes_of
+    (one length, one chunk: the matrix is the ids' own bytes); adversarial ids: the sort
+    path itself."""
+    from ireval_core.idcodes import (
+        _byte_ranked,
+        _codes_by_byte_sort,
+        dictionary_codes,
+        doc_codes_of,
+        mostly_distinct,
+    )
+
+    rng = random.Random(shape)
+    n = 70_000 if shape == "uuid" else 4_000
+    values = (_adversarial_ids(rng, n) if shape == "adversarial"
+              else [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(n)])
+    values += values[: n // 20]  # repeats
+    arr = string_array(values)
+    want_codes, want_ids = _byte_ranked(*dictionary_codes(arr))
+    chunked = pa.chunked_array([arr.slice(0, n // 2), arr.slice(n // 2)])
+    for given in (arr, chunked):
+        if shape == "uuid":
+            assert mostly_distinct(given)
+            codes, ids, ranked_ = doc_codes_of([given])
+            assert ranked_
+        else:
+            got = _codes_by_byte_sort([given])
+            assert got is not None
+            codes, ids = got
+        assert codes.dtype == np.int32 and codes.tolist() == want_codes.tolist()
+        assert ids.to_pylist() == want_ids.to_pylist()
+    assert ids.to_pylist() == sorted(set(values), key=lambda v: v.encode())
+    if shape == "uuid":
+        assert not mostly_distinct(string_array(values[:5000] * 15))  # few: hashed
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_float32_ties_of_trec_eval_9_follow_byte_order(shape: str) -> None:
     """trec_eval 9.0.8 reads scores as float32: scores apart only beyond it tie, and are

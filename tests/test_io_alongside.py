@@ -53,3 +53,18 @@ def test_progress_of_both_threads_reaches_the_reporter() -> None:
         read_qrels_alongside(QRELS, lambda: stage("runs"), name="qrels")
     assert "runs" in messages
     assert any(m != "runs" for m in messages)  # the qrels reader's own stages
+
+
+def test_a_run_codes_its_ids_once_the_qrels_are_read() -> None:
+    """The runs' parse overlaps the qrels' read, but a run's coding of its ids (its peak)
+    starts only when the qrels' thread is done, however the threads were scheduled."""
+    seen: list[tuple[str, str]] = []
+    big_qrels = b"".join(b"q%d 0 d%d %d\n" % (i % 50, i, i % 3) for i in range(20_000))
+    with reporting(lambda m: seen.append((threading.current_thread().name, m))):
+        qrels, runs = read_qrels_alongside(big_qrels, lambda: read_runs(RUN, name="r"),
+                                           name="qrels")
+    main = threading.current_thread().name
+    coding = seen.index((main, "coding ids"))
+    qrels_stages = [i for i, (who, _) in enumerate(seen) if who != main]
+    assert qrels_stages and max(qrels_stages) < coding
+    assert len(qrels) == 20_000 and runs[0].to_dict() == read_runs(RUN, name="r")[0].to_dict()

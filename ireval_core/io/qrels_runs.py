@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 import io
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -22,8 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._arrow import bool_array
-from ..data import DuplicateEntryError, Qrels, Run
+from .._arrow import bool_array, release_unused
+from ..data import DuplicateEntryError, Qrels, Run, ids_coded_after
 from ..errors import DataWarning, FormatError, invalid_parameter
 from ..idcodes import dictionary_codes
 from ..progress import stage
@@ -200,8 +201,10 @@ def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
     """:func:`read_qrels` on a second thread while ``work()`` (reading the runs) runs on
     this one: ``(qrels, work())``.
 
-    The two reads overlap on two cores: most of a run's reading after the parse (coding
-    ids, ordering ties) holds one core, and the qrels take the other. Errors come out as
+    The two reads overlap on two cores: the qrels are read while the runs are parsed.
+    A run's coding of its ids (its largest allocation) waits until the qrels are read and
+    their thread has given its freed memory back (:func:`~ireval_core.data.ids_coded_after`),
+    so the peak does not depend on how the two threads were scheduled. Errors come out as
     when the qrels are read first: a qrels error is raised even when ``work`` failed too.
     Progress (:func:`~ireval_core.progress.stage`) reaches the caller's reporter from
     both threads. The arguments after ``work`` are :func:`read_qrels`'s.
@@ -215,12 +218,23 @@ def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
     ({'q1': {'d1': 1.0}}, ['bm25'])
     """
     context = contextvars.copy_context()  # the caller's progress reporter
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as pool:
-        pending = pool.submit(context.run, read_qrels, source, name=name, format=format,
-                              limits=limits, comments=comments, cache=cache)
-        del source
+    done = threading.Event()
+    held = [source]  # the worker's only reference: the bytes of an upload go with the read
+    del source
+
+    def qrels_then_release() -> Qrels:
         try:
-            other = work()
+            return read_qrels(held.pop(), name=name, format=format, limits=limits,
+                              comments=comments, cache=cache)
+        finally:
+            release_unused()  # this thread's freed pages, before the runs' ids are coded
+            done.set()
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as pool:
+        pending = pool.submit(context.run, qrels_then_release)
+        try:
+            with ids_coded_after(done):
+                other = work()
         except BaseException:
             pending.result()  # the qrels' own error, if any, is the one reported
             raise
