@@ -1,8 +1,9 @@
 """What the real-browser tests share: the app server, chromium, and the network guard.
 
 ``streamlit run app.py`` on a free loopback port with its own workspace; Debian's
-chromium driven by playwright; every request to a host other than the loopback
-aborted and recorded (:class:`NetworkGuard`), so that a test can assert the app
+chromium driven by playwright, which can reach no host but the loopback (every other
+request goes to a proxy that refuses it, :func:`chromium`); every request to a host other
+than the loopback recorded (:class:`NetworkGuard`), so that a test can assert the app
 needed nothing from another host; and the few waits that know when Streamlit has
 finished a script run.
 
@@ -35,6 +36,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 """Hosts a request may go to: the app's own server (and a test's own servers)."""
 
+_NOWHERE: list[socket.socket] = []
+
+
+def _nowhere() -> str:
+    """A loopback address where nothing answers: a port this process holds bound but never
+    listens on (so no other program can take it), where every connection is refused at
+    once. :func:`chromium`'s proxy: the browser sends every request for another host
+    there (Chromium never sends the loopback through a proxy), so none leaves the
+    machine, whatever address, scheme or WebSocket it names."""
+    if not _NOWHERE:
+        held = socket.socket()
+        held.bind(("127.0.0.1", 0))
+        _NOWHERE.append(held)
+    return f"http://127.0.0.1:{_NOWHERE[0].getsockname()[1]}"
+
 
 def require_chromium() -> Any:
     """Skip the calling test module without chromium (fail on CI, where it must be there)
@@ -51,11 +67,14 @@ def require_chromium() -> Any:
 @contextmanager
 def chromium() -> Iterator[Any]:
     """Debian's chromium launched through playwright (its sync API runs one event loop at
-    a time: one browser per test module); makes :data:`ARTIFACTS` for the screenshots."""
+    a time: one browser per test module); makes :data:`ARTIFACTS` for the screenshots.
+    Its proxy is :func:`_nowhere`: a request for any host but the loopback fails without
+    leaving the machine (a context's :class:`NetworkGuard` records it)."""
     sync_api = require_chromium()
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = p.chromium.launch(executable_path=CHROMIUM,
+                                     args=[*CHROMIUM_ARGS, f"--proxy-server={_nowhere()}"])
         yield launched
         launched.close()
 
@@ -64,7 +83,7 @@ def chromium() -> Iterator[Any]:
 def guarded_page(browser: Any, *, height: int, timeout: int | None = None,
                  width: int = 1400) -> Iterator[Any]:
     """A page (one Streamlit session) in a new context of ``browser``, ``width`` x
-    ``height`` pixels, whose requests to other hosts are blocked (:class:`NetworkGuard`);
+    ``height`` pixels, whose requests to other hosts are recorded (:class:`NetworkGuard`);
     ``timeout`` (ms), if given, is the page's default. When the block ends the context is
     closed and none of those requests may have been attempted."""
     context = browser.new_context(viewport={"width": width, "height": height})
@@ -127,35 +146,36 @@ def app_server(workspace: Path, *, port: int | None = None, args: Sequence[str] 
 
 
 class NetworkGuard:
-    """Aborts every request of a browser context to a host outside :data:`LOOPBACK`.
+    """Records every request of a browser context to a host outside :data:`LOOPBACK`.
 
     It sees every request of the context: the app's pages, Streamlit's own scripts,
     fonts and icons, and whatever an uploaded name might make the browser load.
-    ``blocked`` lists, in order, the URLs that were attempted and aborted;
-    ``allowed`` counts the loopback requests let through. Install it before the
-    first ``goto``.
+    ``blocked`` lists, in order, the URLs that were attempted (a browser of
+    :func:`chromium` sends them to a proxy that refuses them: none reaches its host);
+    ``allowed`` counts the loopback requests. It listens, it does not intercept: a
+    playwright route on the context would turn its HTTP cache off and pass every request
+    through this process, which made each page load fetch and compile Streamlit's scripts
+    again (about a third more CPU per load). Install it before the first ``goto``.
     """
 
     def __init__(self, context: Any) -> None:
         self.blocked: list[str] = []
         self.allowed = 0
-        context.route("**/*", self._route)
-        # WebSockets are not routed: record (not block) any to another host
+        context.on("request", self._request)
+        # WebSockets are not requests: record any to another host
         context.on("page", lambda page: page.on("websocket", self._websocket))
 
     def _websocket(self, ws: Any) -> None:
         if urlsplit(ws.url).hostname not in LOOPBACK:
             self.blocked.append(ws.url)
 
-    def _route(self, route: Any) -> None:
-        url = route.request.url
+    def _request(self, request: Any) -> None:
+        url = request.url
         parts = urlsplit(url)
         if parts.hostname is not None and parts.hostname not in LOOPBACK:
             self.blocked.append(url)
-            route.abort("blockedbyclient")
         else:
             self.allowed += 1
-            route.continue_()
 
 
 _QUIET = """quiet => new Promise(done => {

@@ -138,8 +138,9 @@ _SECOND_GROUP = ("test_browser_labels", "test_browser_hostile", "test_browser_la
 # Other tests go to the workers one by one, so both workers run part of every module and
 # each makes the module's fixtures. A module whose module fixture is dear to make (a Dask
 # LocalCluster: worker processes that import the package, about 5 s of CPU) runs whole on
-# one worker, its fixture made once.
-_WHOLE_MODULES = ("test_distributed", "test_app_dask")
+# one worker, its fixture made once; so does test_architecture, whose tests share the
+# parsed syntax trees and import graph of every project file (seconds to make).
+_WHOLE_MODULES = ("test_distributed", "test_app_dask", "test_architecture")
 
 
 def xdist_group(nodeid: str) -> str | None:

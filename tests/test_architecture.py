@@ -91,7 +91,13 @@ def _edges(module: str) -> set[str]:
     return out
 
 
-GRAPH = {m: _edges(m) for m in MODULES}
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """The project's import graph: module -> the project modules it imports. Made when a
+    test first asks (once per worker), not when the module is collected: every worker
+    collects every module, and parsing all of the project's files took seconds of each
+    worker's collection."""
+    return {m: _edges(m) for m in MODULES}
 
 
 def _cycle(graph: dict[str, set[str]], nodes: set[str]) -> list[str] | None:
@@ -128,21 +134,21 @@ def _in(package: str) -> set[str]:
 
 def test_the_graph_sees_lazy_and_relative_imports() -> None:
     # a function-level import (Evaluation.intervals), relative imports one and two dots up
-    assert "ireval_core.intervals" in GRAPH["ireval_core.evaluate"]
-    assert "ireval_core.options" in GRAPH["ireval_core.labels.trend"]
-    assert "ireval_core.intervals" in GRAPH["ireval_core.stats.base"]
-    assert "ireval_core.stats" not in GRAPH["ireval_core.evaluate"]
+    assert "ireval_core.intervals" in _graph()["ireval_core.evaluate"]
+    assert "ireval_core.options" in _graph()["ireval_core.labels.trend"]
+    assert "ireval_core.intervals" in _graph()["ireval_core.stats.base"]
+    assert "ireval_core.stats" not in _graph()["ireval_core.evaluate"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}, {"a", "b", "c"}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}, {"a", "b"}) is None
 
 
 def test_no_import_cycle_in_the_core() -> None:
-    cycle = _cycle(GRAPH, _in("ireval_core"))
+    cycle = _cycle(_graph(), _in("ireval_core"))
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
 def test_no_import_cycle_in_the_app() -> None:
-    cycle = _cycle(GRAPH, _in("ireval_core") | _in("ireval_app"))
+    cycle = _cycle(_graph(), _in("ireval_core") | _in("ireval_app"))
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
@@ -377,7 +383,7 @@ def test_only_the_dask_engine_and_its_readers_import_dask() -> None:
     importing = {m for m in MODULES for target, _, _ in _imports(m)
                  if target.split(".")[0] in ("dask", "distributed")}
     assert importing == DASK_MODULES
-    users = {m for m in MODULES if GRAPH[m] & DASK_MODULES} - DASK_MODULES
+    users = {m for m in MODULES if _graph()[m] & DASK_MODULES} - DASK_MODULES
     assert all(u in ("ireval_core.cli", "ireval_core.__main__") or u.startswith("ireval_app")
                for u in users), sorted(users)
 
@@ -494,7 +500,7 @@ def _oversized() -> list[str]:
         text = path.read_text(encoding="utf-8")
         if text.count("\n") > MODULE_MAX:
             found.append(rel)
-        tree = ast.parse(text)
+        tree = _tree(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 if (node.end_lineno or node.lineno) - node.lineno + 1 > FUNCTION_MAX:
@@ -512,8 +518,9 @@ def test_page_body_measure() -> None:
 
 def test_no_room_too_big_to_read_unless_kept_whole_for_a_reason() -> None:
     kept = _kept_whole()
-    over = [f for f in _oversized() if f not in kept]
+    oversized = _oversized()
+    over = [f for f in oversized if f not in kept]
     assert not over, ("over 1,000 lines (module) or 120 lines (function, page body), and "
                       "not in ARCHITECTURE.md's 'Kept whole' with a reason: " + ", ".join(over))
-    stale = kept - set(_oversized())
+    stale = kept - set(oversized)
     assert not stale, "ARCHITECTURE.md keeps whole what is no longer too big: " + ", ".join(stale)

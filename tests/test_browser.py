@@ -7,8 +7,9 @@ its own URL, uploads a broken run file through the real uploader, and saves
 screenshots to ``test-artifacts/`` for a person to look at. Clicks made before the page
 has finished loading, or while a script runs, must all take effect. On the Data,
 Metrics, Trend and Metric lab pages the tab icon is the app's own inline SVG and every
-Material icon is drawn from the app's own font (:func:`_icons_are_drawn_here`). Every
-browser context blocks requests to other hosts (``browser_support.NetworkGuard``) and
+Material icon is drawn from the app's own font (:func:`_icons_are_drawn_here`). The
+tests' chromium reaches no host but the loopback, every browser context records any
+request to another host (``browser_support.NetworkGuard``, itself tested here) and
 none may have been attempted. Several checks share one page load where the load itself is
 not what is tested. Server, chromium and waits: ``tests/browser_support.py`` (the
 ``server`` and ``browser`` fixtures: ``tests/conftest.py``); hostile names:
@@ -38,7 +39,7 @@ require_chromium()
 @pytest.fixture(scope="module")
 def page(browser):
     """One page (one Streamlit session) for the tests of this module, in a context that
-    blocks every request to another host; none may have been attempted at the end."""
+    records every request to another host; none may have been attempted at the end."""
     with guarded_page(browser, height=1000, timeout=45_000) as pg:
         yield pg
 
@@ -405,3 +406,37 @@ def test_option_changed_while_the_page_runs_is_kept(page, server):
         resamples.press("Enter")
     _set_rel_level(page, "1")
 
+
+
+def test_the_guard_records_and_the_browser_refuses_other_hosts(browser, server):
+    """The network guard the other tests rely on: in a context of the tests' chromium, a
+    fetch, an image and a WebSocket to other hosts (by name, IPv4 and IPv6 address) each
+    fail without reaching their host (the browser's proxy refuses them) and are each
+    recorded in ``blocked``, in order; a request to the app's server is let through and
+    counted in ``allowed``."""
+    other = ["http://evil.example/x", "http://93.184.216.34/y", "https://www.evil.example/z",
+             "http://[2606:4700::1]/w"]
+    context = browser.new_context()
+    guard = NetworkGuard(context)
+    pg = context.new_page()
+    failures: dict[str, str] = {}
+    pg.on("requestfailed", lambda r: failures.setdefault(r.url, r.failure or ""))
+    pg.goto(f"{server}/_stcore/health")
+    said = pg.evaluate("""async urls => {
+      const out = [];
+      for (const u of urls) {
+        try { await fetch(u, {mode: 'no-cors'}); out.push('reached'); }
+        catch (e) { out.push('failed'); }
+      }
+      out.push(await new Promise(done => { const w = new WebSocket('ws://evil.example/s');
+        w.onerror = () => done('failed'); w.onopen = () => done('reached'); }));
+      out.push(await new Promise(done => { const i = new Image();
+        i.onerror = () => done('failed'); i.onload = () => done('reached');
+        i.src = 'http://198.51.100.7/i.png'; }));
+      return out; }""", other)
+    context.close()
+    assert said == ["failed"] * 6
+    assert guard.blocked == [*other, "ws://evil.example/s", "http://198.51.100.7/i.png"]
+    assert {failures[u] for u in guard.blocked if u.startswith("http")} == {
+        "net::ERR_PROXY_CONNECTION_FAILED"}
+    assert guard.allowed >= 1  # the app's health address
