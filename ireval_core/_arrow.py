@@ -594,8 +594,9 @@ def _ascii_from_keys(keys: np.ndarray, prefix: bytes) -> pa.Array:
     n = len(keys)
     fixed = pa.Array.from_buffers(pa.binary(8), n, [None, pa.py_buffer(keys.astype(">u8"))])
     ids = pc.utf8_rtrim(fixed.cast(pa.binary()).view(pa.string()), characters="\x00")
-    if prefix:
-        ids = pc.binary_join_element_wise(prefix.decode("ascii"), ids, "")
+    if prefix:  # the scalars made from an array: a Python scalar would import pandas
+        parts = string_array([prefix.decode("ascii"), ""])
+        ids = pc.binary_join_element_wise(parts[0], ids, parts[1])
     return ids
 
 

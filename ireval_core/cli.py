@@ -589,7 +589,7 @@ def _eval_dask(args: argparse.Namespace, names: Sequence[str], cols: list[Column
     the in-memory engine prints beside it (relstrings, 10.0's ``-c`` values of the queries
     a run misses), computed per partition (``strings`` and ``overrides`` are filled)."""
     from .distributed import dask_client, evaluate_dask, evaluate_dask_trec, qrels_grades_dask
-    from .io.dask import keeping_blocks
+    from .io.dask_blocks import keeping_blocks
 
     keep = None if args.cache is None else args.cache != "no"
     with dask_client(args.scheduler, n_workers=args.workers) as client, keeping_blocks(keep):

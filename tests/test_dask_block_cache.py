@@ -1,4 +1,4 @@
-"""Dask text blocks kept in the column cache (:func:`ireval_core.io.dask.block_cache`) give
+"""Dask text blocks kept in the column cache (:func:`ireval_core.io.dask_blocks.block_cache`) give
 the frames and numbers of a parse.
 
 With ``IREVAL_CACHE=yes`` in the worker's environment, a block read before is mapped: the

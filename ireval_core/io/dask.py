@@ -25,14 +25,10 @@ engine reads it in the rest of :mod:`ireval_core.io`: the same parsers, the same
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import hashlib
-import json
 import os
 import re
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -47,8 +43,9 @@ import pyarrow.parquet as pq
 
 from ..errors import DistributedError, FormatError, IrevalError, Problem, invalid_parameter, shorten
 from .checks import MAX_PROBLEMS, dup_message
-from .column_cache import READER_VERSION, CacheSettings, ColumnCache, entry_column
+from .column_cache import CacheSettings
 from .columns import Kind
+from .dask_blocks import block_cache, block_key, cached_block, keeping_blocks, kept_blocks
 from .delimited import check_delimited_rows
 from .detect import DASK_READING, MEMORY_ONLY_WORDS, detect_format, is_workbook
 from .partitions import (
@@ -389,7 +386,7 @@ def _text_frame(fs: Any, files: list[str], kind: Kind, fmt: str, tag: str,
             if header is not None and not _has_row_after_header(fs, path):
                 raise FormatError(f"no {kind} rows after the header", source=path, line=1)
         plan.append((path, tuple(_Block(fs, path, size, off, length, kind, fmt, header, tag,
-                                        limits, comments, _KEEP_BLOCKS.get())
+                                        limits, comments, kept_blocks())
                                  for off, length in spans)))
     parts = [dask.delayed(_read_text_block)(block) for _, blocks in plan for block in blocks]
     frame = dd.from_delayed(parts, meta=frame_meta(kind), verify_meta=False)
@@ -455,11 +452,12 @@ def _read_text_block(block: _Block) -> pd.DataFrame:
     if src is None:
         return frame_meta(block.kind)
     cache = block_cache(block.cache)
-    key = None if cache is None else _block_key(src, block)
+    key = None if cache is None else block_key(src, block.kind, block.fmt, block.tag,
+                                               block.limits)
     if cache is not None and key is not None:
-        hit = _cached_block(cache, key, block.kind)
+        hit = cached_block(cache, key, block.kind, list(frame_meta(block.kind).columns))
         if hit is not None:
-            return hit
+            return hit.to_pandas(types_mapper={pa.string(): TEXT}.get)
     try:
         table, _ = read_columns(src, block.kind, block.fmt)  # type: ignore[arg-type]
     except FormatError as exc:
@@ -473,89 +471,6 @@ def _read_text_block(block: _Block) -> pd.DataFrame:
         cache.store(key, {c: canonical.column(c) for c in canonical.column_names},
                     {"kind": f"dask-{block.kind}"})
     return canonical.to_pandas(types_mapper={pa.string(): TEXT}.get)
-
-
-BLOCK_CACHE_VAR = "IREVAL_CACHE"
-"""A text block's parsed columns are kept in a column cache
-(:class:`~.column_cache.ColumnCache`) when the client asks for it with
-:func:`keeping_blocks` (``eval --engine dask --cache yes``: the folder and bound of the
-client's ``IREVAL_CACHE_DIR`` and ``IREVAL_CACHE_MAX`` go with every read task), or else
-when this variable is ``yes``, ``on`` or ``hash`` in the worker's environment (then the
-worker's own ``IREVAL_CACHE_DIR`` and ``IREVAL_CACHE_MAX``). A block is known by the
-SHA-256 of its bytes, so a file changed since is read again, and a hit gives the frame the
-parse gives, column for column."""
-
-_KEEP_BLOCKS: contextvars.ContextVar[CacheSettings | None] = contextvars.ContextVar(
-    "ireval_keep_blocks", default=None)
-
-
-@contextlib.contextmanager
-def keeping_blocks(keep: bool | None) -> Iterator[None]:
-    """Within the block, the text inputs read for Dask keep their blocks' parsed columns in
-    the column cache of this process's environment (``keep=True``: its
-    ``IREVAL_CACHE_DIR``, which the workers must be able to write; a local cluster's
-    workers share this machine's), or never keep them (``False``); ``None`` leaves it to
-    each worker's :data:`BLOCK_CACHE_VAR`. The setting is taken when an input is read
-    (its frame built) and travels with its read tasks."""
-    if keep is None:
-        yield
-        return
-    settings = replace(CacheSettings.from_env(), enabled=bool(keep))
-    token = _KEEP_BLOCKS.set(settings)
-    try:
-        yield
-    finally:
-        _KEEP_BLOCKS.reset(token)
-
-
-def block_cache(settings: CacheSettings | None = None) -> ColumnCache | None:
-    """The column cache a Dask worker keeps text blocks in, or ``None``: the one of
-    ``settings`` (a read task's, :func:`keeping_blocks`; ``None`` when it is turned off),
-    else the worker's own (:data:`BLOCK_CACHE_VAR`)."""
-    if settings is not None:
-        return ColumnCache(settings) if settings.enabled else None
-    if os.environ.get(BLOCK_CACHE_VAR, "").strip().lower() not in ("yes", "on", "hash"):
-        return None
-    return ColumnCache.from_env()
-
-
-def _block_key(src: Source, block: _Block) -> str | None:
-    """The entry of a block's text: the SHA-256 of the bytes parsed (the header put
-    before a later block's lines and the comment rule applied), and what else changes the
-    frame (kind, format, the tag of untagged lines, limits, reader version)."""
-    data = src.data
-    if not isinstance(data, bytes | bytearray | memoryview):
-        return None
-    rule = {"reader": READER_VERSION, "kind": f"dask-{block.kind}", "format": block.fmt,
-            "tag": block.tag, "limits": [block.limits.max_inflated_bytes,
-                                         block.limits.max_gzip_ratio]}
-    return f"{hashlib.sha256(data).hexdigest()}:{json.dumps(rule, sort_keys=True)}"
-
-
-def _cached_block(cache: ColumnCache, key: str, kind: Kind) -> pd.DataFrame | None:
-    """The frame of a block kept under ``key`` (its columns mapped, then made the frame
-    :func:`_canonical` makes), or ``None`` (absent, or invalid: dropped with a log line)."""
-    got = cache.load(key)
-    if got is None:
-        return None
-    batch, meta = got
-    names = list(frame_meta(kind).columns)
-    try:
-        if meta.get("kind") != f"dask-{kind}":
-            raise ValueError(f"an entry of {meta.get('kind')!r}, not a {kind} block")
-        cols = {c: entry_column(batch, c) for c in names}
-        if len({len(v) for v in cols.values()}) != 1:
-            raise ValueError("columns of different lengths")
-        for c in names:
-            want = pa.float64() if c == "value" else pa.string()
-            if cols[c].type != want:
-                raise TypeError(f"column {c!r} is {cols[c].type}, expected {want}")
-            if cols[c].null_count:
-                raise ValueError(f"column {c!r} has missing values")
-    except (KeyError, ValueError, TypeError, pa.ArrowException) as exc:
-        cache.drop(key, exc)
-        return None
-    return pa.table(cols).to_pandas(types_mapper={pa.string(): TEXT}.get)
 
 
 def _block_source(block: _Block) -> tuple[Source | None, int, int, int]:
