@@ -40,7 +40,9 @@ def page(browser):
 ])
 def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: list[str]):
     page.goto(f"{server}/{path}")
-    page.get_by_text(wait).first.wait_for()
+    # visible: a short word ("GSB") also matches the hidden span holding the page's URL,
+    # which, once it is the first match, is waited for in vain
+    page.get_by_text(wait).filter(visible=True).first.wait_for()
     settle(page)
     if path != "labels_data":
         charts_drawn(page)  # the charts drawn, not their placeholders
