@@ -72,7 +72,7 @@ def _set_rel_level(pg, value: str) -> None:
 def _choose_upload(pg, server: str):
     """Open the Data page and choose Upload; returns the file inputs (qrels, runs, metadata)."""
     pg.goto(server)
-    pg.get_by_text("run_bm25.txt").first.wait_for()
+    pg.get_by_text("run_bm25.txt").filter(visible=True).first.wait_for()
     settle(pg)
     pg.get_by_text("Upload", exact=True).first.click()  # once: a click is never lost
     inputs = pg.locator('[data-testid="stFileUploader"] input[type="file"]')
@@ -145,7 +145,7 @@ def test_numbers_hold_across_page_switches(page, server):
     expected = _core_means(EvalOptions())
     assert f"{expected[('bm25', 'P@10')]:.4f}" == "0.4746"
     page.goto(server)
-    page.get_by_text("run_bm25.txt").first.wait_for()
+    page.get_by_text("run_bm25.txt").filter(visible=True).first.wait_for()
     settle(page)
     no_exception(page)
     body = page.inner_text("body")
@@ -162,7 +162,8 @@ def test_numbers_hold_across_page_switches(page, server):
             _assert_metrics(page, expected)
         if title == "Curves":
             assert "No ROC curve" not in body
-            page.get_by_text("AUC 0.").first.wait_for()  # an ROC legend entry is drawn
+            # an ROC legend entry is drawn
+            page.get_by_text("AUC 0.").filter(visible=True).first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "metrics_after_switches.png"), full_page=True)
 
 
@@ -170,7 +171,7 @@ def test_option_change_holds_across_pages_and_reload(page, server):
     from ireval_core import EvalOptions
     expected = _core_means(EvalOptions(rel_level=2))
     page.goto(server)
-    page.get_by_text("run_bm25.txt").first.wait_for()
+    page.get_by_text("run_bm25.txt").filter(visible=True).first.wait_for()
     settle(page)
     nav(page, "Compare")
     _set_rel_level(page, "2")
@@ -181,7 +182,7 @@ def test_option_change_holds_across_pages_and_reload(page, server):
         _rel_level(page, "2", title)
     _assert_metrics(page, expected)
     page.reload()
-    page.get_by_text("Mean per run").first.wait_for()
+    page.get_by_text("Mean per run").filter(visible=True).first.wait_for()
     settle(page)
     _rel_level(page, "2")
     _assert_metrics(page, expected)
@@ -193,7 +194,7 @@ def test_option_change_holds_across_pages_and_reload(page, server):
 def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
     """Copy the link of a view, open it in a new browser context (no session, no cookies)."""
     page.goto(f"{server}/queries")
-    page.get_by_text("Run A").first.wait_for()
+    page.get_by_text("Run A").filter(visible=True).first.wait_for()
     settle(page)
     # its input opened, as test_browser_hostile picks options (a click on the whole box
     # once left the list unopened under load: no option within 45 s)
@@ -210,10 +211,11 @@ def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
     fresh = other.new_page()
     fresh.set_default_timeout(45_000)
     fresh.goto(link)
-    fresh.get_by_text("neural_rerank").first.wait_for()
+    fresh.get_by_text("neural_rerank").filter(visible=True).first.wait_for()
     no_exception(fresh)
     # the heading names both runs: B − A with A = neural_rerank from the link
-    fresh.get_by_text("narrow_recall − neural_rerank on nDCG@10").first.wait_for()
+    fresh.get_by_text("narrow_recall − neural_rerank on nDCG@10").filter(
+        visible=True).first.wait_for()
     fresh.screenshot(path=str(ARTIFACTS / "queries_from_link.png"), full_page=True)
     other.close()
     assert guard.blocked == []
@@ -225,7 +227,7 @@ def test_the_link_box_follows_menu_moves(page, server):
     ``/labels_/labels_trend`` after the move from ``/labels_data`` (Streamlit took the page
     off the path as a suffix), an address that does not load."""
     page.goto(f"{server}/labels_data")
-    page.get_by_text("Labeled rows").first.wait_for()
+    page.get_by_text("Labeled rows").filter(visible=True).first.wait_for()
     settle(page)
     sidebar = page.locator('[data-testid="stSidebar"]')
     for title in ("Trend", "Data", "Metrics"):
@@ -270,17 +272,18 @@ def test_saved_upload_survives_a_reload(page, server):
     inputs.nth(0).set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
     settle(page)
     inputs.nth(1).set_input_files(str(ROOT / "sample_data" / "run_narrow.txt"))
-    page.get_by_text("Save to the workspace").first.wait_for()
+    page.get_by_text("Save to the workspace").filter(visible=True).first.wait_for()
     settle(page)
     assert "a reload of the page loses these files" in page.inner_text("body")
     page.get_by_label("Name", exact=True).fill("narrow only")
     page.get_by_label("Your name").fill("ana")
     page.get_by_role("button", name="Save").click()
-    page.get_by_text("These files are saved in the workspace").first.wait_for()
+    page.get_by_text("These files are saved in the workspace").filter(visible=True).first.wait_for()
     settle(page)
     assert "ds=" in page.url
     page.reload()
-    page.get_by_text("run_narrow.txt").first.wait_for()  # the saved files, opened again
+    # the saved files, opened again
+    page.get_by_text("run_narrow.txt").filter(visible=True).first.wait_for()
     settle(page)
     assert "run_bm25.txt" not in page.inner_text("body")
     no_exception(page)
@@ -333,7 +336,7 @@ def test_broken_upload_shows_file_and_line(page, server, tmp_path):
     inputs.nth(0).set_input_files(str(good_qrels))
     settle(page)
     inputs.nth(1).set_input_files([str(broken), str(ROOT / "sample_data" / "run_bm25.txt")])
-    page.get_by_text("broken.run:2").first.wait_for()
+    page.get_by_text("broken.run:2").filter(visible=True).first.wait_for()
     settle(page)
     no_exception(page)
     body = page.inner_text("body")
@@ -362,7 +365,8 @@ def test_early_clicks_are_not_lost(browser, server):
             qrels = pg.locator('[data-testid="stFileUploader"] input[type="file"]').first
             qrels.wait_for(state="attached")
             qrels.set_input_files(str(ROOT / "sample_data" / "qrels.txt"))
-            pg.get_by_text("qrels: 59 queries, 3,018 judgments").first.wait_for()
+            pg.get_by_text("qrels: 59 queries, 3,018 judgments").filter(
+                visible=True).first.wait_for()
             settle(pg)
             took_effect.append(pg.get_by_role("radio", name="Upload").is_checked())
             no_exception(pg)
@@ -374,7 +378,7 @@ def test_option_changed_while_the_page_runs_is_kept(page, server):
     (a million resamples: the spinner is on screen): the new level is applied, shown,
     put in the link, and the page is computed with it."""
     page.goto(f"{server}/compare")
-    page.get_by_text("Resamples").first.wait_for()
+    page.get_by_text("Resamples").filter(visible=True).first.wait_for()
     settle(page)
     tests = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Tests")
     tests.locator("input").click()

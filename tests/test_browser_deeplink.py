@@ -61,7 +61,7 @@ def _frame(pg) -> str:
 
 def test_metrics_link_with_options_first_after_a_start(page, fresh_server):
     page.goto(f"{fresh_server}/metrics?rel=2&measures=AP&measures=P@10")
-    page.get_by_text("Mean per run").first.wait_for()
+    page.get_by_text("Mean per run").filter(visible=True).first.wait_for()
     settle(page)
     _frame(page)
     # the page: the link's measures, computed under the link's relevance level
@@ -79,7 +79,7 @@ def test_metrics_link_with_options_first_after_a_start(page, fresh_server):
 
 def test_labeling_link_first_after_a_start(page, fresh_server):
     page.goto(f"{fresh_server}/labels_trend?k=5")
-    page.get_by_text("Offline vs online").first.wait_for()
+    page.get_by_text("Offline vs online").filter(visible=True).first.wait_for()
     settle(page)
     sidebar = _frame(page)
     assert "Evaluation options" not in sidebar  # not on the labeling pages
@@ -91,7 +91,7 @@ def test_labeling_link_first_after_a_start(page, fresh_server):
 
 def test_a_refused_value_in_a_first_link_is_noted(page, fresh_server):
     page.goto(f"{fresh_server}/labels_trend?k=0")
-    page.get_by_text("Offline vs online").first.wait_for()
+    page.get_by_text("Offline vs online").filter(visible=True).first.wait_for()
     settle(page)
     _frame(page)
     body = page.inner_text("body")
@@ -102,8 +102,9 @@ def test_a_refused_value_in_a_first_link_is_noted(page, fresh_server):
 
 def test_the_old_data_address_opens_the_data_page(page, fresh_server):
     page.goto(f"{fresh_server}/data?rel=2")
-    page.get_by_text("run_bm25.txt").first.wait_for()
-    page.get_by_text("Use the bundled sample data").first.wait_for()  # the radio's code loaded
+    page.get_by_text("run_bm25.txt").filter(visible=True).first.wait_for()
+    # the radio's code loaded
+    page.get_by_text("Use the bundled sample data").filter(visible=True).first.wait_for()
     settle(page)
     _frame(page)
     assert page.locator("h1").first.inner_text().strip() == "Data"

@@ -277,7 +277,8 @@ def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
     settle(pg)
     inputs.nth(1).set_input_files(files=[_payload(names.run_file, runs),
                                          _payload(names.broken_file, broken)])
-    pg.get_by_text("a line break").first.wait_for()  # the reader refuses a newline
+    # the reader refuses a newline
+    pg.get_by_text("a line break").filter(visible=True).first.wait_for()
     settle(pg)
     inputs.nth(2).set_input_files(files=[_payload(names.meta_file, _metadata_file(names))])
     pg.wait_for_timeout(300)
@@ -290,7 +291,7 @@ def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
             _choose(pg, SPLITS[title], names.meta_column)
         if title == "Metric lab":  # a query of an uploaded run, step by step
             pg.get_by_text("A query of a loaded run", exact=True).click()
-            pg.get_by_text("Run", exact=True).first.wait_for()
+            pg.get_by_text("Run", exact=True).filter(visible=True).first.wait_for()
             settle(pg)
             _choose(pg, "Query", names.queries[3])  # $\input{/etc/passwd}$
         texts[title] = _inspect(pg, beacon, title.replace(" ", "_").lower())
@@ -302,10 +303,10 @@ def test_hostile_names_render_as_text_on_every_page(browser, server, beacon):
     uploads.first.wait_for(state="attached")
     settle(pg)
     uploads.nth(0).set_input_files(files=[_payload(names.labels_file, labels)])
-    pg.get_by_text("Labeled rows").first.wait_for()
+    pg.get_by_text("Labeled rows").filter(visible=True).first.wait_for()
     settle(pg)
     uploads.nth(1).set_input_files(files=[_payload(names.gsb_file, gsb)])
-    pg.get_by_text("Side-by-side judgments:").first.wait_for()
+    pg.get_by_text("Side-by-side judgments:").filter(visible=True).first.wait_for()
     settle(pg)
     texts["labeling"] = _inspect(pg, beacon, "labels_data")
     for title in LABELING_PAGES:

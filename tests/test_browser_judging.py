@@ -141,7 +141,7 @@ def test_month_task_by_keyboard_then_the_trend(browser, server: str,
         pg.get_by_label("Round", exact=True).fill("2026-07")
         pg.get_by_label("New set's name", exact=True).fill("labels 2026-07")
         pg.get_by_role("button", name="Build the task").click()
-        pg.get_by_text("labeled", exact=False).first.wait_for()
+        pg.get_by_text("labeled", exact=False).filter(visible=True).first.wait_for()
         settle(pg)
         body = pg.inner_text("body")
         assert "round 2026-07: simple random sample of 10 of 60" in body, body[-600:]
@@ -151,7 +151,7 @@ def test_month_task_by_keyboard_then_the_trend(browser, server: str,
             deadline = time.monotonic() + 10
             while _round_labels(ws, "2026-07") != n and time.monotonic() < deadline:
                 time.sleep(0.05)
-            pg.get_by_text(f"{n} of ").first.wait_for()
+            pg.get_by_text(f"{n} of ").filter(visible=True).first.wait_for()
             settle(pg)
         assert _round_labels(ws, "2026-07") == 3
         pg.screenshot(path=str(ARTIFACTS / "judging_task_1280x800.png"))

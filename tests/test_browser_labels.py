@@ -146,7 +146,7 @@ def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) ->
     settle(page)
     page.locator('input[type="file"]').first.set_input_files(
         [{"name": "五月.csv", "mimeType": "text/csv", "buffer": text.encode()}])
-    page.get_by_text("83 problems").first.wait_for()
+    page.get_by_text("83 problems").filter(visible=True).first.wait_for()
     settle(page)
     no_exception(page)
     body = page.inner_text("body")
@@ -154,7 +154,7 @@ def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) ->
     assert "All 83 problems (CSV)" in body and "Save these files" not in body
     page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_conflicts.png"), full_page=True)
     page.get_by_text("One label: the rater's mean").first.click()
-    page.get_by_text("File rows").first.wait_for()
+    page.get_by_text("File rows").filter(visible=True).first.wait_for()
     settle(page)
     no_exception(page)
     assert "conflicts=mean" in page.url

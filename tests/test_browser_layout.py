@@ -194,7 +194,7 @@ def test_every_page_fits_1280_by_800(server, server_workspace, browser, month):
     found: dict[str, list[str]] = {}
     with guarded_page(browser, width=1280, height=800, timeout=90_000) as page:
         page.goto(server)
-        page.get_by_text("run_bm25.txt").first.wait_for()
+        page.get_by_text("run_bm25.txt").filter(visible=True).first.wait_for()
         settle(page)
         for title in PAGES:
             if title != "Data":
@@ -205,15 +205,15 @@ def test_every_page_fits_1280_by_800(server, server_workspace, browser, month):
         # the labels this test was first written for are on their pages, whole
         nav(page, "Compare")
         for label in ("Download CSV", "Download JSON", "Minimum detectable difference"):
-            page.get_by_text(label, exact=True).first.wait_for()
+            page.get_by_text(label, exact=True).filter(visible=True).first.wait_for()
         # a saved dataset: its recorded decision on the Meeting page
         page.goto(f"{server}/meeting?ds={dataset}")
-        page.get_by_text("Ship neural_rerank").first.wait_for()
+        page.get_by_text("Ship neural_rerank").filter(visible=True).first.wait_for()
         settle(page)
         _check(page, "Meeting (a decision)", found)
         # a saved labeling set
         page.goto(f"{server}/labels_trend?source=saved&set={labels}")
-        page.get_by_text("2026-06").first.wait_for()
+        page.get_by_text("2026-06").filter(visible=True).first.wait_for()
         settle(page)
         for title in LABELING:
             if title != "Trend":
@@ -227,7 +227,7 @@ def test_every_page_fits_1280_by_800(server, server_workspace, browser, month):
         settle(page)
         page.locator('input[type="file"]').first.set_input_files(
             [{"name": "五月.csv", "mimeType": "text/csv", "buffer": month[0].encode()}])
-        page.get_by_text("83 problems").first.wait_for()
+        page.get_by_text("83 problems").filter(visible=True).first.wait_for()
         settle(page)
         _check(page, "Labeling data (83 problems)", found)
     assert found == {}, "at 1280 x 800:\n" + "\n".join(

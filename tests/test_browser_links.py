@@ -90,7 +90,7 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
     with guarded_page(browser, height=1400, timeout=90_000) as pg:
         # 500 resamples (not 10,000): quicker, and a number the link must carry
         pg.goto(f"{server}/compare?ds={dataset}&resamples=500")
-        pg.get_by_text("Pair and measure").first.wait_for()
+        pg.get_by_text("Pair and measure").filter(visible=True).first.wait_for()
         settle(pg)
         _pick(pg, keys.MEASURES, "AP")
         _pick(pg, keys.TESTS, "sign test")
@@ -106,14 +106,14 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
         form.fill("Ship neural_rerank")
         pg.locator(_key(keys.DECISION_AUTHOR)).locator("input").fill("ana")
         pg.get_by_role("button", name="Record the decision").click()
-        pg.get_by_text("Recorded, with the evidence above").first.wait_for()
+        pg.get_by_text("Recorded, with the evidence above").filter(visible=True).first.wait_for()
         settle(pg)
         pg.get_by_text("Deciding:", exact=False).first.scroll_into_view_if_needed()
         pg.screenshot(path=str(ARTIFACTS / "links_compare.png"))
         no_exception(pg)
         # the Meeting page with one measure: the memo's evidence of every pair is quicker
         pg.goto(f"{server}/meeting?ds={dataset}&measures=AP")
-        pg.get_by_text("Ship neural_rerank").first.wait_for()
+        pg.get_by_text("Ship neural_rerank").filter(visible=True).first.wait_for()
         settle(pg)
         with pg.expect_download(timeout=120_000) as info:
             pg.get_by_role("button", name="Download the decision memo (Markdown)").click()
@@ -128,7 +128,7 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
     assert link.startswith(f"{server}/compare?") and "pair=" in link, link
     with guarded_page(browser, height=1400, timeout=90_000) as fresh:
         fresh.goto(link)
-        fresh.get_by_text("Deciding:", exact=False).first.wait_for()
+        fresh.get_by_text("Deciding:", exact=False).filter(visible=True).first.wait_for()
         settle(fresh)
         no_exception(fresh)
         assert "Not applied" not in fresh.inner_text("body")
@@ -146,7 +146,7 @@ def test_typed_measures_come_back_from_the_metrics_link(browser, saved) -> None:
     server, _ = saved
     with guarded_page(browser, height=1000, timeout=90_000) as pg:
         pg.goto(f"{server}/metrics")
-        pg.get_by_text("Mean per run").first.wait_for()
+        pg.get_by_text("Mean per run").filter(visible=True).first.wait_for()
         settle(pg)
         typed = pg.locator(_key(keys.EXTRA)).locator("input")
         typed.fill("IPrec@0.6; 11pt")
@@ -160,7 +160,7 @@ def test_typed_measures_come_back_from_the_metrics_link(browser, saved) -> None:
         assert link == pg.url and "more=" in link
     with guarded_page(browser, height=1000, timeout=90_000) as fresh:
         fresh.goto(link)
-        fresh.get_by_text("Mean per run").first.wait_for()
+        fresh.get_by_text("Mean per run").filter(visible=True).first.wait_for()
         settle(fresh)
         no_exception(fresh)
         shows_value(fresh.locator(_key(keys.EXTRA)).locator("input"), "IPrec@0.6; 11pt")

@@ -160,7 +160,7 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         main.get_by_role("button", name="Record the decision").click()
         edd.get_by_text("Recorded, with the evidence above").wait_for(timeout=60_000)
         edd.goto(f"{team_server.url}/meeting?ds={team_server.dataset}&measures=nDCG@10")
-        edd.get_by_text("ship neural_rerank").first.wait_for(timeout=90_000)
+        edd.get_by_text("ship neural_rerank").filter(visible=True).first.wait_for(timeout=90_000)
         _quiet(edd)
         assert "Edd Editor <edd@example.org>" in edd.locator('[data-testid="stMain"]'
                                                              ).inner_text()
