@@ -285,8 +285,6 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
     :func:`~ireval_app.cache.load_made_qrels`). Raises
     :class:`~ireval_core.workspace.WorkspaceError` when the id is unknown.
     """
-    from ireval_core.decisions import judging  # here: the package imports scipy
-
     who = actor()
     info = ws.get_dataset(dataset_id, version, actor=who)
     runs: list[tuple[str, bytes | cache.StoredFile]] = []
@@ -296,47 +294,66 @@ def open_dataset(ws: Workspace, dataset_id: str, *, comments: bool = False,
                                 lambda: ws.read_file(info.id, position, actor=who))
 
     qrels_file = next((f for f in info.files if f.kind == "qrels"), None)
-    judging_files = [f for f in info.files
-                     if f.kind == "labels" and judging.is_judging_file(f.name)]
+    judging_files = _judging_files(info.files)
     for f in info.files:
         if f.kind == "run":
             runs.append((f.name, stored(f.position, f.sha256, f.size)))
     qrels = None
     if qrels_file is not None:
         plain = stored(qrels_file.position, qrels_file.sha256, qrels_file.size)
-        recipe = _judged_recipe(qrels_file, judging_files, judging.MERGE_RULE)
-
-        def judged_now() -> tuple[cache.LoadedFile, bytes | None]:
-            """The qrels file read, and its TREC text with the judgments merged in
-            (``None`` without judgments or when the qrels file could not be read)."""
-            loaded = cache.load_qrels(qrels_file.name, plain, comments=comments)
-            judged: list[judging.Judgment] = []
-            for j in judging_files:
-                judged += judging.read_judgments_file(
-                    ws.read_file(info.id, j.position, actor=who), j.name)
-            if not judged or loaded.qrels is None:
-                return loaded, None
-            return loaded, judging.trec_qrels(judging.with_judgments(loaded.qrels, judged))
-
-        def made() -> bytes:
-            loaded, text = judged_now()
-            if text is None:
-                raise loaded.error or FormatError(
-                    "the judging files hold no judgments any more", source=qrels_file.name)
-            return text
-
-        if judging_files:
-            qrels = cache.load_made_qrels(qrels_file.name, recipe, made, comments=comments)
-        if qrels is None:
-            if judging_files:
-                qrels, text = judged_now()
-                if text is not None:
-                    qrels = cache.load_qrels(qrels.name, text, comments=comments)
-                    cache.remember_made_qrels(qrels_file.name, recipe, qrels,
-                                              comments=comments)
-            else:
-                qrels = cache.load_qrels(qrels_file.name, plain, comments=comments)
+        qrels = (_judged_qrels(ws, info, who, qrels_file, plain, judging_files, comments)
+                 if judging_files else cache.load_qrels(qrels_file.name, plain,
+                                                        comments=comments))
     return info, cache.LoadedFiles(qrels, cache.load_run_files(runs, comments=comments))
+
+
+def _judging_files(files: Sequence[FileInfo]) -> list[FileInfo]:
+    """The judging files among a dataset's ``files`` (kind ``labels``, named as
+    :func:`~ireval_core.decisions.judging.is_judging_file` says), in dataset order."""
+    labels = [f for f in files if f.kind == "labels"]
+    if not labels:  # the decisions package imports scipy: only when there are labels
+        return []
+    from ireval_core.decisions import judging
+
+    return [f for f in labels if judging.is_judging_file(f.name)]
+
+
+def _judged_qrels(ws: Workspace, info: DatasetInfo, who: Actor, qrels_file: FileInfo,
+                  plain: cache.StoredFile, judging_files: Sequence[FileInfo],
+                  comments: bool) -> cache.LoadedFile:
+    """The qrels file with the judging files' judgments merged in, read as one TREC qrels
+    file: mapped from the column cache by :func:`_judged_recipe` when it was made before,
+    else made (the qrels read, the judgments merged, the text rendered) and read."""
+    from ireval_core.decisions import judging
+
+    recipe = _judged_recipe(qrels_file, judging_files, judging.MERGE_RULE)
+
+    def judged_now() -> tuple[cache.LoadedFile, bytes | None]:
+        """The qrels file read, and its TREC text with the judgments merged in
+        (``None`` without judgments or when the qrels file could not be read)."""
+        loaded = cache.load_qrels(qrels_file.name, plain, comments=comments)
+        judged: list[judging.Judgment] = []
+        for j in judging_files:
+            judged += judging.read_judgments_file(
+                ws.read_file(info.id, j.position, actor=who), j.name)
+        if not judged or loaded.qrels is None:
+            return loaded, None
+        return loaded, judging.trec_qrels(judging.with_judgments(loaded.qrels, judged))
+
+    def made() -> bytes:
+        loaded, text = judged_now()
+        if text is None:
+            raise loaded.error or FormatError(
+                "the judging files hold no judgments any more", source=qrels_file.name)
+        return text
+
+    qrels = cache.load_made_qrels(qrels_file.name, recipe, made, comments=comments)
+    if qrels is None:
+        qrels, text = judged_now()
+        if text is not None:
+            qrels = cache.load_qrels(qrels.name, text, comments=comments)
+            cache.remember_made_qrels(qrels_file.name, recipe, qrels, comments=comments)
+    return qrels
 
 
 def _judged_recipe(qrels: FileInfo, judging_files: Sequence[FileInfo],
