@@ -19,12 +19,16 @@ Typical page::
 from __future__ import annotations
 
 import threading
+import time
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ireval_core import charts
 from ireval_core.data import join_key
 from ireval_core.dataset import Dataset
 from ireval_core.errors import UnknownMeasureError
@@ -43,8 +47,13 @@ from . import state
 from .cache import column_cache
 from .shared_cache import shared
 
-__all__ = ["METRICS_DEFAULT", "evaluate_cached", "ideal_pairs_cached", "measure_values",
-           "parse_specs", "prefetch", "prefetch_measures", "table_cached"]
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+__all__ = ["IDLE_WAIT_MAX", "METRICS_DEFAULT", "evaluate_cached", "ideal_pairs_cached",
+           "measure_values", "metric_bars_cached", "page_run", "parse_specs",
+           "per_query_chart_cached", "prefetch", "prefetch_measures", "prefetch_when_idle",
+           "table_cached"]
 
 
 METRICS_DEFAULT = ("nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10")
@@ -75,15 +84,77 @@ _JOINING: weakref.WeakKeyDictionary[Dataset, set[tuple[object, ...]]] = (
 _JOINING_LOCK = threading.Lock()
 
 
-def prefetch(dataset: Dataset, options: EvalOptions) -> None:
-    """After a page is drawn: :meth:`~ireval_core.dataset.Dataset.prefetch` of
-    :func:`prefetch_measures` under ``options``, with the joins on two threads.
+IDLE_WAIT_MAX = 5.0
+"""Seconds :func:`prefetch_when_idle` waits at most for the pages being drawn to finish."""
+
+_RUNS = threading.Condition()  # guards _running; notified when a page run ends
+_running = 0  # script runs of this process inside page_run() now
+_WAITING: set[tuple[int, tuple[object, ...], tuple[str, ...]]] = set()  # prefetches waiting
+
+
+@contextmanager
+def page_run() -> Iterator[None]:
+    """Count a page's script run while it lasts (:func:`ireval_app.frame.page` wraps every
+    page in it), for :func:`prefetch_when_idle`."""
+    global _running
+    with _RUNS:
+        _running += 1
+    try:
+        yield
+    finally:
+        with _RUNS:
+            _running -= 1
+            _RUNS.notify_all()
+
+
+def prefetch_when_idle(dataset: Dataset, options: EvalOptions,
+                       measures: tuple[str, ...] | None = None) -> threading.Thread | None:
+    """:func:`prefetch` once no page of any session is being drawn (:func:`page_run`), or
+    after :data:`IDLE_WAIT_MAX` seconds, on a thread that waits for the work it starts.
+
+    Called at the end of a page's run (``measures``: by default :func:`prefetch_measures`,
+    read now, in the session): the background work for the next pages (joins on both
+    cores, evaluations) does not compete with the sessions still drawing their first page,
+    as when many open one link at once. Returns the waiting thread (named like the join
+    threads, ``ireval-join-prefetch``), or ``None`` when the same work is already waiting.
+    The work and its numbers are those of :func:`prefetch`; only when it starts differs.
+    """
+    wanted = prefetch_measures() if measures is None else tuple(measures)
+    key = (id(dataset), join_key(options), wanted)
+    with _RUNS:
+        if key in _WAITING:
+            return None
+        _WAITING.add(key)
+
+    def wait_then_prefetch() -> None:
+        deadline = time.monotonic() + IDLE_WAIT_MAX
+        try:
+            with _RUNS:
+                while _running and (left := deadline - time.monotonic()) > 0:
+                    _RUNS.wait(left)
+        finally:
+            with _RUNS:
+                _WAITING.discard(key)
+        for thread in prefetch(dataset, options, wanted):
+            thread.join()
+
+    thread = threading.Thread(target=wait_then_prefetch, name="ireval-join-prefetch",
+                              daemon=True)
+    thread.start()
+    return thread
+
+
+def prefetch(dataset: Dataset, options: EvalOptions,
+             measures: tuple[str, ...] | None = None) -> list[threading.Thread]:
+    """After a page is drawn: :meth:`~ireval_core.dataset.Dataset.prefetch` of ``measures``
+    (by default :func:`prefetch_measures`) under ``options``, with the joins on two
+    threads; returns the threads started (none when all of it was asked for before).
 
     The dataset's prefetch joins the runs one after another on one thread (and
     evaluates each run once it is joined, on another); a second thread joins them from
     the last run backwards, once per join option set, so on two cores the first results
-    page waits for about half the joins; that thread then imports scipy
-    (:mod:`ireval_core.stats`, for the Metrics table's intervals). A join either thread
+    page waits for about half the joins; that thread then imports scipy.stats
+    (:mod:`ireval_core.stats`, for the pages' tests and intervals). A join either thread
     is making is waited for by the other (:meth:`ireval_core.data.JoinCache.ranked`),
     never made twice: the same joins, and so the same numbers.
     """
@@ -92,10 +163,15 @@ def prefetch(dataset: Dataset, options: EvalOptions) -> None:
         seen = _JOINING.setdefault(dataset, set())
         first = key not in seen
         seen.add(key)
+    started = []
     if first and len(dataset.runs) > 1:
-        threading.Thread(target=_join_backwards, args=(dataset, options),
-                         name="ireval-join-prefetch", daemon=True).start()
-    dataset.prefetch(options, prefetch_measures())
+        started.append(threading.Thread(target=_join_backwards, args=(dataset, options),
+                                        name="ireval-join-prefetch", daemon=True))
+        started[-1].start()
+    joining = dataset.joins.prefetch(dataset.qrels, dataset.runs, options)
+    evaluating = dataset.prefetch(options, prefetch_measures() if measures is None
+                                  else measures)
+    return started + [t for t in dict.fromkeys((joining, evaluating)) if t is not None]
 
 
 def _join_backwards(dataset: Dataset, options: EvalOptions) -> None:
@@ -104,7 +180,7 @@ def _join_backwards(dataset: Dataset, options: EvalOptions) -> None:
             dataset.joins.ranked(dataset.qrels, run, options)
         except Exception:  # noqa: BLE001 - the page that needs the join will say why
             return
-    # then scipy (about 0.6 s): the Metrics table's t intervals need it (ireval_core.stats)
+    # then scipy.stats (about 0.6 s): the statistics of the other results pages need it
     import ireval_core.stats  # noqa: F401
 
 
@@ -132,6 +208,9 @@ def _evaluate_cached(dataset_key: str, _dataset: Dataset, measures: tuple[str, .
     key = evaluation_key(dataset_key, measures, options)
     hit = cached_evaluation(columns, key, _dataset.runs, measures, options)
     if hit is not None:
+        # the background evaluation of these measures after the page (prefetch) and the
+        # other pages' evaluations under these options find them, not computed again
+        _dataset.values.keep(_dataset.qrels, _dataset.runs, hit)
         return hit
     res = _dataset.evaluate(list(measures), options)
     store_evaluation(columns, key, res)
@@ -147,6 +226,23 @@ def table_cached(dataset_key: str, measures: tuple[str, ...], options: EvalOptio
                  _res: Evaluation) -> MetricsTable:
     """:func:`ireval_core.tables.metrics_table` (means, t intervals, best), cached."""
     return metrics_table(_res)
+
+
+@shared()
+def metric_bars_cached(dataset_key: str, measures: tuple[str, ...], options: EvalOptions,
+                       _table: MetricsTable) -> go.Figure:
+    """:func:`ireval_core.charts.metric_bars` of the table's means and intervals (``_table``
+    is :func:`table_cached` of the same arguments), cached: built once, and the same figure
+    is drawn by every session showing this evaluation (drawing a figure does not change it)."""
+    return charts.metric_bars(_table.mean, _table.low, _table.high)
+
+
+@shared()
+def per_query_chart_cached(dataset_key: str, measures: tuple[str, ...], options: EvalOptions,
+                           measure: str, _res: Evaluation) -> go.Figure:
+    """:func:`ireval_core.charts.per_query_distribution` of ``measure``'s per-query values
+    (:func:`measure_values`), cached like :func:`metric_bars_cached`."""
+    return charts.per_query_distribution(measure_values(_res, measure), measure)
 
 
 @shared(copy=True)

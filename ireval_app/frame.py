@@ -19,8 +19,9 @@ own, so each one draws the frame. :func:`page` does, in this order:
    results pages, the evaluation options;
 4. the page itself (the body of the ``with`` block);
 5. when the page ran to its end: the dataset and link again (the page may have
-   changed them), then the background work for the next page
-   (:func:`ireval_app.evaluation.prefetch`).
+   changed them), then the background work for the next page, started once no
+   session's page is being drawn (:func:`ireval_app.evaluation.prefetch_when_idle`;
+   every page's run is counted by :func:`ireval_app.evaluation.page_run`).
 """
 
 from __future__ import annotations
@@ -164,6 +165,12 @@ def page(name: str) -> Iterator[None]:
     after it, when it ran to its end.
     """
     info = PAGES[name]
+    with evaluation.page_run():  # while it runs, the background work waits
+        yield from _page(info)
+
+
+def _page(info: PageInfo) -> Iterator[None]:
+    """:func:`page`'s frame around its block (a generator: the block runs at its yield)."""
     # The tab icon is a file of the app (sent inline as a data: URL). Without it Streamlit
     # shows its own icon, or a page's Material icon fetched from fonts.gstatic.com: a
     # request to another host, a broken icon for a team without internet access.
@@ -199,7 +206,7 @@ def page(name: str) -> Iterator[None]:
         loading.restore_dataset_from_url()  # a link to a saved dataset: open it (first run)
         if not info.labeling:
             loading.follow_reading_rule()  # the version's rule for '#' lines
-        views.set_page(name, info.params)
+        views.set_page(info.name, info.params)
         state.sync_query_params()
         if info.labeling:
             from . import labels_widgets  # the labeling modules load scipy: on those pages
@@ -219,7 +226,7 @@ def page(name: str) -> Iterator[None]:
     # background, then evaluate the measures this session's pages use (after an option
     # change, the other pages' values): the next results page finds them made.
     if not info.labeling and (loaded := state.get_dataset()) is not None:
-        evaluation.prefetch(loaded, state.get_options())
+        evaluation.prefetch_when_idle(loaded, state.get_options())
 
 
 def menu(*, admin: bool = False) -> None:

@@ -369,6 +369,36 @@ class MeasureCache:
                 self._queries.popitem(last=False)
         return ids
 
+    def keep(self, qrels: Qrels, runs: Sequence[Run], res: Evaluation) -> None:
+        """Keep the values of ``res``, an evaluation of ``runs`` against ``qrels`` made
+        elsewhere (read back from a :class:`~ireval_core.io.column_cache.ColumnCache` by
+        :func:`cached_evaluation`), as if they had been computed here: each is found again
+        only under options equal to ``res.options`` in every field (its kernel's reads are
+        not known), with the run's evaluated query ids. Values kept already stay."""
+        options = res.options
+        reads = tuple(sorted(_FIELDS))
+        seen = tuple(getattr(options, f) for f in reads)
+        joined = join_key(options)
+        with self._lock:
+            for run in runs:
+                if run.name not in res.query_ids:
+                    continue
+                for m in res.measures:
+                    name = str(m)
+                    base = (id(qrels), id(run), joined, name)
+                    if (run.name, name) not in res.values or self._find(
+                            base, qrels, run, options) is not None:
+                        continue
+                    self._put(base, reads, seen, qrels, run, _Value(
+                        res.values[(run.name, name)], res.aggregates[(run.name, name)],
+                        res.n_averaged[(run.name, name)]))
+                key = (id(qrels), id(run), joined)
+                if key not in self._queries:
+                    self._queries[key] = (weakref.ref(qrels), weakref.ref(run),
+                                          res.query_ids[run.name])
+                    while len(self._queries) > 64:
+                        self._queries.popitem(last=False)
+
     @property
     def nbytes(self) -> int:
         """Bytes of the kept per-query values."""

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ireval_app import evaluation, frame, prefs_and_groups_glue, state, views, widgets
 from ireval_app.keys import metrics as keys
-from ireval_core import charts, formats
+from ireval_core import formats
 from ireval_core.dataset import Dataset
 from ireval_core.escape import csv_frame
 from ireval_core.evaluate import Evaluation
@@ -82,16 +82,17 @@ def _segments(key: str, measures: tuple[str, ...], options: EvalOptions, res: Ev
                 + ". " + str(split.attrs.get("average", ""))))
 
 
-def _per_query_values(res: Evaluation, table: MetricsTable) -> None:
+def _per_query_values(key: str, measures: tuple[str, ...], options: EvalOptions,
+                      res: Evaluation, table: MetricsTable) -> None:
     """The per-query values of one measure, one point per query."""
     st.subheader("Per-query values")
     names = list(table.mean.columns)
     views.bind_view(keys.DISTRIBUTION, "nDCG@10" if "nDCG@10" in names else names[0],
                     choices=names)
     shown = st.selectbox("Measure", names, key=keys.DISTRIBUTION)
-    # the shown measure only, not the whole tidy table
-    values = evaluation.measure_values(res, shown)
-    st.plotly_chart(charts.per_query_distribution(values, shown), config={"displayModeBar": False})
+    # the shown measure only, not the whole tidy table; one figure for every session
+    st.plotly_chart(evaluation.per_query_chart_cached(key, measures, options, shown, res),
+                    config={"displayModeBar": False})
     st.caption(widgets.md_escape(f"One point per query; box: quartiles, dashed line: mean. "
                                  f"{shown}: {res.definition(shown)}."))
 
@@ -148,9 +149,10 @@ with frame.page("metrics"):
             st.info("Choose at least one measure.", icon=":material/info:")
         st.stop()
 
-    # scipy (the table's t intervals, ireval_core.stats) is imported now, while the evaluation
-    # below may still wait for the runs' joins made in the background, not after it
-    import ireval_core.stats  # noqa: E402, F401
+    # scipy.special (the table's t intervals, ireval_core.intervals) is imported now, while
+    # the evaluation below may still wait for the runs' joins made in the background, not
+    # after it; not scipy.stats, which nothing on this page needs
+    import ireval_core.intervals  # noqa: E402, F401
 
     res = evaluation.evaluate_cached(key, dataset, measures, options)
     table = evaluation.table_cached(key, measures, options, res)
@@ -181,11 +183,11 @@ with frame.page("metrics"):
     _segments(key, measures, options, res)
 
     # ------------------------------------------------------------------------- charts
-    st.plotly_chart(charts.metric_bars(table.mean, table.low, table.high),
+    st.plotly_chart(evaluation.metric_bars_cached(key, measures, options, table),
                     config={"displayModeBar": False})
     st.caption("Bars: means; error bars: 95% t-intervals over queries (definitions above).")
 
-    _per_query_values(res, table)
+    _per_query_values(key, measures, options, res, table)
 
     # ------------------------------------------------------------------------- downloads
     _downloads(res, table)

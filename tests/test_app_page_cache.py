@@ -146,3 +146,42 @@ def test_ndcg_pairs_once(calls) -> None:
     calls(evaluation, "ideal_pairs")
     _twice("ndcg_vs_dcg", {})
     assert calls.counts == {"ideal_pairs": 1}
+
+
+def _chart_specs(at: AppTest) -> list[str]:
+    return [e.proto.spec for e in at.get("plotly_chart")]
+
+
+def test_metrics_charts_built_once_for_every_session(calls) -> None:
+    """Two sessions on the Metrics page are sent the same two charts, built once; another
+    option (relevance level) builds new ones from its own numbers, never the old ones."""
+    import plotly.io as pio
+
+    from ireval_app import state
+    from ireval_core import EvalOptions, charts
+    from ireval_core.tables import metrics_table
+
+    calls(charts, "metric_bars")
+    calls(charts, "per_query_distribution")
+    sessions = [AppTest.from_file(APP, default_timeout=90) for _ in range(2)]
+    for at in sessions:
+        at.switch_page("pages/metrics.py").run()
+        assert not at.exception
+    assert calls.counts == {"metric_bars": 1, "per_query_distribution": 1}
+    first, second = (_chart_specs(at) for at in sessions)
+    assert len(first) == 2 and first == second
+
+    at = sessions[1]
+    at.number_input(key=state.OPTION_KEYS["rel_level"]).set_value(2.0).run()
+    assert not at.exception
+    assert calls.counts == {"metric_bars": 2, "per_query_distribution": 2}
+    changed = _chart_specs(at)
+    assert changed[0] != first[0]
+    qrels = read_qrels(SAMPLE / "qrels.txt")
+    runs = [r for p in sorted(SAMPLE.glob("run_*.txt")) for r in read_runs(p)]
+    table = metrics_table(evaluate(qrels, runs, list(evaluation.METRICS_DEFAULT),
+                                   options=EvalOptions(rel_level=2.0)))
+    fresh = charts.metric_bars(table.mean, table.low, table.high)
+    assert changed[0] == pio.to_json(fresh.to_dict(), validate=False)
+    sessions[0].run()  # the first session, unchanged, still gets its own charts
+    assert _chart_specs(sessions[0]) == first

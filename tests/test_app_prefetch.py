@@ -71,3 +71,40 @@ def test_one_run_one_join_thread() -> None:
     evaluation.prefetch(ds, EvalOptions())
     _settle()
     assert ds.joins.misses == 1 and ds.joins.hits >= 1  # the evaluation found the join
+
+
+def test_prefetch_waits_for_the_pages_being_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The background work starts once no page run is in progress (many sessions opening
+    one link draw first), then is the same work with the same numbers."""
+    ds = _dataset()
+    with evaluation.page_run():  # a session still drawing its page
+        waiting = evaluation.prefetch_when_idle(ds, EvalOptions(), ("AP", "P@10"))
+        assert waiting is not None and waiting.name == "ireval-join-prefetch"
+        # the same work asked for again while it waits: one waiter
+        assert evaluation.prefetch_when_idle(ds, EvalOptions(), ("AP", "P@10")) is None
+        waiting.join(0.3)
+        assert waiting.is_alive() and ds.joins.misses == 0 and ds.values.misses == 0
+    waiting.join()  # the page run ended: the waiter started the work and waited for it
+    assert ds.joins.misses == len(ds.runs) == len(ds.joins)
+    assert ds.values.misses == 2 * len(ds.runs)
+    fresh = evaluate(ds.qrels, ds.runs, ["AP", "P@10"])
+    kept = ds.evaluate(["AP", "P@10"], EvalOptions())
+    for system in fresh.systems:
+        for m in ("AP", "P@10"):
+            assert kept.mean(system, m) == fresh.mean(system, m), (system, m)
+    assert ds.values.misses == 2 * len(ds.runs)  # all of it from the background work
+
+
+def test_prefetch_starts_after_the_longest_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page run that lasts (another session's long page) delays the work by at most
+    IDLE_WAIT_MAX seconds."""
+    monkeypatch.setattr(evaluation, "IDLE_WAIT_MAX", 0.2)
+    ds = _dataset()
+    with evaluation.page_run():
+        waiting = evaluation.prefetch_when_idle(ds, EvalOptions(depth=50), ("AP",))
+        assert waiting is not None
+        waiting.join(10)
+        assert not waiting.is_alive()  # done while the page run still lasts
+    assert ds.joins.misses == len(ds.runs)
+    assert ds.evaluate(["AP"], EvalOptions(depth=50)).mean("bm25", "AP") == evaluate(
+        ds.qrels, ds.runs, ["AP"], options=EvalOptions(depth=50)).mean("bm25", "AP")

@@ -214,3 +214,37 @@ def test_the_code_version_is_the_source_of_the_package() -> None:
     version = evaluate_module.code_version()
     assert len(version) == 64 and version == evaluate_module.code_version()
     assert os.path.isfile(Path(evaluate_module.__file__))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=["defaults", "changed"])
+def test_a_mapped_evaluation_kept_as_values_is_not_computed_again(
+        tmp_path: Path, options: EvalOptions) -> None:
+    """After a reopen the mapped evaluation is kept in the dataset's measure cache
+    (``MeasureCache.keep``): evaluating the same measures under the same options again
+    (the app's background work after the page) joins and computes nothing, with the same
+    bits; any other option computes afresh (no stale value is served)."""
+    from dataclasses import replace
+
+    from ireval_core.dataset import Dataset
+
+    qrels, runs = _data("msmarco")
+    measures = ["nDCG@10", "AP", "P@10", "R@100", "RR", "bpref", "Judged@10"]
+    cache = _cache(tmp_path)
+    first = Dataset(qrels, tuple(runs)).evaluate(measures, options)
+    key = evaluation_key("content", measures, options)
+    store_evaluation(cache, key, first)
+    reopened = Dataset(qrels, tuple(runs))  # a new process: nothing kept in memory
+    hit = cached_evaluation(cache, key, reopened.runs, measures, options)
+    assert hit is not None
+    reopened.values.keep(reopened.qrels, reopened.runs, hit)
+    reopened.values.keep(reopened.qrels, reopened.runs, hit)  # twice: kept once
+    assert len(reopened.values) == len(runs) * len(measures)
+    again = reopened.evaluate(measures, options)
+    assert (reopened.values.misses, reopened.joins.misses) == (0, 0)
+    _same(first, again)
+    for other in (replace(options, rel_level=options.rel_level + 1),
+                  replace(options, judged_only=not options.judged_only)):
+        misses = reopened.values.misses
+        _same(evaluate(qrels, runs, measures, options=other),
+              reopened.evaluate(measures, other))
+        assert reopened.values.misses == misses + len(runs) * len(measures)
