@@ -530,3 +530,39 @@ def test_a_saved_dataset_reopened_after_a_restart_is_not_read_from_the_workspace
     assert len(stored) == 1  # the evaluation mapped, not computed again
     assert again.equals(first)  # type: ignore[attr-defined]
     SHARED.clear()
+
+
+def test_a_large_entry_is_checked_in_parts_with_the_same_crc(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries of at least ``_CRC_PART`` bytes are checked in parts on threads, the parts'
+    CRCs combined: the value zlib gives for the whole, and a flipped bit in any part is
+    found (the part size made small here, so that a small file's entry has four)."""
+    import random
+    import zlib
+
+    rng = random.Random(35)
+    for _ in range(300):
+        a, b = rng.randbytes(rng.randint(0, 300)), rng.randbytes(rng.randint(0, 300))
+        assert column_cache.crc32_combine(zlib.crc32(a), zlib.crc32(b), len(b)) == \
+            zlib.crc32(a + b)
+    monkeypatch.setattr(column_cache, "_CRC_PART", 1024)
+    monkeypatch.setattr(column_cache.os, "cpu_count", lambda: 4)
+    for n in (4096, 4099, 10_000, 65_537):
+        data = rng.randbytes(n)
+        assert column_cache.crc32(memoryview(data)) == zlib.crc32(data)
+    _, _, rname, rbytes = _files("mixed", "trec")
+    parsed = read_runs(rbytes, name=rname)
+    cache = _cache(tmp_path)
+    read_runs(rbytes, name=rname, cache=cache)
+    (entry,) = _entries(cache)
+    data = entry.read_bytes()
+    assert len(data) >= 4 * 1024
+    _same_runs(parsed, read_runs(rbytes, name=rname, cache=cache))
+    assert (cache.hits, cache.dropped) == (1, 0)
+    for quarter in range(4):  # one bit in each quarter of the columns, one at a time
+        at = (len(data) - 64) * quarter // 4 + 100
+        entry.write_bytes(data[:at] + bytes([data[at] ^ 0x04]) + data[at + 1:])
+        got = read_runs(rbytes, name=rname, cache=cache)  # dropped, parsed, stored again
+        _same_runs(parsed, got)
+        assert cache.dropped == quarter + 1
+        assert entry.read_bytes() == data
