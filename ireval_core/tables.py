@@ -134,8 +134,8 @@ def metrics_table(res: Evaluation, *, confidence_level: float = 0.95) -> Metrics
     note = None
     for m in mean.columns:  # the same query set for every system, measure by measure?
         sets = {s: res.averaged(s, m).astype(str) for s in res.systems}
-        first = next(iter(sets.values()), None)
-        if any(not np.array_equal(v, first) for v in sets.values()):  # as arrays, not tuples
+        arrays = list(sets.values())  # compared as arrays, not as tuples of strings
+        if any(not np.array_equal(v, arrays[0]) for v in arrays[1:]):
             counts = ", ".join(f"{s} {len(v):,}" for s, v in sets.items())
             note = (f"The runs average different query sets ({counts} queries): a highlighted "
                     "best mean may compare different queries. The Compare page tests the "
