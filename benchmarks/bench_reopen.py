@@ -97,8 +97,8 @@ def _one_server() -> object | None:
     when this Streamlit has none), to be given to each ``AppTest``.
 
     Each ``AppTest`` otherwise builds its own: the registry (a scan of the metadata of every
-    installed distribution, 0.3-0.7 s of CPU holding the GIL here), the script cache (each
-    page compiled again, 0.1-0.2 s a session), and it resets the class-wide "app has a
+    installed distribution), the script cache (each page compiled again), together about
+    0.4-0.5 s of CPU over ten sessions here, and it resets the class-wide "app has a
     ``pages/`` folder" flag before every run: another session's script starting in that
     instant runs ``app.py`` instead of its page and fails. A server scans and compiles once
     and sets the flag once; so do these sessions, with one registry, one script cache and
