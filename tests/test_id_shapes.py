@@ -312,3 +312,50 @@ def test_float32_ties_of_trec_eval_9_follow_byte_order(shape: str) -> None:
                    built.doc_ids.take(pa.array(built.dcode[order])).to_pylist(), strict=True))
     rows = [(q, d, float(np.float32(s))) for q, v in run.items() for d, s in v.items()]
     assert got == reference_order(rows)
+
+
+def test_byte_groups_sort_only_where_a_window_tells_rows_apart() -> None:
+    """Rows read 8 bytes at a time: groups whose rows agree on a window (repeated ids, or
+    ids sharing 8, 16 or 24 bytes) are carried to the next window unsorted and still come
+    out grouped and in byte order, like Arrow's sort."""
+    from ireval_core._arrow import _window_groups, byte_groups, padded_matrix
+
+    rng = random.Random(11)
+    heads = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(3000)]
+    values = heads + [h[:cut] + f"{rng.randrange(16**6):06x}"[: 36 - cut] + h[cut + 6:]
+                      for h in heads[:60] for cut in (8, 16, 20, 24, 30)]
+    values += heads[100:400]  # repeats: tied at every window
+    rng.shuffle(values)
+    arr = string_array(values)
+    matrix = padded_matrix(arr)
+    assert matrix is not None and _window_groups(matrix) is not None  # the window path
+    found = byte_groups(arr)
+    assert found is not None
+    order, starts = found
+    want = pc.take(arr, pc.sort_indices(arr)).to_pylist()
+    assert [values[i] for i in order] == want
+    assert starts.tolist() == [True] + [a != b for a, b in zip(want[:-1], want[1:],
+                                                                strict=True)]
+
+
+@pytest.mark.parametrize("shape", ["prefixed", "mixed", "adversarial"])
+def test_packed_words_two_columns_at_a_time_equal_one_at_a_time(shape: str) -> None:
+    """The words filled from pairs of columns (a C-contiguous matrix) equal those filled
+    column by column (any other matrix), for even and odd widths."""
+    from ireval_core._arrow import _packed_words, padded_matrix
+
+    rng = random.Random(shape)
+    values = (_adversarial_ids(rng, 2000) if shape == "adversarial"
+              else doc_pool(shape, rng, 2000))
+    matrix = padded_matrix(string_array(values))
+    assert matrix is not None
+    for width in (matrix.shape[1], matrix.shape[1] + 1):
+        contiguous = np.zeros((len(matrix), width), dtype=np.uint8)
+        contiguous[:, : matrix.shape[1]] = matrix
+        wider = np.zeros((len(matrix), width + 1), dtype=np.uint8)
+        wider[:, :width] = contiguous
+        strided = wider[:, :width]  # the same bytes, not C-contiguous
+        assert contiguous.flags.c_contiguous and not strided.flags.c_contiguous
+        by_pairs, by_columns = _packed_words(contiguous), _packed_words(strided)
+        assert len(by_pairs) == len(by_columns)
+        assert all(np.array_equal(a, b) for a, b in zip(by_pairs, by_columns, strict=True))
