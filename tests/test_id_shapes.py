@@ -359,3 +359,36 @@ def test_packed_words_two_columns_at_a_time_equal_one_at_a_time(shape: str) -> N
         by_pairs, by_columns = _packed_words(contiguous), _packed_words(strided)
         assert len(by_pairs) == len(by_columns)
         assert all(np.array_equal(a, b) for a, b in zip(by_pairs, by_columns, strict=True))
+
+
+@pytest.mark.parametrize("case", ["uuid", "shared-prefix", "long-ties", "other-width"])
+def test_document_map_of_one_length_ids_by_window_like_a_hash_lookup(case: str) -> None:
+    """Run ids in byte order, qrels ids in any order, all of one length: each qrels id's
+    8-byte window is searched among the run's and the few run ids it points to compared
+    byte for byte. Windows shared by several run ids, ids absent from either side, a
+    window shared by too many run ids or qrels ids of another length (left to the hash
+    table): the map equals a hash lookup."""
+    from ireval_core.idcodes import MAX_WINDOW_RANGE, _merged_by_window
+
+    rng = random.Random(case)
+    pool = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(6000)]
+    if case == "shared-prefix":  # the window starts after the prefix every run id shares
+        pool = ["clueweb09-en" + p[:13] for p in pool]
+    twins = [p[:12] + f"{i:04d}" + p[16:] for p in pool[:50] for i in range(3)]
+    crowd = ([pool[0][:8] + f"{i:028d}" for i in range(MAX_WINDOW_RANGE + 1)]
+             if case == "long-ties" else [])  # one window, more run ids than searched
+    pool = sorted(set(pool + twins), key=str.encode)
+    run_docs = string_array(sorted(set(rng.sample(pool, 5000) + crowd), key=str.encode))
+    judged = rng.sample(pool, 2500) + crowd[:1] + ["z" * len(pool[0])]
+    if case == "other-width":
+        judged.append("short")
+    qrels_docs = string_array(judged)
+    want = pc.index_in(run_docs, value_set=qrels_docs).to_numpy(zero_copy_only=False)
+    want = np.where(np.isnan(want.astype(float)), -1, want.astype(float)).astype(np.int64)
+    assert doc_code_map(run_docs, qrels_docs).tolist() == want.tolist()
+    by_window = _merged_by_window(run_docs, qrels_docs)
+    if case in ("long-ties", "other-width"):
+        assert by_window is None
+    else:
+        assert by_window is not None and by_window.tolist() == want.tolist()
+        assert (want >= 0).sum() > 1000
