@@ -547,17 +547,22 @@ def _grouped_within(first: np.ndarray, order: np.ndarray, n_words: int,
         if not len(pos):
             break
         rows = order[pos]
-        first_of = starts[pos]
-        group = np.cumsum(first_of, dtype=np.int64)  # each group's first row is in pos
+        group = np.cumsum(starts[pos], dtype=np.int64)  # each group's first row is in pos
         values = word(k, rows)
-        differ = values != values[first_of][group - 1]  # from its group's first row
+        differ = values[1:] != values[:-1]  # from the row before, in the same group
+        differ &= ~starts[pos[1:]]
         if not differ.any():  # every group still tied (repeated values): nothing to sort
             continue
         unsorted = np.zeros(int(group[-1]) + 1, dtype=bool)
-        unsorted[group[differ]] = True
+        unsorted[group[1:][differ]] = True
+        del differ
         if not unsorted[group].all():  # sort only the groups whose values differ here
             keep = np.flatnonzero(unsorted[group])
-            pos, rows, group, values = pos[keep], rows[keep], group[keep], values[keep]
+            pos = pos[keep]  # one at a time: each copy replaces its whole array
+            rows = rows[keep]
+            group = group[keep]
+            values = values[keep]
+            del keep
         within = _group_sort(group, values)
         order[pos] = rows[within]
         values = values[within]
