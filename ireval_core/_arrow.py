@@ -253,13 +253,14 @@ def byte_order_words(arr: pa.Array | pa.ChunkedArray) -> list[np.ndarray] | None
     return None if matrix is None else _packed_words(matrix)
 
 
-def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
+def _packed_words(matrix: np.ndarray, pair_rows: int | None = None) -> list[np.ndarray]:
     """:func:`byte_order_words` of the rows of a padded byte matrix.
 
     Each column that can decide an order gets a lookup table from its bytes to their
     rank, already shifted to the column's place in its word; the words are then filled
     block of rows by block of rows (:data:`_PACK_ROWS`), so the block's bytes and words
-    stay in the CPU's cache while every column is added in.
+    stay in the CPU's cache while every column is added in; from ``pair_rows`` rows on
+    (:data:`_PAIR_ROWS` by default) two columns at a time (:func:`_packed_by_pairs`).
     """
     n, width = matrix.shape
     if n == 0:
@@ -286,7 +287,8 @@ def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
         used += bits
     if not tables:
         return [np.zeros(n, dtype=np.uint64)]
-    if matrix.flags.c_contiguous and width > 1:
+    if matrix.flags.c_contiguous and width > 1 and n >= (
+            _PAIR_ROWS if pair_rows is None else pair_rows):
         return _packed_by_pairs(matrix, tables)
     words = [np.empty(n, dtype=np.uint64) for _ in tables]
     for lo in range(0, n, _PACK_ROWS):
@@ -336,6 +338,10 @@ def _packed_by_pairs(matrix: np.ndarray, tables: list[list[tuple[int, np.ndarray
 
 _PACK_ROWS = 1 << 15
 """Rows per block in :func:`_packed_words` (a block's words: 256 KiB)."""
+
+_PAIR_ROWS = 1 << 20
+"""From this many rows on, :func:`_packed_words` looks two columns up at a time (its
+tables, 512 KiB a pair of columns, then weigh little beside the matrix)."""
 
 
 def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | None:
