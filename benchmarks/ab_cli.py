@@ -1,11 +1,13 @@
 """Whole-process A/B of the CLI against an older checkout and pytrec_eval, per id shape.
 
-    python benchmarks/ab_cli.py OLD_TREE [--shapes msmarco ties ...] [--corpus real]
-                                [--size 7M] [--rounds 3] [--cache]
+    python benchmarks/ab_cli.py OLD_TREE [OLD_TREE ...] [--shapes msmarco ties ...]
+                                [--corpus real] [--size 7M] [--rounds 3] [--cache]
+                                [--per-query]
 
 Each sample is one fresh process under ``/usr/bin/time -v``: this tree's
 ``python -m ireval_core eval QRELS RUN -m ... --format json`` (8 measures, every mean
-printed in full), the old tree's same command,
+printed in full), each old tree's same command (named after its folder when there are
+several, e.g. an export of a commit in ``/tmp/ids-19c8880``),
 and a pytrec_eval script parsing both files and evaluating the same 8 measures, in an
 order rotated each round (a shared machine's busy moments hit every side alike). Printed
 per sample: wall, user and system CPU seconds, peak RSS (``Maximum resident set size``)
@@ -14,7 +16,11 @@ against pytrec_eval's (1e-9). User + system CPU and the peak are the figures rob
 other work on the machine; wall is shown beside them.
 
 ``--cache``: this tree also runs with ``--cache yes`` (a warm cache entry of both files,
-written by one untimed run first) as a fourth side.
+written by one untimed run first) as a further side.
+
+``--per-query``: before the timed rounds, every tree runs once more with ``-q`` (untimed)
+and each old tree's per-query values and means must equal this tree's exactly (not
+within a tolerance); the number of values compared is printed.
 """
 
 from __future__ import annotations
@@ -89,9 +95,41 @@ def ireval_cmd(qrels: Path, run: Path, *extra: str) -> list[str]:
     return cmd + ["--format", "json", *extra]
 
 
+def per_query_values(qrels: Path, run: Path, tree: Path) -> dict[tuple[str, ...], float]:
+    """Every value ``eval -q --format json`` prints in ``tree``: (run, measure, query) ->
+    value, the means under the query ``all``."""
+    p = subprocess.run([*ireval_cmd(qrels, run, "-q")], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree)
+    if p.returncode:
+        raise RuntimeError(f"eval -q failed in {tree}:\n{p.stderr[-3000:]}")
+    out = {}
+    for run_name, per_measure in json.loads(p.stdout)["runs"].items():
+        for measure, v in per_measure.items():
+            out[(run_name, measure, "all")] = v["all"]
+            for query, value in v["per_query"].items():
+                out[(run_name, measure, query)] = value
+    return out
+
+
+def same_per_query(qrels: Path, run: Path, new_tree: Path, olds: list[tuple[str, Path]]
+                   ) -> str:
+    """Check every per-query value and mean of each old tree equal to this tree's,
+    exactly (NaN equal to NaN); what was compared, as a sentence."""
+    new = per_query_values(qrels, run, new_tree)
+    said = []
+    for name, tree in olds:
+        old = per_query_values(qrels, run, tree)
+        assert old.keys() == new.keys(), (name, len(old), len(new))
+        differ = [k for k, v in new.items()
+                  if not (v == old[k] or (v != v and old[k] != old[k]))]
+        assert not differ, (name, differ[:5])
+        said.append(f"{len(new):,} values equal to {name}'s exactly")
+    return "; ".join(said)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old", type=Path)
+    ap.add_argument("old", type=Path, nargs="+")
     ap.add_argument("--shapes", nargs="+", default=["msmarco", "ties", "prefixed", "uuid",
                                                      "mixed"])
     ap.add_argument("--corpus", default="real", choices=["default", "real"])
@@ -99,11 +137,15 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cache", action="store_true", help="also: this tree with --cache yes")
     ap.add_argument("--no-pytrec", action="store_true", help="leave pytrec_eval out")
+    ap.add_argument("--per-query", action="store_true",
+                    help="check every per-query value equal to each old tree's, exactly")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     from make_data import ensure, paths
 
-    new_tree, old_tree = HERE.parent, args.old.resolve()
+    new_tree = HERE.parent
+    olds = [(("old" if len(args.old) == 1 else path.resolve().name), path.resolve())
+            for path in args.old]
     cache_dir = Path(tempfile.mkdtemp(prefix="ireval-ab-cache-"))
     print("| shape | round | who | wall (s) | user (s) | sys (s) | user+sys (s) | peak MiB "
           "| load |")
@@ -114,9 +156,11 @@ def main() -> int:
         q, r = files["qrels"], files["run"]
         for path in (q, r):
             path.read_bytes()  # page cache
+        if args.per_query:
+            print(f"<!-- {shape}: {same_per_query(q, r, new_tree, olds)} -->", flush=True)
         who: list[tuple[str, Path, list[str], dict[str, str]]] = [
-            ("new", new_tree, ireval_cmd(q, r), {}),
-            ("old", old_tree, ireval_cmd(q, r), {})]
+            ("new", new_tree, ireval_cmd(q, r), {})]
+        who += [(name, tree, ireval_cmd(q, r), {}) for name, tree in olds]
         if not args.no_pytrec:
             who.append(("pytrec_eval", new_tree, [sys.executable, "-c", PYTREC_SCRIPT, str(q),
                                                   str(r), ",".join(MEASURES)], {}))
@@ -129,7 +173,7 @@ def main() -> int:
             k = rnd % len(who)
             for name, tree, cmd, env in who[k:] + who[:k]:
                 got[name] = timed(cmd, tree, env)
-            ref = got.get("pytrec_eval", got["old"])[1]
+            ref = got.get("pytrec_eval", got[olds[0][0]])[1]
             for name, _, _, _ in who:
                 fig, means = got[name]
                 bad = [m for m in MEASURES if abs(means[m] - ref[m]) > 1e-9]

@@ -253,13 +253,14 @@ def byte_order_words(arr: pa.Array | pa.ChunkedArray) -> list[np.ndarray] | None
     return None if matrix is None else _packed_words(matrix)
 
 
-def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
+def _packed_words(matrix: np.ndarray, pair_rows: int | None = None) -> list[np.ndarray]:
     """:func:`byte_order_words` of the rows of a padded byte matrix.
 
     Each column that can decide an order gets a lookup table from its bytes to their
     rank, already shifted to the column's place in its word; the words are then filled
     block of rows by block of rows (:data:`_PACK_ROWS`), so the block's bytes and words
-    stay in the CPU's cache while every column is added in.
+    stay in the CPU's cache while every column is added in; from ``pair_rows`` rows on
+    (:data:`_PAIR_ROWS` by default) two columns at a time (:func:`_packed_by_pairs`).
     """
     n, width = matrix.shape
     if n == 0:
@@ -286,6 +287,9 @@ def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
         used += bits
     if not tables:
         return [np.zeros(n, dtype=np.uint64)]
+    if matrix.flags.c_contiguous and width > 1 and n >= (
+            _PAIR_ROWS if pair_rows is None else pair_rows):
+        return _packed_by_pairs(matrix, tables)
     words = [np.empty(n, dtype=np.uint64) for _ in tables]
     for lo in range(0, n, _PACK_ROWS):
         block = matrix[lo: lo + _PACK_ROWS]
@@ -298,8 +302,46 @@ def _packed_words(matrix: np.ndarray) -> list[np.ndarray]:
     return words
 
 
+def _packed_by_pairs(matrix: np.ndarray, tables: list[list[tuple[int, np.ndarray]]]
+                     ) -> list[np.ndarray]:
+    """:func:`_packed_words`' words filled two columns at a time: each pair of adjacent
+    columns is read as one 16-bit number (a strided view of the C-contiguous matrix) and
+    looked up in a table of 65,536 entries holding both columns' shifted ranks, half the
+    lookups of one column at a time (a 7M-line run of 25-byte ids: 13 lookups a row,
+    not 25)."""
+    n, width = matrix.shape
+    where = {j: (w, table) for w, columns in enumerate(tables) for j, table in columns}
+    lookups: list[tuple[np.ndarray, int, np.ndarray]] = []  # (values, word, table)
+    for j in range(0, width, 2):
+        if j + 1 < width:
+            view = np.ndarray((n,), dtype="<u2", buffer=matrix, offset=j, strides=(width,))
+            per_word: dict[int, list[tuple[int, np.ndarray]]] = {}
+            for k, shift in ((j, 0), (j + 1, 8)):  # little-endian: column j is the low byte
+                if k in where:
+                    per_word.setdefault(where[k][0], []).append((shift, where[k][1]))
+            for w, parts in per_word.items():
+                low = np.zeros(256, dtype=np.uint64)
+                high = np.zeros(256, dtype=np.uint64)
+                for shift, table in parts:
+                    low, high = (table, high) if shift == 0 else (low, table)
+                lookups.append((view, w, (high[:, None] | low[None, :]).ravel()))
+        elif j in where:
+            view = np.ndarray((n,), dtype=np.uint8, buffer=matrix, offset=j, strides=(width,))
+            lookups.append((view, where[j][0], where[j][1]))
+    words = [np.zeros(n, dtype=np.uint64) for _ in tables]
+    for lo in range(0, n, _PACK_ROWS):
+        for values, w, table in lookups:
+            out = words[w][lo: lo + _PACK_ROWS]
+            out |= table[values[lo: lo + _PACK_ROWS]]
+    return words
+
+
 _PACK_ROWS = 1 << 15
 """Rows per block in :func:`_packed_words` (a block's words: 256 KiB)."""
+
+_PAIR_ROWS = 1 << 20
+"""From this many rows on, :func:`_packed_words` looks two columns up at a time (its
+tables, 512 KiB a pair of columns, then weigh little beside the matrix)."""
 
 
 def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | None:
@@ -419,9 +461,9 @@ def _window(matrix: np.ndarray, at: int, rows: np.ndarray | None = None) -> np.n
     """Bytes ``at .. at + 8`` of every row (or of ``rows``) as big-endian uint64 (zero
     past the end)."""
     n, width = matrix.shape
-    if rows is None and at + 8 <= width and matrix.flags.c_contiguous:  # a strided view
+    if at + 8 <= width and matrix.flags.c_contiguous:  # a strided view, read at ``rows``
         view = np.ndarray((n,), dtype=">u8", buffer=matrix, offset=at, strides=(width,))
-        return view.astype(np.uint64)
+        return (view if rows is None else view[rows]).astype(np.uint64)
     picked = matrix[:, at: at + 8] if rows is None else matrix[rows, at: at + 8]
     block = np.zeros((len(picked), 8), dtype=np.uint8)
     block[:, : picked.shape[1]] = picked
@@ -513,6 +555,20 @@ def _grouped_within(first: np.ndarray, order: np.ndarray, n_words: int,
         rows = order[pos]
         group = np.cumsum(starts[pos], dtype=np.int64)  # each group's first row is in pos
         values = word(k, rows)
+        differ = values[1:] != values[:-1]  # from the row before, in the same group
+        differ &= ~starts[pos[1:]]
+        if not differ.any():  # every group still tied (repeated values): nothing to sort
+            continue
+        unsorted = np.zeros(int(group[-1]) + 1, dtype=bool)
+        unsorted[group[1:][differ]] = True
+        del differ
+        if not unsorted[group].all():  # sort only the groups whose values differ here
+            keep = np.flatnonzero(unsorted[group])
+            pos = pos[keep]  # one at a time: each copy replaces its whole array
+            rows = rows[keep]
+            group = group[keep]
+            values = values[keep]
+            del keep
         within = _group_sort(group, values)
         order[pos] = rows[within]
         values = values[within]

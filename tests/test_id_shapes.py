@@ -312,3 +312,85 @@ def test_float32_ties_of_trec_eval_9_follow_byte_order(shape: str) -> None:
                    built.doc_ids.take(pa.array(built.dcode[order])).to_pylist(), strict=True))
     rows = [(q, d, float(np.float32(s))) for q, v in run.items() for d, s in v.items()]
     assert got == reference_order(rows)
+
+
+def test_byte_groups_sort_only_where_a_window_tells_rows_apart() -> None:
+    """Rows read 8 bytes at a time: groups whose rows agree on a window (repeated ids, or
+    ids sharing 8, 16 or 24 bytes) are carried to the next window unsorted and still come
+    out grouped and in byte order, like Arrow's sort."""
+    from ireval_core._arrow import _window_groups, byte_groups, padded_matrix
+
+    rng = random.Random(11)
+    heads = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(3000)]
+    values = heads + [h[:cut] + f"{rng.randrange(16**6):06x}"[: 36 - cut] + h[cut + 6:]
+                      for h in heads[:60] for cut in (8, 16, 20, 24, 30)]
+    values += heads[100:400]  # repeats: tied at every window
+    rng.shuffle(values)
+    arr = string_array(values)
+    matrix = padded_matrix(arr)
+    assert matrix is not None and _window_groups(matrix) is not None  # the window path
+    found = byte_groups(arr)
+    assert found is not None
+    order, starts = found
+    want = pc.take(arr, pc.sort_indices(arr)).to_pylist()
+    assert [values[i] for i in order] == want
+    assert starts.tolist() == [True] + [a != b for a, b in zip(want[:-1], want[1:],
+                                                                strict=True)]
+
+
+@pytest.mark.parametrize("shape", ["prefixed", "mixed", "adversarial"])
+def test_packed_words_two_columns_at_a_time_equal_one_at_a_time(shape: str) -> None:
+    """The words filled from pairs of columns (a C-contiguous matrix of many rows; any
+    number here) equal those filled column by column (any other matrix), for even and odd
+    widths."""
+    from ireval_core._arrow import _packed_words, padded_matrix
+
+    rng = random.Random(shape)
+    values = (_adversarial_ids(rng, 2000) if shape == "adversarial"
+              else doc_pool(shape, rng, 2000))
+    matrix = padded_matrix(string_array(values))
+    assert matrix is not None
+    for width in (matrix.shape[1], matrix.shape[1] + 1):
+        contiguous = np.zeros((len(matrix), width), dtype=np.uint8)
+        contiguous[:, : matrix.shape[1]] = matrix
+        wider = np.zeros((len(matrix), width + 1), dtype=np.uint8)
+        wider[:, :width] = contiguous
+        strided = wider[:, :width]  # the same bytes, not C-contiguous
+        assert contiguous.flags.c_contiguous and not strided.flags.c_contiguous
+        by_pairs = _packed_words(contiguous, pair_rows=0)  # as from 1M rows on
+        by_columns = _packed_words(strided, pair_rows=0)
+        assert len(by_pairs) == len(by_columns)
+        assert all(np.array_equal(a, b) for a, b in zip(by_pairs, by_columns, strict=True))
+
+
+@pytest.mark.parametrize("case", ["uuid", "shared-prefix", "long-ties", "other-width"])
+def test_document_map_of_one_length_ids_by_window_like_a_hash_lookup(case: str) -> None:
+    """Run ids in byte order, qrels ids in any order, all of one length: each qrels id's
+    8-byte window is searched among the run's and the few run ids it points to compared
+    byte for byte. Windows shared by several run ids, ids absent from either side, a
+    window shared by too many run ids or qrels ids of another length (left to the hash
+    table): the map equals a hash lookup."""
+    from ireval_core.idcodes import MAX_WINDOW_RANGE, _merged_by_window
+
+    rng = random.Random(case)
+    pool = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(6000)]
+    if case == "shared-prefix":  # the window starts after the prefix every run id shares
+        pool = ["clueweb09-en" + p[:13] for p in pool]
+    twins = [p[:12] + f"{i:04d}" + p[16:] for p in pool[:50] for i in range(3)]
+    crowd = ([pool[0][:8] + f"{i:028d}" for i in range(MAX_WINDOW_RANGE + 1)]
+             if case == "long-ties" else [])  # one window, more run ids than searched
+    pool = sorted(set(pool + twins), key=str.encode)
+    run_docs = string_array(sorted(set(rng.sample(pool, 5000) + crowd), key=str.encode))
+    judged = rng.sample(pool, 2500) + crowd[:1] + ["z" * len(pool[0])]
+    if case == "other-width":
+        judged.append("short")
+    qrels_docs = string_array(judged)
+    want = pc.index_in(run_docs, value_set=qrels_docs).to_numpy(zero_copy_only=False)
+    want = np.where(np.isnan(want.astype(float)), -1, want.astype(float)).astype(np.int64)
+    assert doc_code_map(run_docs, qrels_docs).tolist() == want.tolist()
+    by_window = _merged_by_window(run_docs, qrels_docs)
+    if case in ("long-ties", "other-width"):
+        assert by_window is None
+    else:
+        assert by_window is not None and by_window.tolist() == want.tolist()
+        assert (want >= 0).sum() > 1000
