@@ -415,13 +415,15 @@ def load_uploads(qrels: tuple[str, bytes] | None,
         out: list[LoadedFile] = []
         taken: list[tuple[str, str]] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
-            for (name, data), hashed, parsed in zip(files, hashes, ahead, strict=True):
+            for i, ((name, data), hashed, parsed) in enumerate(zip(files, hashes, ahead,
+                                                                   strict=True)):
                 sha, key = hashed.result()
                 loaded = _read_runs(name, key, tuple(taken), comments, _Ahead(data, parsed),
                                     sha)
                 taken += [(r.name, name) for r in loaded.runs]
                 out.append(loaded)
-                _check_ahead(checking, read_qrels, loaded)
+                _check_ahead(checking, read_qrels, loaded,
+                             done[i + 2] if i + 2 < len(done) else None)
         return (read_qrels.result() if read_qrels is not None else None,
                 _named_by_file(out) if runs is not None else None)
 
@@ -557,21 +559,26 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                     _fetched_runs_ahead, tuple(taken), comments, got, parsed))
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
-                _check_ahead(checking, qrels, loaded)
+                _check_ahead(checking, qrels, loaded, done[i + 1] if i + 1 < len(done) else None)
         return LoadedFiles(qrels.result(), _named_by_file(runs))
 
 
 def _check_ahead(checking: ThreadPoolExecutor, qrels: Future[LoadedFile] | None,
-                 loaded: LoadedFile) -> None:
+                 loaded: LoadedFile, after: threading.Event | None) -> None:
     """The dataset checks of the runs of ``loaded`` against the qrels being read
     (:func:`ireval_core.dataset.check_ahead`), on ``checking``'s thread while the next files
-    are read: the Data page's summary then finds them made. Nothing when the qrels could
-    not be read; an error is left to the summary, which computes the checks again."""
+    are read, once ``after`` is set (the next file has coded its ids: the checks' document
+    map does not add to that step's peak): the Data page's summary then finds them made.
+    Nothing when the qrels could not be read; an error is left to the summary, which
+    computes the checks again."""
     for run in loaded.runs:
-        checking.submit(_checked, qrels, run)
+        checking.submit(_checked, qrels, run, after)
 
 
-def _checked(qrels: Future[LoadedFile] | None, run: Run) -> None:
+def _checked(qrels: Future[LoadedFile] | None, run: Run, after: threading.Event | None
+             ) -> None:
+    if after is not None:
+        after.wait()
     judged = qrels.result().qrels if qrels is not None else None
     if judged is None:
         return
