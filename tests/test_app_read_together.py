@@ -135,3 +135,21 @@ def test_one_run_codes_its_ids_at_a_time(monkeypatch: pytest.MonkeyPatch, parsed
     assert len(spans) == 4
     spans.sort()
     assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), spans
+
+
+def test_the_checks_made_while_reading_are_the_summarys(parsed: None) -> None:
+    import ireval_core.dataset as dataset_module
+    from ireval_core.dataset import Dataset
+    from ireval_core.io import read_qrels
+
+    good = [RUNS[0], RUNS[2]]
+    qrels, read = cache.load_uploads(("qrels.txt", QRELS), good)
+    assert qrels is not None and qrels.qrels is not None and read is not None
+    runs = tuple(r for f in read for r in f.runs)
+    assert all(r in dataset_module._CHECKED for r in runs)  # made while reading
+    fresh = Dataset(read_qrels(QRELS, name="qrels.txt"),
+                    tuple(r for n, d in good for r in read_runs(d, name=n)))
+    ahead = Dataset(qrels.qrels, runs)
+    assert ahead.run_names == fresh.run_names == ("rank", "dense", "dense-2")
+    assert ahead.summary().runs.equals(fresh.summary().runs)
+    assert ahead.warnings(complete=False) == fresh.warnings(complete=False)
