@@ -392,23 +392,24 @@ def load_uploads(qrels: tuple[str, bytes] | None,
     """A new upload read on both cores: ``load_qrels(*qrels)`` and
     ``load_run_files(runs)`` (``None`` for either: not read, ``None`` returned), the same
     files with the same names and numbers, read as :func:`_read_in_turn` reads a folder:
-    the bytes hashed ahead on one thread, two reading threads parsing in turn (the qrels
+    the bytes hashed ahead on one thread, reading threads parsing in turn (the qrels
     beside the first run, each next run while the one before is coded, one coding at a
-    time), the runs named in file order. Never raises for a file that cannot be read (its
-    :class:`LoadedFile` carries the error)."""
+    time), the runs named in file order, their dataset checks made meanwhile. Never raises
+    for a file that cannot be read (its :class:`LoadedFile` carries the error)."""
     files = list(runs) if runs is not None else []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-hash") as hashing, \
-            ThreadPoolExecutor(max_workers=2, thread_name_prefix="ireval-read") as reading:
+            ThreadPoolExecutor(max_workers=3, thread_name_prefix="ireval-read") as reading:
         hashes = [hashing.submit(_sha256_and_key, data) for _, data in files]
-        first = threading.Event()
+        first = (threading.Event(), threading.Event())
+        first[0].set()  # the first run parses beside the qrels, codes after them
         read_qrels: Future[LoadedFile] | None = None
         if qrels is not None:
             name, data = qrels
             read_qrels = reading.submit(_in_turn, None, first, functools.partial(
                 load_qrels, name, data, comments=comments))
         else:
-            first.set()
-        done = [first] + [threading.Event() for _ in files]
+            first[1].set()
+        done = [first] + [(threading.Event(), threading.Event()) for _ in files]
         ahead = [reading.submit(_in_turn, done[i], done[i + 1], functools.partial(
             _parse_upload, name, data, hashes[i], comments))
             for i, (name, data) in enumerate(files)]
@@ -423,7 +424,7 @@ def load_uploads(qrels: tuple[str, bytes] | None,
                 taken += [(r.name, name) for r in loaded.runs]
                 out.append(loaded)
                 _check_ahead(checking, read_qrels, loaded,
-                             done[i + 2] if i + 2 < len(done) else None)
+                             done[i + 2][1] if i + 2 < len(done) else None)
         return (read_qrels.result() if read_qrels is not None else None,
                 _named_by_file(out) if runs is not None else None)
 
@@ -532,24 +533,27 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                   ) -> LoadedFiles:
     """The qrels and runs of ``paths``, read as :func:`load_qrels` and
     :func:`load_run_files` read them, on both cores: every file is hashed ahead on one
-    thread (each digest computed once), and two reading threads parse the files in turn
-    (the qrels beside the first run, each next run while the one before is coded), so that
-    pyarrow's parse of one file fills the core the other's single-threaded coding leaves
-    free. A run codes its ids only after the file before it is read
+    thread (each digest computed once), and reading threads take the files in turn
+    (:func:`_in_turn`): the qrels beside the first run; each next run parsed once the one
+    before is parsed, so that its parse fills the core the other's single-threaded coding
+    leaves free; a run codes its ids once the run before has coded its own
     (:func:`~ireval_core.data.ids_coded_after`: one coding at a time, so the peak does not
-    depend on scheduling), and the runs are named in file order once each is read
-    (:func:`~ireval_core.io.qrels_runs.parse_runs`). A file that changes between its hash
+    depend on scheduling). The runs are named in file order once each is read
+    (:func:`~ireval_core.io.qrels_runs.parse_runs`), and each run's dataset checks are made
+    on another thread meanwhile (:func:`_check_ahead`). A file that changes between its hash
     and the end of its parse is hashed and parsed again (:func:`_read_fetched`), so a parse
     is never cached under the digest of other bytes."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-hash") as hashing, \
-            ThreadPoolExecutor(max_workers=2, thread_name_prefix="ireval-read") as reading:
+            ThreadPoolExecutor(max_workers=3, thread_name_prefix="ireval-read") as reading:
         hashes = [hashing.submit(_fetch, p) for p in paths]
-        done = [threading.Event() for _ in paths]
+        done = [(threading.Event(), threading.Event()) for _ in paths]
         qrels = reading.submit(_in_turn, None, done[0], lambda: _read_fetched(
             hashes[0].result(), functools.partial(_fetched_qrels, comments)))
+        # the first run parses beside the qrels (no wait), codes after them
+        done[0][0].set()
         ahead = [reading.submit(_in_turn, done[i - 1], done[i], functools.partial(
             _parse_fetched, hashes[i], comments)) for i in range(1, len(paths))]
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
@@ -559,7 +563,8 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                     _fetched_runs_ahead, tuple(taken), comments, got, parsed))
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
-                _check_ahead(checking, qrels, loaded, done[i + 1] if i + 1 < len(done) else None)
+                _check_ahead(checking, qrels, loaded,
+                             done[i + 1][1] if i + 1 < len(done) else None)
         return LoadedFiles(qrels.result(), _named_by_file(runs))
 
 
@@ -588,18 +593,25 @@ def _checked(qrels: Future[LoadedFile] | None, run: Run, after: threading.Event 
         _log.debug("dataset checks ahead of %s failed", run.name, exc_info=True)
 
 
-def _in_turn(after: threading.Event | None, done: threading.Event,
-             read: Callable[[], _R]) -> _R:
-    """``read()`` on a reading thread: its runs code their ids once ``after`` is set (the
-    file before has coded its ids, or is read); ``done`` is set once this file's run has
-    coded its ids (:func:`~ireval_core.data.ids_coded_after`), and when the read ends,
-    whatever happens, after the memory it freed went back to the system."""
+def _in_turn(after: tuple[threading.Event, threading.Event] | None,
+             done: tuple[threading.Event, threading.Event], read: Callable[[], _R]) -> _R:
+    """``read()`` on a reading thread, in turn with the file before: ``after`` and ``done``
+    are each a file's (parsed, coded) events. The read starts once the file before is
+    parsed (the two parses do not share the cores: the first run's coding starts sooner,
+    and the next parse fills the core that coding leaves free), and its run codes its ids
+    once the file before has coded its own (:func:`~ireval_core.data.ids_coded_after`).
+    This file's events are set as it gets there, and both when the read ends, whatever
+    happens, after the memory it freed went back to the system."""
     try:
-        with ids_coded_after(after, coded=done):
+        if after is not None:
+            after[0].wait()
+        with ids_coded_after(after[1] if after is not None else None, parsed=done[0],
+                             coded=done[1]):
             return read()
     finally:
         release_free_memory()
-        done.set()
+        done[0].set()
+        done[1].set()
 
 
 def _parse_fetched(fetched: Future[_Fetched], comments: bool) -> ParsedRunFile:
