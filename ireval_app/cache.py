@@ -34,6 +34,7 @@ from ireval_core.errors import FormatError
 from ireval_core.io import ReadLimits, read_qrels, shared_tag_names
 from ireval_core.io.column_cache import ColumnCache, entry_key
 from ireval_core.io.qrels_runs import ParsedRunFile, cached_qrels, cached_runs, parse_runs
+from ireval_core.io.source import one_parse_thread
 from ireval_core.options import EvalOptions
 
 from .shared_cache import release_free_memory, shared
@@ -411,7 +412,7 @@ def load_uploads(qrels: tuple[str, bytes] | None,
             first[1].set()
         done = [first] + [(threading.Event(), threading.Event()) for _ in files]
         ahead = [reading.submit(_in_turn, done[i], done[i + 1], functools.partial(
-            _parse_upload, name, data, hashes[i], comments))
+            _parse_upload, name, data, hashes[i], comments), i > 0)
             for i, (name, data) in enumerate(files)]
         out: list[LoadedFile] = []
         taken: list[tuple[str, str]] = []
@@ -555,7 +556,7 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
         # the first run parses beside the qrels (no wait), codes after them
         done[0][0].set()
         ahead = [reading.submit(_in_turn, done[i - 1], done[i], functools.partial(
-            _parse_fetched, hashes[i], comments)) for i in range(1, len(paths))]
+            _parse_fetched, hashes[i], comments), i > 1) for i in range(1, len(paths))]
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
             for i, parsed in enumerate(ahead, start=1):
                 got = hashes[i].result()
@@ -594,19 +595,26 @@ def _checked(qrels: Future[LoadedFile] | None, run: Run, after: threading.Event 
 
 
 def _in_turn(after: tuple[threading.Event, threading.Event] | None,
-             done: tuple[threading.Event, threading.Event], read: Callable[[], _R]) -> _R:
+             done: tuple[threading.Event, threading.Event], read: Callable[[], _R],
+             beside_coding: bool = False) -> _R:
     """``read()`` on a reading thread, in turn with the file before: ``after`` and ``done``
     are each a file's (parsed, coded) events. The read starts once the file before is
     parsed (the two parses do not share the cores: the first run's coding starts sooner,
     and the next parse fills the core that coding leaves free), and its run codes its ids
     once the file before has coded its own (:func:`~ireval_core.data.ids_coded_after`).
-    This file's events are set as it gets there, and both when the read ends, whatever
-    happens, after the memory it freed went back to the system."""
+    With ``beside_coding`` (a run after the first), a parse that starts while the file
+    before still codes its ids is made by pyarrow on this thread alone
+    (:func:`~ireval_core.io.source.one_parse_thread`): that coding holds one core, the
+    parse takes the other, and neither waits for a third thread. This file's events are
+    set as it gets there, and both when the read ends, whatever happens, after the memory
+    it freed went back to the system."""
     try:
         if after is not None:
             after[0].wait()
         with ids_coded_after(after[1] if after is not None else None, parsed=done[0],
-                             coded=done[1]):
+                             coded=done[1]), \
+                (one_parse_thread() if beside_coding and after is not None
+                 and not after[1].is_set() else contextlib.nullcontext()):
             return read()
     finally:
         release_free_memory()
