@@ -2,7 +2,8 @@
 
 Times, each in this one process (as one browser session on a fresh server):
 
-* **first load**: the Data page on the folder (reading every file, the summary);
+* **first load**: the Data page on the folder (reading every file, the summary); with
+  ``--upload``, the Data page reading the folder's files uploaded through its uploaders;
 * **first visit** of each results page;
 * **return visit** of each page (cached: what a user feels when switching back);
 * **option change**: the relevance level changed on Metrics, then each page again.
@@ -42,12 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder", type=Path, help="a folder with a qrels* file and run files")
     ap.add_argument("--pages", nargs="+", default=list(PAGES), choices=PAGES)
     ap.add_argument("--timeout", type=float, default=600.0, help="per script run (s)")
+    ap.add_argument("--upload", action="store_true",
+                    help="upload the folder's files through the Data page's uploaders (a new "
+                         "upload, as a browser sends it) instead of opening the folder as "
+                         "IREVAL_DATA_DIR; the page first shows the bundled sample (untimed)")
     ap.add_argument("--pause", type=float, default=0.0,
                     help="seconds to wait (untimed) before each timed step, as a user reading "
                          "the page does: work the app starts in the background after a page "
                          "is drawn (joins, evaluations) can then finish; 0: back to back")
     args = ap.parse_args(argv)
-    os.environ["IREVAL_DATA_DIR"] = str(args.folder.resolve())
+    if not args.upload:
+        os.environ["IREVAL_DATA_DIR"] = str(args.folder.resolve())
     os.environ["IREVAL_WORKSPACE"] = str(Path(tempfile.mkdtemp()) / "workspace.db")
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
@@ -72,6 +78,17 @@ def main(argv: list[str] | None = None) -> int:
 
     base = _rss_mib()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=args.timeout)
+    if args.upload:
+        files = sorted(p for p in args.folder.iterdir() if p.is_file())
+        qrels = next(p for p in files if p.name.lower().startswith("qrels"))
+        runs = [(p.name, p.read_bytes(), "text/plain") for p in files if p != qrels]
+        at.run()  # the bundled sample, then the uploaders (untimed)
+        at.radio(key=state.SOURCE).set_value("upload").run()
+        base = _rss_mib()
+        at.file_uploader(key=state.QRELS_UPLOADER).set_value(
+            (qrels.name, qrels.read_bytes(), "text/plain"))
+        at.file_uploader(key=state.RUNS_UPLOADER).set_value(runs)
+        del runs
     timed("first load", "data", at.run)
     for page in args.pages:
         timed("first visit", page, lambda p=page: at.switch_page(f"pages/{p}.py").run())

@@ -26,14 +26,15 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from ireval_core.data import Qrels, Run
-from ireval_core.dataset import Dataset
+from ireval_core.data import Qrels, Run, ids_coded_after
+from ireval_core.dataset import Dataset, check_ahead
 from ireval_core.errors import FormatError
-from ireval_core.io import ReadLimits, read_qrels, read_runs, shared_tag_names
+from ireval_core.io import ReadLimits, read_qrels, shared_tag_names
 from ireval_core.io.column_cache import ColumnCache, entry_key
-from ireval_core.io.qrels_runs import cached_qrels, cached_runs
+from ireval_core.io.qrels_runs import ParsedRunFile, cached_qrels, cached_runs, parse_runs
+from ireval_core.io.source import one_parse_thread
 from ireval_core.options import EvalOptions
 
 from .shared_cache import release_free_memory, shared
@@ -55,6 +56,7 @@ __all__ = [
     "load_made_qrels",
     "load_qrels",
     "load_run_files",
+    "load_uploads",
     "load_runs",
     "load_sample",
     "reads_comments",
@@ -63,6 +65,8 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+_R = TypeVar("_R")
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 """The bundled synthetic sample (``qrels.txt`` and ``run_*.txt``)."""
@@ -191,6 +195,16 @@ class StoredFile:
     sha256: str
     size: int
     fetch: Callable[[], bytes]
+
+
+@dataclass(frozen=True, eq=False)
+class _Ahead:
+    """A run file whose parse was started on a reading thread (:func:`_read_in_turn`,
+    :func:`load_uploads`): its ``data`` (a folder's path or an upload's bytes) and the
+    parse to come, named when its turn comes."""
+
+    data: bytes | Path
+    parsed: Future[ParsedRunFile]
 
 
 def _sha256_and_key_of(data: bytes | StoredFile) -> tuple[str, str]:
@@ -373,6 +387,57 @@ def load_run_files(files: Sequence[tuple[str, bytes | StoredFile]], *,
     return _named_by_file(out)
 
 
+def load_uploads(qrels: tuple[str, bytes] | None,
+                 runs: Sequence[tuple[str, bytes]] | None, *, comments: bool = False
+                 ) -> tuple[LoadedFile | None, tuple[LoadedFile, ...] | None]:
+    """A new upload read on both cores: ``load_qrels(*qrels)`` and
+    ``load_run_files(runs)`` (``None`` for either: not read, ``None`` returned), the same
+    files with the same names and numbers, read as :func:`_read_in_turn` reads a folder:
+    the bytes hashed ahead on one thread, reading threads parsing in turn (the qrels
+    beside the first run, each next run while the one before is coded, one coding at a
+    time), the runs named in file order, their dataset checks made meanwhile. Never raises
+    for a file that cannot be read (its :class:`LoadedFile` carries the error)."""
+    files = list(runs) if runs is not None else []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-hash") as hashing, \
+            ThreadPoolExecutor(max_workers=3, thread_name_prefix="ireval-read") as reading:
+        hashes = [hashing.submit(_sha256_and_key, data) for _, data in files]
+        first = (threading.Event(), threading.Event())
+        first[0].set()  # the first run parses beside the qrels, codes after them
+        read_qrels: Future[LoadedFile] | None = None
+        if qrels is not None:
+            name, data = qrels
+            read_qrels = reading.submit(_in_turn, None, first, functools.partial(
+                load_qrels, name, data, comments=comments))
+        else:
+            first[1].set()
+        done = [first] + [(threading.Event(), threading.Event()) for _ in files]
+        ahead = [reading.submit(_in_turn, done[i], done[i + 1], functools.partial(
+            _parse_upload, name, data, hashes[i], comments), i > 0)
+            for i, (name, data) in enumerate(files)]
+        out: list[LoadedFile] = []
+        taken: list[tuple[str, str]] = []
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
+            for i, ((name, data), hashed, parsed) in enumerate(zip(files, hashes, ahead,
+                                                                   strict=True)):
+                sha, key = hashed.result()
+                loaded = _read_runs(name, key, tuple(taken), comments, _Ahead(data, parsed),
+                                    sha)
+                taken += [(r.name, name) for r in loaded.runs]
+                out.append(loaded)
+                _check_ahead(checking, read_qrels, loaded,
+                             done[i + 2][1] if i + 2 < len(done) else None)
+        return (read_qrels.result() if read_qrels is not None else None,
+                _named_by_file(out) if runs is not None else None)
+
+
+def _parse_upload(name: str, data: bytes, hashed: Future[tuple[str, str]], comments: bool
+                  ) -> ParsedRunFile:
+    """An uploaded run file parsed (not named) on a reading thread, once hashed (its
+    column-cache entry is keyed by that hash)."""
+    return parse_runs(data, name=name, comments=comments, cache=column_cache(),
+                      content_sha256=hashed.result()[0])
+
+
 def _named_by_file(files: Sequence[LoadedFile]) -> tuple[LoadedFile, ...]:
     """The run files with a tag that several of them carry named after each file, every
     one of them (``bm25:rank``; :func:`ireval_core.io.shared_tag_names`)."""
@@ -468,32 +533,101 @@ def _resident(qrels_path: Path, run_paths: Sequence[Path], comments: bool) -> Lo
 def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                   ) -> LoadedFiles:
     """The qrels and runs of ``paths``, read as :func:`load_qrels` and
-    :func:`load_run_files` read them, with the next file hashed on a thread while this one
-    is parsed from its path, and the qrels parsed on another thread beside the first run
-    (two cores); each digest is computed once. A file that changes between its hash and
-    the end of its parse is hashed and parsed again (:func:`_read_fetched`), so a parse is
-    never cached under the digest of other bytes."""
+    :func:`load_run_files` read them, on both cores: every file is hashed ahead on one
+    thread (each digest computed once), and reading threads take the files in turn
+    (:func:`_in_turn`): the qrels beside the first run; each next run parsed once the one
+    before is parsed, so that its parse fills the core the other's single-threaded coding
+    leaves free; a run codes its ids once the run before has coded its own
+    (:func:`~ireval_core.data.ids_coded_after`: one coding at a time, so the peak does not
+    depend on scheduling). The runs are named in file order once each is read
+    (:func:`~ireval_core.io.qrels_runs.parse_runs`), and each run's dataset checks are made
+    on another thread meanwhile (:func:`_check_ahead`). A file that changes between its hash
+    and the end of its parse is hashed and parsed again (:func:`_read_fetched`), so a parse
+    is never cached under the digest of other bytes."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
-    qrels: Future[LoadedFile] | None = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-read") as pool, \
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as beside:
-        ahead: Future[_Fetched] = pool.submit(_fetch, paths[0])
-        for i in range(len(paths)):
-            got = ahead.result()
-            if i + 1 < len(paths):
-                ahead = pool.submit(_fetch, paths[i + 1])
-            if i == 0:  # parsed on a second core beside the first run (it never raises)
-                qrels = beside.submit(_read_fetched, got,
-                                      functools.partial(_fetched_qrels, comments))
-            else:
-                loaded = _read_fetched(got, functools.partial(_fetched_runs, tuple(taken),
-                                                              comments))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-hash") as hashing, \
+            ThreadPoolExecutor(max_workers=3, thread_name_prefix="ireval-read") as reading:
+        hashes = [hashing.submit(_fetch, p) for p in paths]
+        done = [(threading.Event(), threading.Event()) for _ in paths]
+        qrels = reading.submit(_in_turn, None, done[0], lambda: _read_fetched(
+            hashes[0].result(), functools.partial(_fetched_qrels, comments)))
+        # the first run parses beside the qrels (no wait), codes after them
+        done[0][0].set()
+        ahead = [reading.submit(_in_turn, done[i - 1], done[i], functools.partial(
+            _parse_fetched, hashes[i], comments), i > 1) for i in range(1, len(paths))]
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
+            for i, parsed in enumerate(ahead, start=1):
+                got = hashes[i].result()
+                loaded = _read_fetched(got, functools.partial(
+                    _fetched_runs_ahead, tuple(taken), comments, got, parsed))
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
-        assert qrels is not None
+                _check_ahead(checking, qrels, loaded,
+                             done[i + 1][1] if i + 1 < len(done) else None)
         return LoadedFiles(qrels.result(), _named_by_file(runs))
+
+
+def _check_ahead(checking: ThreadPoolExecutor, qrels: Future[LoadedFile] | None,
+                 loaded: LoadedFile, after: threading.Event | None) -> None:
+    """The dataset checks of the runs of ``loaded`` against the qrels being read
+    (:func:`ireval_core.dataset.check_ahead`), on ``checking``'s thread while the next files
+    are read, once ``after`` is set (the next file has coded its ids: the checks' document
+    map does not add to that step's peak): the Data page's summary then finds them made.
+    Nothing when the qrels could not be read; an error is left to the summary, which
+    computes the checks again."""
+    for run in loaded.runs:
+        checking.submit(_checked, qrels, run, after)
+
+
+def _checked(qrels: Future[LoadedFile] | None, run: Run, after: threading.Event | None
+             ) -> None:
+    if after is not None:
+        after.wait()
+    judged = qrels.result().qrels if qrels is not None else None
+    if judged is None:
+        return
+    try:
+        check_ahead(judged, run)
+    except Exception:  # noqa: BLE001 - the summary computes them again and says why
+        _log.debug("dataset checks ahead of %s failed", run.name, exc_info=True)
+
+
+def _in_turn(after: tuple[threading.Event, threading.Event] | None,
+             done: tuple[threading.Event, threading.Event], read: Callable[[], _R],
+             beside_coding: bool = False) -> _R:
+    """``read()`` on a reading thread, in turn with the file before: ``after`` and ``done``
+    are each a file's (parsed, coded) events. The read starts once the file before is
+    parsed (the two parses do not share the cores: the first run's coding starts sooner,
+    and the next parse fills the core that coding leaves free), and its run codes its ids
+    once the file before has coded its own (:func:`~ireval_core.data.ids_coded_after`).
+    With ``beside_coding`` (a run after the first), a parse that starts while the file
+    before still codes its ids is made by pyarrow on this thread alone
+    (:func:`~ireval_core.io.source.one_parse_thread`): that coding holds one core, the
+    parse takes the other, and neither waits for a third thread. This file's events are
+    set as it gets there, and both when the read ends, whatever happens, after the memory
+    it freed went back to the system."""
+    try:
+        if after is not None:
+            after[0].wait()
+        with ids_coded_after(after[1] if after is not None else None, parsed=done[0],
+                             coded=done[1]), \
+                (one_parse_thread() if beside_coding and after is not None
+                 and not after[1].is_set() else contextlib.nullcontext()):
+            return read()
+    finally:
+        release_free_memory()
+        done[0].set()
+        done[1].set()
+
+
+def _parse_fetched(fetched: Future[_Fetched], comments: bool) -> ParsedRunFile:
+    """A folder's run file parsed (not named) on a reading thread, once hashed: its
+    column-cache entry is keyed by that hash, and stored only if the file kept its stamp."""
+    got = fetched.result()
+    return parse_runs(got.path, name=got.name, comments=comments, cache=column_cache(),
+                      content_sha256=got.sha256, content_stamp=got.stamp)
 
 
 def _fetched_qrels(comments: bool, got: _Fetched) -> LoadedFile:
@@ -504,6 +638,18 @@ def _fetched_runs(taken_names: tuple[tuple[str, str], ...], comments: bool, got:
                   ) -> LoadedFile:
     return _read_runs(got.name, got.digest, taken_names, comments, got.path, got.sha256,
                       got.stamp)
+
+
+def _fetched_runs_ahead(taken_names: tuple[tuple[str, str], ...], comments: bool,
+                        first: _Fetched, parsed: Future[ParsedRunFile], got: _Fetched
+                        ) -> LoadedFile:
+    """:func:`_fetched_runs`, taking the parse of ``first`` made on a reading thread
+    (``parsed``); a file hashed again after it changed (``got`` is not ``first``) is
+    parsed here."""
+    if got is not first:
+        return _fetched_runs(taken_names, comments, got)
+    return _read_runs(got.name, got.digest, taken_names, comments,
+                      _Ahead(got.path, parsed), got.sha256, got.stamp)
 
 
 def dataset_for(files: LoadedFiles | None) -> Dataset | None:
@@ -543,17 +689,19 @@ def _read_qrels(name: str, data_digest: str, comments: bool, _data: bytes | Path
 
 @shared()
 def _read_runs(name: str, data_digest: str, taken_names: tuple[tuple[str, str], ...],
-               comments: bool, _data: bytes | Path | StoredFile, _sha256: str = "",
+               comments: bool, _data: bytes | Path | StoredFile | _Ahead, _sha256: str = "",
                _stamp: _Stamp | None = None) -> LoadedFile:
     def parse(file: LoadedFile) -> LoadedFile:
+        if isinstance(_data, _Ahead):  # parsed on a reading thread: named here, in turn
+            return replace(file, runs=tuple(_data.parsed.result().named(dict(taken_names))))
         columns = column_cache()
         hit = (cached_runs(columns, _data.sha256, name=name, taken_names=dict(taken_names),
                            comments=comments)
                if columns is not None and isinstance(_data, StoredFile) else None)
         if hit is None:
-            hit = read_runs(_fetched(_data), name=name, taken_names=dict(taken_names),
-                            comments=comments, cache=columns, content_sha256=file.sha256,
-                            content_stamp=_stamp_of(_data, _stamp))
+            hit = parse_runs(_fetched(_data), name=name, comments=comments, cache=columns,
+                             content_sha256=file.sha256,
+                             content_stamp=_stamp_of(_data, _stamp)).named(dict(taken_names))
         return replace(file, runs=tuple(hit))
 
     return _read_file(name, data_digest, "run", comments, _data, _sha256, _stamp, parse)
@@ -565,12 +713,14 @@ def _fetched(data: bytes | Path | StoredFile) -> bytes | Path:
 
 
 def _read_file(name: str, data_digest: str, kind: str, comments: bool,
-               data: bytes | Path | StoredFile,
+               data: bytes | Path | StoredFile | _Ahead,
                sha256: str, stamp: _Stamp | None,
                parse: Callable[[LoadedFile], LoadedFile]) -> LoadedFile:
     """One qrels or run file read by ``parse`` (given the file without content, it returns
     the file with its qrels or runs), or the error that stopped it, with the size and
     SHA-256 of its bytes; raises when the file changed meanwhile (then nothing is cached)."""
+    if isinstance(data, _Ahead):
+        data = data.data
     size, sha = _size_and_sha256(data, sha256)
     empty = LoadedFile(name, data_digest, size=size, sha256=sha, comments=comments)
     with _spinner(f"Reading {name}…"), _released():

@@ -26,27 +26,33 @@ __all__ = ["default_dataset", "follow_reading_rule", "query_metadata", "query_me
            "read_uploads", "restore_dataset_from_url"]
 
 def read_uploads(qrels_file: UploadedFile | None,
-                  run_files: list[UploadedFile]) -> cache.LoadedFiles:
-    """Read the uploads that changed since the last run; keep the rest as they are."""
+                 run_files: list[UploadedFile]) -> cache.LoadedFiles:
+    """Read the uploads that changed since the last run (together, on both cores:
+    :func:`ireval_app.cache.load_uploads`); keep the rest as they are."""
     current = state.get_uploaded()
     qrels, runs = current.qrels, current.runs
     comments = cache.reads_comments(state.get_options())
     qrels_ids = (qrels_file.file_id,) if qrels_file is not None else ()
-    if state.pop_upload_changed("qrels") or (
-            qrels_ids and qrels_ids != state.get_upload_ids("qrels")):
-        qrels = (None if qrels_file is None
-                 else cache.load_qrels(qrels_file.name, qrels_file.getvalue(),
-                                       comments=comments))
-        state.set_upload_ids("qrels", qrels_ids)
-        state.set_upload_bytes("qrels", [] if qrels_file is None
-                               else [(qrels_file.name, qrels_file.getvalue())])
+    new_qrels = state.pop_upload_changed("qrels") or (
+        bool(qrels_ids) and qrels_ids != state.get_upload_ids("qrels"))
     run_ids = tuple(f.file_id for f in run_files)
-    if state.pop_upload_changed("runs") or (
-            run_ids and run_ids != state.get_upload_ids("runs")):
-        runs = cache.load_run_files([(f.name, f.getvalue()) for f in run_files],
-                                    comments=comments)
+    new_runs = state.pop_upload_changed("runs") or (
+        bool(run_ids) and run_ids != state.get_upload_ids("runs"))
+    qrels_bytes = ([(qrels_file.name, qrels_file.getvalue())]
+                   if new_qrels and qrels_file is not None else [])
+    run_bytes = [(f.name, f.getvalue()) for f in run_files] if new_runs else []
+    read_qrels, read_runs = cache.load_uploads(qrels_bytes[0] if qrels_bytes else None,
+                                               run_bytes if new_runs else None,
+                                               comments=comments)
+    if new_qrels:
+        qrels = read_qrels
+        state.set_upload_ids("qrels", qrels_ids)
+        state.set_upload_bytes("qrels", qrels_bytes)
+    if new_runs:
+        assert read_runs is not None
+        runs = read_runs
         state.set_upload_ids("runs", run_ids)
-        state.set_upload_bytes("runs", [(f.name, f.getvalue()) for f in run_files])
+        state.set_upload_bytes("runs", run_bytes)
     files = cache.LoadedFiles(qrels, runs)
     state.set_uploaded(files)
     return files

@@ -88,24 +88,34 @@ ranking (both are numpy sorts, which leave the GIL): about 0.45 s less on a 7M-l
 
 _CODING_AFTER: ContextVar[threading.Event | None] = ContextVar("ireval_coding_after",
                                                               default=None)
+_CODED: ContextVar[threading.Event | None] = ContextVar("ireval_coded", default=None)
+_PARSED: ContextVar[threading.Event | None] = ContextVar("ireval_parsed", default=None)
 
 
 @contextmanager
-def ids_coded_after(done: threading.Event) -> Iterator[None]:
+def ids_coded_after(done: threading.Event | None, *, coded: threading.Event | None = None,
+                    parsed: threading.Event | None = None) -> Iterator[None]:
     """Inside the block, a :class:`Run` built on this thread (or a task of its context)
-    codes its document ids only once ``done`` is set.
+    codes its document ids only once ``done`` is set (``None``: at once), sets ``parsed``
+    when it has its columns (before it waits for ``done``) and ``coded`` once it has coded
+    them and given that step's memory back.
 
     For a reader running beside another one (the qrels read on a second thread while the
-    runs are read, :func:`~ireval_core.io.read_qrels_alongside`): the two parses overlap,
-    but a run's hash of millions of ids, its largest allocation, waits until the other
-    reader is done and has given its freed memory back, so the two never peak together
-    and the peak does not depend on how the threads were scheduled. The other reader
-    must set ``done`` whatever happens (in a ``finally``).
+    runs are read, :func:`~ireval_core.io.read_qrels_alongside`; run files read in turn on
+    two threads, each next one's ``done`` being the ``coded`` of the one before): the two
+    parses overlap, but a run's coding of millions of ids, its largest allocation, waits
+    until the other reader has coded its own and given its freed memory back, so two
+    codings never peak together and the peak does not depend on how the threads were
+    scheduled. The other reader must set ``done`` whatever happens (in a ``finally``).
     """
     token = _CODING_AFTER.set(done)
+    coded_token = _CODED.set(coded)
+    parsed_token = _PARSED.set(parsed)
     try:
         yield
     finally:
+        _PARSED.reset(parsed_token)
+        _CODED.reset(coded_token)
         _CODING_AFTER.reset(token)
 
 
@@ -290,6 +300,9 @@ class Run:
         large string columns be freed early (peak memory on big runs).
         """
         score = np.asarray(scores, dtype=np.float64)
+        parsed = _PARSED.get()
+        if parsed is not None:  # the next reader may parse its file now
+            parsed.set()
         after = _CODING_AFTER.get()
         if after is not None:  # a reader beside this one: its peak first (ids_coded_after)
             after.wait()
@@ -297,6 +310,9 @@ class Run:
         qcode, qdict = encode_sorted(columns.pop("qid"))
         dcode, ddict, byte_ranked = doc_codes_of([as_string_array(columns.pop("docid"))])
         release_unused()
+        coded = _CODED.get()
+        if coded is not None:  # the next reader may code its ids while this one orders
+            coded.set()
         if not (len(qcode) == len(dcode) == len(score)):
             raise ValueError("query_ids, doc_ids and scores must have the same length")
         qids = _string_numpy(qdict)

@@ -35,6 +35,7 @@ np.int64(1)
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pandas is imported where a table is built (not by `eval`)
     from .evaluate import Evaluation, MeasureCache
     from .measures import Measure
 
-__all__ = ["POOLED_LABEL", "SHORT_DEPTHS", "TOP_K", "Dataset", "DatasetSummary"]
+__all__ = ["POOLED_LABEL", "SHORT_DEPTHS", "TOP_K", "Dataset", "DatasetSummary", "check_ahead"]
 
 TOP_K = 10
 """Depth of the "top of the ranking" checks (judged share, unjudged documents)."""
@@ -272,7 +273,7 @@ class Dataset:
 
     @cached_property
     def _checks(self) -> tuple[_RunChecks, ...]:
-        return tuple(_check_run(self.qrels, r) for r in self.runs)
+        return tuple(_run_checks(self.qrels, r) for r in self.runs)
 
     def _runs_table(self) -> pd.DataFrame:
         rows = []
@@ -304,6 +305,31 @@ class Dataset:
         ints = [c for c in columns if c not in ("run", "file", "median depth",
                                                 f"judged in top {TOP_K}")]
         return table.astype(dict.fromkeys(ints, "int64"))
+
+
+_CHECKED: weakref.WeakKeyDictionary[Run, tuple[weakref.ref[Qrels], _RunChecks]] = (
+    weakref.WeakKeyDictionary())
+_CHECKED_LOCK = threading.Lock()
+
+
+def check_ahead(qrels: Qrels, run: Run) -> None:
+    """Make the dataset-level checks of ``run`` against ``qrels`` now (with the run's
+    document map, which their join computes and keeps), so that a :class:`Dataset` holding
+    both objects finds them made: for a reader that has ``run`` while it still reads other
+    files, on a core the reading leaves free. Kept while both objects live."""
+    _run_checks(qrels, run)
+
+
+def _run_checks(qrels: Qrels, run: Run) -> _RunChecks:
+    """:func:`_check_run`, made once per (qrels, run) objects."""
+    with _CHECKED_LOCK:
+        hit = _CHECKED.get(run)
+    if hit is not None and hit[0]() is qrels:
+        return hit[1]
+    checks = _check_run(qrels, run)
+    with _CHECKED_LOCK:
+        _CHECKED[run] = (weakref.ref(qrels), checks)
+    return checks
 
 
 def _check_run(qrels: Qrels, run: Run) -> _RunChecks:

@@ -49,7 +49,7 @@ def _folder(tmp_path: Path, run: bytes = RUN_A) -> Path:
 def test_a_run_changed_after_its_hash_is_hashed_and_parsed_again(tmp_path, monkeypatch
                                                                   ) -> None:
     folder = _folder(tmp_path)
-    calls = _rewriting(monkeypatch, "read_runs", folder / "a.txt", [RUN_B])
+    calls = _rewriting(monkeypatch, "parse_runs", folder / "a.txt", [RUN_B])
     loaded = cache.load_folder(folder)
     assert loaded is not None and len(calls) == 2  # the parse of RUN_B bytes, then again
     [run_file] = loaded.runs
@@ -79,7 +79,7 @@ def test_a_file_that_keeps_changing_is_refused_with_what_to_do(tmp_path, monkeyp
     folder = _folder(tmp_path, run)
     growing = [run + b"".join(b"q9 Q0 d%d 1 1.0 changes_c\n" % j for j in range(i + 1))
                for i in range(cache.READ_ATTEMPTS)]  # each longer than the one before
-    calls = _rewriting(monkeypatch, "read_runs", folder / "a.txt", growing)
+    calls = _rewriting(monkeypatch, "parse_runs", folder / "a.txt", growing)
     loaded = cache.load_folder(folder)
     assert loaded is not None and len(calls) == cache.READ_ATTEMPTS == 3
     [run_file] = loaded.runs

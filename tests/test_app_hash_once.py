@@ -54,11 +54,12 @@ def test_reading_a_folder_or_an_upload_hashes_its_bytes_once(tmp_path, monkeypat
 
     class Counting:  # a SHA-256 object counting the bytes it hashes (folders: in a stream)
         def __init__(self, data: bytes = b"", **kw: object) -> None:
-            self.inner, self.n = real(data, **kw), len(data)
+            self.inner, self.n, self.data = real(data, **kw), len(data), bytes(data)
             made.append(self)
 
         def update(self, data: bytes) -> None:
             self.n += len(memoryview(data))
+            self.data += bytes(data)
             self.inner.update(data)
 
         def hexdigest(self) -> str:
@@ -77,7 +78,11 @@ def test_reading_a_folder_or_an_upload_hashes_its_bytes_once(tmp_path, monkeypat
     monkeypatch.setattr(hashlib, "blake2b", refused)
     loaded = cache.load_folder(tmp_path)
     assert loaded is not None
-    assert sorted(hashed()) == sorted([len(QRELS), len(RUN_A)])  # each file once
+    files = [h.data for h in made if h.data in (QRELS, RUN_A)]
+    assert sorted(files) == sorted([QRELS, RUN_A])  # each file once
+    # the others are cache keys (the document map the dataset checks made while reading)
+    assert all(QRELS not in h.data and RUN_A not in h.data for h in made
+               if h.data not in (QRELS, RUN_A))
     assert [f.sha256 for f in loaded.files] == [real(QRELS).hexdigest(), real(RUN_A).hexdigest()]
     assert [f.digest for f in loaded.files] == [f.sha256[:32] for f in loaded.files]
     made.clear()

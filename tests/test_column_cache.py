@@ -358,7 +358,10 @@ def test_the_app_maps_a_file_read_before_after_its_memory_is_cleared(
     first_r = app_cache.load_runs(rname, rbytes)
     first_folder = app_cache.load_folder(folder)  # a data folder: entries of the same bytes
     assert first_folder is not None
-    assert len(list((tmp_path / "columns").glob("*.arrow"))) == 2
+    # the qrels, the run file, and the document map of each of its systems (the folder's
+    # dataset checks are made while its files are read)
+    assert len(list((tmp_path / "columns").glob("*.arrow"))) == 2 + len(
+        first_folder.runs[0].runs)
     forget()
     with caplog.at_level(logging.DEBUG, logger="ireval.cache"):
         again_q = app_cache.load_qrels(qname, qbytes)
@@ -366,8 +369,10 @@ def test_the_app_maps_a_file_read_before_after_its_memory_is_cleared(
         assert sum("mapped" in r.getMessage() for r in caplog.records) == 2
         forget()  # else the folder's files are the uploads just read (same names, bytes)
         again_folder = app_cache.load_folder(folder)
-    assert sum("mapped" in r.getMessage() for r in caplog.records) == 4
     assert again_folder is not None
+    # the folder's qrels and run, and the document maps its dataset checks read
+    assert sum("mapped" in r.getMessage() for r in caplog.records) == 4 + len(
+        again_folder.runs[0].runs)
     for q in (again_q.qrels, first_folder.qrels.qrels, again_folder.qrels.qrels):
         assert first_q.qrels is not None and q is not None
         _same_qrels(first_q.qrels, q)

@@ -280,14 +280,9 @@ class ColumnCache:
         schema = pa.schema(fields, metadata={
             b"ireval.reader": READER_VERSION.encode(), b"ireval.key": key.encode(),
             b"ireval.meta": json.dumps(meta).encode()})
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_file(sink, schema) as writer:
-            writer.write_batch(pa.record_batch(arrays, schema=schema))
-        ipc = sink.getvalue()
-        crc = zlib.crc32(memoryview(ipc))
-        trailer = _TRAILER.pack(_MAGIC, ipc.size, crc, ENTRY_FORMAT, 0, 0, 0)
+        batch = pa.record_batch(arrays, schema=schema)
         try:
-            _write_atomic(self._path(key), memoryview(ipc), trailer)
+            _write_entry(self._path(key), batch)
         except OSError as exc:
             log.warning("ireval cache: could not write %s (%s)", self._path(key), exc)
             return
@@ -629,6 +624,29 @@ def _warnings_in(saved: object, name: str) -> tuple[DataWarning, ...]:
     return tuple(DataWarning(str(w["code"]), str(w["message"]),
                              name if w["of_file"] else None, int(w["count"]),
                              tuple(str(x) for x in w["examples"])) for w in saved)
+
+
+def _write_entry(path: Path, batch: pa.RecordBatch) -> None:
+    """Write ``batch`` as an entry (IPC file, then the trailer with its length and CRC-32)
+    to ``path`` through a temporary file in its folder and a rename. The IPC is streamed
+    to the file by Arrow and its CRC-32 read back from it block by block, so no copy of
+    the columns is held in memory (an entry of a 7M-line run is 300-400 MB)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
+    os.close(fd)
+    try:
+        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        crc, length = 0, 0
+        with open(tmp, "r+b") as fh:
+            while block := fh.read(_HASH_BLOCK):
+                crc = zlib.crc32(block, crc)
+                length += len(block)
+            fh.write(_TRAILER.pack(_MAGIC, length, crc, ENTRY_FORMAT, 0, 0, 0))
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink(Path(tmp))
+        raise
 
 
 def _write_atomic(path: Path, *parts: memoryview | bytes) -> None:

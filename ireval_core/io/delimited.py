@@ -46,7 +46,7 @@ from .columns import (
     resolve,
 )
 from .encoding import not_utf8
-from .source import Source, one_line
+from .source import Source, one_line, parse_threads
 from .table import RawTable, missing_error, pick
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def read_delimited(src: Source, kind: Kind, delimiter: str) -> tuple[pa.Table, l
         try:
             table = pacsv.read_csv(
                 src.stream(),
-                read_options=pacsv.ReadOptions(block_size=1 << 24),
+                read_options=pacsv.ReadOptions(block_size=1 << 24, use_threads=parse_threads()),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True,
                                                  newlines_in_values=newlines_in_values),
                 convert_options=pacsv.ConvertOptions(
@@ -280,7 +280,7 @@ def read_delimited_table(src: Source, delimiter: str, aliases: Mapping[str, Sequ
     def parse(types: dict[str, pa.DataType], newlines_in_values: bool) -> pa.Table:
         return pacsv.read_csv(
             src.stream(),
-            read_options=pacsv.ReadOptions(block_size=1 << 24),
+            read_options=pacsv.ReadOptions(block_size=1 << 24, use_threads=parse_threads()),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, ignore_empty_lines=True,
                                               newlines_in_values=newlines_in_values),
             convert_options=pacsv.ConvertOptions(

@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -41,8 +42,8 @@ from .parquet import read_parquet
 from .source import PathOrBytes, ReadLimits, Source, file_stem
 from .trec import diagnose_trec, read_trec, skip_comments
 
-__all__ = ["cached_qrels", "cached_runs", "decoded_columns", "empty_file_error",
-           "read_columns", "read_qrels",
+__all__ = ["ParsedRunFile", "cached_qrels", "cached_runs", "decoded_columns",
+           "empty_file_error", "parse_runs", "read_columns", "read_qrels",
            "read_qrels_alongside", "read_run", "read_runs", "shared_tag_names",
            "unique_name"]
 
@@ -271,6 +272,63 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     ['tag-missing']
     """
     _check_arguments("read_runs", source, format, limits)
+    parsed = _parsed_run_file(source, name, format, limits, one_run, comments, cache,
+                              content_sha256, content_stamp)
+    del source  # an error raised below holds no frame referring to the input
+    if isinstance(parsed, FormatError):
+        raise parsed
+    return parsed.named(taken_names)
+
+
+def parse_runs(source: PathOrBytes | Source, *, name: str | None = None,
+               format: Format = "auto", limits: ReadLimits | None = None,
+               one_run: bool = False, comments: bool = False,
+               cache: ColumnCache | None = None, content_sha256: str | None = None,
+               content_stamp: tuple[int, int, int] | None = None) -> ParsedRunFile:
+    """:func:`read_runs` without the naming: the file's systems as read (from ``cache``
+    when it holds them, else parsed and stored), to be named by
+    :meth:`ParsedRunFile.named` once the names taken by other files are known.
+
+    ``read_runs(source, taken_names=t, **kw)`` is ``parse_runs(source, **kw).named(t)``:
+    a caller reading several files at once parses them side by side and names them in
+    file order. Arguments as :func:`read_runs`'s; errors too.
+
+    >>> parsed = parse_runs(b"q1 Q0 d1 1 2.0 bm25\n", name="a.txt")
+    >>> [r.name for r in parsed.named({"bm25": "b.txt"})]
+    ['a:bm25']
+    """
+    _check_arguments("parse_runs", source, format, limits)
+    parsed = _parsed_run_file(source, name, format, limits, one_run, comments, cache,
+                              content_sha256, content_stamp)
+    del source  # an error raised below holds no frame referring to the input
+    if isinstance(parsed, FormatError):
+        raise parsed
+    return parsed
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedRunFile:
+    """The systems of one run file as read, before they are named
+    (:func:`parse_runs`): the file's name as messages give it, its stem (the name of a
+    system without a tag) and each system with its tag and reading warnings."""
+
+    source: str
+    stem: str
+    systems: tuple[ParsedRun, ...]
+
+    def named(self, taken_names: Iterable[str] | Mapping[str, str] = ()) -> list[Run]:
+        """The runs, each named by its tag, else after the file, numbered when the name
+        is in ``taken_names`` (as :func:`read_runs` names them, warnings included)."""
+        return _named_runs(list(self.systems), self.source, self.stem, taken_names)
+
+
+def _parsed_run_file(source: PathOrBytes | Source, name: str | None, format: Format,
+                     limits: ReadLimits | None, one_run: bool, comments: bool,
+                     cache: ColumnCache | None, content_sha256: str | None,
+                     content_stamp: tuple[int, int, int] | None
+                     ) -> ParsedRunFile | FormatError:
+    """:func:`parse_runs` after its arguments were checked; an error is returned, for the
+    caller to raise once it let go of the input."""
     limits = limits or ReadLimits.from_env()  # a bad variable is a ValueError, here
     stamp = content_stamp or _stamp(source) if cache is not None else None
     key = _cache_key(cache, source, name, "runs", format, limits, comments, one_run,
@@ -279,16 +337,18 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     if key is not None and cache is not None:
         hit = cache.runs(key, display)
         if hit is not None:
-            return _named_runs(hit, display, Source(display, b"").stem, taken_names)
+            return ParsedRunFile(display, Source(display, b"").stem, tuple(hit))
     outcome = guarded(_parse_runs, source, name, format, limits, one_run, comments)
     source_path = source if isinstance(source, str | os.PathLike) else None
     del source
     if isinstance(outcome, FormatError):
-        raise outcome
+        return outcome
     src_name, stem, parsed = outcome
     if key is not None and cache is not None and _stamp(source_path) == stamp:
         cache.store_runs(key, parsed)
-    return _named_runs(parsed, src_name, stem, taken_names)
+    return ParsedRunFile(src_name, stem, tuple(parsed))
+
+
 
 
 def read_run(source: PathOrBytes | Source, *, name: str | None = None,

@@ -13,7 +13,9 @@ import io
 import math
 import os
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -28,7 +30,27 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_GZIP_RATIO", "DEFAULT_MAX_INFLATED_BYTES", "PathOrBytes", "ReadLimits",
            "Source", "SourceLike", "ZIP_MAGIC", "arrow_copy", "inflate", "one_line",
-           "open_zip"]
+           "one_parse_thread", "parse_threads", "open_zip"]
+
+_ONE_THREAD: ContextVar[bool] = ContextVar("ireval_one_parse_thread", default=False)
+
+
+@contextmanager
+def one_parse_thread() -> Iterator[None]:
+    """Inside the block, text read on this thread is parsed by pyarrow's CSV reader on this
+    thread alone (:func:`parse_threads` is False): for a reader running beside another
+    that keeps a core busy (a run coding its ids), so that the two do not ask three threads
+    of two cores."""
+    token = _ONE_THREAD.set(True)
+    try:
+        yield
+    finally:
+        _ONE_THREAD.reset(token)
+
+
+def parse_threads() -> bool:
+    """Whether pyarrow's CSV reader may use its thread pool here (``use_threads``)."""
+    return not _ONE_THREAD.get()
 
 PathOrBytes = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryIO
 """One input of the qrels and run readers: a path, raw bytes or a binary file object."""

@@ -34,7 +34,7 @@ from .checks import (
 )
 from .columns import TREC_COLUMNS, VALUE_KEY, VALUE_WORD, Kind
 from .encoding import not_utf8
-from .source import Source, arrow_copy, one_line
+from .source import Source, arrow_copy, one_line, parse_threads
 
 __all__ = ["COMMENT_HINT", "GROUPS_EXPLAINED", "GROUPS_NOTE", "LineCheck", "check_first_line",
            "check_trec_lines", "diagnose_fields", "diagnose_trec", "fields_malformed",
@@ -221,7 +221,7 @@ def _parse_trec(stream: pa.NativeFile, kind: Kind, delimiter: str) -> pa.Table:
     return pacsv.read_csv(
         stream,
         read_options=pacsv.ReadOptions(column_names=list(_col_keys(names)),
-                                       block_size=1 << 24),
+                                       block_size=1 << 24, use_threads=parse_threads()),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
                                          double_quote=False, escape_char=False,
                                          ignore_empty_lines=True),
