@@ -193,7 +193,7 @@ def _shape_rows(args: argparse.Namespace, shape: str, folder: Path, tmp: Path,
     envs = {t: dict(base, IREVAL_CACHE_DIR=str(columns[t])) for t in trees}
     for t in trees:
         _timed([*cmd, "--sessions", "1"], envs[t], t)  # fills the cache (untimed)
-    kinds = ["cache", "columns"] + ([] if args.no_off else ["off"])
+    kinds = ["cache"] + ([] if args.no_columns else ["columns"]) + ([] if args.no_off else ["off"])
 
     def env_of(label: str, t: Path) -> dict[str, str]:
         return dict(envs[t], IREVAL_CACHE="off") if label == "off" else envs[t]
@@ -229,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="run files in the dataset")
     ap.add_argument("--no-off", action="store_true",
                     help="leave out the reopens with IREVAL_CACHE=off (parsed)")
+    ap.add_argument("--no-columns", action="store_true",
+                    help="leave out the reopens whose evaluation entries are deleted first")
     ap.add_argument("--corpus", default="real", choices=["default", "real"])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--sessions", type=int, default=10)

@@ -22,7 +22,7 @@ __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_arra
            "string_array", "string_layout", "byte_groups", "byte_order", "byte_order_keys",
            "matrix_groups", "padded_matrix", "strings_of_rows",
            "byte_order_keys_and_prefix", "byte_order_words", "padded_bytes",
-           "strings_from_keys", "release_unused"]
+           "strings_from_keys", "release_unused", "byte_window"]
 
 _NUMPY_OF = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -372,7 +372,7 @@ def _window_groups(matrix: np.ndarray, most_tied: float = 0.5
         start += 1  # the prefix every row shares
     if start == width:  # every row the same
         return np.arange(n, dtype=np.int64), np.arange(n) == 0
-    first = _window(matrix, start)
+    first = byte_window(matrix, start)
     picks = first[np.random.default_rng(0).choice(n, size=min(n, 4096), replace=False)]
     if len(np.unique(picks)) < (1 - most_tied) * len(picks):
         return None  # many rows tie already in a sample: not worth a sort
@@ -386,7 +386,7 @@ def _window_groups(matrix: np.ndarray, most_tied: float = 0.5
         return order, np.ones(n, dtype=bool)
     n_windows = -(-(width - start) // 8)
     return _grouped_within(first, order, n_windows,
-                           lambda k, rows: _window(matrix, start + 8 * k, rows))
+                           lambda k, rows: byte_window(matrix, start + 8 * k, rows))
 
 
 def padded_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
@@ -457,7 +457,7 @@ def matrix_groups(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                            lambda k, rows: words[k][rows])
 
 
-def _window(matrix: np.ndarray, at: int, rows: np.ndarray | None = None) -> np.ndarray:
+def byte_window(matrix: np.ndarray, at: int, rows: np.ndarray | None = None) -> np.ndarray:
     """Bytes ``at .. at + 8`` of every row (or of ``rows``) as big-endian uint64 (zero
     past the end)."""
     n, width = matrix.shape

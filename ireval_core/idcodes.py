@@ -40,12 +40,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._arrow import _window as byte_window
 from ._arrow import (
     bool_array,
     byte_order,
     byte_order_keys,
     byte_order_keys_and_prefix,
+    byte_window,
     from_numpy,
     matrix_groups,
     padded_bytes,
