@@ -13,6 +13,7 @@ Not a test module: ``tests/test_browser*.py`` import it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -257,6 +258,19 @@ def shows_value(box: Any, value: str, *, timeout: int = 20_000, where: str = "")
 
     expect(box, message=f"{where}: the input should show {value!r}" if where else None
            ).to_have_value(value, timeout=timeout)
+
+
+def shown(pg: Any, *texts: str | re.Pattern[str], timeout: int | None = None) -> str:
+    """Wait until each of ``texts`` is shown, then return the page's text (``inner_text``
+    of the body) for the caller's assertions. Each is waited for as every browser test
+    waits for a text: the first *visible* element holding it
+    (``get_by_text(text).filter(visible=True).first.wait_for()``; a pattern is searched
+    for). A page draws its elements over several messages, and under load more than
+    :func:`settle`'s half second can pass between two of them: a text asserted right after
+    a wait for another one (or after :func:`settle`) may not be there yet."""
+    for text in texts:
+        pg.get_by_text(text).filter(visible=True).first.wait_for(timeout=timeout)
+    return str(pg.inner_text("body"))
 
 
 def no_exception(pg: Any) -> None:

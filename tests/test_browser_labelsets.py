@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
+from browser_support import (
+    ARTIFACTS,
+    guarded_page,
+    no_exception,
+    require_chromium,
+    settle,
+    shown,
+)
 
 require_chromium()
 
@@ -33,11 +40,11 @@ def test_three_months_one_after_another(browser, server) -> None:
         pg.get_by_text("Upload labeling files").first.click()
         settle(pg)
         pg.locator('input[type="file"]').first.set_input_files([_file(MONTHS[0])])
-        pg.get_by_text("Save these files to the workspace").wait_for()
+        pg.get_by_text("Save these files to the workspace").filter(visible=True).first.wait_for()
         pg.get_by_label("Name", exact=True).fill("monthly labels")
         pg.get_by_label("Your name").fill("ana")
         pg.get_by_role("button", name="Save").click()
-        pg.get_by_text("version 1 of 1").wait_for()
+        pg.get_by_text("version 1 of 1").filter(visible=True).first.wait_for()
         settle(pg)
         _no_red_box(pg)
         for version, month in enumerate(MONTHS[1:], start=2):
@@ -51,10 +58,11 @@ def test_three_months_one_after_another(browser, server) -> None:
             _no_red_box(pg)  # no round of this month in the set: no warning, no refusal
             assert "already in the set" not in pg.inner_text("body")
             button.click()
-            pg.get_by_text(f"version {version} of {version}").wait_for()
+            pg.get_by_text(f"version {version} of {version}").filter(visible=True).first.wait_for()
             settle(pg)
             _no_red_box(pg)
-        body = pg.inner_text("body")
+        body = shown(pg, "Rounds: 2026-05, 2026-06, 2026-07.", "version 3 of 3",
+                     "Versions of monthly labels (3)")
         assert "Rounds: 2026-05, 2026-06, 2026-07." in body
         assert "version 3 of 3" in body
         assert "Versions of monthly labels (3)" in body
