@@ -12,6 +12,7 @@ from browser_support import (
     guarded_page,
     nav,
     no_exception,
+    page_screenshot,
     require_chromium,
     settle,
     shown,
@@ -22,7 +23,7 @@ require_chromium()
 
 @pytest.fixture(scope="module")
 def page(browser):
-    with guarded_page(browser, height=4200, timeout=90_000) as pg:
+    with guarded_page(browser, height=1000, timeout=90_000) as pg:
         yield pg
 
 
@@ -53,7 +54,7 @@ def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: 
         assert text in body, text
     assert "Go to the Labeling data page" not in body
     name = path.split("?")[0]
-    page.screenshot(path=str(ARTIFACTS / f"issue18_{name}.png"), full_page=True)
+    page_screenshot(page, ARTIFACTS / f"issue18_{name}.png", at_most=4200)
 
 
 def _chinese(path) -> tuple[str, bytes]:
@@ -81,7 +82,7 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
         (Path(__file__).resolve().parents[1] / "sample_data" / "labels").glob("labels_*.csv"))[:3]]
     expected = trend(read_judgments(months[:2]), k=10).table
     files = [{"name": n, "mimeType": "text/csv", "buffer": d} for n, d in months]
-    first = browser.new_context(viewport={"width": 1400, "height": 3000})
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
     guard = NetworkGuard(first)
     pg = first.new_page()
     pg.set_default_timeout(90_000)
@@ -109,7 +110,7 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     no_exception(pg)
     first.close()
 
-    fresh = browser.new_context(viewport={"width": 1400, "height": 4200})
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
     guard2 = NetworkGuard(fresh)
     old = fresh.new_page()
     old.set_default_timeout(90_000)
@@ -131,7 +132,7 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
         assert any(abs(y - row.dcg) < 1e-9 for x, name, y in points
                    if x == row.round and name == row.system), (row.round, row.system)
     assert any(t["name"] == "高" for t in traces)  # the grade distribution, in Chinese
-    old.screenshot(path=str(ARTIFACTS / "issue18_trend_old_link.png"), full_page=True)
+    page_screenshot(old, ARTIFACTS / "issue18_trend_old_link.png", at_most=4200)
     fresh.close()
     assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
 
@@ -153,7 +154,8 @@ def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) ->
     body = shown(page, "The first 20:", "And 63 more", "All 83 problems (CSV)")
     assert "The first 20:" in body and "And 63 more" in body
     assert "All 83 problems (CSV)" in body and "Save these files" not in body
-    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_conflicts.png"), full_page=True)
+    page_screenshot(page, ARTIFACTS / "issue18_labels_data_conflicts.png",
+                    at_most=4200)
     page.get_by_text("One label: the rater's mean").first.click()
     page.get_by_text("File rows").filter(visible=True).first.wait_for()
     settle(page)
@@ -161,4 +163,4 @@ def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) ->
     assert "conflicts=mean" in page.url
     rule = "83 (round, query, document, rater) labeled differently"
     assert rule in shown(page, rule)
-    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_mean.png"), full_page=True)
+    page_screenshot(page, ARTIFACTS / "issue18_labels_data_mean.png", at_most=4200)
