@@ -69,9 +69,9 @@ def require_chromium() -> Any:
 def chromium() -> Iterator[Any]:
     """Debian's chromium launched through playwright (its sync API runs one event loop at
     a time: one browser at a time per process, shared by the browser modules a worker
-    runs one after another, ``conftest._SharedChromium``); makes :data:`ARTIFACTS` for the screenshots.
-    Its proxy is :func:`_nowhere`: a request for any host but the loopback fails without
-    leaving the machine (a context's :class:`NetworkGuard` records it)."""
+    runs one after another, ``conftest._SharedChromium``); makes :data:`ARTIFACTS`
+    for the screenshots. Its proxy is :func:`_nowhere`: a request for any host but the
+    loopback fails without leaving the machine (a context's :class:`NetworkGuard` records it)."""
     sync_api = require_chromium()
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
