@@ -13,6 +13,7 @@ Not a test module: ``tests/test_browser*.py`` import it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -67,9 +68,10 @@ def require_chromium() -> Any:
 @contextmanager
 def chromium() -> Iterator[Any]:
     """Debian's chromium launched through playwright (its sync API runs one event loop at
-    a time: one browser per test module); makes :data:`ARTIFACTS` for the screenshots.
-    Its proxy is :func:`_nowhere`: a request for any host but the loopback fails without
-    leaving the machine (a context's :class:`NetworkGuard` records it)."""
+    a time: one browser at a time per process, shared by the browser modules a worker
+    runs one after another, ``conftest._SharedChromium``); makes :data:`ARTIFACTS`
+    for the screenshots. Its proxy is :func:`_nowhere`: a request for any host but the
+    loopback fails without leaving the machine (a context's :class:`NetworkGuard` records it)."""
     sync_api = require_chromium()
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
@@ -257,6 +259,40 @@ def shows_value(box: Any, value: str, *, timeout: int = 20_000, where: str = "")
 
     expect(box, message=f"{where}: the input should show {value!r}" if where else None
            ).to_have_value(value, timeout=timeout)
+
+
+def shown(pg: Any, *texts: str | re.Pattern[str], timeout: int | None = None) -> str:
+    """Wait until each of ``texts`` is shown, then return the page's text (``inner_text``
+    of the body) for the caller's assertions. Each is waited for as every browser test
+    waits for a text: the first *visible* element holding it
+    (``get_by_text(text).filter(visible=True).first.wait_for()``; a pattern is searched
+    for). A page draws its elements over several messages, and under load more than
+    :func:`settle`'s half second can pass between two of them: a text asserted right after
+    a wait for another one (or after :func:`settle`) may not be there yet."""
+    for text in texts:
+        pg.get_by_text(text).filter(visible=True).first.wait_for(timeout=timeout)
+    return str(pg.inner_text("body"))
+
+
+def page_screenshot(pg: Any, path: Path, *, height: int | None = None,
+                    at_most: int = 16_000) -> None:
+    """A screenshot of the whole page to ``path``: the viewport made as tall as the page's
+    content, at most ``at_most`` pixels (or ``height`` pixels), the page left quiet
+    (:func:`settle`'s wait), the screenshot taken, the viewport's size put back.
+    Streamlit's main area scrolls inside the window, so a full-page screenshot shows only
+    the viewport. A test that wants all of a page keeps an ordinary window for its
+    session and calls this for the picture: chromium draws every frame of a load as tall
+    as the window, and a 4,200-pixel window cost a third more of its CPU per page load
+    (the labeling pages' screenshots: 37 s against 25 s for six loads)."""
+    size = pg.viewport_size
+    if height is None:
+        content = pg.evaluate("() => document.querySelector("
+                              "'[data-testid=\"stMainBlockContainer\"]').scrollHeight")
+        height = min(content + 120, at_most)
+    pg.set_viewport_size({"width": size["width"], "height": height})
+    pg.evaluate(_QUIET, 500)
+    pg.screenshot(path=str(path), full_page=True)
+    pg.set_viewport_size(size)
 
 
 def no_exception(pg: Any) -> None:

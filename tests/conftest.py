@@ -118,11 +118,50 @@ def server(server_workspace: Path) -> Iterator[str]:
         yield url
 
 
+class _SharedChromium:
+    """The chromium (:func:`browser_support.chromium`) of the browser modules that run one
+    after another on a worker: launched for the first test that asks for :func:`browser`,
+    kept while the next test asks for it too (a new module's as well: a launch and the
+    playwright driver cost a second or two of CPU), closed before a test that does not
+    (:func:`pytest_runtest_teardown`), so that no other test runs beside a playwright
+    event loop and a test that drives its own (``test_server_memory``) can. Each test's
+    pages live in their own browser contexts, closed at their end."""
+
+    def __init__(self) -> None:
+        self._running: Any = None
+        self.browser: Any = None
+
+    def get(self) -> Any:
+        if self.browser is None:
+            self._running = chromium()
+            self.browser = self._running.__enter__()
+        return self.browser
+
+    def close(self) -> None:
+        running, self._running, self.browser = self._running, None, None
+        if running is not None:
+            running.__exit__(None, None, None)
+
+
+_CHROMIUM = _SharedChromium()
+
+
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One chromium for the tests of one module (:func:`browser_support.chromium`)."""
-    with chromium() as launched:
-        yield launched
+def browser() -> Any:
+    """The worker's chromium (:class:`_SharedChromium`), shared by the browser modules
+    that run one after another."""
+    return _CHROMIUM.get()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After the test's fixtures are torn down (its pages' contexts closed), close the
+    shared chromium unless the next test uses it or is of the same module (whose module
+    fixtures, a shared page among them, are still alive)."""
+    if nextitem is not None and (nextitem.path == item.path
+                                 or "browser" in getattr(nextitem, "fixturenames", ())):
+        return
+    _CHROMIUM.close()
 
 
 # The tests that drive a real server and browser run one module after another in two

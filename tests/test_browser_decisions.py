@@ -16,6 +16,7 @@ from browser_support import (
     no_exception,
     require_chromium,
     settle,
+    shown,
 )
 
 from ireval_core import read_qrels, read_runs
@@ -28,17 +29,21 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "qrels.txt").exists(),
 
 
 def test_compare_panels_in_a_browser(browser, tmp_path) -> None:
-    with (guarded_page(browser, height=2600, timeout=90_000) as pg,
+    with (guarded_page(browser, height=1000, timeout=90_000) as pg,
           app_server(tmp_path / "workspace.db") as url):
         pg.goto(f"{url}/compare?margin=2&margin_unit=%25+of+A%27s+mean&loss_delta=0.1")
         settle(pg)
         no_exception(pg)
+        # the screenshot's 2,600 pixels from here on: chromium draws every frame of a
+        # load as tall as its window (browser_support.page_screenshot)
+        pg.set_viewport_size({"width": 1400, "height": 2600})
         heading = pg.get_by_text("Deciding:", exact=False).first
         heading.evaluate("e => e.scrollIntoView({block: 'start'})")
         settle(pg)
-        body = pg.inner_text("body")
-        for text in ("Judgment debt", "Download the next labeling batch", "Not worse",
-                     "How sure the ranking is", "Who gets hurt", "Record a decision"):
+        wanted = ("Judgment debt", "Download the next labeling batch", "Not worse",
+                  "How sure the ranking is", "Who gets hurt", "Record a decision")
+        body = shown(pg, *wanted)
+        for text in wanted:
             assert text in body, text
         pg.screenshot(path=str(ARTIFACTS / "decisions_compare.png"))
 
@@ -56,7 +61,8 @@ def test_report_memo_in_a_browser(browser) -> None:
     (ARTIFACTS / "decisions_report.html").write_text(html, encoding="utf-8")
     with guarded_page(browser, width=1200, height=1500) as pg:
         pg.set_content(html, wait_until="load")
-        assert "Decision: neural_rerank vs bm25 on nDCG@10" in pg.inner_text("body")
+        decision = "Decision: neural_rerank vs bm25 on nDCG@10"
+        assert decision in shown(pg, decision)
         pg.screenshot(path=str(ARTIFACTS / "decisions_report.png"))
         section = pg.locator("h2", has_text="Decision evidence")
         assert section.count() == 1

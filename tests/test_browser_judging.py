@@ -15,6 +15,7 @@ from browser_support import (
     no_exception,
     require_chromium,
     settle,
+    shown,
 )
 from test_app_judging import judged_rows, small_files
 
@@ -38,7 +39,7 @@ def _start(pg, url: str) -> None:
     settle(pg)
     pg.get_by_label("Your name (the rater)", exact=True).fill("ana")
     pg.get_by_label("Your name (the rater)", exact=True).press("Enter")
-    pg.get_by_text("Batch 1:").wait_for()
+    pg.get_by_text("Batch 1:").filter(visible=True).first.wait_for()
     settle(pg)
     pg.locator("h1").first.click()  # the keys go to the page, not to the name field
 
@@ -50,16 +51,15 @@ def _key(pg, key: str, rows: int, ws: Workspace, ds: str, position: int) -> None
     deadline = time.monotonic() + 10
     while len(judged_rows(ws, ds)) != rows and time.monotonic() < deadline:
         time.sleep(0.05)
-    pg.get_by_text(f"Batch 1: {position} of").wait_for()
+    pg.get_by_text(f"Batch 1: {position} of").filter(visible=True).first.wait_for()
     settle(pg)  # the buttons drawn again hold the shortcuts of the next key
 
 
 def _verdict(pg, url: str) -> str:
     pg.goto(url)
     settle(pg)
-    box = pg.get_by_text("Judgment debt: does the verdict survive")
-    box.wait_for()
-    return re.search(r"(holds|depends): [^\n]+", pg.inner_text("body")).group(0)
+    body = shown(pg, "Judgment debt: does the verdict survive", re.compile("(holds|depends): "))
+    return re.search(r"(holds|depends): [^\n]+", body).group(0)
 
 
 def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str,
@@ -76,8 +76,8 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
         settle(pg)
         inputs.nth(1).set_input_files([{"name": "docs.tsv", "mimeType": "text/plain",
                                         "buffer": docs}])
-        pg.get_by_text("the text of document").wait_for()
-        body = pg.inner_text("body")
+        body = shown(pg, "the text of document", re.compile(r"Query q\d: the question of query"),
+                     "0 none", "1 low", "the document answers the query")
         assert "Not applied" not in body  # the link's measure, baseline and candidate
         assert re.search(r"Query q\d: the question of query \d", body), body
         assert "base" not in body.split("Batch 1")[1]  # blind: no system name by the document
@@ -86,13 +86,13 @@ def test_judge_by_keyboard_reload_and_compare(browser, dataset: str, server: str
         pg.locator("h1").first.click()
         for n, key in enumerate(("1", "0", "1"), start=1):
             _key(pg, key, n, ws, dataset, n)
-        assert "Batch 1: 3 of" in pg.inner_text("body")
+        assert "Batch 1: 3 of" in shown(pg, "Batch 1: 3 of")
         _key(pg, "u", 2, ws, dataset, 2)  # undo, written at once
         _key(pg, "1", 3, ws, dataset, 3)
         _key(pg, "ArrowLeft", 2, ws, dataset, 2)  # the left arrow: the same undo
         undo = pg.get_by_role("button", name=re.compile("Undo")).locator("visible=true")
         assert undo.count() == 1 and undo.inner_text().startswith("Undo last label")
-        assert "u or ← undo the last label" in pg.inner_text("body")
+        assert "u or ← undo the last label" in shown(pg, "u or ← undo the last label")
         pg.screenshot(path=str(ARTIFACTS / "judging_1280x800.png"))
         no_exception(pg)
         pg.reload()  # mid-batch: a closed browser loses nothing
@@ -143,7 +143,7 @@ def test_month_task_by_keyboard_then_the_trend(browser, server: str,
         pg.get_by_role("button", name="Build the task").click()
         pg.get_by_text("labeled", exact=False).filter(visible=True).first.wait_for()
         settle(pg)
-        body = pg.inner_text("body")
+        body = shown(pg, "round 2026-07: simple random sample of 10 of 60")
         assert "round 2026-07: simple random sample of 10 of 60" in body, body[-600:]
         pg.locator("h1").first.click()  # the keys go to the page, not to a field
         for n, key in enumerate(("3", "1", "0"), start=1):
@@ -157,7 +157,7 @@ def test_month_task_by_keyboard_then_the_trend(browser, server: str,
         pg.screenshot(path=str(ARTIFACTS / "judging_task_1280x800.png"))
         no_exception(pg)
         nav(pg, "Trend")
-        body = pg.inner_text("body")
+        body = shown(pg, "2026-07")
         assert "Sample labeling data" not in body and "2026-07" in body, body[:2000]
         pg.screenshot(path=str(ARTIFACTS / "judging_task_trend_1280x800.png"))
         no_exception(pg)

@@ -12,8 +12,10 @@ from browser_support import (
     guarded_page,
     nav,
     no_exception,
+    page_screenshot,
     require_chromium,
     settle,
+    shown,
 )
 
 require_chromium()
@@ -21,7 +23,7 @@ require_chromium()
 
 @pytest.fixture(scope="module")
 def page(browser):
-    with guarded_page(browser, height=4200, timeout=90_000) as pg:
+    with guarded_page(browser, height=1000, timeout=90_000) as pg:
         yield pg
 
 
@@ -47,12 +49,12 @@ def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: 
     if path != "labels_data":
         charts_drawn(page)  # the charts drawn, not their placeholders
     no_exception(page)
-    body = page.inner_text("body")
+    body = shown(page, *expected)  # every text drawn, not just the one waited for
     for text in expected:
         assert text in body, text
     assert "Go to the Labeling data page" not in body
     name = path.split("?")[0]
-    page.screenshot(path=str(ARTIFACTS / f"issue18_{name}.png"), full_page=True)
+    page_screenshot(page, ARTIFACTS / f"issue18_{name}.png", at_most=4200)
 
 
 def _chinese(path) -> tuple[str, bytes]:
@@ -80,7 +82,7 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
         (Path(__file__).resolve().parents[1] / "sample_data" / "labels").glob("labels_*.csv"))[:3]]
     expected = trend(read_judgments(months[:2]), k=10).table
     files = [{"name": n, "mimeType": "text/csv", "buffer": d} for n, d in months]
-    first = browser.new_context(viewport={"width": 1400, "height": 3000})
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
     guard = NetworkGuard(first)
     pg = first.new_page()
     pg.set_default_timeout(90_000)
@@ -89,11 +91,11 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     pg.get_by_text("Upload labeling files").first.click()
     settle(pg)
     pg.locator('input[type="file"]').first.set_input_files(files[:2])
-    pg.get_by_text("Save these files to the workspace").wait_for()
+    pg.get_by_text("Save these files to the workspace").filter(visible=True).first.wait_for()
     pg.get_by_label("Name", exact=True).fill("月度标注 2026")
     pg.get_by_label("Your name").fill("张伟")
     pg.get_by_role("button", name="Save").click()
-    pg.get_by_text("version 1 of 1").wait_for()
+    pg.get_by_text("version 1 of 1").filter(visible=True).first.wait_for()
     settle(pg)
     nav(pg, "Trend")
     pg.wait_for_function("() => location.search.includes('version=1')")
@@ -104,33 +106,33 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     pg.get_by_role("button", name="Add to set 月度标注 2026").wait_for()
     pg.get_by_label("Your name").fill("李娜")
     pg.get_by_role("button", name="Add to set 月度标注 2026").click()
-    pg.get_by_text("version 2 of 2").wait_for()
+    pg.get_by_text("version 2 of 2").filter(visible=True).first.wait_for()
     no_exception(pg)
     first.close()
 
-    fresh = browser.new_context(viewport={"width": 1400, "height": 4200})
+    fresh = browser.new_context(viewport={"width": 1400, "height": 1000})
     guard2 = NetworkGuard(fresh)
     old = fresh.new_page()
     old.set_default_timeout(90_000)
     old.goto(link)
-    old.get_by_text("Newer months exist").wait_for()
+    old.get_by_text("Newer months exist").filter(visible=True).first.wait_for()
     settle(old)
     charts_drawn(old)
     no_exception(old)
-    body = old.inner_text("body")
+    body = shown(old, "version 2 adds round 2026-07")
     assert "version 2 adds round 2026-07" in body
     traces = old.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
                           ".flatMap(p => (p._fullData || []).map(t => ({name: t.name || '', "
                           "x: Array.from(t.x || []).map(String), "
                           "y: Array.from(t.y || [])})))")
     assert not any("2026-07" in t["x"] for t in traces)  # the link's months only
-    shown = [(x, t["name"], y) for t in traces
-             for x, y in zip(t["x"], t["y"], strict=False) if isinstance(y, (int, float))]
+    points = [(x, t["name"], y) for t in traces
+              for x, y in zip(t["x"], t["y"], strict=False) if isinstance(y, (int, float))]
     for row in expected.itertuples():  # each month's mean DCG@10, as the core computes it
-        assert any(abs(y - row.dcg) < 1e-9 for x, name, y in shown
+        assert any(abs(y - row.dcg) < 1e-9 for x, name, y in points
                    if x == row.round and name == row.system), (row.round, row.system)
     assert any(t["name"] == "高" for t in traces)  # the grade distribution, in Chinese
-    old.screenshot(path=str(ARTIFACTS / "issue18_trend_old_link.png"), full_page=True)
+    page_screenshot(old, ARTIFACTS / "issue18_trend_old_link.png", at_most=4200)
     fresh.close()
     assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
 
@@ -149,14 +151,16 @@ def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) ->
     page.get_by_text("83 problems").filter(visible=True).first.wait_for()
     settle(page)
     no_exception(page)
-    body = page.inner_text("body")
+    body = shown(page, "The first 20:", "And 63 more", "All 83 problems (CSV)")
     assert "The first 20:" in body and "And 63 more" in body
     assert "All 83 problems (CSV)" in body and "Save these files" not in body
-    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_conflicts.png"), full_page=True)
+    page_screenshot(page, ARTIFACTS / "issue18_labels_data_conflicts.png",
+                    at_most=4200)
     page.get_by_text("One label: the rater's mean").first.click()
     page.get_by_text("File rows").filter(visible=True).first.wait_for()
     settle(page)
     no_exception(page)
     assert "conflicts=mean" in page.url
-    assert "83 (round, query, document, rater) labeled differently" in page.inner_text("body")
-    page.screenshot(path=str(ARTIFACTS / "issue18_labels_data_mean.png"), full_page=True)
+    rule = "83 (round, query, document, rater) labeled differently"
+    assert rule in shown(page, rule)
+    page_screenshot(page, ARTIFACTS / "issue18_labels_data_mean.png", at_most=4200)

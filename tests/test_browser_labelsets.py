@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_support import ARTIFACTS, guarded_page, no_exception, require_chromium, settle
+from browser_support import (
+    ARTIFACTS,
+    guarded_page,
+    no_exception,
+    page_screenshot,
+    require_chromium,
+    settle,
+    shown,
+)
 
 require_chromium()
 
@@ -27,17 +35,17 @@ def _no_red_box(pg) -> None:
 
 
 def test_three_months_one_after_another(browser, server) -> None:
-    with guarded_page(browser, height=2400, timeout=90_000) as pg:
+    with guarded_page(browser, height=1000, timeout=90_000) as pg:
         pg.goto(f"{server}/labels_data")
         settle(pg)
         pg.get_by_text("Upload labeling files").first.click()
         settle(pg)
         pg.locator('input[type="file"]').first.set_input_files([_file(MONTHS[0])])
-        pg.get_by_text("Save these files to the workspace").wait_for()
+        pg.get_by_text("Save these files to the workspace").filter(visible=True).first.wait_for()
         pg.get_by_label("Name", exact=True).fill("monthly labels")
         pg.get_by_label("Your name").fill("ana")
         pg.get_by_role("button", name="Save").click()
-        pg.get_by_text("version 1 of 1").wait_for()
+        pg.get_by_text("version 1 of 1").filter(visible=True).first.wait_for()
         settle(pg)
         _no_red_box(pg)
         for version, month in enumerate(MONTHS[1:], start=2):
@@ -51,17 +59,18 @@ def test_three_months_one_after_another(browser, server) -> None:
             _no_red_box(pg)  # no round of this month in the set: no warning, no refusal
             assert "already in the set" not in pg.inner_text("body")
             button.click()
-            pg.get_by_text(f"version {version} of {version}").wait_for()
+            pg.get_by_text(f"version {version} of {version}").filter(visible=True).first.wait_for()
             settle(pg)
             _no_red_box(pg)
-        body = pg.inner_text("body")
+        body = shown(pg, "Rounds: 2026-05, 2026-06, 2026-07.", "version 3 of 3",
+                     "Versions of monthly labels (3)")
         assert "Rounds: 2026-05, 2026-06, 2026-07." in body
         assert "version 3 of 3" in body
         assert "Versions of monthly labels (3)" in body
         uploader = pg.locator('[data-testid="stFileUploader"]').filter(
             has_text="Add labeling files to monthly labels")
         assert uploader.locator('[data-testid="stFileUploaderFile"]').count() == 0
-        pg.screenshot(path=str(ARTIFACTS / "labelflow_three_months.png"), full_page=True)
+        page_screenshot(pg, ARTIFACTS / "labelflow_three_months.png", at_most=2400)
         # the Rounds metric of the set's newest version: three months
         metric = pg.locator('[data-testid="stMetric"]').filter(has_text="Rounds")
         assert metric.locator('[data-testid="stMetricValue"]').first.inner_text() == "3"

@@ -68,6 +68,12 @@ def _compare_view(pg) -> dict[str, object]:
             "report table": pg.locator('[data-testid="stTable"]').first.inner_text()}
 
 
+WINDOW = {"width": 1400, "height": 1000}
+SHOT = {"width": 1400, "height": 1400}
+"""The window of a session, and the taller one of its screenshots, made just before them:
+chromium draws every frame of a load as tall as its window."""
+
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory) -> Iterator[tuple[str, str]]:
     """The app on a workspace holding the sample, saved (decisions need a saved dataset):
@@ -87,7 +93,7 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
     from ireval_app.keys import compare as keys
 
     server, dataset = saved
-    with guarded_page(browser, height=1400, timeout=90_000) as pg:
+    with guarded_page(browser, height=1000, timeout=90_000) as pg:
         # 500 resamples (not 10,000): quicker, and a number the link must carry
         pg.goto(f"{server}/compare?ds={dataset}&resamples=500")
         pg.get_by_text("Pair and measure").filter(visible=True).first.wait_for()
@@ -108,8 +114,10 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
         pg.get_by_role("button", name="Record the decision").click()
         pg.get_by_text("Recorded, with the evidence above").filter(visible=True).first.wait_for()
         settle(pg)
+        pg.set_viewport_size(SHOT)
         pg.get_by_text("Deciding:", exact=False).first.scroll_into_view_if_needed()
         pg.screenshot(path=str(ARTIFACTS / "links_compare.png"))
+        pg.set_viewport_size(WINDOW)
         no_exception(pg)
         # the Meeting page with one measure: the memo's evidence of every pair is quicker
         pg.goto(f"{server}/meeting?ds={dataset}&measures=AP")
@@ -123,10 +131,11 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
         # the Meeting page's own "Live view" beside the decision is the memo's link
         button = pg.get_by_role("link", name="Live view")
         assert button.count() == 1 and button.get_attribute("href") == link
+        pg.set_viewport_size(SHOT)
         button.scroll_into_view_if_needed()
         pg.screenshot(path=str(ARTIFACTS / "links_meeting.png"))
     assert link.startswith(f"{server}/compare?") and "pair=" in link, link
-    with guarded_page(browser, height=1400, timeout=90_000) as fresh:
+    with guarded_page(browser, height=1000, timeout=90_000) as fresh:
         fresh.goto(link)
         fresh.get_by_text("Deciding:", exact=False).filter(visible=True).first.wait_for()
         settle(fresh)
@@ -136,6 +145,7 @@ def test_a_decisions_live_view_opens_the_same_comparison(browser, saved, tmp_pat
                            (keys.RESAMPLES, seen["resamples"])):
             shows_value(fresh.locator(_key(key)).locator("input"), str(shown))
         assert _compare_view(fresh) == seen
+        fresh.set_viewport_size(SHOT)
         fresh.get_by_text("Deciding:", exact=False).first.scroll_into_view_if_needed()
         fresh.screenshot(path=str(ARTIFACTS / "links_compare_reopened.png"))
 

@@ -28,7 +28,14 @@ from typing import Any
 
 import pytest
 from _apps import NEEDS_SAMPLE, sample_files
-from browser_support import ARTIFACTS, app_server, free_port, guarded_page, require_chromium
+from browser_support import (
+    ARTIFACTS,
+    app_server,
+    free_port,
+    guarded_page,
+    require_chromium,
+    shown,
+)
 from oidc_provider import oidc_provider
 
 from ireval_core.workspace import OPERATOR, Actor, Workspace
@@ -99,13 +106,13 @@ def _signed_in_at(pg: Any, url: str, person: Actor) -> None:
     pg.goto(url)
     pg.get_by_role("button", name="Sign in").click()
     pg.get_by_role("button", name=f"Sign in as {person.email}").click()
-    pg.get_by_text(f"({person.email})").wait_for(timeout=60_000)
+    pg.get_by_text(f"({person.email})").filter(visible=True).first.wait_for(timeout=60_000)
     _quiet(pg)
 
 
 def _compare(pg: Any) -> None:
     """The Compare page with its results drawn (the decision box at its end)."""
-    pg.get_by_text("Record a decision").wait_for(timeout=90_000)
+    pg.get_by_text("Record a decision").filter(visible=True).first.wait_for(timeout=90_000)
     _quiet(pg)
 
 
@@ -125,6 +132,7 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         _compare(vic)
         main = vic.locator('[data-testid="stMain"]')
         assert "bm25" in main.inner_text()  # the data
+        shown(vic, "Recording a decision needs the role editor")
         assert "Recording a decision needs the role editor" in main.inner_text()
         assert main.get_by_role("button", name="Record the decision").count() == 0
         assert main.get_by_role("button", name="Add").count() == 0  # no notes form
@@ -136,12 +144,12 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
     with guarded_page(browser, width=1280, height=800) as ray:
         _signed_in_at(ray, f"{team_server.url}/judging?ds={team_server.dataset}"
                            "&measure=nDCG@10&baseline=bm25&candidate=neural_rerank", RAY)
-        ray.get_by_text("Batch 1:").wait_for(timeout=90_000)
+        ray.get_by_text("Batch 1:").filter(visible=True).first.wait_for(timeout=90_000)
         _quiet(ray)
         assert ray.get_by_label("Your name (the rater)").count() == 0  # he is signed in
         ray.locator("h1").first.click()  # the keys go to the page
         ray.keyboard.press("1")
-        ray.get_by_text("Batch 1: 1 of").wait_for(timeout=60_000)
+        ray.get_by_text("Batch 1: 1 of").filter(visible=True).first.wait_for(timeout=60_000)
     with Workspace.open(str(team_server.workspace)) as ws:
         deadline = time.monotonic() + 30  # the label is written as the next item is drawn
         while len(versions := ws.versions(team_server.dataset, actor=ADA)) == 1 and \
@@ -158,23 +166,26 @@ def test_viewer_editor_and_admin(browser: Any, team_server: Setup) -> None:
         assert main.get_by_label("Your name").count() == 0  # nothing to type but this
         main.get_by_label("Decision on").fill("ship neural_rerank")
         main.get_by_role("button", name="Record the decision").click()
-        edd.get_by_text("Recorded, with the evidence above").wait_for(timeout=60_000)
+        edd.get_by_text("Recorded, with the evidence above").filter(visible=True).first.wait_for(
+            timeout=60_000)
         edd.goto(f"{team_server.url}/meeting?ds={team_server.dataset}&measures=nDCG@10")
         edd.get_by_text("ship neural_rerank").filter(visible=True).first.wait_for(timeout=90_000)
         _quiet(edd)
+        shown(edd, "Edd Editor <edd@example.org>")
         assert "Edd Editor <edd@example.org>" in edd.locator('[data-testid="stMain"]'
                                                              ).inner_text()
 
     with guarded_page(browser, width=1280, height=800) as ada:
         _signed_in_at(ada, f"{team_server.url}/admin", ADA)
-        ada.get_by_text("Members of default").wait_for(timeout=60_000)
+        ada.get_by_text("Members of default").filter(visible=True).first.wait_for(timeout=60_000)
         _quiet(ada)
         assert "Admin" in ada.locator('[data-testid="stSidebar"]').inner_text()
         ada.screenshot(path=str(ARTIFACTS / "roles_admin.png"))
         _choose(ada, "Member", "vic@example.org")
         _choose(ada, "Role", "editor")
         ada.get_by_role("button", name="Set the role").click()
-        ada.get_by_text("vic@example.org: now editor in default").wait_for(timeout=30_000)
+        ada.get_by_text("vic@example.org: now editor in default").filter(
+            visible=True).first.wait_for(timeout=30_000)
         _quiet(ada)
     with Workspace.open(str(team_server.workspace)) as ws:
         assert ws.role(VIC) == "editor"
@@ -221,7 +232,7 @@ def test_forged_and_expired_cookies_show_no_page(browser: Any, team_server: Setu
                 pg.wait_for_function(
                     "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
                     timeout=60_000)
-                body = pg.inner_text("body")
+                body = shown(pg, "sign in to see its datasets")
                 assert "sign in to see its datasets" in body, (kind, name)
                 assert not [m for m in markers if m in body], (kind, name)
                 assert pg.locator('[data-testid="stSidebar"]').count() == 0, (kind, name)
@@ -231,6 +242,6 @@ def test_forged_and_expired_cookies_show_no_page(browser: Any, team_server: Setu
                                  "value": _signed_cookie(team_server.cookie_secret, payload),
                                  "httpOnly": True}])
         pg.goto(f"{team_server.url}/admin")
-        pg.get_by_text("Members of default").wait_for(timeout=60_000)
+        pg.get_by_text("Members of default").filter(visible=True).first.wait_for(timeout=60_000)
     with Workspace.open(str(team_server.workspace)) as ws:
         assert len(ws.audit(actor=OPERATOR)) == rows  # the control: Ada, a member already

@@ -82,7 +82,8 @@ def _quiet(pg: Any) -> None:
 
 def _at_sign_in_screen(pg: Any) -> None:
     """The sign-in screen and nothing of the data: no run, no qrels, no menu, no link."""
-    pg.get_by_text("sign in to see its datasets").wait_for(timeout=60_000)
+    pg.get_by_text("sign in to see its datasets").filter(visible=True).first.wait_for(
+        timeout=60_000)
     _quiet(pg)
     body = pg.inner_text("body")
     for marker in DATA_MARKERS:
@@ -95,9 +96,9 @@ def _at_sign_in_screen(pg: Any) -> None:
 def _sign_in(pg: Any, user_email: str) -> None:
     """From the sign-in screen, through the provider's login form, back to the app."""
     pg.get_by_role("button", name="Sign in").click()
-    pg.get_by_text("Test identity provider").wait_for(timeout=30_000)
+    pg.get_by_text("Test identity provider").filter(visible=True).first.wait_for(timeout=30_000)
     pg.get_by_role("button", name=f"Sign in as {user_email}").click()
-    pg.get_by_text(f"({user_email})").wait_for(timeout=60_000)
+    pg.get_by_text(f"({user_email})").filter(visible=True).first.wait_for(timeout=60_000)
 
 
 def _lab_shown(pg: Any, seed: str) -> None:
@@ -199,7 +200,8 @@ def test_forged_and_expired_cookies(browser: Any, signin: Setup) -> None:
                                      "url": signin.url, "httpOnly": True}])
             pg.goto(signin.url + LINK)
             if kind == "right secret":  # the control: only the cookie secret makes a person
-                pg.get_by_text("(mallory@example.org)").wait_for(timeout=60_000)
+                pg.get_by_text("(mallory@example.org)").filter(visible=True).first.wait_for(
+                    timeout=60_000)
                 _lab_shown(pg, "Seed 4")
             else:
                 _at_sign_in_screen(pg)
