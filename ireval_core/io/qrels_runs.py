@@ -293,7 +293,7 @@ def parse_runs(source: PathOrBytes | Source, *, name: str | None = None,
     a caller reading several files at once parses them side by side and names them in
     file order. Arguments as :func:`read_runs`'s; errors too.
 
-    >>> parsed = parse_runs(b"q1 Q0 d1 1 2.0 bm25\n", name="a.txt")
+    >>> parsed = parse_runs(b"q1 Q0 d1 1 2.0 bm25\\n", name="a.txt")
     >>> [r.name for r in parsed.named({"bm25": "b.txt"})]
     ['a:bm25']
     """
