@@ -8,7 +8,8 @@ PORT   ?= 8501
 ADDRESS ?= 127.0.0.1
 # make test spreads the suite over this many pytest-xdist workers (the browser tests run in
 # two groups, one module at a time in each: tests/conftest.py); TEST_WORKERS=0 runs it in one
-# process. IREVAL_FULL_GRID=1 runs the full parameter grids and fuzz searches (tests/README.md).
+# process. IREVAL_FULL_GRID=1 runs the full parameter grids and fuzz searches (README.md,
+# "Development").
 TEST_WORKERS ?= 2
 
 .PHONY: run test lint bench sample browser tex postgres clean

@@ -10,19 +10,20 @@ app.py`` on a loopback port, and with Debian's chromium driven by playwright
 3. three sessions, one after the other, each in its own browser context: open the
    Data page, choose Upload, upload the sample qrels and a generated run (different
    content each time), wait until the page says the run was read, measure, close;
-4. measures again once Streamlit has dropped the closed sessions.
+4. measures again once Streamlit has dropped the closed sessions and the resident
+   memory has stopped moving (:func:`end_sessions`).
 
 Streamlit keeps a closed session for ``server.disconnectedSessionTTL`` seconds (a
 reconnect gets it back), then drops it the next time any session connects or
 disconnects (it expires stored sessions lazily). Here the TTL is 1 s, and a short
-"probe" session (the sample's Data page) opens and closes after it: the state, uploads
-and parsed files of the closed sessions are freed then.
+"probe" session (the sample's Data page) opens, and closes once the TTL is over: the
+state, uploads and parsed files of the closed sessions are freed then.
 
     python benchmarks/bench_memory.py                 # three ~350 MB runs, default budget
     python benchmarks/bench_memory.py --mb 100 --cache-mb 16
 
 Needs chromium (``apt-get install chromium``) and playwright (requirements-dev.txt).
-``tests/test_server_memory.py`` runs the same protocol with ~50 MB runs and asserts it.
+``tests/test_server_memory.py`` runs the same protocol with ~38 MB runs and asserts it.
 """
 
 from __future__ import annotations
@@ -224,12 +225,32 @@ def upload_session(browser: object, url: str, run: Path, n_lines: int,
             while_open()
 
 
-def end_sessions(browser: object, srv: Server, wait_release: float = 3.0) -> None:
-    """Let Streamlit drop the closed sessions: wait out their TTL, then open and close
-    a probe session (its disconnect expires them); then wait for the memory release."""
-    time.sleep(SESSION_TTL + 1)
-    sample_session(browser, srv.url)
-    time.sleep(wait_release)
+def end_sessions(browser: object, srv: Server, closed_at: float,
+                 released: Callable[[float], bool] | None = None,
+                 wait_release: float = 3.0) -> None:
+    """Let Streamlit drop the sessions closed by ``closed_at`` (``time.monotonic()``):
+    open a probe session and close it once their TTL is over (its disconnect expires
+    them), then wait for the memory release: until ``released(rss)`` holds for the
+    server's resident memory in MiB (polled), else until it has not moved by 1 MiB for
+    longer than the app's delay before it releases freed memory
+    (``ireval_app.shared_cache``, 1 s); ``wait_release`` seconds at most either way."""
+    with _data_page(browser, srv.url, 120_000):
+        time.sleep(max(0.0, closed_at + SESSION_TTL + 1 - time.monotonic()))
+    deadline = time.monotonic() + wait_release
+    readings: list[tuple[float, float]] = []  # (time, RSS)
+    while time.monotonic() < deadline:
+        now, rss = time.monotonic(), rss_mib(srv.proc.pid)
+        if released is not None and released(rss):
+            return
+        readings.append((now, rss))
+        recent = [r for t, r in readings if t >= now - _STILL]
+        if (released is None and readings[0][0] <= now - _STILL
+                and max(recent) - min(recent) < 1):
+            return
+        time.sleep(0.1)
+
+
+_STILL = 1.5  # seconds the RSS stays within 1 MiB to count as settled (release delay 1 s)
 
 
 # ----------------------------------------------------------------------------- the measurement
@@ -261,8 +282,12 @@ class Figures:
 
 
 def measure(runs: list[tuple[Path, int]], *, cache_mb: float | None, workdir: Path,
-            warmup_lines: int = 20_000) -> Figures:
-    """The protocol of the module docstring on ``(run file, lines)`` pairs."""
+            warmup_lines: int = 20_000, released: Callable[[float], bool] | None = None,
+            wait_release: float = 3.0) -> Figures:
+    """The protocol of the module docstring on ``(run file, lines)`` pairs. The last
+    measurement is taken once the sessions' memory is released (:func:`end_sessions`):
+    when ``released(RSS - baseline)`` holds (MiB), else once the RSS is still; after
+    ``wait_release`` seconds at most."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium")
@@ -276,14 +301,18 @@ def measure(runs: list[tuple[Path, int]], *, cache_mb: float | None, workdir: Pa
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             upload_session(browser, srv.url, warm, warmup_lines)
-            end_sessions(browser, srv)
+            end_sessions(browser, srv, time.monotonic())
             figures.baseline = srv.rss()
             for run, n_lines in runs:
                 upload_session(browser, srv.url, run, n_lines,
                                while_open=lambda: figures.open_.append(srv.rss()))
+                closed_at = time.monotonic()
                 time.sleep(1)
                 figures.closed.append(srv.rss())
-            end_sessions(browser, srv)
+            end_sessions(browser, srv, closed_at,
+                         released=None if released is None
+                         else lambda rss: released(rss - figures.baseline),
+                         wait_release=wait_release)
             figures.ended = srv.rss()
         finally:
             browser.close()

@@ -131,6 +131,8 @@ def test_errors_are_messages_not_tracebacks(scheduler, files, tmp_path, monkeypa
     [error] = [_plain(e.value) for e in at.error]
     assert "bad.txt:2" in error and "expected 6 columns" in error
     assert "Traceback" not in error
+    # Dask retries a refused connection until the timeout: 1 s here (the app waits 10 s)
+    monkeypatch.setattr(dask_glue, "_TIMEOUT", 1.0)
     at = _fill(at, "tcp://127.0.0.1:9", str(files["qrels"]), str(files["dense"]))
     assert not at.exception
     [error] = [_plain(e.value) for e in at.error]

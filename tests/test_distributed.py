@@ -31,8 +31,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from _slow_reads import slow_url
 from distributed import Client, Event, LocalCluster, get_worker
-from fsspec.implementations.local import LocalFileSystem
 from sklearn.metrics import roc_auc_score
 
 from ireval_core import EvalOptions, Evaluation, FormatError, IrevalError, Qrels, Run, evaluate
@@ -1026,62 +1026,6 @@ def test_csv_blocks_of_blank_lines_read_as_in_memory(client, tmp_path, blank_lin
 # ----------------------------------------------------------------------------- error order
 
 
-class SlowFileSystem(LocalFileSystem):
-    """Local files whose reads starting at chosen places wait ``delay`` seconds, in a Dask
-    worker only (the client reads at full speed): the task reading there finishes long
-    after the others, so a later block or file fails first.
-
-    ``slow`` holds ``(file name, byte offset)`` pairs: the offset where a block's lines
-    start (the block's one data read begins there; the reads that look for a block's
-    ends begin a byte before a line start), or ``0`` with a whole file read as one block.
-    """
-
-    protocol = ("slowfile",)
-
-    def __init__(self, slow: tuple[tuple[str, int], ...] = (), delay: float = 1.5,
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.slow = frozenset(slow)
-        self.delay = delay
-
-    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Any:
-        return _SlowReads(super()._open(path, mode, **kwargs), Path(path).name, self)
-
-
-fsspec.register_implementation("slowfile", SlowFileSystem, clobber=True)
-
-
-class _SlowReads:
-    def __init__(self, fh: Any, name: str, fs: SlowFileSystem) -> None:
-        self.fh, self.name, self.fs = fh, name, fs
-
-    def read(self, n: int = -1) -> bytes:
-        if (self.name, self.fh.tell()) in self.fs.slow and _in_worker():
-            time.sleep(self.fs.delay)
-        return self.fh.read(n)
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self.fh, attr)
-
-    def __enter__(self) -> _SlowReads:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.fh.close()
-
-
-def _in_worker() -> bool:
-    try:
-        get_worker()
-    except ValueError:
-        return False
-    return True
-
-
-def _slow_url(path: Path) -> str:
-    return f"slowfile://{path}"
-
-
 def _line_start(path: Path, line: int) -> int:
     """Byte offset where ``line`` (1-based) of ``path`` starts."""
     return sum(len(x) for x in path.read_bytes().splitlines(keepends=True)[: line - 1])
@@ -1091,7 +1035,7 @@ def _line_start(path: Path, line: int) -> int:
 def test_the_qrels_error_comes_first_whichever_task_fails_first(client, tmp_path, slow):
     """Both files malformed (comment lines read as data under trec_eval 9.0.8): the qrels'
     error, as the in-memory reader gives it, whichever file's task fails first (the other
-    file's read is slowed)."""
+    file's read is held until the other tasks are done)."""
     qrels, runs = make_data(4, n_queries=15)
     qtext = qrels.assign(iter=0)[["qid", "iter", "docid", "rel"]].astype({"rel": int})
     qpath = tmp_path / "qrels.txt"
@@ -1105,7 +1049,7 @@ def test_the_qrels_error_comes_first_whichever_task_fails_first(client, tmp_path
     assert memory.value.count > 1  # several comment lines: "and N more problems"
     options = {"slow": ((f"{slow}.txt", 0),)} if slow else {}
     with pytest.raises(FormatError) as got:
-        evaluate_dask(_slow_url(qpath), _slow_url(rpath), ["P@5"], client=client,
+        evaluate_dask(slow_url(qpath), slow_url(rpath), ["P@5"], client=client,
                       storage_options=options)
     assert str(got.value) == str(memory.value)
     assert got.value.problems == memory.value.problems
@@ -1129,7 +1073,8 @@ def _bad_run(tmp_path: Path, files: dict[str, Any], name: str = "run.txt") -> Pa
 def test_a_files_first_bad_line_comes_first_across_blocks(client, files, tmp_path, slow_line):
     """Bad lines in several blocks of one run: the error of the in-memory reader (first
     bad line, the first 100 problems, how many in all, the duplicate across blocks),
-    whichever block's task fails first (the block holding ``slow_line`` is slowed)."""
+    whichever block's task fails first (the block holding ``slow_line`` is held until the
+    other tasks are done)."""
     path = _bad_run(tmp_path, files)
     with pytest.raises(FormatError) as memory:
         read_runs(path, name=str(path))
@@ -1139,7 +1084,7 @@ def test_a_files_first_bad_line_comes_first_across_blocks(client, files, tmp_pat
     # of the block size: slow that place
     at = _line_start(path, slow_line)
     slow = ((path.name, path.read_bytes().index(b"\n", (at // blocksize) * blocksize - 1) + 1),)
-    runs = read_runs_dask(_slow_url(path), blocksize=blocksize, storage_options={"slow": slow})
+    runs = read_runs_dask(slow_url(path), blocksize=blocksize, storage_options={"slow": slow})
     assert runs.npartitions > 5
     with pytest.raises(FormatError) as got:
         evaluate_dask(files["qrels"], runs, ["P@5"], client=client)
@@ -1240,11 +1185,11 @@ def test_labeled_rows_errors_come_in_row_order_whichever_task_fails_first(client
                                                                          slow):
     """Bad rows in both files of labeled rows: the first bad row's error and how many,
     numbered as rows of the whole input, whichever file's task fails first (the other's
-    read is slowed); for evaluate_labeled (every row and the duplicate pair) and
-    pooled_auc_dask (the judged rows' scores)."""
+    read is held until the other tasks are done); for evaluate_labeled (every row and the
+    duplicate pair) and pooled_auc_dask (the judged rows' scores)."""
     paths, n_a = _bad_clicks(tmp_path)
     first = pd.read_csv(paths[0], dtype=str).iloc[2]
-    urls = [_slow_url(p) for p in paths]
+    urls = [slow_url(p) for p in paths]
     options = {"slow": ((slow, 0),)}
     with pytest.raises(FormatError) as got:
         evaluate_labeled(urls, ["AUC"], client=client, storage_options=options)

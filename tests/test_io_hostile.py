@@ -261,8 +261,9 @@ def _frames(exc: BaseException):
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_failed_read_holds_nothing(name):
-    data = bytes(bytearray(HOSTILE[name]))  # a fresh object only this test refers to
-    gc.collect()
+    # a fresh object only this test refers to (so no garbage collection first: no older
+    # cycle can hold it, and a full collection of the session's heap costs 0.1-0.5 s)
+    data = bytes(bytearray(HOSTILE[name]))
     gc.disable()  # a reference held only by a cycle would show up in the count
     try:
         before = sys.getrefcount(data)
