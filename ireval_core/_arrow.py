@@ -20,7 +20,7 @@ import pyarrow as pa
 
 __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_array",
            "string_array", "string_layout", "byte_groups", "byte_order", "byte_order_keys",
-           "matrix_groups", "padded_matrix", "strings_of_rows",
+           "matrix_groups", "matrix_order", "padded_matrix", "strings_of_rows",
            "byte_order_keys_and_prefix", "byte_order_words", "padded_bytes",
            "strings_from_keys", "release_unused", "byte_window"]
 
@@ -413,13 +413,15 @@ def padded_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     return matrix
 
 
-def strings_of_rows(matrix: np.ndarray, rows: np.ndarray) -> pa.Array:
-    """The strings of ``rows`` of a padded byte matrix (:func:`padded_matrix`), exactly:
-    each row without its zero padding (the values hold no zero byte)."""
+def strings_of_rows(matrix: np.ndarray, rows: np.ndarray | None = None) -> pa.Array:
+    """The strings of ``rows`` of a padded byte matrix (:func:`padded_matrix`; None:
+    every row), exactly: each row without its zero padding (the values hold no zero
+    byte)."""
     import pyarrow.compute as pc
 
-    n, width = len(rows), matrix.shape[1]
-    picked = np.ascontiguousarray(matrix[rows])
+    width = matrix.shape[1]
+    picked = np.ascontiguousarray(matrix if rows is None else matrix[rows])
+    n = len(picked)
     fixed = pa.Array.from_buffers(pa.binary(max(width, 1)), n,
                                   [None, pa.py_buffer(picked if width else
                                                       np.zeros(n, dtype=np.uint8))])
@@ -455,6 +457,14 @@ def matrix_groups(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     del matrix
     return _grouped_within(words[0], np.argsort(words[0]), len(words),
                            lambda k, rows: words[k][rows])
+
+
+def matrix_order(matrix: np.ndarray) -> np.ndarray:
+    """:func:`byte_order` of the rows of a padded byte matrix (:func:`padded_matrix`)."""
+    if not len(matrix):
+        return np.zeros(0, dtype=np.int64)
+    found = _window_order(matrix)
+    return found if found is not None else _lexicographic_order(_packed_words(matrix))
 
 
 def byte_window(matrix: np.ndarray, at: int, rows: np.ndarray | None = None) -> np.ndarray:

@@ -90,11 +90,13 @@ _CODING_AFTER: ContextVar[threading.Event | None] = ContextVar("ireval_coding_af
                                                               default=None)
 _CODED: ContextVar[threading.Event | None] = ContextVar("ireval_coded", default=None)
 _PARSED: ContextVar[threading.Event | None] = ContextVar("ireval_parsed", default=None)
+_BESIDE: ContextVar[list[Qrels] | None] = ContextVar("ireval_beside", default=None)
 
 
 @contextmanager
 def ids_coded_after(done: threading.Event | None, *, coded: threading.Event | None = None,
-                    parsed: threading.Event | None = None) -> Iterator[None]:
+                    parsed: threading.Event | None = None,
+                    beside: list[Qrels] | None = None) -> Iterator[None]:
     """Inside the block, a :class:`Run` built on this thread (or a task of its context)
     codes its document ids only once ``done`` is set (``None``: at once), sets ``parsed``
     when it has its columns (before it waits for ``done``) and ``coded`` once it has coded
@@ -107,13 +109,20 @@ def ids_coded_after(done: threading.Event | None, *, coded: threading.Event | No
     until the other reader has coded its own and given its freed memory back, so two
     codings never peak together and the peak does not depend on how the threads were
     scheduled. The other reader must set ``done`` whatever happens (in a ``finally``).
+
+    ``beside``: where that other reader puts the :class:`Qrels` it read (before it sets
+    ``done``; left empty when it failed). A run then codes its ids together with the
+    qrels' (:func:`~ireval_core.idcodes.doc_codes_of`), which gives its document map to
+    them (:func:`run_doc_map`) from the same sort; its codes are the same either way.
     """
     token = _CODING_AFTER.set(done)
     coded_token = _CODED.set(coded)
     parsed_token = _PARSED.set(parsed)
+    beside_token = _BESIDE.set(beside)
     try:
         yield
     finally:
+        _BESIDE.reset(beside_token)
         _PARSED.reset(parsed_token)
         _CODED.reset(coded_token)
         _CODING_AFTER.reset(token)
@@ -308,7 +317,10 @@ class Run:
             after.wait()
         stage("coding ids")
         qcode, qdict = encode_sorted(columns.pop("qid"))
-        dcode, ddict, byte_ranked = doc_codes_of([as_string_array(columns.pop("docid"))])
+        beside = _BESIDE.get()
+        dcode, ddict, byte_ranked = doc_codes_of(
+            [as_string_array(columns.pop("docid"))],
+            qrels_docs=beside[0].doc_ids if beside else None)
         release_unused()
         coded = _CODED.get()
         if coded is not None:  # the next reader may code its ids while this one orders

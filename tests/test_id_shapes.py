@@ -287,12 +287,107 @@ def test_long_ids_mostly_distinct_are_sorted_to_the_same_codes(shape: str) -> No
         else:
             got = _codes_by_byte_sort([given])
             assert got is not None
-            codes, ids = got
+            codes, ids, no_map = got
+            assert no_map is None  # no qrels given
         assert codes.dtype == np.int32 and codes.tolist() == want_codes.tolist()
         assert ids.to_pylist() == want_ids.to_pylist()
     assert ids.to_pylist() == sorted(set(values), key=lambda v: v.encode())
     if shape == "uuid":
         assert not mostly_distinct(string_array(values[:5000] * 15))  # few: hashed
+
+
+def _run_and_qrels_ids(shape: str, rng: random.Random, n: int
+                       ) -> tuple[list[str], list[str]]:
+    """A run's ids (mostly distinct, with repeats) and qrels' distinct ids (any order):
+    some of the run's, some absent from it, some longer and some shorter than its
+    longest id, ids that are prefixes of run ids and run ids that are prefixes of them."""
+    if shape == "adversarial":
+        pool = _adversarial_ids(rng, 2 * n)
+    else:
+        pool = doc_pool(shape, rng, 2 * n)
+    run = pool[:n] + pool[: n // 10]
+    rng.shuffle(run)
+    extra = [run[0] + "z", run[1][:-1], "y" * 400, "0", "ÿÿ", "", run[2] + "\u00e9"]
+    qrels = list(dict.fromkeys(rng.sample(pool[:n], n // 4) + pool[n: n + n // 4] + extra))
+    rng.shuffle(qrels)
+    return run, qrels
+
+
+@pytest.mark.parametrize("shape", ["prefixed", "uuid", "mixed", "adversarial"])
+def test_doc_map_from_the_sorted_rows_is_the_hash_tables(shape: str) -> None:
+    """A run coded with its qrels' ids at hand (``doc_codes_of(..., qrels_docs=)``) gets
+    the same codes and ids as without them, and the document map computed from the sort's
+    rows is :func:`doc_code_map`'s by a hash table: qrels ids absent from the run and run
+    ids absent from the qrels, longer and shorter ids, prefixes of one another; chunked or
+    not; a map asked for once (then computed again, equal); empty qrels give none."""
+    from ireval_core import idcodes
+    from ireval_core.idcodes import _codes_by_byte_sort, doc_code_map, doc_codes_of
+
+    rng = random.Random(f"map-{shape}")
+    run, qrels = _run_and_qrels_ids(shape, rng, 2000)
+    qrels_docs = string_array(qrels)
+    arr = string_array(run)
+    want_codes, want_ids = _codes_by_byte_sort([arr])[:2]
+    hashed = pc.index_in(want_ids, value_set=qrels_docs).to_numpy(zero_copy_only=False)
+    want_map = [-1 if v is None or v != v else int(v) for v in hashed]
+    for given in (arr, pa.chunked_array([arr.slice(0, 1000), arr.slice(1000)])):
+        got = _codes_by_byte_sort([given], qrels_docs)
+        assert got is not None
+        codes, ids, doc_map = got
+        assert codes.tolist() == want_codes.tolist() and ids.equals(want_ids)
+        if shape == "uuid" and given is arr:
+            assert doc_map is None  # read in place: the map is left to doc_code_map
+        else:
+            assert doc_map is not None and doc_map.tolist() == want_map
+        assert _codes_by_byte_sort([given], string_array([]))[2] is None
+    monkey_sample = idcodes.SAMPLE_KEYS
+    try:
+        idcodes.SAMPLE_KEYS = 256  # small enough for the sort to be taken here
+        codes, ids, ranked_ = doc_codes_of([arr], qrels_docs=qrels_docs)
+    finally:
+        idcodes.SAMPLE_KEYS = monkey_sample
+    assert ranked_ and codes.tolist() == want_codes.tolist() and ids.equals(want_ids)
+    first = doc_code_map(ids, qrels_docs)
+    assert first.tolist() == want_map
+    assert doc_code_map(ids, qrels_docs).tolist() == want_map  # computed again: equal
+    assert doc_code_map(ids, string_array(qrels[:10])).tolist() == [
+        -1 if m < 0 or m >= 10 else m for m in want_map]  # another qrels: not the kept map
+
+
+def test_runs_read_beside_their_qrels_evaluate_the_same() -> None:
+    """Runs read beside their qrels (:func:`read_qrels_alongside`, where a run's document
+    map comes from its ids' sort) have the same codes, ids, document map and every
+    per-query value as the same files read one after the other; ties included."""
+    from ireval_core import idcodes
+    from ireval_core.data import run_doc_map
+    from ireval_core.io import read_qrels, read_qrels_alongside, read_runs
+
+    rng = random.Random("beside")
+    run_ids, qrels_ids = _run_and_qrels_ids("mixed", rng, 2400)
+    run_ids = list(dict.fromkeys(i for i in run_ids if i))
+    lines = [f"q{i % 3} Q0 {d} 0 {rng.choice([1.0, 2.0, 2.5])} sys\n"
+             for i, d in enumerate(run_ids)]
+    judged = [f"q{i % 3} 0 {d} {rng.choice([0, 1, 2])}\n" for i, d in
+              enumerate(qrels_ids) if d and " " not in d]
+    run_bytes, qrels_bytes = "".join(lines).encode(), "".join(judged).encode()
+    monkey_sample = idcodes.SAMPLE_KEYS
+    try:
+        idcodes.SAMPLE_KEYS = 256  # the sort (and the map from it) taken at this size
+        qrels, runs = read_qrels_alongside(qrels_bytes, lambda: read_runs(run_bytes, name="r"))
+        apart_qrels, apart_runs = read_qrels(qrels_bytes), read_runs(run_bytes, name="r")
+    finally:
+        idcodes.SAMPLE_KEYS = monkey_sample
+    (run,), (apart,) = runs, apart_runs
+    assert id(run.doc_ids) in idcodes._MAPS  # the map came out of the run's sort
+    assert id(apart.doc_ids) not in idcodes._MAPS
+    assert run.doc_ids.equals(apart.doc_ids) and run.dcode.tolist() == apart.dcode.tolist()
+    assert run_doc_map(qrels, run).tolist() == run_doc_map(apart_qrels, apart).tolist()
+    assert (run_doc_map(qrels, run) >= 0).sum() > 100
+    got, want = evaluate(qrels, run, SPECS), evaluate(apart_qrels, apart, SPECS)
+    for spec in SPECS:
+        a, b = got.per_query(run.name, spec), want.per_query(apart.name, spec)
+        assert list(a.index) == list(b.index) and len(a) == 3
+        assert np.array_equal(a.to_numpy(), b.to_numpy(), equal_nan=True), spec
 
 
 @pytest.mark.parametrize("shape", SHAPES)

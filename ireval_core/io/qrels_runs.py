@@ -205,7 +205,9 @@ def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
     The two reads overlap on two cores: the qrels are read while the runs are parsed.
     A run's coding of its ids (its largest allocation) waits until the qrels are read and
     their thread has given its freed memory back (:func:`~ireval_core.data.ids_coded_after`),
-    so the peak does not depend on how the two threads were scheduled. Errors come out as
+    so the peak does not depend on how the two threads were scheduled; a run whose ids are
+    sorted row by row sorts the qrels' ids with its own, which gives its document map to
+    these qrels from the same sort. Errors come out as
     when the qrels are read first: a qrels error is raised even when ``work`` failed too.
     Progress (:func:`~ireval_core.progress.stage`) reaches the caller's reporter from
     both threads. The arguments after ``work`` are :func:`read_qrels`'s.
@@ -222,11 +224,13 @@ def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
     done = threading.Event()
     held = [source]  # the worker's only reference: the bytes of an upload go with the read
     del source
+    read: list[Qrels] = []  # the qrels, for the runs' coding (ids_coded_after's ``beside``)
 
     def qrels_then_release() -> Qrels:
         try:
-            return read_qrels(held.pop(), name=name, format=format, limits=limits,
-                              comments=comments, cache=cache)
+            read.append(read_qrels(held.pop(), name=name, format=format, limits=limits,
+                                   comments=comments, cache=cache))
+            return read[0]
         finally:
             release_unused()  # this thread's freed pages, before the runs' ids are coded
             done.set()
@@ -234,7 +238,7 @@ def read_qrels_alongside(source: PathOrBytes | Source, work: Callable[[], T], *,
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-qrels") as pool:
         pending = pool.submit(context.run, qrels_then_release)
         try:
-            with ids_coded_after(done):
+            with ids_coded_after(done, beside=read):
                 other = work()
         except BaseException:
             pending.result()  # the qrels' own error, if any, is the one reported
