@@ -538,14 +538,15 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
     :func:`load_run_files` read them, on both cores: every file is hashed ahead on one
     thread (each digest computed once), and reading threads take the files in turn
     (:func:`_in_turn`): the qrels beside the first run; each next run parsed once the one
-    before is parsed, so that its parse fills the core the other's single-threaded coding
-    leaves free; a run codes its ids once the run before has coded its own
-    (:func:`~ireval_core.data.ids_coded_after`: one coding at a time, so the peak does not
-    depend on scheduling). The runs are named in file order once each is read
-    (:func:`~ireval_core.io.qrels_runs.parse_runs`), and each run's dataset checks are made
-    on another thread meanwhile (:func:`_check_ahead`). A file that changes between its hash
-    and the end of its parse is hashed and parsed again (:func:`_read_fetched`), so a parse
-    is never cached under the digest of other bytes."""
+    before codes its ids, so that its parse fills the core that single-threaded coding
+    leaves free, when the memory allows (:class:`_Room`: the overlaps are bounded by
+    :func:`read_memory`); a run codes its ids once the run before has coded its own
+    (:func:`~ireval_core.data.ids_coded_after`: one coding at a time). The runs are named
+    in file order once each is read (:func:`~ireval_core.io.qrels_runs.parse_runs`), and
+    each run's dataset checks are made on another thread meanwhile (:func:`_check_ahead`).
+    A file that changes between its hash and the end of its parse is hashed and parsed
+    again (:func:`_read_fetched`), so a parse is never cached under the digest of other
+    bytes."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
@@ -601,12 +602,15 @@ def _checked(qrels: Future[LoadedFile] | None, run: Run, after: threading.Event 
 @dataclass(frozen=True, eq=False)
 class _Turn:
     """One file's steps as the files read after it see them: its text is parsed
-    (``parsed``), its ids are coded and that step's memory given back (``coded``); its
-    ``size`` in bytes of text (what its parse and coding hold is estimated from it)."""
+    (``parsed``), its ids are coded and that step's memory given back (``coded``), its
+    read is over (``finished``); its ``size`` in bytes of text (what its parse and coding
+    hold is estimated from it)."""
 
     size: int
     parsed: threading.Event = field(default_factory=threading.Event)
     coded: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    """Its read is over (ordered too) and the memory it freed given back."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -620,8 +624,10 @@ class _Room:
     of the coding under way and the columns of this parse, estimated from the two files'
     sizes (:data:`CODING_PER_BYTE`, :data:`PARSED_PER_BYTE`), within ``budget``
     (:func:`read_memory`); otherwise once the run before has coded its ids and given that
-    memory back, beside its ordering. The numbers do not depend on it: only when the
-    parse starts."""
+    memory back, beside its ordering. The run then codes its ids
+    (:meth:`wait_to_code`) once the run before has coded its own, beside that run's
+    ordering if this coding's growth fits too, else once the run before is finished. The
+    numbers do not depend on any of it: only when each step starts."""
 
     before: _Turn
     coding: threading.Event
@@ -651,14 +657,27 @@ class _Room:
         self.before.coded.wait()
         return False
 
+    def wait_to_code(self, timeout: float | None = None) -> bool:
+        """Block until this run may code its ids (a
+        :class:`~ireval_core.data.CodingTurn`): once the run before has coded its own,
+        beside that run's ordering when the estimated growth of this coding fits the
+        budget now, otherwise once the run before is finished and its memory given back."""
+        self.before.coded.wait()
+        if self.before.finished.is_set() or self._room(CODING_PER_BYTE * self.size):
+            return True
+        _log.debug("a run's coding waits for the run before to finish (%s bytes of "
+                   "memory to read in)", f"{self.budget:,}")
+        self.before.finished.wait()
+        return True
+
     def fits(self) -> bool:
         """Whether the memory estimated for this parse beside the coding under way stays
         within the budget (no when the resident bytes cannot be read)."""
+        return self._room(CODING_PER_BYTE * self.before.size + PARSED_PER_BYTE * self.size)
+
+    def _room(self, need: float) -> bool:
         resident = resident_bytes()
-        if resident is None:
-            return False
-        need = CODING_PER_BYTE * self.before.size + PARSED_PER_BYTE * self.size
-        return resident + need <= self.budget
+        return resident is not None and resident + need <= self.budget
 
 
 READ_MEMORY_VAR = "IREVAL_READ_MEMORY"
@@ -724,17 +743,17 @@ def _size_of(path: Path) -> int:
 
 def _in_turn(order: tuple[_Turn, _Room] | None, this: _Turn, read: Callable[[], _R]) -> _R:
     """``read()`` on a reading thread, in turn with the file before (``order``: its steps
-    and this parse's :class:`_Room`; ``None`` for the qrels, read at once). The parse starts
-    when :meth:`_Room.wait` says, and this file's run codes its ids once the file before
-    has coded its own (:func:`~ireval_core.data.ids_coded_after`). A parse that starts
-    while the file before codes its ids is made by pyarrow on this thread alone
+    and this file's :class:`_Room`; ``None`` for the qrels, read at once). The parse starts
+    when :meth:`_Room.wait` says, and this file's run codes its ids when
+    :meth:`_Room.wait_to_code` says (:func:`~ireval_core.data.ids_coded_after`). A parse
+    that starts while the file before codes its ids is made by pyarrow on this thread alone
     (:func:`~ireval_core.io.source.one_parse_thread`): that coding holds one core, the
     parse takes the other, and neither waits for a third thread. This file's events are
     set as it gets there, and both when the read ends, whatever happens, after the memory
     it freed went back to the system."""
     try:
         beside = order[1].wait() if order is not None else False
-        with ids_coded_after(order[0].coded if order is not None else None,
+        with ids_coded_after(_CodingGate(order[1]) if order is not None else None,
                              parsed=this.parsed, coded=this.coded), \
                 (one_parse_thread() if beside else contextlib.nullcontext()):
             return read()
@@ -742,6 +761,18 @@ def _in_turn(order: tuple[_Turn, _Room] | None, this: _Turn, read: Callable[[], 
         release_free_memory()
         this.parsed.set()
         this.coded.set()
+        this.finished.set()
+
+
+@dataclass(frozen=True)
+class _CodingGate:
+    """A :class:`_Room`'s :meth:`~_Room.wait_to_code` as a
+    :class:`~ireval_core.data.CodingTurn`."""
+
+    room: _Room
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.room.wait_to_code(timeout)
 
 
 def _parse_fetched(fetched: Future[_Fetched], comments: bool) -> ParsedRunFile:
