@@ -45,6 +45,7 @@ __all__ = [
     "FORMATS_HELP",
     "SAMPLE_DIR",
     "READ_ATTEMPTS",
+    "READ_MEMORY_VAR",
     "LoadedFile",
     "LoadedFiles",
     "StoredFile",
@@ -59,8 +60,10 @@ __all__ = [
     "load_uploads",
     "load_runs",
     "load_sample",
+    "read_memory",
     "reads_comments",
     "remember_made_qrels",
+    "resident_bytes",
     "without_traceback",
 ]
 
