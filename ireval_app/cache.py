@@ -421,7 +421,7 @@ def load_uploads(qrels: tuple[str, bytes] | None,
                  for i, (name, data) in enumerate(files)]
         out: list[LoadedFile] = []
         taken: list[tuple[str, str]] = []
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ireval-check") as checking:
             for i, ((name, data), hashed, parsed) in enumerate(zip(files, hashes, ahead,
                                                                    strict=True)):
                 sha, key = hashed.result()
@@ -565,7 +565,7 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
         ahead = [reading.submit(_in_turn, _Room.of(turns, i, budget), turns[i],
                                 functools.partial(_parse_fetched, hashes[i], comments))
                  for i in range(1, len(paths))]
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ireval-check") as checking:
             for i, parsed in enumerate(ahead, start=1):
                 got = hashes[i].result()
                 loaded = _read_fetched(got, functools.partial(
@@ -580,11 +580,12 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
 def _check_ahead(checking: ThreadPoolExecutor, qrels: Future[LoadedFile] | None,
                  loaded: LoadedFile, after: threading.Event | None) -> None:
     """The dataset checks of the runs of ``loaded`` against the qrels being read
-    (:func:`ireval_core.dataset.check_ahead`), on ``checking``'s thread while the next files
-    are read, once ``after`` is set (the next file has coded its ids: the checks' document
-    map does not add to that step's peak): the Data page's summary then finds them made.
-    Nothing when the qrels could not be read; an error is left to the summary, which
-    computes the checks again."""
+    (:func:`ireval_core.dataset.check_ahead`), on ``checking``'s threads while the next
+    files are read, once ``after`` is set (the next file has coded its ids: the checks'
+    document map does not add to that step's peak): the Data page's summary then finds them
+    made. Two threads: the last two runs' checks, left for the end of the reading, are made
+    side by side on both cores. Nothing when the qrels could not be read; an error is left
+    to the summary, which computes the checks again."""
     for run in loaded.runs:
         checking.submit(_checked, qrels, run, after)
 
