@@ -627,8 +627,9 @@ class _Room:
     leaves free) when the memory fits: the process's resident bytes now, plus the growth
     of the coding under way and the columns of this parse, estimated from the two files'
     sizes (:data:`CODING_PER_BYTE`, :data:`PARSED_PER_BYTE`), within ``budget``
-    (:func:`read_memory`); otherwise once the run before has coded its ids and given that
-    memory back, beside its ordering. The run then codes its ids
+    (:func:`read_memory`); or, when the file before that one was still ordering its rows,
+    once it is finished and the memory fits then; otherwise once the run before has coded
+    its ids and given that memory back, beside its ordering. The run then codes its ids
     (:meth:`wait_to_code`) once the run before has coded its own, beside that run's
     ordering if this coding's growth fits too, else once the run before is finished. The
     numbers do not depend on any of it: only when each step starts."""
@@ -638,6 +639,7 @@ class _Room:
     size: int
     budget: int
     beside: bool = True  # False: the first run, parsed beside the qrels' read
+    earlier: _Turn | None = None  # the file before ``before``: its end gives memory back
 
     @classmethod
     def of(cls, turns: Sequence[_Turn], i: int, budget: int) -> tuple[_Turn, _Room]:
@@ -645,7 +647,8 @@ class _Room:
         ``parsed`` is set from the start (the first run parses beside them)."""
         if i == 1:  # the first run: beside the qrels, at once, with pyarrow's threads
             return turns[0], cls(turns[0], turns[0].parsed, turns[1].size, budget, False)
-        return turns[i - 1], cls(turns[i - 1], turns[i - 2].coded, turns[i].size, budget)
+        return turns[i - 1], cls(turns[i - 1], turns[i - 2].coded, turns[i].size, budget,
+                                 earlier=turns[i - 2])
 
     def wait(self) -> bool:
         """Block until this parse may start; whether it starts beside the run before's
@@ -658,6 +661,16 @@ class _Room:
             return True
         _log.debug("the next run's parse waits for the run before to code its ids "
                    "(%s bytes of memory to read in)", f"{self.budget:,}")
+        earlier = self.earlier
+        if earlier is not None and not earlier.finished.is_set():
+            # the file before that one still orders its rows: once it is finished and its
+            # memory given back, look again, counting what the coding under way may have
+            # freed meanwhile (its query ids) as still to come
+            while not self.before.coded.wait(_POLL):
+                if earlier.finished.is_set():
+                    if self._room(self._need() + FREED_PER_BYTE * self.before.size):
+                        return True
+                    break
         self.before.coded.wait()
         return False
 
@@ -677,7 +690,10 @@ class _Room:
     def fits(self) -> bool:
         """Whether the memory estimated for this parse beside the coding under way stays
         within the budget (no when the resident bytes cannot be read)."""
-        return self._room(CODING_PER_BYTE * self.before.size + PARSED_PER_BYTE * self.size)
+        return self._room(self._need())
+
+    def _need(self) -> float:
+        return CODING_PER_BYTE * self.before.size + PARSED_PER_BYTE * self.size
 
     def _room(self, need: float) -> bool:
         resident = resident_bytes()
@@ -699,6 +715,13 @@ with 25-byte document ids, 0.88 with UUIDs for queries and documents)."""
 CODING_PER_BYTE = 1.4
 """Bytes a run's coding of its ids adds to its parsed columns at its peak, per byte of
 run text, at most (measured: 1.35 with 25-byte ids, 1.18 with UUIDs)."""
+
+FREED_PER_BYTE = 0.5
+"""Bytes a run's coding may have freed in its first second (its query-id column), per byte
+of run text, at most (measured: 0.23 with 25-byte ids, 0.43 with UUIDs): counted as still to
+come when a parse's room is looked at again during that coding."""
+
+_POLL = 0.05  # s: how often a parse waiting for memory looks at the file before's end
 
 
 def read_memory() -> int:
