@@ -65,8 +65,8 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("ireval_app.workspace_glue", "dataset_id", "workspace id of the files"),
     ("ireval_app.workspace_glue", "saved_as", "workspace lookup"),
     ("ireval_app.shared_cache", "release_free_memory", "malloc trim"),
-    ("ireval_app.cache", "_Room.wait", "next parse waits its turn (memory)"),
-    ("ireval_app.cache", "_Room.wait_to_code", "coding waits its turn (memory)"),
+    ("ireval_app.cache", "_Room.wait", "next parse waits its turn"),
+    ("ireval_app.cache", "_Room.wait_to_code", "coding waits its turn"),
     ("ireval_app.evaluation", "prefetch", "prefetch started"),
 )
 
