@@ -678,7 +678,9 @@ class _Room:
         """Block until this run may code its ids (a
         :class:`~ireval_core.data.CodingTurn`): once the run before has coded its own,
         beside that run's ordering when the estimated growth of this coding fits the
-        budget now, otherwise once the run before is finished and its memory given back."""
+        budget now, otherwise once the run before is finished and its memory given back.
+        ``timeout`` is not used: the run waits for its turn, which always comes (every
+        file's events are set when its read ends)."""
         self.before.coded.wait()
         if self.before.finished.is_set() or self._room(CODING_PER_BYTE * self.size):
             return True
@@ -776,8 +778,8 @@ def _in_turn(order: tuple[_Turn, _Room] | None, this: _Turn, read: Callable[[], 
     that starts while the file before codes its ids is made by pyarrow on this thread alone
     (:func:`~ireval_core.io.source.one_parse_thread`): that coding holds one core, the
     parse takes the other, and neither waits for a third thread. This file's events are
-    set as it gets there, and both when the read ends, whatever happens, after the memory
-    it freed went back to the system."""
+    set as it gets there, and all of them when the read ends, whatever happens, after the
+    memory it freed went back to the system."""
     try:
         beside = order[1].wait() if order is not None else False
         with ids_coded_after(_CodingGate(order[1]) if order is not None else None,
