@@ -65,6 +65,8 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("ireval_app.workspace_glue", "dataset_id", "workspace id of the files"),
     ("ireval_app.workspace_glue", "saved_as", "workspace lookup"),
     ("ireval_app.shared_cache", "release_free_memory", "malloc trim"),
+    ("ireval_app.cache", "_Room.wait", "next parse waits its turn"),
+    ("ireval_app.cache", "_Room.wait_to_code", "coding waits its turn"),
     ("ireval_app.evaluation", "prefetch", "prefetch started"),
 )
 
@@ -268,6 +270,11 @@ def _main(args: argparse.Namespace, tmp: Path) -> int:
     print(f"Page drawn after {end - start:.2f} s wall, {cpu:.2f} s CPU (process); peak RSS "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB; "
           f"load average {os.getloadavg()[0]:.2f}.\n")
+    import ireval_app.cache as app_cache
+
+    if hasattr(app_cache, "read_memory"):  # trees before the reads were bounded by memory
+        print(f"Reads together bounded by {app_cache.read_memory():,} bytes of resident "
+              f"memory ({app_cache.READ_MEMORY_VAR}).\n")
     first = list(SPANS)
     for page in args.pages:
         t, c = time.perf_counter(), time.process_time()

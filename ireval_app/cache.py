@@ -24,7 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,6 +45,7 @@ __all__ = [
     "FORMATS_HELP",
     "SAMPLE_DIR",
     "READ_ATTEMPTS",
+    "READ_MEMORY_VAR",
     "LoadedFile",
     "LoadedFiles",
     "StoredFile",
@@ -59,8 +60,10 @@ __all__ = [
     "load_uploads",
     "load_runs",
     "load_sample",
+    "read_memory",
     "reads_comments",
     "remember_made_qrels",
+    "resident_bytes",
     "without_traceback",
 ]
 
@@ -398,25 +401,27 @@ def load_uploads(qrels: tuple[str, bytes] | None,
     time), the runs named in file order, their dataset checks made meanwhile. Never raises
     for a file that cannot be read (its :class:`LoadedFile` carries the error)."""
     files = list(runs) if runs is not None else []
+    budget = read_memory()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-hash") as hashing, \
             ThreadPoolExecutor(max_workers=3, thread_name_prefix="ireval-read") as reading:
         hashes = [hashing.submit(_sha256_and_key, data) for _, data in files]
-        first = (threading.Event(), threading.Event())
-        first[0].set()  # the first run parses beside the qrels, codes after them
+        turns = [_Turn(len(qrels[1]) if qrels is not None else 0)] + [
+            _Turn(len(data)) for _, data in files]
+        turns[0].parsed.set()  # the first run parses beside the qrels, codes after them
         read_qrels: Future[LoadedFile] | None = None
         if qrels is not None:
             name, data = qrels
-            read_qrels = reading.submit(_in_turn, None, first, functools.partial(
+            read_qrels = reading.submit(_in_turn, None, turns[0], functools.partial(
                 load_qrels, name, data, comments=comments))
         else:
-            first[1].set()
-        done = [first] + [(threading.Event(), threading.Event()) for _ in files]
-        ahead = [reading.submit(_in_turn, done[i], done[i + 1], functools.partial(
-            _parse_upload, name, data, hashes[i], comments), i > 0)
-            for i, (name, data) in enumerate(files)]
+            turns[0].coded.set()
+        ahead = [reading.submit(_in_turn, _Room.of(turns, i + 1, budget), turns[i + 1],
+                                functools.partial(_parse_upload, name, data, hashes[i],
+                                                  comments))
+                 for i, (name, data) in enumerate(files)]
         out: list[LoadedFile] = []
         taken: list[tuple[str, str]] = []
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ireval-check") as checking:
             for i, ((name, data), hashed, parsed) in enumerate(zip(files, hashes, ahead,
                                                                    strict=True)):
                 sha, key = hashed.result()
@@ -425,7 +430,7 @@ def load_uploads(qrels: tuple[str, bytes] | None,
                 taken += [(r.name, name) for r in loaded.runs]
                 out.append(loaded)
                 _check_ahead(checking, read_qrels, loaded,
-                             done[i + 2][1] if i + 2 < len(done) else None)
+                             turns[i + 2].coded if i + 2 < len(turns) else None)
         return (read_qrels.result() if read_qrels is not None else None,
                 _named_by_file(out) if runs is not None else None)
 
@@ -536,28 +541,31 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
     :func:`load_run_files` read them, on both cores: every file is hashed ahead on one
     thread (each digest computed once), and reading threads take the files in turn
     (:func:`_in_turn`): the qrels beside the first run; each next run parsed once the one
-    before is parsed, so that its parse fills the core the other's single-threaded coding
-    leaves free; a run codes its ids once the run before has coded its own
-    (:func:`~ireval_core.data.ids_coded_after`: one coding at a time, so the peak does not
-    depend on scheduling). The runs are named in file order once each is read
-    (:func:`~ireval_core.io.qrels_runs.parse_runs`), and each run's dataset checks are made
-    on another thread meanwhile (:func:`_check_ahead`). A file that changes between its hash
-    and the end of its parse is hashed and parsed again (:func:`_read_fetched`), so a parse
-    is never cached under the digest of other bytes."""
+    before codes its ids, so that its parse fills the core that single-threaded coding
+    leaves free, when the memory allows (:class:`_Room`: the overlaps are bounded by
+    :func:`read_memory`); a run codes its ids once the run before has coded its own
+    (:func:`~ireval_core.data.ids_coded_after`: one coding at a time). The runs are named
+    in file order once each is read (:func:`~ireval_core.io.qrels_runs.parse_runs`), and
+    each run's dataset checks are made on another thread meanwhile (:func:`_check_ahead`).
+    A file that changes between its hash and the end of its parse is hashed and parsed
+    again (:func:`_read_fetched`), so a parse is never cached under the digest of other
+    bytes."""
     paths = [qrels_path, *run_paths]
     runs: list[LoadedFile] = []
     taken: list[tuple[str, str]] = []
+    budget = read_memory()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-hash") as hashing, \
             ThreadPoolExecutor(max_workers=3, thread_name_prefix="ireval-read") as reading:
         hashes = [hashing.submit(_fetch, p) for p in paths]
-        done = [(threading.Event(), threading.Event()) for _ in paths]
-        qrels = reading.submit(_in_turn, None, done[0], lambda: _read_fetched(
+        turns = [_Turn(_size_of(p)) for p in paths]
+        qrels = reading.submit(_in_turn, None, turns[0], lambda: _read_fetched(
             hashes[0].result(), functools.partial(_fetched_qrels, comments)))
         # the first run parses beside the qrels (no wait), codes after them
-        done[0][0].set()
-        ahead = [reading.submit(_in_turn, done[i - 1], done[i], functools.partial(
-            _parse_fetched, hashes[i], comments), i > 1) for i in range(1, len(paths))]
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ireval-check") as checking:
+        turns[0].parsed.set()
+        ahead = [reading.submit(_in_turn, _Room.of(turns, i, budget), turns[i],
+                                functools.partial(_parse_fetched, hashes[i], comments))
+                 for i in range(1, len(paths))]
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ireval-check") as checking:
             for i, parsed in enumerate(ahead, start=1):
                 got = hashes[i].result()
                 loaded = _read_fetched(got, functools.partial(
@@ -565,18 +573,19 @@ def _read_in_turn(qrels_path: Path, run_paths: Sequence[Path], comments: bool
                 taken += [(r.name, got.name) for r in loaded.runs]
                 runs.append(loaded)
                 _check_ahead(checking, qrels, loaded,
-                             done[i + 1][1] if i + 1 < len(done) else None)
+                             turns[i + 1].coded if i + 1 < len(turns) else None)
         return LoadedFiles(qrels.result(), _named_by_file(runs))
 
 
 def _check_ahead(checking: ThreadPoolExecutor, qrels: Future[LoadedFile] | None,
                  loaded: LoadedFile, after: threading.Event | None) -> None:
     """The dataset checks of the runs of ``loaded`` against the qrels being read
-    (:func:`ireval_core.dataset.check_ahead`), on ``checking``'s thread while the next files
-    are read, once ``after`` is set (the next file has coded its ids: the checks' document
-    map does not add to that step's peak): the Data page's summary then finds them made.
-    Nothing when the qrels could not be read; an error is left to the summary, which
-    computes the checks again."""
+    (:func:`ireval_core.dataset.check_ahead`), on ``checking``'s threads while the next
+    files are read, once ``after`` is set (the next file has coded its ids: the checks'
+    document map does not add to that step's peak): the Data page's summary then finds them
+    made. Two threads: the last two runs' checks, left for the end of the reading, are made
+    side by side on both cores. Nothing when the qrels could not be read; an error is left
+    to the summary, which computes the checks again."""
     for run in loaded.runs:
         checking.submit(_checked, qrels, run, after)
 
@@ -594,32 +603,205 @@ def _checked(qrels: Future[LoadedFile] | None, run: Run, after: threading.Event 
         _log.debug("dataset checks ahead of %s failed", run.name, exc_info=True)
 
 
-def _in_turn(after: tuple[threading.Event, threading.Event] | None,
-             done: tuple[threading.Event, threading.Event], read: Callable[[], _R],
-             beside_coding: bool = False) -> _R:
-    """``read()`` on a reading thread, in turn with the file before: ``after`` and ``done``
-    are each a file's (parsed, coded) events. The read starts once the file before is
-    parsed (the two parses do not share the cores: the first run's coding starts sooner,
-    and the next parse fills the core that coding leaves free), and its run codes its ids
-    once the file before has coded its own (:func:`~ireval_core.data.ids_coded_after`).
-    With ``beside_coding`` (a run after the first), a parse that starts while the file
-    before still codes its ids is made by pyarrow on this thread alone
+@dataclass(frozen=True, eq=False)
+class _Turn:
+    """One file's steps as the files read after it see them: its text is parsed
+    (``parsed``), its ids are coded and that step's memory given back (``coded``), its
+    read is over (``finished``); its ``size`` in bytes of text (what its parse and coding
+    hold is estimated from it)."""
+
+    size: int
+    parsed: threading.Event = field(default_factory=threading.Event)
+    coded: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    """Its read is over (ordered too) and the memory it freed given back."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Room:
+    """When a run file's parse may start, in turn with the run before (``before``), whose
+    coding may start once ``coding`` is set (the file before it has coded its ids).
+
+    The parse starts once the run before is parsed and has started coding, so at most one
+    parsed run waits for its turn to code. It runs beside that coding (the core the coding
+    leaves free) when the memory fits: the process's resident bytes now, plus the growth
+    of the coding under way and the columns of this parse, estimated from the two files'
+    sizes (:data:`CODING_PER_BYTE`, :data:`PARSED_PER_BYTE`), within ``budget``
+    (:func:`read_memory`); or, when the file before that one was still ordering its rows,
+    once it is finished and the memory fits then; otherwise once the run before has coded
+    its ids and given that memory back, beside its ordering. The run then codes its ids
+    (:meth:`wait_to_code`) once the run before has coded its own, beside that run's
+    ordering if this coding's growth fits too, else once the run before is finished. The
+    numbers do not depend on any of it: only when each step starts."""
+
+    before: _Turn
+    coding: threading.Event
+    size: int
+    budget: int
+    beside: bool = True  # False: the first run, parsed beside the qrels' read
+    earlier: _Turn | None = None  # the file before ``before``: its end gives memory back
+
+    @classmethod
+    def of(cls, turns: Sequence[_Turn], i: int, budget: int) -> tuple[_Turn, _Room]:
+        """``(turns[i - 1], the room of turns[i])``: ``turns[0]`` is the qrels, whose
+        ``parsed`` is set from the start (the first run parses beside them)."""
+        if i == 1:  # the first run: beside the qrels, at once, with pyarrow's threads
+            return turns[0], cls(turns[0], turns[0].parsed, turns[1].size, budget, False)
+        return turns[i - 1], cls(turns[i - 1], turns[i - 2].coded, turns[i].size, budget,
+                                 earlier=turns[i - 2])
+
+    def wait(self) -> bool:
+        """Block until this parse may start; whether it starts beside the run before's
+        coding (``False``: that coding is over, or the first run's turn)."""
+        self.before.parsed.wait()
+        self.coding.wait()
+        if not self.beside or self.before.coded.is_set():
+            return False
+        if self.fits():
+            return True
+        _log.debug("the next run's parse waits for the run before to code its ids "
+                   "(%s bytes of memory to read in)", f"{self.budget:,}")
+        earlier = self.earlier
+        if earlier is not None and not earlier.finished.is_set():
+            # the file before that one still orders its rows: once it is finished and its
+            # memory given back, look again, counting what the coding under way may have
+            # freed meanwhile (its query ids) as still to come
+            while not self.before.coded.wait(_POLL):
+                if earlier.finished.is_set():
+                    if self._room(self._need() + FREED_PER_BYTE * self.before.size):
+                        return True
+                    break
+        self.before.coded.wait()
+        return False
+
+    def wait_to_code(self, timeout: float | None = None) -> bool:
+        """Block until this run may code its ids (a
+        :class:`~ireval_core.data.CodingTurn`): once the run before has coded its own,
+        beside that run's ordering when the estimated growth of this coding fits the
+        budget now, otherwise once the run before is finished and its memory given back.
+        ``timeout`` is not used: the run waits for its turn, which always comes (every
+        file's events are set when its read ends)."""
+        self.before.coded.wait()
+        if self.before.finished.is_set() or self._room(CODING_PER_BYTE * self.size):
+            return True
+        _log.debug("a run's coding waits for the run before to finish (%s bytes of "
+                   "memory to read in)", f"{self.budget:,}")
+        self.before.finished.wait()
+        return True
+
+    def fits(self) -> bool:
+        """Whether the memory estimated for this parse beside the coding under way stays
+        within the budget (no when the resident bytes cannot be read)."""
+        return self._room(self._need())
+
+    def _need(self) -> float:
+        return CODING_PER_BYTE * self.before.size + PARSED_PER_BYTE * self.size
+
+    def _room(self, need: float) -> bool:
+        resident = resident_bytes()
+        return resident is not None and resident + need <= self.budget
+
+
+READ_MEMORY_VAR = "IREVAL_READ_MEMORY"
+"""Environment variable: the bytes of resident memory within which several run files read
+together may overlap (a parse beside a coding); a count of bytes (``2.5e9``, ``4000000000``).
+Not a hard bound: one run's own parse and coding, one after the other, take what they take."""
+
+DEFAULT_READ_MEMORY = 2_500_000_000
+"""The default of :data:`READ_MEMORY_VAR` (at most half the machine's memory)."""
+
+PARSED_PER_BYTE = 1.5
+"""Bytes of parsed columns per byte of run text, at most (measured on 7M-line runs: 1.46
+with 25-byte document ids, 0.88 with UUIDs for queries and documents)."""
+
+CODING_PER_BYTE = 1.4
+"""Bytes a run's coding of its ids adds to its parsed columns at its peak, per byte of
+run text, at most (measured: 1.35 with 25-byte ids, 1.18 with UUIDs)."""
+
+FREED_PER_BYTE = 0.5
+"""Bytes a run's coding may have freed in its first second (its query-id column), per byte
+of run text, at most (measured: 0.23 with 25-byte ids, 0.43 with UUIDs): counted as still to
+come when a parse's room is looked at again during that coding."""
+
+_POLL = 0.05  # s: how often a parse waiting for memory looks at the file before's end
+
+
+def read_memory() -> int:
+    """The memory budget of a read of several run files (:data:`READ_MEMORY_VAR`, else
+    :data:`DEFAULT_READ_MEMORY` or half the machine's memory if less)."""
+    raw = os.environ.get(READ_MEMORY_VAR, "").strip()
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            _log.warning("%s=%r is not a number of bytes; using the default", READ_MEMORY_VAR,
+                         raw)
+        else:
+            if value >= 0:
+                return int(value)
+            _log.warning("%s=%r is negative; using the default", READ_MEMORY_VAR, raw)
+    total = _machine_bytes()
+    return DEFAULT_READ_MEMORY if total is None else min(DEFAULT_READ_MEMORY, total // 2)
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory now (Linux ``/proc/self/statm``), or ``None``."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _machine_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * _PAGE
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _in_turn(order: tuple[_Turn, _Room] | None, this: _Turn, read: Callable[[], _R]) -> _R:
+    """``read()`` on a reading thread, in turn with the file before (``order``: its steps
+    and this file's :class:`_Room`; ``None`` for the qrels, read at once). The parse starts
+    when :meth:`_Room.wait` says, and this file's run codes its ids when
+    :meth:`_Room.wait_to_code` says (:func:`~ireval_core.data.ids_coded_after`). A parse
+    that starts while the file before codes its ids is made by pyarrow on this thread alone
     (:func:`~ireval_core.io.source.one_parse_thread`): that coding holds one core, the
     parse takes the other, and neither waits for a third thread. This file's events are
-    set as it gets there, and both when the read ends, whatever happens, after the memory
-    it freed went back to the system."""
+    set as it gets there, and all of them when the read ends, whatever happens, after the
+    memory it freed went back to the system."""
     try:
-        if after is not None:
-            after[0].wait()
-        with ids_coded_after(after[1] if after is not None else None, parsed=done[0],
-                             coded=done[1]), \
-                (one_parse_thread() if beside_coding and after is not None
-                 and not after[1].is_set() else contextlib.nullcontext()):
+        beside = order[1].wait() if order is not None else False
+        with ids_coded_after(_CodingGate(order[1]) if order is not None else None,
+                             parsed=this.parsed, coded=this.coded), \
+                (one_parse_thread() if beside else contextlib.nullcontext()):
             return read()
     finally:
         release_free_memory()
-        done[0].set()
-        done[1].set()
+        this.parsed.set()
+        this.coded.set()
+        this.finished.set()
+
+
+@dataclass(frozen=True)
+class _CodingGate:
+    """A :class:`_Room`'s :meth:`~_Room.wait_to_code` as a
+    :class:`~ireval_core.data.CodingTurn`."""
+
+    room: _Room
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.room.wait_to_code(timeout)
 
 
 def _parse_fetched(fetched: Future[_Fetched], comments: bool) -> ParsedRunFile:

@@ -86,21 +86,28 @@ CONCURRENT_ROWS = 1 << 20
 ranking (both are numpy sorts, which leave the GIL): about 0.45 s less on a 7M-line run."""
 
 
-_CODING_AFTER: ContextVar[threading.Event | None] = ContextVar("ireval_coding_after",
-                                                              default=None)
+class CodingTurn(Protocol):
+    """What a run waits on before it codes its ids (:func:`ids_coded_after`): a
+    :class:`threading.Event`, or a gate of the caller's that returns once the run may
+    code."""
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
+_CODING_AFTER: ContextVar[CodingTurn | None] = ContextVar("ireval_coding_after", default=None)
 _CODED: ContextVar[threading.Event | None] = ContextVar("ireval_coded", default=None)
 _PARSED: ContextVar[threading.Event | None] = ContextVar("ireval_parsed", default=None)
 _BESIDE: ContextVar[list[Qrels] | None] = ContextVar("ireval_beside", default=None)
 
 
 @contextmanager
-def ids_coded_after(done: threading.Event | None, *, coded: threading.Event | None = None,
+def ids_coded_after(done: CodingTurn | None, *, coded: threading.Event | None = None,
                     parsed: threading.Event | None = None,
                     beside: list[Qrels] | None = None) -> Iterator[None]:
     """Inside the block, a :class:`Run` built on this thread (or a task of its context)
-    codes its document ids only once ``done`` is set (``None``: at once), sets ``parsed``
-    when it has its columns (before it waits for ``done``) and ``coded`` once it has coded
-    them and given that step's memory back.
+    codes its document ids only once ``done`` is set (once ``done.wait()`` returns; ``None``:
+    at once), sets ``parsed`` when it has its columns (before it waits for ``done``) and
+    ``coded`` once it has coded them and given that step's memory back.
 
     For a reader running beside another one (the qrels read on a second thread while the
     runs are read, :func:`~ireval_core.io.read_qrels_alongside`; run files read in turn on

@@ -2,9 +2,13 @@
 one by one gives: the same names, digests, numbers and errors, runs named in file order,
 and one run's ids coded at a time.
 
-Real readers on real bytes and files; the only wrapper (the last test) records when each
-run codes its ids and holds that step a little, so that two codings running at once would
-be seen.
+The overlaps of a read together are bounded by memory (``IREVAL_READ_MEMORY``): with no
+room, each next parse waits for the run before to code its ids, each coding for the run
+before to finish, and the numbers are the same.
+
+Real readers on real bytes and files; the only wrappers (the timing tests) record when
+each run is parsed and codes its ids, and hold the coding a little, so that two codings
+running at once, or a parse beside a coding, would be seen.
 """
 
 from __future__ import annotations
@@ -57,9 +61,12 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     SHARED.clear()
 
 
-@pytest.mark.parametrize("comments", [False, True])
-def test_an_upload_read_together_is_the_files_read_one_by_one(comments: bool, parsed: None
-                                                              ) -> None:
+@pytest.mark.parametrize(("comments", "memory"), [(False, None), (True, None), (False, "0")])
+def test_an_upload_read_together_is_the_files_read_one_by_one(
+        comments: bool, memory: str | None, parsed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if memory is not None:  # no room: every step waits for the one before
+        monkeypatch.setenv(cache.READ_MEMORY_VAR, memory)
     runs = [(n, d + b"#x\n" if comments and n == "dense.txt" else d) for n, d in RUNS]
     qrels, together = cache.load_uploads(("qrels.txt", QRELS), runs, comments=comments)
     SHARED.clear()
@@ -135,6 +142,76 @@ def test_one_run_codes_its_ids_at_a_time(monkeypatch: pytest.MonkeyPatch, parsed
     assert len(spans) == 4
     spans.sort()
     assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), spans
+
+
+def _timed_reads(monkeypatch: pytest.MonkeyPatch, n: int
+                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float, float]]]:
+    """Read an upload of ``n`` runs (run ``i`` with tag ``t<i>``), recording when each
+    parse starts and each coding starts and ends (the coding held 0.1 s)."""
+    real_parse, real_codes = cache.parse_runs, data_module.doc_codes_of
+    parses: list[tuple[str, float]] = []
+    codings: list[tuple[str, float, float]] = []
+    lock = threading.Lock()
+
+    def parse(data: bytes, **kwargs: object) -> object:
+        with lock:
+            parses.append((str(kwargs["name"]), time.perf_counter()))
+        return real_parse(data, **kwargs)  # type: ignore[arg-type]
+
+    def codes(*args: object, **kwargs: object) -> object:
+        start = time.perf_counter()
+        time.sleep(0.1)
+        out = real_codes(*args, **kwargs)
+        with lock:
+            codings.append((threading.current_thread().name, start, time.perf_counter()))
+        return out
+
+    monkeypatch.setattr(cache, "parse_runs", parse)
+    monkeypatch.setattr(data_module, "doc_codes_of", codes)
+    runs = [(f"r{i}.txt", b"q1 Q0 d%d 1 2.0 t%d\nq2 Q0 d1 1 1.0 t%d\n" % (i, i, i))
+            for i in range(n)]
+    _, read = cache.load_uploads(("qrels.txt", QRELS + b"q8 0 d8 1\n"), runs)
+    assert read is not None and all(f.ok for f in read)
+    assert [r.name for f in read for r in f.runs] == [f"t{i}" for i in range(n)]
+    parses.sort(key=lambda p: p[0])
+    codings.sort(key=lambda c: c[1])  # one coding at a time: in file order
+    return parses, codings
+
+
+def test_with_no_memory_to_spare_each_step_waits_for_the_run_before(
+        monkeypatch: pytest.MonkeyPatch, parsed: None) -> None:
+    monkeypatch.setenv(cache.READ_MEMORY_VAR, "0")
+    parses, codings = _timed_reads(monkeypatch, 3)
+    assert len(parses) == len(codings) == 3
+    for i in (1, 2):  # each next parse once the run before has coded its ids
+        assert parses[i][1] >= codings[i - 1][2], (parses, codings)
+    assert all(a[2] <= b[1] for a, b in zip(codings, codings[1:], strict=False))
+
+
+def test_with_memory_a_parse_runs_beside_the_coding_before(
+        monkeypatch: pytest.MonkeyPatch, parsed: None) -> None:
+    monkeypatch.setenv(cache.READ_MEMORY_VAR, "1e15")
+    parses, codings = _timed_reads(monkeypatch, 3)
+    # at most one parsed run waits: a parse starts once the run before may code, that is
+    # once the run before that one has coded its ids
+    assert parses[2][1] >= codings[0][2], (parses, codings)
+    # and, with room, while that coding runs (held 0.1 s)
+    assert any(parses[i][1] < codings[i - 1][2] for i in (1, 2)), (parses, codings)
+    assert all(a[2] <= b[1] for a, b in zip(codings, codings[1:], strict=False))
+
+
+def test_the_read_memory_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache.READ_MEMORY_VAR, "2.5e9")
+    assert cache.read_memory() == 2_500_000_000
+    monkeypatch.setenv(cache.READ_MEMORY_VAR, "4000000000")
+    assert cache.read_memory() == 4_000_000_000
+    for wrong in ("lots", "-1"):
+        monkeypatch.setenv(cache.READ_MEMORY_VAR, wrong)
+        assert 0 < cache.read_memory() <= cache.DEFAULT_READ_MEMORY
+    monkeypatch.delenv(cache.READ_MEMORY_VAR)
+    assert 0 < cache.read_memory() <= cache.DEFAULT_READ_MEMORY
+    resident = cache.resident_bytes()
+    assert resident is None or resident > 10 * 2**20  # this interpreter and its imports
 
 
 def test_the_checks_made_while_reading_are_the_summarys(parsed: None) -> None:
