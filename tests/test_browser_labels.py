@@ -75,7 +75,7 @@ def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) ->
     page.goto(f"{server}/labels_data")
     page.get_by_text("Rounds").filter(visible=True).first.wait_for()
     settle(page)
-    _shows(page, "labels_data", ["Combine raters by", "File rows", "Labels", "Labeled rows",
+    _shows(page, "labels_data", ["Combine raters by", "File rows", "Labels",
                                  "One rater, one document, several lists"])
     page.get_by_text("Upload labeling files").first.click()
     settle(page)
