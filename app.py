@@ -15,7 +15,6 @@ from ireval_app import cache, dask_glue, fit, frame, state, widgets, workspace_g
 from ireval_app import files_widgets as fw
 from ireval_app import workspace_widgets as ww
 from ireval_app.keys import data as keys
-from ireval_core import charts
 from ireval_core.dataset import POOLED_LABEL, Dataset
 from ireval_core.errors import IrevalError
 from ireval_core.workspace import DatasetInfo, DatasetNotFoundError, Workspace, WorkspaceError
@@ -42,15 +41,19 @@ def _show_summary(dataset: Dataset, files: cache.LoadedFiles) -> None:
                        "their IDCG is 0")
         st.metric("Runs", f"{len(dataset.runs):,}", width="content")
 
-    chart, table = st.columns([3, 2])
-    grade_counts = dict(zip(summary.grades["grade"], summary.grades["judgments"], strict=True))
-    chart.plotly_chart(charts.grade_bars(grade_counts), config={"displayModeBar": False})
-    with table:
+    # The grades with their counts drawn as bars in the table, not a Plotly chart beside it
+    # (the same numbers twice): plotly.js is 4.7 MB that the browser loads and runs, about
+    # two seconds of its CPU, on the page every session opens first.
+    with st.columns([3, 2])[0]:
         st.caption(f"{widgets.md_escape(str(q['qrels']))}: {q['judgments']:,} judgments of "
                    f"{q['documents']:,} distinct "
                    f"documents; {q['min judgments']:,} to {q['max judgments']:,} judgments per "
                    f"query (median {q['median judgments']:g}).")
-        fit.dataframe(summary.grades, column_config=widgets.GRADE_COLUMNS)
+        most = max(int(summary.grades["judgments"].max()), 1)
+        fit.dataframe(summary.grades, column_config={
+            **widgets.GRADE_COLUMNS,
+            "judgments": st.column_config.ProgressColumn(format="localized", min_value=0,
+                                                         max_value=most)})
 
     # ------------------------------------------------------------------------- runs
     st.subheader("Runs")

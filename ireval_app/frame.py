@@ -56,6 +56,7 @@ from .keys import (
     queries,
     rounds,
 )
+from .text import inline_code
 from .views import ViewParam
 
 __all__ = ["FAVICON", "PAGES", "SECTIONS", "PageInfo", "menu", "page"]
@@ -149,11 +150,12 @@ LAYOUT_CSS = """<style>
   height: auto !important; max-height: none !important; min-height: 40px; }
 [data-testid="stMarkdownContainer"] pre, [data-testid="stMarkdownContainer"] pre code {
   white-space: pre-wrap !important; overflow-wrap: anywhere; }
+.st-key-ireval-link code { overflow-wrap: anywhere; }
 </style>"""
 """What every page adds to Streamlit's look so that it fits a laptop's 1280 px: a
 multiselect shows all its chips (on as many lines as they need; Streamlit scrolls them
 sideways in one line, hiding the last), and a code block in Markdown (an error's list of
-problems) wraps its long lines instead of scrolling them."""
+problems) wraps its long lines instead of scrolling them, as does the link box's address."""
 
 
 @contextmanager
@@ -184,13 +186,17 @@ def _page(info: PageInfo) -> Iterator[None]:
         signin.account_line(person)
         menu(admin=is_admin)
         glance, glance_problems = st.empty(), st.empty()
-        link = st.expander("Link to this view", icon=":material/link:").empty()
+        link = st.expander("Link to this view", icon=":material/link:").container(
+            key="ireval-link").empty()
         options = None if info.labeling or info.admin else st.container()
 
     def show_link() -> None:
+        # The address as a Markdown code span, selected whole by a triple click: not
+        # st.code, whose syntax highlighter (a 1.5 MB script) the browser loaded and ran
+        # on every page load, about half a second of its CPU for one line of plain text.
         address = views.current_link()
         if address is not None:
-            link.code(address, language=None, wrap_lines=True)
+            link.markdown(inline_code(address))
 
     def show_glance() -> None:
         if not (info.labeling or info.admin):

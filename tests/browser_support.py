@@ -249,6 +249,20 @@ def nav(pg: Any, title: str) -> None:
         pg.locator(MENU).get_by_text(title, exact=True).click()
 
 
+LINK_BOX = ".st-key-ireval-link"
+"""The address in the sidebar's "Link to this view" box (``ireval_app.frame``)."""
+
+
+def view_link(pg: Any) -> str:
+    """The address the sidebar's "Link to this view" box shows, its expander opened
+    first if it is closed."""
+    sidebar = pg.locator('[data-testid="stSidebar"]')
+    address = sidebar.locator(f"{LINK_BOX} code")
+    if not address.is_visible():
+        sidebar.get_by_text("Link to this view").click()
+    return str(address.inner_text()).strip()
+
+
 def shows_value(box: Any, value: str, *, timeout: int = 20_000, where: str = "") -> None:
     """Wait until the input ``box`` shows ``value`` (at most ``timeout`` ms), else fail
     saying what it shows. An input's value is a property the browser's widget code sets

@@ -34,6 +34,7 @@ from browser_support import (
     settle,
     shown,
     shows_value,
+    view_link,
 )
 
 require_chromium()
@@ -197,19 +198,20 @@ def test_option_change_holds_across_pages_and_reload(page, server):
 
 
 def test_a_link_opens_the_same_view_in_a_fresh_browser(page, server):
-    """Copy the link of a view, open it in a new browser context (no session, no cookies)."""
+    """The Queries page opened by its address (as :func:`test_every_page_renders` opens
+    the others); copy the link of a view, open it in a new browser context (no session,
+    no cookies)."""
     page.goto(f"{server}/queries")
     page.get_by_text("Run A").filter(visible=True).first.wait_for()
     settle(page)
+    _renders(page, "queries", "relevant document(s)")
     # its input opened, as test_browser_hostile picks options (a click on the whole box
     # once left the list unopened under load: no option within 45 s)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Run A").locator("input").click()
     with script_run(page):
         page.get_by_role("option", name="neural_rerank").click()
     assert "a=neural_rerank" in page.url
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Link to this view").click()
-    link = sidebar.locator('[data-testid="stCode"]').inner_text().strip()
+    link = view_link(page)
     assert link == page.url
     other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
     guard = NetworkGuard(other)
@@ -232,26 +234,27 @@ def test_the_link_box_follows_menu_moves(page, server):
     ``/labels_/labels_trend`` after the move from ``/labels_data`` (Streamlit took the page
     off the path as a suffix), an address that does not load."""
     page.goto(f"{server}/labels_data")
+    # "Label rows" counted labels, not rows (issue 18)
     page.get_by_text("Labeled rows").filter(visible=True).first.wait_for()
     settle(page)
+    _renders(page, "labels_data", "Labeled rows")
     sidebar = page.locator('[data-testid="stSidebar"]')
     for title in ("Trend", "Data", "Metrics"):
         with script_run(page):
             sidebar.locator('[data-testid="stPageLink"]').get_by_text(title,
                                                                       exact=True).click()
-        box = sidebar.locator('[data-testid="stExpander"]').filter(has_text="Link to this view")
-        if not box.locator('[data-testid="stCode"]').is_visible():
-            box.get_by_text("Link to this view").click()
-        link = box.locator('[data-testid="stCode"]').inner_text().strip()
+        link = view_link(page)
         assert link == page.url, (title, link, page.url)
         no_exception(page)
 
 
 def test_meeting_report_downloads_and_opens_offline(page, server, tmp_path):
+    """The Meeting page opened by its address; its report downloaded and opened offline."""
     page.goto(f"{server}/meeting")
     button = page.get_by_text("Download the meeting report (HTML)")
     button.wait_for()
     settle(page)
+    _renders(page, "meeting", "meeting report")
     with page.expect_download(timeout=60_000) as info:
         button.click()
     path = tmp_path / "report.html"
@@ -303,30 +306,33 @@ def test_saved_upload_survives_a_reload(page, server):
     settle(page)
 
 
+def _renders(pg, path: str, expect: str) -> None:
+    """The page just opened at ``path`` shows ``expect`` and no exception; screenshot."""
+    # visible: a short word ("GSB") also matches the hidden span holding the page's URL
+    pg.get_by_text(expect).filter(visible=True).first.wait_for()
+    no_exception(pg)
+    pg.screenshot(path=str(ARTIFACTS / f"{path}.png"), full_page=True)
+
+
+# Every page is opened by its own address once in a fresh session: here, or where another
+# test opens it so anyway (a page load is seconds of the browser's CPU): Compare, Queries,
+# Meeting and Labeling data in this module's tests that start there; Model judge, Raters,
+# Label changes and Side by side in test_browser_labels.test_labeling_page_screenshot
+# (the same texts asserted there, with their charts drawn).
 @pytest.mark.parametrize(("path", "expect"), [
     ("metrics", "nDCG@10"),
     ("curves", "ROC"),
-    ("compare", "neural_rerank"),
-    ("queries", "relevant document(s)"),
     ("rounds", "To label next"),
     ("ndcg_vs_dcg", "DCG@10"),
-    ("meeting", "meeting report"),
-    ("labels_data", "Labeled rows"),  # "Label rows" counted labels, not rows (issue 18)
     ("labels_trend", "Offline vs online"),
-    ("labels_raters", "One rater against the others"),
-    ("labels_changes", "Where the DCG change comes from"),
-    ("labels_gsb", "GSB"),
-    ("labels_judge", "Model judge"),
     ("efficiency", "Pareto"),
     ("lab", "Metric lab"),
 ])
 def test_every_page_renders(page, server, path, expect):
     page.goto(f"{server}/{path}")
-    # visible: a short word ("GSB") also matches the hidden span holding the page's URL
     page.get_by_text(expect).filter(visible=True).first.wait_for()
     settle(page)
-    no_exception(page)
-    page.screenshot(path=str(ARTIFACTS / f"{path}.png"), full_page=True)
+    _renders(page, path, expect)
     if path in ("metrics", "labels_trend", "lab"):
         _icons_are_drawn_here(page, path)
     if path == "lab":
@@ -382,10 +388,12 @@ def test_early_clicks_are_not_lost(browser, server):
 def test_option_changed_while_the_page_runs_is_kept(page, server):
     """Change the relevance level in the sidebar while the Compare page is computing
     (a million resamples: the spinner is on screen): the new level is applied, shown,
-    put in the link, and the page is computed with it."""
+    put in the link, and the page is computed with it. The page is opened by its
+    address first (as :func:`test_every_page_renders` opens the others)."""
     page.goto(f"{server}/compare")
     page.get_by_text("Resamples").filter(visible=True).first.wait_for()
     settle(page)
+    _renders(page, "compare", "neural_rerank")
     tests = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Tests")
     tests.locator("input").click()
     page.get_by_role("option", name="bootstrap").click()

@@ -32,29 +32,71 @@ def page(browser):
      ["rater noise (3 raters resampled as a whole)", "Anchor items 2026-06", "α",
       "Model + people estimate", "Model + people (PPI++), mean DCG@10", "People's labels",
       "the PPI verdict is used"]),
-    ("labels_judge", "Disagreements", ["it favours treatment", "people's consensus label",
-                                       "Model + people estimate", "the PPI verdict is used"]),
+    ("labels_judge", "Disagreements", ["Model judge", "it favours treatment",
+                                       "people's consensus label", "Model + people estimate",
+                                       "the PPI verdict is used"]),
     ("labels_raters", "One rater against the others", ["chen against the other raters"]),
-    ("labels_data", "Rounds", ["Combine raters by", "File rows", "Labels",
-                               "One rater, one document, several lists"]),
     ("labels_changes", "Labels that changed", ["Where the DCG change comes from"]),
     ("labels_gsb", "GSB", ["Side by side"]),
 ])
 def test_labeling_page_screenshot(page, server, path: str, wait: str, expected: list[str]):
+    """Each labeling page with charts opened by its address (test_browser opens the other
+    pages so; the Labeling data page is the first page of
+    :func:`test_83_conflicts_are_listed_and_a_choice_reads_them`): its texts, its charts
+    drawn, a screenshot."""
     page.goto(f"{server}/{path}")
     # visible: a short word ("GSB") also matches the hidden span holding the page's URL,
     # which, once it is the first match, is waited for in vain
     page.get_by_text(wait).filter(visible=True).first.wait_for()
     settle(page)
-    if path != "labels_data":
-        charts_drawn(page)  # the charts drawn, not their placeholders
-    no_exception(page)
-    body = shown(page, *expected)  # every text drawn, not just the one waited for
+    charts_drawn(page)  # the charts drawn, not their placeholders
+    _shows(page, path, expected)
+
+
+def _shows(pg, path: str, expected: list[str]) -> None:
+    """The labeling page just opened at ``path`` shows each of ``expected`` (every text
+    drawn, not just the one waited for), no exception and no "Go to the Labeling data
+    page"; a screenshot of the whole page."""
+    no_exception(pg)
+    body = shown(pg, *expected)
     for text in expected:
         assert text in body, text
     assert "Go to the Labeling data page" not in body
     name = path.split("?")[0]
-    page_screenshot(page, ARTIFACTS / f"issue18_{name}.png", at_most=4200)
+    page_screenshot(pg, ARTIFACTS / f"issue18_{name}.png", at_most=4200)
+
+
+def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) -> None:
+    """A month with 83 conflicts: refused with the count and the first 20 lines, the CSV
+    download offered (screenshot); "One label: the rater's mean" reads it and the settings
+    line states the rule. The page is first the sample's, as its address opens it (the
+    labeling pages' screenshots, :func:`test_labeling_page_screenshot`)."""
+    text, _ = month
+    page.goto(f"{server}/labels_data")
+    page.get_by_text("Rounds").filter(visible=True).first.wait_for()
+    settle(page)
+    _shows(page, "labels_data", ["Combine raters by", "File rows", "Labels",
+                                 "One rater, one document, several lists"])
+    page.get_by_text("Upload labeling files").first.click()
+    settle(page)
+    page.locator('input[type="file"]').first.set_input_files(
+        [{"name": "五月.csv", "mimeType": "text/csv", "buffer": text.encode()}])
+    page.get_by_text("83 problems").filter(visible=True).first.wait_for()
+    settle(page)
+    no_exception(page)
+    body = shown(page, "The first 20:", "And 63 more", "All 83 problems (CSV)")
+    assert "The first 20:" in body and "And 63 more" in body
+    assert "All 83 problems (CSV)" in body and "Save these files" not in body
+    page_screenshot(page, ARTIFACTS / "issue18_labels_data_conflicts.png",
+                    at_most=4200)
+    page.get_by_text("One label: the rater's mean").first.click()
+    page.get_by_text("File rows").filter(visible=True).first.wait_for()
+    settle(page)
+    no_exception(page)
+    assert "conflicts=mean" in page.url
+    rule = "83 (round, query, document, rater) labeled differently"
+    assert rule in shown(page, rule)
+    page_screenshot(page, ARTIFACTS / "issue18_labels_data_mean.png", at_most=4200)
 
 
 def _chinese(path) -> tuple[str, bytes]:
@@ -135,32 +177,3 @@ def test_a_trend_link_holds_after_a_newer_month(browser, server) -> None:
     page_screenshot(old, ARTIFACTS / "issue18_trend_old_link.png", at_most=4200)
     fresh.close()
     assert guard.blocked == guard2.blocked == [], (guard.blocked, guard2.blocked)
-
-
-def test_83_conflicts_are_listed_and_a_choice_reads_them(page, server, month) -> None:
-    """A month with 83 conflicts: refused with the count and the first 20 lines, the CSV
-    download offered (screenshot); "One label: the rater's mean" reads it and the settings
-    line states the rule."""
-    text, _ = month
-    page.goto(f"{server}/labels_data")
-    settle(page)
-    page.get_by_text("Upload labeling files").first.click()
-    settle(page)
-    page.locator('input[type="file"]').first.set_input_files(
-        [{"name": "五月.csv", "mimeType": "text/csv", "buffer": text.encode()}])
-    page.get_by_text("83 problems").filter(visible=True).first.wait_for()
-    settle(page)
-    no_exception(page)
-    body = shown(page, "The first 20:", "And 63 more", "All 83 problems (CSV)")
-    assert "The first 20:" in body and "And 63 more" in body
-    assert "All 83 problems (CSV)" in body and "Save these files" not in body
-    page_screenshot(page, ARTIFACTS / "issue18_labels_data_conflicts.png",
-                    at_most=4200)
-    page.get_by_text("One label: the rater's mean").first.click()
-    page.get_by_text("File rows").filter(visible=True).first.wait_for()
-    settle(page)
-    no_exception(page)
-    assert "conflicts=mean" in page.url
-    rule = "83 (round, query, document, rater) labeled differently"
-    assert rule in shown(page, rule)
-    page_screenshot(page, ARTIFACTS / "issue18_labels_data_mean.png", at_most=4200)

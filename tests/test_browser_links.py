@@ -24,6 +24,7 @@ from browser_support import (
     script_run,
     settle,
     shows_value,
+    view_link,
 )
 
 require_chromium()
@@ -164,9 +165,7 @@ def test_typed_measures_come_back_from_the_metrics_link(browser, saved) -> None:
             typed.press("Enter")
         table = pg.locator('[data-testid="stTable"]').first.inner_text()
         assert "11pt" in table or "11-point" in table, table
-        sidebar = pg.locator('[data-testid="stSidebar"]')
-        sidebar.get_by_text("Link to this view").click()
-        link = sidebar.locator('[data-testid="stCode"]').inner_text().strip()
+        link = view_link(pg)
         assert link == pg.url and "more=" in link
     with guarded_page(browser, height=1000, timeout=90_000) as fresh:
         fresh.goto(link)
