@@ -22,7 +22,7 @@ from .escape import html_text
 from .formats import grade
 
 __all__ = [
-    "COLORS", "ROC_RESOLUTION", "TEMPLATE", "effectiveness_latency", "grade_bars",
+    "COLORS", "ROC_RESOLUTION", "TEMPLATE", "effectiveness_latency",
     "ideal_comparison", "ideal_scatter",
     "interpolated_pr_curve", "metric_bars", "per_query_delta", "per_query_distribution",
     "pr_curve", "roc_curve", "thin_monotone_curve", "transition_heatmap",
@@ -249,12 +249,6 @@ def metric_bars(table: pd.DataFrame, low: pd.DataFrame | None = None,
                              name=_t(name), marker_color=_color(i), error_y=err))
     fig.update_layout(barmode="group")
     return _layout(fig, "Mean per measure (95% CI)", "measure", "mean")
-
-
-def grade_bars(counts: Mapping[str, int]) -> go.Figure:
-    """Judgments per grade label."""
-    fig = go.Figure(go.Bar(x=list(counts), y=list(counts.values()), marker_color=COLORS[0]))
-    return _layout(fig, "Judgments per grade", "grade", "judgments")
 
 
 def ideal_scatter(df: pd.DataFrame, *, x_label: str = "nDCG (ideal = run)",

@@ -46,7 +46,6 @@ BUILDERS: dict[str, Callable[[], go.Figure]] = {
         "round": ["2026-05"] * 3, "system": ["prod"] * 3, "grade": ["0", "1", "unlabeled"],
         "name": ["bad", "good", "unlabeled"], "count": [3, 5, 1],
         "share": [3 / 9, 5 / 9, 1 / 9]}), system="prod"),
-    "grade bars": lambda: charts.grade_bars({"0": 4, "1": 2, "3": 1}),
     "metric bars": lambda: charts.metric_bars(pd.DataFrame(
         {"bm25": [0.3, 0.5]}, index=["P@10", "nDCG@10"])),
 }
