@@ -334,10 +334,7 @@ def diagnose_trec(src: Source, kind: Kind) -> tuple[FormatError | None, int]:
     so the result is that of checking every line, in a fraction of the time.
     """
     data = src.data
-    found = _lines_to_check(data, kind)
-    if found is None:  # not UTF-8: the per-line pass stops at the first such line
-        return _diagnose_lines(src, kind, iter_lines(data))
-    starts, ends, rows, extra = found
+    starts, ends, rows, extra = _lines_to_check(data, kind)
     lines = ((int(i) + 1, data[starts[i]:ends[i]]) for i in rows.tolist())
     return _diagnose_lines(src, kind, lines)[0], extra
 
@@ -376,13 +373,13 @@ _FINITE_FORM = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 """A number as :func:`~.checks.value_problem` accepts it, without nan and inf."""
 
 
-def _lines_to_check(data: bytes, kind: Kind
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+def _lines_to_check(data: bytes, kind: Kind) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """The lines of ``data`` the per-line checks must see, found over whole columns.
 
     Returns each line's start and end (its line end included; line ``i + 1`` is
     ``data[starts[i]:ends[i]]``), the indices of the lines to check, in order, and the
-    number of run lines with extra columns; None when ``data`` is not UTF-8. A line is
+    number of run lines with extra columns. When ``data`` is not UTF-8, the one line to
+    check is the first that is not (where the per-line checks stop). A line is
     checked when it may be bad (wrong column count, a value that is not a plain finite
     number, a control character anywhere) or when its key (:func:`trec_key`, from the
     same split on runs of spaces and tabs) is given by another line with the right
@@ -410,23 +407,27 @@ def _lines_to_check(data: bytes, kind: Kind
         lines = pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(offsets),
                                                              pa.py_buffer(data)]
                                       ).cast(pa.large_string())
-    except pa.ArrowInvalid:
-        return None
-    text = pc.replace_substring_regex(pc.ascii_trim(lines, " \t\r\n"), "[ \t]+", " ")
+    except pa.ArrowInvalid:  # not UTF-8: the per-line checks stop at the first such line
+        return starts, ends, _first_not_utf8(data, starts, ends), 0
+    # blanks at the ends dropped, tabs and runs of blanks one space (each pass halves runs)
+    text = pc.replace_substring(pc.ascii_trim(lines, " \t\r\n"), "\t", " ")
     del lines
+    while pc.any(pc.match_substring(text, "  ")).as_py():
+        text = pc.replace_substring(text, "  ", " ")
     names = TREC_COLUMNS[kind]
     ncols = len(names)
-    fields = pc.split_pattern(text, " ")
-    counts = pc.list_value_length(fields).to_numpy(zero_copy_only=False)
     nonblank = pc.binary_length(text).to_numpy(zero_copy_only=False) > 0
+    counts = pc.count_substring(text, " ").to_numpy(zero_copy_only=False) + 1
     whole = nonblank & ((counts >= ncols) if kind == "run" else (counts == ncols))
     check = nonblank & ~whole
     check |= pc.match_substring_regex(text, _CONTROL_RE2).to_numpy(zero_copy_only=False)
-    del text
     extra = int(np.count_nonzero(nonblank & (counts > ncols))) if kind == "run" else 0
     whole = np.flatnonzero(whole)  # lines with their columns: values and keys to look at
     if whole.size:
-        fields = pc.list_slice(pc.take(fields, pa.array(whole)), 0, ncols)
+        if whole.size < n:
+            text = pc.take(text, pa.array(whole))
+        fields = pc.split_pattern(text, " ", max_splits=ncols)
+        del text
         value_col = names.index(VALUE_KEY[kind] if kind == "run" else "rel")
         value = pc.list_element(fields, value_col)
         bad = ~pc.match_substring_regex(value, _FINITE_FORM).to_numpy(zero_copy_only=False)
@@ -446,6 +447,20 @@ def _lines_to_check(data: bytes, kind: Kind
         del joined, key
         check[whole[np.bincount(codes)[codes] > 1]] = True
     return starts, ends, np.flatnonzero(check), extra
+
+
+def _first_not_utf8(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The index of the first line of ``data`` that is not UTF-8 (every index when none
+    is), decoding about a mebibyte of whole lines at a time."""
+    k, n = 0, len(starts)
+    while k < n:
+        j = max(int(np.searchsorted(starts, starts[k] + (1 << 20))), k + 1)
+        try:
+            data[starts[k]:ends[j - 1]].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return np.array([np.searchsorted(ends, starts[k] + exc.start, side="right")])
+        k = j
+    return np.arange(n)
 
 
 def groups_note(first: str, line: int | str, second: str, *, explain: bool) -> str:
