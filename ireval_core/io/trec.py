@@ -3,8 +3,9 @@
 Parsed by pyarrow's multi-threaded CSV reader when the file is separated by single
 spaces or single tabs; irregular whitespace (tabs and spaces mixed, runs of blanks, CR
 line ends) is normalised first, as trec_eval splits on any run of blanks. When the
-fast path rejects a file, :func:`diagnose_trec` goes through it line by line to name
-the bad lines (up to 100 at once). Extra columns of a run line are ignored, as
+fast path rejects a file, :func:`diagnose_trec` names the bad lines (up to 100 at
+once): a pass over whole columns picks the lines that may be bad or repeat a key, and
+the per-line checks word those. Extra columns of a run line are ignored, as
 trec_eval does, with a warning.
 """
 
@@ -19,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .._arrow import release_unused
+from .._arrow import release_unused, string_layout
 from ..errors import DataWarning, FormatError
 from .checks import (
     _CONTROL_RE2,
@@ -416,7 +417,7 @@ def _lines_to_check(data: bytes, kind: Kind) -> tuple[np.ndarray, np.ndarray, np
         text = pc.replace_substring(text, "  ", " ")
     names = TREC_COLUMNS[kind]
     ncols = len(names)
-    nonblank = pc.binary_length(text).to_numpy(zero_copy_only=False) > 0
+    nonblank = np.diff(string_layout(text)[0]) > 0
     counts = pc.count_substring(text, " ").to_numpy(zero_copy_only=False) + 1
     whole = nonblank & ((counts >= ncols) if kind == "run" else (counts == ncols))
     check = nonblank & ~whole
