@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 import random
-import re
 
 import pytest
 
 from ireval_core.errors import FormatError
 from ireval_core.io.checks import MAX_PROBLEMS, iter_lines
 from ireval_core.io.source import Source
-from ireval_core.io.trec import _diagnose_lines, _normalise_whitespace, diagnose_trec
+from ireval_core.io.trec import _diagnose_lines, diagnose_trec
 
 CASES = int(os.environ.get("IREVAL_DIAGNOSIS_CASES", "150"))
 """Random files per kind in the suite; set higher for a longer search."""
@@ -122,15 +121,3 @@ def test_the_count_past_the_problems_shown_is_that_of_every_line(bad: int) -> No
     expected = _outcome(lambda: _diagnose_lines(src, "run", iter_lines(src.data)))
     assert _outcome(lambda: diagnose_trec(src, "run")) == expected
     assert expected[0] is not None and len(expected[0]) == min(bad, MAX_PROBLEMS)
-
-
-def test_whitespace_is_normalised_as_by_the_regular_expressions() -> None:
-    """The byte-replace normalisation the fast path and the diagnosis share gives what
-    the regular expressions give: LF line ends, one space between fields, none at ends."""
-    rng = random.Random("blanks")
-    for _ in range(2000):
-        data = "".join(rng.choice(["a", "é", " ", " ", "\t", "\n", "\r", "\r\n", "#"])
-                       for _ in range(rng.randint(0, 30))).encode()
-        expected = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        expected = re.sub(rb"(?m)^ | $", b"", re.sub(rb"[ \t]+", b" ", expected))
-        assert _normalise_whitespace(data) == expected, data
