@@ -416,12 +416,17 @@ def padded_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
 def strings_of_rows(matrix: np.ndarray, rows: np.ndarray | None = None) -> pa.Array:
     """The strings of ``rows`` of a padded byte matrix (:func:`padded_matrix`; None:
     every row), exactly: each row without its zero padding (the values hold no zero
-    byte)."""
+    byte). Rows that all fill the width (ids of one length, such as UUIDs) are the
+    strings' bytes as they are: the array is built on them, no copy."""
     import pyarrow.compute as pc
 
     width = matrix.shape[1]
     picked = np.ascontiguousarray(matrix if rows is None else matrix[rows])
     n = len(picked)
+    if n and width and n * width < 2**31 and bool(picked[:, -1].all()):
+        offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                      pa.py_buffer(picked)])
     fixed = pa.Array.from_buffers(pa.binary(max(width, 1)), n,
                                   [None, pa.py_buffer(picked if width else
                                                       np.zeros(n, dtype=np.uint8))])

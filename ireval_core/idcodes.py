@@ -288,13 +288,29 @@ def mostly_distinct(arr: pa.Array | pa.ChunkedArray) -> bool:
     if n_rows <= SAMPLE_KEYS:
         return False  # small: hashing is fast
     step = n_rows // SAMPLE_KEYS
-    sample = pc.take(arr, from_numpy(np.arange(0, step * SAMPLE_KEYS, step, dtype=np.int64)))
-    codes = np.sort(to_numpy(pc.dictionary_encode(sample).combine_chunks().indices
-                             if isinstance(sample, pa.ChunkedArray)
-                             else pc.dictionary_encode(sample).indices))
+    sample = _taken(arr, np.arange(0, step * SAMPLE_KEYS, step, dtype=np.int64))
+    codes = np.sort(to_numpy(pc.dictionary_encode(sample).indices))
     n = len(codes)
     repeats = 1.0 + 2.0 * n_rows * _equal_pairs(codes) / (n * (n - 1))
     return 1.0 / repeats > SORT_DISTINCT_RATIO
+
+
+def _taken(arr: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """The values of ``arr`` at the increasing positions ``rows``, as one array, taken
+    chunk by chunk (Arrow's ``take`` of a chunked array first joins its chunks: a copy of
+    the whole column)."""
+    if not isinstance(arr, pa.ChunkedArray):
+        return pc.take(arr, from_numpy(rows))
+    parts = []
+    start = 0
+    for chunk in arr.chunks:
+        lo, hi = np.searchsorted(rows, [start, start + len(chunk)])
+        if hi > lo:
+            parts.append(pc.take(chunk, from_numpy(rows[lo:hi] - start)))
+        start += len(chunk)
+    if not parts:  # no row: an empty array of the column's type
+        return arr.chunk(0).slice(0, 0) if arr.num_chunks else arr.combine_chunks()
+    return pa.concat_arrays(parts)
 
 
 def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
@@ -325,6 +341,7 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
     one_length = matrix.base is not None and _shares_memory(matrix, arr)
     if not one_length:
         del arr  # the matrix holds every byte of the ids
+        release_unused()  # the column's pages: not held beside the matrix and its sort
     order, starts = matrix_groups(matrix)
     group = np.cumsum(starts, dtype=np.int32)
     group -= 1

@@ -489,3 +489,30 @@ def test_document_map_of_one_length_ids_by_window_like_a_hash_lookup(case: str) 
     else:
         assert by_window is not None and by_window.tolist() == want.tolist()
         assert (want >= 0).sum() > 1000
+
+
+def test_sampled_rows_and_strings_of_rows_without_copies_are_exact() -> None:
+    """The sample of a chunked column is taken chunk by chunk (no joined copy of the
+    column) and equals Arrow's take, across chunk edges and empty chunks; rows of one
+    length become strings on the matrix's own bytes, equal to the trimmed path's."""
+    from ireval_core._arrow import padded_matrix, strings_of_rows
+    from ireval_core.idcodes import _taken
+
+    rng = random.Random(5)
+    values = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(3000)]
+    arr = string_array(values)
+    chunked = pa.chunked_array([arr.slice(0, 0), arr.slice(0, 1000), arr.slice(1000, 0),
+                                arr.slice(1000, 1999), arr.slice(2999)])
+    for rows in (np.arange(0, 3000, 7), np.array([0, 999, 1000, 2998, 2999]),
+                 np.zeros(0, dtype=np.int64)):
+        got = _taken(chunked, rows)
+        assert isinstance(got, pa.Array)
+        assert got.to_pylist() == [values[i] for i in rows]
+    matrix = padded_matrix(chunked)
+    assert matrix is not None
+    picked = np.array([5, 3, 2999, 0])
+    assert strings_of_rows(matrix, picked).to_pylist() == [values[i] for i in picked]
+    assert strings_of_rows(matrix).to_pylist() == values
+    mixed = string_array(values[:10] + ["FBIS3-10082", "a"])  # several lengths: trimmed
+    assert strings_of_rows(padded_matrix(mixed)).to_pylist() == values[:10] + [
+        "FBIS3-10082", "a"]
