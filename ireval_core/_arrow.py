@@ -22,7 +22,8 @@ __all__ = ["to_numpy", "to_numpy_filled", "valid_mask", "from_numpy", "bool_arra
            "string_array", "string_layout", "byte_groups", "byte_order", "byte_order_keys",
            "matrix_groups", "matrix_order", "padded_matrix", "strings_of_rows",
            "byte_order_keys_and_prefix", "byte_order_words", "padded_bytes",
-           "strings_from_keys", "release_unused", "byte_window"]
+           "strings_from_keys", "release_unused", "byte_window", "PiecedRows",
+           "pieced_groups", "pieces_of_one_length"]
 
 _NUMPY_OF = {
     pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
@@ -362,17 +363,90 @@ def _window_order(matrix: np.ndarray, most_tied: float = 0.5) -> np.ndarray | No
     return None if found is None else _stable_ties(*found)
 
 
-def _window_groups(matrix: np.ndarray, most_tied: float = 0.5
+class PiecedRows:
+    """The rows of a byte matrix kept as the pieces it would be joined from (C-contiguous,
+    one width): a chunked column of ids of one length (UUIDs) read in place, each chunk's
+    bytes a piece, instead of copied into one matrix. Gives what the window sort reads
+    (:func:`pieced_groups`) and the distinct rows (:meth:`scattered`)."""
+
+    def __init__(self, pieces: list[np.ndarray]) -> None:
+        self.pieces = pieces
+        self.bounds = np.cumsum([0] + [len(p) for p in pieces])
+        self.shape = (int(self.bounds[-1]), int(pieces[0].shape[1]))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def window(self, at: int) -> np.ndarray:
+        """:func:`byte_window` of every row."""
+        out = np.empty(self.shape[0], dtype=np.uint64)
+        for lo, piece in zip(self.bounds[:-1], self.pieces, strict=True):
+            out[lo: lo + len(piece)] = byte_window(piece, at)
+        return out
+
+    def rows_at(self, rows: np.ndarray) -> np.ndarray:
+        """The increasing ``rows``, as one C-contiguous matrix (each piece's rows are one
+        slice of ``rows``: no lookup row by row)."""
+        out = np.empty((len(rows), self.shape[1]), dtype=np.uint8)
+        cuts = np.searchsorted(rows, self.bounds)
+        for i, piece in enumerate(self.pieces):
+            out[cuts[i]: cuts[i + 1]] = piece[rows[cuts[i]: cuts[i + 1]] - self.bounds[i]]
+        return out
+
+    def scattered(self, codes: np.ndarray, n_codes: int) -> np.ndarray:
+        """The matrix whose row ``c`` is the row of every row coded ``c`` (rows of one code
+        are equal), piece by piece: ``n_codes`` rows, C-contiguous."""
+        out = np.empty((n_codes, self.shape[1]), dtype=np.uint8)
+        for lo, piece in zip(self.bounds[:-1], self.pieces, strict=True):
+            out[codes[lo: lo + len(piece)]] = piece
+        return out
+
+    def column_is(self, j: int, value: int) -> bool:
+        """Whether every row holds ``value`` at byte ``j``."""
+        return all(bool((p[:, j] == value).all()) for p in self.pieces)
+
+
+def _tied_rows(rows: PiecedRows, order: np.ndarray, first: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows (kept in pieces) whose first window (``first``, sorted by ``order``)
+    repeats, the only ones :func:`_window_groups` reads again, gathered once into a small
+    matrix, and each row's place in it (read only at those rows): so no later window
+    looks a row's piece up."""
+    head = first[order]
+    pos = np.flatnonzero(head[1:] == head[:-1])
+    del head
+    is_tied = np.zeros(len(order), dtype=bool)
+    is_tied[order[pos]] = True
+    is_tied[order[pos + 1]] = True
+    del pos
+    tied = np.flatnonzero(is_tied)
+    del is_tied
+    slot = np.empty(len(order), dtype=np.int32)
+    slot[tied] = np.arange(len(tied), dtype=np.int32)
+    return rows.rows_at(tied), slot
+
+
+def pieced_groups(rows: PiecedRows) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`matrix_groups` of rows kept in pieces (the pieces joined only when the
+    8-byte windows do not tell most rows apart)."""
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    found = _window_groups(rows)
+    return found if found is not None else matrix_groups(np.concatenate(rows.pieces))
+
+
+def _window_groups(matrix: np.ndarray | PiecedRows, most_tied: float = 0.5
                    ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`_window_order` before equal rows are put in row order: the rows in byte
     order (equal ones in any order) and where each group of equal rows starts."""
     n, width = matrix.shape
     start = 0
-    while start < width and n > 1 and bool((matrix[:, start] == matrix[0, start]).all()):
+    while start < width and n > 1 and _column_shared(matrix, start):
         start += 1  # the prefix every row shares
     if start == width:  # every row the same
         return np.arange(n, dtype=np.int64), np.arange(n) == 0
-    first = byte_window(matrix, start)
+    first = (matrix.window(start) if isinstance(matrix, PiecedRows)
+             else byte_window(matrix, start))
     picks = first[np.random.default_rng(0).choice(n, size=min(n, 4096), replace=False)]
     if len(np.unique(picks)) < (1 - most_tied) * len(picks):
         return None  # many rows tie already in a sample: not worth a sort
@@ -385,8 +459,20 @@ def _window_groups(matrix: np.ndarray, most_tied: float = 0.5
     if not tied:
         return order, np.ones(n, dtype=bool)
     n_windows = -(-(width - start) // 8)
+    if isinstance(matrix, PiecedRows):
+        sub, slot = _tied_rows(matrix, order, first)
+        return _grouped_within(first, order, n_windows,
+                               lambda k, rows: byte_window(sub, start + 8 * k, slot[rows]))
+    whole = matrix
     return _grouped_within(first, order, n_windows,
-                           lambda k, rows: byte_window(matrix, start + 8 * k, rows))
+                           lambda k, rows: byte_window(whole, start + 8 * k, rows))
+
+
+def _column_shared(matrix: np.ndarray | PiecedRows, j: int) -> bool:
+    """Whether every row holds the first row's byte at column ``j``."""
+    if isinstance(matrix, PiecedRows):
+        return matrix.column_is(j, int(matrix.pieces[0][0, j]))
+    return bool((matrix[:, j] == matrix[0, j]).all())
 
 
 def padded_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
@@ -413,15 +499,45 @@ def padded_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     return matrix
 
 
+def pieces_of_one_length(arr: pa.Array | pa.ChunkedArray) -> PiecedRows | None:
+    """The values of a chunked string array of two or more chunks, all of one length, as
+    :class:`PiecedRows` on the chunks' own bytes (no copy); ``None`` otherwise (one chunk,
+    lengths that differ, a null, a zero byte)."""
+    if not isinstance(arr, pa.ChunkedArray) or arr.null_count:
+        return None
+    chunks = [c for c in arr.chunks if len(c)]
+    if len(chunks) < 2:
+        return None
+    pieces = []
+    width = -1
+    for chunk in chunks:
+        offsets, data = string_layout(chunk)
+        lengths = np.diff(offsets)
+        if width < 0:
+            width = int(lengths[0])
+        if width == 0 or int(lengths.min()) != width or int(lengths.max()) != width:
+            return None
+        seg = data[offsets[0]: offsets[-1]]
+        if not seg.all():  # a zero byte inside a value
+            return None
+        pieces.append(seg.reshape(len(chunk), width))
+    return PiecedRows(pieces)
+
+
 def strings_of_rows(matrix: np.ndarray, rows: np.ndarray | None = None) -> pa.Array:
     """The strings of ``rows`` of a padded byte matrix (:func:`padded_matrix`; None:
     every row), exactly: each row without its zero padding (the values hold no zero
-    byte)."""
+    byte). Rows that all fill the width (ids of one length, such as UUIDs) are the
+    strings' bytes as they are: the array is built on them, no copy."""
     import pyarrow.compute as pc
 
     width = matrix.shape[1]
     picked = np.ascontiguousarray(matrix if rows is None else matrix[rows])
     n = len(picked)
+    if n and width and n * width < 2**31 and bool(picked[:, -1].all()):
+        offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                      pa.py_buffer(picked)])
     fixed = pa.Array.from_buffers(pa.binary(max(width, 1)), n,
                                   [None, pa.py_buffer(picked if width else
                                                       np.zeros(n, dtype=np.uint8))])

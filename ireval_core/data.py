@@ -460,12 +460,16 @@ def _ties_by_code(qcode: np.ndarray, score: np.ndarray, dcode: np.ndarray,
     ties = _tie_runs(qcode, score)
     if ties is None:
         return dcode
-    pos, run_id = ties
+    pos, key = ties
+    del ties
     n = max(len(doc_ids), 1)
-    key = run_id * n
+    key *= n  # in place, as below: these arrays are as long as the tied rows (peak memory)
     key += (n - 1) - dcode[pos]
     key.sort()
-    docs = ((n - 1) - key % n).astype(dcode.dtype)
+    key %= n
+    np.subtract(n - 1, key, out=key)
+    docs = key.astype(dcode.dtype)
+    del key
     if np.array_equal(docs, dcode[pos]):
         return dcode
     out = dcode.copy()

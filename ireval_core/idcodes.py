@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._arrow import (
+    PiecedRows,
     bool_array,
     byte_order,
     byte_order_keys,
@@ -51,6 +52,8 @@ from ._arrow import (
     matrix_order,
     padded_bytes,
     padded_matrix,
+    pieced_groups,
+    pieces_of_one_length,
     release_unused,
     string_array,
     string_layout,
@@ -288,13 +291,29 @@ def mostly_distinct(arr: pa.Array | pa.ChunkedArray) -> bool:
     if n_rows <= SAMPLE_KEYS:
         return False  # small: hashing is fast
     step = n_rows // SAMPLE_KEYS
-    sample = pc.take(arr, from_numpy(np.arange(0, step * SAMPLE_KEYS, step, dtype=np.int64)))
-    codes = np.sort(to_numpy(pc.dictionary_encode(sample).combine_chunks().indices
-                             if isinstance(sample, pa.ChunkedArray)
-                             else pc.dictionary_encode(sample).indices))
+    sample = _taken(arr, np.arange(0, step * SAMPLE_KEYS, step, dtype=np.int64))
+    codes = np.sort(to_numpy(pc.dictionary_encode(sample).indices))
     n = len(codes)
     repeats = 1.0 + 2.0 * n_rows * _equal_pairs(codes) / (n * (n - 1))
     return 1.0 / repeats > SORT_DISTINCT_RATIO
+
+
+def _taken(arr: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """The values of ``arr`` at the increasing positions ``rows``, as one array, taken
+    chunk by chunk (Arrow's ``take`` of a chunked array first joins its chunks: a copy of
+    the whole column)."""
+    if not isinstance(arr, pa.ChunkedArray):
+        return pc.take(arr, from_numpy(rows))
+    parts = []
+    start = 0
+    for chunk in arr.chunks:
+        lo, hi = np.searchsorted(rows, [start, start + len(chunk)])
+        if hi > lo:
+            parts.append(pc.take(chunk, from_numpy(rows[lo:hi] - start)))
+        start += len(chunk)
+    if not parts:  # no row: an empty array of the column's type
+        return arr.chunk(0).slice(0, 0) if arr.num_chunks else arr.combine_chunks()
+    return pa.concat_arrays(parts)
 
 
 def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
@@ -308,7 +327,8 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
     Ids of several lengths are padded into a byte matrix chunk by chunk and the column is
     let go before the sort; the distinct ids are then cut out of the matrix's rows (a
     7M-line run's id strings are not held beside the matrix at the peak). Ids of one
-    length (UUIDs) are read in place: the matrix is the column's own bytes.
+    length (UUIDs) are read in place: the matrix is the column's own bytes, or, for a
+    chunked column, its chunks' bytes piece by piece (:func:`_codes_of_pieces`).
 
     With ``qrels_docs`` (distinct ids) and a padded matrix (not read in place), the
     qrels' ids are searched among the distinct ids' padded rows, which are cut out of
@@ -318,6 +338,12 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
     if arr.null_count:
         holder.append(arr)
         return None
+    pieces = pieces_of_one_length(arr)
+    if pieces is not None:  # the pieces hold the column's bytes: let it go with them
+        del arr
+        held = [pieces]
+        del pieces
+        return _codes_of_pieces(held, qrels_docs)
     matrix = padded_matrix(arr)
     if matrix is None:
         holder.append(arr)
@@ -325,6 +351,7 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
     one_length = matrix.base is not None and _shares_memory(matrix, arr)
     if not one_length:
         del arr  # the matrix holds every byte of the ids
+        release_unused()  # the column's pages: not held beside the matrix and its sort
     order, starts = matrix_groups(matrix)
     group = np.cumsum(starts, dtype=np.int32)
     group -= 1
@@ -338,6 +365,28 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
         return codes, whole.take(from_numpy(firsts)), None
     rows = np.ascontiguousarray(matrix[firsts])  # the distinct ids, padded, in byte order
     del matrix, firsts
+    doc_map = (_map_of_rows(rows, qrels_docs)
+               if isinstance(qrels_docs, pa.Array) and len(qrels_docs) else None)
+    return codes, strings_of_rows(rows), doc_map
+
+
+def _codes_of_pieces(held: list[PiecedRows], qrels_docs: pa.Array | None
+                     ) -> tuple[np.ndarray, pa.Array, np.ndarray | None]:
+    """:func:`_codes_by_byte_sort` of a chunked column of ids of one length (UUIDs), read
+    in place chunk by chunk (the one :class:`~ireval_core._arrow.PiecedRows` in ``held``,
+    which it empties): no matrix is copied beside the column, only the distinct rows are
+    gathered out of it, and the column goes once they are."""
+    pieces = held.pop()
+    order, starts = pieced_groups(pieces)
+    group = np.cumsum(starts, dtype=np.int32)
+    group -= 1
+    codes = np.empty(len(order), dtype=np.int32)
+    codes[order] = group
+    del group
+    n_codes = int(np.count_nonzero(starts))
+    del order, starts
+    rows = pieces.scattered(codes, n_codes)  # the distinct ids, in byte order
+    del pieces
     doc_map = (_map_of_rows(rows, qrels_docs)
                if isinstance(qrels_docs, pa.Array) and len(qrels_docs) else None)
     return codes, strings_of_rows(rows), doc_map

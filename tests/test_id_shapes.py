@@ -489,3 +489,71 @@ def test_document_map_of_one_length_ids_by_window_like_a_hash_lookup(case: str) 
     else:
         assert by_window is not None and by_window.tolist() == want.tolist()
         assert (want >= 0).sum() > 1000
+
+
+def test_sampled_rows_and_strings_of_rows_without_copies_are_exact() -> None:
+    """The sample of a chunked column is taken chunk by chunk (no joined copy of the
+    column) and equals Arrow's take, across chunk edges and empty chunks; rows of one
+    length become strings on the matrix's own bytes, equal to the trimmed path's."""
+    from ireval_core._arrow import padded_matrix, strings_of_rows
+    from ireval_core.idcodes import _taken
+
+    rng = random.Random(5)
+    values = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(3000)]
+    arr = string_array(values)
+    chunked = pa.chunked_array([arr.slice(0, 0), arr.slice(0, 1000), arr.slice(1000, 0),
+                                arr.slice(1000, 1999), arr.slice(2999)])
+    for rows in (np.arange(0, 3000, 7), np.array([0, 999, 1000, 2998, 2999]),
+                 np.zeros(0, dtype=np.int64)):
+        got = _taken(chunked, rows)
+        assert isinstance(got, pa.Array)
+        assert got.to_pylist() == [values[i] for i in rows]
+    matrix = padded_matrix(chunked)
+    assert matrix is not None
+    picked = np.array([5, 3, 2999, 0])
+    assert strings_of_rows(matrix, picked).to_pylist() == [values[i] for i in picked]
+    assert strings_of_rows(matrix).to_pylist() == values
+    mixed = string_array(values[:10] + ["FBIS3-10082", "a"])  # several lengths: trimmed
+    assert strings_of_rows(padded_matrix(mixed)).to_pylist() == values[:10] + [
+        "FBIS3-10082", "a"]
+
+
+def test_ids_of_one_length_in_chunks_are_sorted_in_place_to_the_same_codes() -> None:
+    """A chunked column of UUIDs (repeats, ids sharing 8 to 30 leading bytes, a chunk
+    of one row, empty chunks) is grouped piece by piece without a joined matrix: the same
+    groups in byte order as the joined matrix's, and the sort path gives the same codes,
+    distinct ids and document map as hashing and a hash-table lookup give."""
+    from ireval_core._arrow import (
+        matrix_groups,
+        padded_matrix,
+        pieced_groups,
+        pieces_of_one_length,
+    )
+    from ireval_core.idcodes import _byte_ranked, _codes_by_byte_sort, dictionary_codes
+
+    rng = random.Random(12)
+    heads = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(3000)]
+    values = heads + [h[:cut] + f"{rng.randrange(16**6):06x}"[: 36 - cut] + h[cut + 6:]
+                      for h in heads[:60] for cut in (8, 16, 20, 24, 30)]
+    values += heads[100:400]
+    rng.shuffle(values)
+    arr = string_array(values)
+    chunked = pa.chunked_array([arr.slice(0, 1), arr.slice(1, 0), arr.slice(1, 1500),
+                                arr.slice(1501)])
+    pieces = pieces_of_one_length(chunked)
+    assert pieces is not None and len(pieces.pieces) == 3
+    order, starts = pieced_groups(pieces)
+    want_order, want_starts = matrix_groups(padded_matrix(arr))
+    assert starts.tolist() == want_starts.tolist()
+    assert [values[i] for i in order] == [values[i] for i in want_order]
+    assert pieces_of_one_length(pa.chunked_array([arr.slice(0, 5), string_array(["a"])])) \
+        is None  # several lengths
+    qrels = string_array(heads[::3] + ["not-a-run-id"])
+    want_codes, want_ids = _byte_ranked(*dictionary_codes(arr))
+    found = _codes_by_byte_sort([chunked], qrels)  # the sort path (doc_codes_of: >65,536)
+    assert found is not None
+    codes, ids, got_map = found
+    assert got_map is not None and codes.tolist() == want_codes.tolist()
+    assert ids.to_pylist() == want_ids.to_pylist()
+    want_map = pc.index_in(ids, value_set=qrels).to_numpy(zero_copy_only=False)
+    assert got_map.tolist() == [-1 if v != v else int(v) for v in want_map]
