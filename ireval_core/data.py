@@ -87,9 +87,8 @@ ranking (both are numpy sorts, which leave the GIL): about 0.45 s less on a 7M-l
 
 
 class CodingTurn(Protocol):
-    """What a run waits on before it codes its ids (:func:`ids_coded_after`): a
-    :class:`threading.Event`, or a gate of the caller's that returns once the run may
-    code."""
+    """What a run waits on before it codes its ids (:func:`ids_coded_after`): an Event,
+    or a gate of the caller's whose ``wait()`` returns once the run may code."""
 
     def wait(self, timeout: float | None = None) -> bool: ...
 

@@ -27,10 +27,10 @@ from ..errors import FormatError, Problem, shorten
 from .columns import MISSING_TAGS, TEXT_KEYS, TEXT_WORD, VALUE_KEY, VALUE_WORD, Kind
 from .source import Source
 
-__all__ = ["CHAR_NAMES", "CONTROL_CHAR", "MAX_PROBLEMS", "Problems", "cut", "dup_message",
-           "find_problem", "first_control_character", "first_invalid_utf8", "first_non_number",
-           "iter_lines", "numeric", "problem_message", "tag_key", "text_problem", "to_float",
-           "value_problem"]
+__all__ = ["CHAR_NAMES", "CONTROL_CHAR", "CONTROL_RE2", "MAX_PROBLEMS", "Problems", "cut",
+           "dup_message", "find_problem", "first_control_character", "first_invalid_utf8",
+           "first_non_number", "iter_lines", "numeric", "problem_message", "tag_key",
+           "text_problem", "to_float", "value_problem"]
 
 _NUMBER = re.compile(r"[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
                      r"|nan|inf|infinity)[ \t]*", re.IGNORECASE)
@@ -48,7 +48,9 @@ CHAR_NAMES = {"\n": "a line break (\\n)", "\r": "a carriage return (\\r)", "\t":
 """How messages name the control characters seen most (others by their code point)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL_RE2 = "[\\x00-\\x1f\\x7f-\\x{9f}\\x{2028}\\x{2029}]"
+CONTROL_RE2 = "[\\x00-\\x1f\\x7f-\\x{9f}\\x{2028}\\x{2029}]"
+"""The control characters an id or tag may not hold (C0, DEL, C1, the line and paragraph
+separators), as an RE2 class for Arrow's regex kernels (:data:`CONTROL_CHAR`'s twin)."""
 
 
 def text_problem(value: str | None, key: str, *, edges: bool) -> str | None:
@@ -316,7 +318,7 @@ def first_control_character(col: pa.ChunkedArray) -> int | None:
     for chunk in col.chunks:
         values = chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk
         if len(values) and not _printable_ascii(values):
-            hit = pc.match_substring_regex(values, _CONTROL_RE2).fill_null(False)
+            hit = pc.match_substring_regex(values, CONTROL_RE2).fill_null(False)
             if isinstance(chunk, pa.DictionaryArray):
                 hit = pc.take(hit, chunk.indices).fill_null(False)
             rows = np.flatnonzero(hit.to_numpy(zero_copy_only=False))

@@ -23,7 +23,7 @@ import pyarrow.csv as pacsv
 from .._arrow import release_unused, string_layout
 from ..errors import DataWarning, FormatError
 from .checks import (
-    _CONTROL_RE2,
+    CONTROL_RE2,
     Problems,
     dup_message,
     find_problem,
@@ -421,7 +421,7 @@ def _lines_to_check(data: bytes, kind: Kind) -> tuple[np.ndarray, np.ndarray, np
     counts = pc.count_substring(text, " ").to_numpy(zero_copy_only=False) + 1
     whole = nonblank & ((counts >= ncols) if kind == "run" else (counts == ncols))
     check = nonblank & ~whole
-    check |= pc.match_substring_regex(text, _CONTROL_RE2).to_numpy(zero_copy_only=False)
+    check |= pc.match_substring_regex(text, CONTROL_RE2).to_numpy(zero_copy_only=False)
     extra = int(np.count_nonzero(nonblank & (counts > ncols))) if kind == "run" else 0
     whole = np.flatnonzero(whole)  # lines with their columns: values and keys to look at
     if whole.size:
