@@ -353,11 +353,7 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
         del arr  # the matrix holds every byte of the ids
         release_unused()  # the column's pages: not held beside the matrix and its sort
     order, starts = matrix_groups(matrix)
-    group = np.cumsum(starts, dtype=np.int32)
-    group -= 1
-    codes = np.empty(len(order), dtype=np.int32)
-    codes[order] = group
-    del group
+    codes = _codes_of_groups(order, starts)
     firsts = order[starts]
     del order, starts
     if one_length:
@@ -370,6 +366,16 @@ def _codes_by_byte_sort(holder: list[pa.Array | pa.ChunkedArray],
     return codes, strings_of_rows(rows), doc_map
 
 
+def _codes_of_groups(order: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Each row's code from a byte sort: ``order`` the rows in byte order, ``starts`` true
+    where a new distinct id begins in that order (int32 codes, byte ranks)."""
+    group = np.cumsum(starts, dtype=np.int32)
+    group -= 1
+    codes = np.empty(len(order), dtype=np.int32)
+    codes[order] = group
+    return codes
+
+
 def _codes_of_pieces(held: list[PiecedRows], qrels_docs: pa.Array | None
                      ) -> tuple[np.ndarray, pa.Array, np.ndarray | None]:
     """:func:`_codes_by_byte_sort` of a chunked column of ids of one length (UUIDs), read
@@ -378,11 +384,7 @@ def _codes_of_pieces(held: list[PiecedRows], qrels_docs: pa.Array | None
     gathered out of it, and the column goes once they are."""
     pieces = held.pop()
     order, starts = pieced_groups(pieces)
-    group = np.cumsum(starts, dtype=np.int32)
-    group -= 1
-    codes = np.empty(len(order), dtype=np.int32)
-    codes[order] = group
-    del group
+    codes = _codes_of_groups(order, starts)
     n_codes = int(np.count_nonzero(starts))
     del order, starts
     rows = pieces.scattered(codes, n_codes)  # the distinct ids, in byte order

@@ -275,6 +275,7 @@ def read_runs(source: PathOrBytes | Source, *, name: str | None = None,
     >>> [w.code for w in runs[1].warnings]
     ['tag-missing']
     """
+    # parse_runs's body, not a call to it: this frame must drop ``source`` itself
     _check_arguments("read_runs", source, format, limits)
     parsed = _parsed_run_file(source, name, format, limits, one_run, comments, cache,
                               content_sha256, content_stamp)
